@@ -1,0 +1,199 @@
+"""The checker: resolves names, types every expression, enforces the rules of
+DECISIONS.md and the reference, and elaborates each kernel into buffer-level IR.
+
+Every problem is reported through `Diagnostics` and checking carries on, so one
+run lists every error of a file. Expressions are handled in check_expr.py,
+T.* calls in intrinsics.py, buffer declarations in memory.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import ast, ir
+from .check_expr import ExprChecker
+from .diagnostics import Diagnostics, Note, did_you_mean
+from .dtypes import INT32, parse_dtype
+from .intrinsics import CallChecker
+from .memory import MemoryChecker
+from .ptx import parse_arch
+from .source import SourceFile, Span
+from .values import (POISON, ArrayType, Binding, BufferType, DTypeVal, HandleType, Handle, IdTuple, LayoutCtor,
+                     LetType, LoopRange, Namespace, Poison, PyConst, Region, Void, Axis, Builtin)
+from .layout import KNOWN_AXES
+
+DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir", "tvm.tirx")
+LAYOUT_MODULE = "tvm.tirx.layout"
+LAYOUT_NAMES = {"TileLayout": LayoutCtor("TileLayout"), "S": LayoutCtor("S"), "R": LayoutCtor("R"),
+                "ComposeLayout": LayoutCtor("ComposeLayout")}
+
+
+@dataclass
+class Kernel:
+    name: str
+    span: Span
+    params: list[ir.Param]  # C order: buffer pointers, scalars, symbolic extents
+    args: list[ir.Param]  # the launcher's order: the source's declaration order (no extents)
+    body: ir.Stmt
+    grid: list[ir.Expr]
+    block: list[ir.Expr]
+    nonneg: set[str]
+    min_arch: int
+    arch_suffix: str
+    arena: ir.Buffer | None
+    arena_bytes: int
+    views: list[ir.Buffer]
+    static_shared_bytes: int
+
+
+@dataclass
+class CheckedModule:
+    source: SourceFile
+    kernels: list[Kernel]
+    func_sources: dict[str, str]  # T.cuda.func_call name -> CUDA source, first-use order
+    arch: int | None
+
+
+class ModuleChecker:
+    """Module level: imports, constants, kernels (DECISIONS 2 and 3)."""
+
+    def __init__(self, source: SourceFile, diags: Diagnostics, arch: str | None):
+        self.source = source
+        self.diags = diags
+        self.arch = parse_arch(arch) if arch else None
+        self.globals: dict[str, Binding] = {}
+        self.func_sources: dict[str, str] = {}
+        self.func_source_spans: dict[str, Span] = {}
+        self.dialect_aliases: set[str] = set()
+
+    def run(self, module: ast.Module) -> CheckedModule:
+        kernels = []
+        saw_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in module.body)
+        if not saw_import:
+            self.globals["T"] = Binding(Namespace(("T",)), "namespace", module.span)
+        for index, stmt in enumerate(module.body):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                self._import(stmt)
+            elif isinstance(stmt, ast.Assign):
+                self._constant(stmt)
+            elif isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Constant) \
+                    and isinstance(stmt.value.value, str):
+                continue  # docstring
+            elif isinstance(stmt, ast.FunctionDef):
+                kernel = self._kernel(stmt)
+                if kernel is not None:
+                    kernels.append(kernel)
+            elif isinstance(stmt, ast.Pass):
+                continue
+            else:
+                self.diags.error("E0201", f"{_describe_stmt(stmt)} is not allowed at module level", stmt.span,
+                                 help="module level holds imports, constants and `@T.prim_func` kernels")
+        if not kernels and not self.diags.has_errors:
+            self.diags.warning("W0001", "no `@T.prim_func` kernels in this file", self.source.end_span())
+        return CheckedModule(self.source, kernels, self.func_sources, self.arch)
+
+    # -- imports and constants ---------------------------------------------------------
+    def _import(self, stmt) -> None:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name in DIALECT_MODULES and alias.asname:
+                    self._bind_global(alias.asname, Binding(Namespace(("T",)), "namespace", alias.span))
+                else:
+                    self._bad_import(alias.name, alias.span)
+            return
+        for alias in stmt.names:
+            name = alias.asname or alias.name
+            if stmt.module in ("tvm.script", "tvm") and alias.name in ("tirx", "tir"):
+                self._bind_global(name, Binding(Namespace(("T",)), "namespace", alias.span))
+            elif stmt.module in ("tvm.script.tirx", "tvm.script.tir") and alias.name == "tile":
+                self._bind_global(name, Binding(Namespace(("Tx",)), "namespace", alias.span))
+            elif stmt.module == LAYOUT_MODULE:
+                if alias.name in LAYOUT_NAMES:
+                    self._bind_global(name, Binding(LAYOUT_NAMES[alias.name], "layout", alias.span))
+                elif alias.name in KNOWN_AXES:
+                    self._bind_global(name, Binding(Axis(alias.name), "axis", alias.span))
+                else:
+                    hint = did_you_mean(alias.name, list(LAYOUT_NAMES) + list(KNOWN_AXES))
+                    self.diags.error("E0200", f"`{alias.name}` is not a layout name tirxc knows", alias.span,
+                                     help=hint)
+            elif stmt.module == "__future__":
+                continue
+            else:
+                self._bad_import(stmt.module, stmt.span)
+
+    def _bad_import(self, module: str, span: Span) -> None:
+        self.diags.error("E0200", f"module `{module}` is not available in a standalone kernel file", span,
+                         help="import the dialect with `from tvm.script import tirx as T` and layouts from "
+                              "`tvm.tirx.layout`")
+
+    def _bind_global(self, name: str, binding: Binding) -> None:
+        self.globals[name] = binding
+
+    def _constant(self, stmt: ast.Assign) -> None:
+        if not isinstance(stmt.target, ast.Name):
+            self.diags.error("E0201", "only plain names can be assigned at module level", stmt.target.span)
+            return
+        evaluator = ConstEvaluator(self)
+        value = evaluator.eval(stmt.value)
+        if value is POISON:
+            return
+        self.globals[stmt.target.id] = Binding(value, "const", stmt.target.span)
+
+    # -- kernels ---------------------------------------------------------------------------------
+    def _kernel(self, fdef: ast.FunctionDef) -> Kernel | None:
+        if not any(self._is_prim_func(d) for d in fdef.decorators):
+            where = fdef.decorators[0].span if fdef.decorators else fdef.name_span
+            self.diags.error("E0203", f"function `{fdef.name}` is not a kernel", where,
+                             help="decorate kernels with `@T.prim_func`")
+            return None
+        from .kernel import KernelChecker
+        return KernelChecker(self, fdef).run()
+
+    def _is_prim_func(self, decorator: ast.Expr) -> bool:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(target, ast.Attribute) and target.attr in ("prim_func", "function") \
+                and isinstance(target.value, ast.Name):
+            binding = self.globals.get(target.value.id)
+            return binding is not None and isinstance(binding.value, Namespace) and binding.value.path == ("T",)
+        return False
+
+
+class ConstEvaluator(ExprChecker):
+    """Evaluates module-level constant expressions (DECISIONS 3) with the
+    expression checker, accepting only compile-time results."""
+
+    def __init__(self, module: ModuleChecker):
+        self.module = module
+        self.diags = module.diags
+        self.scopes = []
+
+    def lookup(self, name: str, span: Span):
+        binding = self.module.globals.get(name)
+        if binding is None:
+            self.diags.error("E0300", f"unknown name `{name}`", span,
+                             help=did_you_mean(name, self.module.globals))
+            return POISON
+        return binding.value
+
+    def eval(self, node: ast.Expr):
+        value = self.elab(node)
+        if isinstance(value, (PyConst, Poison)):
+            return value
+        if isinstance(value, (ir.IntImm, ir.FloatImm)):
+            return value
+        from .values import LayoutVal, LayoutPart, AxisTerm
+        if isinstance(value, (LayoutVal, LayoutPart, DTypeVal)):
+            return value
+        self.diags.error("E0202", "module-level values must be compile-time constants", node.span)
+        return POISON
+
+
+def _describe_stmt(stmt) -> str:
+    names = {ast.ExprStmt: "an expression statement", ast.AnnAssign: "an annotated assignment",
+             ast.AugAssign: "an augmented assignment", ast.If: "an `if` statement", ast.For: "a `for` loop",
+             ast.While: "a `while` loop", ast.With: "a `with` statement", ast.Return: "`return`",
+             ast.Assert: "`assert`", ast.Break: "`break`", ast.Continue: "`continue`"}
+    return names.get(type(stmt), type(stmt).__name__)
+
+
+def check(module: ast.Module, source: SourceFile, diags: Diagnostics, arch: str | None = None) -> CheckedModule:
+    return ModuleChecker(source, diags, arch).run(module)

@@ -1,0 +1,544 @@
+"""Expression checking: names, literals, operators, subscripts and attributes.
+
+`elab` turns an AST expression into what it denotes (values.py); `value`
+additionally insists on a typed scalar expression. Literal operands adopt the
+other side's dtype; two typed operands of different dtypes are an error.
+"""
+from __future__ import annotations
+
+from . import ast, ir
+from .diagnostics import did_you_mean
+from .dtypes import BOOL, FLOAT32, INT32, INT64, DType, c_type, int_range, parse_dtype
+from .source import Span
+from .values import (POISON, ArrayType, Axis, AxisTerm, DTypeVal, IdTuple, LayoutPart, LayoutVal, LetType, Method,
+                     Namespace, Poison, Pointer, PyConst, Region, Void, Handle)
+
+_BINOPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "floordiv", "%": "floormod",
+           "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
+_INT_ONLY = ("floordiv", "floormod", "<<", ">>", "&", "|", "^")
+
+BUFFER_ATTRS = ("data", "shape", "dtype", "elem_offset", "ptr_to", "vload", "vstore", "view", "permute",
+                "local", "access_ptr", "scope")
+
+
+def py_binop(op: str, a, b):
+    """Fold an operator over two Python constants with Python's (floor) semantics."""
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        return a / b
+    if op == "floordiv":
+        return a // b
+    if op == "floormod":
+        return a % b
+    if op == "<<":
+        return a << b
+    if op == ">>":
+        return a >> b
+    if op == "&":
+        return a & b
+    if op == "|":
+        return a | b
+    if op == "^":
+        return a ^ b
+    raise KeyError(op)
+
+
+def default_dtype(value) -> DType:
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        lo, hi = int_range(INT32)
+        return INT32 if lo <= value <= hi else INT64
+    return FLOAT32
+
+
+class ExprChecker:
+    """Mixin: needs `self.diags`, `self.lookup(name, span)` and `self.call(func, node)`."""
+
+    # -- literals ------------------------------------------------------------------------------
+    def literal(self, value, dtype: DType, span: Span):
+        """A Python constant as an IR constant of dtype (the adopting side's)."""
+        if isinstance(value, (bool, int, float)) and dtype.lanes > 1:
+            self.diags.error("E0303", f"a scalar literal cannot be used as a `{dtype}` vector", span)
+            return POISON
+        if isinstance(value, bool):
+            return ir.IntImm(dtype, int(value), span) if not dtype.is_float else ir.FloatImm(dtype, float(value), span)
+        if isinstance(value, int):
+            if dtype.is_float:
+                return ir.FloatImm(dtype, float(value), span)
+            lo, hi = int_range(dtype)
+            if not lo <= value <= hi:
+                self.diags.error("E0318", f"literal {value} does not fit in {dtype} (range {lo}..{hi})", span)
+                return POISON
+            return ir.IntImm(dtype, value, span)
+        if isinstance(value, float):
+            if not dtype.is_float:
+                self.diags.error("E0303", f"float literal `{value!r}` used with an {dtype} operand", span,
+                                 help=f"cast the other operand to a float type, or write an integer")
+                return POISON
+            return ir.FloatImm(dtype, value, span)
+        self.diags.error("E0306", f"{_kind(PyConst(value))} cannot be used as a number here", span)
+        return POISON
+
+    def as_value(self, val, span: Span, dtype: DType | None = None):
+        """Insist on a typed scalar/vector expression; literals take `dtype` (or their natural one)."""
+        if isinstance(val, Poison):
+            return POISON
+        if isinstance(val, PyConst):
+            if isinstance(val.value, (bool, int, float)):
+                return self.literal(val.value, dtype or default_dtype(val.value), span)
+            self.diags.error("E0306", f"{_kind(val)} cannot be used as a value", span)
+            return POISON
+        if isinstance(val, ir.Expr):
+            return val
+        if isinstance(val, ir.Buffer):
+            if val.shape and len(val.shape) == 1 and isinstance(val.shape[0], ir.IntImm) \
+                    and val.shape[0].value == 1 and val.scope in ("local", "shared"):
+                return self.load(val, (ir.IntImm(INT32, 0),), span)
+            self.diags.error("E0306", f"buffer `{val.name}` is not a value; index it (`{val.name}[i]`)", span)
+            return POISON
+        if isinstance(val, IdTuple) and len(val.vars) == 1:
+            return val.vars[0]
+        if isinstance(val, Void):
+            self.diags.error("E0313", "this call returns no value", span)
+            return POISON
+        if isinstance(val, Region):
+            self.diags.error("E0306", f"a region of `{val.buffer.name}` is not a value", span,
+                             help="index single elements, e.g. `A[i, j]`")
+            return POISON
+        self.diags.error("E0306", f"{_kind(val)} cannot be used as a value", span)
+        return POISON
+
+    def value(self, node: ast.Expr, dtype: DType | None = None):
+        return self.as_value(self.elab(node), node.span, dtype)
+
+    def int_value(self, node: ast.Expr):
+        v = self.value(node, INT32)
+        if isinstance(v, ir.Expr) and not (v.dtype.is_int and v.dtype.lanes == 1):
+            self.diags.error("E0309", f"expected an integer, found {v.dtype}", node.span)
+            return POISON
+        return v
+
+    def const_int(self, node: ast.Expr, what: str):
+        """A compile-time integer (module constants, literals and their arithmetic)."""
+        val = self.elab(node)
+        if isinstance(val, Poison):
+            return None
+        if isinstance(val, PyConst) and isinstance(val.value, int) and not isinstance(val.value, bool):
+            return val.value
+        if isinstance(val, ir.IntImm):
+            return val.value
+        self.diags.error("E0202", f"{what} must be a compile-time integer", node.span)
+        return None
+
+    def const_str(self, node: ast.Expr, what: str):
+        val = self.elab(node)
+        if isinstance(val, PyConst) and isinstance(val.value, str):
+            return val.value
+        if not isinstance(val, Poison):
+            self.diags.error("E0202", f"{what} must be a compile-time string", node.span)
+        return None
+
+    def dtype_arg(self, node: ast.Expr):
+        val = self.elab(node)
+        if isinstance(val, Poison):
+            return None
+        if isinstance(val, DTypeVal):
+            return val.dtype
+        if isinstance(val, PyConst) and isinstance(val.value, str):
+            dtype = parse_dtype(val.value)
+            if dtype is None:
+                from .dtypes import UNLOWERABLE, known_dtype_names
+                if val.value in UNLOWERABLE:
+                    self.diags.error("E0302", f"dtype `{val.value}` has no CUDA type", node.span)
+                else:
+                    self.diags.error("E0302", f"unknown dtype `{val.value}`", node.span,
+                                     help=did_you_mean(val.value, known_dtype_names()))
+            return dtype
+        self.diags.error("E0302", "expected a dtype such as \"float32\"", node.span)
+        return None
+
+    # -- dispatch --------------------------------------------------------------------------
+    def elab(self, node: ast.Expr):
+        method = getattr(self, "_elab_" + type(node).__name__, None)
+        if method is None:
+            self.diags.error("E0306", f"{type(node).__name__.lower()} expressions are not supported here", node.span)
+            return POISON
+        return method(node)
+
+    def _elab_Name(self, node: ast.Name):
+        return self.lookup(node.id, node.span)
+
+    def _elab_Constant(self, node: ast.Constant):
+        return PyConst(node.value)
+
+    def _elab_Tuple(self, node: ast.Tuple):
+        return self._sequence(node.elts)
+
+    def _elab_List(self, node: ast.List):
+        return self._sequence(node.elts)
+
+    def _sequence(self, elts):
+        items = [self.elab(e) for e in elts]
+        if any(isinstance(i, Poison) for i in items):
+            return POISON
+        if all(isinstance(i, PyConst) for i in items):
+            return PyConst(tuple(i.value for i in items))
+        return tuple(items)
+
+    def _elab_Call(self, node: ast.Call):
+        return self.call(self.elab(node.func), node)
+
+    def _elab_Dict(self, node: ast.Dict):
+        self.diags.error("E0306", "dict literals are only accepted as `T.func_attr` arguments", node.span)
+        return POISON
+
+    def _elab_Slice(self, node: ast.Slice):
+        self.diags.error("E0306", "a slice is only valid inside `[...]`", node.span)
+        return POISON
+
+    def _elab_IfExp(self, node: ast.IfExp):
+        test = self.elab(node.test)
+        if isinstance(test, PyConst):
+            return self.elab(node.body if test.value else node.orelse)
+        cond = self.condition(test, node.test.span)
+        a, b = self.elab(node.body), self.elab(node.orelse)
+        a, b = self.unify(a, b, node.body.span, node.orelse.span)
+        if POISON in (cond, a, b):
+            return POISON
+        return ir.select(cond, a, b, node.span)
+
+    def condition(self, val, span: Span):
+        val = self.as_value(val, span, BOOL)
+        if isinstance(val, ir.Expr) and (val.dtype.is_float or val.dtype.lanes > 1 or val.dtype.kind == "handle"):
+            self.diags.error("E0309", f"a condition must be bool or an integer, found {val.dtype}", span)
+            return POISON
+        return val
+
+    def _elab_BoolOp(self, node: ast.BoolOp):
+        vals = [self.elab(v) for v in node.values]
+        if all(isinstance(v, PyConst) for v in vals):
+            result = vals[0].value
+            for v in vals[1:]:
+                result = (result and v.value) if node.op == "and" else (result or v.value)
+            return PyConst(result)
+        conds = [self.condition(v, n.span) for v, n in zip(vals, node.values)]
+        if POISON in conds:
+            return POISON
+        out = conds[0]
+        for c in conds[1:]:
+            out = ir.binop("&&" if node.op == "and" else "||", out, c, node.span)
+        return out
+
+    def _elab_UnaryOp(self, node: ast.UnaryOp):
+        operand = self.elab(node.operand)
+        if isinstance(operand, Poison):
+            return POISON
+        if isinstance(operand, PyConst):
+            v = operand.value
+            if node.op == "not":
+                return PyConst(not v)
+            if not isinstance(v, (int, float)) or isinstance(v, str):
+                self.diags.error("E0306", f"unary `{node.op}` needs a number", node.span)
+                return POISON
+            if node.op == "~":
+                if isinstance(v, float):
+                    self.diags.error("E0309", "`~` needs an integer", node.span)
+                    return POISON
+                return PyConst(~v)
+            return PyConst(-v if node.op == "-" else +v)
+        if node.op == "not":
+            cond = self.condition(operand, node.operand.span)
+            return POISON if cond is POISON else ir.unary("!", cond, node.span)
+        val = self.as_value(operand, node.operand.span)
+        if val is POISON:
+            return POISON
+        if node.op == "+":
+            return val
+        if node.op == "~" and not val.dtype.is_int:
+            self.diags.error("E0309", f"`~` needs an integer, found {val.dtype}", node.span)
+            return POISON
+        if node.op == "-" and val.dtype.kind == "uint":
+            self.diags.error("E0309", f"unary `-` on unsigned {val.dtype}", node.span,
+                             help="cast to a signed type first")
+            return POISON
+        return ir.unary(node.op, val, node.span)
+
+    def unify(self, a, b, span_a: Span, span_b: Span):
+        """Two operands of one dtype: a literal takes the other's dtype."""
+        if isinstance(a, Poison) or isinstance(b, Poison):
+            return POISON, POISON
+        if isinstance(a, PyConst) and not isinstance(b, PyConst):
+            b = self.as_value(b, span_b)
+            if b is POISON:
+                return POISON, POISON
+            return self.as_value(a, span_a, b.dtype), b
+        if isinstance(b, PyConst) and not isinstance(a, PyConst):
+            a = self.as_value(a, span_a)
+            if a is POISON:
+                return POISON, POISON
+            return a, self.as_value(b, span_b, a.dtype)
+        a, b = self.as_value(a, span_a), self.as_value(b, span_b)
+        if POISON in (a, b):
+            return POISON, POISON
+        if a.dtype != b.dtype:
+            self.diags.error("E0303", f"operands have different dtypes: {a.dtype} and {b.dtype}",
+                             span_a.to(span_b),
+                             help=f"convert one side explicitly, e.g. `T.cast(x, \"{a.dtype}\")`")
+            return POISON, POISON
+        return a, b
+
+    def _elab_BinOp(self, node: ast.BinOp):
+        left, right = self.elab(node.left), self.elab(node.right)
+        if node.op == "@":
+            return self.axis_term(left, right, node)
+        if isinstance(left, (LayoutPart, AxisTerm)) or isinstance(right, (LayoutPart, AxisTerm)):
+            return self.layout_sum(left, right, node)
+        op = _BINOPS[node.op]
+        return self.arith(op, left, right, node.span, node.left.span, node.right.span)
+
+    def arith(self, op: str, left, right, span: Span, span_a: Span, span_b: Span):
+        if isinstance(left, PyConst) and isinstance(right, PyConst):
+            a, b = left.value, right.value
+            if isinstance(a, str) and isinstance(b, str) and op == "+":
+                return PyConst(a + b)
+            if isinstance(a, tuple) and isinstance(b, tuple) and op == "+":
+                return PyConst(a + b)
+            if not all(isinstance(x, (int, float)) for x in (a, b)):
+                self.diags.error("E0306", f"`{_op_text(op)}` needs numbers", span)
+                return POISON
+            if op == "/" and isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+                self.diags.error("E0304", "`/` on two integers", span, help="use `//` for floor division")
+                return POISON
+            if op in ("<<", ">>", "&", "|", "^") and (isinstance(a, float) or isinstance(b, float)):
+                self.diags.error("E0309", f"`{_op_text(op)}` needs integers", span)
+                return POISON
+            if op in ("floordiv", "floormod", "/") and b == 0:
+                self.diags.error("E0306", "division by zero", span)
+                return POISON
+            if op in ("<<", ">>") and b < 0:
+                self.diags.error("E0306", "negative shift count", span)
+                return POISON
+            if op == "<<" and b > 1024:
+                self.diags.error("E0318", "shift count too large", span)
+                return POISON
+            return PyConst(py_binop(op, a, b))
+        a, b = self.unify(left, right, span_a, span_b)
+        if POISON in (a, b):
+            return POISON
+        dtype = a.dtype
+        if op == "/" and not dtype.is_float:
+            self.diags.error("E0304", f"`/` on {dtype} operands", span, help="use `//` for floor division")
+            return POISON
+        if op in _INT_ONLY and not dtype.is_int:
+            self.diags.error("E0309", f"`{_op_text(op)}` needs integer operands, found {dtype}", span)
+            return POISON
+        if dtype.is_bool and op in ("+", "-", "*", "/", "floordiv", "floormod"):
+            self.diags.error("E0309", f"arithmetic `{_op_text(op)}` on bool operands", span,
+                             help="cast to an integer type first")
+            return POISON
+        if dtype.kind == "handle":
+            self.diags.error("E0309", "arithmetic on pointers", span)
+            return POISON
+        return ir.binop(op, a, b, span)
+
+    def _elab_Compare(self, node: ast.Compare):
+        operands = [node.left] + list(node.comparators)
+        vals = [self.elab(o) for o in operands]
+        result = None
+        for i, op in enumerate(node.ops):
+            left, right = vals[i], vals[i + 1]
+            if isinstance(left, PyConst) and isinstance(right, PyConst):
+                try:
+                    part = PyConst({"<": left.value < right.value, "<=": left.value <= right.value,
+                                    ">": left.value > right.value, ">=": left.value >= right.value,
+                                    "==": left.value == right.value, "!=": left.value != right.value}[op])
+                except TypeError:
+                    self.diags.error("E0306", f"cannot compare {_kind(left)} and {_kind(right)}", node.span)
+                    return POISON
+            else:
+                a, b = self.unify(left, right, operands[i].span, operands[i + 1].span)
+                if POISON in (a, b):
+                    return POISON
+                part = ir.binop(op, a, b, operands[i].span.to(operands[i + 1].span))
+            if result is None:
+                result = part
+            elif isinstance(result, PyConst) and isinstance(part, PyConst):
+                result = PyConst(result.value and part.value)
+            else:
+                result = ir.binop("&&", self.as_value(result, node.span, BOOL), self.as_value(part, node.span, BOOL),
+                                  node.span)
+        return result
+
+    # -- subscripts and attributes ---------------------------------------------------------------
+    def _elab_Subscript(self, node: ast.Subscript):
+        base = self.elab(node.value)
+        if isinstance(base, Poison):
+            return POISON
+        if isinstance(base, ir.Buffer):
+            return self.subscript_buffer(base, node)
+        if isinstance(base, Namespace) or isinstance(base, DTypeVal) or isinstance(base, LetType):
+            return self.subscript_type(base, node)
+        from .values import LayoutCtor
+        if isinstance(base, LayoutCtor) and base.name in ("S", "R"):
+            return self.layout_subscript(base.name, node)
+        if isinstance(base, PyConst) and isinstance(base.value, tuple) and len(node.indices) == 1:
+            index = self.const_int(node.indices[0], "a tuple index")
+            if index is None:
+                return POISON
+            if not -len(base.value) <= index < len(base.value):
+                self.diags.error("E0507", f"tuple index {index} out of range", node.indices[0].span)
+                return POISON
+            return PyConst(base.value[index])
+        if isinstance(base, tuple) and len(node.indices) == 1:
+            index = self.const_int(node.indices[0], "a tuple index")
+            if index is None or not -len(base) <= index < len(base):
+                return POISON
+            return base[index]
+        self.diags.error("E0306", f"{_kind(base)} cannot be indexed", node.value.span)
+        return POISON
+
+    def subscript_type(self, base, node: ast.Subscript):
+        if isinstance(base, LetType):
+            dtype = self.dtype_arg(node.indices[0]) if len(node.indices) == 1 else None
+            return LetType(dtype) if dtype else POISON
+        if isinstance(base, DTypeVal):
+            shape = [self.const_int(i, "a local array extent") for i in node.indices]
+            if None in shape:
+                return POISON
+            return ArrayType(base.dtype, tuple(shape))
+        self.diags.error("E0306", f"`{'.'.join(base.path)}` cannot be indexed", node.span)
+        return POISON
+
+    def subscript_buffer(self, buf: ir.Buffer, node: ast.Subscript):
+        indices = node.indices
+        if len(indices) == 1 and isinstance(indices[0], ast.Tuple):
+            indices = indices[0].elts
+        if any(isinstance(i, ast.Slice) for i in indices) or len(indices) < buf.ndim:
+            return self.region(buf, indices, node)
+        if len(indices) != buf.ndim:
+            self.diags.error("E0506", f"`{buf.name}` has {buf.ndim} dimension{'s' if buf.ndim != 1 else ''} "
+                                      f"but {len(indices)} indices were given", node.span)
+            return POISON
+        vals = self.indices(buf, indices)
+        if vals is POISON:
+            return POISON
+        return self.load(buf, vals, node.span)
+
+    def indices(self, buf: ir.Buffer, nodes):
+        vals = []
+        for dim, index in enumerate(nodes):
+            v = self.int_value(index)
+            if v is POISON:
+                return POISON
+            extent = buf.shape[dim]
+            if isinstance(v, ir.IntImm) and isinstance(extent, ir.IntImm) and not 0 <= v.value < extent.value:
+                self.diags.error("E0507", f"index {v.value} is out of bounds for dimension {dim} of "
+                                          f"`{buf.name}` (extent {extent.value})", index.span)
+                return POISON
+            vals.append(v)
+        return tuple(vals)
+
+    def region(self, buf: ir.Buffer, indices, node):
+        starts, extents = [], []
+        for dim in range(buf.ndim):
+            if dim >= len(indices):
+                starts.append(ir.IntImm(INT32, 0))
+                extents.append(buf.shape[dim])
+                continue
+            index = indices[dim]
+            if isinstance(index, ast.Slice):
+                if index.step is not None:
+                    self.diags.error("E0518", "strided slices (vector access by slice) are not supported",
+                                     index.span, help="use `vload` / `vstore`")
+                    return POISON
+                start = self.int_value(index.lower) if index.lower is not None else ir.IntImm(INT32, 0)
+                stop = self.int_value(index.upper) if index.upper is not None else buf.shape[dim]
+                if POISON in (start, stop):
+                    return POISON
+                starts.append(start)
+                extents.append(ir.binop("-", stop, start))
+            else:
+                v = self.int_value(index)
+                if v is POISON:
+                    return POISON
+                starts.append(v)
+                extents.append(ir.IntImm(INT32, 1))
+        return Region(buf, tuple(starts), tuple(extents))
+
+    def _elab_Attribute(self, node: ast.Attribute):
+        base = self.elab(node.value)
+        if isinstance(base, Poison):
+            return POISON
+        if isinstance(base, Namespace):
+            return self.namespace_attr(base, node)
+        if isinstance(base, ir.Buffer):
+            if node.attr == "data":
+                return Pointer(base)
+            if node.attr == "shape":
+                return tuple(base.shape) if not all(isinstance(s, ir.IntImm) for s in base.shape) \
+                    else PyConst(tuple(s.value for s in base.shape))
+            if node.attr == "dtype":
+                return PyConst(base.dtype.name)
+            if node.attr in BUFFER_ATTRS:
+                return Method(base, node.attr)
+            self.diags.error("E0301", f"buffers have no attribute `{node.attr}`", node.span,
+                             help=did_you_mean(node.attr, BUFFER_ATTRS))
+            return POISON
+        if isinstance(base, (Method,)) or not hasattr(self, "object_attr"):
+            self.diags.error("E0306", f"{_kind(base)} has no attribute `{node.attr}`", node.span)
+            return POISON
+        return self.object_attr(base, node)
+
+    # -- layouts (notation only; layout.py gives them meaning) ---------------------------------------
+    def axis_term(self, left, right, node: ast.BinOp):
+        if isinstance(right, Axis):
+            value = self.as_value(left, node.left.span, INT32)
+            return POISON if value is POISON else AxisTerm(value, right.name)
+        if not isinstance(left, Poison) and not isinstance(right, Poison):
+            self.diags.error("E0306", "`@` binds a stride to a layout axis (`4 @ laneid`); "
+                                      "matrix multiplication is not an expression in TIRx", node.span)
+        return POISON
+
+
+def _op_text(op: str) -> str:
+    return {"floordiv": "//", "floormod": "%"}.get(op, op)
+
+
+def _kind(val) -> str:
+    if isinstance(val, PyConst):
+        v = val.value
+        if isinstance(v, str):
+            return "a string"
+        if isinstance(v, tuple):
+            return "a tuple"
+        if v is None:
+            return "None"
+        return "a constant"
+    if isinstance(val, ir.Buffer):
+        return f"buffer `{val.name}`"
+    if isinstance(val, Namespace):
+        return f"`{'.'.join(val.path)}`"
+    if isinstance(val, Method):
+        return f"method `{val.name}`"
+    if isinstance(val, Pointer):
+        return f"pointer `{val.buffer.name}.data`"
+    if isinstance(val, IdTuple):
+        return "a tuple of thread ids"
+    if isinstance(val, Handle):
+        return f"handle `{val.name}`"
+    if isinstance(val, (LayoutVal, LayoutPart)):
+        return "a layout"
+    if isinstance(val, tuple):
+        return "a tuple"
+    if isinstance(val, DTypeVal):
+        return f"dtype `{val.dtype}`"
+    return type(val).__name__.lower()
+
+
+kind_of = _kind

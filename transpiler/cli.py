@@ -1,0 +1,129 @@
+"""The `tirxc` command: wires the stages together, owns file I/O and exit codes.
+
+Exit codes: 0 success, 1 the input has errors, 2 usage errors.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+import click
+
+from . import __version__
+from .diagnostics import Renderer, explain, use_colour
+
+EXAMPLES = """\b
+Examples:
+  tirxc kernel.tx -o kernel.cu           write CUDA
+  tirxc kernel.tx                        CUDA to standard output
+  tirxc kernel.tx --launcher kernel.py   CUDA to stdout, the CuPy launcher to kernel.py
+  tirxc kernel.tx --emit ast             print the syntax tree
+  tirxc kernel.tx --check                check only; exit 1 on errors
+  cat kernel.tx | tirxc - -o kernel.cu   read standard input
+  tirxc --explain E0500                  explain a diagnostic code
+"""
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write via a temporary file in the same folder and rename, so that readers
+    (and `make`) never see a partial file and a failed run leaves the old one."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tirxc-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _read_input(path: str) -> tuple[str, bytes]:
+    if path == "-":
+        return "<stdin>", sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as handle:
+            return path, handle.read()
+    except IsADirectoryError:
+        raise click.UsageError(f"'{path}' is a directory, not a .tx file")
+    except FileNotFoundError:
+        raise click.UsageError(f"no such file: '{path}'")
+    except OSError as err:
+        raise click.UsageError(f"cannot read '{path}': {err.strerror}")
+
+
+def _report(result) -> None:
+    if result.diagnostics:
+        renderer = Renderer(result.source, colour=use_colour(sys.stderr))
+        sys.stderr.write(renderer.render_all(result.diagnostics))
+
+
+def _module_name(path: str | None) -> str | None:
+    if not path or path == "-":
+        return None
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXAMPLES)
+@click.argument("kernel", required=False, metavar="KERNEL.tx")
+@click.option("-o", "--output", metavar="PATH", help="Write the main output here ('-' or none: standard output).")
+@click.option("--emit", type=click.Choice(["cuda", "launcher", "ast"]), default="cuda", show_default=True,
+              help="What to write to the output.")
+@click.option("--launcher", "launcher_path", metavar="PATH", help="Also write the CuPy launcher module here.")
+@click.option("--check", "check_only", is_flag=True, help="Parse and check only; write nothing.")
+@click.option("--arch", metavar="SM", help="Target architecture to enforce, e.g. sm_80, sm_90a, sm_100a.")
+@click.option("--line-info", is_flag=True, help="Emit #line directives pointing into the .tx file.")
+@click.option("--explain", "explain_code", metavar="CODE", help="Explain a diagnostic code and exit.")
+@click.version_option(__version__, "--version", prog_name="tirxc", message="%(prog)s %(version)s")
+def compile_command(kernel, output, emit, launcher_path, check_only, arch, line_info, explain_code):
+    """Transpile a TIRx kernel file (.tx) to CUDA (.cu) and a CuPy launcher."""
+    from .driver import compile_file
+    from . import ast as ast_module
+
+    if explain_code:
+        text = explain(explain_code)
+        if text is None:
+            raise click.UsageError(f"unknown diagnostic code '{explain_code}'")
+        click.echo(text, nl=False)
+        return
+    if kernel is None:
+        raise click.UsageError("missing KERNEL.tx (use '-' for standard input)")
+    if arch is not None:
+        from .ptx import parse_arch
+        if parse_arch(arch) is None:
+            raise click.UsageError(f"unknown architecture '{arch}' (expected sm_80, sm_90, sm_90a, sm_100a ...)")
+    name, data = _read_input(kernel)
+    until = "check" if check_only else emit if emit == "ast" else "launcher" if (emit == "launcher" or launcher_path) else "cuda"
+    module_name = _module_name(launcher_path) or _module_name(output if emit == "launcher" else None) \
+        or _module_name(kernel)
+    result = compile_file(name, data, until=until, arch=arch, launcher_name=module_name, line_info=line_info)
+    _report(result)
+    if not result.ok:
+        sys.exit(1)
+    if check_only:
+        return
+    if emit == "ast":
+        text = ast_module.dump(result.module)
+    elif emit == "launcher":
+        text = result.launcher
+    else:
+        text = result.cuda
+    if launcher_path and emit != "launcher":
+        write_atomic(launcher_path, result.launcher)
+    if output is None or output == "-":
+        sys.stdout.write(text)
+    else:
+        write_atomic(output, text)
+
+
+def main(argv=None) -> None:
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    try:
+        compile_command.main(args=argv, prog_name="tirxc", standalone_mode=True)
+    except KeyboardInterrupt:
+        sys.stderr.write("tirxc: interrupted\n")
+        sys.exit(130)

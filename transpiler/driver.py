@@ -1,0 +1,65 @@
+"""The library entry point: source text in, checked and lowered program and
+output texts out. The CLI and the tests call this; it only chains the stages."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import ast
+from .diagnostics import Diagnostic, Diagnostics
+from .source import SourceFile
+
+
+@dataclass
+class Result:
+    source: SourceFile
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    module: ast.Module | None = None
+    program: object | None = None  # lower.Program once lowering ran
+    cuda: str | None = None
+    launcher: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity == "error" for d in self.diagnostics)
+
+
+STAGES = ("ast", "check", "cuda", "launcher")
+
+
+def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None = None,
+                   launcher_name: str | None = None, line_info: bool = False) -> Result:
+    """Run the pipeline up to `until` (one of STAGES); stops at the first stage with errors."""
+    from .parse import parse
+    from .check import check
+    from .lower import lower
+    from .emit import render_cuda
+    from .launcher import render_launcher
+
+    diags = Diagnostics()
+    result = Result(source)
+    result.module = parse(source, diags)
+    if result.module is None or diags.has_errors or until == "ast":
+        result.diagnostics = diags.sorted()
+        return result
+    checked = check(result.module, source, diags, arch=arch)
+    if diags.has_errors or until == "check":
+        result.diagnostics = diags.sorted()
+        return result
+    result.program = lower(checked, diags)
+    if diags.has_errors:
+        result.diagnostics = diags.sorted()
+        return result
+    result.cuda = render_cuda(result.program, line_info=line_info)
+    if until == "launcher":
+        result.launcher = render_launcher(result.program, result.cuda, module_name=launcher_name)
+    result.diagnostics = diags.sorted()
+    return result
+
+
+def compile_file(path: str, data: bytes, **options) -> Result:
+    source, problem = SourceFile.from_bytes(path, data)
+    if problem is not None:
+        diags = Diagnostics()
+        diags.error("E0001", problem.message, source.span(problem.line, problem.col))
+        return Result(source, diags.sorted())
+    return compile_source(source, **options)

@@ -1,0 +1,152 @@
+"""Dtype facts and their CUDA spellings: a table, no logic about the AST."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str
+    kind: str  # "int", "uint", "float", "bool", "handle", "void"
+    bits: int
+    lanes: int = 1
+
+    @property
+    def element(self) -> "DType":
+        return self if self.lanes == 1 else parse_dtype(self.name.rsplit("x", 1)[0])
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in ("int", "uint")
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "bool"
+
+    @property
+    def is_signed(self) -> bool:
+        return self.kind == "int"
+
+    @property
+    def nbytes(self) -> int:
+        """Storage bytes of one value (sub-byte formats round up per value)."""
+        return max((self.bits * self.lanes + 7) // 8, 1)
+
+    def with_lanes(self, lanes: int) -> "DType":
+        base = self.element.name
+        return parse_dtype(base if lanes == 1 else f"{base}x{lanes}")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# name -> (kind, bits, CUDA type, header that defines it)
+_SCALARS: dict[str, tuple[str, int, str, str | None]] = {
+    "bool": ("bool", 8, "bool", None),
+    "int8": ("int", 8, "signed char", None),
+    "int16": ("int", 16, "short", None),
+    "int32": ("int", 32, "int", None),
+    "int64": ("int", 64, "long long", None),
+    "uint8": ("uint", 8, "unsigned char", None),
+    "uint16": ("uint", 16, "unsigned short", None),
+    "uint32": ("uint", 32, "unsigned int", None),
+    "uint64": ("uint", 64, "unsigned long long", None),
+    "float16": ("float", 16, "half", "cuda_fp16.h"),
+    "bfloat16": ("float", 16, "nv_bfloat16", "cuda_bf16.h"),
+    "float32": ("float", 32, "float", None),
+    "float64": ("float", 64, "double", None),
+    "float8_e4m3fn": ("float", 8, "__nv_fp8_e4m3", "cuda_fp8.h"),
+    "float8_e5m2": ("float", 8, "__nv_fp8_e5m2", "cuda_fp8.h"),
+    "float8_e8m0fnu": ("float", 8, "__nv_fp8_e8m0", "cuda_fp8.h"),
+    "float6_e2m3fn": ("float", 6, "__nv_fp6_e2m3", "cuda_fp6.h"),
+    "float6_e3m2fn": ("float", 6, "__nv_fp6_e3m2", "cuda_fp6.h"),
+    "float4_e2m1fn": ("float", 4, "__nv_fp4_e2m1", "cuda_fp4.h"),
+    "handle": ("handle", 64, "void*", None),
+}
+
+# The reference lists these formats; CUDA has no type for them, so they are
+# recognised (a precise error) but not lowered.
+UNLOWERABLE = {"float8_e4m3", "float8_e3m4", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz"}
+
+SHORTHANDS = {"f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16",
+              "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+              "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64"}
+
+VECTOR_LANES = (2, 4, 8, 16, 32, 64)
+
+# CUDA's own vector types; other vector widths are moved as packed unsigned words.
+_VECTOR_CTYPES = {
+    "float32x2": "float2", "float32x4": "float4", "float64x2": "double2",
+    "int32x2": "int2", "int32x4": "int4", "uint32x2": "uint2", "uint32x4": "uint4",
+    "int8x4": "char4", "uint8x4": "uchar4", "int16x2": "short2", "int16x4": "short4",
+    "float16x2": "half2", "bfloat16x2": "nv_bfloat162", "int64x2": "longlong2", "uint64x2": "ulonglong2",
+}
+_PACKED = {4: "unsigned int", 8: "uint2", 16: "uint4"}
+
+_VECTOR_RE = re.compile(r"^(.*?)x(\d+)$")
+
+
+@lru_cache(maxsize=None)
+def parse_dtype(name: str) -> DType | None:
+    """The DType for a TIRx dtype string, or None when it is not one."""
+    name = SHORTHANDS.get(name, name)
+    if name in _SCALARS:
+        kind, bits, _, _ = _SCALARS[name]
+        return DType(name, kind, bits)
+    match = _VECTOR_RE.match(name)
+    if match and match.group(1) in _SCALARS and int(match.group(2)) in VECTOR_LANES:
+        base = match.group(1)
+        kind, bits, _, _ = _SCALARS[base]
+        if kind in ("handle",):
+            return None
+        return DType(name, kind, bits, int(match.group(2)))
+    return None
+
+
+def known_dtype_names() -> list[str]:
+    return list(_SCALARS) + list(SHORTHANDS)
+
+
+def c_type(dtype: DType) -> str:
+    """The CUDA spelling of a dtype."""
+    if dtype.lanes == 1:
+        return _SCALARS[dtype.name][2]
+    if dtype.name in _VECTOR_CTYPES:
+        return _VECTOR_CTYPES[dtype.name]
+    packed = _PACKED.get(dtype.nbytes)
+    if packed is None:
+        raise ValueError(f"no CUDA type moves {dtype.nbytes} bytes at once ({dtype.name})")
+    return packed
+
+
+def has_c_vector(dtype: DType) -> bool:
+    return dtype.lanes == 1 or dtype.name in _VECTOR_CTYPES or dtype.nbytes in _PACKED
+
+
+def header(dtype: DType) -> str | None:
+    return _SCALARS[dtype.element.name][3]
+
+
+INT32 = parse_dtype("int32")
+UINT32 = parse_dtype("uint32")
+INT64 = parse_dtype("int64")
+UINT64 = parse_dtype("uint64")
+FLOAT32 = parse_dtype("float32")
+FLOAT64 = parse_dtype("float64")
+BOOL = parse_dtype("bool")
+HANDLE = parse_dtype("handle")
+VOID = DType("void", "void", 0)
+
+
+def int_range(dtype: DType) -> tuple[int, int]:
+    if dtype.kind == "bool":
+        return 0, 1
+    if dtype.kind == "uint":
+        return 0, (1 << dtype.bits) - 1
+    return -(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1

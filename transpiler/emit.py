@@ -1,0 +1,327 @@
+"""The C printer and the `.cu` renderer.
+
+Expressions and statements are printed here by a small visitor with one rule
+per node kind; Jinja only lays out the file skeleton (header, includes,
+helpers, kernel signatures) from templates/. Binary operations are fully
+parenthesised, as in TVM's output, except at the top of a statement.
+"""
+from __future__ import annotations
+
+import math
+import struct
+from functools import lru_cache
+from importlib import resources
+
+import jinja2
+
+from . import __version__, ir
+from .dtypes import DType, c_type
+from .lower import Program
+from .ptx import HELPERS
+
+INDENT = "  "
+
+_C_OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "truncdiv": "/", "truncmod": "%", "<<": "<<", ">>": ">>",
+          "&": "&", "|": "|", "^": "^", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!=",
+          "&&": "&&", "||": "||"}
+
+
+def float32_text(value: float) -> str:
+    """The shortest decimal that reads back as the same float32."""
+    target = struct.pack("<f", value)
+    for digits in range(1, 10):
+        text = f"{value:.{digits}g}"
+        if struct.pack("<f", float(text)) == target:
+            break
+    return _decimal(text)
+
+
+def float64_text(value: float) -> str:
+    return _decimal(repr(value))
+
+
+def _decimal(text: str) -> str:
+    if "e" in text or "E" in text:
+        mantissa, exponent = text.lower().split("e")
+        if "." not in mantissa:
+            mantissa += ".0"
+        return f"{mantissa}e{int(exponent)}"
+    if "." not in text and "inf" not in text and "nan" not in text:
+        text += ".0"
+    return text
+
+
+class CPrinter:
+    """Prints storage-level IR as CUDA C++."""
+
+    def __init__(self, line_info: bool = False, source_name: str = ""):
+        self.lines: list[str] = []
+        self.level = 1
+        self.line_info = line_info
+        self.source_name = source_name
+        self.last_line = None
+
+    # -- expressions --------------------------------------------------------------------------------
+    def expr(self, e: ir.Expr, top: bool = False) -> str:
+        return getattr(self, "_e_" + type(e).__name__)(e, top)
+
+    def _e_IntImm(self, e: ir.IntImm, top):
+        d = e.dtype
+        if d.is_bool:
+            return "true" if e.value else "false"
+        if d.kind == "uint":
+            digits = f"0x{e.value:x}" if e.value >= 0x10000 else str(e.value)
+            return digits + ("u" if d.bits <= 32 else "ull")
+        if d.bits == 64:
+            return f"{e.value}LL"
+        if d.bits < 32:
+            return f"(({c_type(d)}){e.value})"
+        if e.value == -2 ** 31:
+            return "(-2147483647 - 1)"
+        return str(e.value) if top or e.value >= 0 else f"({e.value})"
+
+    def _e_FloatImm(self, e: ir.FloatImm, top):
+        d, v = e.dtype, e.value
+        wide = d.name == "float64"
+        if math.isnan(v):
+            text = "CUDART_NAN" if wide else "CUDART_NAN_F"
+        elif math.isinf(v):
+            text = ("-" if v < 0 else "") + ("CUDART_INF" if wide else "CUDART_INF_F")
+        else:
+            text = float64_text(v) if wide else float32_text(v) + "f"
+        if d.name not in ("float32", "float64"):
+            return f"(({c_type(d)}){text})"
+        if text.startswith("-") and not top:
+            return f"({text})"
+        return text
+
+    def _e_Var(self, e: ir.Var, top):
+        return e.name
+
+    def _e_Builtin(self, e: ir.Builtin, top):
+        return f"((int){e.name})"
+
+    def _e_StrImm(self, e: ir.StrImm, top):
+        out = []
+        for ch in e.value:
+            if ch in '"\\':
+                out.append("\\" + ch)
+            elif ch == "\n":
+                out.append("\\n")
+            elif ch == "\t":
+                out.append("\\t")
+            elif ord(ch) < 32 or ord(ch) == 127:
+                out.append(f"\\{ord(ch):03o}")
+            else:
+                out.append(ch)
+        return '"' + "".join(out) + '"'
+
+    def _e_BinOp(self, e: ir.BinOp, top):
+        if e.op in ("min", "max"):
+            name = e.op
+            if e.dtype.bits == 16 and e.dtype.is_float:
+                name = "__h" + e.op
+            return f"{name}({self.expr(e.a, True)}, {self.expr(e.b, True)})"
+        text = f"{self.expr(e.a)} {_C_OPS[e.op]} {self.expr(e.b)}"
+        return text if top else f"({text})"
+
+    def _e_UnaryOp(self, e: ir.UnaryOp, top):
+        if e.op == "!":
+            return f"!{self.expr(e.a)}" if isinstance(e.a, (ir.Var, ir.Load, ir.Call)) else f"!({self.expr(e.a, True)})"
+        text = f"{e.op}{self.expr(e.a)}"
+        return text if top else f"({text})"
+
+    def _e_Select(self, e: ir.Select, top):
+        text = f"{self.expr(e.cond)} ? {self.expr(e.a)} : {self.expr(e.b)}"
+        return text if top else f"({text})"
+
+    def _e_Cast(self, e: ir.Cast, top):
+        return f"(({c_type(e.dtype)}){self.expr(e.a)})"
+
+    def _e_Reinterpret(self, e: ir.Reinterpret, top):
+        return f"(*reinterpret_cast<const {c_type(e.dtype)}*>(&{self.expr(e.a)}))"
+
+    def _e_Call(self, e: ir.Call, top):
+        return f"{e.func}({', '.join(self.expr(a, True) for a in e.args)})"
+
+    def _e_Load(self, e: ir.Load, top):
+        return f"{e.storage.name}[{self.expr(e.index)}]"
+
+    def _e_VecLoad(self, e: ir.VecLoad, top):
+        return f"*({c_type(e.dtype)}*)({self.pointer(e.storage, e.index)})"
+
+    def _e_Address(self, e: ir.Address, top):
+        if e.index is None:
+            return e.storage.name
+        return f"&{e.storage.name}[{self.expr(e.index)}]"
+
+    def pointer(self, storage: ir.Storage, index: ir.Expr) -> str:
+        if ir.is_const(index, 0):
+            return storage.name
+        return f"{storage.name} + {self.expr(index)}"
+
+    # -- statements ---------------------------------------------------------------------------------
+    def emit(self, text: str) -> None:
+        self.lines.append(INDENT * self.level + text)
+
+    def mark(self, s) -> None:
+        span = getattr(s, "span", None)
+        if self.line_info and span is not None and span.line > 0 and span.line != self.last_line:
+            self.lines.append(f'#line {span.line} "{self.source_name}"')
+            self.last_line = span.line
+
+    def stmt(self, s: ir.Stmt) -> None:
+        if not isinstance(s, (ir.Seq, ir.Block)):
+            self.mark(s)
+        getattr(self, "_s_" + type(s).__name__)(s)
+
+    def body(self, s: ir.Stmt) -> None:
+        self.level += 1
+        self.stmt(s)
+        self.level -= 1
+
+    def _s_Seq(self, s: ir.Seq):
+        for item in s.body:
+            self.stmt(item)
+
+    def _s_Block(self, s: ir.Block):
+        self.emit("{")
+        self.body(s.body)
+        self.emit("}")
+
+    def _s_ArrayDecl(self, s: ir.ArrayDecl):
+        st = s.storage
+        natural = st.dtype.nbytes
+        if st.scope == "shared":
+            self.emit(f"__shared__ alignas({st.align}) {c_type(st.dtype)} {st.name}[{st.size}];")
+        elif st.align > natural:
+            self.emit(f"alignas({st.align}) {c_type(st.dtype)} {st.name}[{st.size}];")
+        else:
+            self.emit(f"{c_type(st.dtype)} {st.name}[{st.size}];")
+
+    def _s_PointerDecl(self, s: ir.PointerDecl):
+        st = s.storage
+        self.emit(f"{c_type(st.dtype)}* {st.name} = ({c_type(st.dtype)}*){st.base.name};")
+
+    def _s_Store(self, s: ir.Store):
+        self.emit(f"{s.storage.name}[{self.expr(s.index)}] = {self.expr(s.value, True)};")
+
+    def _s_VecStore(self, s: ir.VecStore):
+        self.emit(f"*({c_type(s.value.dtype)}*)({self.pointer(s.storage, s.index)}) = {self.expr(s.value, True)};")
+
+    def _s_LetStmt(self, s: ir.LetStmt):
+        self.emit(f"{c_type(s.var.dtype)} {s.var.name} = {self.expr(s.value, True)};")
+
+    def _s_Evaluate(self, s: ir.Evaluate):
+        self.emit(f"{self.expr(s.value, True)};")
+
+    def _s_For(self, s: ir.For):
+        if s.kind == "pragma_unroll":
+            self.emit("#pragma unroll" if s.unroll_factor == -1 else
+                      "#pragma unroll 1" if s.unroll_factor == -2 else f"#pragma unroll {s.unroll_factor}")
+        v = s.var.name
+        step = f"++{v}" if ir.is_const(s.step, 1) else f"{v} += {self.expr(s.step, True)}"
+        self.emit(f"for ({c_type(s.var.dtype)} {v} = {self.expr(s.start, True)}; {v} < {self.expr(s.stop, True)}; "
+                  f"{step}) {{")
+        self.body(s.body)
+        self.emit("}")
+
+    def _s_While(self, s: ir.While):
+        self.emit(f"while ({self.expr(s.cond, True)}) {{")
+        self.body(s.body)
+        self.emit("}")
+
+    def _s_If(self, s: ir.If, prefix: str = "if"):
+        self.emit(f"{prefix} ({self.expr(s.cond, True)}) {{")
+        self.body(s.then)
+        orelse = s.orelse
+        if orelse is not None and isinstance(orelse, ir.Seq) and not orelse.body:
+            orelse = None
+        if orelse is None:
+            self.emit("}")
+        elif isinstance(orelse, ir.If):
+            self.lines[-0:] = self.lines[-0:]
+            self.level_close_else_if(orelse)
+        else:
+            self.emit("} else {")
+            self.body(orelse)
+            self.emit("}")
+
+    def level_close_else_if(self, orelse: ir.If):
+        self.emit(f"}} else if ({self.expr(orelse.cond, True)}) {{")
+        self.body(orelse.then)
+        nxt = orelse.orelse
+        if nxt is not None and isinstance(nxt, ir.Seq) and not nxt.body:
+            nxt = None
+        if nxt is None:
+            self.emit("}")
+        elif isinstance(nxt, ir.If):
+            self.level_close_else_if(nxt)
+        else:
+            self.emit("} else {")
+            self.body(nxt)
+            self.emit("}")
+
+    def _s_Break(self, s):
+        self.emit("break;")
+
+    def _s_Continue(self, s):
+        self.emit("continue;")
+
+    def _s_Return(self, s):
+        self.emit("return;")
+
+    def _s_Trap(self, s: ir.Trap):
+        cond = s.cond
+        self.emit(f"if ({self.expr(ir.unary('!', cond), True)}) {{")
+        message = f"  // {s.message}" if s.message else ""
+        self.lines.append(INDENT * (self.level + 1) + "__trap();" + message.replace("\n", " "))
+        self.emit("}")
+
+
+def param_text(p: ir.Param) -> str:
+    if p.kind == "buffer":
+        const = "const " if p.buffer.storage.readonly else ""
+        return f"{const}{c_type(p.dtype)}* __restrict__ {p.name}"
+    return f"{c_type(p.dtype)} {p.name}"
+
+
+@lru_cache(maxsize=None)
+def _environment() -> jinja2.Environment:
+    loader = jinja2.FunctionLoader(
+        lambda name: resources.files("transpiler.templates").joinpath(name).read_text(encoding="utf-8"))
+    return jinja2.Environment(loader=loader, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+                              undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
+    parts = []
+    for lk in program.kernels:
+        printer = CPrinter(line_info, program.source_name)
+        if lk.arena is not None:
+            a = lk.arena
+            printer.emit(f"extern __shared__ __align__({a.align}) {c_type(a.dtype)} {a.name}[];")
+        printer.stmt(lk.body)
+        spec = lk.spec
+        parts.append({
+            "spec": spec,
+            "symbol": spec.symbol,
+            "launch_bounds": spec.launch_bounds,
+            "params": [param_text(p) for p in spec.params],
+            "body": "\n".join(printer.lines),
+            "line": lk.spec.params[0].span.line if False else None,
+        })
+    return parts
+
+
+def render_cuda(program: Program, line_info: bool = False) -> str:
+    template = _environment().get_template("kernel.cu.j2")
+    return template.render(
+        version=__version__,
+        source=program.source_name.replace("\\", "/").rsplit("/", 1)[-1],
+        min_arch=f"sm_{program.min_arch}{program.arch_suffix}",
+        headers=program.headers,
+        helpers=[HELPERS[h][2] for h in program.helpers],
+        func_sources=list(program.func_sources.values()),
+        kernels=kernel_parts(program, line_info),
+    )

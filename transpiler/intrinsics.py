@@ -1,0 +1,643 @@
+"""T.* calls: a table from dotted names to small handlers, plus the math table.
+
+Handlers get the kernel checker, the call node, and its arguments bound by name;
+they return what the call denotes (an ir.Expr, a Void statement, a buffer ...).
+"""
+from __future__ import annotations
+
+from . import ast, ir
+from .diagnostics import did_you_mean
+from .dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, parse_dtype, SHORTHANDS, known_dtype_names
+from .values import (POISON, DTypeVal, HandleType, LetType, LoopRange, Method, Namespace, Poison, Pointer,
+                     PyConst, Void, LayoutCtor, Builtin)
+
+# name -> (arity, float only). The C name is chosen at lowering (c_math_name).
+MATH = {
+    "exp": (1, True), "exp2": (1, True), "exp10": (1, True), "log": (1, True), "log2": (1, True),
+    "log10": (1, True), "log1p": (1, True), "sqrt": (1, True), "rsqrt": (1, True), "sin": (1, True),
+    "cos": (1, True), "tan": (1, True), "tanh": (1, True), "sinh": (1, True), "cosh": (1, True),
+    "asin": (1, True), "acos": (1, True), "atan": (1, True), "atan2": (2, True), "erf": (1, True),
+    "pow": (2, True), "fabs": (1, True), "floor": (1, True), "ceil": (1, True), "round": (1, True),
+    "trunc": (1, True), "nearbyint": (1, True), "fma": (3, True), "fmod": (2, True), "hypot": (2, True),
+    "copysign": (2, True), "sigmoid": (1, True), "abs": (1, False),
+    "isnan": (1, True), "isinf": (1, True), "isfinite": (1, True), "clz": (1, False), "popcount": (1, False),
+}
+# half/bfloat16 functions of cuda_fp16.h / cuda_bf16.h; other math on them goes through float
+_HALF_MATH = {"exp", "exp2", "exp10", "log", "log2", "log10", "sqrt", "rsqrt", "sin", "cos", "floor", "ceil",
+              "trunc"}
+_PREDICATES = {"isnan", "isinf", "isfinite"}
+
+
+def c_math_name(name: str, dtype: DType) -> tuple[str, bool]:
+    """The C function for a math intrinsic on dtype, and whether it goes through float32."""
+    if name == "abs":
+        if dtype.is_float:
+            return c_math_name("fabs", dtype)
+        return ("abs" if dtype.bits <= 32 else "llabs"), False
+    if name == "clz":
+        return ("__clz" if dtype.bits <= 32 else "__clzll"), False
+    if name == "popcount":
+        return ("__popc" if dtype.bits <= 32 else "__popcll"), False
+    if name in _PREDICATES:
+        return name, dtype.bits < 32
+    if dtype.name == "float64":
+        return name, False
+    if dtype.name == "float32":
+        return name + "f", False
+    if dtype.bits == 16 and name in _HALF_MATH:
+        return "h" + name, False
+    if dtype.bits == 16 and name == "fabs":
+        return "__habs", False
+    return name + "f", True  # other low-precision math: via float32
+
+
+HANDLERS: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+
+def handler(name: str, *params: str):
+    """Register a T.<name> handler with its parameter spec: `x`, `x=default`, `*rest`."""
+    def wrap(fn):
+        HANDLERS[name] = (fn.__name__, params)
+        return fn
+    return wrap
+
+
+def known_names() -> list[str]:
+    names = list(HANDLERS) + list(MATH) + known_dtype_names() + ["let", "handle", "Buffer", "prim_func"]
+    return sorted(set(names))
+
+
+_NO_DEFAULT = object()
+
+
+class CallChecker:
+    """Mixin for the kernel checker: binds call arguments and dispatches T.* calls."""
+
+    def call(self, func, node: ast.Call):
+        if isinstance(func, Poison):
+            return POISON
+        if isinstance(func, Namespace):
+            return self.call_dialect(func, node)
+        if isinstance(func, DTypeVal):
+            return self.call_dtype(func.dtype, node)
+        if isinstance(func, Method):
+            return self.buffer_method(func, node)
+        if isinstance(func, LayoutCtor):
+            return self.layout_ctor(func.name, node)
+        if isinstance(func, Builtin) and func.name == "range":
+            return self.loop_range("serial", node, ("start", "stop=None", "step=1"))
+        from .check_expr import kind_of
+        self.diags.error("E0306", f"{kind_of(func)} is not callable", node.func.span)
+        return POISON
+
+    def namespace_attr(self, base: Namespace, node: ast.Attribute):
+        path = base.path + (node.attr,)
+        dotted = ".".join(path[1:])
+        if base.path == ("T",):
+            if node.attr == "handle":
+                return HandleType()
+            if node.attr == "let":
+                return LetType(None)
+            if node.attr in SHORTHANDS or parse_dtype(node.attr) is not None:
+                return DTypeVal(parse_dtype(node.attr))
+        known = [k for k in HANDLERS] + list(MATH) + ["Buffer", "prim_func", "function"]
+        if dotted in known or any(k.startswith(dotted + ".") for k in known) or path[0] == "Tx":
+            return Namespace(path)
+        self.diags.error("E0301", f"`{'.'.join(path)}` is not a TIRx function tirxc knows", node.span,
+                         help=_suggest(dotted, known, path[0]))
+        return POISON
+
+    def bind_args(self, node: ast.Call, params, what: str):
+        """Match arguments to a spec; names after `*rest` are keyword-only. None on error."""
+        positional, names, defaults, star = [], [], {}, None
+        for p in params:
+            if p.startswith("*"):
+                star = p[1:]
+                continue
+            name, _, default = p.partition("=")
+            if default:
+                defaults[name] = default
+            names.append(name)
+            if star is None:
+                positional.append(name)
+        bound: dict[str, object] = {}
+        rest = []
+        for i, arg in enumerate(node.args):
+            if i < len(positional):
+                bound[positional[i]] = arg
+            elif star:
+                rest.append(arg)
+            else:
+                self.diags.error("E0305", f"`{what}` takes at most {len(positional)} positional argument"
+                                          f"{'s' if len(positional) != 1 else ''}, got {len(node.args)}", arg.span)
+                return None
+        ok = True
+        for kw in node.keywords:
+            if kw.name not in names:
+                self.diags.error("E0311", f"`{what}` has no parameter `{kw.name}`", kw.span,
+                                 help=did_you_mean(kw.name, names))
+                ok = False
+            elif kw.name in bound:
+                self.diags.error("E0305", f"`{what}` got two values for `{kw.name}`", kw.span)
+                ok = False
+            else:
+                bound[kw.name] = kw.value
+        for name in names:
+            if name not in bound and name not in defaults:
+                self.diags.error("E0305", f"`{what}` is missing its `{name}` argument", node.span)
+                ok = False
+        if not ok:
+            return None
+        for name, default in defaults.items():
+            bound.setdefault(name, _DefaultArg(default))
+        if star:
+            bound[star] = rest
+        return bound
+
+    def call_dialect(self, func: Namespace, node: ast.Call):
+        dotted = func.dotted
+        if func.path[0] == "Tx":
+            self.diags.error("E0518", f"tile primitive `Tx.{dotted}` is not supported yet", node.span)
+            return POISON
+        if dotted in MATH:
+            return self.math(dotted, node)
+        if dotted not in HANDLERS:
+            self.diags.error("E0301", f"`T.{dotted}` is not a function", node.func.span,
+                             help=_suggest(dotted, list(HANDLERS) + list(MATH), "T"))
+            return POISON
+        method_name, params = HANDLERS[dotted]
+        args = self.bind_args(node, params, f"T.{dotted}")
+        if args is None:
+            return POISON
+        return getattr(self, method_name)(node, args)
+
+    # -- values, casts and math ----------------------------------------------------------------------
+    def arg_value(self, arg, dtype=None):
+        if isinstance(arg, _DefaultArg):
+            return self.as_value(PyConst(arg.value()), ir.NOWHERE, dtype)
+        return self.value(arg, dtype)
+
+    def call_dtype(self, dtype: DType, node: ast.Call):
+        if not node.args and not node.keywords:
+            return self.symbolic_var(dtype, node)
+        if len(node.args) != 1 or node.keywords:
+            self.diags.error("E0305", f"`T.{dtype}(x)` takes one argument", node.span)
+            return POISON
+        arg = self.elab(node.args[0])
+        if isinstance(arg, PyConst):
+            v = arg.value
+            if isinstance(v, str) and dtype.is_float:
+                special = {"inf": float("inf"), "-inf": float("-inf"), "nan": float("nan")}.get(v.lower())
+                if special is None:
+                    self.diags.error("E0305", f"`T.{dtype}` takes \"inf\", \"-inf\" or \"nan\" as a string",
+                                     node.args[0].span)
+                    return POISON
+                return ir.FloatImm(dtype, special, node.span)
+            if isinstance(v, float) and dtype.is_int:
+                return ir.IntImm(dtype, int(v), node.span) if v == int(v) else self.literal(v, dtype, node.span)
+            return self.literal(v, dtype, node.span)
+        val = self.as_value(arg, node.args[0].span)
+        if val is POISON:
+            return POISON
+        return ir.cast(dtype, val, node.span)
+
+    def math(self, name: str, node: ast.Call):
+        arity, float_only = MATH[name]
+        if len(node.args) != arity or node.keywords:
+            self.diags.error("E0305", f"`T.{name}` takes {arity} argument{'s' if arity != 1 else ''}", node.span)
+            return POISON
+        vals = [self.elab(a) for a in node.args]
+        typed = next((v for v in vals if isinstance(v, ir.Expr)), None)
+        dtype = typed.dtype if typed is not None else (FLOAT32 if float_only else None)
+        args = [self.as_value(v, a.span, dtype) for v, a in zip(vals, node.args)]
+        if POISON in args:
+            return POISON
+        for a, n in zip(args, node.args):
+            if a.dtype != args[0].dtype:
+                self.diags.error("E0303", f"`T.{name}` arguments have different dtypes: {args[0].dtype} and "
+                                          f"{a.dtype}", n.span)
+                return POISON
+        if float_only and not args[0].dtype.is_float:
+            self.diags.error("E0309", f"`T.{name}` needs a floating-point argument, found {args[0].dtype}",
+                             node.args[0].span, help=f"convert it first: `T.{name}(T.float32(x))`")
+            return POISON
+        if name in ("clz", "popcount") and not args[0].dtype.is_int:
+            self.diags.error("E0309", f"`T.{name}` needs an integer argument", node.args[0].span)
+            return POISON
+        result = BOOL if name in _PREDICATES else INT32 if name in ("clz", "popcount") else args[0].dtype
+        return ir.Call(result, "math:" + name, tuple(args), node.span)
+
+    @handler("cast", "x", "dtype")
+    def _cast(self, node, a):
+        dtype = self.dtype_arg(a["dtype"])
+        val = self.value(a["x"])
+        if dtype is None or val is POISON:
+            return POISON
+        return ir.cast(dtype, val, node.span)
+
+    @handler("Cast", "dtype", "x")
+    def _cast_upper(self, node, a):
+        return self._cast(node, a)
+
+    @handler("reinterpret", "dtype", "x")
+    def _reinterpret(self, node, a):
+        dtype = self.dtype_arg(a["dtype"])
+        val = self.value(a["x"])
+        if dtype is None or val is POISON:
+            return POISON
+        if dtype.nbytes != val.dtype.nbytes:
+            self.diags.error("E0303", f"cannot reinterpret {val.dtype} ({val.dtype.nbytes} bytes) as {dtype} "
+                                      f"({dtype.nbytes} bytes)", node.span)
+            return POISON
+        return ir.Reinterpret(dtype, val, node.span)
+
+    def _two_values(self, a, b, span):
+        x, y = self.elab(a), self.elab(b)
+        if isinstance(x, PyConst) and isinstance(y, PyConst):
+            return x, y
+        return self.unify(x, y, a.span, b.span)
+
+    @handler("min", "a", "b")
+    def _min(self, node, a):
+        return self._minmax("min", node, a)
+
+    @handler("max", "a", "b")
+    def _max(self, node, a):
+        return self._minmax("max", node, a)
+
+    def _minmax(self, op, node, a):
+        x, y = self._two_values(a["a"], a["b"], node.span)
+        if POISON in (x, y):
+            return POISON
+        if isinstance(x, PyConst):
+            return PyConst(min(x.value, y.value) if op == "min" else max(x.value, y.value))
+        return ir.binop(op, x, y, node.span)
+
+    @handler("if_then_else", "cond", "true_value", "false_value")
+    def _if_then_else(self, node, a):
+        cond = self.condition(self.elab(a["cond"]), a["cond"].span)
+        x, y = self.unify(self.elab(a["true_value"]), self.elab(a["false_value"]),
+                          a["true_value"].span, a["false_value"].span)
+        if POISON in (cond, x, y):
+            return POISON
+        return ir.select(cond, x, y, node.span)
+
+    @handler("Select", "cond", "true_value", "false_value")
+    def _select(self, node, a):
+        return self._if_then_else(node, a)
+
+    def _int_pair(self, op, node, a):
+        x, y = self._two_values(a["a"], a["b"], node.span)
+        if POISON in (x, y):
+            return POISON
+        return self.arith(op, x, y, node.span, a["a"].span, a["b"].span)
+
+    @handler("floordiv", "a", "b")
+    def _floordiv(self, node, a):
+        return self._int_pair("floordiv", node, a)
+
+    @handler("floormod", "a", "b")
+    def _floormod(self, node, a):
+        return self._int_pair("floormod", node, a)
+
+    @handler("truncdiv", "a", "b")
+    def _truncdiv(self, node, a):
+        return self._trunc("truncdiv", node, a)
+
+    @handler("truncmod", "a", "b")
+    def _truncmod(self, node, a):
+        return self._trunc("truncmod", node, a)
+
+    def _trunc(self, op, node, a):
+        x, y = self._two_values(a["a"], a["b"], node.span)
+        if POISON in (x, y):
+            return POISON
+        if isinstance(x, PyConst):
+            x, y = self.as_value(x, node.span), self.as_value(y, node.span)
+        if not x.dtype.is_int:
+            self.diags.error("E0309", f"`T.{op}` needs integers", node.span)
+            return POISON
+        return ir.binop(op, x, y, node.span)
+
+    @handler("ceildiv", "a", "b")
+    def _ceildiv(self, node, a):
+        x, y = self._two_values(a["a"], a["b"], node.span)
+        if POISON in (x, y):
+            return POISON
+        if isinstance(x, PyConst):
+            if not isinstance(x.value, int) or not isinstance(y.value, int) or y.value == 0:
+                self.diags.error("E0309", "`T.ceildiv` needs integers (and a non-zero divisor)", node.span)
+                return POISON
+            return PyConst(-(-x.value // y.value))
+        if not x.dtype.is_int:
+            self.diags.error("E0309", "`T.ceildiv` needs integers", node.span)
+            return POISON
+        one = ir.const(1, x.dtype)
+        return ir.binop("floordiv", ir.binop("-", ir.add(x, y), one), y, node.span)
+
+    def _bitwise(self, op, node, a):
+        x, y = self._two_values(a["a"], a["b"], node.span)
+        return self.arith(op, x, y, node.span, a["a"].span, a["b"].span)
+
+    @handler("bitwise_and", "a", "b")
+    def _bitwise_and(self, node, a):
+        return self._bitwise("&", node, a)
+
+    @handler("bitwise_or", "a", "b")
+    def _bitwise_or(self, node, a):
+        return self._bitwise("|", node, a)
+
+    @handler("bitwise_xor", "a", "b")
+    def _bitwise_xor(self, node, a):
+        return self._bitwise("^", node, a)
+
+    @handler("shift_left", "a", "b")
+    def _shift_left(self, node, a):
+        return self._bitwise("<<", node, a)
+
+    @handler("shift_right", "a", "b")
+    def _shift_right(self, node, a):
+        return self._bitwise(">>", node, a)
+
+    @handler("bitwise_not", "a")
+    def _bitwise_not(self, node, a):
+        val = self.value(a["a"])
+        if val is POISON:
+            return POISON
+        if not val.dtype.is_int:
+            self.diags.error("E0309", "`T.bitwise_not` needs an integer", node.span)
+            return POISON
+        return ir.unary("~", val, node.span)
+
+    @handler("likely", "cond")
+    def _likely(self, node, a):
+        return self.condition(self.elab(a["cond"]), a["cond"].span)
+
+    @handler("meta_var", "value")
+    def _meta_var(self, node, a):
+        val = self.elab(a["value"])
+        if not isinstance(val, (PyConst, Poison)):
+            self.diags.error("E0202", "`T.meta_var` takes a compile-time value", a["value"].span)
+            return POISON
+        return val
+
+    @handler("func_attr", "attrs")
+    def _func_attr(self, node, a):
+        return Void(ir.Seq(()))
+
+    @handler("hint", "message=''")
+    def _hint(self, node, a):
+        return Void(ir.Seq(()))
+
+    # -- synchronisation and warp-level ---------------------------------------------------------------
+    def _void_call(self, name, args, node):
+        return Void(ir.Evaluate(ir.Call(VOID, name, tuple(args), node.span), node.span))
+
+    @handler("cuda.cta_sync")
+    def _cta_sync(self, node, a):
+        return self._void_call("__syncthreads", (), node)
+
+    @handler("tvm_storage_sync", "scope='shared'")
+    def _storage_sync(self, node, a):
+        return self._void_call("__syncthreads", (), node)
+
+    @handler("cuda.warp_sync", "mask=0xFFFFFFFF")
+    def _warp_sync(self, node, a):
+        if isinstance(a["mask"], _DefaultArg):
+            return self._void_call("__syncwarp", (), node)
+        mask = self.arg_value(a["mask"], UINT32)
+        return POISON if mask is POISON else self._void_call("__syncwarp", (mask,), node)
+
+    @handler("cuda.thread_fence")
+    def _thread_fence(self, node, a):
+        return self._void_call("__threadfence", (), node)
+
+    @handler("cuda.thread_fence_block")
+    def _thread_fence_block(self, node, a):
+        return self._void_call("__threadfence_block", (), node)
+
+    @handler("cuda.warpgroup_sync", "barrier_id")
+    def _warpgroup_sync(self, node, a):
+        bar = self.const_int(a["barrier_id"], "a named barrier id")
+        if bar is None:
+            return POISON
+        if not 1 <= bar <= 15:
+            self.diags.error("E0305", f"named barrier id {bar} is outside 1..15 (0 is `__syncthreads`)",
+                             a["barrier_id"].span)
+            return POISON
+        self.require_arch(90, "bar.sync with a thread count (warpgroup_sync)", node.span)
+        return self._void_call("tirx_warpgroup_sync", (ir.IntImm(INT32, bar),), node)
+
+    @handler("cuda.syncthreads_and", "cond")
+    def _syncthreads_and(self, node, a):
+        return self._vote_block("__syncthreads_and", node, a)
+
+    @handler("cuda.syncthreads_or", "cond")
+    def _syncthreads_or(self, node, a):
+        return self._vote_block("__syncthreads_or", node, a)
+
+    @handler("cuda.syncthreads_count", "cond")
+    def _syncthreads_count(self, node, a):
+        return self._vote_block("__syncthreads_count", node, a)
+
+    def _vote_block(self, name, node, a):
+        cond = self.condition(self.elab(a["cond"]), a["cond"].span)
+        if cond is POISON:
+            return POISON
+        return ir.Call(INT32, name, (ir.cast(INT32, cond),), node.span)
+
+    @handler("cuda.ballot_sync", "mask", "pred")
+    def _ballot(self, node, a):
+        return self._vote("__ballot_sync", UINT32, node, a)
+
+    @handler("cuda.any_sync", "mask", "pred")
+    def _any(self, node, a):
+        return self._vote("__any_sync", INT32, node, a)
+
+    @handler("cuda.all_sync", "mask", "pred")
+    def _all(self, node, a):
+        return self._vote("__all_sync", INT32, node, a)
+
+    def _vote(self, name, result, node, a):
+        mask = self.arg_value(a["mask"], UINT32)
+        pred = self.condition(self.elab(a["pred"]), a["pred"].span)
+        if POISON in (mask, pred):
+            return POISON
+        return ir.Call(result, name, (mask, ir.cast(INT32, pred)), node.span)
+
+    @handler("cuda.elect_sync")
+    def _elect_sync(self, node, a):
+        self.require_arch(90, "elect.sync", node.span)
+        return ir.Call(UINT32, "tirx_elect_sync", (), node.span)
+
+    @handler("elected")
+    def _elected(self, node, a):
+        self.diags.error("E0301", "`T.elected()` was removed from TIRx", node.span,
+                         help="write `if T.cuda.elect_sync():`")
+        return POISON
+
+    @handler("cuda.nano_sleep", "ns")
+    def _nano_sleep(self, node, a):
+        ns = self.arg_value(a["ns"], UINT32)
+        return POISON if ns is POISON else self._void_call("__nanosleep", (ns,), node)
+
+    def _shuffle(self, name, node, a, third):
+        mask = self.arg_value(a["mask"], UINT32)
+        value = self.value(a["value"])
+        lane = self.arg_value(a[third], INT32)
+        width = self.arg_value(a["width"], INT32)
+        if POISON in (mask, value, lane, width):
+            return POISON
+        if value.dtype.lanes > 1 and value.dtype.name not in ("float16x2", "bfloat16x2"):
+            self.diags.error("E0309", f"cannot shuffle a {value.dtype} value", a["value"].span)
+            return POISON
+        warp_size = a.get("warp_size")
+        if warp_size is not None and not isinstance(warp_size, _DefaultArg):
+            size = self.const_int(warp_size, "the warp size")
+            if size is not None and size != 32:
+                self.diags.error("E0305", f"warp size must be 32, got {size}", warp_size.span)
+                return POISON
+        if isinstance(width, ir.IntImm) and width.value not in (1, 2, 4, 8, 16, 32):
+            self.diags.error("E0305", f"shuffle width must be a power of two up to 32, got {width.value}",
+                             a["width"].span)
+            return POISON
+        args = (mask, value, lane) if isinstance(width, ir.IntImm) and width.value == 32 else (mask, value, lane, width)
+        return ir.Call(value.dtype, name, args, node.span)
+
+    @handler("tvm_warp_shuffle", "mask", "value", "src_lane", "width=32", "warp_size=32")
+    def _shfl(self, node, a):
+        return self._shuffle("__shfl_sync", node, a, "src_lane")
+
+    @handler("tvm_warp_shuffle_xor", "mask", "value", "lane_mask", "width=32", "warp_size=32")
+    def _shfl_xor(self, node, a):
+        return self._shuffle("__shfl_xor_sync", node, a, "lane_mask")
+
+    @handler("tvm_warp_shuffle_up", "mask", "value", "delta", "width=32", "warp_size=32")
+    def _shfl_up(self, node, a):
+        return self._shuffle("__shfl_up_sync", node, a, "delta")
+
+    @handler("tvm_warp_shuffle_down", "mask", "value", "delta", "width=32", "warp_size=32")
+    def _shfl_down(self, node, a):
+        return self._shuffle("__shfl_down_sync", node, a, "delta")
+
+    @handler("cuda.atomic_add", "ptr", "value")
+    def _atomic_add(self, node, a):
+        return self._atomic("atomicAdd", node, a)
+
+    @handler("cuda.atomic_max", "ptr", "value")
+    def _atomic_max(self, node, a):
+        return self._atomic("atomicMax", node, a)
+
+    @handler("cuda.atomic_min", "ptr", "value")
+    def _atomic_min(self, node, a):
+        return self._atomic("atomicMin", node, a)
+
+    def _atomic(self, name, node, a):
+        ptr = self.pointer_arg(a["ptr"])
+        if ptr is POISON:
+            return POISON
+        value = self.value(a["value"], ptr.dtype)
+        if value is POISON:
+            return POISON
+        if value.dtype != ptr.dtype:
+            self.diags.error("E0303", f"`{name}` on a {ptr.dtype} pointer with a {value.dtype} value", node.span)
+            return POISON
+        supported = {"atomicAdd": ("int32", "uint32", "uint64", "float32", "float64", "float16x2", "float16",
+                                   "bfloat16"),
+                     "atomicMax": ("int32", "uint32", "int64", "uint64"),
+                     "atomicMin": ("int32", "uint32", "int64", "uint64")}[name]
+        if ptr.dtype.name not in supported:
+            self.diags.error("E0309", f"CUDA has no `{name}` for {ptr.dtype}", node.span)
+            return POISON
+        return ir.Call(value.dtype, name, (ptr_expr(ptr), value), node.span)
+
+    @handler("cuda.atomic_cas", "ptr", "compare", "value")
+    def _atomic_cas(self, node, a):
+        ptr = self.pointer_arg(a["ptr"])
+        if ptr is POISON:
+            return POISON
+        compare, value = self.value(a["compare"], ptr.dtype), self.value(a["value"], ptr.dtype)
+        if POISON in (compare, value):
+            return POISON
+        if ptr.dtype.name not in ("int32", "uint32", "uint64", "uint16"):
+            self.diags.error("E0309", f"CUDA has no `atomicCAS` for {ptr.dtype}", node.span)
+            return POISON
+        return ir.Call(ptr.dtype, "atomicCAS", (ptr_expr(ptr), compare, value), node.span)
+
+    @handler("cuda.printf", "format", "*args")
+    def _printf(self, node, a):
+        fmt = self.const_str(a["format"], "the printf format")
+        args = [self.value(x) for x in a["args"]]
+        if fmt is None or POISON in args:
+            return POISON
+        for value, arg in zip(args, a["args"]):
+            if value.dtype.bits == 16 and value.dtype.is_float or value.dtype.lanes > 1:
+                self.diags.error("E0309", f"printf cannot print a {value.dtype} value", arg.span,
+                                 help="convert it first, e.g. `T.float32(x)`")
+                return POISON
+        return self._void_call("printf", [ir.StrImm(VOID, fmt)] + args, node)
+
+    @handler("cuda.func_call", "name", "*args", "source_code", "return_type='void'")
+    def _func_call(self, node, a):
+        return self.func_call(node, a)
+
+    # -- not (yet) supported ----------------------------------------------------------------------------
+    def _unsupported(self, node, what, code="E0518", help=None):
+        self.diags.error(code, f"{what} is not supported yet", node.span, help=help)
+        return POISON
+
+
+class _DefaultArg:
+    """A parameter left at its default; `value()` gives the default as a Python constant."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def value(self):
+        if self.text.startswith("'") or self.text.startswith('"'):
+            return self.text[1:-1]
+        if self.text == "None":
+            return None
+        return int(self.text, 0)
+
+
+def is_default(arg) -> bool:
+    return isinstance(arg, _DefaultArg)
+
+
+def ptr_expr(buffer_address):
+    return buffer_address
+
+
+def _suggest(dotted: str, known, prefix: str):
+    guess = did_you_mean(dotted, known)
+    return guess.replace("`", f"`{prefix}.", 1) if guess else None
+
+
+for _name in ("cluster_id", "cta_id_in_cluster", "cta_id_in_pair", "cuda.cluster_sync"):
+    def _make(name):
+        def unsupported(self, node, a):
+            return self._unsupported(node, f"`T.{name}` (thread-block clusters)", "E0406")
+        unsupported.__name__ = "_unsupported_" + name.replace(".", "_")
+        setattr(CallChecker, unsupported.__name__, unsupported)
+        HANDLERS[name] = (unsupported.__name__, ("*args",))
+    _make(_name)
+
+for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative launch"),
+                     ("vectorized", "use `vload` / `vstore` for vector access"),
+                     ("parallel", "use thread ids; CUDA kernels have no parallel loops"),
+                     ("thread_binding", "use `T.thread_id`"),
+                     ("Ramp", "use `vload` / `vstore`"), ("Broadcast", None),
+                     ("SMEMPool", "declare views over one `shared.dyn` arena with `T.decl_buffer`"),
+                     ("TMEMPool", None), ("call_extern", "use `T.cuda.func_call` with its source"),
+                     ("print_buffer", None), ("assume", None), ("launch_thread", "use `T.thread_id`"),
+                     ("attr", None), ("decl_scalar", None), ("ptx", None),
+                     ("cuda.warp_reduce", "write the shuffle loop with `T.tvm_warp_shuffle_xor`"),
+                     ("cuda.cta_reduce", None), ("cuda.thread_rank", None), ("cuda.mbarrier_wait", None)):
+    def _make(name, help):
+        def unsupported(self, node, a):
+            return self._unsupported(node, f"`T.{name}`", help=help)
+        unsupported.__name__ = "_unsupported_" + name.replace(".", "_")
+        setattr(CallChecker, unsupported.__name__, unsupported)
+        HANDLERS[name] = (unsupported.__name__, ("*args",))
+    _make(_name, _help)

@@ -1,0 +1,614 @@
+"""The kernel IR shared by check, lower and emit.
+
+Expressions are typed frozen dataclasses; the constructor functions at the end
+(`add`, `mul`, ...) fold constants as nodes are built, so every stage sees
+simplified arithmetic. The checker produces buffer-level statements
+(BufferStore, Allocate, ...); lowering replaces them with storage-level ones
+(Store into a named C array, ArrayDecl ...) that the printer prints as they are.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Callable, Union
+
+from .dtypes import BOOL, INT32, DType
+from .source import Span
+
+NOWHERE = Span("<generated>", 0, 0, 0, 0)
+
+
+def _span_field():
+    return field(default=NOWHERE, compare=False, repr=False)
+
+
+# ---- expressions -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Expr:
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class IntImm(Expr):
+    value: int
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class FloatImm(Expr):
+    value: float
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Var(Expr):
+    """A C scalar variable: kernel parameter, thread id, loop variable or let."""
+    name: str
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Builtin(Expr):
+    """A CUDA built-in register such as threadIdx.x, read as int."""
+    name: str
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    op: str  # + - * / floordiv floormod truncdiv truncmod << >> & | ^ < <= > >= == != && ||
+    a: Expr
+    b: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class UnaryOp(Expr):
+    op: str  # - ! ~
+    a: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Select(Expr):
+    cond: Expr
+    a: Expr
+    b: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Cast(Expr):
+    a: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Reinterpret(Expr):
+    a: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """A call of a C function or helper, already named in C."""
+    func: str
+    args: tuple[Expr, ...]
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class StrImm(Expr):
+    """A string argument (printf formats); printed as a C string literal."""
+    value: str
+    span: Span = _span_field()
+
+
+# -- buffer-level (from the checker) --
+
+@dataclass(frozen=True)
+class BufferLoad(Expr):
+    buffer: "Buffer"
+    indices: tuple[Expr, ...]
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class BufferVecLoad(Expr):
+    """`B.vload([i], dtype=...)`: dtype is the vector type."""
+    buffer: "Buffer"
+    indices: tuple[Expr, ...]
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class BufferAddress(Expr):
+    """`B.ptr_to([i])`, `T.address_of(B[i])`, or `B.data` (no indices)."""
+    buffer: "Buffer"
+    indices: tuple[Expr, ...] | None
+    span: Span = _span_field()
+
+
+# -- storage-level (from lowering) --
+
+@dataclass(frozen=True)
+class Load(Expr):
+    storage: "Storage"
+    index: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class VecLoad(Expr):
+    storage: "Storage"
+    index: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Address(Expr):
+    """&storage[index], or the storage pointer itself when index is None."""
+    storage: "Storage"
+    index: Expr | None
+    span: Span = _span_field()
+
+
+# ---- buffers and storage ------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class Storage:
+    """One C object that holds data: a pointer parameter, an array, the arena, a typed view pointer."""
+    name: str
+    dtype: DType
+    scope: str  # global shared shared.dyn local
+    kind: str  # param static array arena view_pointer
+    size: int | None = None  # elements, for arrays
+    align: int = 0
+    base: "Storage | None" = None  # for view_pointer: the storage it points into
+    readonly: bool = False
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A memory layout of a buffer: `layout.py` builds and applies these."""
+    shard: tuple  # of layout.Iter
+    replica: tuple = ()
+    offset: tuple = ()  # of (axis, value)
+    swizzle: tuple | None = None  # (per_element, swizzle_len, atom_len, inner) for ComposeLayout
+    text: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Buffer:
+    name: str
+    shape: tuple[Expr, ...]
+    dtype: DType
+    scope: str
+    storage: Storage | None
+    layout: Layout | None = None  # None: dense row-major
+    elem_offset: Expr = None
+    align: int = 64
+    span: Span = _span_field()
+    scalar: bool = False  # the scalar sugar: read and written by name
+    allocated_addr: Expr | None = None  # tmem column offset
+
+    def __post_init__(self):
+        if self.elem_offset is None:
+            object.__setattr__(self, "elem_offset", IntImm(INT32, 0))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def const_shape(self) -> tuple[int, ...] | None:
+        if all(isinstance(e, IntImm) for e in self.shape):
+            return tuple(e.value for e in self.shape)
+        return None
+
+
+# ---- statements -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Stmt:
+    pass
+
+
+@dataclass(frozen=True)
+class Seq(Stmt):
+    body: tuple[Stmt, ...]
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Block(Stmt):
+    """A braced C block: keeps the declarations of one unrolled iteration apart."""
+    body: Stmt
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Evaluate(Stmt):
+    value: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class LetStmt(Stmt):
+    """An immutable C local: `int half = m * 2;` (also thread ids)."""
+    var: Var
+    value: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class For(Stmt):
+    var: Var
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: Stmt
+    kind: str = "serial"  # serial unroll (expanded by lowering) pragma_unroll no_unroll
+    unroll_factor: int = 0
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    cond: Expr
+    body: Stmt
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    cond: Expr
+    then: Stmt
+    orelse: Stmt | None
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Continue(Stmt):
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Return(Stmt):
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Trap(Stmt):
+    """`assert cond` in device code: trap when cond is false."""
+    cond: Expr
+    message: str
+    span: Span = _span_field()
+
+
+# -- buffer-level --
+
+@dataclass(frozen=True)
+class Allocate(Stmt):
+    buffer: Buffer
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class DeclView(Stmt):
+    """A buffer declared over existing storage; lowering may need a typed pointer for it."""
+    buffer: Buffer
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class BufferStore(Stmt):
+    buffer: Buffer
+    indices: tuple[Expr, ...]
+    value: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class BufferVecStore(Stmt):
+    buffer: Buffer
+    indices: tuple[Expr, ...]
+    value: Expr
+    span: Span = _span_field()
+
+
+# -- storage-level --
+
+@dataclass(frozen=True)
+class ArrayDecl(Stmt):
+    storage: Storage
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class PointerDecl(Stmt):
+    storage: Storage  # kind view_pointer
+    offset: Expr  # elements of storage.dtype from the base storage's start, or bytes when byte_offset
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class Store(Stmt):
+    storage: Storage
+    index: Expr
+    value: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class VecStore(Stmt):
+    storage: Storage
+    index: Expr
+    value: Expr
+    span: Span = _span_field()
+
+
+# ---- kernels ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Param:
+    name: str  # C name: A_ptr for buffers, the source name for scalars
+    kind: str  # buffer scalar extent
+    dtype: DType
+    buffer: Buffer | None = None
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    """Everything the launcher, the printer and `tirxc info` need about one kernel."""
+    name: str  # the source function name
+    symbol: str  # the CUDA symbol
+    params: tuple[Param, ...]
+    grid: tuple[Expr, Expr, Expr]
+    block: tuple[Expr, Expr, Expr]
+    static_shared_bytes: int
+    dynamic_shared_bytes: int
+    min_arch: int  # e.g. 80, 90, 100
+    arch_suffix: str  # "" or "a"
+    arena: tuple = ()  # (buffer name, byte start, byte end, dtype name)
+    launch_bounds: int | None = None
+
+
+# ---- constructors that fold ---------------------------------------------------------
+
+def const(value, dtype: DType) -> Expr:
+    if dtype.is_float:
+        return FloatImm(dtype, float(value))
+    return IntImm(dtype, int(value))
+
+
+def is_const(e: Expr, value=None) -> bool:
+    if isinstance(e, (IntImm, FloatImm)):
+        return value is None or e.value == value
+    return False
+
+
+def _wrap(value: int, dtype: DType) -> int:
+    """Two's-complement wrap of a folded integer to the dtype's width."""
+    if dtype.is_bool:
+        return int(bool(value))
+    bits = dtype.bits
+    value &= (1 << bits) - 1
+    if dtype.kind == "int" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def _floordiv(a: int, b: int) -> int:
+    return a // b
+
+
+def _truncdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+_FOLD = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "floordiv": _floordiv, "floormod": lambda a, b: a % b,
+    "truncdiv": _truncdiv, "truncmod": lambda a, b: a - _truncdiv(a, b) * b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "&&": lambda a, b: bool(a) and bool(b), "||": lambda a, b: bool(a) or bool(b),
+    "min": min, "max": max, "/": lambda a, b: a / b,
+}
+COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
+    """Build a binary operation, folding constants and identities."""
+    dtype = BOOL if op in COMPARISONS or op in ("&&", "||") else a.dtype
+    if is_const(a) and is_const(b):
+        if op in ("floordiv", "floormod", "truncdiv", "truncmod", "/") and b.value == 0:
+            return BinOp(dtype, op, a, b, span)
+        try:
+            value = _FOLD[op](a.value, b.value)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            return BinOp(dtype, op, a, b, span)
+        if dtype.is_float:
+            return FloatImm(dtype, float(value), span)
+        if op in ("<<", ">>") and not 0 <= b.value < dtype.bits:
+            return BinOp(dtype, op, a, b, span)
+        return IntImm(dtype, _wrap(int(value), dtype), span)
+    if dtype.is_float and op not in COMPARISONS:
+        # Floating-point identities are only safe for exact cases that keep NaN and -0.0 behaviour.
+        if op == "*" and (is_const(b, 1.0)):
+            return a
+        if op == "*" and is_const(a, 1.0):
+            return b
+        return BinOp(dtype, op, a, b, span)
+    if op == "+":
+        if is_const(b, 0):
+            return a
+        if is_const(a, 0):
+            return b
+        # (x + c1) + c2 -> x + (c1 + c2): keeps unrolled indices tidy
+        if is_const(b) and isinstance(a, BinOp) and a.op == "+" and is_const(a.b):
+            return binop("+", a.a, const(a.b.value + b.value, a.dtype), span)
+    elif op == "-":
+        if is_const(b, 0):
+            return a
+        if is_const(b) and b.value < 0 and a.dtype.is_signed:
+            return binop("+", a, const(-b.value, a.dtype), span)
+    elif op == "*":
+        if is_const(b, 1):
+            return a
+        if is_const(a, 1):
+            return b
+        if is_const(a, 0) or is_const(b, 0):
+            return const(0, dtype)
+    elif op in ("floordiv", "truncdiv"):
+        if is_const(b, 1):
+            return a
+    elif op in ("floormod", "truncmod"):
+        if is_const(b, 1):
+            return const(0, dtype)
+    elif op == "&&":
+        if is_const(a):
+            return b if a.value else const(0, BOOL)
+        if is_const(b) and b.value:
+            return a
+    elif op == "||":
+        if is_const(a):
+            return const(1, BOOL) if a.value else b
+        if is_const(b) and not b.value:
+            return a
+    return BinOp(dtype, op, a, b, span)
+
+
+def add(a: Expr, b: Expr) -> Expr:
+    return binop("+", a, b)
+
+
+def mul(a: Expr, b: Expr) -> Expr:
+    return binop("*", a, b)
+
+
+def unary(op: str, a: Expr, span: Span = NOWHERE) -> Expr:
+    if is_const(a):
+        if op == "-":
+            return const(-a.value, a.dtype) if a.dtype.is_float else IntImm(a.dtype, _wrap(-a.value, a.dtype), span)
+        if op == "!":
+            return IntImm(BOOL, int(not a.value), span)
+        if op == "~" and a.dtype.is_int:
+            return IntImm(a.dtype, _wrap(~a.value, a.dtype), span)
+    if op == "!" and isinstance(a, UnaryOp) and a.op == "!":
+        return a.a
+    return UnaryOp(BOOL if op == "!" else a.dtype, op, a, span)
+
+
+def cast(dtype: DType, a: Expr, span: Span = NOWHERE) -> Expr:
+    if a.dtype == dtype:
+        return a
+    if is_const(a) and dtype.lanes == 1 and a.dtype.lanes == 1:
+        if dtype.is_float:
+            return FloatImm(dtype, float(a.value), span)
+        if dtype.is_bool:
+            return IntImm(dtype, int(bool(a.value)), span)
+        if dtype.is_int and isinstance(a, IntImm):
+            return IntImm(dtype, _wrap(a.value, dtype), span)
+    return Cast(dtype, a, span)
+
+
+def select(cond: Expr, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
+    if is_const(cond):
+        return a if cond.value else b
+    return Select(a.dtype, cond, a, b, span)
+
+
+# ---- traversal ----------------------------------------------------------------------------
+
+def map_expr(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
+    """Rebuild an expression bottom-up; fn may return a replacement for a node (or None)."""
+    replaced = fn(e)
+    if replaced is not None:
+        return replaced
+    if isinstance(e, BinOp):
+        return binop(e.op, map_expr(e.a, fn), map_expr(e.b, fn), e.span)
+    if isinstance(e, UnaryOp):
+        return unary(e.op, map_expr(e.a, fn), e.span)
+    if isinstance(e, Select):
+        return select(map_expr(e.cond, fn), map_expr(e.a, fn), map_expr(e.b, fn), e.span)
+    if isinstance(e, Cast):
+        return cast(e.dtype, map_expr(e.a, fn), e.span)
+    if isinstance(e, Reinterpret):
+        return Reinterpret(e.dtype, map_expr(e.a, fn), e.span)
+    if isinstance(e, Call):
+        return Call(e.dtype, e.func, tuple(map_expr(a, fn) for a in e.args), e.span)
+    if isinstance(e, (BufferLoad, BufferVecLoad)):
+        return type(e)(e.dtype, e.buffer, tuple(map_expr(i, fn) for i in e.indices), e.span)
+    if isinstance(e, BufferAddress):
+        indices = None if e.indices is None else tuple(map_expr(i, fn) for i in e.indices)
+        return BufferAddress(e.dtype, e.buffer, indices, e.span)
+    if isinstance(e, (Load, VecLoad)):
+        return type(e)(e.dtype, e.storage, map_expr(e.index, fn), e.span)
+    if isinstance(e, Address):
+        return Address(e.dtype, e.storage, None if e.index is None else map_expr(e.index, fn), e.span)
+    return e
+
+
+def walk_expr(e: Expr):
+    """Every node of an expression, parents before children."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        yield node
+        for f in fields(node):
+            item = getattr(node, f.name)
+            if isinstance(item, Expr):
+                stack.append(item)
+            elif isinstance(item, tuple):
+                stack.extend(x for x in item if isinstance(x, Expr))
+
+
+def substitute(e: Expr, mapping: dict[str, Expr]) -> Expr:
+    return map_expr(e, lambda n: mapping.get(n.name) if isinstance(n, Var) else None)
+
+
+def seq(stmts) -> Stmt:
+    flat: list[Stmt] = []
+    for s in stmts:
+        if s is None:
+            continue
+        if isinstance(s, Seq):
+            flat.extend(s.body)
+        else:
+            flat.append(s)
+    return flat[0] if len(flat) == 1 else Seq(tuple(flat))
+
+
+def stmt_children(s: Stmt) -> list[Stmt]:
+    if isinstance(s, Seq):
+        return list(s.body)
+    if isinstance(s, (For, While)):
+        return [s.body]
+    if isinstance(s, If):
+        return [s.then] + ([s.orelse] if s.orelse is not None else [])
+    return []
+
+
+def stmt_exprs(s: Stmt) -> list[Expr]:
+    out = []
+    for f in fields(s):
+        item = getattr(s, f.name)
+        if isinstance(item, Expr):
+            out.append(item)
+        elif isinstance(item, tuple):
+            out.extend(x for x in item if isinstance(x, Expr))
+    return out
+
+
+def with_body(s: Stmt, **changes) -> Stmt:
+    return replace(s, **changes)

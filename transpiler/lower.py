@@ -1,0 +1,429 @@
+"""Lowering: checked kernels to storage-level IR plus a LaunchSpec per kernel.
+
+Buffers become C storage (pointer parameters, `__shared__` arrays, the one
+extern arena, register arrays, typed view pointers); element accesses become
+index expressions through the buffer's layout and elem_offset; `T.unroll`
+loops are expanded; floor division is made exact in C; declarations nobody
+reads are dropped. Nothing here produces text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from . import ir
+from . import layout as layouts
+from .check import CheckedModule, Kernel
+from .diagnostics import Diagnostics
+from .dtypes import BOOL, FLOAT32, INT32, VOID, DType, header
+from .intrinsics import c_math_name
+from .ptx import HELPERS
+
+BASE_ARCH = 75  # the oldest architecture CUDA 13 compiles for
+
+
+@dataclass
+class LoweredKernel:
+    spec: ir.LaunchSpec
+    body: ir.Stmt
+    arena: ir.Storage | None
+
+
+@dataclass
+class Program:
+    source_name: str
+    kernels: list[LoweredKernel]
+    func_sources: dict[str, str]
+    helpers: list[str]
+    headers: list[str]
+    min_arch: int
+    arch_suffix: str
+
+
+# ---- facts -----------------------------------------------------------------------------------
+
+def nonneg(e: ir.Expr, facts: set[str]) -> bool:
+    """Whether e is provably >= 0 (DECISIONS 7)."""
+    if e.dtype.kind in ("uint", "bool"):
+        return True
+    if isinstance(e, (ir.IntImm, ir.FloatImm)):
+        return e.value >= 0
+    if isinstance(e, ir.Var):
+        return e.name in facts
+    if isinstance(e, ir.Builtin):
+        return True
+    if isinstance(e, ir.Cast):
+        return e.a.dtype.is_int and nonneg(e.a, facts) and e.a.dtype.bits <= e.dtype.bits
+    if isinstance(e, ir.BinOp):
+        if e.op in ("+", "*", "floordiv", "truncdiv", "truncmod", "min", "max", ">>", "|", "^"):
+            return nonneg(e.a, facts) and nonneg(e.b, facts)
+        if e.op == "floormod":
+            return nonneg(e.b, facts)
+        if e.op == "&":
+            return nonneg(e.a, facts) or nonneg(e.b, facts)
+        if e.op in ir.COMPARISONS or e.op in ("&&", "||"):
+            return True
+    if isinstance(e, ir.Select):
+        return nonneg(e.a, facts) and nonneg(e.b, facts)
+    if isinstance(e, ir.Call) and e.func == "__shfl_sync":
+        return nonneg(e.args[1], facts)
+    return False
+
+
+def _pow2(e: ir.Expr) -> int | None:
+    if isinstance(e, ir.IntImm) and e.value > 0 and e.value & (e.value - 1) == 0:
+        return e.value.bit_length() - 1
+    return None
+
+
+class KernelLowerer:
+    def __init__(self, kernel: Kernel, module: CheckedModule, diags: Diagnostics):
+        self.kernel = kernel
+        self.module = module
+        self.diags = diags
+        self.facts = set(kernel.nonneg)
+        self.declared_pointers: set[int] = set()
+
+    # -- expressions ---------------------------------------------------------------------------------
+    def expr(self, e: ir.Expr) -> ir.Expr:
+        return ir.map_expr(e, self._rewrite)
+
+    def _rewrite(self, e: ir.Expr):
+        if isinstance(e, ir.BufferLoad):
+            return ir.Load(e.dtype, e.buffer.storage, self.index(e.buffer, e.indices), e.span)
+        if isinstance(e, ir.BufferVecLoad):
+            return ir.VecLoad(e.dtype, e.buffer.storage, self.index(e.buffer, e.indices), e.span)
+        if isinstance(e, ir.BufferAddress):
+            index = None if e.indices is None else self.index(e.buffer, e.indices)
+            if index is None and not isinstance(e.buffer.elem_offset, ir.IntImm) or \
+                    (index is None and e.buffer.elem_offset.value != 0):
+                index = self.expr(e.buffer.elem_offset)
+            return ir.Address(e.dtype, e.buffer.storage, index, e.span)
+        if isinstance(e, ir.BinOp) and e.op in ("floordiv", "floormod"):
+            return self.division(e)
+        if isinstance(e, ir.Call) and e.func.startswith("math:"):
+            return self.math(e)
+        return None
+
+    def index(self, buf: ir.Buffer, indices) -> ir.Expr:
+        coords = [self.expr(i) for i in indices]
+        return self.expr(layouts.memory_index(buf.layout, coords, buf.shape, buf.elem_offset))
+
+    def division(self, e: ir.BinOp) -> ir.Expr:
+        a, b = self.expr(e.a), self.expr(e.b)
+        if e.dtype.is_float:
+            floor = ir.Call(e.dtype, "math:floor", (ir.binop("/", a, b),))
+            if e.op == "floordiv":
+                return self.math(floor)
+            return ir.binop("-", a, ir.binop("*", b, self.math(floor)))
+        if nonneg(a, self.facts) and nonneg(b, self.facts):
+            return ir.binop("truncdiv" if e.op == "floordiv" else "truncmod", a, b, e.span)
+        shift = _pow2(b)
+        if shift is not None:
+            if e.op == "floordiv":
+                return ir.binop(">>", a, ir.IntImm(b.dtype, shift), e.span)
+            return ir.binop("&", a, ir.IntImm(b.dtype, b.value - 1), e.span)
+        helper = "tirx_floordiv" if e.op == "floordiv" else "tirx_floormod"
+        return ir.Call(e.dtype, helper, (a, b), e.span)
+
+    def math(self, e: ir.Call) -> ir.Expr:
+        name = e.func[len("math:"):]
+        args = tuple(self.expr(a) for a in e.args)
+        dtype = args[0].dtype
+        if name == "sigmoid":
+            one = ir.const(1, dtype if not dtype.bits == 16 else FLOAT32)
+            x = args[0] if dtype.bits != 16 else ir.cast(FLOAT32, args[0])
+            value = ir.binop("/", one, ir.binop("+", one, self.math(ir.Call(x.dtype, "math:exp", (ir.unary("-", x),)))))
+            return ir.cast(dtype, value)
+        c_name, via_float = c_math_name(name, dtype)
+        if via_float:
+            widened = tuple(ir.cast(FLOAT32, a) for a in args)
+            result = ir.Call(FLOAT32 if e.dtype == dtype else e.dtype, c_name, widened, e.span)
+            return ir.cast(e.dtype, result)
+        return ir.Call(e.dtype, c_name, args, e.span)
+
+    # -- statements ----------------------------------------------------------------------------------------
+    def stmt(self, s: ir.Stmt) -> ir.Stmt | None:
+        if isinstance(s, ir.Seq):
+            return ir.seq(self.stmt(x) for x in s.body)
+        if isinstance(s, ir.Allocate):
+            storage = s.buffer.storage
+            if storage.kind == "arena":
+                return None  # declared once at the top of the kernel
+            return ir.ArrayDecl(storage, s.span)
+        if isinstance(s, ir.DeclView):
+            storage = s.buffer.storage
+            if storage.kind == "view_pointer" and id(storage) not in self.declared_pointers:
+                self.declared_pointers.add(id(storage))
+                return ir.PointerDecl(storage, ir.IntImm(INT32, 0), s.span)
+            return None
+        if isinstance(s, ir.BufferStore):
+            return ir.Store(s.buffer.storage, self.index(s.buffer, s.indices), self.expr(s.value), s.span)
+        if isinstance(s, ir.BufferVecStore):
+            return ir.VecStore(s.buffer.storage, self.index(s.buffer, s.indices), self.expr(s.value), s.span)
+        if isinstance(s, ir.LetStmt):
+            value = self.expr(s.value)
+            if nonneg(value, self.facts):
+                self.facts.add(s.var.name)
+            return ir.LetStmt(s.var, value, s.span)
+        if isinstance(s, ir.Evaluate):
+            return ir.Evaluate(self.expr(s.value), s.span)
+        if isinstance(s, ir.If):
+            cond = self.expr(s.cond)
+            if ir.is_const(cond):
+                return self.stmt(s.then) if cond.value else (self.stmt(s.orelse) if s.orelse else None)
+            then = self.stmt(s.then) or ir.Seq(())
+            orelse = self.stmt(s.orelse) if s.orelse is not None else None
+            return ir.If(cond, then, orelse, s.span)
+        if isinstance(s, ir.While):
+            return ir.While(self.expr(s.cond), self.stmt(s.body) or ir.Seq(()), s.span)
+        if isinstance(s, ir.For):
+            return self.loop(s)
+        if isinstance(s, ir.Trap):
+            return ir.Trap(self.expr(s.cond), s.message, s.span)
+        return s
+
+    def loop(self, s: ir.For) -> ir.Stmt | None:
+        start, stop, step = self.expr(s.start), self.expr(s.stop), self.expr(s.step)
+        if s.kind == "unroll":
+            out = []
+            for value in range(start.value, stop.value, step.value):
+                body = substitute_stmt(s.body, {s.var.name: ir.IntImm(s.var.dtype, value)})
+                lowered = self.stmt(body)
+                if lowered is None:
+                    continue
+                out.append(ir.Block(lowered) if declares(lowered) else lowered)
+            return ir.seq(out) if out else None
+        if ir.is_const(start) and ir.is_const(stop) and start.value >= stop.value and ir.is_const(step) \
+                and step.value > 0:
+            return None
+        body = self.stmt(s.body) or ir.Seq(())
+        return ir.For(s.var, start, stop, step, body, s.kind, s.unroll_factor, s.span)
+
+    # -- the kernel ---------------------------------------------------------------------------------------
+    def run(self) -> LoweredKernel:
+        k = self.kernel
+        body = self.stmt(k.body) or ir.Seq(())
+        body = drop_unused(body)
+        readonly = readonly_params(body, k.params)
+        params = []
+        for p in k.params:
+            if p.kind == "buffer" and p.buffer is not None and p.buffer.storage.name in readonly:
+                object.__setattr__(p.buffer.storage, "readonly", True)
+            params.append(p)
+        arena = k.arena.storage if k.arena is not None else None
+        if arena is not None and not storage_used(body, arena):
+            arena = None
+        if arena is not None:
+            align = max([arena.align] + [v.align for v in k.views])
+            object.__setattr__(arena, "align", align)
+        block = [self.expr(e) for e in k.block]
+        threads = 1
+        for e in block:
+            threads = threads * e.value if isinstance(e, ir.IntImm) and threads is not None else None
+        arena_map = tuple((v.name, *(_byte_range(v))) for v in [k.arena] + k.views if v is not None)
+        spec = ir.LaunchSpec(
+            name=k.name, symbol=f"{k.name}_kernel", params=tuple(params),
+            grid=tuple(self.expr(e) for e in k.grid), block=tuple(block),
+            static_shared_bytes=k.static_shared_bytes, dynamic_shared_bytes=k.arena_bytes if arena else 0,
+            min_arch=max(BASE_ARCH, k.min_arch), arch_suffix=k.arch_suffix, arena=arena_map,
+            launch_bounds=threads if threads and threads > 1 else None)
+        return LoweredKernel(spec, body, arena)
+
+
+def _byte_range(buf: ir.Buffer) -> tuple[int, int]:
+    if not isinstance(buf.elem_offset, ir.IntImm):
+        return (-1, -1)
+    start = buf.elem_offset.value * buf.dtype.nbytes
+    extent = 1
+    for e in buf.shape:
+        extent *= e.value if isinstance(e, ir.IntImm) else 0
+    return start, start + extent * buf.dtype.nbytes
+
+
+# ---- statement utilities ---------------------------------------------------------------------------
+
+def substitute_stmt(s: ir.Stmt, mapping: dict[str, ir.Expr]) -> ir.Stmt:
+    def sub(e):
+        return ir.substitute(e, mapping)
+    if isinstance(s, ir.Seq):
+        return ir.Seq(tuple(substitute_stmt(x, mapping) for x in s.body), s.span)
+    if isinstance(s, ir.Block):
+        return ir.Block(substitute_stmt(s.body, mapping), s.span)
+    if isinstance(s, (ir.BufferStore, ir.BufferVecStore)):
+        return type(s)(s.buffer, tuple(sub(i) for i in s.indices), sub(s.value), s.span)
+    if isinstance(s, ir.LetStmt):
+        return ir.LetStmt(s.var, sub(s.value), s.span)
+    if isinstance(s, ir.Evaluate):
+        return ir.Evaluate(sub(s.value), s.span)
+    if isinstance(s, ir.If):
+        return ir.If(sub(s.cond), substitute_stmt(s.then, mapping),
+                     substitute_stmt(s.orelse, mapping) if s.orelse is not None else None, s.span)
+    if isinstance(s, ir.While):
+        return ir.While(sub(s.cond), substitute_stmt(s.body, mapping), s.span)
+    if isinstance(s, ir.For):
+        return ir.For(s.var, sub(s.start), sub(s.stop), sub(s.step), substitute_stmt(s.body, mapping), s.kind,
+                      s.unroll_factor, s.span)
+    if isinstance(s, ir.Trap):
+        return ir.Trap(sub(s.cond), s.message, s.span)
+    if isinstance(s, ir.DeclView):
+        buf = s.buffer
+        if not isinstance(buf.elem_offset, ir.IntImm):
+            return ir.DeclView(replace(buf, elem_offset=sub(buf.elem_offset)), s.span)
+    return s
+
+
+def declares(s: ir.Stmt) -> bool:
+    """Whether a statement list declares C names at its own level."""
+    items = s.body if isinstance(s, ir.Seq) else (s,)
+    return any(isinstance(x, (ir.LetStmt, ir.ArrayDecl, ir.PointerDecl)) for x in items)
+
+
+def all_stmts(s: ir.Stmt):
+    stack = [s]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        yield node
+        if isinstance(node, ir.Seq):
+            stack.extend(reversed(node.body))
+        elif isinstance(node, ir.Block):
+            stack.append(node.body)
+        elif isinstance(node, (ir.For, ir.While)):
+            stack.append(node.body)
+        elif isinstance(node, ir.If):
+            stack.append(node.orelse)
+            stack.append(node.then)
+
+
+def all_exprs(s: ir.Stmt):
+    for node in all_stmts(s):
+        for e in ir.stmt_exprs(node):
+            yield from ir.walk_expr(e)
+        if isinstance(node, ir.For):
+            yield node.var
+
+
+def used_names(s: ir.Stmt) -> tuple[set[str], set[int]]:
+    names, storages = set(), set()
+    for e in all_exprs(s):
+        if isinstance(e, ir.Var):
+            names.add(e.name)
+        elif isinstance(e, (ir.Load, ir.VecLoad, ir.Address)):
+            storages.add(id(e.storage))
+            if e.storage.base is not None:
+                storages.add(id(e.storage.base))
+    for node in all_stmts(s):
+        if isinstance(node, (ir.Store, ir.VecStore)):
+            storages.add(id(node.storage))
+            if node.storage.base is not None:
+                storages.add(id(node.storage.base))
+    return names, storages
+
+
+def storage_used(s: ir.Stmt, storage: ir.Storage) -> bool:
+    return id(storage) in used_names(s)[1]
+
+
+def drop_unused(body: ir.Stmt) -> ir.Stmt:
+    """Remove declarations nothing reads (nvcc warns about them), until none is left."""
+    while True:
+        names, storages = used_names(body)
+        reads = _read_storages(body)
+        read_vars = _read_vars(body)
+
+        def keep(node):
+            if isinstance(node, ir.LetStmt):
+                return node.var.name in read_vars
+            if isinstance(node, ir.ArrayDecl):
+                return id(node.storage) in reads
+            if isinstance(node, ir.PointerDecl):
+                return id(node.storage) in storages
+            if isinstance(node, (ir.Store, ir.VecStore)) and node.storage.scope == "local":
+                return id(node.storage) in reads
+            return True
+        new = _filter(body, keep)
+        if new == body:
+            return body
+        body = new
+
+
+def _read_storages(body) -> set[int]:
+    out = set()
+    for e in all_exprs(body):
+        if isinstance(e, (ir.Load, ir.VecLoad, ir.Address)):
+            out.add(id(e.storage))
+            if e.storage.base is not None:
+                out.add(id(e.storage.base))
+    for node in all_stmts(body):
+        if isinstance(node, (ir.Store, ir.VecStore)) and node.storage.scope != "local":
+            out.add(id(node.storage))
+        if isinstance(node, ir.PointerDecl):
+            out.add(id(node.storage.base))
+    return out
+
+
+def _read_vars(body) -> set[str]:
+    """Variables read anywhere (a let's own name does not count as a read)."""
+    out = set()
+    for node in all_stmts(body):
+        exprs = [node.value] if isinstance(node, ir.LetStmt) else ir.stmt_exprs(node)
+        for e in exprs:
+            out.update(x.name for x in ir.walk_expr(e) if isinstance(x, ir.Var))
+    return out
+
+
+def _filter(s: ir.Stmt, keep) -> ir.Stmt:
+    if isinstance(s, ir.Seq):
+        return ir.Seq(tuple(_filter(x, keep) for x in s.body if keep(x)), s.span)
+    if isinstance(s, ir.Block):
+        return ir.Block(_filter(s.body, keep), s.span)
+    if isinstance(s, ir.For):
+        return replace(s, body=_filter(s.body, keep))
+    if isinstance(s, ir.While):
+        return replace(s, body=_filter(s.body, keep))
+    if isinstance(s, ir.If):
+        return replace(s, then=_filter(s.then, keep), orelse=_filter(s.orelse, keep) if s.orelse else None)
+    return s if keep(s) else ir.Seq(())
+
+
+def readonly_params(body: ir.Stmt, params) -> set[str]:
+    written = set()
+    for node in all_stmts(body):
+        if isinstance(node, (ir.Store, ir.VecStore)):
+            written.add(node.storage.name)
+    for e in all_exprs(body):
+        if isinstance(e, ir.Address):
+            written.add(e.storage.name)  # a pointer may be written through
+    return {p.name for p in params if p.kind == "buffer" and p.name not in written}
+
+
+# ---- the program --------------------------------------------------------------------------------------
+
+def lower(module: CheckedModule, diags: Diagnostics) -> Program:
+    kernels = [KernelLowerer(k, module, diags).run() for k in module.kernels]
+    helpers, dtypes = [], []
+    for lk in kernels:
+        for e in all_exprs(lk.body):
+            if isinstance(e, ir.Call) and e.func in HELPERS and e.func not in helpers:
+                helpers.append(e.func)
+            dtypes.append(e.dtype)
+        for node in all_stmts(lk.body):
+            if isinstance(node, (ir.ArrayDecl, ir.PointerDecl)):
+                dtypes.append(node.storage.dtype)
+        dtypes.extend(p.dtype for p in lk.spec.params)
+    headers = []
+    for dtype in dtypes:
+        if dtype.kind not in ("void", "handle"):
+            h = header(dtype)
+            if h and h not in headers:
+                headers.append(h)
+    if any(isinstance(e, ir.FloatImm) and (e.value != e.value or e.value in (float("inf"), float("-inf")))
+           for lk in kernels for e in all_exprs(lk.body)):
+        headers.append("math_constants.h")
+    order = ["cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h", "math_constants.h"]
+    headers.sort(key=order.index)
+    helpers.sort(key=list(HELPERS).index)
+    min_arch = max([BASE_ARCH] + [k.spec.min_arch for k in kernels] + [HELPERS[h][0] for h in helpers])
+    suffix = "a" if any(k.spec.arch_suffix == "a" for k in kernels) else ""
+    return Program(module.source.name, kernels, dict(module.func_sources), helpers, headers, min_arch, suffix)

@@ -1,0 +1,104 @@
+"""Source text and spans: the only room that knows about lines and columns."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from bisect import bisect_right
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of one source file; lines and columns are 1-based, end_col exclusive."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def to(self, other: "Span") -> "Span":
+        """The span covering self and everything up to the end of other."""
+        return Span(self.file, self.line, self.col, other.end_line, other.end_col)
+
+
+@dataclass(frozen=True)
+class DecodeProblem:
+    """Why raw bytes could not be taken as source text, and where."""
+
+    message: str
+    line: int
+    col: int
+
+
+class SourceFile:
+    """The text of one `.tx` file, normalised to LF line ends, with line lookup."""
+
+    def __init__(self, name: str, text: str):
+        self.name = name
+        self.text = text
+        self._line_starts = [0]
+        for index, char in enumerate(text):
+            if char == "\n":
+                self._line_starts.append(index + 1)
+
+    @classmethod
+    def from_bytes(cls, name: str, data: bytes) -> tuple["SourceFile", DecodeProblem | None]:
+        """Decode UTF-8 (a BOM is dropped, CRLF and CR become LF).
+
+        Undecodable bytes are replaced so that later stages still have text to
+        point at; the returned problem says where the first bad byte was.
+        """
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        problem = None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            prefix = data[: err.start].decode("utf-8", errors="replace")
+            prefix = prefix.replace("\r\n", "\n").replace("\r", "\n")
+            line = prefix.count("\n") + 1
+            col = len(prefix) - (prefix.rfind("\n") + 1) + 1
+            problem = DecodeProblem(f"invalid UTF-8 byte 0x{data[err.start]:02x}", line, col)
+            text = data.decode("utf-8", errors="replace")
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if problem is None and "\x00" in text:
+            index = text.index("\x00")
+            line = text.count("\n", 0, index) + 1
+            col = index - (text.rfind("\n", 0, index) + 1) + 1
+            problem = DecodeProblem("the file contains a NUL byte (is it a binary file?)", line, col)
+        return cls(name, text), problem
+
+    @property
+    def line_count(self) -> int:
+        count = len(self._line_starts)
+        if self.text.endswith("\n"):
+            count -= 1
+        return max(count, 1)
+
+    def line_text(self, line: int) -> str:
+        if line < 1 or line > len(self._line_starts):
+            return ""
+        start = self._line_starts[line - 1]
+        end = self.text.find("\n", start)
+        return self.text[start:] if end < 0 else self.text[start:end]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, col) of a character offset."""
+        line = bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
+
+    def span(self, line: int, col: int, end_line: int | None = None, end_col: int | None = None) -> Span:
+        if end_line is None:
+            end_line = line
+        if end_col is None:
+            end_col = col + 1
+        return Span(self.name, line, col, end_line, end_col)
+
+    def end_span(self) -> Span:
+        """A span on the last line of the file, for errors at end of input."""
+        line = self.line_count
+        text = self.line_text(line)
+        col = len(text) + 1 if text.strip() else 1
+        return Span(self.name, line, col, line, col + 1)
