@@ -29,6 +29,8 @@ _C_OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "truncdiv": "/", "truncmod": "
 def float32_text(value: float) -> str:
     """The shortest decimal that reads back as the same float32."""
     target = struct.pack("<f", value)
+    if struct.pack("<f", float(repr(value))) == target and len(repr(value)) <= 12:
+        return _decimal(repr(value))
     for digits in range(1, 10):
         text = f"{value:.{digits}g}"
         if struct.pack("<f", float(text)) == target:

@@ -179,7 +179,10 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
                                                "elem_offset=None", "scope='global'", "align=-1",
                                                "offset_factor=0", "layout='default'"), "T.Buffer")
             handle = Handle(param.name, param.span)
+            self.args.append(ir.Param(param.name, "pending", UINT32, None, param.span))
             buf = self.param_buffer(handle, annotation, args) if args is not None else POISON
+            if isinstance(buf, ir.Buffer):
+                buf = self.attach_param(param.name, buf, param.name, param.span)
             self.bind(param.name, Binding(buf, "buffer", param.span))
             return
         kind = self.elab(annotation)
@@ -201,8 +204,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         self.bind(param.name, Binding(POISON, "param", param.span))
 
     def new_param_buffer(self, handle: Handle, shape, dtype, layout, elem_offset, align, span):
-        buf_name = handle.name if handle.name not in self.handles else None
-        return ir.Buffer(buf_name or "", shape, dtype, "global", None, layout, elem_offset, align, span)
+        return ir.Buffer("", shape, dtype, "global", None, layout, elem_offset, align, span)
 
     def finish_params(self) -> None:
         """C parameter order (DECISIONS 8): buffer pointers, scalars, then symbolic extents."""
@@ -256,12 +258,10 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
                                  notes=[Note("defined here", self.binding(name).span)])
                 return
             val = self.elab(stmt.value)
-            if isinstance(val, ir.Buffer):
+            if isinstance(val, ir.Buffer) and val.storage is None:
                 handle = self.handle_of(stmt.value)
-                val = replace(val, name=name)
-                if handle is not None:
-                    self.handles.pop(handle, None)
-                    self.attach_param(handle, val, stmt)
+                self.handles.pop(handle, None)
+                val = self.attach_param(handle, val, name, stmt.span)
                 self.bind(name, Binding(val, "buffer", stmt.target.span))
                 return
             if isinstance(val, _SymbolicPending):
@@ -288,15 +288,15 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
                 return kw.value.id
         return None
 
-    def attach_param(self, handle: str, buf: ir.Buffer, stmt) -> None:
-        storage = ir.Storage(self.fresh(buf.name + "_ptr"), buf.dtype, "global", "param", None, buf.align)
-        buf_with_storage = replace(buf, storage=storage)
-        object.__setattr__(buf, "storage", storage)  # the bound name and the parameter share one buffer
+    def attach_param(self, handle: str, buf: ir.Buffer, name: str, span) -> ir.Buffer:
+        """Give a parameter buffer its pointer parameter, named after the buffer (`A_ptr`)."""
+        storage = ir.Storage(self.fresh(name + "_ptr"), buf.dtype, "global", "param", None, buf.align)
+        buf = replace(buf, name=name, storage=storage)
         for i, p in enumerate(self.args):
             if p.name == handle and p.kind == "pending":
-                self.args[i] = ir.Param(storage.name, "buffer", buf.dtype, buf, stmt.span)
-                return
-        self.diags.error("E0511", f"`{handle}` is not a handle parameter of this kernel", stmt.value.span)
+                self.args[i] = ir.Param(storage.name, "buffer", buf.dtype, buf, span)
+                break
+        return buf
 
     def symbolic_var(self, dtype: DType, node):
         if self.device:

@@ -1,0 +1,52 @@
+# tirxc developer tasks. `make demo` and `make test` are the two set-up commands
+# of a fresh clone (README); both create the virtual environment on first use.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+TIRXC := $(BIN)/tirxc
+SAMPLES := $(wildcard samples/*.tx)
+BUILD := build
+CUDA_OUT := $(patsubst samples/%.tx,$(BUILD)/%.cu,$(SAMPLES))
+LAUNCHERS := $(patsubst samples/%.tx,$(BUILD)/%.py,$(SAMPLES))
+
+.PHONY: demo samples test golden-check update-golden bench bench-gpu docs clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+# Transpile every sample into build/ (the main job).
+demo: samples
+	@echo "transpiled $(words $(SAMPLES)) samples into $(BUILD)/"
+
+samples: $(CUDA_OUT) $(LAUNCHERS)
+
+# One rule makes both outputs of a sample; only stale files are rebuilt and
+# writes are atomic, so `make -j` is safe.
+$(BUILD)/%.cu $(BUILD)/%.py: samples/%.tx $(BIN)/.installed | $(BUILD)
+	$(TIRXC) $< -o $(BUILD)/$*.cu --launcher $(BUILD)/$*.py
+
+$(BUILD):
+	mkdir -p $@
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest -q
+
+# Regenerate every sample's CUDA and diff it against the reviewed golden files.
+golden-check: $(BIN)/.installed
+	$(BIN)/python -m pytest -q tests/emit/test_golden.py
+
+update-golden: $(BIN)/.installed
+	$(BIN)/python -m pytest -q tests/emit/test_golden.py --update-golden
+
+docs: $(BIN)/.installed
+	$(BIN)/python -m transpiler.codes docs/errors.md
+
+bench: $(BIN)/.installed
+	$(BIN)/python bench/transpile.py
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,36 @@
+"""Shared fixtures: paths, a compile helper, and the --update-golden flag."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from transpiler.driver import compile_source
+from transpiler.source import SourceFile
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite tests/golden/*.cu from the current output instead of comparing")
+
+
+@pytest.fixture
+def update_golden(request) -> bool:
+    return request.config.getoption("--update-golden")
+
+
+def transpile(text: str, name: str = "kernel.tx", **options):
+    """Run the pipeline on text; returns the driver Result."""
+    return compile_source(SourceFile(name, text), **options)
+
+
+def errors(result) -> list[tuple[int, int, str]]:
+    return [(d.span.line, d.span.col, d.code) for d in result.diagnostics if d.severity == "error"]
+
+
+def has_nvcc() -> bool:
+    return shutil.which("nvcc") is not None
