@@ -120,10 +120,24 @@ def compile_command(kernel, output, emit, launcher_path, check_only, arch, line_
         write_atomic(output, text)
 
 
+# Subcommands live in their own modules; `tirxc FILE` stays the plain compile
+# command, as users of nvcc-like tools expect.
+SUBCOMMANDS = {"run": "transpiler.run:run_command"}
+
+
 def main(argv=None) -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = compile_command
+    if args and args[0] in SUBCOMMANDS:
+        import importlib
+        module, _, attr = SUBCOMMANDS[args[0]].partition(":")
+        command = getattr(importlib.import_module(module), attr)
+        prog = f"tirxc {args.pop(0)}"
+    else:
+        prog = "tirxc"
     try:
-        compile_command.main(args=argv, prog_name="tirxc", standalone_mode=True)
+        command.main(args=args, prog_name=prog, standalone_mode=True)
     except KeyboardInterrupt:
         sys.stderr.write("tirxc: interrupted\n")
         sys.exit(130)
