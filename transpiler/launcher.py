@@ -1,6 +1,133 @@
-"""The CuPy launcher: one self-contained Python module per .tx file (DECISIONS 20)."""
+"""The CuPy launcher: one self-contained Python module per .tx file (DECISIONS 20).
+
+This module turns each kernel's LaunchSpec into plain data (names, dtypes,
+shapes, strides, the grid as a Python expression) and renders
+templates/launcher.py.j2, which holds the runtime code. Every name or string
+that reaches the generated Python goes through repr(), so nothing from the
+.tx file can inject code.
+"""
 from __future__ import annotations
 
+from . import __version__, ir
+from . import layout as layouts
+from .emit import _environment
+from .lower import Program
 
-def render_launcher(program, cuda: str, module_name: str | None = None) -> str:
-    raise NotImplementedError
+# Host-side arithmetic over symbolic extents and scalar parameters, in Python.
+_PY_OPS = {"+": "+", "-": "-", "*": "*", "floordiv": "//", "floormod": "%", "truncdiv": "//", "truncmod": "%",
+           "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
+
+
+class HostExprError(ValueError):
+    pass
+
+
+def py_expr(e: ir.Expr) -> str:
+    """A host-side integer expression as Python source; variables come from the dict `v`."""
+    if isinstance(e, ir.IntImm):
+        return str(e.value)
+    if isinstance(e, ir.Var):
+        return f"v[{e.name!r}]"
+    if isinstance(e, ir.BinOp) and e.op in _PY_OPS:
+        return f"({py_expr(e.a)} {_PY_OPS[e.op]} {py_expr(e.b)})"
+    if isinstance(e, ir.BinOp) and e.op in ("min", "max"):
+        return f"{e.op}({py_expr(e.a)}, {py_expr(e.b)})"
+    if isinstance(e, ir.Cast) and e.dtype.is_int:
+        return py_expr(e.a)
+    raise HostExprError(f"cannot evaluate {type(e).__name__} on the host")
+
+
+class PyCode(str):
+    """Python source produced by py_expr, rendered as code rather than as a string."""
+
+
+def py_literal(value) -> str:
+    """A Python literal for plain data; PyCode entries become `lambda v: ...`."""
+    if isinstance(value, PyCode):
+        return f"lambda v: {value}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {py_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        items = [py_literal(v) for v in value]
+        if isinstance(value, tuple):
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        return "[" + ", ".join(items) + "]"
+    return repr(value)
+
+
+def _dim(e: ir.Expr):
+    """A shape or stride entry: an int, a symbolic extent's name, or an expression."""
+    if isinstance(e, ir.IntImm):
+        return e.value
+    if isinstance(e, ir.Var):
+        return e.name
+    return PyCode(py_expr(e))
+
+
+def array_strides(buf: ir.Buffer):
+    """Element strides an argument array must have, or None when dense row-major.
+
+    A layout whose shard iters pair one-to-one with the dimensions is a strided
+    array; other layouts cannot be described by strides (an error at launch).
+    """
+    if buf.layout is None:
+        return None
+    shard = buf.layout.shard
+    if len(shard) != len(buf.shape) or any(it.axis != "m" for it in shard) or buf.layout.swizzle:
+        return "unsupported"
+    for it, extent in zip(shard, buf.shape):
+        if it.extent != extent:
+            return "unsupported"
+    strides = tuple(_dim(it.stride) for it in shard)
+    dense = tuple(_dim(s) for s in layouts.row_major_strides(buf.shape))
+    return None if strides == dense else strides
+
+
+def base_offset(buf: ir.Buffer) -> int:
+    """Elements between the kernel's pointer and the array's element (0, ..., 0)."""
+    offset = buf.elem_offset.value if isinstance(buf.elem_offset, ir.IntImm) else 0
+    if buf.layout is not None:
+        for axis, value in buf.layout.offset:
+            if axis == "m" and isinstance(value, ir.IntImm):
+                offset += value.value
+    return offset
+
+
+def kernel_data(spec: ir.LaunchSpec) -> dict:
+    params = []
+    for p in spec.params:
+        if p.kind == "buffer":
+            buf = p.buffer
+            params.append({"name": buf.name, "c_name": p.name, "kind": "buffer", "dtype": buf.dtype.name,
+                           "shape": tuple(_dim(e) for e in buf.shape), "strides": array_strides(buf),
+                           "offset": base_offset(buf), "align": buf.align, "itemsize": buf.dtype.nbytes,
+                           "readonly": buf.storage.readonly})
+        else:
+            params.append({"name": p.name, "c_name": p.name, "kind": p.kind, "dtype": p.dtype.name})
+    order = [next(q for q in params if q["c_name"] == name) for name in spec.arg_order]
+    grid = "(" + ", ".join(py_expr(e) for e in spec.grid) + ")"
+    block = tuple(e.value for e in spec.block)
+    return {
+        "name": spec.name, "symbol": spec.symbol,
+        "args": [q["name"] for q in order],
+        "params": params,
+        "grid": grid, "block": block,
+        "static_shared": spec.static_shared_bytes, "dynamic_shared": spec.dynamic_shared_bytes,
+        "arch": spec.min_arch, "suffix": spec.arch_suffix,
+    }
+
+
+def render_launcher(program: Program, cuda: str, module_name: str | None = None) -> str:
+    template = _environment().get_template("launcher.py.j2")
+    kernels = [kernel_data(lk.spec) for lk in program.kernels]
+    source = program.source_name.replace("\\", "/").rsplit("/", 1)[-1]
+    return template.render(version=__version__, source=source, source_repr=repr(source),
+                           cuda_repr=_literal(cuda), kernels=kernels, repr=repr, literal=py_literal,
+                           arch=program.min_arch, suffix=repr(program.arch_suffix))
+
+
+def _literal(text: str) -> str:
+    """The CUDA text as a Python string literal that stays readable."""
+    if '"""' not in text and "\\" not in text and not text.endswith('"'):
+        return '"""\\\n' + text + '"""'
+    return repr(text)

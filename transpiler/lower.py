@@ -223,10 +223,11 @@ class KernelLowerer:
         arena_map = tuple((v.name, *(_byte_range(v))) for v in [k.arena] + k.views if v is not None)
         spec = ir.LaunchSpec(
             name=k.name, symbol=f"{k.name}_kernel", params=tuple(params),
-            grid=tuple(self.expr(e) for e in k.grid), block=tuple(block),
+            grid=tuple(k.grid), block=tuple(block),  # host-side: floor division stays `//`
             static_shared_bytes=k.static_shared_bytes, dynamic_shared_bytes=k.arena_bytes if arena else 0,
             min_arch=max(BASE_ARCH, k.min_arch), arch_suffix=k.arch_suffix, arena=arena_map,
-            launch_bounds=threads if threads and threads > 1 else None)
+            launch_bounds=threads if threads and threads > 1 else None,
+            arg_order=tuple(p.name for p in k.args))
         return LoweredKernel(spec, body, arena)
 
 

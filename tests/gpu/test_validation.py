@@ -1,0 +1,62 @@
+"""The launcher rejects bad arguments before anything reaches the GPU."""
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture
+def saxpy(launcher_for):
+    return launcher_for("saxpy").saxpy
+
+
+def test_wrong_dtype_is_rejected(saxpy):
+    import cupy
+    x, y = cupy.zeros(128, cupy.float64), cupy.zeros(128, cupy.float32)
+    with pytest.raises(TypeError, match=r"argument 'x' must have dtype float32.*'<f8'"):
+        saxpy(2.0, x, y)
+
+
+def test_inconsistent_extent_is_rejected(saxpy):
+    import cupy
+    with pytest.raises(ValueError, match=r"extent 'n' is 128 .* argument 'y' has shape \(127,\)"):
+        saxpy(2.0, cupy.zeros(128, cupy.float32), cupy.zeros(127, cupy.float32))
+
+
+def test_non_contiguous_is_rejected(saxpy):
+    import cupy
+    x = cupy.zeros(256, cupy.float32)[::2]
+    with pytest.raises(ValueError, match=r"argument 'x' must be contiguous"):
+        saxpy(2.0, x, cupy.zeros(128, cupy.float32))
+
+
+def test_misaligned_is_rejected(launcher_for):
+    import cupy
+    copy = launcher_for("float4_copy").float4_copy
+    a = cupy.zeros((9, 4), cupy.float32).ravel()[1:33].reshape(8, 4)
+    with pytest.raises(ValueError, match=r"argument 'A' must be 16-byte aligned"):
+        copy(a, cupy.zeros((8, 4), cupy.float32))
+
+
+def test_host_array_is_rejected(saxpy):
+    import cupy
+    import numpy
+    with pytest.raises(TypeError, match=r"argument 'x' must be a GPU array"):
+        saxpy(2.0, numpy.zeros(8, numpy.float32), cupy.zeros(8, cupy.float32))
+
+
+def test_torch_tensors_are_accepted(saxpy):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    y = torch.ones(1000, dtype=torch.float32, device="cuda")
+    saxpy(2.0, x, y)
+    torch.cuda.synchronize()
+    assert torch.allclose(y, 2.0 * torch.arange(1000, dtype=torch.float32, device="cuda") + 1)
+
+
+def test_large_dynamic_shared_memory_sets_the_attribute(launcher_for):
+    kernel = launcher_for("dyn_smem_large").dyn_smem_large
+    assert kernel.spec["dynamic_shared"] == 65536

@@ -1,0 +1,167 @@
+"""`tirxc run`: transpile, launch on the GPU with deterministic random inputs, time.
+
+Inputs (documented in `tirxc run --help`): buffer parameters are filled from
+NumPy's default_rng(seed): floats uniform in [-1, 1), integers uniform in
+[0, 100), bools at random; symbolic extents take --size; integer scalar
+parameters take 1 and float scalars 1.5 unless given with --scalar NAME=VALUE.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import statistics
+import sys
+from pathlib import Path
+
+import click
+
+from .cli import _read_input, _report, write_atomic
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("TIRXC_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or
+                                                         os.path.expanduser("~/.cache"), "tirxc")
+    return Path(root)
+
+
+def _fail(message: str) -> None:
+    sys.stderr.write(f"tirxc run: {message}\n")
+    sys.exit(1)
+
+
+def _load_launcher(path: Path):
+    spec = importlib.util.spec_from_file_location(f"tirxc_run_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def make_inputs(kernel, size: int, scalars: dict, seed: int):
+    """Arguments in declaration order for one kernel of a generated launcher."""
+    import cupy
+    import numpy
+    rng = numpy.random.default_rng(seed)
+    values = {}
+    for param in kernel.spec["params"]:
+        for dim in param.get("shape", ()):
+            if isinstance(dim, str):
+                values.setdefault(dim, size)
+    args = []
+    for name in kernel.spec["args"]:
+        param = kernel.params[name]
+        if param["kind"] != "buffer":
+            default = 1 if param["dtype"].startswith(("int", "uint")) else 1.5
+            args.append(type(default)(scalars.get(name, default)))
+            values[param["c_name"]] = scalars.get(name, default)
+            continue
+        shape = tuple(kernel._eval(d, values) for d in param["shape"])
+        dtype = numpy.dtype(_numpy_dtype(param["dtype"]))
+        if dtype.kind == "f":
+            host = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+        elif dtype.kind == "b":
+            host = rng.integers(0, 2, size=shape).astype(dtype)
+        else:
+            host = rng.integers(0, 100, size=shape).astype(dtype)
+        args.append(_device_array(host, param, kernel, values))
+    return args
+
+
+def _numpy_dtype(name: str) -> str:
+    return {"bfloat16": "uint16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8",
+            "float8_e8m0fnu": "uint8", "bool": "bool"}.get(name, name)
+
+
+def _device_array(host, param, kernel, values):
+    """A device array with the strides the parameter's layout asks for."""
+    import cupy
+    strides = param["strides"]
+    if strides is None:
+        return cupy.asarray(host)
+    elements = [kernel._eval(s, values) for s in strides]
+    span = 1 + sum((d - 1) * s for d, s in zip(host.shape, elements))
+    backing = cupy.zeros(span, dtype=host.dtype)
+    view = cupy.lib.stride_tricks.as_strided(backing, host.shape, tuple(s * host.itemsize for s in elements))
+    view[...] = cupy.asarray(host)
+    return view
+
+
+def time_kernel(kernel, args, repeat: int) -> list[float]:
+    import cupy
+    for _ in range(3):
+        kernel(*args)
+    cupy.cuda.Device().synchronize()
+    times = []
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    for _ in range(repeat):
+        start.record()
+        kernel(*args)
+        stop.record()
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop) * 1e-3)
+    return times
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=__doc__.split("\n\n", 1)[1])
+@click.argument("kernel_file", metavar="KERNEL.tx")
+@click.option("--kernel", "kernel_name", metavar="NAME", help="Run only this kernel (default: all).")
+@click.option("--repeat", default=100, show_default=True, type=click.IntRange(1, 100000),
+              help="Timed launches per kernel (after 3 warm-up launches).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the random inputs.")
+@click.option("--size", default=1 << 20, show_default=True, type=click.IntRange(1, None),
+              help="Value of every symbolic extent.")
+@click.option("--scalar", "scalar_args", multiple=True, metavar="NAME=VALUE", help="A scalar parameter's value.")
+def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
+    """Transpile KERNEL.tx, launch its kernels on the GPU, and report median times."""
+    from .driver import compile_file
+    name, data = _read_input(kernel_file)
+    scalars = {}
+    for item in scalar_args:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.UsageError(f"--scalar takes NAME=VALUE, got '{item}'")
+        try:
+            scalars[key] = int(value, 0)
+        except ValueError:
+            try:
+                scalars[key] = float(value)
+            except ValueError:
+                raise click.UsageError(f"--scalar {key}: '{value}' is not a number")
+    stem = Path(name).stem if name != "<stdin>" else "stdin"
+    result = compile_file(name, data, until="launcher", launcher_name=stem)
+    _report(result)
+    if not result.ok:
+        sys.exit(1)
+    try:
+        import cupy
+    except ImportError:
+        _fail("CuPy is not installed; install it with `pip install 'tirxc[cuda]'`")
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # CuPy raises its own error types when no driver is present
+        count = 0
+    if count == 0:
+        _fail("no CUDA GPU is available on this machine")
+    digest = hashlib.sha256(result.launcher.encode()).hexdigest()[:16]
+    folder = cache_dir() / digest
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(str(folder / f"{stem}.cu"), result.cuda)
+    write_atomic(str(folder / f"{stem}.py"), result.launcher)
+    module = _load_launcher(folder / f"{stem}.py")
+    names = [k for k in module.KERNELS if kernel_name in (None, k)]
+    if not names:
+        raise click.UsageError(f"no kernel '{kernel_name}' in {name} (kernels: {', '.join(module.KERNELS)})")
+    device = cupy.cuda.Device()
+    props = cupy.cuda.runtime.getDeviceProperties(device.id)
+    click.echo(f"{name} on {props['name'].decode()} (sm_{device.compute_capability}), {repeat} launches, "
+               f"seed {seed}")
+    for kname in names:
+        kernel = getattr(module, kname)
+        args = make_inputs(kernel, size, scalars, seed)
+        grid, block, shared = kernel.launch_config(*args)
+        times = time_kernel(kernel, args, repeat)
+        median = statistics.median(times)
+        moved = sum(a.nbytes for a in args if hasattr(a, "nbytes") and hasattr(a, "__cuda_array_interface__"))
+        bandwidth = moved / median / 1e9 if median > 0 else float("inf")
+        click.echo(f"  {kname}: grid {grid} block {block} dynamic shared {shared} B: median {median * 1e6:.2f} us "
+                   f"(min {min(times) * 1e6:.2f}), {bandwidth:.1f} GB/s over {moved} bytes of buffers")
