@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 import struct
+from fractions import Fraction
 from functools import lru_cache
-from importlib import resources
 
 import jinja2
 
-from . import __version__, ir
-from .dtypes import DType, c_type
+from . import __version__, data_text, ir
+from .dtypes import FLOAT32, DType, c_type
 from .lower import Program
 from .ptx import HELPERS
 
@@ -26,31 +26,85 @@ _C_OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "truncdiv": "/", "truncmod": "
           "&&": "&&", "||": "||"}
 
 
-def float32_text(value: float) -> str:
-    """The shortest decimal that reads back as the same float32."""
-    target = struct.pack("<f", value)
-    if struct.pack("<f", float(repr(value))) == target and len(repr(value)) <= 12:
-        return _decimal(repr(value))
-    for digits in range(1, 10):
-        text = f"{value:.{digits}g}"
-        if struct.pack("<f", float(text)) == target:
+_FLT_MAX = struct.unpack("<f", struct.pack("<I", 0x7F7FFFFF))[0]
+
+
+def _f32_bits(value: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def _f32_from_bits(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def decimal_to_float32(text: str) -> float:
+    """The float32 a C compiler makes of the decimal literal `text` (correctly
+    rounded, nearest even; no double rounding through float64)."""
+    exact = Fraction(text)
+    if exact == 0:
+        return -0.0 if text.lstrip().startswith("-") else 0.0
+    guess = ir.round_float(float(text), FLOAT32)
+    if math.isinf(guess):
+        limit = Fraction(_FLT_MAX) + Fraction(2) ** 103  # FLT_MAX plus half an ulp
+        return guess if abs(exact) >= limit else math.copysign(_FLT_MAX, guess)
+    bits = _f32_bits(guess)
+    candidates = [guess] + [_f32_from_bits(b) for b in (bits - 1, bits + 1) if 0 <= b & 0x7FFFFFFF < 0x7F800000
+                            and (b ^ bits) & 0x80000000 == 0]
+    return min(candidates, key=lambda c: (abs(Fraction(c) - exact), _f32_bits(c) & 1))
+
+
+def _format_decimal(sig: str, exp: int, negative: bool) -> str:
+    """Digits `d.ddd` times 10**exp as C text that always has a `.` (and never `e+`)."""
+    digits = sig.replace(".", "").rstrip("0") or "0"
+    if -4 <= exp < 16:  # positional, like Python's repr
+        if exp >= 0:
+            whole = digits[:exp + 1].ljust(exp + 1, "0")
+            frac = digits[exp + 1:] or "0"
+        else:
+            whole, frac = "0", "0" * (-exp - 1) + digits
+        text = f"{whole}.{frac}"
+    else:
+        text = f"{digits[0]}.{digits[1:] or '0'}e{exp}"
+    return ("-" if negative else "") + text
+
+
+def shortest_text(value: float, roundtrip) -> str:
+    """The shortest decimal text t (at most 17 significant digits) with roundtrip(t) == value."""
+    if value == 0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    for precision in range(1, 18):
+        text = f"{value:.{precision - 1}e}"
+        if roundtrip(text) == value:
             break
-    return _decimal(text)
+    sig, exp = text.split("e")
+    return _format_decimal(sig.lstrip("-"), int(exp), sig.startswith("-"))
+
+
+def float32_text(value: float) -> str:
+    """The shortest decimal that a C compiler reads back as the same float32
+    (the value is first rounded to float32). Without the `f` suffix."""
+    return shortest_text(ir.round_float(value, FLOAT32), decimal_to_float32)
 
 
 def float64_text(value: float) -> str:
-    return _decimal(repr(value))
+    """The shortest decimal that reads back as the same double (Python's repr)."""
+    return shortest_text(value, float)
 
 
-def _decimal(text: str) -> str:
-    if "e" in text or "E" in text:
-        mantissa, exponent = text.lower().split("e")
-        if "." not in mantissa:
-            mantissa += ".0"
-        return f"{mantissa}e{int(exponent)}"
-    if "." not in text and "inf" not in text and "nan" not in text:
-        text += ".0"
-    return text
+def narrow_float_text(value: float, dtype: DType) -> str:
+    """For half / bfloat16, printed as a cast of a float literal: the shortest
+    float32 text whose conversion to dtype gives the value."""
+    target = ir.round_float(value, dtype)
+    return shortest_text(target, lambda t: ir.round_float(decimal_to_float32(t), dtype))
+
+
+def int_text_unsigned(value: int) -> str:
+    """Unsigned constants: hex for bit masks (at most two distinct hex digits,
+    e.g. 0xffffffff, 0xffff0000, 0x55555555), decimal for small or other values."""
+    hex_digits = f"{value:x}"
+    if value >= 0x10000 and len(set(hex_digits)) <= 2:
+        return "0x" + hex_digits
+    return str(value)
 
 
 class CPrinter:
@@ -68,29 +122,33 @@ class CPrinter:
         return getattr(self, "_e_" + type(e).__name__)(e, top)
 
     def _e_IntImm(self, e: ir.IntImm, top):
-        d = e.dtype
+        d, v = e.dtype, e.value
         if d.is_bool:
-            return "true" if e.value else "false"
+            return "true" if v else "false"
         if d.kind == "uint":
-            digits = f"0x{e.value:x}" if e.value >= 0x10000 else str(e.value)
-            return digits + ("u" if d.bits <= 32 else "ull")
-        if d.bits == 64:
-            return f"{e.value}LL"
+            return int_text_unsigned(v) + ("u" if d.bits <= 32 else "ull")
         if d.bits < 32:
-            return f"(({c_type(d)}){e.value})"
-        if e.value == -2 ** 31:
-            return "(-2147483647 - 1)"
-        return str(e.value) if top or e.value >= 0 else f"({e.value})"
+            return f"(({c_type(d)}){v})"
+        if d.bits == 64:
+            text = "(-9223372036854775807LL - 1)" if v == -2 ** 63 else f"{v}LL"
+        else:
+            text = "(-2147483647 - 1)" if v == -2 ** 31 else str(v)
+        return text if top or v >= 0 or text.startswith("(") else f"({text})"
 
     def _e_FloatImm(self, e: ir.FloatImm, top):
-        d, v = e.dtype, e.value
+        d = e.dtype
         wide = d.name == "float64"
+        v = ir.round_float(e.value, d)
         if math.isnan(v):
             text = "CUDART_NAN" if wide else "CUDART_NAN_F"
         elif math.isinf(v):
             text = ("-" if v < 0 else "") + ("CUDART_INF" if wide else "CUDART_INF_F")
+        elif wide:
+            text = float64_text(v)
+        elif d.bits == 16:
+            text = narrow_float_text(v, d) + "f"
         else:
-            text = float64_text(v) if wide else float32_text(v) + "f"
+            text = float32_text(v) + "f"
         if d.name not in ("float32", "float64"):
             return f"(({c_type(d)}){text})"
         if text.startswith("-") and not top:
@@ -130,15 +188,18 @@ class CPrinter:
     def _e_UnaryOp(self, e: ir.UnaryOp, top):
         if e.op == "!":
             return f"!{self.expr(e.a)}" if isinstance(e.a, (ir.Var, ir.Load, ir.Call)) else f"!({self.expr(e.a, True)})"
-        text = f"{e.op}{self.expr(e.a)}"
-        return text if top else f"({text})"
+        inner = self.expr(e.a)
+        if isinstance(e.a, ir.UnaryOp) or inner.startswith(("-", "+", "~", "!")):
+            inner = f"({inner})"  # never `--x`
+        return f"{e.op}{inner}"
 
     def _e_Select(self, e: ir.Select, top):
         text = f"{self.expr(e.cond)} ? {self.expr(e.a)} : {self.expr(e.b)}"
         return text if top else f"({text})"
 
     def _e_Cast(self, e: ir.Cast, top):
-        return f"(({c_type(e.dtype)}){self.expr(e.a)})"
+        text = f"({c_type(e.dtype)}){self.expr(e.a)}"
+        return text if top else f"({text})"
 
     def _e_Reinterpret(self, e: ir.Reinterpret, top):
         return f"(*reinterpret_cast<const {c_type(e.dtype)}*>(&{self.expr(e.a)}))"
@@ -222,9 +283,23 @@ class CPrinter:
             self.emit("#pragma unroll" if s.unroll_factor == -1 else
                       "#pragma unroll 1" if s.unroll_factor == -2 else f"#pragma unroll {s.unroll_factor}")
         v = s.var.name
-        step = f"++{v}" if ir.is_const(s.step, 1) else f"{v} += {self.expr(s.step, True)}"
-        self.emit(f"for ({c_type(s.var.dtype)} {v} = {self.expr(s.start, True)}; {v} < {self.expr(s.stop, True)}; "
-                  f"{step}) {{")
+        stop = self.expr(s.stop)
+        direction = (1 if s.step.value > 0 else -1) if ir.is_const(s.step) else s.direction
+        if ir.is_const(s.step, 1):
+            step = f"++{v}"
+        elif ir.is_const(s.step, -1):
+            step = f"--{v}"
+        elif ir.is_const(s.step) and s.step.value < 0:
+            step = f"{v} -= {self.expr(ir.IntImm(s.step.dtype, -s.step.value), True)}"
+        else:
+            step = f"{v} += {self.expr(s.step, True)}"
+        if direction > 0:
+            cond = f"{v} < {stop}"
+        elif direction < 0:
+            cond = f"{v} > {stop}"
+        else:  # Python's range: the step's sign picks the comparison
+            cond = f"({self.expr(s.step)} > 0) ? ({v} < {stop}) : ({v} > {stop})"
+        self.emit(f"for ({c_type(s.var.dtype)} {v} = {self.expr(s.start, True)}; {cond}; {step}) {{")
         self.body(s.body)
         self.emit("}")
 
@@ -242,7 +317,6 @@ class CPrinter:
         if orelse is None:
             self.emit("}")
         elif isinstance(orelse, ir.If):
-            self.lines[-0:] = self.lines[-0:]
             self.level_close_else_if(orelse)
         else:
             self.emit("} else {")
@@ -290,8 +364,7 @@ def param_text(p: ir.Param) -> str:
 
 @lru_cache(maxsize=None)
 def _environment() -> jinja2.Environment:
-    loader = jinja2.FunctionLoader(
-        lambda name: resources.files("transpiler.templates").joinpath(name).read_text(encoding="utf-8"))
+    loader = jinja2.FunctionLoader(lambda name: data_text("templates", name))
     return jinja2.Environment(loader=loader, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
                               undefined=jinja2.StrictUndefined, autoescape=False)
 
@@ -311,7 +384,6 @@ def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
             "launch_bounds": spec.launch_bounds,
             "params": [param_text(p) for p in spec.params],
             "body": "\n".join(printer.lines),
-            "line": lk.spec.params[0].span.line if False else None,
         })
     return parts
 

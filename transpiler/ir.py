@@ -8,10 +8,12 @@ simplified arithmetic. The checker produces buffer-level statements
 """
 from __future__ import annotations
 
+import math
+import struct
 from dataclasses import dataclass, field, fields, replace
 from typing import Callable, Union
 
-from .dtypes import BOOL, INT32, DType
+from .dtypes import BOOL, INT32, DType, int_range
 from .source import Span
 
 NOWHERE = Span("<generated>", 0, 0, 0, 0)
@@ -250,6 +252,9 @@ class For(Stmt):
     kind: str = "serial"  # serial unroll (expanded by lowering) pragma_unroll no_unroll
     unroll_factor: int = 0
     span: Span = _span_field()
+    # The sign of a non-constant step as lowering proved it: 1 counts up, -1 down,
+    # 0 unknown (the C condition then tests the step's sign, as Python's range does).
+    direction: int = 0
 
 
 @dataclass(frozen=True)
@@ -375,15 +380,43 @@ class LaunchSpec:
     dynamic_shared_bytes: int
     min_arch: int  # e.g. 80, 90, 100
     arch_suffix: str  # "" or "a"
-    arena: tuple = ()  # (buffer name, byte start, byte end, dtype name)
+    arena: tuple = ()  # (buffer name, byte start, byte end)
     launch_bounds: int | None = None
+    arg_order: tuple[str, ...] = ()  # C names of the parameters in the source's declaration order
 
 
 # ---- constructors that fold ---------------------------------------------------------
 
+def round_float(value: float, dtype: DType) -> float:
+    """A Python float rounded to the precision of a float dtype (nearest even;
+    out of range gives an infinity). float64 and formats without a rounding rule
+    here (fp8 and narrower) are returned unchanged."""
+    value = float(value)
+    if math.isnan(value) or math.isinf(value):
+        return value
+    if dtype.bits == 32 or dtype.name == "bfloat16":
+        try:
+            value = struct.unpack("<f", struct.pack("<f", value))[0]
+        except OverflowError:
+            return math.copysign(math.inf, value)
+        if dtype.name == "bfloat16":
+            bits = struct.unpack("<I", struct.pack("<f", value))[0]
+            bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+            if bits & 0x7F800000 == 0x7F800000:
+                return math.copysign(math.inf, value)
+            value = struct.unpack("<f", struct.pack("<I", bits))[0]
+        return value
+    if dtype.bits == 16:
+        try:
+            return struct.unpack("<e", struct.pack("<e", value))[0]
+        except OverflowError:
+            return math.copysign(math.inf, value)
+    return value
+
+
 def const(value, dtype: DType) -> Expr:
     if dtype.is_float:
-        return FloatImm(dtype, float(value))
+        return FloatImm(dtype, round_float(value, dtype))
     return IntImm(dtype, int(value))
 
 
@@ -433,12 +466,15 @@ def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
     if is_const(a) and is_const(b):
         if op in ("floordiv", "floormod", "truncdiv", "truncmod", "/") and b.value == 0:
             return BinOp(dtype, op, a, b, span)
+        av, bv = a.value, b.value
+        if a.dtype.is_float:  # fold in the operands' own precision
+            av, bv = round_float(av, a.dtype), round_float(bv, b.dtype)
         try:
-            value = _FOLD[op](a.value, b.value)
+            value = _FOLD[op](av, bv)
         except (OverflowError, ValueError, ZeroDivisionError):
             return BinOp(dtype, op, a, b, span)
         if dtype.is_float:
-            return FloatImm(dtype, float(value), span)
+            return FloatImm(dtype, round_float(value, dtype), span)
         if op in ("<<", ">>") and not 0 <= b.value < dtype.bits:
             return BinOp(dtype, op, a, b, span)
         return IntImm(dtype, _wrap(int(value), dtype), span)
@@ -454,14 +490,27 @@ def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
             return a
         if is_const(a, 0):
             return b
-        # (x + c1) + c2 -> x + (c1 + c2): keeps unrolled indices tidy
-        if is_const(b) and isinstance(a, BinOp) and a.op == "+" and is_const(a.b):
-            return binop("+", a.a, const(a.b.value + b.value, a.dtype), span)
+        if is_const(b) and dtype.is_int:
+            # Keep unrolled indices tidy: (x + c1) + c2 -> x + (c1 + c2),
+            # (x - c1) + c2 -> x + (c2 - c1), (c1 - x) + c2 -> (c1 + c2) - x.
+            if isinstance(a, BinOp) and a.op == "+" and is_const(a.b):
+                return binop("+", a.a, _iconst(a.b.value + b.value, dtype), span)
+            if isinstance(a, BinOp) and a.op == "-" and is_const(a.b):
+                return binop("+", a.a, _iconst(b.value - a.b.value, dtype), span)
+            if isinstance(a, BinOp) and a.op == "-" and is_const(a.a):
+                return binop("-", _iconst(a.a.value + b.value, dtype), a.b, span)
+            if b.value < 0 and dtype.is_signed and -b.value <= int_range(dtype)[1]:
+                return binop("-", a, _iconst(-b.value, dtype), span)  # x + -c -> x - c
     elif op == "-":
         if is_const(b, 0):
             return a
-        if is_const(b) and b.value < 0 and a.dtype.is_signed:
-            return binop("+", a, const(-b.value, a.dtype), span)
+        if is_const(b) and dtype.is_int:
+            if b.value < 0 and dtype.is_signed and -b.value <= int_range(dtype)[1]:
+                return binop("+", a, _iconst(-b.value, dtype), span)  # x - -c -> x + c
+            if isinstance(a, BinOp) and a.op in ("+", "-") and is_const(a.b):
+                # (x + c1) - c2 -> x + (c1 - c2); (x - c1) - c2 -> x + (-c1 - c2)
+                c1 = a.b.value if a.op == "+" else -a.b.value
+                return binop("+", a.a, _iconst(c1 - b.value, dtype), span)
     elif op == "*":
         if is_const(b, 1):
             return a
@@ -486,6 +535,10 @@ def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
         if is_const(b) and not b.value:
             return a
     return BinOp(dtype, op, a, b, span)
+
+
+def _iconst(value: int, dtype: DType) -> IntImm:
+    return IntImm(dtype, _wrap(value, dtype))
 
 
 def add(a: Expr, b: Expr) -> Expr:
@@ -514,11 +567,15 @@ def cast(dtype: DType, a: Expr, span: Span = NOWHERE) -> Expr:
         return a
     if is_const(a) and dtype.lanes == 1 and a.dtype.lanes == 1:
         if dtype.is_float:
-            return FloatImm(dtype, float(a.value), span)
+            return FloatImm(dtype, round_float(a.value, dtype), span)
         if dtype.is_bool:
             return IntImm(dtype, int(bool(a.value)), span)
         if dtype.is_int and isinstance(a, IntImm):
             return IntImm(dtype, _wrap(a.value, dtype), span)
+        if dtype.is_int and isinstance(a, FloatImm) and math.isfinite(a.value):
+            lo, hi = int_range(dtype)
+            if lo <= math.trunc(a.value) <= hi:  # C truncates toward zero; out of range is undefined
+                return IntImm(dtype, math.trunc(a.value), span)
     return Cast(dtype, a, span)
 
 

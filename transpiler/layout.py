@@ -170,8 +170,8 @@ def linear_index(terms, offset: ir.Expr | None = None) -> ir.Expr:
         if isinstance(coeff, ir.IntImm):
             if coeff.value == 0:
                 continue
-            if isinstance(expr, ir.BinOp) and expr.op == "+" and isinstance(expr.b, ir.IntImm):
-                constant += expr.b.value * coeff.value
+            if isinstance(expr, ir.BinOp) and expr.op in ("+", "-") and isinstance(expr.b, ir.IntImm):
+                constant += (expr.b.value if expr.op == "+" else -expr.b.value) * coeff.value
                 expr = expr.a
             numeric.append((expr, coeff))
         else:

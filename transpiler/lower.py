@@ -8,6 +8,7 @@ reads are dropped. Nothing here produces text.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from . import ir
@@ -193,17 +194,22 @@ class KernelLowerer:
                     continue
                 out.append(ir.Block(lowered) if declares(lowered) else lowered)
             return ir.seq(out) if out else None
-        if ir.is_const(start) and ir.is_const(stop) and start.value >= stop.value and ir.is_const(step) \
-                and step.value > 0:
-            return None
+        if ir.is_const(step):
+            direction = 1 if step.value > 0 else -1
+        else:
+            direction = 1 if nonneg(step, self.facts) else 0
+        if ir.is_const(start) and ir.is_const(stop) and ir.is_const(step) and \
+                (start.value >= stop.value if step.value > 0 else start.value <= stop.value):
+            return None  # an empty range
         body = self.stmt(s.body) or ir.Seq(())
-        return ir.For(s.var, start, stop, step, body, s.kind, s.unroll_factor, s.span)
+        return ir.For(s.var, start, stop, step, body, s.kind, s.unroll_factor, s.span, direction)
 
     # -- the kernel ---------------------------------------------------------------------------------------
     def run(self) -> LoweredKernel:
         k = self.kernel
         body = self.stmt(k.body) or ir.Seq(())
         body = drop_unused(body)
+        body = reuse_source_names(body, self.module.source, self.global_names(body))
         readonly = readonly_params(body, k.params)
         params = []
         for p in k.params:
@@ -229,6 +235,24 @@ class KernelLowerer:
             launch_bounds=threads if threads and threads > 1 else None,
             arg_order=tuple(p.name for p in k.args))
         return LoweredKernel(spec, body, arena)
+
+
+    def global_names(self, body: ir.Stmt) -> set[str]:
+        """C names visible everywhere in the kernel: parameters, storage, called functions."""
+        names = {p.name for p in self.kernel.params}
+        names.update(self.module.func_sources)
+        names.update(HELPERS)
+        if self.kernel.arena is not None:
+            names.add(self.kernel.arena.storage.name)
+        for e in all_exprs(body):
+            if isinstance(e, (ir.Load, ir.VecLoad, ir.Address)):
+                names.add(e.storage.name)
+            elif isinstance(e, ir.Call):
+                names.add(e.func)
+        for node in all_stmts(body):
+            if isinstance(node, (ir.Store, ir.VecStore, ir.ArrayDecl, ir.PointerDecl)):
+                names.add(node.storage.name)
+        return names
 
 
 def _byte_range(buf: ir.Buffer) -> tuple[int, int]:
@@ -271,6 +295,110 @@ def substitute_stmt(s: ir.Stmt, mapping: dict[str, ir.Expr]) -> ir.Stmt:
         if not isinstance(buf.elem_offset, ir.IntImm):
             return ir.DeclView(replace(buf, elem_offset=sub(buf.elem_offset)), s.span)
     return s
+
+
+_SUFFIXED = re.compile(r"(.+)_[0-9]+")
+
+
+def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
+    """Give C scalars back their source names where C scoping allows it.
+
+    The checker makes every C name unique in the kernel, so the second of two
+    sibling loops `for k in ...` becomes `k_1`. C only needs a name to be unique
+    among the declarations in scope: a loop variable or `let` whose name is its
+    source name plus a numeric suffix takes the plain name when no declaration
+    in scope, and nothing inside its own scope, already uses it.
+    """
+    renames: dict[str, str] = {}
+
+    def source_name(var: ir.Var) -> str | None:
+        match = _SUFFIXED.fullmatch(var.name)
+        span = var.span
+        if match is None or span.line <= 0 or span.line != span.end_line:
+            return None
+        text = source.line_text(span.line)[span.col - 1:span.end_col - 1]
+        base = match.group(1)
+        return base if base in (text, text + "_") else None  # `half` is printed `half_`
+
+    def names_in(stmts) -> set[str]:
+        out = set()
+        for st in stmts:
+            for e in all_exprs(st):
+                if isinstance(e, ir.Var):
+                    out.add(renames.get(e.name, e.name))
+            for node in all_stmts(st):
+                if isinstance(node, ir.LetStmt):
+                    out.add(renames.get(node.var.name, node.var.name))
+        return out
+
+    def declare(var: ir.Var, visible: set[str], scope_stmts) -> None:
+        if var.name in renames:  # a copy of an unrolled body: decided once
+            visible.add(renames[var.name])
+            return
+        want = source_name(var)
+        if want is not None and want not in visible and want not in taken \
+                and want not in names_in(scope_stmts):
+            renames[var.name] = want
+        visible.add(renames.get(var.name, var.name))
+
+    def visit(st: ir.Stmt, visible: set[str], rest=()) -> None:
+        """`rest`: the statements after st in its scope (a let's scope runs to their end)."""
+        if isinstance(st, ir.Seq):
+            for i, item in enumerate(st.body):
+                visit(item, visible, tuple(st.body[i + 1:]) + tuple(rest))
+        elif isinstance(st, ir.Block):
+            visit(st.body, set(visible))
+        elif isinstance(st, ir.LetStmt):
+            declare(st.var, visible, (st,) + tuple(rest))
+        elif isinstance(st, ir.For):
+            inner = set(visible)
+            declare(st.var, inner, (st,))
+            visit(st.body, inner)
+        elif isinstance(st, ir.While):
+            visit(st.body, set(visible))
+        elif isinstance(st, ir.If):
+            visit(st.then, set(visible))
+            if st.orelse is not None:
+                visit(st.orelse, set(visible))
+        elif isinstance(st, (ir.ArrayDecl, ir.PointerDecl)):
+            visible.add(st.storage.name)
+
+    visit(body, set())
+    if not renames:
+        return body
+    mapping = {old: new for old, new in renames.items()}
+
+    def rename_var(v: ir.Var) -> ir.Var:
+        return replace(v, name=mapping[v.name]) if v.name in mapping else v
+
+    def sub(e: ir.Expr) -> ir.Expr:
+        return ir.map_expr(e, lambda n: rename_var(n) if isinstance(n, ir.Var) and n.name in mapping else None)
+
+    def rebuild(st: ir.Stmt) -> ir.Stmt:
+        if isinstance(st, ir.LetStmt):
+            return ir.LetStmt(rename_var(st.var), sub(st.value), st.span)
+        if isinstance(st, ir.For):
+            return replace(st, var=rename_var(st.var), start=sub(st.start), stop=sub(st.stop), step=sub(st.step),
+                           body=rebuild(st.body))
+        if isinstance(st, ir.Seq):
+            return ir.Seq(tuple(rebuild(x) for x in st.body), st.span)
+        if isinstance(st, ir.Block):
+            return ir.Block(rebuild(st.body), st.span)
+        if isinstance(st, ir.If):
+            return ir.If(sub(st.cond), rebuild(st.then), rebuild(st.orelse) if st.orelse is not None else None, st.span)
+        if isinstance(st, ir.While):
+            return ir.While(sub(st.cond), rebuild(st.body), st.span)
+        if isinstance(st, (ir.Store, ir.VecStore)):
+            return type(st)(st.storage, sub(st.index), sub(st.value), st.span)
+        if isinstance(st, ir.PointerDecl):
+            return ir.PointerDecl(st.storage, sub(st.offset), st.span)
+        if isinstance(st, ir.Evaluate):
+            return ir.Evaluate(sub(st.value), st.span)
+        if isinstance(st, ir.Trap):
+            return ir.Trap(sub(st.cond), st.message, st.span)
+        return st
+
+    return rebuild(body)
 
 
 def declares(s: ir.Stmt) -> bool:
