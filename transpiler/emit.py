@@ -211,7 +211,7 @@ class CPrinter:
         return f"{e.storage.name}[{self.expr(e.index)}]"
 
     def _e_VecLoad(self, e: ir.VecLoad, top):
-        return f"*({c_type(e.dtype)}*)({self.pointer(e.storage, e.index)})"
+        return f"*({c_type(e.dtype)}*){self.pointer(e.storage, e.index)}"
 
     def _e_Address(self, e: ir.Address, top):
         if e.index is None:
@@ -219,9 +219,10 @@ class CPrinter:
         return f"&{e.storage.name}[{self.expr(e.index)}]"
 
     def pointer(self, storage: ir.Storage, index: ir.Expr) -> str:
+        """The operand of a vector cast: `B_ptr`, or `(B_ptr + i)`."""
         if ir.is_const(index, 0):
             return storage.name
-        return f"{storage.name} + {self.expr(index)}"
+        return f"({storage.name} + {self.expr(index)})"
 
     # -- statements ---------------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -270,7 +271,7 @@ class CPrinter:
         self.emit(f"{s.storage.name}[{self.expr(s.index)}] = {self.expr(s.value, True)};")
 
     def _s_VecStore(self, s: ir.VecStore):
-        self.emit(f"*({c_type(s.value.dtype)}*)({self.pointer(s.storage, s.index)}) = {self.expr(s.value, True)};")
+        self.emit(f"*({c_type(s.value.dtype)}*){self.pointer(s.storage, s.index)} = {self.expr(s.value, True)};")
 
     def _s_LetStmt(self, s: ir.LetStmt):
         self.emit(f"{c_type(s.var.dtype)} {s.var.name} = {self.expr(s.value, True)};")

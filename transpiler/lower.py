@@ -8,6 +8,7 @@ reads are dropped. Nothing here produces text.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 
@@ -210,6 +211,7 @@ class KernelLowerer:
         body = self.stmt(k.body) or ir.Seq(())
         body = drop_unused(body)
         body = reuse_source_names(body, self.module.source, self.global_names(body))
+        align_vector_arrays(body)
         readonly = readonly_params(body, k.params)
         params = []
         for p in k.params:
@@ -230,7 +232,7 @@ class KernelLowerer:
         spec = ir.LaunchSpec(
             name=k.name, symbol=f"{k.name}_kernel", params=tuple(params),
             grid=tuple(k.grid), block=tuple(block),  # host-side: floor division stays `//`
-            static_shared_bytes=k.static_shared_bytes, dynamic_shared_bytes=k.arena_bytes if arena else 0,
+            static_shared_bytes=static_shared_bytes(body), dynamic_shared_bytes=k.arena_bytes if arena else 0,
             min_arch=max(BASE_ARCH, k.min_arch), arch_suffix=k.arch_suffix, arena=arena_map,
             launch_bounds=threads if threads and threads > 1 else None,
             arg_order=tuple(p.name for p in k.args))
@@ -253,6 +255,36 @@ class KernelLowerer:
             if isinstance(node, (ir.Store, ir.VecStore, ir.ArrayDecl, ir.PointerDecl)):
                 names.add(node.storage.name)
         return names
+
+
+def static_shared_bytes(body: ir.Stmt) -> int:
+    """Bytes of the `__shared__` arrays that survived dead-code removal."""
+    arrays = {id(n.storage): n.storage for n in all_stmts(body)
+              if isinstance(n, ir.ArrayDecl) and n.storage.scope == "shared"}
+    return sum(st.size * st.dtype.nbytes for st in arrays.values())
+
+
+def align_vector_arrays(body: ir.Stmt) -> None:
+    """A register or static shared array read or written as a vector (`*(float4*)r_ptr`)
+    must be aligned to the vector's size; local arrays otherwise keep their natural
+    alignment (DECISIONS 12)."""
+    need: dict[int, tuple[ir.Storage, int]] = {}
+
+    def note(storage: ir.Storage, dtype) -> None:
+        while storage.kind == "view_pointer" and storage.base is not None:
+            storage = storage.base  # a typed view is aligned as the array it points into
+        if storage.kind == "array":
+            old = need.get(id(storage), (storage, 0))[1]
+            need[id(storage)] = (storage, max(old, dtype.nbytes))
+    for e in all_exprs(body):
+        if isinstance(e, ir.VecLoad):
+            note(e.storage, e.dtype)
+    for node in all_stmts(body):
+        if isinstance(node, ir.VecStore):
+            note(node.storage, node.value.dtype)
+    for storage, nbytes in need.values():
+        if storage.align < nbytes:
+            object.__setattr__(storage, "align", nbytes)
 
 
 def _byte_range(buf: ir.Buffer) -> tuple[int, int]:
@@ -468,7 +500,7 @@ def drop_unused(body: ir.Stmt) -> ir.Stmt:
                 return id(node.storage) in reads
             if isinstance(node, ir.PointerDecl):
                 return id(node.storage) in storages
-            if isinstance(node, (ir.Store, ir.VecStore)) and node.storage.scope == "local":
+            if isinstance(node, (ir.Store, ir.VecStore)) and _private_array(node.storage):
                 return id(node.storage) in reads
             return True
         new = _filter(body, keep)
@@ -478,18 +510,33 @@ def drop_unused(body: ir.Stmt) -> ir.Stmt:
 
 
 def _read_storages(body) -> set[int]:
+    """Storage whose contents matter: read, addressed, or visible outside the kernel.
+    An array's reads inside stores into itself (`s_ptr[0] = s_ptr[0] + 1.0f`) do
+    not count: such an array is still dead when nothing else reads it."""
     out = set()
-    for e in all_exprs(body):
-        if isinstance(e, (ir.Load, ir.VecLoad, ir.Address)):
-            out.add(id(e.storage))
-            if e.storage.base is not None:
-                out.add(id(e.storage.base))
+
+    def note(e: ir.Expr, own: ir.Storage | None) -> None:
+        for x in ir.walk_expr(e):
+            if isinstance(x, (ir.Load, ir.VecLoad, ir.Address)) and x.storage is not own:
+                out.add(id(x.storage))
+                if x.storage.base is not None:
+                    out.add(id(x.storage.base))
     for node in all_stmts(body):
-        if isinstance(node, (ir.Store, ir.VecStore)) and node.storage.scope != "local":
+        store = isinstance(node, (ir.Store, ir.VecStore))
+        own = node.storage if store and _private_array(node.storage) else None
+        for e in ir.stmt_exprs(node):
+            note(e, own)
+        if store and own is None:
             out.add(id(node.storage))
         if isinstance(node, ir.PointerDecl):
             out.add(id(node.storage.base))
     return out
+
+
+def _private_array(storage: ir.Storage) -> bool:
+    """A register or static shared array: only this kernel's own loads can observe
+    it, so stores nobody reads are dead (nvcc: "set but never used")."""
+    return storage.kind == "array" and storage.scope in ("local", "shared")
 
 
 def _read_vars(body) -> set[str]:
@@ -503,8 +550,10 @@ def _read_vars(body) -> set[str]:
 
 
 def _filter(s: ir.Stmt, keep) -> ir.Stmt:
+    """Drop what `keep` rejects, then statements left with nothing to do."""
     if isinstance(s, ir.Seq):
-        return ir.Seq(tuple(_filter(x, keep) for x in s.body if keep(x)), s.span)
+        items = (_filter(x, keep) for x in s.body if keep(x))
+        return ir.Seq(tuple(x for x in items if not _empty(x)), s.span)
     if isinstance(s, ir.Block):
         return ir.Block(_filter(s.body, keep), s.span)
     if isinstance(s, ir.For):
@@ -514,6 +563,24 @@ def _filter(s: ir.Stmt, keep) -> ir.Stmt:
     if isinstance(s, ir.If):
         return replace(s, then=_filter(s.then, keep), orelse=_filter(s.orelse, keep) if s.orelse else None)
     return s if keep(s) else ir.Seq(())
+
+
+def _empty(s: ir.Stmt) -> bool:
+    """A statement without effect: an empty block, or a `for` / `if` whose bodies are
+    empty and whose bounds or condition call nothing (a `while` may never end: kept)."""
+    if isinstance(s, ir.Seq):
+        return all(_empty(x) for x in s.body)
+    if isinstance(s, ir.Block):
+        return _empty(s.body)
+    if isinstance(s, ir.For):
+        return _empty(s.body) and _pure(s.start, s.stop, s.step)
+    if isinstance(s, ir.If):
+        return _empty(s.then) and (s.orelse is None or _empty(s.orelse)) and _pure(s.cond)
+    return False
+
+
+def _pure(*exprs: ir.Expr) -> bool:
+    return not any(isinstance(x, ir.Call) for e in exprs for x in ir.walk_expr(e))
 
 
 def readonly_params(body: ir.Stmt, params) -> set[str]:
@@ -547,8 +614,8 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
             h = header(dtype)
             if h and h not in headers:
                 headers.append(h)
-    if any(isinstance(e, ir.FloatImm) and (e.value != e.value or e.value in (float("inf"), float("-inf")))
-           for lk in kernels for e in all_exprs(lk.body)):
+    if any(isinstance(e, ir.FloatImm) and not math.isfinite(ir.round_float(e.value, e.dtype))
+           for lk in kernels for e in all_exprs(lk.body)):  # printed as CUDART_INF_F / CUDART_NAN_F
         headers.append("math_constants.h")
     order = ["cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h", "math_constants.h"]
     headers.sort(key=order.index)

@@ -1,0 +1,250 @@
+"""ir.py's folding constructors: constants fold with C semantics in the
+operand dtype (two's-complement wrap, floor vs truncating division, float32
+precision), identities drop, and the reassociations that keep unrolled
+indices tidy are exact."""
+from __future__ import annotations
+
+import math
+import struct
+
+import pytest
+
+from tests.lower.evaluate import evaluate
+from transpiler import ir
+from transpiler.dtypes import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, parse_dtype
+
+FLOAT16 = parse_dtype("float16")
+BFLOAT16 = parse_dtype("bfloat16")
+INT8 = parse_dtype("int8")
+
+
+def i32(v):
+    return ir.IntImm(INT32, v)
+
+
+def f32(v):
+    return ir.FloatImm(FLOAT32, v)
+
+
+X = ir.Var(INT32, "x")
+Y = ir.Var(INT32, "y")
+F = ir.Var(FLOAT32, "f")
+
+
+def as_f32(v: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+# ---- integer constants -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("op, a, b, result", [
+    ("+", 2, 3, 5), ("-", 2, 3, -1), ("*", -4, 3, -12),
+    ("floordiv", -7, 2, -4), ("floormod", -7, 2, 1), ("floordiv", 7, -2, -4), ("floormod", 7, -2, -1),
+    ("truncdiv", -7, 2, -3), ("truncmod", -7, 2, -1), ("truncdiv", 7, -2, -3), ("truncmod", 7, -2, 1),
+    ("<<", 1, 4, 16), (">>", -16, 2, -4), ("&", 12, 10, 8), ("|", 12, 10, 14), ("^", 12, 10, 6),
+    ("min", 3, -2, -2), ("max", 3, -2, 3),
+    ("+", 2 ** 31 - 1, 1, -2 ** 31),          # int32 wraps as the C code would
+    ("*", 65536, 65536, 0),
+])
+def test_int_folding(op, a, b, result):
+    out = ir.binop(op, i32(a), i32(b))
+    assert out == i32(result)
+
+
+def test_unsigned_wraps():
+    assert ir.binop("-", ir.IntImm(UINT32, 0), ir.IntImm(UINT32, 1)) == ir.IntImm(UINT32, 0xFFFFFFFF)
+
+
+def test_int64_does_not_wrap_at_32_bits():
+    big = ir.binop("*", ir.IntImm(INT64, 65536), ir.IntImm(INT64, 65536))
+    assert big == ir.IntImm(INT64, 1 << 32)
+
+
+@pytest.mark.parametrize("op", ["floordiv", "floormod", "truncdiv", "truncmod"])
+def test_division_by_zero_is_not_folded(op):
+    out = ir.binop(op, i32(1), i32(0))
+    assert isinstance(out, ir.BinOp) and out.op == op
+
+
+@pytest.mark.parametrize("op, b", [("<<", 32), ("<<", -1), (">>", 40)])
+def test_out_of_range_shift_is_not_folded(op, b):
+    assert isinstance(ir.binop(op, i32(1), i32(b)), ir.BinOp)
+
+
+def test_comparisons_and_logic_give_bool():
+    assert ir.binop("<", i32(1), i32(2)) == ir.IntImm(BOOL, 1)
+    assert ir.binop("==", i32(1), i32(2)) == ir.IntImm(BOOL, 0)
+    cond = ir.binop("<", X, Y)
+    assert cond.dtype == BOOL
+    assert ir.binop("&&", ir.IntImm(BOOL, 1), cond) is cond
+    assert ir.binop("&&", ir.IntImm(BOOL, 0), cond) == ir.IntImm(BOOL, 0)
+    assert ir.binop("||", ir.IntImm(BOOL, 1), cond) == ir.IntImm(BOOL, 1)
+    assert ir.binop("||", cond, ir.IntImm(BOOL, 0)) is cond
+
+
+# ---- identities --------------------------------------------------------------------------------------
+
+def test_integer_identities():
+    assert ir.binop("+", X, i32(0)) is X
+    assert ir.binop("+", i32(0), X) is X
+    assert ir.binop("-", X, i32(0)) is X
+    assert ir.binop("*", X, i32(1)) is X
+    assert ir.binop("*", i32(1), X) is X
+    assert ir.binop("*", X, i32(0)) == i32(0)
+    assert ir.binop("floordiv", X, i32(1)) is X
+    assert ir.binop("floormod", X, i32(1)) == i32(0)
+
+
+def test_float_identities_keep_nan_and_negative_zero():
+    assert ir.binop("*", F, f32(1.0)) is F
+    assert ir.binop("*", f32(1.0), F) is F
+    assert isinstance(ir.binop("+", F, f32(0.0)), ir.BinOp)  # -0.0 + 0.0 is +0.0
+    assert isinstance(ir.binop("*", F, f32(0.0)), ir.BinOp)  # NaN * 0 is NaN
+
+
+# ---- reassociation of constants -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("build, expected", [
+    (lambda: ir.binop("+", ir.binop("+", X, i32(3)), i32(4)), ("+", 7)),
+    (lambda: ir.binop("+", ir.binop("-", X, i32(3)), i32(5)), ("+", 2)),
+    (lambda: ir.binop("+", ir.binop("-", X, i32(5)), i32(3)), ("-", 2)),
+    (lambda: ir.binop("-", ir.binop("+", X, i32(5)), i32(7)), ("-", 2)),
+    (lambda: ir.binop("-", ir.binop("-", X, i32(3)), i32(4)), ("-", 7)),
+    (lambda: ir.binop("+", X, i32(-3)), ("-", 3)),
+    (lambda: ir.binop("-", X, i32(-3)), ("+", 3)),
+])
+def test_constants_gather(build, expected):
+    out = build()
+    assert isinstance(out, ir.BinOp) and out.a is X and (out.op, out.b.value) == expected
+
+
+def test_constant_minus_x_plus_constant():
+    out = ir.binop("+", ir.binop("-", i32(8191), X), i32(8192))
+    assert out == ir.BinOp(INT32, "-", i32(16383), X)
+
+
+def test_gathered_constants_cancel():
+    assert ir.binop("+", ir.binop("-", X, i32(1)), i32(1)) is X
+
+
+def test_int_min_is_not_negated():
+    out = ir.binop("+", X, i32(-2 ** 31))
+    assert out == ir.BinOp(INT32, "+", X, i32(-2 ** 31))
+    out = ir.binop("-", X, i32(-2 ** 31))
+    assert out == ir.BinOp(INT32, "-", X, i32(-2 ** 31))
+
+
+def test_reassociation_is_exact():
+    exprs = [
+        ir.binop("+", ir.binop("-", X, i32(3)), i32(5)),
+        ir.binop("-", ir.binop("+", X, i32(3)), i32(9)),
+        ir.binop("+", ir.binop("-", i32(10), X), i32(-4)),
+        ir.binop("-", ir.binop("-", X, i32(2 ** 30)), i32(2 ** 30)),
+    ]
+    naive = [lambda x: (x - 3) + 5, lambda x: (x + 3) - 9, lambda x: (10 - x) - 4, lambda x: x - 2 ** 31]
+    for e, f in zip(exprs, naive):
+        for x in (-2 ** 31, -5, 0, 7, 2 ** 31 - 1):
+            want = f(x) & 0xFFFFFFFF
+            want = want - (1 << 32) if want >= 1 << 31 else want
+            assert evaluate(e, {"x": x}) == want
+
+
+def test_unsigned_subtraction_is_not_turned_into_addition():
+    u = ir.Var(UINT32, "u")
+    out = ir.binop("-", u, ir.IntImm(UINT32, 3))
+    assert out.op == "-" and out.b.value == 3
+
+
+def test_float_addition_does_not_reassociate():
+    out = ir.binop("+", ir.binop("+", F, f32(1.0)), f32(2.0))
+    assert out.a.op == "+"  # (f + 1) + 2 is not f + 3 in floating point
+
+
+# ---- floats -------------------------------------------------------------------------------------------------
+
+def test_float32_constants_fold_in_float32():
+    assert ir.binop("/", f32(1.0), f32(3.0)).value == as_f32(1.0 / 3.0)
+    assert ir.binop("*", f32(0.1), f32(3.0)).value == as_f32(as_f32(0.1) * 3.0)
+    assert ir.binop("+", f32(16777216.0), f32(1.0)).value == 16777216.0  # 2**24 + 1 is not a float32
+
+
+def test_float64_constants_fold_in_float64():
+    a, b = ir.FloatImm(FLOAT64, 0.1), ir.FloatImm(FLOAT64, 0.2)
+    assert ir.binop("+", a, b).value == 0.1 + 0.2
+
+
+def test_float16_constants_fold_in_float16():
+    h = ir.binop("+", ir.FloatImm(FLOAT16, 2048.0), ir.FloatImm(FLOAT16, 1.0))
+    assert h.value == 2048.0  # 2049 is not a half
+
+
+def test_float_division_by_zero_is_not_folded():
+    assert isinstance(ir.binop("/", f32(1.0), f32(0.0)), ir.BinOp)
+
+
+@pytest.mark.parametrize("value, dtype, expected", [
+    (0.1, FLOAT32, as_f32(0.1)),
+    (16777217.0, FLOAT32, 16777216.0),
+    (1e39, FLOAT32, math.inf),
+    (-1e39, FLOAT32, -math.inf),
+    (65520.0, FLOAT16, math.inf),   # rounds past the largest half, 65504
+    (65519.0, FLOAT16, 65504.0),
+    (1.00390625, BFLOAT16, 1.0),    # 1 + 2**-8: halfway, ties to even
+    (1.01171875, BFLOAT16, 1.015625),  # 1 + 3 * 2**-8: halfway, ties to even (up)
+    (0.1, FLOAT64, 0.1),
+])
+def test_round_float(value, dtype, expected):
+    assert ir.round_float(value, dtype) == expected
+
+
+def test_round_float_keeps_nan():
+    assert math.isnan(ir.round_float(math.nan, FLOAT32))
+
+
+def test_const_rounds_to_the_dtype():
+    assert ir.const(0.1, FLOAT32).value == as_f32(0.1)
+    assert ir.const(3, INT32) == i32(3)
+
+
+# ---- unary, cast, select ---------------------------------------------------------------------------------
+
+def test_unary_folding():
+    assert ir.unary("-", i32(-2 ** 31)) == i32(-2 ** 31)  # wraps, as in C
+    assert ir.unary("~", i32(0)) == i32(-1)
+    assert ir.unary("!", i32(0)) == ir.IntImm(BOOL, 1)
+    assert ir.unary("-", f32(2.5)) == f32(-2.5)
+    cond = ir.binop("<", X, Y)
+    assert ir.unary("!", ir.unary("!", cond)) is cond
+
+
+def test_cast_folding():
+    assert ir.cast(FLOAT32, i32(16777217)) == f32(16777216.0)
+    assert ir.cast(INT32, f32(2.7)) == i32(2)        # C truncates toward zero
+    assert ir.cast(INT32, f32(-2.7)) == i32(-2)
+    assert isinstance(ir.cast(INT32, f32(3e9)), ir.Cast)  # out of range: undefined in C, left alone
+    assert isinstance(ir.cast(INT32, f32(math.nan)), ir.Cast)
+    assert ir.cast(INT8, i32(300)) == ir.IntImm(INT8, 44)
+    assert ir.cast(BOOL, i32(5)) == ir.IntImm(BOOL, 1)
+    assert ir.cast(INT32, X) is X
+    assert ir.cast(FLOAT32, X) == ir.Cast(FLOAT32, X)
+
+
+def test_select_folding():
+    assert ir.select(ir.IntImm(BOOL, 1), X, Y) is X
+    assert ir.select(ir.IntImm(BOOL, 0), X, Y) is Y
+    cond = ir.binop("<", X, Y)
+    assert ir.select(cond, X, Y) == ir.Select(INT32, cond, X, Y)
+
+
+# ---- traversal helpers -----------------------------------------------------------------------------------
+
+def test_substitute_refolds():
+    e = ir.binop("+", ir.binop("*", X, i32(4)), Y)
+    out = ir.substitute(e, {"x": i32(2), "y": i32(1)})
+    assert out == i32(9)
+
+
+def test_map_expr_rebuilds_bottom_up():
+    e = ir.binop("+", ir.binop("+", X, i32(1)), i32(2))  # already x + 3
+    out = ir.map_expr(e, lambda n: ir.binop("-", Y, i32(3)) if n == X else None)
+    assert out is Y or out == Y

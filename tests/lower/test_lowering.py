@@ -1,0 +1,323 @@
+"""lower.py: C names, dead declarations, loop forms, non-negativity facts,
+read-only parameters and the LaunchSpec, through small inline kernels."""
+from __future__ import annotations
+
+import textwrap
+
+from tests.conftest import transpile
+from transpiler import ir
+from transpiler.lower import all_stmts
+
+HEADER = "from tvm.script import tirx as T\n\n"
+
+
+def compile_ok(body: str):
+    result = transpile(HEADER + textwrap.dedent(body))
+    assert result.ok, [(d.span.line, d.span.col, d.code, d.message) for d in result.diagnostics]
+    return result
+
+
+def kernel_lines(body: str) -> list[str]:
+    cu = compile_ok(body).cuda
+    start = cu.index("_kernel(")
+    return [line.strip() for line in cu[start:].splitlines()[1:-1]]
+
+
+def kernel(body_lines: str, params: str = "A_ptr: T.handle", threads: int = 64, buffers: str = None) -> str:
+    buffers = buffers if buffers is not None else 'A = T.match_buffer(A_ptr, (64,), "int32")'
+    return (f"@T.prim_func\ndef k({params}):\n    {buffers}\n    T.device_entry()\n    bx = T.cta_id([1])\n"
+            f"    tx = T.thread_id([{threads}])\n" + textwrap.indent(textwrap.dedent(body_lines), "    "))
+
+
+# ---- C names ------------------------------------------------------------------------------------------------
+
+def test_sibling_loops_keep_the_source_name():
+    body = kernel_lines(kernel("""
+        s: T.int32 = 0
+        for k in range(4):
+            s += k
+        for k in range(8):
+            s += k * 2
+        A[tx] = s
+    """))
+    assert "for (int k = 0; k < 4; ++k) {" in body
+    assert "for (int k = 0; k < 8; ++k) {" in body
+    assert not any("k_1" in line for line in body)
+
+
+def test_nested_loop_of_the_same_name_stays_distinct():
+    result = transpile(HEADER + kernel("""
+        s: T.int32 = 0
+        for k in range(4):
+            for k2 in range(4):
+                s += k * k2
+        for k in range(2):
+            s += k
+        A[tx] = s
+    """))
+    assert result.ok
+    body = result.cuda
+    assert body.count("for (int k = 0;") == 2
+
+
+def test_a_visible_name_blocks_the_reuse():
+    body = kernel_lines(kernel("""
+        s: T.int32 = 0
+        for i in range(4):
+            s += i
+        k: T.let = tx * 3
+        for i in range(2):
+            for j in range(2):
+                s += i + j + k
+        A[tx] = s
+    """))
+    assert "int k = tx * 3;" in body
+    assert "for (int i = 0; i < 2; ++i) {" in body  # the first `i` has gone out of scope
+
+
+def test_lets_in_sibling_loops_share_the_name():
+    body = kernel_lines(kernel("""
+        for i in range(2):
+            j: T.let = tx + i
+            A[j] = i
+        for i in range(2):
+            j: T.let = tx * 2 + i
+            A[j] = i
+    """))
+    assert body.count("int j = tx + i;") == 1
+    assert body.count("int j = (tx * 2) + i;") == 1
+    assert not any("_1" in line for line in body)
+
+
+def test_a_user_name_with_a_numeric_suffix_is_kept():
+    body = kernel_lines(kernel("""
+        s: T.int32 = 0
+        for k_1 in range(4):
+            s += k_1
+        A[tx] = s
+    """))
+    assert "for (int k_1 = 0; k_1 < 4; ++k_1) {" in body
+
+
+def test_reserved_c_words_are_suffixed_once():
+    body = kernel_lines(kernel("""
+        for half in range(2):
+            A[tx + half] = 1
+        for half in range(2):
+            A[tx + half] = 2
+    """))
+    assert body.count("for (int half_ = 0; half_ < 2; ++half_) {") == 2
+
+
+# ---- dead declarations --------------------------------------------------------------------------------
+
+def test_unused_ids_lets_and_arrays_are_dropped():
+    body = kernel_lines(kernel("""
+        a: T.let = tx * 3
+        b: T.let = a + 1
+        r = T.alloc_local((4,), "int32")
+        r[0] = tx
+        s: T.int32 = tx
+        s = s + 1
+        for k in range(4):
+            t: T.let = k * 2
+        A[tx] = 7
+    """))
+    assert body == ["int tx = ((int)threadIdx.x);", "A_ptr[tx] = 7;"]
+
+
+def test_while_loops_are_kept_even_when_empty():
+    body = kernel_lines(kernel("""
+        i: T.int32 = 0
+        while i < tx:
+            i += 1
+        A[tx] = 1
+    """))
+    # i is only read by its own loop: the store is dead, the loop's condition is not
+    assert any(line.startswith("while (") for line in body)
+
+
+def test_compile_time_if_emits_the_taken_branch_only():
+    body = kernel_lines(kernel("""
+        if 64 % 2 == 0:
+            A[tx] = 1
+        else:
+            A[tx] = 2
+        if False:
+            A[tx] = 3
+    """))
+    assert body == ["int tx = ((int)threadIdx.x);", "A_ptr[tx] = 1;"]
+
+
+def test_shared_memory_stores_are_not_dead():
+    body = kernel_lines(kernel("""
+        sm = T.alloc_shared((64,), "int32")
+        sm[tx] = A[tx]
+        T.cuda.cta_sync()
+        A[tx] = sm[63 - tx]
+    """))
+    assert "__shared__ alignas(64) int sm_ptr[64];" in body
+
+
+# ---- loops ---------------------------------------------------------------------------------------------------
+
+def fors(result) -> list[ir.For]:
+    return [s for s in all_stmts(result.program.kernels[0].body) if isinstance(s, ir.For)]
+
+
+def test_descending_and_empty_ranges():
+    result = compile_ok(kernel("""
+        s: T.int32 = 0
+        for k in range(10, 0, -1):
+            s += k
+        for k in range(5, 7, -1):
+            s += k
+        for k in range(3, 3):
+            s += k
+        A[tx] = s
+    """))
+    loops = fors(result)
+    assert len(loops) == 1 and loops[0].direction == -1
+    assert "for (int k = 10; k > 0; --k) {" in result.cuda
+
+
+def test_step_sign_from_facts():
+    result = compile_ok(kernel("""
+        s: T.int32 = 0
+        for k in range(0, m, tx + 1):
+            s += k
+        for k in range(0, m, step):
+            s += k
+        A[tx] = s
+    """, params="A_ptr: T.handle, m: T.int32, step: T.int32"))
+    directions = [f.direction for f in fors(result)]
+    assert directions == [1, 0]
+    assert "for (int k = 0; k < m; k += tx + 1) {" in result.cuda
+    assert "for (int k = 0; (step > 0) ? (k < m) : (k > m); k += step) {" in result.cuda
+
+
+# ---- non-negativity facts (DECISIONS 7) -----------------------------------------------------------------
+
+def test_facts_flow_through_lets_and_loops():
+    body = kernel_lines(kernel("""
+        i: T.let = tx * 4 + 3
+        A[tx] = i // 3
+        for k in range(2, 10):
+            A[k] = k % 3
+        j: T.let = tx - 32
+        A[tx] = j // 3
+        A[tx] = (j + 64) // 3
+    """, threads=64))
+    assert "A_ptr[tx] = i / 3;" in body
+    assert "A_ptr[k] = k % 3;" in body
+    assert "A_ptr[tx] = tirx_floordiv(j, 3);" in body
+    assert "A_ptr[tx] = tirx_floordiv(j + 64, 3);" in body  # not proved: j is signed
+
+
+# ---- parameters and the LaunchSpec -----------------------------------------------------------------------
+
+def test_read_only_buffers_are_const():
+    cu = compile_ok("""
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64,), "float32")
+    B = T.match_buffer(B_ptr, (64,), "float32")
+    C = T.match_buffer(C_ptr, (64,), "float32")
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([64])
+    B[tx] = A[tx] + C[tx]
+    C[tx] = T.float32(0)
+""").cuda
+    assert "k_kernel(const float* __restrict__ A_ptr, float* __restrict__ B_ptr, float* __restrict__ C_ptr) {" in cu
+
+
+def test_launch_spec_of_a_2d_kernel():
+    result = compile_ok("""
+@T.prim_func
+def tile(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64, 64), "float32")
+    T.device_entry()
+    bx, by = T.cta_id([4, 8])
+    tx, ty = T.thread_id([16, 8])
+    sm = T.alloc_shared((16, 8), "float32")
+    sm[tx, ty] = A[by * 8 + ty, bx * 16 + tx]
+    T.cuda.cta_sync()
+    A[by * 8 + ty, bx * 16 + tx] = sm[15 - tx, ty]
+""")
+    spec = result.program.kernels[0].spec
+    assert spec.symbol == "tile_kernel"
+    assert [e.value for e in spec.block] == [16, 8, 1]
+    assert [e.value for e in spec.grid] == [4, 8, 1]
+    assert spec.launch_bounds == 128
+    assert spec.static_shared_bytes == 16 * 8 * 4
+    assert spec.dynamic_shared_bytes == 0
+    assert "extern \"C\" __global__ void __launch_bounds__(128)\ntile_kernel(" in result.cuda
+
+
+def test_arena_alignment_is_the_largest_view_alignment():
+    result = compile_ok("""
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64,), "float32")
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([64])
+    arena = T.alloc_buffer((256,), "float32", scope="shared.dyn")
+    V = T.decl_buffer((64,), "float32", data=arena.data, elem_offset=128, scope="shared.dyn", align=256)
+    V[tx] = A[tx]
+    T.cuda.cta_sync()
+    A[tx] = V[63 - tx]
+""")
+    assert "extern __shared__ __align__(256) float arena_ptr[];" in result.cuda
+    assert result.program.kernels[0].spec.dynamic_shared_bytes == 1024
+
+
+def test_an_unused_arena_is_not_declared():
+    result = compile_ok("""
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64,), "float32")
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([64])
+    arena = T.alloc_buffer((256,), "float32", scope="shared.dyn")
+    A[tx] = T.float32(1)
+""")
+    assert "extern __shared__" not in result.cuda
+    assert result.program.kernels[0].spec.dynamic_shared_bytes == 0
+
+
+def test_shared_array_nobody_reads_is_dropped():
+    """nvcc -Werror rejects it (#550-D, set but never used); the LaunchSpec no
+    longer counts its bytes."""
+    result = compile_ok(kernel("""
+        sm = T.alloc_shared((64,), "int32")
+        sm[tx] = A[tx]
+        sm[tx] = sm[tx] + 1
+        kept = T.alloc_shared((32,), "int32")
+        kept[tx % 32] = tx
+        T.cuda.cta_sync()
+        A[tx] = kept[(tx + 1) % 32]
+    """))
+    assert "sm_ptr" not in result.cuda
+    assert "__shared__ alignas(64) int kept_ptr[32];" in result.cuda
+    assert result.program.kernels[0].spec.static_shared_bytes == 32 * 4
+
+
+def test_vector_access_raises_the_alignment_of_an_array():
+    """Whatever the checker lets through, `*(float4*)r_ptr` gets a 16-byte aligned r_ptr."""
+    from transpiler.dtypes import FLOAT32, INT32, parse_dtype
+    from transpiler.lower import align_vector_arrays
+    f4 = parse_dtype("float32x4")
+    regs = ir.Storage("r_ptr", FLOAT32, "local", "array", 8, 0)
+    aligned = ir.Storage("q_ptr", FLOAT32, "local", "array", 8, 32)
+    glob = ir.Storage("A_ptr", FLOAT32, "global", "param", None, 4)
+    zero = ir.IntImm(INT32, 0)
+    body = ir.Seq((ir.ArrayDecl(regs), ir.ArrayDecl(aligned),
+                   ir.VecStore(regs, zero, ir.VecLoad(f4, glob, zero)),
+                   ir.VecStore(glob, zero, ir.VecLoad(f4, aligned, zero))))
+    align_vector_arrays(body)
+    assert regs.align == 16
+    assert aligned.align == 32  # never lowered
+    assert glob.align == 4      # parameters are the caller's business (checked elsewhere)
