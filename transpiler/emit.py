@@ -98,6 +98,18 @@ def narrow_float_text(value: float, dtype: DType) -> str:
     return shortest_text(target, lambda t: ir.round_float(decimal_to_float32(t), dtype))
 
 
+# T.reinterpret between scalars of one width: CUDA's bit-cast intrinsics
+_BITCASTS = {
+    ("float32", "int32"): "__float_as_int", ("float32", "uint32"): "__float_as_uint",
+    ("int32", "float32"): "__int_as_float", ("uint32", "float32"): "__uint_as_float",
+    ("float64", "int64"): "__double_as_longlong", ("int64", "float64"): "__longlong_as_double",
+    ("float16", "int16"): "__half_as_short", ("float16", "uint16"): "__half_as_ushort",
+    ("int16", "float16"): "__short_as_half", ("uint16", "float16"): "__ushort_as_half",
+    ("bfloat16", "int16"): "__bfloat16_as_short", ("bfloat16", "uint16"): "__bfloat16_as_ushort",
+    ("int16", "bfloat16"): "__short_as_bfloat16", ("uint16", "bfloat16"): "__ushort_as_bfloat16",
+}
+
+
 def int_text_unsigned(value: int) -> str:
     """Unsigned constants: hex for bit masks (at most two distinct hex digits,
     e.g. 0xffffffff, 0xffff0000, 0x55555555), decimal for small or other values."""
@@ -202,7 +214,17 @@ class CPrinter:
         return text if top else f"({text})"
 
     def _e_Reinterpret(self, e: ir.Reinterpret, top):
-        return f"(*reinterpret_cast<const {c_type(e.dtype)}*>(&{self.expr(e.a)}))"
+        src, dst = e.a.dtype.name, e.dtype.name
+        intrinsic = _BITCASTS.get((src, dst))
+        if intrinsic is not None:
+            return f"{intrinsic}({self.expr(e.a, True)})"
+        if e.a.dtype.is_int and e.dtype.is_int and e.a.dtype.lanes == e.dtype.lanes == 1:
+            return self._e_Cast(ir.Cast(e.dtype, e.a), top)  # same width: a two's-complement cast
+        if isinstance(e.a, (ir.Load, ir.Var)):  # an lvalue: reinterpret its storage
+            return f"(*reinterpret_cast<const {c_type(e.dtype)}*>(&{self.expr(e.a)}))"
+        # an rvalue has no address: give it one in a local
+        return (f"([&]() {{ const {c_type(e.a.dtype)} tirx_bits = {self.expr(e.a, True)}; "
+                f"return *reinterpret_cast<const {c_type(e.dtype)}*>(&tirx_bits); }}())")
 
     def _e_Call(self, e: ir.Call, top):
         return f"{e.func}({', '.join(self.expr(a, True) for a in e.args)})"

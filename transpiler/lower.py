@@ -617,7 +617,9 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
     if any(isinstance(e, ir.FloatImm) and not math.isfinite(ir.round_float(e.value, e.dtype))
            for lk in kernels for e in all_exprs(lk.body)):  # printed as CUDART_INF_F / CUDART_NAN_F
         headers.append("math_constants.h")
-    order = ["cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h", "math_constants.h"]
+    if any(isinstance(e, ir.Call) and e.func == "printf" for lk in kernels for e in all_exprs(lk.body)):
+        headers.append("cstdio")  # nvcc needs it; NVRTC has printf built in (the template guards it)
+    order = ["cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h", "math_constants.h", "cstdio"]
     headers.sort(key=order.index)
     helpers.sort(key=list(HELPERS).index)
     min_arch = max([BASE_ARCH] + [k.spec.min_arch for k in kernels] + [HELPERS[h][0] for h in helpers])

@@ -256,3 +256,30 @@ def test_vector_access():
     idx = ir.BinOp(INT32, "*", X, ir.IntImm(INT32, 4))
     store = ir.VecStore(b, idx, ir.VecLoad(f4, a, ir.IntImm(INT32, 0)))
     assert lines_of(store) == ["*(float4*)(B_ptr + (x * 4)) = *(float4*)A_ptr;"]
+
+
+# ---- T.reinterpret -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("src, dst, text", [
+    (FLOAT32, UINT32, "__float_as_uint(f * 2.0f)"),
+    (FLOAT32, INT32, "__float_as_int(f * 2.0f)"),
+    (FLOAT64, INT64, "__double_as_longlong(f * 2.0)"),
+    (FLOAT16, parse_dtype("uint16"), "__half_as_ushort(f * ((half)2.0f))"),
+    (BFLOAT16, parse_dtype("int16"), "__bfloat16_as_short(f * ((nv_bfloat16)2.0f))"),
+    (INT32, UINT32, "(unsigned int)(f * 2)"),
+])
+def test_reinterpret_of_an_rvalue_uses_bit_cast_intrinsics(src, dst, text):
+    f = ir.Var(src, "f")
+    two = ir.FloatImm(src, 2.0) if src.is_float else ir.IntImm(src, 2)
+    assert p(ir.Reinterpret(dst, ir.BinOp(src, "*", f, two))) == text
+
+
+def test_reinterpret_without_an_intrinsic():
+    a = ir.Storage("A_ptr", UINT32, "global", "param")
+    load = ir.Load(UINT32, a, X)
+    f16x2 = parse_dtype("float16x2")
+    assert p(ir.Reinterpret(f16x2, load)) == "(*reinterpret_cast<const half2*>(&A_ptr[x]))"  # an lvalue
+    rvalue = ir.BinOp(UINT32, "+", load, ir.IntImm(UINT32, 1))
+    assert p(ir.Reinterpret(f16x2, rvalue)) == (
+        "([&]() { const unsigned int tirx_bits = A_ptr[x] + 1u; "
+        "return *reinterpret_cast<const half2*>(&tirx_bits); }())")

@@ -679,3 +679,31 @@ def test_buffer_annotation_parameters_are_named_after_the_buffer():
         B[tx] = A[tx]
     """)
     assert "ann_kernel(const float* __restrict__ A_ptr, float* __restrict__ B_ptr) {" in cu
+
+
+def test_printf_includes_cstdio_for_nvcc_only():
+    cu = cuda("""
+    @T.prim_func
+    def show(A_ptr: T.handle):
+        A = T.match_buffer(A_ptr, (64,), "float32")
+        T.device_entry()
+        bx = T.cta_id([1])
+        tx = T.thread_id([64])
+        T.cuda.printf("tx=%d v=%f\\n", tx, A[tx])
+    """)
+    assert "#ifndef __CUDACC_RTC__\n#include <cstdio>\n#endif\n" in cu  # NVRTC has printf built in
+    assert 'printf("tx=%d v=%f\\n", tx, A_ptr[tx]);' in lines(cu)
+
+
+def test_reinterpret_of_an_expression_compiles_to_an_intrinsic():
+    cu = cuda("""
+    @T.prim_func
+    def bits(A_ptr: T.handle, U_ptr: T.handle):
+        A = T.match_buffer(A_ptr, (64,), "float32")
+        U = T.match_buffer(U_ptr, (64,), "uint32")
+        T.device_entry()
+        bx = T.cta_id([1])
+        tx = T.thread_id([64])
+        U[tx] = T.reinterpret("uint32", A[tx] * T.float32(2))
+    """)
+    assert "U_ptr[tx] = __float_as_uint(A_ptr[tx] * 2.0f);" in lines(cu)
