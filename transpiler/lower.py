@@ -234,7 +234,7 @@ class KernelLowerer:
             grid=tuple(k.grid), block=tuple(block),  # host-side: floor division stays `//`
             static_shared_bytes=static_shared_bytes(body), dynamic_shared_bytes=k.arena_bytes if arena else 0,
             min_arch=max(BASE_ARCH, k.min_arch), arch_suffix=k.arch_suffix, arena=arena_map,
-            launch_bounds=threads if threads and threads > 1 else None,
+            launch_bounds=threads or None,  # DECISIONS 8: the constant block size, 1 included
             arg_order=tuple(p.name for p in k.args))
         return LoweredKernel(spec, body, arena)
 

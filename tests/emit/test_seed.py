@@ -123,7 +123,9 @@ def test_smem_demo_launch_spec():
     assert spec.dynamic_shared_bytes == 0
 
 
-def test_launch_bounds_omitted_for_symbolic_block():
+def test_launch_bounds_for_a_single_thread():
+    """DECISIONS 8: the constant block size, whatever it is (blocks are always
+    constant: the checker rejects a symbolic T.thread_id extent)."""
     cu = cuda("""
     @T.prim_func
     def one(A_ptr: T.handle):
@@ -133,8 +135,7 @@ def test_launch_bounds_omitted_for_symbolic_block():
         tx = T.thread_id([1])
         A[0] = T.float32(1)
     """)
-    assert 'extern "C" __global__ void\none_kernel(float* __restrict__ A_ptr) {' in cu
-    assert "__launch_bounds__" not in cu
+    assert 'extern "C" __global__ void __launch_bounds__(1)\none_kernel(float* __restrict__ A_ptr) {' in cu
 
 
 # ---- Dynamic shared memory: one arena, views at offsets -----------------------------------------------
