@@ -7,18 +7,16 @@ T.* calls in intrinsics.py, buffer declarations in memory.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import ast, ir
 from .check_expr import ExprChecker
 from .diagnostics import Diagnostics, Note, did_you_mean
-from .dtypes import INT32, parse_dtype
 from .intrinsics import CallChecker
 from .memory import MemoryChecker
 from .ptx import parse_arch
 from .source import SourceFile, Span
-from .values import (POISON, ArrayType, Binding, BufferType, DTypeVal, HandleType, Handle, IdTuple, LayoutCtor,
-                     LetType, LoopRange, Namespace, Poison, PyConst, Region, Void, Axis, Builtin)
+from .values import POISON, Axis, Binding, DTypeVal, LayoutCtor, LayoutPart, LayoutVal, Namespace, Poison, PyConst
 from .layout import KNOWN_AXES
 
 DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir", "tvm.tirx")
@@ -63,13 +61,12 @@ class ModuleChecker:
         self.globals: dict[str, Binding] = {}
         self.func_sources: dict[str, str] = {}
         self.func_source_spans: dict[str, Span] = {}
-        self.dialect_aliases: set[str] = set()
 
     def run(self, module: ast.Module) -> CheckedModule:
         kernels = []
         saw_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in module.body)
         if not saw_import:
-            self.globals["T"] = Binding(Namespace(("T",)), "namespace", module.span)
+            self.globals["T"] = Binding(Namespace(("T",)), "builtin", module.span)
         for index, stmt in enumerate(module.body):
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 self._import(stmt)
@@ -99,6 +96,7 @@ class ModuleChecker:
                     self._bind_global(alias.asname, Binding(Namespace(("T",)), "namespace", alias.span))
                 else:
                     self._bad_import(alias.name, alias.span)
+                    self._bind_global(alias.asname or alias.name.split(".")[0], Binding(POISON, "import", alias.span))
             return
         for alias in stmt.names:
             name = alias.asname or alias.name
@@ -112,13 +110,18 @@ class ModuleChecker:
                 elif alias.name in KNOWN_AXES:
                     self._bind_global(name, Binding(Axis(alias.name), "axis", alias.span))
                 else:
-                    hint = did_you_mean(alias.name, list(LAYOUT_NAMES) + list(KNOWN_AXES))
+                    hint = did_you_mean(alias.name, list(LAYOUT_NAMES) + list(KNOWN_AXES)) or \
+                        f"tirxc knows {', '.join(LAYOUT_NAMES)} and the axes {', '.join(KNOWN_AXES)}"
                     self.diags.error("E0200", f"`{alias.name}` is not a layout name tirxc knows", alias.span,
                                      help=hint)
+                    self._bind_global(name, Binding(POISON, "import", alias.span))
             elif stmt.module == "__future__":
                 continue
             else:
                 self._bad_import(stmt.module, stmt.span)
+                for other in stmt.names:  # their uses stay quiet
+                    self._bind_global(other.asname or other.name, Binding(POISON, "import", other.span))
+                return
 
     def _bad_import(self, module: str, span: Span) -> None:
         self.diags.error("E0200", f"module `{module}` is not available in a standalone kernel file", span,
@@ -132,11 +135,16 @@ class ModuleChecker:
         if not isinstance(stmt.target, ast.Name):
             self.diags.error("E0201", "only plain names can be assigned at module level", stmt.target.span)
             return
-        evaluator = ConstEvaluator(self)
-        value = evaluator.eval(stmt.value)
-        if value is POISON:
+        name = stmt.target.id
+        value = ConstEvaluator(self).eval(stmt.value)
+        previous = self.globals.get(name)
+        if previous is not None:
+            self.diags.error("E0314", f"`{name}` is already defined", stmt.target.span,
+                             notes=[Note("first defined here", previous.span)],
+                             help="module-level names are constants; use a new name")
             return
-        self.globals[stmt.target.id] = Binding(value, "const", stmt.target.span)
+        # a constant whose value had an error is bound to POISON: its uses stay quiet
+        self.globals[name] = Binding(value, "const", stmt.target.span)
 
     # -- kernels ---------------------------------------------------------------------------------
     def _kernel(self, fdef: ast.FunctionDef) -> Kernel | None:
@@ -157,9 +165,13 @@ class ModuleChecker:
         return False
 
 
-class ConstEvaluator(ExprChecker):
+class ConstEvaluator(ExprChecker, CallChecker, MemoryChecker):
     """Evaluates module-level constant expressions (DECISIONS 3) with the
-    expression checker, accepting only compile-time results."""
+    expression checker, accepting only compile-time results: numbers, strings,
+    tuples, dtypes and layouts."""
+
+    # T.* calls that fold over constants and need no kernel
+    PURE_CALLS = ("min", "max", "ceildiv", "floordiv", "floormod", "meta_var")
 
     def __init__(self, module: ModuleChecker):
         self.module = module
@@ -174,14 +186,23 @@ class ConstEvaluator(ExprChecker):
             return POISON
         return binding.value
 
+    def call(self, func, node: ast.Call):
+        if isinstance(func, Poison):
+            return POISON
+        if isinstance(func, LayoutCtor):
+            return self.layout_ctor(func.name, node)
+        if isinstance(func, DTypeVal) and (node.args or node.keywords):
+            return self.call_dtype(func.dtype, node)
+        if isinstance(func, Namespace) and func.dotted in self.PURE_CALLS:
+            return self.call_dialect(func, node)
+        self.diags.error("E0202", "module-level constants cannot call functions", node.span,
+                         help="module level holds literals, tuples and arithmetic over earlier constants; "
+                              "make the call inside a kernel")
+        return POISON
+
     def eval(self, node: ast.Expr):
         value = self.elab(node)
-        if isinstance(value, (PyConst, Poison)):
-            return value
-        if isinstance(value, (ir.IntImm, ir.FloatImm)):
-            return value
-        from .values import LayoutVal, LayoutPart, AxisTerm
-        if isinstance(value, (LayoutVal, LayoutPart, DTypeVal)):
+        if isinstance(value, (PyConst, Poison, ir.IntImm, ir.FloatImm, LayoutVal, LayoutPart, DTypeVal)):
             return value
         self.diags.error("E0202", "module-level values must be compile-time constants", node.span)
         return POISON

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import ast, ir
 from .diagnostics import did_you_mean
-from .dtypes import BOOL, FLOAT32, INT32, INT64, DType, c_type, int_range, parse_dtype
+from .dtypes import BOOL, FLOAT32, INT32, INT64, DType, int_range, parse_dtype
 from .source import Span
 from .values import (POISON, ArrayType, Axis, AxisTerm, DTypeVal, IdTuple, LayoutPart, LayoutVal, LetType, Method,
                      Namespace, Poison, Pointer, PyConst, Region, Void, Handle)
@@ -48,6 +48,11 @@ def py_binop(op: str, a, b):
     raise KeyError(op)
 
 
+def article(dtype) -> str:
+    """`an int32`, `a float32`: the dtype with its indefinite article."""
+    return f"{'an' if str(dtype).startswith('int') else 'a'} {dtype}"
+
+
 def default_dtype(value) -> DType:
     if isinstance(value, bool):
         return BOOL
@@ -58,7 +63,13 @@ def default_dtype(value) -> DType:
 
 
 class ExprChecker:
-    """Mixin: needs `self.diags`, `self.lookup(name, span)` and `self.call(func, node)`."""
+    """Mixin: needs `self.module`, `self.diags`, `self.lookup(name, span)` and `self.call(func, node)`."""
+
+    def source_text(self, span: Span) -> str:
+        """The source text of a one-line span ("" for longer ones)."""
+        if span.line != span.end_line:
+            return ""
+        return self.module.source.line_text(span.line)[span.col - 1:span.end_col - 1]
 
     # -- literals ------------------------------------------------------------------------------
     def literal(self, value, dtype: DType, span: Span):
@@ -73,13 +84,18 @@ class ExprChecker:
                 return ir.FloatImm(dtype, float(value), span)
             lo, hi = int_range(dtype)
             if not lo <= value <= hi:
-                self.diags.error("E0318", f"literal {value} does not fit in {dtype} (range {lo}..{hi})", span)
+                fix = "the other side is unsigned; convert it to a signed type first" if value < 0 \
+                    and dtype.kind == "uint" else "convert the other side to a wider type first, e.g. `T.int64(x)`" \
+                    if dtype.bits < 64 else None
+                self.diags.error("E0318", f"literal {value} does not fit in {dtype} (range {lo}..{hi})", span,
+                                 help=fix)
                 return POISON
             return ir.IntImm(dtype, value, span)
         if isinstance(value, float):
             if not dtype.is_float:
-                self.diags.error("E0303", f"float literal `{value!r}` used with an {dtype} operand", span,
-                                 help=f"cast the other operand to a float type, or write an integer")
+                self.diags.error("E0303", f"float literal `{value!r}` used as {article(dtype)} value", span,
+                                 help="write an integer literal, or convert the other side to a float type "
+                                      "(`T.float32(x)`)")
                 return POISON
             return ir.FloatImm(dtype, value, span)
         self.diags.error("E0306", f"{_kind(PyConst(value))} cannot be used as a number here", span)
@@ -105,7 +121,11 @@ class ExprChecker:
         if isinstance(val, IdTuple) and len(val.vars) == 1:
             return val.vars[0]
         if isinstance(val, Void):
-            self.diags.error("E0313", "this call returns no value", span)
+            call = val.stmt.value if isinstance(val.stmt, ir.Evaluate) else None
+            inline = isinstance(call, ir.Call) and call.func in getattr(self.module, "func_sources", {})
+            self.diags.error("E0313", "this call returns no value", span,
+                             help="give the `T.cuda.func_call` a `return_type=` such as \"float32\"" if inline
+                             else "use it as a statement of its own")
             return POISON
         if isinstance(val, Region):
             self.diags.error("E0306", f"a region of `{val.buffer.name}` is not a value", span,
@@ -118,9 +138,17 @@ class ExprChecker:
         return self.as_value(self.elab(node), node.span, dtype)
 
     def int_value(self, node: ast.Expr):
-        v = self.value(node, INT32)
+        """An integer scalar (indices, loop bounds, offsets); literals become int32 (int64 when large)."""
+        val = self.elab(node)
+        if isinstance(val, PyConst) and (not isinstance(val.value, int) or isinstance(val.value, bool)):
+            found = f"float literal `{val.value!r}`" if isinstance(val.value, float) else _kind(val)
+            self.diags.error("E0309", f"expected an integer, found {found}", node.span)
+            return POISON
+        v = self.as_value(val, node.span)
         if isinstance(v, ir.Expr) and not (v.dtype.is_int and v.dtype.lanes == 1):
-            self.diags.error("E0309", f"expected an integer, found {v.dtype}", node.span)
+            self.diags.error("E0309", f"expected an integer, found {v.dtype}", node.span,
+                             help=f"convert it: `T.int32({self.source_text(node.span) or 'x'})`"
+                             if v.dtype.lanes == 1 else None)
             return POISON
         return v
 
@@ -145,6 +173,7 @@ class ExprChecker:
         return None
 
     def dtype_arg(self, node: ast.Expr):
+        """A dtype given as a string ("float32") or a dialect name (T.float32); None on error."""
         val = self.elab(node)
         if isinstance(val, Poison):
             return None
@@ -153,15 +182,24 @@ class ExprChecker:
         if isinstance(val, PyConst) and isinstance(val.value, str):
             dtype = parse_dtype(val.value)
             if dtype is None:
-                from .dtypes import UNLOWERABLE, known_dtype_names
-                if val.value in UNLOWERABLE:
-                    self.diags.error("E0302", f"dtype `{val.value}` has no CUDA type", node.span)
-                else:
-                    self.diags.error("E0302", f"unknown dtype `{val.value}`", node.span,
-                                     help=did_you_mean(val.value, known_dtype_names()))
+                self.unknown_dtype(val.value, node.span)
             return dtype
-        self.diags.error("E0302", "expected a dtype such as \"float32\"", node.span)
+        self.diags.error("E0302", f"expected a dtype such as \"float32\", found {_kind(val)}", node.span)
         return None
+
+    def unknown_dtype(self, name: str, span: Span) -> None:
+        from .dtypes import UNLOWERABLE, VECTOR_LANES, known_dtype_names
+        base, _, lanes = name.rpartition("x")
+        if name in UNLOWERABLE:
+            lowerable = [n for n in known_dtype_names() if n.startswith(name.split("_")[0])]
+            self.diags.error("E0302", f"dtype `{name}` has no CUDA type", span,
+                             help=did_you_mean(name, lowerable))
+        elif parse_dtype(base) is not None and lanes.isdigit():
+            self.diags.error("E0302", f"vector dtype `{name}` has {lanes} lanes", span,
+                             help=f"vectors have {', '.join(map(str, VECTOR_LANES[:-1]))} or {VECTOR_LANES[-1]} "
+                                  f"lanes")
+        else:
+            self.diags.error("E0302", f"unknown dtype `{name}`", span, help=did_you_mean(name, known_dtype_names()))
 
     # -- dispatch --------------------------------------------------------------------------
     def elab(self, node: ast.Expr):
@@ -214,9 +252,12 @@ class ExprChecker:
         return ir.select(cond, a, b, node.span)
 
     def condition(self, val, span: Span):
+        """A bool or integer scalar (C truthiness), never a float (reference 7.11)."""
         val = self.as_value(val, span, BOOL)
         if isinstance(val, ir.Expr) and (val.dtype.is_float or val.dtype.lanes > 1 or val.dtype.kind == "handle"):
-            self.diags.error("E0309", f"a condition must be bool or an integer, found {val.dtype}", span)
+            zero = "0.0" if val.dtype.is_float and val.dtype.lanes == 1 else "0"
+            self.diags.error("E0309", f"a condition must be bool or an integer, found {val.dtype}", span,
+                             help=f"compare explicitly, e.g. `x != {zero}`" if val.dtype.lanes == 1 else None)
             return POISON
         return val
 
@@ -288,10 +329,18 @@ class ExprChecker:
             return POISON, POISON
         if a.dtype != b.dtype:
             self.diags.error("E0303", f"operands have different dtypes: {a.dtype} and {b.dtype}",
-                             span_a.to(span_b),
-                             help=f"convert one side explicitly, e.g. `T.cast(x, \"{a.dtype}\")`")
+                             span_a.to(span_b), help=self.conversion_help(a.dtype, b.dtype, span_a, span_b))
             return POISON, POISON
         return a, b
+
+    def conversion_help(self, da: DType, db: DType, span_a: Span, span_b: Span) -> str:
+        """Suggest converting the narrower operand (the integer one, when one side is a float)."""
+        widen_b = (da.is_float and not db.is_float) or (da.is_float == db.is_float and da.bits > db.bits)
+        target, span = (da, span_b) if widen_b else (db, span_a)
+        if target.lanes > 1:
+            return "convert one side explicitly; vector operands need the same dtype"
+        text = self.source_text(span) or "x"
+        return f"convert one side explicitly, e.g. `T.{target}({text})`"
 
     def _elab_BinOp(self, node: ast.BinOp):
         left, right = self.elab(node.left), self.elab(node.right)
@@ -422,13 +471,19 @@ class ExprChecker:
         if any(isinstance(i, ast.Slice) for i in indices) or len(indices) < buf.ndim:
             return self.region(buf, indices, node)
         if len(indices) != buf.ndim:
-            self.diags.error("E0506", f"`{buf.name}` has {buf.ndim} dimension{'s' if buf.ndim != 1 else ''} "
-                                      f"but {len(indices)} indices were given", node.span)
+            self.wrong_index_count(buf, len(indices), node.span)
             return POISON
         vals = self.indices(buf, indices)
         if vals is POISON:
             return POISON
         return self.load(buf, vals, node.span)
+
+    def wrong_index_count(self, buf: ir.Buffer, count: int, span: Span) -> None:
+        dims = f"{buf.ndim} dimension{'s' if buf.ndim != 1 else ''}"
+        given = f"{count} ind{'ex was' if count == 1 else 'ices were'} given"
+        self.diags.error("E0506", f"`{buf.name}` has {dims} but {given}", span,
+                         help=f"give one index per dimension: `{buf.name}[{', '.join('ijkl'[:buf.ndim])}]`"
+                         if buf.ndim <= 4 else "give one index per dimension")
 
     def indices(self, buf: ir.Buffer, nodes):
         vals = []
@@ -490,10 +545,8 @@ class ExprChecker:
             self.diags.error("E0301", f"buffers have no attribute `{node.attr}`", node.span,
                              help=did_you_mean(node.attr, BUFFER_ATTRS))
             return POISON
-        if isinstance(base, (Method,)) or not hasattr(self, "object_attr"):
-            self.diags.error("E0306", f"{_kind(base)} has no attribute `{node.attr}`", node.span)
-            return POISON
-        return self.object_attr(base, node)
+        self.diags.error("E0306", f"{_kind(base)} has no attribute `{node.attr}`", node.span)
+        return POISON
 
     # -- layouts (notation only; layout.py gives them meaning) ---------------------------------------
     def axis_term(self, left, right, node: ast.BinOp):
@@ -519,9 +572,13 @@ def _kind(val) -> str:
             return "a tuple"
         if v is None:
             return "None"
-        return "a constant"
+        return f"`{v!r}`"
     if isinstance(val, ir.Buffer):
         return f"buffer `{val.name}`"
+    if isinstance(val, ir.BufferAddress):
+        return "a pointer"
+    if isinstance(val, ir.Expr):
+        return f"{article(val.dtype)} value"
     if isinstance(val, Namespace):
         return f"`{'.'.join(val.path)}`"
     if isinstance(val, Method):

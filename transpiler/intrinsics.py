@@ -8,8 +8,8 @@ from __future__ import annotations
 from . import ast, ir
 from .diagnostics import did_you_mean
 from .dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, parse_dtype, SHORTHANDS, known_dtype_names
-from .values import (POISON, DTypeVal, HandleType, LetType, LoopRange, Method, Namespace, Poison, Pointer,
-                     PyConst, Void, LayoutCtor, Builtin)
+from .values import (POISON, Builtin, DTypeVal, HandleType, LayoutCtor, LetType, Method, Namespace, Poison, PyConst,
+                     Void)
 
 # name -> (arity, float only). The C name is chosen at lowering (c_math_name).
 MATH = {
@@ -103,6 +103,8 @@ class CallChecker:
         known = [k for k in HANDLERS] + list(MATH) + ["Buffer", "prim_func", "function"]
         if dotted in known or any(k.startswith(dotted + ".") for k in known) or path[0] == "Tx":
             return Namespace(path)
+        if base.path == ("T",):
+            known += known_dtype_names() + ["handle", "let"]
         self.diags.error("E0301", f"`{'.'.join(path)}` is not a TIRx function tirxc knows", node.span,
                          help=_suggest(dotted, known, path[0]))
         return POISON
@@ -194,7 +196,12 @@ class CallChecker:
                     return POISON
                 return ir.FloatImm(dtype, special, node.span)
             if isinstance(v, float) and dtype.is_int:
-                return ir.IntImm(dtype, int(v), node.span) if v == int(v) else self.literal(v, dtype, node.span)
+                if v != v or v in (float("inf"), float("-inf")) or v != int(v):
+                    self.diags.error("E0303", f"`T.{dtype}({v!r})`: {v!r} is not an integer", node.span,
+                                     help=f"write `T.{dtype}({int(v) if v == v and abs(v) != float('inf') else 0})`"
+                                          f", or convert a float expression with `T.{dtype}(x)`")
+                    return POISON
+                return self.literal(int(v), dtype, node.span)
             return self.literal(v, dtype, node.span)
         val = self.as_value(arg, node.args[0].span)
         if val is POISON:
@@ -577,7 +584,7 @@ class CallChecker:
                 return POISON
         return self._void_call("printf", [ir.StrImm(VOID, fmt)] + args, node)
 
-    @handler("cuda.func_call", "name", "*args", "source_code", "return_type='void'")
+    @handler("cuda.func_call", "name", "*args", "source_code=None", "return_type='void'")
     def _func_call(self, node, a):
         return self.func_call(node, a)
 

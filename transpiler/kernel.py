@@ -6,14 +6,14 @@ from dataclasses import replace
 from math import prod
 
 from . import ast, ir
-from .check_expr import ExprChecker, kind_of
+from .check_expr import ExprChecker, article, kind_of
 from .diagnostics import Note, did_you_mean
-from .dtypes import BOOL, FLOAT32, INT32, UINT32, DType, parse_dtype
+from .dtypes import FLOAT32, INT32, UINT32, DType, parse_dtype
 from .intrinsics import CallChecker, handler, is_default
 from .memory import MemoryChecker
 from .source import Span
-from .values import (POISON, ArrayType, Binding, BufferType, DTypeVal, Handle, HandleType, IdTuple, LetType,
-                     LoopRange, Namespace, Poison, Pointer, PyConst, Region, Void, Builtin, LayoutVal, LayoutPart)
+from .values import (POISON, ArrayType, Binding, Builtin, DTypeVal, Handle, HandleType, IdTuple, LayoutPart,
+                     LayoutVal, LetType, LoopRange, Namespace, Poison, Pointer, PyConst, Region, Void)
 
 C_RESERVED = frozenset("""
 alignas alignof asm auto bool break case catch char char16_t char32_t class const constexpr const_cast continue
@@ -29,8 +29,7 @@ STATIC_SHARED_LIMIT = 48 * 1024
 TOTAL_SHARED_LIMIT = 227 * 1024
 MAX_BLOCK = 1024
 
-_ID_KINDS = {
-    # name -> (max dims, what it counts)
+_ID_KINDS = {  # kind of id -> the most extents it takes
     "cta_id": 3, "thread_id": 3, "warp_id": 1, "lane_id": 1, "warpgroup_id": 1, "warp_id_in_wg": 1,
     "thread_id_in_wg": 1,
 }
@@ -42,18 +41,21 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         self.diags = module.diags
         self.fdef = fdef
         self.scopes: list[dict[str, Binding]] = [{}]
-        self.closed: dict[str, Span] = {}  # names whose block ended: for a precise error
+        self.closed: dict[str, Binding] = {}  # names whose block ended: for a precise error
         self.cnames: set[str] = set()
         self.params: list[ir.Param] = []
         self.args: list[ir.Param] = []
         self.extents: dict[str, tuple[ir.Var, Span]] = {}
-        self.handles: dict[str, Handle] = {}
+        self.handles: dict[str, Handle] = {}  # handle parameters not bound yet
+        self.matched: dict[str, Span] = {}  # handle parameter -> its `T.match_buffer`
         self.pending: list[ir.Stmt] = []
         self.device = False
         self.depth = 0
-        self.loop_depth = 0
-        self.unroll_depth = 0
-        self.ids: dict[str, tuple[list[ir.Expr], Span]] = {}
+        self.loops: list[str] = []  # kinds of the enclosing loops: serial, unroll, while
+        self.ids: dict[str, tuple[list[ir.Expr] | None, Span]] = {}  # kind -> (extents, first declaration)
+        self.unnamed_ids: set[str] = set()  # C names of ids not bound to a source name yet
+        self.linear_id_users: list[Span] = []  # warp-level ids, computed from the linear thread index
+        self.failed_ids: set[str] = set()  # kinds of id with a declaration that had an error
         self.nonneg: set[str] = set()
         self.arena: ir.Buffer | None = None
         self.views: list[ir.Buffer] = []
@@ -82,8 +84,16 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         if name == "range":
             return Builtin("range")
         if name in self.closed:
+            closed = self.closed[name]
+            if closed.kind == "loopvar":
+                fix = f"a loop variable exists only inside its loop; copy `{name}` into a scalar declared " \
+                      f"before the loop"
+            else:
+                dtype = closed.value.dtype if isinstance(closed.value, (ir.Buffer, ir.Expr)) else INT32
+                zero = "0.0" if dtype.is_float else "0"
+                fix = f"bind `{name}` before the block (e.g. `{name}: T.{dtype} = {zero}`) and assign it inside"
             self.diags.error("E0319", f"`{name}` is not visible here", span,
-                             notes=[Note("it was bound inside a block that has ended", self.closed[name])])
+                             notes=[Note("it was bound inside a block that has ended", closed.span)], help=fix)
             return POISON
         candidates = [n for s in self.scopes for n in s] + list(self.module.globals) + ["range"]
         self.diags.error("E0300", f"unknown name `{name}`", span, help=did_you_mean(name, candidates))
@@ -104,12 +114,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
     def pop(self) -> None:
         for name, binding in self.scopes.pop().items():
             if all(name not in s for s in self.scopes):
-                self.closed[name] = binding.span
-
-    def source_text(self, span: Span) -> str:
-        if span.line != span.end_line:
-            return ""
-        return self.module.source.line_text(span.line)[span.col - 1:span.end_col - 1]
+                self.closed[name] = binding
 
     def require_arch(self, arch: int, what: str, span: Span, suffix: str = "") -> None:
         if arch > self.min_arch:
@@ -131,29 +136,81 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         if body and isinstance(body[0], ast.ExprStmt) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             body = body[1:]
-        entry = next((i for i, s in enumerate(body) if self.is_device_entry(s)), None)
-        if entry is None:
-            self.diags.error("E0400", f"kernel `{fdef.name}` has no `T.device_entry()`", fdef.name_span,
-                             help="write `T.device_entry()` after the `T.match_buffer` calls; the kernel body "
-                                  "follows it")
-            return None
-        for stmt in body[:entry]:
+        host, device = self.split_at_device_entry(body)
+        for stmt in host:
             self.host_stmt(stmt)
         for name, handle in self.handles.items():
-            self.diags.error("E0511", f"handle parameter `{name}` is never bound with `T.match_buffer`", handle.span)
+            self.diags.error("E0511", f"handle parameter `{name}` is never bound with `T.match_buffer`", handle.span,
+                             help=f"bind it before `T.device_entry()`: `X = T.match_buffer({name}, shape, dtype)`")
         self.finish_params()
         self.device = True
-        stmts = self.block(body[entry + 1:], top=True)
-        for stmt in body[entry + 1:]:
-            if self.is_device_entry(stmt):
-                self.diags.error("E0400", "a second `T.device_entry()`", stmt.span,
-                                 notes=[Note("the first one is here", body[entry].span)])
+        stmts = self.block(device, new_scope=False)
         grid, block = self.launch_shape()
         static_bytes, arena_bytes = self.shared_budget()
         if self.diags.has_errors:
             return None
         return Kernel(fdef.name, fdef.span, self.params, self.args, ir.seq(stmts), grid, block, self.nonneg,
                       self.min_arch, self.arch_suffix, self.arena, arena_bytes, self.views, static_bytes)
+
+    # -- T.device_entry() -------------------------------------------------------------------------------
+    def split_at_device_entry(self, body: list) -> tuple[list, list]:
+        """The host and device statements of the body, reporting a missing, repeated or nested
+        `T.device_entry()`. Without a usable one the device part starts at the first statement
+        that cannot belong to the host, so that the rest of the kernel is still checked."""
+        entries = list(self.device_entries(body, None))
+        top = [stmt for stmt, block in entries if block is None]
+        first = top[0] if top else None
+        for stmt, block in entries:
+            if stmt is first:
+                continue
+            if block is None:
+                self.diags.error("E0400", "a second `T.device_entry()`", stmt.span,
+                                 notes=[Note("the first one is here", first.span)],
+                                 help="a kernel has exactly one `T.device_entry()`; remove this one")
+            else:
+                notes = [Note("the kernel's device region starts here", first.span)] if first else []
+                self.diags.error("E0400", f"`T.device_entry()` inside {'an' if block == 'if' else 'a'} `{block}` "
+                                          f"block", stmt.span, notes=notes,
+                                 help="`T.device_entry()` is a statement at the top level of the kernel body, "
+                                      "after the `T.match_buffer` calls")
+        if first is not None:
+            index = body.index(first)
+            return body[:index], body[index + 1:]
+        if not entries:
+            self.diags.error("E0400", f"kernel `{self.fdef.name}` has no `T.device_entry()`", self.fdef.name_span,
+                             help="write `T.device_entry()` after the `T.match_buffer` calls; the kernel body "
+                                  "follows it")
+        split = next((i for i, stmt in enumerate(body) if not self.looks_like_host(stmt)), len(body))
+        return body[:split], body[split:]
+
+    def device_entries(self, stmts, block: str | None):
+        """(statement, enclosing block keyword or None) for every `T.device_entry()` statement."""
+        for stmt in stmts:
+            if self.is_device_entry(stmt):
+                yield stmt, block
+            elif isinstance(stmt, ast.If):
+                yield from self.device_entries(stmt.body, block or "if")
+                yield from self.device_entries(stmt.orelse, block or "if")
+            elif isinstance(stmt, (ast.For, ast.While, ast.With)):
+                yield from self.device_entries(stmt.body, block or type(stmt).__name__.lower())
+
+    @staticmethod
+    def looks_like_host(stmt) -> bool:
+        """Whether a statement can belong before `T.device_entry()` (judged by its form only)."""
+        if isinstance(stmt, (ast.Pass, ast.Assert)):
+            return True
+        if isinstance(stmt, ast.ExprStmt):
+            value = stmt.value
+            return isinstance(value, ast.Constant) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "func_attr")
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.target, ast.Name):
+            value = stmt.value
+            if isinstance(value, ast.Call):
+                return isinstance(value.func, ast.Attribute) and (
+                    value.func.attr == "match_buffer" or (not value.args and not value.keywords
+                                                          and parse_dtype(value.func.attr) is not None))
+            return not _contains_call(value)
+        return False
 
     def is_device_entry(self, stmt) -> bool:
         if not isinstance(stmt, ast.ExprStmt) or not isinstance(stmt.value, ast.Call):
@@ -169,8 +226,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
                              help="annotate it with `T.handle`, `T.Buffer(shape, dtype)` or a dtype like `T.int32`")
             self.bind(param.name, Binding(POISON, "param", param.span))
             return
-        if self.binding(param.name) is not None:
-            self.diags.error("E0314", f"parameter `{param.name}` is declared twice", param.span)
+        if not self.is_new_name(param):
             return
         annotation = param.annotation
         if isinstance(annotation, ast.Call) and isinstance(annotation.func, ast.Attribute) \
@@ -198,8 +254,14 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             self.args.append(p)
             self.bind(param.name, Binding(var, "param", param.span))
             return
-        if kind is not POISON:
-            self.diags.error("E0310", f"parameter `{param.name}` has an unsupported annotation", annotation.span,
+        if isinstance(kind, DTypeVal) and kind.dtype.lanes > 1:
+            self.diags.error("E0310", f"parameter `{param.name}` has the vector dtype {kind.dtype}; kernel "
+                                      f"parameters are scalars, handles or buffers", annotation.span,
+                             help=f"pass the elements in a buffer (`T.Buffer((n,), \"{kind.dtype.element}\")`) and "
+                                  f"`vload` them")
+        elif kind is not POISON:
+            self.diags.error("E0310", f"parameter `{param.name}` has an unsupported annotation: {kind_of(kind)}",
+                             annotation.span,
                              help="use `T.handle`, `T.Buffer(shape, dtype)` or a scalar dtype like `T.float32`")
         self.bind(param.name, Binding(POISON, "param", param.span))
 
@@ -234,35 +296,30 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
 
     # -- host region -------------------------------------------------------------------------------------
     def host_stmt(self, stmt) -> None:
-        if isinstance(stmt, (ast.Pass,)) or (isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Constant)):
+        move = "move it after `T.device_entry()`"
+        if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Constant)):
             return
         if isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Call):
             val = self.elab(stmt.value)
             if isinstance(val, Void) and isinstance(val.stmt, ir.Seq) and not val.stmt.body:
                 return  # T.func_attr and hints
-            if val is not POISON:
-                self.diags.error("E0401", "only parameter binding is allowed before `T.device_entry()`", stmt.span)
+            if isinstance(val, ir.Buffer):
+                self.diags.error("E0511", "the buffer `T.match_buffer` returns is not bound to a name", stmt.span,
+                                 help="write `A = T.match_buffer(...)`")
+            elif val is not POISON:
+                self.diags.error("E0401", "only parameter binding is allowed before `T.device_entry()`", stmt.span,
+                                 help=move)
             return
         if isinstance(stmt, ast.Assert):
-            test = self.elab(stmt.test)
-            if isinstance(test, PyConst):
-                if not test.value:
-                    self.diags.error("E0317", "static assertion failed", stmt.test.span)
-                return
-            self.diags.error("E0401", "a host-side `assert` must be a compile-time condition", stmt.span)
+            self.static_assert(stmt, host=True)
             return
         if isinstance(stmt, ast.Assign) and isinstance(stmt.target, ast.Name):
             name = stmt.target.id
-            if self.binding(name) is not None:
-                self.diags.error("E0314", f"`{name}` is already defined", stmt.target.span,
-                                 notes=[Note("defined here", self.binding(name).span)])
+            if not self.is_new_name(stmt.target):
                 return
             val = self.elab(stmt.value)
             if isinstance(val, ir.Buffer) and val.storage is None:
-                handle = self.handle_of(stmt.value)
-                self.handles.pop(handle, None)
-                val = self.attach_param(handle, val, name, stmt.span)
-                self.bind(name, Binding(val, "buffer", stmt.target.span))
+                self.bind_param_buffer(name, val, stmt)
                 return
             if isinstance(val, _SymbolicPending):
                 var = ir.Var(val.dtype, self.fresh(name), stmt.target.span)
@@ -273,12 +330,32 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             if isinstance(val, (PyConst, LayoutVal)):
                 self.bind(name, Binding(val, "const", stmt.target.span))
                 return
+            if isinstance(val, LayoutPart):
+                self.bind(name, Binding(self.make_layout(val, stmt.value), "const", stmt.target.span))
+                return
+            self.bind(name, Binding(POISON, "other", stmt.target.span))
             if val is not POISON:
                 self.diags.error("E0401", "before `T.device_entry()` a kernel only binds parameters, symbolic "
-                                          "extents and constants", stmt.span)
+                                          "extents and constants", stmt.span,
+                                 help=f"{move}; a value computed once can be a `T.let` there")
             return
         self.diags.error("E0401", "only parameter binding is allowed before `T.device_entry()`", stmt.span,
-                         help="move device work after `T.device_entry()`")
+                         help=move)
+
+    def bind_param_buffer(self, name: str, buf: ir.Buffer, stmt) -> None:
+        """`A = T.match_buffer(A_ptr, ...)`: the buffer takes the handle's place among the parameters."""
+        handle = self.handle_of(stmt.value)
+        first = self.matched.get(handle)
+        if first is not None:
+            self.diags.error("E0511", f"`{handle}` is already bound by `T.match_buffer`", stmt.value.span,
+                             notes=[Note("first bound here", first)],
+                             help="each handle parameter is bound exactly once; name that buffer instead")
+            self.bind(name, Binding(POISON, "buffer", stmt.target.span))
+            return
+        self.matched[handle] = stmt.value.span
+        self.handles.pop(handle, None)
+        buf = self.attach_param(handle, buf, name, stmt.span)
+        self.bind(name, Binding(buf, "buffer", stmt.target.span))
 
     def handle_of(self, call) -> str | None:
         if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name):
@@ -304,31 +381,33 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
                                       f"`T.device_entry()`", node.span, help=f"for a typed zero write `T.{dtype}(0)`")
             return POISON
         if dtype.name not in ("int32",):
-            self.diags.error("E0512", "symbolic extents are int32", node.span)
+            self.diags.error("E0512", f"symbolic extents are int32, not {dtype}", node.span,
+                             help="declare it with `T.int32()`")
             return POISON
         return _SymbolicPending(dtype, node.span)
 
     # -- statements -------------------------------------------------------------------------------------
-    def block(self, stmts, *, top: bool = False, new_scope: bool = True) -> list[ir.Stmt]:
-        if new_scope and not top:
+    def block(self, stmts, *, new_scope: bool = True) -> list[ir.Stmt]:
+        """Statements in order; each one's declarations (`pending`) come before it."""
+        if new_scope:
             self.push()
         out: list[ir.Stmt] = []
         for stmt in stmts:
-            produced = self.stmt(stmt, top=top)
+            produced = self.stmt(stmt)
+            self.name_anonymous_storage()
             out.extend(self.pending)
             self.pending = []
             if produced is not None:
                 out.extend(produced if isinstance(produced, list) else [produced])
-        if new_scope and not top:
+        if new_scope:
             self.pop()
         return out
 
-    def stmt(self, stmt, top: bool = False):
+    def stmt(self, stmt):
         method = getattr(self, "_stmt_" + type(stmt).__name__, None)
         if method is None:
             self.diags.error("E0201", f"`{type(stmt).__name__}` is not allowed in a kernel body", stmt.span)
             return None
-        self.at_top = top
         return method(stmt)
 
     def _stmt_Pass(self, stmt):
@@ -340,6 +419,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         if isinstance(stmt.value, ast.Call) and self.is_device_entry(stmt):
             return None  # reported once by run()
         val = self.elab(stmt.value)
+        if isinstance(val, IdTuple):
+            return None  # ids declared for the launch shape only
         if isinstance(val, Void):
             return val.stmt
         if isinstance(val, ir.Call):
@@ -361,24 +442,56 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         if not isinstance(target, ast.Name):
             self.diags.error("E0312", "cannot assign to this expression", target.span)
             return None
-        existing = self.binding(target.id)
+        existing = self.existing(target.id)
         if existing is not None:
             return self.reassign(target, existing, stmt.value, stmt)
         val = self.elab(stmt.value)
-        return self.bind_new(target, val, stmt, annotation=None)
+        return self.bind_new(target, val, stmt)
+
+    def existing(self, name: str) -> Binding | None:
+        """What a name is bound to in the kernel or at module level."""
+        local = self.binding(name)
+        return local if local is not None else self.module.globals.get(name)
+
+    def is_new_name(self, target) -> bool:
+        """A name about to be bound must not be bound already (no shadowing)."""
+        name = target.id if isinstance(target, ast.Name) else target.name
+        existing = self.existing(name)
+        if existing is None:
+            return True
+        notes = [Note("defined here", existing.span)] if existing.kind != "builtin" else []
+        self.diags.error("E0314", f"`{name}` is already defined", getattr(target, "span"), notes=notes,
+                         help="use another name")
+        return False
+
+    _KINDS = {"let": "an immutable `T.let` binding", "loopvar": "a loop variable", "id": "a thread id",
+              "param": "a kernel parameter", "const": "a constant", "var": "a symbolic extent",
+              "buffer": "a buffer", "pointer": "a pointer binding", "handle": "a handle parameter",
+              "namespace": "the dialect module", "builtin": "the dialect module", "layout": "an imported layout name",
+              "axis": "an imported layout axis", "import": "an imported name"}
 
     def reassign(self, target: ast.Name, existing: Binding, value_node, stmt):
         value = existing.value
         if isinstance(value, ir.Buffer) and self.is_scalar_like(value):
             val = self.value(value_node, value.dtype)
             return self.scalar_store(value, val, stmt.span, value_node.span)
-        kinds = {"let": "an immutable `T.let` binding", "loopvar": "a loop variable", "id": "a thread id",
-                 "param": "a kernel parameter", "const": "a constant", "var": "a symbolic extent",
-                 "buffer": "a buffer", "pointer": "a pointer binding"}
-        self.diags.error("E0307", f"`{target.id}` is {kinds.get(existing.kind, 'immutable')} and cannot be "
-                                  f"reassigned", target.span, notes=[Note("bound here", existing.span)],
-                         help="use a new name, or a mutable scalar (`x: T.int32 = ...`)"
-                         if existing.kind in ("let", "const") else None)
+        if value is POISON:
+            self.elab(value_node)  # the binding already had an error; still check the value
+            return None
+        if existing.kind == "buffer":
+            fix = f"store into its elements instead: `{target.id}[i] = ...`"
+        elif existing.kind == "pointer":
+            fix = "bind the new pointer to a new name"
+        elif existing.kind in ("let", "const", "param", "loopvar", "id", "var"):
+            dtype = value.dtype if isinstance(value, ir.Expr) else FLOAT32 if isinstance(value, PyConst) \
+                and isinstance(value.value, float) else INT32
+            fix = f"bind the new value to a new name, or copy it into a mutable scalar first " \
+                  f"(`{target.id}_v: T.{dtype} = {target.id}`)"
+        else:
+            fix = "use another name"
+        notes = [Note("bound here", existing.span)] if existing.kind != "builtin" else []
+        self.diags.error("E0307", f"`{target.id}` is {self._KINDS.get(existing.kind, 'immutable')} and cannot be "
+                                  f"reassigned", target.span, notes=notes, help=fix)
         return None
 
     @staticmethod
@@ -395,7 +508,9 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             return None
         return ir.BufferStore(buf, (ir.IntImm(INT32, 0),), val, span)
 
-    def bind_new(self, target: ast.Name, val, stmt, annotation):
+    def bind_new(self, target: ast.Name, val, stmt):
+        """`name = value` for a new name: names buffers, ids, pointers and constants; any
+        other value becomes a mutable one-element local scalar (reference 1.5)."""
         name = target.id
         if val is POISON:
             self.bind(name, Binding(POISON, "other", target.span))
@@ -404,28 +519,23 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             self.diags.error("E0401", "symbolic extents are declared before `T.device_entry()`", stmt.span)
             return None
         if isinstance(val, ir.Buffer):
-            named = val if val.name else replace(val, name=name)
-            if not val.name:
-                object.__setattr__(val, "name", name) if False else None
+            named = val if val.name.isidentifier() else replace(val, name=name)
             self.bind(name, Binding(named, "buffer", target.span))
-            if named.storage is not None and named.storage.name == "" and False:
-                pass
             return self.flush_named(named, val)
         if isinstance(val, IdTuple):
             if len(val.vars) != 1:
-                self.diags.error("E0312", f"this call returns {len(val.vars)} ids; unpack them: "
-                                          f"`{', '.join('v%d' % i for i in range(len(val.vars)))} = ...`", target.span)
+                self.diags.error("E0312", f"this call returns {len(val.vars)} ids, one per extent", target.span,
+                                 help=f"unpack them: `{', '.join(f'{name}{i}' for i in range(len(val.vars)))} = ...`")
                 return None
             return self.bind_id(target, val.vars[0])
-        if isinstance(val, (Pointer, LayoutVal, Region, PyConst, ir.BufferAddress)) and not (
-                isinstance(val, PyConst) and isinstance(val.value, (bool, int, float))):
-            kind = "pointer" if isinstance(val, (Pointer, ir.BufferAddress)) else "const"
-            if isinstance(val, LayoutPart):
-                val = self.make_layout(val, stmt.value)
-            self.bind(name, Binding(val, kind, target.span))
-            return None
         if isinstance(val, LayoutPart):
-            self.bind(name, Binding(self.make_layout(val, stmt.value), "const", target.span))
+            val = self.make_layout(val, stmt.value)
+        if isinstance(val, (Pointer, ir.BufferAddress)):
+            self.bind(name, Binding(val, "pointer", target.span))
+            return None
+        if isinstance(val, (LayoutVal, Region)) or (
+                isinstance(val, PyConst) and not isinstance(val.value, (bool, int, float))):
+            self.bind(name, Binding(val, "const", target.span))
             return None
         value = self.as_value(val, stmt.value.span)
         if value is POISON:
@@ -452,41 +562,58 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         self.views = [named if v is original else v for v in self.views]
         self.statics = [named if v is original else v for v in self.statics]
 
+    def name_anonymous_storage(self) -> None:
+        """Storage of an allocation or view not bound to a name (`T.alloc_shared(...)[0]`) gets a
+        generated C name."""
+        for s in self.pending:
+            if isinstance(s, (ir.Allocate, ir.DeclView)) and s.buffer.storage is not None \
+                    and s.buffer.storage.name.startswith("\0"):
+                base = {"shared": "smem", "shared.dyn": "smem", "local": "regs"}.get(s.buffer.scope, "buf")
+                object.__setattr__(s.buffer.storage, "name", self.fresh(base + "_ptr"))
+
     def new_scalar(self, name: str, dtype: DType, span: Span) -> ir.Buffer:
         storage = ir.Storage(self.fresh(name + "_ptr"), dtype, "local", "array", 1, 0)
         buf = ir.Buffer(name, (ir.IntImm(INT32, 1),), dtype, "local", storage, None, None, 0, span, scalar=True)
         self.pending.append(ir.Allocate(buf, span))
-        self.bind(name, Binding(buf, "scalar", span, mutable=True))
+        self.bind(name, Binding(buf, "scalar", span))
         return buf
 
-    def bind_id(self, target: ast.Name, var: ir.Var):
-        self.bind(target.id, Binding(var, "id", target.span))
-        return None
-
     def assign_tuple(self, target: ast.Tuple, val, stmt):
+        """`bx, by = T.cta_id([gx, gy])`, or unpacking a constant tuple."""
+        bad = next((elt for elt in target.elts if not isinstance(elt, ast.Name)), None)
+        if bad is not None:
+            self.diags.error("E0312", "tuple assignment binds plain names", bad.span)
+            return None
+        if val is POISON:
+            for elt in target.elts:
+                if self.existing(elt.id) is None:
+                    self.bind(elt.id, Binding(POISON, "other", elt.span))
+            return None
         if isinstance(val, IdTuple):
-            if len(val.vars) != len(target.elts):
-                self.diags.error("E0312", f"{len(target.elts)} names for {len(val.vars)} ids", target.span)
-                return None
-            for elt, var in zip(target.elts, val.vars):
-                if not isinstance(elt, ast.Name):
-                    self.diags.error("E0312", "thread ids are bound to plain names", elt.span)
-                    continue
-                self.bind_id(elt, var)
+            items = list(val.vars)
+        elif isinstance(val, PyConst) and isinstance(val.value, tuple):
+            items = [PyConst(v) for v in val.value]
+        else:
+            self.diags.error("E0312", f"cannot unpack {kind_of(val)}", stmt.value.span,
+                             help="tuple assignment unpacks thread ids (`bx, by = T.cta_id([gx, gy])`) or a "
+                                  "constant tuple")
             return None
-        if isinstance(val, PyConst) and isinstance(val.value, tuple) and len(val.value) == len(target.elts):
-            for elt, item in zip(target.elts, val.value):
-                if isinstance(elt, ast.Name):
-                    self.bind(elt.id, Binding(PyConst(item), "const", elt.span))
+        if len(items) != len(target.elts):
+            what = "ids" if isinstance(val, IdTuple) else "values"
+            self.diags.error("E0312", f"{len(target.elts)} names for {len(items)} {what}", target.span)
             return None
-        if val is not POISON:
-            self.diags.error("E0312", "tuple assignment unpacks thread ids (`bx, by = T.cta_id([gx, gy])`)",
-                             target.span)
+        for elt, item in zip(target.elts, items):
+            if not self.is_new_name(elt):
+                continue
+            if isinstance(item, ir.Var):
+                self.bind_id(elt, item)
+            else:
+                self.bind(elt.id, Binding(item, "const", elt.span))
         return None
 
     def store(self, target: ast.Subscript, val, stmt):
         base = self.elab(target.value)
-        if base is POISON or val is POISON:
+        if base is POISON:
             return None
         if not isinstance(base, ir.Buffer):
             self.diags.error("E0312", f"cannot assign into {kind_of(base)}", target.value.span)
@@ -494,16 +621,16 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         indices = target.indices
         if len(indices) == 1 and isinstance(indices[0], ast.Tuple):
             indices = indices[0].elts
-        if any(isinstance(i, ast.Slice) for i in indices) or len(indices) < base.ndim:
+        if any(isinstance(i, ast.Slice) for i in indices):
             self.diags.error("E0518", "assigning to a region is not supported", target.span,
                              help="store single elements in a loop")
             return None
         if len(indices) != base.ndim:
-            self.diags.error("E0506", f"`{base.name}` has {base.ndim} dimension{'s' if base.ndim != 1 else ''} "
-                                      f"but {len(indices)} indices were given", target.span)
+            self.wrong_index_count(base, len(indices), target.span)
             return None
         idx = self.indices(base, indices)
-        value = self.as_value(val, stmt.value.span if hasattr(stmt, "value") else stmt.span, base.dtype)
+        value_span = stmt.value.span
+        value = self.as_value(val, value_span, base.dtype)
         if idx is POISON or value is POISON:
             return None
         if base.scope == "tmem":
@@ -511,8 +638,10 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
                              target.span)
             return None
         if value.dtype != base.dtype:
-            self.diags.error("E0303", f"storing a {value.dtype} value into {base.dtype} buffer `{base.name}`",
-                             stmt.span, help=f"convert it: `T.cast(..., \"{base.dtype}\")`")
+            fix = f"store a vector with `{base.name}.vstore([...], value)`" if value.dtype.lanes > 1 else \
+                f"convert it: `T.{base.dtype}(...)`"
+            self.diags.error("E0303", f"storing {article(value.dtype)} value into {base.dtype} buffer `{base.name}`",
+                             value_span, help=fix)
             return None
         return ir.BufferStore(base, idx, value, stmt.span)
 
@@ -521,63 +650,61 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         if not isinstance(target, ast.Name):
             self.diags.error("E0312", "annotated assignments bind a plain name", target.span)
             return None
+        if not self.is_new_name(target):
+            return None
         ann = self.elab(stmt.annotation)
-        if ann is POISON:
-            return None
-        existing = self.binding(target.id)
-        if existing is not None:
-            self.diags.error("E0314", f"`{target.id}` is already defined", target.span,
-                             notes=[Note("defined here", existing.span)])
-            return None
         if isinstance(ann, LetType):
             return self.let(target, ann.dtype, stmt)
-        if isinstance(ann, DTypeVal):
-            dtype = ann.dtype
-            buf = self.new_scalar(target.id, dtype, target.span)
+        if isinstance(ann, DTypeVal) and ann.dtype.kind != "handle":
+            buf = self.new_scalar(target.id, ann.dtype, target.span)
             if stmt.value is None:
                 return None
-            return self.scalar_store(buf, self.value(stmt.value, dtype), stmt.span, stmt.value.span)
+            return self.scalar_store(buf, self.value(stmt.value, ann.dtype), stmt.span, stmt.value.span)
         if isinstance(ann, ArrayType):
             if stmt.value is not None:
-                self.diags.error("E0315", "a local array annotation takes no initial value", stmt.value.span)
-                return None
-            shape = tuple(ir.IntImm(INT32, e) for e in ann.shape)
-            if any(e <= 0 for e in ann.shape):
+                self.diags.error("E0315", "a local array annotation takes no initial value", stmt.value.span,
+                                 help=f"declare it, then store the elements: `{target.id}[i] = ...`")
+            elif any(e <= 0 for e in ann.shape):
                 self.diags.error("E0503", "local array extents must be positive", stmt.annotation.span)
-                return None
-            buf = self.new_allocation(shape, ann.dtype, "local", None, 0, target.span)
-            self.bind(target.id, Binding(buf, "buffer", target.span))
-            return self.flush_named(replace(buf, name=target.id), buf) if not buf.name else None
-        self.diags.error("E0315", "unsupported annotation", stmt.annotation.span,
-                         help="use a dtype (`T.int32`), `T.let` or `T.let[T.int32]`")
+            else:
+                shape = tuple(ir.IntImm(INT32, e) for e in ann.shape)
+                buf = self.new_allocation(shape, ann.dtype, "local", None, 0, target.span)
+                named = replace(buf, name=target.id)
+                self.bind(target.id, Binding(named, "buffer", target.span))
+                return self.flush_named(named, buf)
+        elif ann is not POISON:
+            self.diags.error("E0315", f"{kind_of(ann)} is not a type for a local name", stmt.annotation.span,
+                             help="annotate with a dtype (`T.int32`), `T.let`, `T.let[T.int32]` or a local array "
+                                  "type (`T.float32[8]`)")
+        self.bind(target.id, Binding(POISON, "other", target.span))
         return None
 
     def let(self, target: ast.Name, dtype: DType | None, stmt):
+        """`x: T.let = v`: an immutable binding; constants are substituted where used."""
+        name = target.id
+        self.bind(name, Binding(POISON, "let", target.span))  # replaced below when the value checks
         if stmt.value is None:
-            self.diags.error("E0315", "a `T.let` binding needs a value", stmt.span)
+            self.diags.error("E0315", "a `T.let` binding needs a value", stmt.span,
+                             help=f"write `{name}: T.let = <value>`")
             return None
         val = self.elab(stmt.value)
-        if isinstance(val, PyConst) and not isinstance(val.value, (bool, int, float)):
-            self.bind(target.id, Binding(val, "let", target.span))
-            return None
-        if isinstance(val, Pointer):
-            self.bind(target.id, Binding(val, "let", target.span))
+        if isinstance(val, Pointer) or (isinstance(val, PyConst) and not isinstance(val.value, (bool, int, float))):
+            self.bind(name, Binding(val, "let", target.span))
             return None
         value = self.as_value(val, stmt.value.span, dtype)
         if value is POISON:
-            self.bind(target.id, Binding(POISON, "let", target.span))
             return None
         if dtype is not None and value.dtype != dtype:
-            self.diags.error("E0303", f"`T.let[{dtype}]` bound to a {value.dtype} value", stmt.value.span,
-                             help=f"convert it: `T.cast(..., \"{dtype}\")`")
+            self.diags.error("E0303", f"`T.let[{dtype}]` bound to {article(value.dtype)} value", stmt.value.span,
+                             help=f"convert it: `T.{dtype}(...)`")
             return None
         if isinstance(value, (ir.IntImm, ir.FloatImm)):
-            self.bind(target.id, Binding(value, "let", target.span))  # a constant: substituted where used
+            self.bind(name, Binding(value, "let", target.span))  # a constant: substituted where used
             return None
-        var = ir.Var(value.dtype, self.fresh(target.id), target.span)
+        var = ir.Var(value.dtype, self.fresh(name), target.span)
         if self.is_nonneg(value):
             self.nonneg.add(var.name)
-        self.bind(target.id, Binding(var, "let", target.span))
+        self.bind(name, Binding(var, "let", target.span))
         return ir.LetStmt(var, value, stmt.span)
 
     def is_nonneg(self, e: ir.Expr) -> bool:
@@ -592,7 +719,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             return None
         target = stmt.target
         if isinstance(target, ast.Name):
-            existing = self.binding(target.id)
+            existing = self.existing(target.id)
             if existing is None:
                 self.lookup(target.id, target.span)
                 return None
@@ -627,55 +754,54 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
 
     def _stmt_While(self, stmt: ast.While):
         cond = self.condition(self.elab(stmt.test), stmt.test.span)
-        self.depth += 1
-        self.loop_depth += 1
-        saved_unroll, self.unroll_depth = self.unroll_depth, 0
-        body = self.block(stmt.body)
-        self.unroll_depth = saved_unroll
-        self.loop_depth -= 1
-        self.depth -= 1
+        body = self.loop_body(stmt.body, "while")
         if cond is POISON:
             return None
         return ir.While(cond, ir.seq(body), stmt.span)
 
+    def loop_body(self, stmts, kind: str) -> list[ir.Stmt]:
+        """The body of a loop of kind serial / unroll / while, in the current scope."""
+        self.depth += 1
+        self.loops.append(kind)
+        body = self.block(stmts, new_scope=kind == "while")
+        self.loops.pop()
+        self.depth -= 1
+        return body
+
     def _stmt_For(self, stmt: ast.For):
         rng = self.elab(stmt.iter)
-        if isinstance(rng, Poison):
-            return None
-        if not isinstance(rng, LoopRange):
+        targets = stmt.target.elts if isinstance(stmt.target, ast.Tuple) else (stmt.target,)
+        ok = isinstance(rng, LoopRange)
+        if not ok and rng is not POISON:
             self.diags.error("E0306", "a `for` loop iterates over `range(...)`, `T.serial`, `T.unroll` or "
                                       "`T.grid`", stmt.iter.span)
-            return None
-        targets = stmt.target.elts if isinstance(stmt.target, ast.Tuple) else (stmt.target,)
-        if len(targets) != len(rng.starts):
-            self.diags.error("E0312", f"{len(targets)} loop variable{'s' if len(targets) != 1 else ''} for "
-                                      f"{len(rng.starts)} loop{'s' if len(rng.starts) != 1 else ''}", stmt.target.span)
-            return None
         if not all(isinstance(t, ast.Name) for t in targets):
             self.diags.error("E0312", "loop variables are plain names", stmt.target.span)
             return None
-        self.depth += 1
+        if ok and len(targets) != len(rng.starts):
+            self.diags.error("E0312", f"{len(targets)} loop variable{'s' if len(targets) != 1 else ''} for "
+                                      f"{len(rng.starts)} loop{'s' if len(rng.starts) != 1 else ''}", stmt.target.span,
+                             help=f"`T.grid` with {len(targets)} extents gives {len(targets)} loop variables"
+                             if len(targets) > 1 else None)
+            ok = False
         self.push()
         loop_vars = []
-        for target, start, step in zip(targets, rng.starts, rng.steps):
+        for i, target in enumerate(targets):
+            fresh = self.is_new_name(target)
+            if not ok or not fresh:
+                self.bind(target.id, Binding(POISON, "loopvar", target.span))
+                continue
+            start, step = rng.starts[i], rng.steps[i]
             var = ir.Var(start.dtype, self.fresh(target.id), target.span)
-            if isinstance(start, ir.IntImm) and start.value >= 0 and isinstance(step, ir.IntImm) and step.value > 0 \
-                    or (self.is_nonneg(start) and isinstance(step, ir.IntImm) and step.value > 0):
+            if isinstance(step, ir.IntImm) and step.value > 0 and self.is_nonneg(start):
                 self.nonneg.add(var.name)
             self.bind(target.id, Binding(var, "loopvar", target.span))
             loop_vars.append(var)
-        unrolled = rng.kind == "unroll"
-        if unrolled:
-            self.unroll_depth += 1
-        else:
-            self.loop_depth += 1
-        body = self.block(stmt.body, new_scope=False)
-        if unrolled:
-            self.unroll_depth -= 1
-        else:
-            self.loop_depth -= 1
+        unrolled = ok and rng.kind == "unroll"
+        body = self.loop_body(stmt.body, "unroll" if unrolled else "serial")
         self.pop()
-        self.depth -= 1
+        if not ok or len(loop_vars) != len(targets):
+            return None
         out: ir.Stmt = ir.seq(body)
         for var, start, stop, step in reversed(list(zip(loop_vars, rng.starts, rng.stops, rng.steps))):
             kind = "unroll" if unrolled else ("pragma_unroll" if rng.unroll_factor else "serial")
@@ -689,11 +815,13 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         return self.loop_exit(stmt, ir.Continue(stmt.span), "continue")
 
     def loop_exit(self, stmt, node, word):
-        if self.unroll_depth and not self.loop_depth:
-            self.diags.error("E0316", f"`{word}` inside an unrolled loop (`T.unroll`)", stmt.span)
-            return None
-        if not self.loop_depth:
+        if not self.loops:
             self.diags.error("E0316", f"`{word}` outside a loop", stmt.span)
+            return None
+        if self.loops[-1] == "unroll":
+            self.diags.error("E0316", f"`{word}` inside an unrolled loop (`T.unroll`)", stmt.span,
+                             help="`T.unroll` expands its body at compile time; use `T.serial(n, unroll=True)` "
+                                  "for a loop that can be left early")
             return None
         return node
 
@@ -706,17 +834,40 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         return ir.Return(stmt.span)
 
     def _stmt_Assert(self, stmt: ast.Assert):
+        return self.static_assert(stmt, host=False)
+
+    def static_assert(self, stmt: ast.Assert, *, host: bool):
+        """A constant condition is checked now; otherwise device code traps when it fails."""
         test = self.elab(stmt.test)
         message = ""
         if stmt.msg is not None:
             message = self.const_str(stmt.msg, "the assertion message") or ""
-        if isinstance(test, PyConst):
+        if isinstance(test, (PyConst, ir.IntImm)):
             if not test.value:
                 self.diags.error("E0317", "static assertion failed" + (f": {message}" if message else ""),
                                  stmt.test.span)
             return None
+        if host:
+            if test is not POISON:
+                self.diags.error("E0401", "an `assert` before `T.device_entry()` must have a compile-time "
+                                          "condition", stmt.test.span,
+                                 help="move it after `T.device_entry()`, where it traps when it fails")
+            return None
         cond = self.condition(test, stmt.test.span)
         return None if cond is POISON else ir.Trap(cond, message, stmt.span)
+
+    @handler("static_assert", "cond", "msg=''")
+    def _static_assert(self, node, a):
+        test = self.elab(a["cond"])
+        message = "" if is_default(a["msg"]) else self.const_str(a["msg"], "the assertion message") or ""
+        if isinstance(test, (PyConst, ir.IntImm)):
+            if not test.value:
+                self.diags.error("E0317", "static assertion failed" + (f": {message}" if message else ""),
+                                 a["cond"].span)
+        elif test is not POISON:
+            self.diags.error("E0202", "`T.static_assert` needs a compile-time condition", a["cond"].span,
+                             help="use `assert cond` for a check at run time")
+        return Void(ir.Seq(()))
 
     def _stmt_With(self, stmt):
         self.diags.error("E0518", "`with` blocks are not supported yet", stmt.span)
@@ -814,7 +965,9 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         else:
             kind = "array"
         if self.depth and scope == "shared.dyn":
-            self.diags.error("E0500", "the dynamic shared arena is allocated at the top level of the kernel", span)
+            self.diags.error("E0500", "the dynamic shared arena must be allocated at the top level of the kernel "
+                                      "body, not inside `if`, `for` or `while`", span,
+                             help="allocate it once, before the block")
             return POISON
         storage = ir.Storage("\0", dtype, scope, kind, size, align)
         buf = ir.Buffer("", shape, dtype, scope, storage, layout, None, align, span, scalar=scalar)
@@ -836,7 +989,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
                 return POISON
             size = None if storage.size is None else storage.size * storage.dtype.nbytes // dtype.nbytes
             storage = ir.Storage("\0", dtype, scope, "view_pointer", size, align, base=storage)
-        if not self.check_view_bounds(storage, shape, dtype, layout, offset, span):
+        if not self.check_view_bounds(base, storage, shape, dtype, layout, offset, span):
             return POISON
         buf = ir.Buffer("", shape, dtype, scope, storage, layout, offset, align, span)
         self.pending.append(ir.DeclView(buf, span))
@@ -877,69 +1030,127 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
 
     @handler("device_entry")
     def _device_entry(self, node, a):
-        self.diags.error("E0400", "`T.device_entry()` is a statement at the top level of the kernel", node.span)
+        self.diags.error("E0400", "`T.device_entry()` is a statement at the top level of the kernel", node.span,
+                         help="write it on a line of its own, after the `T.match_buffer` calls")
         return POISON
 
     def scope_id(self, kind: str, node, a):
+        """`T.cta_id([...])` and friends: one C variable per extent, named after what it is bound to."""
+        ids = self.declare_id(kind, node, a)
+        if ids is POISON:
+            self.failed_ids.add(kind)
+        return ids
+
+    def declare_id(self, kind: str, node, a):
         if not self.device:
-            self.diags.error("E0402", f"`T.{kind}` belongs after `T.device_entry()`", node.span)
+            self.diags.error("E0402", f"`T.{kind}` belongs after `T.device_entry()`", node.span,
+                             help="thread ids are part of the kernel body; declare them after `T.device_entry()`")
             return POISON
         if self.depth:
             self.diags.error("E0402", f"`T.{kind}` must be declared at the top level of the kernel body, not inside "
-                                      f"`if`, `for` or `while`", node.span)
+                                      f"`if`, `for` or `while`", node.span,
+                             help="declare it before the block; the ids describe the whole launch")
             return POISON
-        dtype_name = self.const_str(a["dtype"], "the id dtype") if not is_default(a["dtype"]) else "int32"
-        if dtype_name not in ("int32", "uint32"):
-            self.diags.error("E0405", "thread ids are int32 or uint32", node.span)
-            return POISON
-        if is_default(a["extents"]):
-            self.diags.error("E0405", f"`T.{kind}` needs its extents, e.g. `T.{kind}([128])`", node.span)
-            return POISON
-        raw = self.elab(a["extents"])
-        items = [PyConst(v) for v in raw.value] if isinstance(raw, PyConst) and isinstance(raw.value, tuple) else \
-            list(raw) if isinstance(raw, tuple) else [raw]
-        extents = []
-        for item in items:
-            v = self.as_value(item, a["extents"].span, INT32)
-            if v is POISON:
+        dtype = INT32
+        if not is_default(a["dtype"]):
+            name = self.const_str(a["dtype"], "the id dtype")
+            if name is None:
                 return POISON
-            if not v.dtype.is_int:
-                self.diags.error("E0405", "extents are integers", a["extents"].span)
+            if name not in ("int32", "uint32"):
+                self.diags.error("E0405", f"thread ids are int32 or uint32, not {name}", a["dtype"].span,
+                                 help="leave `dtype=` out for int32")
                 return POISON
-            if isinstance(v, ir.IntImm) and v.value <= 0:
-                self.diags.error("E0405", f"extent {v.value} is not positive", a["extents"].span)
-                return POISON
-            if kind != "cta_id" and not isinstance(v, ir.IntImm):
-                self.diags.error("E0405", f"`T.{kind}` extents must be compile-time constants", a["extents"].span)
-                return POISON
-            extents.append(v)
-        limit = _ID_KINDS[kind]
-        if not 1 <= len(extents) <= limit:
-            self.diags.error("E0405", f"`T.{kind}` takes {'1 to 3 extents' if limit == 3 else 'one extent'}, got "
-                                      f"{len(extents)}", a["extents"].span)
+            dtype = parse_dtype(name)
+        extents = self.id_extents(kind, a["extents"], node)
+        if extents is POISON:
             return POISON
         previous = self.ids.get(kind)
-        if previous is not None and [str(e) for e in previous[0]] != [str(e) for e in extents]:
+        if previous is not None and extents is not None and previous[0] is not None \
+                and [str(e) for e in previous[0]] != [str(e) for e in extents]:
             self.diags.error("E0403", f"`T.{kind}` declared again with different extents", node.span,
-                             notes=[Note("first declared here", previous[1])])
+                             notes=[Note("first declared here", previous[1])],
+                             help="every declaration of one kind of id describes the same launch; repeat the "
+                                  "first extents or leave them out")
             return POISON
-        self.ids.setdefault(kind, (extents, node.span))
-        dtype = parse_dtype(dtype_name)
-        values = self.id_values(kind, extents)
+        if previous is None or previous[0] is None and extents is not None:
+            self.ids[kind] = (extents, node.span)
+        extents = self.ids[kind][0]
+        if kind == "thread_id" and len(extents) > 1 and self.linear_id_users:
+            self.diags.error("E0403", f"`T.thread_id` with {len(extents)} dimensions after warp-level ids", node.span,
+                             notes=[Note("this id was computed from `threadIdx.x` alone",
+                                         self.linear_id_users[0])],
+                             help="declare `T.thread_id` before `T.warp_id`, `T.lane_id` and the other "
+                                  "warp-level ids")
+            return POISON
+        if kind not in ("cta_id", "thread_id"):
+            self.linear_id_users.append(node.span)
+        count = len(extents) if extents is not None else 1
+        names = [kind] if count == 1 else [f"{kind}_{axis}" for axis in "xyz"[:count]]
         vars = []
-        for i, value in enumerate(values):
-            var = ir.Var(dtype, self.fresh(f"{kind}_{i}" if False else self.id_base_name(node, i, kind)), node.span)
+        for name, value in zip(names, self.id_values(kind, count)):
+            var = ir.Var(dtype, self.fresh(name), node.span)
+            self.unnamed_ids.add(var.name)
             self.nonneg.add(var.name)
             self.pending.append(ir.LetStmt(var, ir.cast(dtype, value), node.span))
             vars.append(var)
         return IdTuple(tuple(vars))
 
-    def id_base_name(self, node, index: int, kind: str) -> str:
-        """Ids take the names they are bound to; the binding is resolved later."""
-        return f"\0{kind}{index}"
+    _EXAMPLE_EXTENTS = {"cta_id": "n", "thread_id": "128", "warp_id": "4", "lane_id": "32", "warpgroup_id": "1",
+                        "warp_id_in_wg": "4", "thread_id_in_wg": "128"}
+    MAX_GRID = (2 ** 31 - 1, 65535, 65535)
+
+    def id_extents(self, kind: str, node, call):
+        """The extents of an id declaration; None when left out (inferred from the other ids)."""
+        if is_default(node) or (isinstance(node, ast.Constant) and node.value is None):
+            if kind in ("cta_id", "thread_id"):
+                self.diags.error("E0405", f"`T.{kind}` needs its extents", call.span,
+                                 help=f"write `T.{kind}([{self._EXAMPLE_EXTENTS[kind]}])`")
+                return POISON
+            return None
+        raw = self.elab(node)
+        if raw is POISON:
+            return POISON
+        if isinstance(raw, PyConst) and isinstance(raw.value, tuple):
+            items = [PyConst(v) for v in raw.value]
+        else:
+            items = list(raw) if isinstance(raw, tuple) else [raw]
+        elts = node.elts if isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) == len(items) else None
+        limit = _ID_KINDS[kind]
+        if not 1 <= len(items) <= limit:
+            self.diags.error("E0405", f"`T.{kind}` takes {'1 to 3 extents' if limit == 3 else 'one extent'}, got "
+                                      f"{len(items)}", node.span,
+                             help=None if limit == 3 else f"write `T.{kind}([{self._EXAMPLE_EXTENTS[kind]}])`")
+            return POISON
+        extents = []
+        for i, item in enumerate(items):
+            span = elts[i].span if elts else node.span
+            if isinstance(item, PyConst) and (not isinstance(item.value, int) or isinstance(item.value, bool)):
+                self.diags.error("E0405", f"thread extents are integers, not {kind_of(item)}", span)
+                return POISON
+            v = self.as_value(item, span, INT32)
+            if v is POISON:
+                return POISON
+            if not (v.dtype.is_int and v.dtype.lanes == 1):
+                self.diags.error("E0405", f"thread extents are integers, not {v.dtype}", span)
+                return POISON
+            if isinstance(v, ir.IntImm) and v.value <= 0:
+                self.diags.error("E0405", f"extent {v.value} is not positive", span)
+                return POISON
+            if kind != "cta_id" and not isinstance(v, ir.IntImm):
+                self.diags.error("E0405", f"`T.{kind}` extents must be compile-time constants", span,
+                                 help="only the grid (`T.cta_id`) may depend on parameters")
+                return POISON
+            if kind == "cta_id" and isinstance(v, ir.IntImm) and v.value > self.MAX_GRID[i]:
+                self.diags.error("E0405", f"a grid has at most {self.MAX_GRID[i]} blocks in dimension "
+                                          f"{'xyz'[i]}, got {v.value}", span)
+                return POISON
+            extents.append(v)
+        return extents
 
     def bind_id(self, target: ast.Name, var: ir.Var):
-        if var.name.startswith("\0"):
+        """A fresh id takes the name it is bound to (`tx = T.thread_id([128])` -> `int tx`)."""
+        if var.name in self.unnamed_ids:
+            self.unnamed_ids.discard(var.name)
             new = ir.Var(var.dtype, self.fresh(target.id), var.span)
             self.cnames.discard(var.name)
             self.nonneg.discard(var.name)
@@ -951,12 +1162,12 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         self.bind(target.id, Binding(var, "id", target.span))
         return None
 
-    def id_values(self, kind: str, extents) -> list[ir.Expr]:
+    def id_values(self, kind: str, count: int) -> list[ir.Expr]:
         axes = "xyz"
         if kind == "cta_id":
-            return [ir.Builtin(INT32, f"blockIdx.{axes[i]}") for i in range(len(extents))]
+            return [ir.Builtin(INT32, f"blockIdx.{axes[i]}") for i in range(count)]
         if kind == "thread_id":
-            return [ir.Builtin(INT32, f"threadIdx.{axes[i]}") for i in range(len(extents))]
+            return [ir.Builtin(INT32, f"threadIdx.{axes[i]}") for i in range(count)]
         linear = self.linear_tid()
         full = ir.IntImm(UINT32, 0xFFFFFFFF)
         zero = ir.IntImm(INT32, 0)
@@ -985,68 +1196,99 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             total = ir.add(total, ir.mul(ir.Builtin(INT32, "threadIdx.z"), ir.mul(ext[0], ext[1])))
         return total
 
+    # the ids that fix the block size when `T.thread_id` is not declared: kind -> threads per unit
+    _BLOCK_FROM = (("warp_id", 32), ("warpgroup_id", 128), ("lane_id", 1), ("thread_id_in_wg", 1))
+
     def launch_shape(self):
         one = ir.IntImm(INT32, 1)
-        grid = list(self.ids.get("cta_id", ([], None))[0]) + []
+        grid = list(self.ids["cta_id"][0]) if "cta_id" in self.ids else []
         grid += [one] * (3 - len(grid))
-        threads_decl = self.ids.get("thread_id")
-        consts = {k: v[0][0].value for k, v in self.ids.items() if k != "cta_id" and k != "thread_id"}
-        spans = {k: v[1] for k, v in self.ids.items()}
-        if threads_decl is not None:
-            block = list(threads_decl[0])
-            threads = prod(e.value for e in block if isinstance(e, ir.IntImm))
+        consts = {k: e[0].value for k, (e, _) in self.ids.items() if k not in ("cta_id", "thread_id") and e}
+        spans = {k: span for k, (_, span) in self.ids.items()}
+        source = None  # the declaration the block size comes from
+        if "thread_id" in self.failed_ids:
+            return grid, [one] * 3  # the block size is unknown; its declaration has an error already
+        if "thread_id" in self.ids:
+            block = list(self.ids["thread_id"][0])
+            threads = prod(e.value for e in block)
+            source = "thread_id"
+            if len(block) == 3 and block[2].value > 64:
+                self.diags.error("E0404", f"a block has at most 64 threads in dimension z, got {block[2].value}",
+                                 spans["thread_id"])
         else:
             threads = None
-            if "warp_id" in consts:
-                threads = consts["warp_id"] * 32
-            elif "warpgroup_id" in consts:
-                threads = consts["warpgroup_id"] * 128
-            elif "lane_id" in consts:
-                threads = consts["lane_id"]
+            for kind, unit in self._BLOCK_FROM:
+                if kind in consts:
+                    threads, source = consts[kind] * unit, kind
+                    break
+            if threads is None and spans:
+                inferred = [k for k in spans if k != "cta_id"]
+                if inferred:
+                    self.diags.error("E0405", "the block size cannot be inferred", spans[inferred[0]],
+                                     help="give the extents (`T.warp_id([4])`) or declare `T.thread_id([...])`")
             block = [ir.IntImm(INT32, threads or 1)]
         block += [one] * (3 - len(block))
         if threads is not None and threads > MAX_BLOCK:
-            where = (threads_decl or (None, self.fdef.name_span))[1]
-            self.diags.error("E0404", f"the block has {threads} threads; CUDA allows at most {MAX_BLOCK}", where)
-        if threads is not None:
-            self.check_closure(threads, consts, spans)
+            where = spans[source] if source else self.fdef.name_span
+            self.diags.error("E0404", f"the block has {threads} threads; CUDA allows at most {MAX_BLOCK}", where,
+                             help="use fewer threads per block and more blocks (`T.cta_id`)")
+        elif threads is not None:
+            self.check_closure(threads, consts, spans, source)
         return grid, block
 
-    def check_closure(self, threads: int, consts: dict, spans: dict) -> None:
-        def bad(kind, message):
-            note = [Note("the block size comes from here", spans["thread_id"])] if "thread_id" in spans else []
-            self.diags.error("E0403", message, spans[kind], notes=note)
+    def check_closure(self, threads: int, consts: dict, spans: dict, source: str | None) -> None:
+        """The warp-level ids agree with the block size (DECISIONS 9, reference section 7.7)."""
+        def expect(kind, expected, message):
+            if kind not in consts or kind == source:
+                return
+            if consts[kind] != expected:
+                notes = [Note(f"the block of {threads} threads comes from here", spans[source])] if source else []
+                self.diags.error("E0403", message, spans[kind], notes=notes,
+                                 help=f"write `T.{kind}([{expected}])`, or leave the extent out to infer it")
 
         warps = -(-threads // 32)
-        if "warp_id" in consts and consts["warp_id"] * 32 != threads:
-            bad("warp_id", f"{consts['warp_id']} warps of 32 threads do not make a block of {threads} threads")
-        if "lane_id" in consts and consts["lane_id"] != min(32, threads):
-            bad("lane_id", f"lane ids count {consts['lane_id']} lanes, but a warp of this block has {min(32, threads)}")
-        if "warpgroup_id" in consts and consts["warpgroup_id"] * 128 != threads:
-            bad("warpgroup_id", f"{consts['warpgroup_id']} warpgroups of 128 threads do not make a block of "
-                                f"{threads} threads")
-        if "warp_id_in_wg" in consts and consts["warp_id_in_wg"] != min(4, warps):
-            bad("warp_id_in_wg", f"warps in a warpgroup count {consts['warp_id_in_wg']}, expected {min(4, warps)}")
-        if "thread_id_in_wg" in consts and consts["thread_id_in_wg"] != min(128, threads):
-            bad("thread_id_in_wg", f"threads in a warpgroup count {consts['thread_id_in_wg']}, expected "
-                                   f"{min(128, threads)}")
+        expect("warp_id", warps, f"{consts.get('warp_id')} warps of 32 threads do not make a block of {threads} "
+                                 f"threads")
+        expect("lane_id", min(32, threads), f"lane ids count {consts.get('lane_id')} lanes, but a warp of this "
+                                            f"block has {min(32, threads)}")
+        expect("warpgroup_id", -(-threads // 128), f"{consts.get('warpgroup_id')} warpgroups of 128 threads do not "
+                                                   f"make a block of {threads} threads")
+        expect("warp_id_in_wg", min(4, warps), f"warps in a warpgroup count {consts.get('warp_id_in_wg')}, but this "
+                                               f"block has {min(4, warps)} warps per warpgroup")
+        expect("thread_id_in_wg", min(128, threads), f"threads in a warpgroup count {consts.get('thread_id_in_wg')}, "
+                                                     f"but this block has {min(128, threads)} per warpgroup")
+        for kind, unit in (("warp_id", 32), ("warpgroup_id", 128)):
+            if consts.get(kind, 1) > 1 and threads % unit:
+                self.diags.error("E0403", f"a block of {threads} threads is not a whole number of "
+                                          f"{'warps' if unit == 32 else 'warpgroups'}", spans[kind],
+                                 help=f"with several {'warps' if unit == 32 else 'warpgroups'} make the block a "
+                                      f"multiple of {unit} threads")
 
     # -- the shared-memory budget (DECISIONS 13) ----------------------------------------------------------
     def shared_budget(self) -> tuple[int, int]:
-        static = sum(b.storage.size * b.dtype.nbytes for b in self.statics if b.storage is not None)
-        arena = 0
-        if self.arena is not None:
-            arena = self.arena.storage.size * self.arena.dtype.nbytes
-        where = self.statics[-1].span if self.statics else self.fdef.name_span
-        if static > STATIC_SHARED_LIMIT:
+        """Static shared bytes and the arena's bytes, checked against the limits (DECISIONS 13)."""
+        static, crossing = 0, None
+        for buf in self.statics:
+            if buf.storage is not None:
+                static += buf.storage.size * buf.dtype.nbytes
+                if static > STATIC_SHARED_LIMIT and crossing is None:
+                    crossing = buf
+        arena = self.arena.storage.size * self.arena.dtype.nbytes if self.arena is not None else 0
+        if crossing is not None:
             self.diags.error("E0508", f"static shared memory totals {static} bytes; the limit is "
-                                      f"{STATIC_SHARED_LIMIT} bytes (48 KiB)", where,
-                             help="move large tiles into the dynamic arena (scope=\"shared.dyn\")")
+                                      f"{STATIC_SHARED_LIMIT} bytes (48 KiB)", crossing.span,
+                             help="move large tiles into the dynamic arena (`scope=\"shared.dyn\"`), which may "
+                                  "grow to 227 KiB")
         elif static + arena > TOTAL_SHARED_LIMIT:
+            where = self.arena.span if self.arena is not None else self.statics[-1].span
             self.diags.error("E0509", f"static ({static} bytes) plus dynamic ({arena} bytes) shared memory is "
                                       f"{static + arena} bytes; the limit is {TOTAL_SHARED_LIMIT} bytes (227 KiB)",
-                             self.arena.span if self.arena is not None else where)
+                             where, help=f"shrink the tiles by {static + arena - TOTAL_SHARED_LIMIT} bytes")
         return static, arena
+
+
+def _contains_call(node) -> bool:
+    return isinstance(node, ast.Call) or any(_contains_call(child) for child in ast.iter_children(node))
 
 
 class _SymbolicPending:

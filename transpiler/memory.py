@@ -7,17 +7,42 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from math import prod
+from math import gcd, prod
 
 from . import ast, ir
 from . import layout as layouts
-from .diagnostics import Note
-from .dtypes import HANDLE, INT32, VOID, DType, has_c_vector, parse_dtype
+from .check_expr import article, kind_of
+from .diagnostics import Note, did_you_mean
+from .dtypes import HANDLE, INT32, VOID, DType, has_c_vector, known_dtype_names, parse_dtype
 from .intrinsics import handler, is_default
-from .values import (POISON, AxisTerm, LayoutPart, LayoutVal, Pointer, PyConst, Region, Void, Handle)
+from .values import POISON, AxisTerm, DTypeVal, Handle, LayoutPart, LayoutVal, Pointer, PyConst, Void
 
 SCOPES = ("global", "shared", "shared.dyn", "local", "tmem")
 C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+C_KEYWORDS = frozenset("""
+auto break case char const continue default do double else enum extern float for goto if inline int long
+register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
+bool class namespace template typename new delete this true false operator private public protected virtual
+""".split())
+
+
+def modular(e: ir.Expr) -> tuple[int, int]:
+    """(m, r) with e == r (mod m) for every value of its variables; m == 0 means e == r exactly."""
+    if isinstance(e, ir.IntImm):
+        return 0, e.value
+    if isinstance(e, ir.Cast) and e.dtype.is_int and e.a.dtype.is_int:
+        return modular(e.a)
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*"):
+        (m1, r1), (m2, r2) = modular(e.a), modular(e.b)
+        if e.op == "*":  # (m1 a + r1)(m2 b + r2)
+            m, r = gcd(gcd(m1 * m2, m1 * r2), m2 * r1), r1 * r2
+        else:
+            m, r = gcd(m1, m2), r1 + r2 if e.op == "+" else r1 - r2
+        return (m, r % m) if m else (0, r)
+    if isinstance(e, ir.BinOp) and e.op == "<<" and isinstance(e.b, ir.IntImm) and 0 <= e.b.value < 63:
+        m, r = modular(e.a)
+        return m << e.b.value, r << e.b.value
+    return 1, 0
 
 
 def _is_pow2(n: int) -> bool:
@@ -27,6 +52,8 @@ def _is_pow2(n: int) -> bool:
 class MemoryChecker:
     # -- shapes, dtypes, scopes ---------------------------------------------------------------
     def shape_arg(self, node, *, symbolic: bool):
+        """A buffer shape: a tuple of positive integer extents (a bare int is 1-D); None on error.
+        Symbolic extents are allowed only where `symbolic` (parameter buffers)."""
         val = self.elab(node)
         if isinstance(val, PyConst) and isinstance(val.value, int) and not isinstance(val.value, bool):
             items = [val]
@@ -38,32 +65,36 @@ class MemoryChecker:
             items = [val]
         else:
             if val is not POISON:
-                self.diags.error("E0305", "a shape is a tuple of extents, e.g. `(128, 64)`", node.span)
+                self.diags.error("E0305", f"a shape is a tuple of extents, e.g. `(128, 64)`, not {kind_of(val)}",
+                                 node.span)
             return None
+        elts = node.elts if isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) == len(items) else None
         shape = []
-        for item in items:
+        for i, item in enumerate(items):
+            span = elts[i].span if elts else node.span
             if isinstance(item, PyConst):
                 if not isinstance(item.value, int) or isinstance(item.value, bool):
-                    self.diags.error("E0503", "buffer extents must be integers", node.span)
+                    self.diags.error("E0503", f"buffer extents are integers, not {kind_of(item)}", span)
                     return None
-                if item.value <= 0:
-                    self.diags.error("E0503", f"buffer extent {item.value} is not positive", node.span)
+                item = ir.IntImm(INT32, item.value) if -2 ** 31 <= item.value < 2 ** 31 else None
+                if item is None:
+                    self.diags.error("E0503", "buffer extent too large", span)
                     return None
-                shape.append(ir.IntImm(INT32, item.value))
-            elif isinstance(item, ir.Expr) and item.dtype.is_int:
-                if isinstance(item, ir.IntImm) and item.value <= 0:
-                    self.diags.error("E0503", f"buffer extent {item.value} is not positive", node.span)
-                    return None
-                if not symbolic and not isinstance(item, ir.IntImm):
-                    self.diags.error("E0503", "buffers allocated in a kernel need constant extents", node.span,
-                                     help="symbolic extents are only allowed for parameter buffers")
-                    return None
-                shape.append(item)
-            else:
-                self.diags.error("E0503", "buffer extents must be integers", node.span)
+            if not (isinstance(item, ir.Expr) and item.dtype.is_int and item.dtype.lanes == 1):
+                self.diags.error("E0503", f"buffer extents are integers, not {kind_of(item)}", span)
                 return None
+            if isinstance(item, ir.IntImm) and item.value <= 0:
+                self.diags.error("E0503", f"buffer extent {item.value} is not positive", span)
+                return None
+            if not symbolic and not isinstance(item, ir.IntImm):
+                self.diags.error("E0503", "buffers allocated in a kernel need constant extents", span,
+                                 help="symbolic extents are only allowed for parameter buffers; allocate the "
+                                      "largest size you need")
+                return None
+            shape.append(item)
         if not shape:
-            self.diags.error("E0503", "a buffer needs at least one dimension", node.span)
+            self.diags.error("E0503", "a buffer needs at least one dimension", node.span,
+                             help="a single value is the shape `(1,)`")
             return None
         return tuple(shape)
 
@@ -74,7 +105,6 @@ class MemoryChecker:
         if scope is None:
             return None
         if scope not in SCOPES:
-            from .diagnostics import did_you_mean
             self.diags.error("E0305", f"unknown scope \"{scope}\"", arg.span, help=did_you_mean(scope, SCOPES))
             return None
         return scope
@@ -88,7 +118,9 @@ class MemoryChecker:
         if align <= 0:
             return default
         if not _is_pow2(align):
-            self.diags.error("E0513", f"`align={align}` is not a power of two", arg.span)
+            below = 1 << (align.bit_length() - 1)
+            self.diags.error("E0513", f"`align={align}` is not a power of two", arg.span,
+                             help=f"use a power of two such as {below} or {below * 2}")
             return None
         return align
 
@@ -137,7 +169,12 @@ class MemoryChecker:
         handle = self.elab(a["param"])
         if not isinstance(handle, Handle):
             if handle is not POISON:
-                self.diags.error("E0511", "`T.match_buffer` binds a `T.handle` parameter", a["param"].span)
+                self.diags.error("E0511", f"`T.match_buffer` binds a `T.handle` parameter, not {kind_of(handle)}",
+                                 a["param"].span)
+            return POISON
+        if self.device:
+            self.diags.error("E0511", "`T.match_buffer` belongs before `T.device_entry()`", node.span,
+                             help="bind every handle parameter in the host part, before `T.device_entry()`")
             return POISON
         return self.param_buffer(handle, node, a)
 
@@ -153,7 +190,8 @@ class MemoryChecker:
         if None in (shape, dtype, scope, align):
             return POISON
         if scope != "global":
-            self.diags.error("E0511", f"parameter buffers live in global memory, not \"{scope}\"", a["scope"].span)
+            self.diags.error("E0511", f"parameter buffers live in global memory, not \"{scope}\"", a["scope"].span,
+                             help="leave `scope=` out; allocate shared or local copies inside the kernel")
             return POISON
         elem_offset = ir.IntImm(INT32, 0)
         if not is_default(a["elem_offset"]):
@@ -207,9 +245,16 @@ class MemoryChecker:
         if scope is None:
             return POISON
         if scope == "global":
-            self.diags.error("E0502", "a kernel cannot allocate global memory", node.span,
-                             help="pass the array as a parameter, or allocate with scope=\"shared\", "
-                                  "\"shared.dyn\" or \"local\"")
+            defaulted = "scope" not in a or is_default(a["scope"]) or (
+                isinstance(a["scope"], ast.Constant) and a["scope"].value is None)
+            func = node.func.attr if isinstance(node.func, ast.Attribute) else "alloc_buffer"
+            message = "a kernel cannot allocate global memory"
+            if defaulted:
+                message = f"`T.{func}` without `scope=` allocates global memory, which a kernel cannot do"
+            fix = "pass the array as a parameter, or allocate with scope=\"shared\", \"shared.dyn\" or \"local\""
+            if func == "decl_buffer":
+                fix = "give `data=` to declare a view of another buffer, or a `scope=` to allocate in"
+            self.diags.error("E0502", message, node.span, help=fix)
             return POISON
         for name in ("elem_offset", "byte_offset", "allocated_addr"):
             if name in a and not is_default(a[name]):
@@ -263,18 +308,20 @@ class MemoryChecker:
             return self.allocate(node, {k: v for k, v in a.items() if k != "data"}, scope or "global")
         base = self.elab(a["data"])
         if isinstance(base, ir.Buffer):
-            self.diags.error("E0516", f"`data=` takes a pointer; write `{base.name}.data`", a["data"].span)
+            self.diags.error("E0516", "`data=` takes a pointer, not a buffer", a["data"].span,
+                             help=f"write `data={base.name}.data`")
             return POISON
         if not isinstance(base, Pointer):
             if base is not POISON:
-                self.diags.error("E0516", "`data=` takes the `.data` of a buffer", a["data"].span)
+                self.diags.error("E0516", f"`data=` takes the `.data` of a buffer, not {kind_of(base)}",
+                                 a["data"].span, help="e.g. `data=arena.data`")
             return POISON
         base_buf = base.buffer
         if scope is None:
             scope = base_buf.scope
         if scope != base_buf.scope:
             self.diags.error("E0516", f"a \"{scope}\" view over `{base_buf.name}`, which is \"{base_buf.scope}\"",
-                             a["data"].span)
+                             a["data"].span, help="leave `scope=` out: a view has the scope of its storage")
             return POISON
         shape = self.shape_arg(a["shape"], symbolic=base_buf.scope == "global")
         dtype = self.dtype_or_default(a["dtype"])
@@ -287,7 +334,8 @@ class MemoryChecker:
             return POISON
         has_elem, has_byte = not is_default(a["elem_offset"]), not is_default(a["byte_offset"])
         if has_elem and has_byte:
-            self.diags.error("E0504", "give either `elem_offset` or `byte_offset`, not both", node.span)
+            self.diags.error("E0504", "give either `elem_offset` or `byte_offset`, not both", a["byte_offset"].span,
+                             help=f"keep one: `byte_offset` counts bytes, `elem_offset` counts {dtype} elements")
             return POISON
         offset: ir.Expr = ir.IntImm(INT32, 0)
         if has_elem:
@@ -296,8 +344,10 @@ class MemoryChecker:
             offset = self.int_value(a["byte_offset"])
             if isinstance(offset, ir.IntImm):
                 if offset.value % dtype.nbytes:
+                    below = offset.value - offset.value % dtype.nbytes
                     self.diags.error("E0513", f"`byte_offset={offset.value}` is not a multiple of the "
-                                              f"{dtype.nbytes}-byte element size of {dtype}", a["byte_offset"].span)
+                                              f"{dtype.nbytes}-byte element size of {dtype}", a["byte_offset"].span,
+                                     help=f"use a multiple of {dtype.nbytes}, e.g. {below} or {below + dtype.nbytes}")
                     return POISON
                 offset = ir.IntImm(INT32, offset.value // dtype.nbytes)
             elif offset is not POISON:
@@ -305,14 +355,22 @@ class MemoryChecker:
         if offset is POISON:
             return POISON
         if isinstance(offset, ir.IntImm) and offset.value < 0:
-            self.diags.error("E0505", "a view cannot start before its storage", node.span)
+            where = a["byte_offset"] if has_byte else a["elem_offset"]
+            self.diags.error("E0505", f"a view cannot start before `{base_buf.name}`: the offset is negative",
+                             where.span)
+            return POISON
+        if isinstance(offset, ir.IntImm) and not is_default(a["align"]) and (offset.value * dtype.nbytes) % align:
+            self.diags.error("E0513", f"the view starts at byte {offset.value * dtype.nbytes} of `{base_buf.name}`, "
+                                      f"which is not {align}-byte aligned", a["align"].span,
+                             help=f"place it at a multiple of {align} bytes")
             return POISON
         layout = self.layout_arg(a["layout"], shape, dtype, scope, node.span)
         if layout is POISON:
             return POISON
         return self.new_view(base_buf, shape, dtype, scope, layout, offset, align, node.span)
 
-    def check_view_bounds(self, storage: ir.Storage, shape, dtype: DType, layout, offset: ir.Expr, span) -> bool:
+    def check_view_bounds(self, base: ir.Buffer, storage: ir.Storage, shape, dtype: DType, layout, offset: ir.Expr,
+                          span) -> bool:
         """A view over an array (arena, shared, local) must lie inside it."""
         if storage.size is None or not isinstance(offset, ir.IntImm):
             return True
@@ -322,8 +380,9 @@ class MemoryChecker:
         end_bytes = (offset.value + extent) * dtype.nbytes
         size_bytes = storage.size * storage.dtype.nbytes
         if end_bytes > size_bytes:
-            self.diags.error("E0505", f"the view ends at byte {end_bytes} but `{storage.name}` has {size_bytes} "
-                                      f"bytes", span)
+            self.diags.error("E0505", f"the view ends at byte {end_bytes}, past the end of `{base.name}` "
+                                      f"({size_bytes} bytes)", span,
+                             help=f"make `{base.name}` larger, or the view smaller")
             return False
         return True
 
@@ -384,7 +443,7 @@ class MemoryChecker:
                 return POISON
             vec = self.vector_dtype(buf, args["dtype"], node)
             indices = self.index_list(buf, args["indices"])
-            if POISON in (vec, indices):
+            if POISON in (vec, indices) or not self.check_vector_access(buf, vec, indices, node, args["indices"]):
                 return POISON
             return ir.BufferVecLoad(vec, buf, indices, node.span)
         if name == "vstore":
@@ -396,10 +455,13 @@ class MemoryChecker:
             if POISON in (indices, value):
                 return POISON
             if value.dtype.lanes == 1 or value.dtype.element != buf.dtype:
-                self.diags.error("E0515", f"`vstore` of a {value.dtype} value into {buf.dtype} buffer `{buf.name}`",
-                                 args["value"].span, help=f"store a vector of {buf.dtype}, e.g. from `vload`")
+                self.diags.error("E0515", f"`vstore` of {article(value.dtype)} value into {buf.dtype} buffer "
+                                          f"`{buf.name}`", args["value"].span,
+                                 help=f"store a vector of {buf.dtype}, e.g. one from "
+                                      f"`vload(..., dtype=\"{buf.dtype}x4\")`" if value.dtype.lanes == 1 else
+                                 f"convert the elements, or view the buffer as {value.dtype.element}")
                 return POISON
-            if not self.check_vector_align(buf, value.dtype, node):
+            if not self.check_vector_access(buf, value.dtype, indices, node, args["indices"]):
                 return POISON
             return Void(ir.BufferVecStore(buf, indices, value, node.span))
         if name == "view":
@@ -408,16 +470,23 @@ class MemoryChecker:
             dims = [self.const_int(d, "a dimension") for d in node.args]
             if None in dims:
                 return POISON
+            if node.keywords:
+                self.diags.error("E0311", "`permute` takes the dimensions as positional arguments",
+                                 node.keywords[0].span)
+                return POISON
             if sorted(dims) != list(range(buf.ndim)):
-                self.diags.error("E0514", f"`permute{tuple(dims)}` is not a permutation of the {buf.ndim} dimensions "
-                                          f"of `{buf.name}`", node.span)
+                self.diags.error("E0514", f"`permute({', '.join(map(str, dims))})` is not a permutation of the "
+                                          f"{buf.ndim} dimensions of `{buf.name}`", node.span,
+                                 help=f"name every dimension once, e.g. "
+                                      f"`permute({', '.join(map(str, reversed(range(buf.ndim))))})`")
                 return POISON
             layout, shape = layouts.permuted(buf.layout, buf.shape, dims)
             if layout is None:
                 self.diags.error("E0514", "cannot permute a buffer whose layout does not follow its dimensions",
                                  node.span)
                 return POISON
-            return replace(buf, name="", shape=tuple(shape), layout=layout, span=node.span, scalar=False)
+            return replace(buf, name=self.source_text(node.span) or f"{buf.name}.permute(...)", shape=tuple(shape),
+                           layout=layout, span=node.span, scalar=False)
         if name == "scope":
             return PyConst(buf.scope)
         self.diags.error("E0518", f"`{buf.name}.{name}` is not supported yet", node.span)
@@ -425,11 +494,12 @@ class MemoryChecker:
 
     def index_list(self, buf, node):
         if not isinstance(node, (ast.List, ast.Tuple)):
-            self.diags.error("E0514", "indices are given as a list, e.g. `[i, j]`", node.span)
+            text = self.source_text(node.span)
+            self.diags.error("E0514", "indices are given as a list", node.span,
+                             help=f"write `[{text}]`" if text else "write them in brackets, e.g. `[i, j]`")
             return POISON
         if len(node.elts) != buf.ndim:
-            self.diags.error("E0506", f"`{buf.name}` has {buf.ndim} dimension{'s' if buf.ndim != 1 else ''} but "
-                                      f"{len(node.elts)} indices were given", node.span)
+            self.wrong_index_count(buf, len(node.elts), node.span)
             return POISON
         return self.indices(buf, node.elts)
 
@@ -445,18 +515,72 @@ class MemoryChecker:
                              help=f"use a vector of {buf.dtype}, e.g. \"{buf.dtype}x4\"")
             return POISON
         if not has_c_vector(vec):
-            self.diags.error("E0515", f"no CUDA type moves {vec.nbytes} bytes at once", arg.span)
-            return POISON
-        if not self.check_vector_align(buf, vec, node):
+            self.diags.error("E0515", f"no CUDA type moves {vec.nbytes} bytes at once", arg.span,
+                             help="vectors move at most 16 bytes, e.g. \"float32x4\"")
             return POISON
         return vec
 
-    def check_vector_align(self, buf, vec: DType, node) -> bool:
-        if buf.align < vec.nbytes and buf.scope == "global":
-            self.diags.error("E0515", f"{vec.nbytes}-byte vector access to `{buf.name}`, which only promises "
-                                      f"{buf.align}-byte alignment", node.span,
-                             help=f"declare `align={vec.nbytes}` on `{buf.name}`")
+    def check_vector_access(self, buf: ir.Buffer, vec: DType, indices, node, index_node) -> bool:
+        """A `vload` / `vstore` of `vec` at `indices`: inside the innermost dimension, over contiguous
+        elements, and aligned to the vector's size (as far as the checker can tell)."""
+        lanes, nbytes = vec.lanes, vec.nbytes
+        base = self.base_alignment(buf)
+        if base < nbytes:
+            self.diags.error("E0515", f"{nbytes}-byte vector access to `{buf.name}`, which is only {base}-byte "
+                                      f"aligned", node.span,
+                             help=f"declare `{buf.name}` with `align={nbytes}`")
             return False
+        extent, last = buf.shape[-1], indices[-1]
+        if isinstance(extent, ir.IntImm) and lanes > extent.value:
+            self.diags.error("E0515", f"a vector of {lanes} elements does not fit in the innermost dimension of "
+                                      f"`{buf.name}` (extent {extent.value})", node.span)
+            return False
+        if isinstance(extent, ir.IntImm) and isinstance(last, ir.IntImm) and last.value + lanes > extent.value:
+            self.diags.error("E0507", f"the vector covers elements {last.value}..{last.value + lanes - 1} of "
+                                      f"dimension {buf.ndim - 1} of `{buf.name}` (extent {extent.value})",
+                             index_node.elts[-1].span)
+            return False
+        if buf.layout is not None and not self.vector_contiguous(buf, indices, lanes):
+            self.diags.error("E0515", f"the innermost dimension of `{buf.name}` is not contiguous in memory, so "
+                                      f"it cannot be accessed as a vector", node.span,
+                             help="vector accesses need a layout with stride 1 in the last dimension")
+            return False
+        offset = layouts.memory_index(buf.layout, indices, buf.shape, buf.elem_offset)
+        modulus, residue = modular(offset)
+        size = buf.dtype.nbytes
+        if (modulus * size) % nbytes == 0 and (residue * size) % nbytes:
+            step = nbytes // size
+            where = f"starts at element {residue}" if modulus == 0 else \
+                f"always starts {residue % step} elements past a multiple of {step}"
+            self.diags.error("E0515", f"misaligned vector access to `{buf.name}`: it {where}", index_node.span,
+                             help=f"a {nbytes}-byte vector starts at a multiple of {step} elements")
+            return False
+        return True
+
+    @staticmethod
+    def base_alignment(buf: ir.Buffer) -> int:
+        """The alignment in bytes of the start of a buffer's storage."""
+        storage = buf.storage
+        while storage is not None and storage.kind == "view_pointer" and storage.base is not None:
+            storage = storage.base
+        if storage is None:
+            return buf.align
+        return storage.align if storage.align > 0 else storage.dtype.nbytes
+
+    @staticmethod
+    def vector_contiguous(buf: ir.Buffer, indices, lanes: int) -> bool:
+        """Whether `lanes` consecutive elements of the last dimension are consecutive in memory
+        (checked at the given indices when they are constant, else at the origin)."""
+        if not all(isinstance(i, ir.IntImm) for i in indices) or not buf.const_shape():
+            indices = [ir.IntImm(INT32, 0)] * len(indices)
+            if not buf.const_shape():
+                return True
+        first = layouts.memory_index(buf.layout, indices, buf.shape, ir.IntImm(INT32, 0))
+        for k in range(1, lanes):
+            moved = list(indices[:-1]) + [ir.IntImm(INT32, indices[-1].value + k)]
+            at = layouts.memory_index(buf.layout, moved, buf.shape, ir.IntImm(INT32, 0))
+            if isinstance(first, ir.IntImm) and isinstance(at, ir.IntImm) and at.value != first.value + k:
+                return False
         return True
 
     def view(self, buf: ir.Buffer, node: ast.Call):
@@ -487,20 +611,24 @@ class MemoryChecker:
         if shape.count(-1) == 1:
             known = prod(x for x in shape if x != -1)
             if known == 0 or count % known:
-                self.diags.error("E0514", f"cannot view {count} elements as {tuple(shape)}", node.span)
+                self.diags.error("E0514", f"cannot view {count} elements of `{buf.name}` as "
+                                          f"({', '.join(map(str, shape))})", node.span,
+                                 help=f"the known extents must divide {count}")
                 return POISON
             shape[shape.index(-1)] = count // known
         if any(x <= 0 for x in shape) or prod(shape) != count:
-            self.diags.error("E0514", f"cannot view {count} elements of `{buf.name}` as {tuple(shape)}", node.span)
+            self.diags.error("E0514", f"cannot view {count} elements of `{buf.name}` as "
+                                      f"({', '.join(map(str, shape))})", node.span,
+                             help=f"the extents must multiply to {count}; one of them may be -1 to infer it")
             return POISON
         new_shape = tuple(ir.IntImm(INT32, x) for x in shape)
         layout = None
         if layout_node is not None:
-            from .intrinsics import _DefaultArg  # noqa: F401  (keeps one import site for defaults)
             layout = self.layout_arg(layout_node, new_shape, buf.dtype, buf.scope, node.span)
             if layout is POISON:
                 return POISON
-        return replace(buf, name="", shape=new_shape, layout=layout, span=node.span, scalar=False)
+        return replace(buf, name=self.source_text(node.span) or f"{buf.name}.view(...)", shape=new_shape,
+                       layout=layout, span=node.span, scalar=False)
 
     # -- layouts as written ---------------------------------------------------------------------------------------
     def layout_subscript(self, kind: str, node: ast.Subscript):
@@ -603,18 +731,17 @@ class MemoryChecker:
 
     # -- inline CUDA ----------------------------------------------------------------------------------------------
     def func_call(self, node, a):
-        name = self.const_str(a["name"], "the function name")
-        source = self.const_str(a["source_code"], "`source_code`") if not is_default(a["source_code"]) else None
+        """`T.cuda.func_call(name, *args, source_code=SRC, return_type=...)` (DECISIONS 18)."""
+        name = self.literal_string(a["name"], "the function name", "write it in quotes: `\"my_func\"`")
+        source = None
         if is_default(a["source_code"]):
-            self.diags.error("E0510", "`T.cuda.func_call` needs `source_code=`", node.span)
-        rtype = "void" if is_default(a["return_type"]) else None
-        if rtype is None:
-            rval = self.elab(a["return_type"])
-            from .values import DTypeVal
-            if isinstance(rval, PyConst) and rval.value == "void":
-                rtype = "void"
-            else:
-                rtype = self.dtype_arg(a["return_type"])
+            self.diags.error("E0510", "`T.cuda.func_call` needs `source_code=`", node.span,
+                             help="pass the CUDA text that defines the function, e.g. a module-level "
+                                  "`SRC = r\"\"\"__device__ float f(float x) { ... }\"\"\"`")
+        else:
+            source = self.literal_string(a["source_code"], "`source_code`",
+                                         "define the source as a module-level string constant")
+        rtype = self.return_type(a["return_type"])
         args = []
         for arg in a["args"]:
             val = self.elab(arg)
@@ -624,12 +751,14 @@ class MemoryChecker:
                 args.append(self.as_value(val, arg.span))
         if name is None or source is None or rtype is None or POISON in args:
             return POISON
-        if not C_IDENT.match(name) or name.startswith(("tirx_", "tvm_builtin_", "__")):
+        if not C_IDENT.match(name) or name.startswith(("tirx_", "tvm_builtin_", "__")) or name in C_KEYWORDS:
             self.diags.error("E0510", f"`{name}` is not a usable C function name", a["name"].span,
-                             help="use a C identifier that does not start with `tirx_`, `tvm_builtin_` or `__`")
+                             help="use a C identifier that is not a keyword and does not start with `tirx_`, "
+                                  "`tvm_builtin_` or `__`")
             return POISON
-        if name not in source:
-            self.diags.error("E0510", f"the source code does not mention `{name}`", a["source_code"].span)
+        if not re.search(rf"\b{name}\b", source):
+            self.diags.error("E0510", f"the source code does not mention `{name}`", a["source_code"].span,
+                             help=f"the source must define `{name}`")
             return POISON
         known = self.module.func_sources.get(name)
         if known is None:
@@ -637,8 +766,37 @@ class MemoryChecker:
             self.module.func_source_spans[name] = node.span
         elif known != source:
             self.diags.error("E0510", f"`{name}` was already defined with different source code", node.span,
-                             notes=[Note("first defined here", self.module.func_source_spans[name])])
+                             notes=[Note("first defined here", self.module.func_source_spans[name])],
+                             help="one name has one source; rename one of the functions, or pass the same text")
             return POISON
         if rtype == "void":
             return Void(ir.Evaluate(ir.Call(VOID, name, tuple(args), node.span), node.span))
         return ir.Call(rtype, name, tuple(args), node.span)
+
+    def literal_string(self, node, what: str, fix: str):
+        val = self.elab(node)
+        if isinstance(val, PyConst) and isinstance(val.value, str):
+            return val.value
+        if val is not POISON:
+            self.diags.error("E0510", f"{what} must be a compile-time string, not {kind_of(val)}", node.span,
+                             help=fix)
+        return None
+
+    def return_type(self, arg):
+        """`return_type=`: a dtype, or "void" (the default); None on error."""
+        if is_default(arg):
+            return "void"
+        val = self.elab(arg)
+        if isinstance(val, PyConst) and val.value in ("void", None):
+            return "void"
+        if isinstance(val, DTypeVal):
+            return val.dtype
+        if isinstance(val, PyConst) and isinstance(val.value, str):
+            dtype = parse_dtype(val.value)
+            if dtype is None:
+                self.diags.error("E0510", f"`return_type=\"{val.value}\"` is neither a dtype nor \"void\"", arg.span,
+                                 help=did_you_mean(val.value, known_dtype_names() + ["void"]))
+            return dtype
+        if val is not POISON:
+            self.diags.error("E0510", f"`return_type=` takes a dtype or \"void\", not {kind_of(val)}", arg.span)
+        return None

@@ -6,7 +6,7 @@ thread-id tuples and so on. Each of these is a small frozen dataclass here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from . import ir
@@ -63,12 +63,6 @@ class ArrayType:
 @dataclass(frozen=True)
 class HandleType:
     pass
-
-
-@dataclass(frozen=True)
-class BufferType:
-    """`T.Buffer(shape, dtype, ...)` as a parameter annotation."""
-    call: Any  # the ast.Call, elaborated when the parameter is bound
 
 
 @dataclass(frozen=True)
@@ -150,8 +144,8 @@ class Void:
 
 @dataclass
 class Binding:
+    """What a name means, what kind of binding it is, and where it was bound."""
     value: Any
-    kind: str  # const buffer scalar let var id param handle layout loopvar other
+    kind: str  # const buffer scalar let var id param handle pointer loopvar other;
+    #            module level: const namespace builtin (the implicit `T`) layout axis import
     span: Span
-    mutable: bool = False
-    extra: dict = field(default_factory=dict)
