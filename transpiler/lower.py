@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from . import ir
 from . import layout as layouts
@@ -84,6 +84,7 @@ class KernelLowerer:
         self.diags = diags
         self.facts = set(kernel.nonneg)
         self.declared_pointers: set[int] = set()
+        self.pure_calls: set[str] = set(PURE_CALLS)  # and the math functions lowering names
 
     # -- expressions ---------------------------------------------------------------------------------
     def expr(self, e: ir.Expr) -> ir.Expr:
@@ -137,6 +138,7 @@ class KernelLowerer:
             value = ir.binop("/", one, ir.binop("+", one, self.math(ir.Call(x.dtype, "math:exp", (ir.unary("-", x),)))))
             return ir.cast(dtype, value)
         c_name, via_float = c_math_name(name, dtype)
+        self.pure_calls.add(c_name)
         if via_float:
             widened = tuple(ir.cast(FLOAT32, a) for a in args)
             result = ir.Call(FLOAT32 if e.dtype == dtype else e.dtype, c_name, widened, e.span)
@@ -209,7 +211,7 @@ class KernelLowerer:
     def run(self) -> LoweredKernel:
         k = self.kernel
         body = self.stmt(k.body) or ir.Seq(())
-        body = drop_unused(body)
+        body = drop_unused(body, self.pure_calls)
         body = reuse_source_names(body, self.module.source, self.global_names(body))
         align_vector_arrays(body)
         readonly = readonly_params(body, k.params)
@@ -486,8 +488,33 @@ def storage_used(s: ir.Stmt, storage: ir.Storage) -> bool:
     return id(storage) in used_names(s)[1]
 
 
-def drop_unused(body: ir.Stmt) -> ir.Stmt:
-    """Remove declarations nothing reads (nvcc warns about them), until none is left."""
+# Calls without side effects: a value made only of these may be dropped with its
+# unused declaration. Any other call (T.cuda.func_call, atomics, PTX helpers, clock
+# reads, ...) is kept as a statement of its own when its result is unused.
+PURE_CALLS = frozenset({
+    "min", "max", "__hmin", "__hmax", "tirx_floordiv", "tirx_floormod",
+    "__shfl_sync", "__shfl_xor_sync", "__shfl_up_sync", "__shfl_down_sync",
+    "__ballot_sync", "__any_sync", "__all_sync",
+})
+
+
+def _impure_calls(e: ir.Expr, pure) -> list[ir.Call]:
+    """The outermost calls in e that may have side effects, in evaluation order."""
+    if isinstance(e, ir.Call) and e.func not in pure:
+        return [e]
+    out = []
+    for f in fields(e):
+        item = getattr(e, f.name)
+        items = item if isinstance(item, tuple) else (item,)
+        for x in items:
+            if isinstance(x, ir.Expr):
+                out.extend(_impure_calls(x, pure))
+    return out
+
+
+def drop_unused(body: ir.Stmt, pure=PURE_CALLS) -> ir.Stmt:
+    """Remove declarations nothing reads (nvcc warns about them), until none is left.
+    Calls with side effects in a dropped value stay, as statements."""
     while True:
         names, storages = used_names(body)
         reads = _read_storages(body)
@@ -503,7 +530,10 @@ def drop_unused(body: ir.Stmt) -> ir.Stmt:
             if isinstance(node, (ir.Store, ir.VecStore)) and _private_array(node.storage):
                 return id(node.storage) in reads
             return True
-        new = _filter(body, keep)
+        def effects(node) -> list[ir.Stmt]:
+            calls = [c for e in ir.stmt_exprs(node) for c in _impure_calls(e, pure)]
+            return [ir.Evaluate(c, c.span) for c in calls]
+        new = _filter(body, keep, effects)
         if new == body:
             return body
         body = new
@@ -549,20 +579,27 @@ def _read_vars(body) -> set[str]:
     return out
 
 
-def _filter(s: ir.Stmt, keep) -> ir.Stmt:
-    """Drop what `keep` rejects, then statements left with nothing to do."""
+def _filter(s: ir.Stmt, keep, effects=lambda node: []) -> ir.Stmt:
+    """Drop what `keep` rejects (keeping the `effects` of what is dropped), then
+    statements left with nothing to do."""
     if isinstance(s, ir.Seq):
-        items = (_filter(x, keep) for x in s.body if keep(x))
-        return ir.Seq(tuple(x for x in items if not _empty(x)), s.span)
+        items = []
+        for x in s.body:
+            if keep(x):
+                x = _filter(x, keep, effects)
+                if not _empty(x):
+                    items.append(x)
+            else:
+                items.extend(effects(x))
+        return ir.Seq(tuple(items), s.span)
     if isinstance(s, ir.Block):
-        return ir.Block(_filter(s.body, keep), s.span)
-    if isinstance(s, ir.For):
-        return replace(s, body=_filter(s.body, keep))
-    if isinstance(s, ir.While):
-        return replace(s, body=_filter(s.body, keep))
+        return ir.Block(_filter(s.body, keep, effects), s.span)
+    if isinstance(s, (ir.For, ir.While)):
+        return replace(s, body=_filter(s.body, keep, effects))
     if isinstance(s, ir.If):
-        return replace(s, then=_filter(s.then, keep), orelse=_filter(s.orelse, keep) if s.orelse else None)
-    return s if keep(s) else ir.Seq(())
+        return replace(s, then=_filter(s.then, keep, effects),
+                       orelse=_filter(s.orelse, keep, effects) if s.orelse else None)
+    return s if keep(s) else ir.seq(effects(s))
 
 
 def _empty(s: ir.Stmt) -> bool:

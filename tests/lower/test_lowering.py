@@ -321,3 +321,39 @@ def test_vector_access_raises_the_alignment_of_an_array():
     assert regs.align == 16
     assert aligned.align == 32  # never lowered
     assert glob.align == 4      # parameters are the caller's business (checked elsewhere)
+
+
+BUMP = '''
+SRC = r"""
+__device__ __forceinline__ int bump(int* p) { return atomicAdd(p, 1); }
+"""
+
+'''
+
+
+def test_unused_results_of_calls_with_side_effects_are_kept():
+    """A let, scalar or register store nobody reads goes; the call in its value
+    stays (T.cuda.func_call may do anything: here an atomic)."""
+    result = transpile(HEADER + BUMP + kernel("""
+        old: T.let = T.cuda.func_call("bump", C.ptr_to([0]), source_code=SRC, return_type="int32")
+        r = T.alloc_local((1,), "int32")
+        r[0] = T.cuda.func_call("bump", C.ptr_to([0]), source_code=SRC, return_type="int32") + 1
+        t: T.int32 = T.cuda.func_call("bump", C.ptr_to([0]), source_code=SRC, return_type="int32")
+        A[tx] = 1
+    """, params="A_ptr: T.handle, C_ptr: T.handle",
+        buffers='A = T.match_buffer(A_ptr, (64,), "int32")\n    C = T.match_buffer(C_ptr, (1,), "int32")'))
+    assert result.ok, result.diagnostics
+    start = result.cuda.index("_kernel(")
+    body = [line.strip() for line in result.cuda[start:].splitlines()[1:-1]]
+    assert body == ["int tx = ((int)threadIdx.x);", "bump(&C_ptr[0]);", "bump(&C_ptr[0]);", "bump(&C_ptr[0]);",
+                    "A_ptr[tx] = 1;"]
+    assert "int* __restrict__ C_ptr" in result.cuda and "const int* __restrict__ C_ptr" not in result.cuda
+
+
+def test_unused_pure_values_go_entirely():
+    body = kernel_lines(kernel("""
+        x: T.let = T.exp(T.float32(tx)) + T.sqrt(T.float32(tx))
+        y: T.let = T.max(tx, 3) // 2
+        A[tx] = 1
+    """))
+    assert body == ["int tx = ((int)threadIdx.x);", "A_ptr[tx] = 1;"]
