@@ -211,6 +211,7 @@ class KernelLowerer:
     def run(self) -> LoweredKernel:
         k = self.kernel
         body = self.stmt(k.body) or ir.Seq(())
+        body = reuse_id_vars(body)
         body = drop_unused(body, self.pure_calls)
         body = reuse_source_names(body, self.module.source, self.global_names(body))
         align_vector_arrays(body)
@@ -405,14 +406,21 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
     def rename_var(v: ir.Var) -> ir.Var:
         return replace(v, name=mapping[v.name]) if v.name in mapping else v
 
+    return map_stmt_exprs(body, lambda n: rename_var(n) if isinstance(n, ir.Var) and n.name in mapping else None,
+                          rename_var)
+
+
+def map_stmt_exprs(st: ir.Stmt, fn, var_fn=lambda v: v) -> ir.Stmt:
+    """A storage-level statement tree with `ir.map_expr(e, fn)` applied to every
+    expression; `var_fn` maps the variables that lets and loops declare."""
     def sub(e: ir.Expr) -> ir.Expr:
-        return ir.map_expr(e, lambda n: rename_var(n) if isinstance(n, ir.Var) and n.name in mapping else None)
+        return ir.map_expr(e, fn)
 
     def rebuild(st: ir.Stmt) -> ir.Stmt:
         if isinstance(st, ir.LetStmt):
-            return ir.LetStmt(rename_var(st.var), sub(st.value), st.span)
+            return ir.LetStmt(var_fn(st.var), sub(st.value), st.span)
         if isinstance(st, ir.For):
-            return replace(st, var=rename_var(st.var), start=sub(st.start), stop=sub(st.stop), step=sub(st.step),
+            return replace(st, var=var_fn(st.var), start=sub(st.start), stop=sub(st.stop), step=sub(st.step),
                            body=rebuild(st.body))
         if isinstance(st, ir.Seq):
             return ir.Seq(tuple(rebuild(x) for x in st.body), st.span)
@@ -432,7 +440,24 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
             return ir.Trap(sub(st.cond), st.message, st.span)
         return st
 
-    return rebuild(body)
+    return rebuild(st)
+
+
+def reuse_id_vars(body: ir.Stmt) -> ir.Stmt:
+    """After `int tx = ((int)threadIdx.x);`, later uses of threadIdx.x read `tx`
+    (the warp and lane ids are computed from it: `tx / 32`, not
+    `((int)threadIdx.x) / 32`)."""
+    if not isinstance(body, ir.Seq):
+        return body
+    known: dict[ir.Builtin, ir.Var] = {}
+    out = []
+    for st in body.body:
+        if known:
+            st = map_stmt_exprs(st, lambda n: known.get(n) if isinstance(n, ir.Builtin) else None)
+        if isinstance(st, ir.LetStmt) and isinstance(st.value, ir.Builtin) and st.var.dtype == st.value.dtype:
+            known.setdefault(st.value, st.var)
+        out.append(st)
+    return ir.Seq(tuple(out), body.span)
 
 
 def declares(s: ir.Stmt) -> bool:

@@ -23,8 +23,8 @@ extern "C" __global__ void __launch_bounds__(256)
 block_reduce_warp_tail_kernel(const float* __restrict__ A_ptr, float* __restrict__ B_ptr) {
   int bx = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);
-  int warp = __shfl_sync(0xffffffffu, ((int)threadIdx.x) / 32, 0);
-  int lane = ((int)threadIdx.x) % 32;
+  int warp = __shfl_sync(0xffffffffu, tx / 32, 0);
+  int lane = tx % 32;
   __shared__ alignas(64) float sm_ptr[256];
   sm_ptr[tx] = A_ptr[((bx * 256) + tx)];
   __syncthreads();

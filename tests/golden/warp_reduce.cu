@@ -5,8 +5,8 @@ extern "C" __global__ void __launch_bounds__(128)
 warp_reduce_xor_kernel(const float* __restrict__ A_ptr, float* __restrict__ B_ptr) {
   int bx = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);
-  int warp = __shfl_sync(0xffffffffu, ((int)threadIdx.x) / 32, 0);
-  int lane = ((int)threadIdx.x) % 32;
+  int warp = __shfl_sync(0xffffffffu, tx / 32, 0);
+  int lane = tx % 32;
   float v_ptr[1];
   v_ptr[0] = A_ptr[((bx * 128) + tx)];
   int offset_ptr[1];
@@ -24,8 +24,8 @@ extern "C" __global__ void __launch_bounds__(128)
 warp_reduce_down_kernel(const float* __restrict__ A_ptr, float* __restrict__ B_ptr) {
   int bx = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);
-  int warp = __shfl_sync(0xffffffffu, ((int)threadIdx.x) / 32, 0);
-  int lane = ((int)threadIdx.x) % 32;
+  int warp = __shfl_sync(0xffffffffu, tx / 32, 0);
+  int lane = tx % 32;
   float v_ptr[1];
   v_ptr[0] = A_ptr[((bx * 128) + tx)];
   v_ptr[0] = v_ptr[0] + __shfl_down_sync(0xffffffffu, v_ptr[0], 16);

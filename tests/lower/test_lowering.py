@@ -357,3 +357,44 @@ def test_unused_pure_values_go_entirely():
         A[tx] = 1
     """))
     assert body == ["int tx = ((int)threadIdx.x);", "A_ptr[tx] = 1;"]
+
+
+def test_warp_and_lane_ids_read_the_thread_id_variable():
+    body = kernel_lines(kernel("""
+        warp = T.warp_id([4])
+        lane = T.lane_id([32])
+        A[warp * 32 + lane] = tx
+    """, threads=128, buffers='A = T.match_buffer(A_ptr, (128,), "int32")'))
+    assert body[:3] == ["int tx = ((int)threadIdx.x);",
+                        "int warp = __shfl_sync(0xffffffffu, tx / 32, 0);",
+                        "int lane = tx % 32;"]
+
+
+def test_ids_declared_before_the_thread_id_use_the_builtin():
+    cu = compile_ok("""
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (128,), "int32")
+    T.device_entry()
+    bx = T.cta_id([1])
+    lane = T.lane_id([32])
+    tx = T.thread_id([128])
+    A[tx] = lane
+""").cuda
+    assert "int lane = ((int)threadIdx.x) % 32;" in cu
+
+
+def test_two_dimensional_block_linear_thread_index():
+    body = kernel_lines("""
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (128,), "int32")
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx, ty = T.thread_id([32, 4])
+    lane = T.lane_id([32])
+    warp = T.warp_id([4])
+    A[warp * 32 + lane] = tx + ty
+""")
+    assert "int lane = (tx + (ty * 32)) % 32;" in body
+    assert "int warp = __shfl_sync(0xffffffffu, (tx + (ty * 32)) / 32, 0);" in body
