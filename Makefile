@@ -45,8 +45,16 @@ update-golden: $(BIN)/.installed
 docs: $(BIN)/.installed
 	$(BIN)/python -m transpiler.codes docs/errors.md
 
+# Transpile speed against the reference implementation (CPU; bench/transpile.py
+# installs the reference and matplotlib into bench/.venv-ref on first use).
 bench: $(BIN)/.installed
 	$(BIN)/python bench/transpile.py
+
+# Generated-kernel speed: run on the GPU machine (CuPy there; tirxc is used from
+# the source tree, lark from the carried .whl/ if it is not installed).
+bench-gpu:
+	@python3 -c "import lark" 2>/dev/null || python3 -m pip install -q --no-index --no-deps --target /tmp/tirxc-bench-site .whl/lark-*.whl
+	PYTHONPATH=.:/tmp/tirxc-bench-site python3 bench/gpu.py --out bench/results/gpu.json
 
 clean:
 	rm -rf $(BUILD)
