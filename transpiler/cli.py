@@ -1,6 +1,8 @@
 """The `tirxc` command: wires the stages together, owns file I/O and exit codes.
 
-Exit codes: 0 success, 1 the input has errors, 2 usage errors.
+Exit codes: 0 success, 1 the input has errors, 2 usage errors (unknown flag,
+missing or unreadable input, unwritable output), 3 an internal error (a bug in
+tirxc: reported in one line, never as a traceback).
 """
 from __future__ import annotations
 
@@ -22,6 +24,10 @@ Examples:
   tirxc kernel.tx --check                check only; exit 1 on errors
   cat kernel.tx | tirxc - -o kernel.cu   read standard input
   tirxc --explain E0500                  explain a diagnostic code
+
+\b
+Exit status: 0 success, 1 the input has errors, 2 usage error,
+3 internal error (a bug in tirxc).
 """
 
 
@@ -54,6 +60,32 @@ def _read_input(path: str) -> tuple[str, bytes]:
         raise click.UsageError(f"no such file: '{path}'")
     except OSError as err:
         raise click.UsageError(f"cannot read '{path}': {err.strerror}")
+
+
+def _write(path: str, text: str) -> None:
+    """Write an output file atomically; a path that cannot be written is a usage error."""
+    try:
+        write_atomic(path, text)
+    except OSError as err:
+        raise click.UsageError(f"cannot write '{path}': {err.strerror or err}")
+
+
+def _write_stdout(text: str) -> None:
+    # Bytes, so that the output is UTF-8 whatever the locale says.
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is not None:
+        sys.stdout.flush()
+        stream.write(text.encode("utf-8"))
+        stream.flush()
+    else:
+        sys.stdout.write(text)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _report(result) -> None:
@@ -96,6 +128,9 @@ def compile_command(kernel, output, emit, launcher_path, check_only, arch, line_
         from .ptx import parse_arch
         if parse_arch(arch) is None:
             raise click.UsageError(f"unknown architecture '{arch}' (expected sm_80, sm_90, sm_90a, sm_100a ...)")
+    for target in (output, launcher_path):
+        if target and target != "-" and kernel != "-" and _same_file(kernel, target):
+            raise click.UsageError(f"refusing to overwrite the input file '{kernel}' with output")
     name, data = _read_input(kernel)
     until = "check" if check_only else emit if emit == "ast" else "launcher" if (emit == "launcher" or launcher_path) else "cuda"
     module_name = _module_name(launcher_path) or _module_name(output if emit == "launcher" else None) \
@@ -113,11 +148,11 @@ def compile_command(kernel, output, emit, launcher_path, check_only, arch, line_
     else:
         text = result.cuda
     if launcher_path and emit != "launcher":
-        write_atomic(launcher_path, result.launcher)
+        _write(launcher_path, result.launcher)
     if output is None or output == "-":
-        sys.stdout.write(text)
+        _write_stdout(text)
     else:
-        write_atomic(output, text)
+        _write(output, text)
 
 
 # Subcommands live in their own modules; `tirxc FILE` stays the plain compile
@@ -141,3 +176,30 @@ def main(argv=None) -> None:
     except KeyboardInterrupt:
         sys.stderr.write("tirxc: interrupted\n")
         sys.exit(130)
+    except BrokenPipeError:
+        # The reader went away (`tirxc k.tx | head`): not worth a message.
+        # Point stdout at /dev/null so that the interpreter's final flush is quiet.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        sys.exit(1)
+    except Exception as err:  # the last resort: a bug in tirxc, not in the input
+        _internal_error(err)
+        sys.exit(3)
+
+
+def _internal_error(err: Exception) -> None:
+    """One line on stderr; the traceback only when TIRXC_DEBUG is set."""
+    if os.environ.get("TIRXC_DEBUG"):
+        import traceback
+        traceback.print_exception(type(err), err, err.__traceback__)
+    message = " ".join(str(err).split())
+    if len(message) > 200:
+        message = message[:197] + "..."
+    detail = f"{type(err).__name__}: {message}" if message else type(err).__name__
+    try:
+        sys.stderr.write(f"tirxc: internal error: {detail} (please report this bug; "
+                         "set TIRXC_DEBUG=1 for a traceback)\n")
+    except Exception:  # stderr itself is broken: nothing more can be said
+        pass

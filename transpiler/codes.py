@@ -262,3 +262,11 @@ CODES.update({
               "The intrinsic needs a newer GPU architecture than the one given with `--arch`. "
               "The message names the instruction, its minimum architecture and the target."),
 })
+
+CODES.update({
+    "E0112": ("too many syntax errors",
+              "tirxc stops reading a file after 100 syntax errors: beyond that the file is "
+              "usually not a kernel at all (a binary, a file in another language, a bad merge), "
+              "and later errors are more likely to be consequences of earlier ones. Fix the "
+              "errors shown and run tirxc again."),
+})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -57,6 +58,29 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     return f"did you mean `{matches[0]}`?" if matches else None
 
 
+SNIPPET_WIDTH = 120  # characters of a source line shown at most
+SNIPPET_CONTEXT = 40  # characters shown before the span when a line is cut
+
+
+def _shown(char: str) -> str:
+    """How a source character is printed in a snippet."""
+    if char == "\t":
+        return " "
+    if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co"):
+        return "\ufffd"
+    return char
+
+
+def _width(text: str) -> int:
+    """Terminal cells taken by text (wide East Asian characters take two)."""
+    cells = 0
+    for char in text:
+        if unicodedata.combining(char):
+            continue
+        cells += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return cells
+
+
 _COLOURS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m", "help": "\x1b[1;32m",
             "bold": "\x1b[1m", "caret": "\x1b[1;31m", "reset": "\x1b[0m"}
 
@@ -82,18 +106,37 @@ class Renderer:
         return f"{_COLOURS[style]}{text}{_COLOURS['reset']}"
 
     def snippet(self, span: Span, style: str = "caret") -> list[str]:
-        line_text = self.source.line_text(span.line).replace("\t", " ")
+        """The source line of a span and a row of carets under the span.
+
+        Columns are characters, but carets are placed by display width (CJK
+        characters take two cells), tabs show as one space so that columns stay
+        aligned, control and format characters show as U+FFFD so that a file
+        cannot drive the terminal, and a line longer than SNIPPET_WIDTH shows
+        only a window around the span.
+        """
+        raw = self.source.line_text(span.line)
+        start = max(span.col, 1) - 1  # 0-based, inclusive
+        end = span.end_col - 1 if span.end_line == span.line else len(raw)  # 0-based, exclusive
+        # The caret may sit one past the last character (something is missing there).
+        end = min(max(end, start + 1), max(len(raw), start + 1))
+        lo, hi = 0, len(raw)
+        if len(raw) > SNIPPET_WIDTH:
+            lo = max(0, start - SNIPPET_CONTEXT)
+            hi = min(len(raw), max(end, lo + SNIPPET_WIDTH))
+            if hi - lo > SNIPPET_WIDTH:  # a long span: show its start
+                hi = lo + SNIPPET_WIDTH
+                end = min(end, hi)
+        shown = "".join(_shown(c) for c in raw[lo:hi])
+        before = "..." if lo > 0 else ""
+        after = "..." if hi < len(raw) else ""
+        pad = _width(before) + _width("".join(_shown(c) for c in raw[lo:start]))
+        marked = "".join(_shown(c) for c in raw[start:end])
+        marks = " " * pad + "^" * max(1, _width(marked))
         width = len(str(span.line))
-        start = max(span.col, 1)
-        if span.end_line == span.line:
-            end = max(span.end_col, start + 1)
-        else:
-            end = max(len(line_text) + 1, start + 1)
-        end = min(end, max(len(line_text) + 1, start + 1))
         gutter = " " * width + " |"
-        marks = " " * (start - 1) + "^" * (end - start)
+        text = before + shown + after
         return [self._paint(gutter, "bold"),
-                self._paint(f"{span.line} |", "bold") + (" " + line_text if line_text else ""),
+                self._paint(f"{span.line} |", "bold") + (" " + text if text else ""),
                 self._paint(gutter, "bold") + " " + self._paint(marks, style)]
 
     def render(self, diag: Diagnostic) -> str:

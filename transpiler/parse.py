@@ -1,34 +1,82 @@
-"""Text to AST: the Lark grammar, the indentation post-lexer, the tree builder,
-and the plain-words wording of syntax errors.
+"""Text to AST: the Lark grammar, the layout pass (indentation and brackets),
+a recovering LALR driver, the tree builder, and the plain-words wording of
+syntax errors.
 
-The parse never executes or imports anything from the file.
+The pipeline of this module:
+
+    text -> _Lexer (Lark's basic lexer; bad characters and malformed numbers
+            become ERROR tokens instead of exceptions)
+         -> _Layout (INDENT/DEDENT, newlines inside brackets dropped, bracket
+            matching, nesting limits)
+         -> _Driver (feeds Lark's LALR parser token by token; on an error it
+            reports one diagnostic, skips the rest of the statement and
+            resumes from the state saved at the statement's start, so one run
+            reports every broken statement of a file)
+         -> _Builder (parse tree -> AST; rejects constructs outside the subset
+            by name, E0109)
+
+Nothing here recurses on the input's nesting depth, and the parse never
+executes or imports anything from the file.
 """
 from __future__ import annotations
 
-import keyword
+import sys
+import unicodedata
 from functools import lru_cache
 from importlib import resources
 from typing import Iterator
 
-from lark import Lark, Token, v_args
-from lark.visitors import Transformer_NonRecursive
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters
+from lark.lexer import LexerThread
+from lark.parsers.lalr_analysis import Shift
+from lark.tree import Meta
 
 from . import ast
-from .diagnostics import Diagnostics
+from .diagnostics import Diagnostics, Note
 from .source import SourceFile, Span
 
 MAX_BLOCK_DEPTH = 100
 MAX_BRACKET_DEPTH = 100
 MAX_EXPR_DEPTH = 200
+MAX_SYNTAX_ERRORS = 100
+_MAX_DECIMAL_DIGITS = 4000
 TAB_WIDTH = 8
 
 _OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
 _CLOSE = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
+_CLOSER_OF = {"(": ("RPAR", ")"), "[": ("RSQB", "]"), "{": ("RBRACE", "}")}
+_NUMBERS = {"DEC_NUMBER", "HEX_NUMBER", "BIN_NUMBER", "OCT_NUMBER", "FLOAT_NUMBER", "IMAG_NUMBER"}
+# Tokens after which the parser may be at the start of a statement.
+_BOUNDARY = {"_NEWLINE", "_INDENT", "_DEDENT"}
+# Clauses that continue a compound statement; after a broken header they are
+# skipped together with it rather than reported as strays.
+_CONTINUATIONS = {"ELIF", "ELSE", "EXCEPT", "FINALLY"}
+# Keywords that open a block, and how messages name their header.
+_HEADER_COLON = {
+    "IF": "the `if` condition", "ELIF": "the `elif` condition", "ELSE": "`else`",
+    "WHILE": "the `while` condition", "FOR": "the `for` header", "WITH": "the `with` items",
+    "DEF": "the function signature", "CLASS": "the class header", "TRY": "`try`",
+    "EXCEPT": "the `except` clause", "FINALLY": "`finally`",
+}
+_HEADER_BLOCK = {
+    "IF": "the `if` statement", "ELIF": "`elif`", "ELSE": "`else`", "WHILE": "the `while` statement",
+    "FOR": "the `for` statement", "WITH": "the `with` statement", "DEF": "the function definition",
+    "CLASS": "the class definition", "TRY": "`try`", "EXCEPT": "`except`", "FINALLY": "`finally`",
+}
+# Tokens that can end an expression, and tokens that can start one: two in a
+# row usually mean a missing operator or comma.
+_ENDS_EXPR = _NUMBERS | {"NAME", "STRING", "LONG_STRING", "RPAR", "RSQB", "RBRACE"}
+_STARTS_EXPR = _NUMBERS | {"NAME", "STRING", "LONG_STRING", "LPAR", "LSQB", "LBRACE", "NOT", "LAMBDA",
+                           "MINUS", "PLUS", "TILDE", "AWAIT"}
+# Python's soft keywords: ordinary names to the grammar, but a line that starts
+# with one and then fails to parse is almost certainly that statement.
+_SOFT_KEYWORD_STATEMENTS = {"match": "`match` statement", "case": "`match` statement",
+                            "type": "`type` alias statement"}
 
 
 class SyntaxProblem(Exception):
-    """A syntax error found by the post-lexer or the builder, with its code and span."""
+    """A syntax error with its code and span (raised only for fatal layout errors)."""
 
     def __init__(self, code: str, message: str, span: Span, help: str | None = None, notes=()):
         super().__init__(message)
@@ -38,77 +86,671 @@ class SyntaxProblem(Exception):
 def _token_span(file: str, tok: Token) -> Span:
     end_line = tok.end_line if tok.end_line is not None else tok.line
     end_col = tok.end_column if tok.end_column is not None else tok.column + max(len(tok), 1)
-    return Span(file, tok.line, tok.column, end_line, max(end_col, tok.column + 1) if end_line == tok.line else end_col)
+    if end_line == tok.line:
+        end_col = max(end_col, tok.column + 1)
+    return Span(file, tok.line, tok.column, end_line, end_col)
 
 
-class Indenter:
-    """Turns newline tokens into INDENT/DEDENT, joins lines inside brackets,
-    and tracks open brackets so that errors can name the unclosed one."""
+def _after(file: str, tok: Token) -> Span:
+    """The one-column span just after a token: where something is missing."""
+    line = tok.end_line if tok.end_line is not None else tok.line
+    col = tok.end_column if tok.end_column is not None else tok.column + len(tok)
+    return Span(file, line, col, line, col + 1)
 
-    always_accept = ("_NEWLINE",)
 
-    def __init__(self) -> None:
-        self.file = "<input>"
+def _synthetic(kind: str, value: str, like: Token) -> Token:
+    return Token.new_borrow_pos(kind, value, like)
+
+
+# ---- lexing ------------------------------------------------------------------------
+
+_UNICODE_HINTS = {
+    "\u201c": "a curly quote; use a straight `\"`", "\u201d": "a curly quote; use a straight `\"`",
+    "\u2018": "a curly quote; use a straight `'`", "\u2019": "a curly quote; use a straight `'`",
+    "\u2212": "a Unicode minus sign; use `-`", "\u00d7": "a multiplication sign; use `*`",
+}
+
+
+def _number_help(text: str) -> str | None:
+    lower = text.lower()
+    if "__" in text or text.endswith("_") or "_." in text or "._" in text:
+        return "`_` may only appear between two digits"
+    for prefix, digits in (("0x", "hexadecimal digits"), ("0b", "the binary digits 0 and 1"),
+                           ("0o", "the octal digits 0-7")):
+        if lower.startswith(prefix):
+            return f"`{text[:2]}` must be followed by {digits} only"
+    if len(text) > 1 and text[0] == "0" and text[1:].isdigit():
+        return "a decimal number other than 0 cannot start with 0; write `0o` for octal"
+    if lower.rstrip("0123456789").endswith(("e", "e+", "e-")):
+        return "an exponent needs digits, as in `1e-3`"
+    return None
+
+
+class _Lexer:
+    """Lark's basic lexer, driven by hand so that a bad character does not end
+    the token stream: it becomes an ERROR token that carries its diagnostic,
+    and lexing resumes after it."""
+
+    def __init__(self, lark: Lark, text: str, file: str):
+        self.text = text
+        self.file = file
+        self.lexer = lark.parser.lexer  # the frontend's BasicLexer (lexer="basic", no post-lexer)
+        self.state = LexerThread.from_text(self.lexer, text).state
+        self.problems: dict[int, SyntaxProblem] = {}  # ERROR token start_pos -> its problem
+        self.pending: Token | None = None
+
+    def tokens(self) -> Iterator[Token]:
+        while True:
+            tok = self._next()
+            if tok is None:
+                return
+            if tok.type in _NUMBERS:
+                tok = self._join_number(tok)
+            elif tok.type == "STRING" and tok.value[-2:] in ('""', "''") and len(_strip_prefix(tok.value)[1]) == 2 \
+                    and self.text.startswith(tok.value[-1], tok.end_pos):
+                # `"""abc` with no closing quotes lexes as an empty string and a stray quote.
+                tok = self._unterminated_triple(tok)
+            yield tok
+
+    def _next(self) -> Token | None:
+        if self.pending is not None:
+            tok, self.pending = self.pending, None
+            return tok
+        try:
+            return self.lexer.next_token(self.state)
+        except EOFError:
+            return None
+        except UnexpectedCharacters as err:
+            return self._bad_character(err.pos_in_stream, err.line, err.column)
+
+    def _error(self, start: int, end: int, line: int, col: int, problem: SyntaxProblem) -> Token:
+        """An ERROR token covering text[start:end]; the lexer resumes at end."""
+        self.state.line_ctr.feed(self.text[start:end])
+        tok = Token("ERROR", self.text[start:end], start_pos=start, line=line, column=col,
+                    end_line=self.state.line_ctr.line, end_column=self.state.line_ctr.column, end_pos=end)
+        self.problems[start] = problem
+        return tok
+
+    def _bad_character(self, pos: int, line: int, col: int) -> Token:
+        text, file = self.text, self.file
+        char = text[pos]
+        here = Span(file, line, col, line, col + 1)
+        if char in "'\"":
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            problem = SyntaxProblem("E0102", "unterminated string literal", here,
+                                    "close the string on this line, or use a triple-quoted string for text "
+                                    "that spans lines")
+            return self._error(pos, end, line, col, problem)
+        if char == "\\":
+            problem = SyntaxProblem("E0101", "unexpected character after line continuation `\\`", here,
+                                    "a `\\` joins lines only as the very last character of a line")
+        elif char == "!":
+            problem = SyntaxProblem("E0101", "unexpected character '!'", here,
+                                    "use `not` for negation and `!=` to compare")
+        elif char.isprintable() and not char.isspace():
+            name = unicodedata.name(char, "")
+            shown = f"'{char}'" if char.isascii() else f"'{char}' (U+{ord(char):04X}{' ' + name if name else ''})"
+            problem = SyntaxProblem("E0101", f"unexpected character {shown}", here, _UNICODE_HINTS.get(char))
+        else:
+            hint = "a Unicode space; use a plain space" if unicodedata.category(char) == "Zs" else None
+            problem = SyntaxProblem("E0101", f"unexpected character U+{ord(char):04X}", here, hint)
+        return self._error(pos, pos + 1, line, col, problem)
+
+    def _unterminated_triple(self, tok: Token) -> Token:
+        """The rest of the file after an unclosed triple quote is one ERROR token."""
+        quote = tok.value[-1] * 3
+        problem = SyntaxProblem("E0102", "unterminated triple-quoted string literal",
+                                Span(self.file, tok.line, tok.column, tok.line, tok.end_column + 1),
+                                f"close it with {quote}")
+        start = tok.start_pos
+        self.state.line_ctr.feed(self.text[tok.end_pos:])
+        self.problems[start] = problem
+        return Token("ERROR", self.text[start:], start_pos=start, line=tok.line, column=tok.column,
+                     end_line=self.state.line_ctr.line, end_column=self.state.line_ctr.column,
+                     end_pos=len(self.text))
+
+    def _join_number(self, tok: Token) -> Token:
+        """`0777`, `1__0`, `0x`, `1e` or `1.2.3` lex as a number glued to a name
+        or another number; report the whole run as one invalid literal."""
+        end = tok
+        while True:
+            nxt = self._next()
+            if nxt is not None and nxt.start_pos == end.end_pos and (nxt.type in _NUMBERS or nxt.type == "NAME"):
+                end = nxt
+                continue
+            self.pending = nxt
+            break
+        if end is tok:
+            return tok
+        text = self.text[tok.start_pos:end.end_pos]
+        problem = SyntaxProblem("E0110", f"invalid number literal `{text}`",
+                                Span(self.file, tok.line, tok.column, end.end_line, end.end_column),
+                                _number_help(text))
+        self.problems[tok.start_pos] = problem
+        return Token("ERROR", text, start_pos=tok.start_pos, line=tok.line, column=tok.column,
+                     end_line=end.end_line, end_column=end.end_column, end_pos=end.end_pos)
+
+
+# ---- layout: indentation and brackets --------------------------------------------------
+
+class _Layout:
+    """Turns newline tokens into INDENT/DEDENT as Python does, drops newlines
+    inside brackets and matches brackets.
+
+    Indentation is measured twice, with tabs reaching the next multiple of 8 and
+    with tabs as one column; the two must order the lines the same way
+    (Python's TabError rule), so a file never means something other than what
+    its author saw. Fatal problems (inconsistent indentation, nesting limits)
+    raise SyntaxProblem. An unmatched closing bracket becomes an ERROR token (it
+    may be the first token of a statement, so the driver must see it in order);
+    a mismatched one is reported through `report` and read as the right closer.
+    """
+
+    def __init__(self, text: str, file: str, report, problems: dict[int, SyntaxProblem]):
+        self.text = text
+        self.file = file
+        self.report = report
+        self.problems = problems
+        self.levels: list[tuple[int, int]] = [(0, 0)]
         self.brackets: list[Token] = []
-        self.levels = [0]
+        self.first = True
 
-    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
-        self.brackets = []
-        self.levels = [0]
-        last = None
-        for tok in stream:
-            last = tok
-            if tok.type == "_NEWLINE":
+    def process(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        for tok in tokens:
+            if self.first:
+                self.first = False
+                if tok.type != "_NEWLINE" and tok.column > 1:
+                    # The first line is indented: as if a newline came before it.
+                    start = tok.start_pos - (tok.column - 1)
+                    yield from self._indentation(self.text[start:tok.start_pos], tok)
+            kind = tok.type
+            if kind == "_NEWLINE":
                 if self.brackets:
                     continue
-                yield from self._newline(tok)
+                yield tok
+                following = self._following(tok)
+                if following is not None:
+                    yield from self._indentation(tok.value.rsplit("\n", 1)[1], following)
                 continue
-            if tok.type in _OPEN:
+            if kind in _OPEN:
                 self.brackets.append(tok)
                 if len(self.brackets) > MAX_BRACKET_DEPTH:
                     raise SyntaxProblem("E0108", f"brackets nested more than {MAX_BRACKET_DEPTH} deep",
                                         _token_span(self.file, tok))
-            elif tok.type in _CLOSE:
+            elif kind in _CLOSE:
                 if not self.brackets:
-                    raise SyntaxProblem("E0104", f"unmatched '{tok.value}'", _token_span(self.file, tok))
+                    self.problems[tok.start_pos] = SyntaxProblem(
+                        "E0104", f"unmatched '{tok.value}'", _token_span(self.file, tok),
+                        "remove it, or add the opening bracket it belongs to")
+                    yield _synthetic("ERROR", tok.value, tok)
+                    continue
                 opener = self.brackets.pop()
-                if _OPEN[opener.type] != _CLOSE[tok.type]:
-                    raise SyntaxProblem(
+                if _OPEN[opener.type] != _CLOSE[kind]:
+                    want_type, want = _CLOSER_OF[opener.value]
+                    self.report(SyntaxProblem(
                         "E0104", f"closing '{tok.value}' does not match '{opener.value}'",
-                        _token_span(self.file, tok),
-                        notes=[(f"'{opener.value}' opened here", _token_span(self.file, opener))])
+                        _token_span(self.file, tok), f"write '{want}' here",
+                        notes=[(f"'{opener.value}' opened here", _token_span(self.file, opener))]))
+                    tok = _synthetic(want_type, want, tok)  # read as the right closer and carry on
             yield tok
-        if self.brackets:
-            opener = self.brackets[-1]
-            raise SyntaxProblem("E0103", f"'{opener.value}' was never closed", _token_span(self.file, opener))
-        while len(self.levels) > 1:
-            self.levels.pop()
-            if last is not None:
-                yield Token.new_borrow_pos("_DEDENT", "", last)
 
-    def _newline(self, tok: Token) -> Iterator[Token]:
-        yield tok
-        indent_text = tok.value.rsplit("\n", 1)[1]
-        width = 0
-        for char in indent_text:
-            width = (width // TAB_WIDTH + 1) * TAB_WIDTH if char == "\t" else width + 1
-        line = tok.end_line if tok.end_line is not None else tok.line
-        col = (tok.end_column if tok.end_column is not None else 1)
-        here = Span(self.file, line, col, line, col + 1)
-        if width > self.levels[-1]:
-            self.levels.append(width)
-            if len(self.levels) > MAX_BLOCK_DEPTH:
-                raise SyntaxProblem("E0108", f"blocks nested more than {MAX_BLOCK_DEPTH} deep", here)
-            yield Token("_INDENT", indent_text, start_pos=tok.end_pos, line=line, column=col,
-                        end_line=line, end_column=col + 1, end_pos=tok.end_pos)
+    def _following(self, newline: Token) -> Token | None:
+        """A stand-in for the first token of the next line (for positions), or None at end of text."""
+        if newline.end_pos >= len(self.text):
+            return None
+        line = newline.end_line
+        col = newline.end_column
+        return Token("_MARK", "", start_pos=newline.end_pos, line=line, column=col,
+                     end_line=line, end_column=col + 1, end_pos=newline.end_pos)
+
+    def _indentation(self, indent: str, at: Token) -> Iterator[Token]:
+        col = alt = 0
+        for char in indent:
+            if char == "\t":
+                col = (col // TAB_WIDTH + 1) * TAB_WIDTH
+                alt += 1
+            elif char == "\f":  # Python resets the count at a form feed
+                col = alt = 0
+            else:
+                col += 1
+                alt += 1
+        line = at.line
+        where = Span(self.file, line, 1, line, max(at.column, 2))  # the indentation itself
+
+        def mark(kind: str) -> Token:
+            return Token(kind, indent, start_pos=at.start_pos, line=line, column=1,
+                         end_line=line, end_column=max(at.column, 2), end_pos=at.start_pos)
+
+        top, top_alt = self.levels[-1]
+        if col == top:
+            if alt != top_alt:
+                raise self._tab_error(where)
             return
-        while width < self.levels[-1]:
+        if col > top:
+            if alt <= top_alt:
+                raise self._tab_error(where)
+            self.levels.append((col, alt))
+            if len(self.levels) > MAX_BLOCK_DEPTH:
+                raise SyntaxProblem("E0108", f"blocks nested more than {MAX_BLOCK_DEPTH} deep", where)
+            yield mark("_INDENT")
+            return
+        while col < self.levels[-1][0]:
             self.levels.pop()
-            yield Token("_DEDENT", indent_text, start_pos=tok.end_pos, line=line, column=col,
-                        end_line=line, end_column=col + 1, end_pos=tok.end_pos)
-        if width != self.levels[-1]:
-            raise SyntaxProblem("E0105", "unindent does not match any outer indentation level", here)
+            yield mark("_DEDENT")
+        if col != self.levels[-1][0]:
+            raise SyntaxProblem("E0105", "unindent does not match any outer indentation level", where,
+                                "indent the line exactly as far as the block it belongs to")
+        if alt != self.levels[-1][1]:
+            raise self._tab_error(where)
 
+    @staticmethod
+    def _tab_error(where: Span) -> SyntaxProblem:
+        return SyntaxProblem("E0105", "inconsistent use of tabs and spaces in indentation", where,
+                             "indent with spaces only (or tabs only) throughout the file")
+
+
+# ---- the recovering parser driver -----------------------------------------------------
+
+class _Reject(Exception):
+    """The parser cannot take the token it was given."""
+
+
+class _Stream:
+    """Pull tokens one at a time with one token of push-back; a fatal layout
+    problem ends the stream and is kept in `fatal`."""
+
+    def __init__(self, tokens: Iterator[Token]):
+        self.tokens = tokens
+        self.back: list[Token] = []
+        self.fatal: SyntaxProblem | None = None
+        self.stopped = False
+
+    def next(self) -> Token | None:
+        if self.back:
+            return self.back.pop()
+        if self.fatal is not None or self.stopped:
+            return None
+        try:
+            return next(self.tokens)
+        except StopIteration:
+            return None
+        except SyntaxProblem as problem:
+            self.fatal = problem
+            return None
+
+    def peek(self) -> Token | None:
+        tok = self.next()
+        if tok is not None:
+            self.back.append(tok)
+        return tok
+
+    def push(self, tok: Token) -> None:
+        if not self.stopped:
+            self.back.append(tok)
+
+    def stop(self) -> None:
+        """End the stream here (too many errors)."""
+        self.stopped = True
+        self.back.clear()
+
+
+def _describe(tok: Token) -> str:
+    kind = tok.type
+    if kind == "NAME":
+        return f"name `{tok.value}`"
+    if kind in _NUMBERS:
+        return f"number `{tok.value}`"
+    if kind in ("STRING", "LONG_STRING"):
+        return "string"
+    if kind == "_NEWLINE":
+        return "end of line"
+    if kind == "_INDENT":
+        return "indentation"
+    if kind == "_DEDENT":
+        return "end of block"
+    if kind == "$END":
+        return "end of file"
+    if tok.value.isalpha():
+        return f"keyword `{tok.value}`"
+    return f"'{tok.value}'"
+
+
+def _quote(tok: Token) -> str:
+    return f"`{tok.value}`" if tok.value.isalpha() else f"'{tok.value}'"
+
+
+class _Driver:
+    """Feeds tokens to Lark's LALR parser and recovers from errors.
+
+    At each statement start it saves the parser's stacks (cheap: they are
+    short there). On an error it reports one diagnostic, skips the rest of the
+    statement (up to its newline, and the indented block after it when the
+    broken line was a block header), restores the saved stacks and goes on.
+    Errors found while a statement is already broken are not reported: they
+    are nearly always consequences of the first.
+    """
+
+    def __init__(self, grammar: "_Grammar", source: SourceFile, text: str, diags: Diagnostics):
+        self.source = source
+        self.file = source.name
+        self.text = text
+        self.diags = diags
+        self.errors = 0
+        self.lexer = _Lexer(grammar.lark, text, source.name)
+        self.layout = _Layout(text, source.name, self._report_in_statement, self.lexer.problems)
+        self.stream = _Stream(self.layout.process(self.lexer.tokens()))
+        self.actions = grammar.actions
+        self.end_state = grammar.end_state
+        self.state_stack = [grammar.start_state]
+        self.value_stack: list = []
+        self._save()
+        self.prev: Token | None = None  # the last token the parser accepted
+        self.prev2: Token | None = None
+        self.line_first: Token | None = None  # first token of the current logical line
+        self.last_line_first: Token | None = None
+        self.line_kinds: set[str] = set()  # token kinds seen outside brackets on this logical line
+
+    # -- reporting ---------------------------------------------------------------
+    def report(self, problem: SyntaxProblem) -> None:
+        self.errors += 1
+        if self.errors > MAX_SYNTAX_ERRORS:
+            # A file this broken is not worth reading on (a binary or a wrong
+            # file): say so once, where the next error was, and stop parsing.
+            if self.errors == MAX_SYNTAX_ERRORS + 1:
+                self.diags.error("E0112", f"more than {MAX_SYNTAX_ERRORS} syntax errors; stopping here",
+                                 problem.span, help="fix the first errors and run tirxc again")
+                self.stream.stop()
+            return
+        notes = [Note(message, span) for message, span in problem.notes]
+        self.diags.error(problem.code, problem.message, problem.span, notes=notes, help=problem.help)
+
+    def _report_in_statement(self, problem: SyntaxProblem) -> None:
+        if not self.statement_broken:
+            self.report(problem)
+            self.statement_broken = True
+
+    # -- parser state ---------------------------------------------------------------
+    def _accepts(self, kind: str) -> bool:
+        """Whether the parser would take a token of this kind now.
+
+        Looking the kind up in the current state is not enough: LALR merges
+        lookaheads, so a state may list a token that fails after the reductions
+        it triggers. This runs those reductions on a virtual stack (the real
+        one untouched, nothing copied) until the token would be shifted.
+        """
+        actions = self.actions
+        real = self.state_stack
+        below = len(real)  # real[:below] is still on the virtual stack
+        extra: list = []  # virtual entries above it
+        while True:
+            action = actions[extra[-1] if extra else real[below - 1]].get(kind)
+            if action is None:
+                return False
+            if type(action) is int:
+                return True
+            size, _, origin = action
+            taken = min(size, len(extra))
+            del extra[len(extra) - taken:]
+            below -= size - taken
+            goto = actions[extra[-1] if extra else real[below - 1]][origin]
+            if kind == "$END" and goto == self.end_state:
+                return True
+            extra.append(goto)
+
+    def _expected(self) -> set[str]:
+        return {k for k in self.actions[self.state_stack[-1]] if k.isupper()}
+
+    def _save(self) -> None:
+        values = self.value_stack
+        # The tree builder appends to the children of trees still on the stack
+        # (see _rule_builder), so their lengths are part of the saved state.
+        lengths = [(v, len(v.children)) for v in values if type(v) is Tree]
+        self.saved = (list(self.state_stack), list(values), lengths)
+        self.statement_broken = False
+
+    def _restore(self) -> None:
+        states, values, lengths = self.saved
+        self.state_stack[:] = states
+        self.value_stack[:] = values
+        for tree, length in lengths:
+            del tree.children[length:]
+
+    def _shift(self, tok: Token):
+        """One token through the LALR automaton: reduce as the table says, then
+        shift (or, for $END, accept and return the tree). Raises _Reject when
+        the token cannot come next; the stacks may then hold reductions made
+        for it, which is why errors always restore a saved state."""
+        actions = self.actions
+        states = self.state_stack
+        values = self.value_stack
+        kind = tok.type
+        while True:
+            action = actions[states[-1]].get(kind)
+            if action is None:
+                raise _Reject
+            if type(action) is int:
+                states.append(action)
+                values.append(tok)
+                return None
+            size, build, origin = action
+            if build is None:  # `?rule` of one symbol: the value stays, only the state changes
+                states.pop()
+            else:
+                if size:
+                    args = values[-size:]
+                    del states[-size:]
+                    del values[-size:]
+                else:
+                    args = []
+                values.append(build(args))
+            goto = actions[states[-1]][origin]
+            states.append(goto)
+            if goto == self.end_state and kind == "$END":
+                return values[-1]
+
+    def _feed(self, tok: Token):
+        result = self._shift(tok)
+        self.prev2, self.prev = self.prev, tok
+        kind = tok.type
+        if kind in _BOUNDARY:
+            if self.line_first is not None:
+                self.last_line_first = self.line_first
+            self.line_first = None
+            self.line_kinds = set()
+            # Only where a statement may start: not between a decorator and its `def`.
+            if self._accepts("PASS"):
+                self._save()
+        else:
+            if self.line_first is None:
+                self.line_first = tok
+            if not self.layout.brackets:
+                self.line_kinds.add(kind)
+        return result
+
+    # -- the main loop ---------------------------------------------------------------
+    def run(self):
+        while True:
+            tok = self.stream.next()
+            if tok is None:
+                break
+            try:
+                self._feed(tok)
+            except _Reject:
+                self._recover(tok)
+        return self._finish()
+
+    def _finish(self):
+        if self.stream.fatal is not None:
+            self.report(self.stream.fatal)
+            self.statement_broken = True
+            self._restore()
+        elif self.layout.brackets and not self.statement_broken:
+            self.report(self._never_closed(self.layout.brackets[-1]))
+            self.statement_broken = True
+            self._restore()
+        end = _synthetic("$END", "", self.prev) if self.prev is not None else Token("$END", "", 0, 1, 1)
+        restored = False
+        while True:
+            if self._accepts("$END"):
+                try:
+                    return self._feed(end)
+                except _Reject:  # a spurious LALR lookahead; give up on the tree
+                    return None
+            if self._accepts("_DEDENT"):
+                self._feed(_synthetic("_DEDENT", "", end))
+                continue
+            if restored:
+                return None
+            if not self.statement_broken:
+                self.report(self._problem(end))
+            self._restore()
+            self._fill(end)
+            restored = True
+
+    def _fill(self, like: Token) -> None:
+        """After a restore: stand in for the dropped statement with `pass` when
+        the token that follows could not come next on its own."""
+        if not self._accepts(like.type):
+            try:
+                self._feed(_synthetic("PASS", "pass", like))
+                self._feed(_synthetic("_NEWLINE", "\n", like))
+            except _Reject:
+                pass
+        self.statement_broken = False
+
+    def _recover(self, tok: Token) -> None:
+        problem = None if self.statement_broken else self._problem(tok)
+        opener = self.layout.brackets[-1] if self.layout.brackets else None
+        self.statement_broken = True
+        if tok.type == "ERROR" or opener is None or problem is None:
+            if problem is not None:
+                self.report(problem)
+            problem = None
+        skipped_header = self._skip(tok)
+        if problem is not None:
+            # Brackets were open at the error. If the skip ran to the end of the
+            # file without closing the innermost one, it was never closed: that,
+            # not the token that tripped the parser, is the user's mistake.
+            if self.stream.peek() is None and any(b is opener for b in self.layout.brackets):
+                problem = self._never_closed(opener)
+            self.report(problem)
+        self._restore()
+        nxt = self.stream.peek()
+        # A broken `if`/`try` header takes its `elif`/`else`/`except` clauses with it.
+        while skipped_header and nxt is not None and nxt.type in _CONTINUATIONS and not self._accepts(nxt.type):
+            self.stream.next()
+            self._skip(nxt)
+            nxt = self.stream.peek()
+        if nxt is not None:
+            self._fill(nxt)
+        else:
+            self.statement_broken = True  # _finish must not report the end of file again
+
+    def _skip(self, tok: Token) -> bool:
+        """Drop the rest of a broken statement, starting at tok. Returns True
+        when an indented block after it was dropped as well."""
+        stream = self.stream
+        if tok.type == "_DEDENT":
+            stream.push(tok)  # belongs to the enclosing block
+            return False
+        if tok.type == "_INDENT":
+            self._skip_block()
+            return True
+        while tok is not None and tok.type != "_NEWLINE":
+            tok = stream.next()
+        nxt = stream.peek()
+        if nxt is not None and nxt.type == "_INDENT":
+            stream.next()
+            self._skip_block()
+            return True
+        return False
+
+    def _skip_block(self) -> None:
+        depth = 1
+        while depth:
+            tok = self.stream.next()
+            if tok is None:
+                return
+            if tok.type == "_INDENT":
+                depth += 1
+            elif tok.type == "_DEDENT":
+                depth -= 1
+
+    def _never_closed(self, opener: Token) -> SyntaxProblem:
+        return SyntaxProblem("E0103", f"'{opener.value}' was never closed", _token_span(self.file, opener),
+                             f"add the matching '{_CLOSER_OF[opener.value][1]}'")
+
+    # -- wording -----------------------------------------------------------------
+    def _problem(self, tok: Token) -> SyntaxProblem:
+        """Plain words for the token the parser could not take."""
+        file = self.file
+        kind = tok.type
+        if kind == "ERROR":
+            return self.lexer.problems[tok.start_pos]
+        expected = self._expected()
+        at_end = kind in ("_NEWLINE", "$END", "_DEDENT")
+        if kind == "$END":
+            span = self.source.end_span()
+        elif at_end and self.prev is not None and kind == "_NEWLINE":
+            span = _after(file, self.prev)
+        else:
+            span = _token_span(file, tok)
+        prev = self.prev if self.prev is not None and self.prev.type not in _BOUNDARY else None
+        first = self.line_first
+
+        if kind == "_INDENT":
+            return SyntaxProblem("E0105", "unexpected indentation", span,
+                                 "only a line after one ending in ':' may be indented further")
+        if "_INDENT" in expected:
+            header = self.last_line_first
+            what = _HEADER_BLOCK.get(header.type, "the line") if header is not None else "the line"
+            line = header.line if header is not None else span.line
+            return SyntaxProblem("E0106", f"expected an indented block after {what} on line {line}", span,
+                                 "indent the block's statements, or write `pass` for an empty block")
+        if first is not None and first.type == "NAME" and first.value in _SOFT_KEYWORD_STATEMENTS and (
+                prev is first or (kind == "_NEWLINE" and prev is not None and prev.type == "COLON")):
+            return SyntaxProblem("E0109", f"{_SOFT_KEYWORD_STATEMENTS[first.value]} is not supported in a "
+                                 "kernel file", _token_span(file, first),
+                                 "use `if`/`elif`" if first.value != "type" else None)
+        if "AT" in expected and "DEF" in expected and "NAME" not in expected:
+            return SyntaxProblem("E0100", "expected a function definition after the decorator", span,
+                                 "a decorator line must be followed by `def`")
+        if first is not None and first.type in _HEADER_COLON and "COLON" not in self.line_kinds \
+                and "COLON" in expected \
+                and kind in ("_NEWLINE", "$END"):
+            return SyntaxProblem("E0107", f"expected ':' after {_HEADER_COLON[first.type]}", span)
+        if kind == "EQUAL":
+            return SyntaxProblem("E0100", "unexpected '=': assignment is a statement, not part of an expression",
+                                 span, "did you mean `==`?")
+        if first is not None and first.type == "FOR" and "IN" in expected and "IN" not in self.line_kinds \
+                and not self.layout.brackets:
+            return SyntaxProblem("E0100", "expected `in` after the `for` target", span)
+        if prev is not None and prev.type == "DEF" and kind != "NAME" and not tok.value.isalpha():
+            return SyntaxProblem("E0100", "expected a function name after `def`", span)
+        if prev is not None and prev.type == "NAME" and self.prev2 is not None and self.prev2.type == "DEF" \
+                and "LPAR" in expected:
+            return SyntaxProblem("E0100", "expected '(' after the function name", span)
+        names_only = "NAME" in expected and "DEC_NUMBER" not in expected
+        if tok.value.isalpha() and kind.isupper() and kind != "NAME" and names_only:
+            return SyntaxProblem("E0111", f"`{tok.value}` is a keyword and cannot be used as a name", span)
+        if at_end:
+            if prev is not None and "NAME" in expected:
+                thing = "a name" if names_only else "an expression"
+                return SyntaxProblem("E0100", f"expected {thing} after {_quote(prev)}", span)
+            if kind == "$END":
+                return SyntaxProblem("E0100", "unexpected end of file", span)
+            return SyntaxProblem("E0100", "the statement ends too early", span)
+        help = None
+        if kind in _STARTS_EXPR and prev is not None and prev.type in _ENDS_EXPR:
+            if self.layout.brackets and "COMMA" in expected:
+                help = "is a ',' missing before it?"
+            else:
+                help = "two expressions in a row: is an operator missing?"
+        return SyntaxProblem("E0100", f"unexpected {_describe(tok)}", span, help)
+
+
+# ---- parse tree to AST ------------------------------------------------------------------
 
 _UNSUPPORTED_HELP = {
     "class definition": "kernel files hold functions only; group constants at module level",
@@ -136,6 +778,7 @@ _UNSUPPORTED_HELP = {
     "set comprehension": None,
     "set literal": "use a tuple",
     "starred expression": None,
+    "`*` argument unpacking": "pass the arguments one by one",
     "`*args` parameter": None,
     "`**kwargs` parameter": None,
     "`**` argument unpacking": None,
@@ -146,6 +789,7 @@ _UNSUPPORTED_HELP = {
     "`->` return annotation": "kernels return nothing; remove the annotation",
     "default parameter value": "use a module-level constant",
     "positional-only marker `/`": None,
+    "`match` statement": "use `if`/`elif`",
 }
 
 
@@ -156,17 +800,20 @@ def _strip_prefix(text: str) -> tuple[str, str]:
     return text[:index].lower(), text[index:]
 
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0", "a": "\a",
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a",
             "b": "\b", "f": "\f", "v": "\v", "\n": ""}
+_OCTAL = "01234567"
+_HEX = "0123456789abcdefABCDEF"
 
 
 def _unescape(body: str) -> str:
-    """Python escape sequences, decoded by hand so nothing is evaluated."""
+    """Python escape sequences, decoded by hand so that nothing is evaluated."""
     out = []
     i = 0
-    while i < len(body):
+    n = len(body)
+    while i < n:
         char = body[i]
-        if char != "\\" or i + 1 >= len(body):
+        if char != "\\" or i + 1 >= n:
             out.append(char)
             i += 1
             continue
@@ -174,35 +821,86 @@ def _unescape(body: str) -> str:
         if nxt in _ESCAPES:
             out.append(_ESCAPES[nxt])
             i += 2
-        elif nxt == "x" and i + 4 <= len(body):
+        elif nxt in _OCTAL:  # \0, \12, \177: up to three octal digits
+            j = i + 1
+            while j < n and j < i + 4 and body[j] in _OCTAL:
+                j += 1
+            out.append(chr(int(body[i + 1:j], 8)))
+            i = j
+        elif nxt == "N" and body.startswith("{", i + 2) and body.find("}", i + 3) > 0:
+            end = body.find("}", i + 3)
             try:
-                out.append(chr(int(body[i + 2:i + 4], 16)))
-                i += 4
-            except ValueError:
+                out.append(unicodedata.lookup(body[i + 3:end]))
+                i = end + 1
+            except KeyError:
                 out.append(char)
                 i += 1
-        elif nxt in "uU":
-            width = 4 if nxt == "u" else 8
-            try:
-                out.append(chr(int(body[i + 2:i + 2 + width], 16)))
+        elif nxt in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[nxt]
+            digits = body[i + 2:i + 2 + width]
+            if len(digits) == width and all(d in _HEX for d in digits) and int(digits, 16) <= 0x10FFFF:
+                out.append(chr(int(digits, 16)))
                 i += 2 + width
-            except (ValueError, OverflowError):
+            else:  # Python rejects these; keeping the text is the harmless choice
                 out.append(char)
                 i += 1
-        else:  # Python keeps unknown escapes as they are
+        else:  # Python keeps unknown escapes (`\d`) as they are
             out.append(char)
             i += 1
     return "".join(out)
 
 
-@v_args(meta=True)
-class _Builder(Transformer_NonRecursive):
-    """Builds AST nodes from the parse tree bottom-up, without recursion."""
+def _compound(body):
+    """Flatten statement children (simple_stmt gives lists) into a tuple."""
+    out = []
+    for child in body:
+        if isinstance(child, list):
+            out.extend(child)
+        elif child is not None:
+            out.append(child)
+    return tuple(out)
 
-    def __init__(self) -> None:
-        super().__init__(visit_tokens=False)
-        self.file = "<input>"
+
+class _Builder:
+    """Builds AST nodes from the parse tree bottom-up, without recursion.
+
+    One method per tree name (rule alias or rule name), called as
+    `method(meta, children)` with the children already built.
+    """
+
+    def __init__(self, file: str) -> None:
+        self.file = file
         self.problems: list[SyntaxProblem] = []
+        self.rejected: set[tuple[str, int]] = set()
+
+    def transform(self, tree: Tree):
+        # Postfix order with an explicit stack: the input's nesting depth never
+        # becomes Python recursion. (Lark's Transformer_NonRecursive does the
+        # same but wraps every call; this is several times faster.)
+        order = []
+        todo = [tree]
+        while todo:
+            node = todo.pop()
+            order.append(node)
+            if type(node) is Tree:
+                todo.extend(node.children)
+        methods = {}
+        stack: list = []
+        for node in reversed(order):
+            if type(node) is not Tree:
+                stack.append(node)
+                continue
+            size = len(node.children)
+            if size:
+                args = stack[-size:]
+                del stack[-size:]
+            else:
+                args = []
+            method = methods.get(node.data)
+            if method is None:
+                method = methods[node.data] = getattr(self, node.data)
+            stack.append(method(node.meta, args))
+        return stack[0]
 
     # -- helpers ------------------------------------------------------------------
     def _span(self, meta) -> Span:
@@ -216,15 +914,26 @@ class _Builder(Transformer_NonRecursive):
         last = body[-1].span if body else start
         return Span(self.file, start.line, start.col, last.end_line, last.end_col)
 
+    def _keyword_span(self, meta, keyword: str) -> Span:
+        """The span of a statement's leading keyword (for rejecting a whole block by its header)."""
+        start = self._span(meta)
+        return Span(self.file, start.line, start.col, start.line, start.col + len(keyword))
+
     def _tok(self, tok: Token) -> Span:
         return _token_span(self.file, tok)
 
     def _reject(self, what: str, span: Span) -> None:
+        # Once per construct and line: `2 ** 2 ** 2` is one mistake, not two.
+        if (what, span.line) in self.rejected:
+            return
+        self.rejected.add((what, span.line))
         self.problems.append(SyntaxProblem("E0109", f"{what} is not supported in a kernel file",
                                            span, _UNSUPPORTED_HELP.get(what)))
 
     def _name(self, tok: Token) -> str:
-        if keyword.iskeyword(tok.value):
+        # Keywords of the grammar never reach here as NAME (the lexer reserves
+        # them); these are the three that Python spells like names.
+        if tok.value in ("True", "False", "None"):
             self.problems.append(SyntaxProblem("E0111", f"`{tok.value}` is a keyword and cannot be used as a name",
                                                self._tok(tok)))
         return str(tok.value)
@@ -232,27 +941,22 @@ class _Builder(Transformer_NonRecursive):
     def _placeholder(self, span: Span) -> ast.Constant:
         return ast.Constant(span, None)
 
+    def _rejected_stmt(self, what: str, meta, keyword: str | None = None):
+        span = self._keyword_span(meta, keyword) if keyword else self._span(meta)
+        self._reject(what, span)
+        return ast.Pass(span)
+
     # -- module and statements ----------------------------------------------------------
     def start(self, meta, children):
-        body = []
-        for child in children:
-            if isinstance(child, list):
-                body.extend(child)
-            elif child is not None:
-                body.append(child)
-        return ast.Module(self._span(meta), tuple(body))
+        body = _compound(children)
+        end = body[-1].span if body else Span(self.file, 1, 1, 1, 1)
+        return ast.Module(Span(self.file, 1, 1, end.end_line, end.end_col), body)
 
     def simple_stmt(self, meta, children):
         return [c for c in children if c is not None]
 
     def suite(self, meta, children):
-        body = []
-        for child in children:
-            if isinstance(child, list):
-                body.extend(child)
-            elif child is not None:
-                body.append(child)
-        return tuple(body)
+        return _compound(children)
 
     def expr_stmt(self, meta, children):
         return ast.ExprStmt(self._span(meta), children[0])
@@ -266,6 +970,9 @@ class _Builder(Transformer_NonRecursive):
 
     def ann_assign(self, meta, children):
         target, annotation, value = children
+        if isinstance(target, ast.Tuple):
+            self.problems.append(SyntaxProblem("E0100", "only a single target can be annotated", target.span,
+                                               "annotate each name in its own statement"))
         return ast.AnnAssign(self._span(meta), target, annotation, value)
 
     def augassign_op(self, meta, children):
@@ -275,6 +982,8 @@ class _Builder(Transformer_NonRecursive):
         target, op, value = children
         if op == "**=":
             self._reject("`**` (power)", self._span(meta))
+        if isinstance(target, (ast.Tuple, ast.List)):
+            self.problems.append(SyntaxProblem("E0100", f"`{op}` needs a single target, not a tuple", target.span))
         return ast.AugAssign(self._span(meta), target, op[:-1], value)
 
     def pass_stmt(self, meta, children):
@@ -292,39 +1001,39 @@ class _Builder(Transformer_NonRecursive):
     def assert_stmt(self, meta, children):
         return ast.Assert(self._span(meta), children[0], children[1])
 
-    def _rejected_stmt(self, what):
-        def build(meta, children):
-            self._reject(what, self._span(meta))
-            return ast.Pass(self._span(meta))
-        return build
-
     def global_stmt(self, meta, children):
-        return self._rejected_stmt("`global` statement")(meta, children)
+        return self._rejected_stmt("`global` statement", meta)
 
     def nonlocal_stmt(self, meta, children):
-        return self._rejected_stmt("`nonlocal` statement")(meta, children)
+        return self._rejected_stmt("`nonlocal` statement", meta)
 
     def del_stmt(self, meta, children):
-        return self._rejected_stmt("`del` statement")(meta, children)
+        return self._rejected_stmt("`del` statement", meta)
 
     def raise_stmt(self, meta, children):
-        return self._rejected_stmt("`raise` statement")(meta, children)
+        return self._rejected_stmt("`raise` statement", meta)
 
     def yield_stmt(self, meta, children):
-        return ast.Pass(self._span(meta))
+        return ast.Pass(self._span(meta))  # yield_expr has reported it
 
     def yield_expr(self, meta, children):
         self._reject("`yield`", self._span(meta))
         return self._placeholder(self._span(meta))
 
     def classdef(self, meta, children):
-        return self._rejected_stmt("class definition")(meta, children)
+        return self._rejected_stmt("class definition", meta, "class")
 
     def try_stmt(self, meta, children):
-        return self._rejected_stmt("`try` statement")(meta, children)
+        return self._rejected_stmt("`try` statement", meta, "try")
+
+    def except_clause(self, meta, children):
+        return None
+
+    def finally_clause(self, meta, children):
+        return None
 
     def async_stmt(self, meta, children):
-        return self._rejected_stmt("`async`")(meta, children)
+        return self._rejected_stmt("`async`", meta, "async")
 
     def dotted_name(self, meta, children):
         return ".".join(self._name(t) for t in children)
@@ -352,24 +1061,30 @@ class _Builder(Transformer_NonRecursive):
         return ()
 
     def from_module(self, meta, children):
-        if any(isinstance(c, Token) and c.type == "DOTS" for c in children):
-            self._reject("relative import", self._span(meta))
-        return next((c for c in children if isinstance(c, str) and not isinstance(c, Token)), "")
+        return children[0]
+
+    def relative_module(self, meta, children):
+        self._reject("relative import", self._span(meta))
+        return children[0] or ""
 
     def import_from(self, meta, children):
         module, names = children
         return ast.ImportFrom(self._span(meta), module, tuple(names))
 
     def if_stmt(self, meta, children):
-        test, body, *rest = children
-        orelse = rest[-1] if rest and rest[-1] is not None else ()
-        elifs = [c for c in rest[:-1]]
-        for elif_span, elif_test, elif_body in reversed(elifs):
-            orelse = (ast.If(elif_span, elif_test, elif_body, orelse),)
+        # children: test, body, one (start span, test, body) per elif, else body or None
+        test, body, *clauses, orelse = children
+        orelse = orelse or ()
+        # `elif` is an `if` nested in the else branch; each one spans from its
+        # keyword to the end of everything after it.
+        for start, elif_test, elif_body in reversed(clauses):
+            last = (orelse or elif_body)[-1].span
+            span = Span(self.file, start.line, start.col, last.end_line, last.end_col)
+            orelse = (ast.If(span, elif_test, elif_body, orelse),)
         return ast.If(self._block_span(meta, orelse or body), test, body, orelse)
 
     def elif_clause(self, meta, children):
-        return (self._block_span(meta, children[1]), children[0], children[1])
+        return (self._span(meta), children[0], children[1])
 
     def else_clause(self, meta, children):
         return children[0]
@@ -377,13 +1092,13 @@ class _Builder(Transformer_NonRecursive):
     def while_stmt(self, meta, children):
         test, body, orelse = children
         if orelse is not None:
-            self._reject("`else` clause on a loop", self._span(meta))
+            self._reject("`else` clause on a loop", self._keyword_span(meta, "while"))
         return ast.While(self._block_span(meta, body), test, body)
 
     def for_stmt(self, meta, children):
         target, iterable, body, orelse = children
         if orelse is not None:
-            self._reject("`else` clause on a loop", self._span(meta))
+            self._reject("`else` clause on a loop", self._keyword_span(meta, "for"))
         return ast.For(self._block_span(meta, body), target, iterable, body)
 
     def with_item(self, meta, children):
@@ -439,6 +1154,12 @@ class _Builder(Transformer_NonRecursive):
     def lambdef(self, meta, children):
         self._reject("lambda", self._span(meta))
         return self._placeholder(self._span(meta))
+
+    def lambda_params(self, meta, children):
+        return None
+
+    def lambda_param(self, meta, children):
+        return None
 
     def walrus(self, meta, children):
         self._reject("walrus operator `:=`", self._span(meta))
@@ -496,9 +1217,12 @@ class _Builder(Transformer_NonRecursive):
             if kind == "pos":
                 if keywords:
                     self.problems.append(SyntaxProblem("E0100", "positional argument follows keyword argument",
-                                                       item.span))
+                                                       item.span, "move it before the keyword arguments"))
                 args.append(item)
             elif kind == "kw":
+                if any(k.name == item.name for k in keywords):
+                    self.problems.append(SyntaxProblem("E0100", f"keyword argument `{item.name}` repeated",
+                                                       item.span))
                 keywords.append(item)
         return ast.Call(self._span(meta), func, tuple(args), tuple(keywords))
 
@@ -518,6 +1242,10 @@ class _Builder(Transformer_NonRecursive):
 
     def genexp_arg(self, meta, children):
         self._reject("generator expression", self._span(meta))
+        return None
+
+    def star_arg(self, meta, children):
+        self._reject("`*` argument unpacking", self._span(meta))
         return None
 
     def kwstar_arg(self, meta, children):
@@ -547,7 +1275,7 @@ class _Builder(Transformer_NonRecursive):
         tok = children[0]
         if tok.value in ("True", "False", "None"):
             return ast.Constant(self._span(meta), {"True": True, "False": False, "None": None}[tok.value])
-        return ast.Name(self._span(meta), self._name(tok))
+        return ast.Name(self._span(meta), str(tok.value))
 
     def number(self, meta, children):
         tok = children[0]
@@ -559,6 +1287,11 @@ class _Builder(Transformer_NonRecursive):
         if tok.type == "FLOAT_NUMBER":
             return ast.Constant(span, float(text))
         base = {"HEX_NUMBER": 16, "BIN_NUMBER": 2, "OCT_NUMBER": 8}.get(tok.type, 10)
+        if base == 10 and len(text) > _MAX_DECIMAL_DIGITS:
+            # int() refuses such strings (CVE-2020-10735 limit); no kernel needs one.
+            self.problems.append(SyntaxProblem("E0110", f"integer literal with {len(text)} digits is too large",
+                                               span, "no TIRx dtype holds more than 64 bits"))
+            return ast.Constant(span, 0)
         return ast.Constant(span, int(text[2:] if base != 10 else text, base))
 
     def string(self, meta, children):
@@ -593,13 +1326,17 @@ class _Builder(Transformer_NonRecursive):
         # Parentheses do not make a node, but the span of the expression grows to
         # cover them so that carets underline what the user wrote.
         inner = children[0]
-        return type(inner)(self._span(meta), *[getattr(inner, f) for f in inner.__dataclass_fields__ if f not in ("span", "name_span")])
+        return type(inner)(self._span(meta), *[getattr(inner, f) for f in inner.__dataclass_fields__
+                                                if f not in ("span", "name_span")])
 
     def paren_yield(self, meta, children):
         return children[0]
 
+    def tuple_items(self, meta, children):
+        return [c for c in children if c is not None]
+
     def tuple(self, meta, children):
-        return ast.Tuple(self._span(meta), tuple(children))
+        return ast.Tuple(self._span(meta), tuple(children[0]))
 
     def test_tuple(self, meta, children):
         return ast.Tuple(self._span(meta), tuple(c for c in children if c is not None))
@@ -613,11 +1350,8 @@ class _Builder(Transformer_NonRecursive):
     def list_items(self, meta, children):
         return [c for c in children if c is not None]
 
-    set_items = list_items
-
     def dict(self, meta, children):
-        items = children[0] if children else None
-        items = items or []
+        items = (children[0] if children else None) or []
         return ast.Dict(self._span(meta), tuple(k for k, _ in items), tuple(v for _, v in items))
 
     def dict_items(self, meta, children):
@@ -651,108 +1385,122 @@ class _Builder(Transformer_NonRecursive):
     def comp_if(self, meta, children):
         return None
 
-    def lambda_params(self, meta, children):
-        return None
+
+# ---- entry point ----------------------------------------------------------------------
+
+def _rule_builder(rule):
+    """The tree-building callback of one grammar rule.
+
+    It shapes the tree exactly as Lark's own builder does (anonymous tokens
+    dropped unless the rule is `!`, `_rule` children spliced in, `None` for a
+    missing `[optional]`, `?rule` with one child replaced by the child) and
+    records the rule's position from its first and last raw child, but in
+    one small function instead of Lark's chain of wrappers. Lark's
+    `propagate_positions` costs more than the parse itself on big files.
+    """
+    expansion = rule.expansion
+    if rule.options.empty_indices:
+        bits = "".join(str(int(b)) for b in rule.options.empty_indices)
+        nones = [len(run) for run in bits.split("0")]
+    else:
+        nones = [0] * (len(expansion) + 1)
+    keep_all = rule.options.keep_all_tokens
+    include = []  # (index into the raw children, splice its children?, Nones to insert before it)
+    pending = 0
+    for index, sym in enumerate(expansion):
+        pending += nones[index]
+        if keep_all or not (sym.is_term and sym.filter_out):
+            include.append((index, not sym.is_term and sym.name.startswith("_"), pending))
+            pending = 0
+    trailing = pending + nones[len(expansion)]
+    name = rule.alias or rule.origin.name
+    expand1 = bool(rule.options.expand1 and not rule.alias)
+    plain = len(include) == len(expansion) and not trailing and not any(s or n for _, s, n in include)
+
+    def build(children):
+        if plain:
+            kept = children  # a fresh slice of the parser's value stack
+            if expand1 and len(kept) == 1:
+                return kept[0]
+        else:
+            kept = []
+            for index, splice, add in include:
+                if add:
+                    kept += [None] * add
+                if splice:
+                    if kept:
+                        kept += children[index].children
+                    else:
+                        # Left recursion (`stmt*`): extend the child's list in
+                        # place, or long lists would cost quadratic time.
+                        # _Driver._restore undoes such appends.
+                        kept = children[index].children
+                else:
+                    kept.append(children[index])
+            if trailing:
+                kept += [None] * trailing
+            if expand1 and len(kept) == 1:
+                return kept[0]
+        meta = Meta()
+        for child in children:
+            where = child.meta if type(child) is Tree else child
+            if where is not None and not getattr(where, "empty", False):
+                meta.line, meta.column = where.line, where.column
+                meta.empty = False
+                break
+        for child in reversed(children):
+            where = child.meta if type(child) is Tree else child
+            if where is not None and not getattr(where, "empty", False):
+                meta.end_line, meta.end_column = where.end_line, where.end_column
+                break
+        return Tree(name, kept, meta)
+
+    return build
+
+
+class _Grammar:
+    """The compiled grammar: Lark's lexer, and Lark's LALR table recast for
+    _Driver's own parse loop.
+
+    Lark computes the table; the loop that runs it is ours so that the driver
+    can save and restore the stacks for error recovery, and so that each step
+    is a couple of dict lookups: `actions[state][token kind]` is the next
+    state (an int) for a shift or goto, or `(size, build, rule name)` for a
+    reduction.
+    """
+
+    def __init__(self) -> None:
+        text = resources.files("transpiler.grammar").joinpath("tirx.lark").read_text(encoding="utf-8")
+        self.lark = Lark(text, parser="lalr", lexer="basic", maybe_placeholders=True, start="start")
+        table = self.lark.parser.parser.parser.parse_table
+        self.start_state = table.start_states["start"]
+        self.end_state = table.end_states["start"]
+        reductions: dict[int, tuple] = {}
+        self.actions: dict[int, dict[str, object]] = {}
+        for state, row in table.states.items():
+            ours = {}
+            for key, (action, arg) in row.items():
+                key = sys.intern(str(key))
+                if action is Shift:
+                    ours[key] = arg
+                else:
+                    if id(arg) not in reductions:
+                        # Most reductions are unit steps up the precedence ladder
+                        # (atom -> ... -> test); those need no builder call.
+                        unit = len(arg.expansion) == 1 and arg.options.expand1 and not arg.alias \
+                            and not arg.options.empty_indices \
+                            and not (arg.expansion[0].is_term and arg.expansion[0].filter_out) \
+                            and not (not arg.expansion[0].is_term and arg.expansion[0].name.startswith("_"))
+                        reductions[id(arg)] = (len(arg.expansion), None if unit else _rule_builder(arg),
+                                               sys.intern(str(arg.origin.name)))
+                    ours[key] = reductions[id(arg)]
+            self.actions[state] = ours
+        self.rules = self.lark.rules
 
 
 @lru_cache(maxsize=1)
-def _parser() -> tuple[Lark, _Builder, Indenter]:
-    grammar = resources.files("transpiler.grammar").joinpath("tirx.lark").read_text(encoding="utf-8")
-    builder = _Builder()
-    indenter = Indenter()
-    parser = Lark(grammar, parser="lalr", lexer="contextual", postlex=indenter,
-                  propagate_positions=True, maybe_placeholders=True, start="start")
-    return parser, builder, indenter
-
-
-# ---- syntax-error wording ------------------------------------------------------------
-
-_TOKEN_WORDS = {
-    "_NEWLINE": "end of line", "_INDENT": "indentation", "_DEDENT": "end of block", "$END": "end of file",
-    "NAME": "name", "DEC_NUMBER": "number", "HEX_NUMBER": "number", "BIN_NUMBER": "number",
-    "OCT_NUMBER": "number", "FLOAT_NUMBER": "number", "IMAG_NUMBER": "number", "STRING": "string",
-    "LONG_STRING": "string",
-}
-_HEADER_KEYWORDS = {"if": "the `if` condition", "elif": "the `elif` condition", "while": "the `while` condition",
-                    "for": "the `for` header", "with": "the `with` items", "def": "the function signature",
-                    "else": "`else`", "class": "the class header", "try": "`try`"}
-
-
-def _describe(tok: Token) -> str:
-    if tok.type in _TOKEN_WORDS:
-        words = _TOKEN_WORDS[tok.type]
-        if tok.type in ("NAME",) or tok.type.endswith("NUMBER"):
-            return f"{words} `{tok.value}`"
-        return words
-    return f"'{tok.value}'"
-
-
-def _line_keyword(source: SourceFile, line: int) -> str | None:
-    text = source.line_text(line).strip()
-    word = text.split(" ", 1)[0].split("(", 1)[0].rstrip(":")
-    return word if word in _HEADER_KEYWORDS else None
-
-
-def _syntax_problem(err: UnexpectedInput, source: SourceFile, indenter: Indenter) -> SyntaxProblem:
-    file = source.name
-    if isinstance(err, UnexpectedCharacters):
-        char = source.text[err.pos_in_stream] if err.pos_in_stream < len(source.text) else ""
-        span = Span(file, err.line, err.column, err.line, err.column + 1)
-        if char in "'\"":
-            return SyntaxProblem("E0102", "unterminated string literal", span,
-                                 "close the string on this line, or use a triple-quoted string")
-        if char == "\\":
-            return SyntaxProblem("E0101", "unexpected character after line continuation `\\`", span,
-                                 "a backslash continues a line only as its last character")
-        if char == "!":
-            return SyntaxProblem("E0101", "unexpected character '!'", span, "use `not` for negation, `!=` to compare")
-        shown = repr(char)[1:-1] if char.isprintable() else f"\\u{ord(char):04x}"
-        return SyntaxProblem("E0101", f"unexpected character '{shown}'", span)
-    if isinstance(err, UnexpectedEOF):
-        return SyntaxProblem("E0100", "unexpected end of file", source.end_span())
-    assert isinstance(err, UnexpectedToken)
-    tok = err.token
-    expected = set(err.expected)
-    if tok.type == "$END" or tok.line is None:
-        span = source.end_span()
-    else:
-        span = _token_span(file, tok)
-    if tok.type == "_INDENT":
-        return SyntaxProblem("E0105", "unexpected indentation", span)
-    if "_INDENT" in expected and tok.type in ("_DEDENT", "$END") | {tok.type}:
-        if len(expected) == 1 or tok.type in ("_DEDENT", "$END", "NAME") or tok.type.isupper():
-            header_line = tok.line - 1 if tok.line else source.line_count
-            while header_line > 1 and not source.line_text(header_line).strip():
-                header_line -= 1
-            word = _line_keyword(source, header_line) or "the statement"
-            if expected == {"_INDENT"}:
-                what = f"`{word}`" if word != "the statement" else word
-                return SyntaxProblem("E0106", f"expected an indented block after {what} on line {header_line}",
-                                     span, "indent the block, or write `pass`")
-    if "COLON" in expected and tok.type != "COLON":
-        word = _line_keyword(source, tok.line) if tok.line else None
-        if word is not None:
-            return SyntaxProblem("E0107", f"expected ':' after {_HEADER_KEYWORDS[word]}", span)
-    if tok.type.endswith("NUMBER") or tok.type == "NAME":
-        prev = getattr(err, "token_history", None)
-        previous = prev[-1] if prev else None
-        if previous is not None and previous.type.endswith("NUMBER") and previous.end_pos == tok.start_pos:
-            bad = previous.value + tok.value
-            return SyntaxProblem("E0110", f"invalid number literal `{bad}`",
-                                 Span(file, previous.line, previous.column, tok.end_line, tok.end_column),
-                                 "a decimal number other than 0 cannot start with 0; use 0o for octal"
-                                 if bad.startswith("0") else None)
-    if tok.type == "EQUAL" and "RPAR" not in expected:
-        return SyntaxProblem("E0100", "unexpected '=' (assignment is a statement, not an expression)", span,
-                             "did you mean `==`?")
-    if tok.type == "$END" or tok.type == "_DEDENT":
-        return SyntaxProblem("E0100", "unexpected end of file" if tok.type == "$END" else "statement is incomplete",
-                             span)
-    if tok.type == "_NEWLINE":
-        return SyntaxProblem("E0100", "the statement ends too early", span)
-    if {"RPAR", "RSQB", "RBRACE"} & expected and "COMMA" in expected:
-        return SyntaxProblem("E0100", f"unexpected {_describe(tok)}", span, "is a ',' or an operator missing?")
-    return SyntaxProblem("E0100", f"unexpected {_describe(tok)}", span)
+def _grammar() -> _Grammar:
+    return _Grammar()
 
 
 def _check_depth(module: ast.Module, diags: Diagnostics) -> bool:
@@ -773,35 +1521,18 @@ def _check_depth(module: ast.Module, diags: Diagnostics) -> bool:
 
 
 def parse(source: SourceFile, diags: Diagnostics) -> ast.Module | None:
-    """Parse a whole file; syntax problems go to diags. None when the tree is unusable."""
-    parser, builder, indenter = _parser()
-    builder.file = indenter.file = source.name
-    builder.problems = []
+    """Parse a whole file; every syntax problem goes to diags. None when there were any."""
     text = source.text if source.text.endswith("\n") else source.text + "\n"
-    try:
-        tree = parser.parse(text)
-    except SyntaxProblem as problem:
-        _report(problem, diags)
+    driver = _Driver(_grammar(), source, text, diags)
+    tree = driver.run()
+    if tree is None:
         return None
-    except UnexpectedInput as err:
-        inner = err.__context__ if isinstance(err.__context__, SyntaxProblem) else None
-        _report(inner or _syntax_problem(err, source, indenter), diags)
-        return None
-    except Exception as err:  # a problem raised from inside a lexer callback
-        inner = err.__context__ if isinstance(err.__context__, SyntaxProblem) else err
-        if isinstance(inner, SyntaxProblem):
-            _report(inner, diags)
-            return None
-        raise
+    builder = _Builder(source.name)
     module = builder.transform(tree)
     for problem in builder.problems:
-        _report(problem, diags)
+        driver.report(problem)
+    if driver.errors:
+        return None
     if not _check_depth(module, diags):
         return None
     return module
-
-
-def _report(problem: SyntaxProblem, diags: Diagnostics) -> None:
-    from .diagnostics import Note
-    notes = [Note(message, span) for message, span in problem.notes]
-    diags.error(problem.code, problem.message, problem.span, notes=notes, help=problem.help)

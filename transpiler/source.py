@@ -36,6 +36,12 @@ class SourceFile:
     """The text of one `.tx` file, normalised to LF line ends, with line lookup."""
 
     def __init__(self, name: str, text: str):
+        # Normalised here as well as in from_bytes, so that text handed over
+        # directly (tests, stdin decoded elsewhere) gets the same columns.
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         self.name = name
         self.text = text
         self._line_starts = [0]
@@ -97,8 +103,11 @@ class SourceFile:
         return Span(self.name, line, col, end_line, end_col)
 
     def end_span(self) -> Span:
-        """A span on the last line of the file, for errors at end of input."""
+        """For errors at the end of input: just after the last character of the
+        last line that has any, so the caret sits where something is missing
+        rather than on an empty trailing line."""
         line = self.line_count
-        text = self.line_text(line)
-        col = len(text) + 1 if text.strip() else 1
+        while line > 1 and not self.line_text(line).strip():
+            line -= 1
+        col = len(self.line_text(line).rstrip()) + 1
         return Span(self.name, line, col, line, col + 1)
