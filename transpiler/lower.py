@@ -166,8 +166,12 @@ class KernelLowerer:
             return ir.VecStore(s.buffer.storage, self.index(s.buffer, s.indices), self.expr(s.value), s.span)
         if isinstance(s, ir.LetStmt):
             value = self.expr(s.value)
+            # The fact belongs to this binding: the copies of an unrolled body bind
+            # the same name to different values (`t = tx` then `t = tx - 1`).
             if nonneg(value, self.facts):
                 self.facts.add(s.var.name)
+            else:
+                self.facts.discard(s.var.name)
             return ir.LetStmt(s.var, value, s.span)
         if isinstance(s, ir.Evaluate):
             return ir.Evaluate(self.expr(s.value), s.span)

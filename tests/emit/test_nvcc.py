@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.conftest import SAMPLES, has_nvcc
+from tests.conftest import SAMPLES, has_nvcc, transpile
 from tests.emit.test_golden import generate
 
 pytestmark = [pytest.mark.nvcc, pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")]
@@ -22,6 +22,90 @@ pytestmark = [pytest.mark.nvcc, pytest.mark.skipif(not has_nvcc(), reason="nvcc 
 ARCHS = ("sm_80", "sm_90a")
 SAMPLE_FILES = sorted(SAMPLES.glob("*.tx"))
 FLAGS = ("-std=c++17", "-Werror", "all-warnings", "-c")
+
+
+# Printer and lowering corners no sample reaches (literals of every kind, bit
+# casts, printf, descending and sign-unknown loops, floor helpers, unrolled
+# lets, dropped calls with side effects, typed arena views, vector registers):
+# the C they produce must compile too.
+FEATURES = '''\
+from tvm.script import tirx as T
+
+SRC = r"""
+__device__ __forceinline__ int bump(int* p) { return atomicAdd(p, 1); }
+"""
+
+
+@T.prim_func
+def literals(F_ptr: T.handle, D_ptr: T.handle, H_ptr: T.handle, B_ptr: T.handle, U_ptr: T.handle, L_ptr: T.handle):
+    F = T.match_buffer(F_ptr, (64,), "float32")
+    D = T.match_buffer(D_ptr, (64,), "float64")
+    H = T.match_buffer(H_ptr, (64,), "float16")
+    B = T.match_buffer(B_ptr, (64,), "bfloat16")
+    U = T.match_buffer(U_ptr, (64,), "uint32")
+    L = T.match_buffer(L_ptr, (64,), "int64")
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([64])
+    F[tx] = F[tx] * T.float32(0.1) + T.float32(1e-30) - T.float32(3.4028234663852886e38) + T.float32("inf")
+    F[tx] = T.max(F[tx], T.float32("-inf")) + T.float32("nan") + T.float32(1e39)
+    D[tx] = D[tx] * T.float64(0.1) + T.float64(1e300) + T.float64("-inf")
+    H[tx] = H[tx] * T.float16(0.1) + T.float16("inf") + T.max(H[tx], T.float16(0)) + T.exp(H[tx])
+    B[tx] = B[tx] * T.bfloat16(0.5) + T.cast(H[tx], "bfloat16")
+    U[tx] = (U[tx] & T.uint32(0xFFFF0000)) | T.uint32(7) | T.reinterpret("uint32", F[tx] * T.float32(2))
+    L[tx] = L[tx] * T.int64(3) - T.int64(5) + T.cast(tx, "int64") // T.int64(4) + T.int64(-9223372036854775807) - T.int64(1)
+    F[tx] = T.reinterpret("float32", U[tx] + T.uint32(1)) + T.sigmoid(F[tx]) + T.float32(T.isnan(F[tx]))
+    H[tx] = T.sigmoid(H[tx])
+
+
+@T.prim_func
+def control(A_ptr: T.handle, C_ptr: T.handle, m: T.int32, step: T.int32):
+    A = T.match_buffer(A_ptr, (64,), "int32")
+    C = T.match_buffer(C_ptr, (1,), "int32")
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([64])
+    warp = T.warp_id([2])
+    lane = T.lane_id([32])
+    s: T.int32 = 0
+    for k in range(10, 0, -1):
+        s += k
+    for k in range(m, 0, -2):
+        s += k // 2 + k % 4
+    for k in range(0, m, step):
+        s += k // 3 - tx // 3 + (tx - 64) // 4 + s // 2 + (tx - 64) // 3 + k % m
+    for k in T.unroll(3):
+        t: T.let = tx - 1 + k
+        s += A[t % 64]
+    unused: T.let = T.cuda.func_call("bump", C.ptr_to([0]), source_code=SRC, return_type="int32")
+    A[tx] = s + warp + lane
+    T.cuda.printf("tx=%d s=%d\\n", tx, s)
+    assert tx < 64, "tx out of range"
+
+
+@T.prim_func
+def memory(A_ptr: T.handle, H_ptr: T.handle, C_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (256,), "float32", align=16)
+    H = T.match_buffer(H_ptr, (64,), "float16")
+    C = T.match_buffer(C_ptr, (256,), "float32", align=16)
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([64])
+    arena = T.alloc_buffer((1024,), "uint8", scope="shared.dyn")
+    As = T.decl_buffer((64,), "float32", data=arena.data, scope="shared.dyn")
+    Hs = T.decl_buffer((64,), "float16", data=arena.data, byte_offset=256, scope="shared.dyn", align=128)
+    Vs = T.decl_buffer((256,), "float32", data=arena.data, scope="shared.dyn")
+    r = T.alloc_local((4,), "float32", align=16)
+    r.vstore([0], A.vload([tx * 4], dtype="float32x4"))
+    As[tx] = r[0] + r[3]
+    Hs[tx] = H[tx]
+    T.cuda.cta_sync()
+    C[tx] = As[tx] + T.cast(Hs[tx], "float32")
+    T.cuda.cta_sync()
+    Vs.vstore([tx * 4], r.vload([0], dtype="float32x4"))
+    T.cuda.cta_sync()
+    C.vstore([tx * 4], Vs.vload([(63 - tx) * 4], dtype="float32x4"))
+'''
 
 
 def nvcc(cu_path, arch: str, out_dir) -> tuple[int, str]:
@@ -40,6 +124,11 @@ def compiled(tmp_path_factory):
         cu = out_dir / f"{sample.stem}.cu"
         cu.write_text(generate(sample), encoding="utf-8")
         jobs.extend((sample.stem, cu, arch) for arch in ARCHS)
+    features = transpile(FEATURES, name="features.tx")
+    assert features.ok, [(d.span.line, d.code, d.message) for d in features.diagnostics]
+    cu = out_dir / "features.cu"
+    cu.write_text(features.cuda, encoding="utf-8")
+    jobs.extend(("features", cu, arch) for arch in ARCHS)
     workers = max(2, min(len(jobs), os.cpu_count() or 2))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = pool.map(lambda job: nvcc(job[1], job[2], out_dir), jobs)
@@ -51,6 +140,12 @@ def compiled(tmp_path_factory):
 def test_sample_compiles(compiled, sample, arch):
     code, output = compiled[(sample.stem, arch)]
     assert code == 0, f"nvcc -arch={arch} {' '.join(FLAGS)} {sample.stem}.cu failed:\n{output}"
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_feature_kernels_compile(compiled, arch):
+    code, output = compiled[("features", arch)]
+    assert code == 0, f"nvcc -arch={arch} {' '.join(FLAGS)} features.cu failed:\n{output}"
 
 
 def test_nvcc_rejects_a_warning(tmp_path):

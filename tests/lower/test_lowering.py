@@ -398,3 +398,17 @@ def k(A_ptr: T.handle):
 """)
     assert "int lane = (tx + (ty * 32)) % 32;" in body
     assert "int warp = __shfl_sync(0xffffffffu, (tx + (ty * 32)) / 32, 0);" in body
+
+
+def test_facts_of_a_let_follow_each_unrolled_copy():
+    """`t = tx` is non-negative, `t = tx - 1` is not: the second copy's modulo
+    must stay a floor modulo (a C % would read A[-1] at tx = 0)."""
+    body = kernel_lines(kernel("""
+        s: T.int32 = 0
+        for k in T.unroll(2):
+            t: T.let = tx - k
+            s += A[t % 64]
+        A[tx] = s
+    """))
+    assert body[3:11] == ["{", "int t = tx;", "s_ptr[0] = s_ptr[0] + A_ptr[(t % 64)];", "}",
+                          "{", "int t = tx - 1;", "s_ptr[0] = s_ptr[0] + A_ptr[(t & 63)];", "}"]
