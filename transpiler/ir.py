@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass, field, fields, replace
-from typing import Callable, Union
+from typing import Callable
 
 from .dtypes import BOOL, INT32, DType, int_range
 from .source import Span

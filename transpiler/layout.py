@@ -8,7 +8,6 @@ column-major (4, 8) buffer gives `j * 4 + i`, not a div/mod chain.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import prod
 
 from . import ir
 from .dtypes import INT32

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 
 from . import ir
 from . import layout as layouts
 from .check import CheckedModule, Kernel
 from .diagnostics import Diagnostics
-from .dtypes import BOOL, FLOAT32, INT32, VOID, DType, header
+from .dtypes import FLOAT32, INT32, header
 from .intrinsics import c_math_name
 from .ptx import HELPERS
 
@@ -244,7 +244,6 @@ class KernelLowerer:
             launch_bounds=threads or None,  # DECISIONS 8: the constant block size, 1 included
             arg_order=tuple(p.name for p in k.args))
         return LoweredKernel(spec, body, arena)
-
 
     def global_names(self, body: ir.Stmt) -> set[str]:
         """C names visible everywhere in the kernel: parameters, storage, called functions."""
