@@ -324,6 +324,9 @@ class ExprChecker:
             if a is POISON:
                 return POISON, POISON
             return a, self.as_value(b, span_b, a.dtype)
+        if isinstance(a, PyConst) and isinstance(b, PyConst) and isinstance(a.value, float) != isinstance(b.value, float):
+            dtype = FLOAT32 if all(isinstance(x.value, (int, float)) for x in (a, b)) else None
+            return self.as_value(a, span_a, dtype), self.as_value(b, span_b, dtype)
         a, b = self.as_value(a, span_a), self.as_value(b, span_b)
         if POISON in (a, b):
             return POISON, POISON
@@ -335,6 +338,8 @@ class ExprChecker:
 
     def conversion_help(self, da: DType, db: DType, span_a: Span, span_b: Span) -> str:
         """Suggest converting the narrower operand (the integer one, when one side is a float)."""
+        if da.lanes != db.lanes:
+            return "a vector and a scalar do not combine; work on the vector's elements"
         widen_b = (da.is_float and not db.is_float) or (da.is_float == db.is_float and da.bits > db.bits)
         target, span = (da, span_b) if widen_b else (db, span_a)
         if target.lanes > 1:
@@ -392,7 +397,15 @@ class ExprChecker:
                              help="cast to an integer type first")
             return POISON
         if dtype.kind == "handle":
-            self.diags.error("E0309", "arithmetic on pointers", span)
+            self.diags.error("E0309", "arithmetic on pointers", span,
+                             help="index the buffer instead: `A.ptr_to([i + 1])`")
+            return POISON
+        if op in ("floordiv", "floormod", "truncdiv", "truncmod") and isinstance(b, ir.IntImm) and b.value == 0:
+            self.diags.error("E0306", "integer division by zero", span_b)
+            return POISON
+        if op in ("<<", ">>") and isinstance(b, ir.IntImm) and not 0 <= b.value < dtype.bits:
+            self.diags.error("E0318", f"shift count {b.value} is outside 0..{dtype.bits - 1} for {dtype}", span_b,
+                             help="shifting by the width of the type or more is undefined in CUDA C++")
             return POISON
         return ir.binop(op, a, b, span)
 
@@ -554,8 +567,10 @@ class ExprChecker:
             value = self.as_value(left, node.left.span, INT32)
             return POISON if value is POISON else AxisTerm(value, right.name)
         if not isinstance(left, Poison) and not isinstance(right, Poison):
-            self.diags.error("E0306", "`@` binds a stride to a layout axis (`4 @ laneid`); "
-                                      "matrix multiplication is not an expression in TIRx", node.span)
+            self.diags.error("E0306", f"`@` binds a stride to a layout axis, but its right side is {_kind(right)}",
+                             node.right.span,
+                             help="import the axis from `tvm.tirx.layout` (e.g. `laneid`) and write `4 @ laneid`; "
+                                  "`@` is not matrix multiplication")
         return POISON
 
 
@@ -591,6 +606,10 @@ def _kind(val) -> str:
         return f"handle `{val.name}`"
     if isinstance(val, (LayoutVal, LayoutPart)):
         return "a layout"
+    if isinstance(val, AxisTerm):
+        return "a layout stride (`stride @ axis`)"
+    if isinstance(val, Axis):
+        return f"the layout axis `{val.name}`"
     if isinstance(val, tuple):
         return "a tuple"
     if isinstance(val, DTypeVal):

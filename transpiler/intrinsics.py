@@ -6,6 +6,7 @@ they return what the call denotes (an ir.Expr, a Void statement, a buffer ...).
 from __future__ import annotations
 
 from . import ast, ir
+from .check_expr import article
 from .diagnostics import did_you_mean
 from .dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, parse_dtype, SHORTHANDS, known_dtype_names
 from .values import (POISON, Builtin, DTypeVal, HandleType, LayoutCtor, LetType, Method, Namespace, Poison, PyConst,
@@ -277,7 +278,13 @@ class CallChecker:
         if POISON in (x, y):
             return POISON
         if isinstance(x, PyConst):
+            if not all(isinstance(v.value, (int, float)) for v in (x, y)):
+                self.diags.error("E0306", f"`T.{op}` needs numbers", node.span)
+                return POISON
             return PyConst(min(x.value, y.value) if op == "min" else max(x.value, y.value))
+        if x.dtype.lanes > 1 or x.dtype.kind == "handle":
+            self.diags.error("E0309", f"`T.{op}` needs scalar numbers, found {x.dtype}", node.span)
+            return POISON
         return ir.binop(op, x, y, node.span)
 
     @handler("if_then_else", "cond", "true_value", "false_value")
@@ -316,28 +323,37 @@ class CallChecker:
         return self._trunc("truncmod", node, a)
 
     def _trunc(self, op, node, a):
-        x, y = self._two_values(a["a"], a["b"], node.span)
-        if POISON in (x, y):
-            return POISON
-        if isinstance(x, PyConst):
-            x, y = self.as_value(x, node.span), self.as_value(y, node.span)
-        if not x.dtype.is_int:
-            self.diags.error("E0309", f"`T.{op}` needs integers", node.span)
+        x, y = self._int_operands(op, node, a)
+        if x is POISON:
             return POISON
         return ir.binop(op, x, y, node.span)
+
+    def _int_operands(self, op, node, a):
+        """Two integer operands of one dtype and a divisor that is not a constant zero; POISONs on error."""
+        x, y = self._two_values(a["a"], a["b"], node.span)
+        if isinstance(x, PyConst):  # both constants
+            x, y = self.as_value(x, a["a"].span), self.as_value(y, a["b"].span)
+        if POISON in (x, y):
+            return POISON, POISON
+        if not (x.dtype.is_int and y.dtype.is_int and x.dtype.lanes == 1 and y.dtype.lanes == 1):
+            self.diags.error("E0309", f"`T.{op}` needs integers", node.span)
+            return POISON, POISON
+        if x.dtype != y.dtype:
+            self.diags.error("E0303", f"operands have different dtypes: {x.dtype} and {y.dtype}", node.span,
+                             help=self.conversion_help(x.dtype, y.dtype, a["a"].span, a["b"].span))
+            return POISON, POISON
+        if isinstance(y, ir.IntImm) and y.value == 0:
+            self.diags.error("E0306", "integer division by zero", a["b"].span)
+            return POISON, POISON
+        return x, y
 
     @handler("ceildiv", "a", "b")
     def _ceildiv(self, node, a):
         x, y = self._two_values(a["a"], a["b"], node.span)
-        if POISON in (x, y):
-            return POISON
-        if isinstance(x, PyConst):
-            if not isinstance(x.value, int) or not isinstance(y.value, int) or y.value == 0:
-                self.diags.error("E0309", "`T.ceildiv` needs integers (and a non-zero divisor)", node.span)
-                return POISON
-            return PyConst(-(-x.value // y.value))
-        if not x.dtype.is_int:
-            self.diags.error("E0309", "`T.ceildiv` needs integers", node.span)
+        if isinstance(x, PyConst) and all(type(v.value) is int for v in (x, y)) and y.value != 0:
+            return PyConst(-(-x.value // y.value))  # a compile-time constant, e.g. for extents
+        x, y = self._int_operands("ceildiv", node, a)
+        if x is POISON:
             return POISON
         one = ir.const(1, x.dtype)
         return ir.binop("floordiv", ir.binop("-", ir.add(x, y), one), y, node.span)
@@ -543,33 +559,43 @@ class CallChecker:
         ptr = self.pointer_arg(a["ptr"])
         if ptr is POISON:
             return POISON
-        value = self.value(a["value"], ptr.dtype)
+        pointee = ptr.buffer.dtype
+        value = self.value(a["value"], pointee)
         if value is POISON:
             return POISON
-        if value.dtype != ptr.dtype:
-            self.diags.error("E0303", f"`{name}` on a {ptr.dtype} pointer with a {value.dtype} value", node.span)
+        if value.dtype != pointee:
+            self.diags.error("E0303", f"`{name}` on a {pointee} pointer with {article(value.dtype)} value",
+                             a["value"].span, help=f"convert the value: `T.{pointee}(...)`")
             return POISON
         supported = {"atomicAdd": ("int32", "uint32", "uint64", "float32", "float64", "float16x2", "float16",
                                    "bfloat16"),
                      "atomicMax": ("int32", "uint32", "int64", "uint64"),
                      "atomicMin": ("int32", "uint32", "int64", "uint64")}[name]
-        if ptr.dtype.name not in supported:
-            self.diags.error("E0309", f"CUDA has no `{name}` for {ptr.dtype}", node.span)
+        if pointee.name not in supported:
+            self.diags.error("E0309", f"CUDA has no `{name}` for {pointee}", node.span,
+                             help=f"`{name}` works on {', '.join(supported)}")
             return POISON
-        return ir.Call(value.dtype, name, (ptr_expr(ptr), value), node.span)
+        return ir.Call(value.dtype, name, (ptr, value), node.span)
 
     @handler("cuda.atomic_cas", "ptr", "compare", "value")
     def _atomic_cas(self, node, a):
         ptr = self.pointer_arg(a["ptr"])
         if ptr is POISON:
             return POISON
-        compare, value = self.value(a["compare"], ptr.dtype), self.value(a["value"], ptr.dtype)
+        pointee = ptr.buffer.dtype
+        compare, value = self.value(a["compare"], pointee), self.value(a["value"], pointee)
         if POISON in (compare, value):
             return POISON
-        if ptr.dtype.name not in ("int32", "uint32", "uint64", "uint16"):
-            self.diags.error("E0309", f"CUDA has no `atomicCAS` for {ptr.dtype}", node.span)
+        if pointee.name not in ("int32", "uint32", "uint64", "uint16"):
+            self.diags.error("E0309", f"CUDA has no `atomicCAS` for {pointee}", node.span,
+                             help="`atomicCAS` works on int32, uint32, uint64 and uint16")
             return POISON
-        return ir.Call(ptr.dtype, "atomicCAS", (ptr_expr(ptr), compare, value), node.span)
+        for operand, arg in ((compare, a["compare"]), (value, a["value"])):
+            if operand.dtype != pointee:
+                self.diags.error("E0303", f"`atomicCAS` on a {pointee} pointer with {article(operand.dtype)} value",
+                                 arg.span, help=f"convert the value: `T.{pointee}(...)`")
+                return POISON
+        return ir.Call(pointee, "atomicCAS", (ptr, compare, value), node.span)
 
     @handler("cuda.printf", "format", "*args")
     def _printf(self, node, a):
@@ -610,10 +636,6 @@ class _DefaultArg:
 
 def is_default(arg) -> bool:
     return isinstance(arg, _DefaultArg)
-
-
-def ptr_expr(buffer_address):
-    return buffer_address
 
 
 def _suggest(dotted: str, known, prefix: str):
