@@ -258,8 +258,10 @@ class KernelLowerer:
             elif isinstance(e, ir.Call):
                 names.add(e.func)
         for node in all_stmts(body):
-            if isinstance(node, (ir.Store, ir.VecStore, ir.ArrayDecl, ir.PointerDecl)):
+            if isinstance(node, (ir.Store, ir.VecStore, ir.PointerDecl)):
                 names.add(node.storage.name)
+        # arrays declared in the body are scoped like the variables
+        names -= {n.storage.name for n in all_stmts(body) if isinstance(n, ir.ArrayDecl)}
         return names
 
 
@@ -336,18 +338,23 @@ def substitute_stmt(s: ir.Stmt, mapping: dict[str, ir.Expr]) -> ir.Stmt:
 
 
 _SUFFIXED = re.compile(r"(.+)_[0-9]+")
+_SUFFIXED_ARRAY = re.compile(r"(.+_ptr)_[0-9]+")  # `v_ptr_1`: the checker's second `v_ptr`
 
 
 def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
-    """Give C scalars back their source names where C scoping allows it.
+    """Give C locals back their source names where C scoping allows it.
 
     The checker makes every C name unique in the kernel, so the second of two
-    sibling loops `for k in ...` becomes `k_1`. C only needs a name to be unique
-    among the declarations in scope: a loop variable or `let` whose name is its
-    source name plus a numeric suffix takes the plain name when no declaration
-    in scope, and nothing inside its own scope, already uses it.
+    sibling loops `for k in ...` becomes `k_1`, and a scalar declared in both
+    branches of an `if` becomes `v_ptr` and `v_ptr_1`. C only needs a name to be
+    unique among the declarations in scope: a loop variable, `let`, or array
+    declared in a block whose name is its source name plus a numeric suffix takes
+    the plain name when no declaration in scope, and nothing inside its own
+    scope, already uses it. (Arrays are renamed in place: Storage is shared by
+    identity with every access.)
     """
     renames: dict[str, str] = {}
+    decided: set[int] = set()  # storages already considered (unrolled copies share them)
 
     def source_name(var: ir.Var) -> str | None:
         match = _SUFFIXED.fullmatch(var.name)
@@ -364,20 +371,34 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
             for e in all_exprs(st):
                 if isinstance(e, ir.Var):
                     out.add(renames.get(e.name, e.name))
+                elif isinstance(e, (ir.Load, ir.VecLoad, ir.Address)):
+                    out.add(e.storage.name)
             for node in all_stmts(st):
                 if isinstance(node, ir.LetStmt):
                     out.add(renames.get(node.var.name, node.var.name))
+                elif isinstance(node, (ir.Store, ir.VecStore, ir.ArrayDecl, ir.PointerDecl)):
+                    out.add(node.storage.name)
         return out
+
+    def free(want: str, visible: set[str], scope_stmts) -> bool:
+        return want not in visible and want not in taken and want not in names_in(scope_stmts)
 
     def declare(var: ir.Var, visible: set[str], scope_stmts) -> None:
         if var.name in renames:  # a copy of an unrolled body: decided once
             visible.add(renames[var.name])
             return
         want = source_name(var)
-        if want is not None and want not in visible and want not in taken \
-                and want not in names_in(scope_stmts):
+        if want is not None and free(want, visible, scope_stmts):
             renames[var.name] = want
         visible.add(renames.get(var.name, var.name))
+
+    def declare_array(storage: ir.Storage, visible: set[str], scope_stmts) -> None:
+        if id(storage) not in decided:
+            decided.add(id(storage))
+            match = _SUFFIXED_ARRAY.fullmatch(storage.name)
+            if match is not None and free(match.group(1), visible, scope_stmts):
+                object.__setattr__(storage, "name", match.group(1))
+        visible.add(storage.name)
 
     def visit(st: ir.Stmt, visible: set[str], rest=()) -> None:
         """`rest`: the statements after st in its scope (a let's scope runs to their end)."""
@@ -398,7 +419,9 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
             visit(st.then, set(visible))
             if st.orelse is not None:
                 visit(st.orelse, set(visible))
-        elif isinstance(st, (ir.ArrayDecl, ir.PointerDecl)):
+        elif isinstance(st, ir.ArrayDecl):
+            declare_array(st.storage, visible, (st,) + tuple(rest))
+        elif isinstance(st, ir.PointerDecl):
             visible.add(st.storage.name)
 
     visit(body, set())

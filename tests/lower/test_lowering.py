@@ -412,3 +412,56 @@ def test_facts_of_a_let_follow_each_unrolled_copy():
     """))
     assert body[3:11] == ["{", "int t = tx;", "s_ptr[0] = s_ptr[0] + A_ptr[(t % 64)];", "}",
                           "{", "int t = tx - 1;", "s_ptr[0] = s_ptr[0] + A_ptr[(t & 63)];", "}"]
+
+
+def test_arrays_in_sibling_scopes_share_the_name():
+    body = kernel_lines(kernel("""
+        if m > 0:
+            v: T.int32 = A[tx]
+            v += 1
+            A[tx] = v
+        else:
+            v: T.int32 = A[tx]
+            v -= 1
+            A[tx] = v
+        for i in range(2):
+            r = T.alloc_local((2,), "int32")
+            r[0] = i
+            A[i] = r[0]
+    """, params="A_ptr: T.handle, m: T.int32"))
+    assert body.count("int v_ptr[1];") == 2
+    assert "v_ptr[0] = v_ptr[0] - 1;" in body
+    assert not any("_ptr_1" in line for line in body)
+
+
+def test_an_array_declared_after_a_scope_takes_the_name_back():
+    body = kernel_lines(kernel("""
+        for i in range(2):
+            r = T.alloc_local((2,), "int32")
+            r[0] = i
+            A[i] = r[0]
+        r = T.alloc_local((2,), "int32")
+        r[1] = tx
+        A[tx] = r[1]
+    """))
+    assert body.count("int r_ptr[2];") == 2
+
+
+def test_an_array_whose_name_is_in_scope_keeps_the_suffix():
+    """On IR: `v_ptr` declared in the enclosing scope stays visible in the loop."""
+    from transpiler.dtypes import INT32
+    from transpiler.lower import reuse_source_names
+    from transpiler.source import SourceFile
+    outer = ir.Storage("v_ptr", INT32, "local", "array", 1)
+    inner = ir.Storage("v_ptr_1", INT32, "local", "array", 1)
+    later = ir.Storage("w_ptr_1", INT32, "local", "array", 1)
+    zero = ir.IntImm(INT32, 0)
+    i = ir.Var(INT32, "i")
+    body = ir.Seq((
+        ir.ArrayDecl(outer), ir.Store(outer, zero, zero),
+        ir.For(i, zero, ir.IntImm(INT32, 2), ir.IntImm(INT32, 1), ir.Seq((
+            ir.ArrayDecl(inner), ir.Store(inner, zero, ir.Load(INT32, outer, zero))))),
+        ir.ArrayDecl(later), ir.Store(later, zero, ir.Load(INT32, outer, zero)),
+    ))
+    reuse_source_names(body, SourceFile("k.tx", ""), set())
+    assert (outer.name, inner.name, later.name) == ("v_ptr", "v_ptr_1", "w_ptr")
