@@ -5,118 +5,123 @@ docs/errors.md from this table, so the two never disagree.
 """
 
 CODES: dict[str, tuple[str, str]] = {
-    # ---- input -------------------------------------------------------------
+    # ---- input -----------------------------------------------------------------
     "E0001": ("the file is not UTF-8 text",
-              "tirxc reads `.tx` files as UTF-8 (a leading byte-order mark is allowed and "
-              "ignored). The error points at the first byte that is not valid UTF-8, or at a "
-              "NUL byte, which usually means a binary file was passed by mistake."),
-    # ---- syntax ------------------------------------------------------------
+              "tirxc reads `.tx` files as UTF-8 (a leading byte-order mark is allowed and ignored). "
+              "The error points at the first byte that is not valid UTF-8, or at a NUL byte, which "
+              "usually means a binary file was passed by mistake."),
+    # ---- syntax ----------------------------------------------------------------
     "E0100": ("invalid syntax",
-              "The parser met a token that cannot continue the statement. The message names "
-              "what it found and, where one thing is clearly missing, what it expected. "
-              "`.tx` files use Python's syntax restricted to the subset TIRx kernels need."),
+              "The parser met a token that cannot continue the statement. The message names what it "
+              "found and, where one thing is clearly missing, what it expected. `.tx` files use "
+              "Python's syntax restricted to the subset TIRx kernels need."),
     "E0101": ("unexpected character",
-              "A character that cannot start any token, such as `$`, `?` or a backtick, or "
-              "a non-ASCII symbol outside a string or comment."),
+              "A character that cannot start any token, such as `$`, `?` or a backtick, or a "
+              "non-ASCII symbol outside a string or comment."),
     "E0102": ("unterminated string literal",
-              "A string opened with a quote is not closed on the same line. Use a "
-              "triple-quoted string (`\"\"\"...\"\"\"`) for text that spans lines, for example "
-              "the CUDA source of `T.cuda.func_call`."),
+              "A string opened with a quote is not closed on the same line. Use a triple-quoted "
+              "string (`\"\"\"...\"\"\"`) for text that spans lines, for example the CUDA source of "
+              "`T.cuda.func_call`."),
     "E0103": ("unclosed bracket",
-              "A `(`, `[` or `{` is never closed. The error points at the opening bracket; "
-              "brackets allow an expression to span several lines, so the parser only notices "
-              "at the end of the file or at a token that cannot appear inside brackets."),
+              "A `(`, `[` or `{` is never closed. The error points at the opening bracket; brackets "
+              "allow an expression to span several lines, so the parser only notices at the end of "
+              "the file or at a token that cannot appear inside brackets."),
     "E0104": ("unmatched closing bracket",
               "A `)`, `]` or `}` has no opening bracket of the same kind before it."),
     "E0105": ("inconsistent indentation",
-              "A line is indented where no block starts, or is dedented to a column that "
-              "matches no enclosing block. Blocks are delimited by indentation as in Python; "
-              "a tab counts as reaching the next multiple of 8 columns."),
+              "A line is indented where no block starts, or is dedented to a column that matches no "
+              "enclosing block. Blocks are delimited by indentation as in Python; a tab counts as "
+              "reaching the next multiple of 8 columns."),
     "E0106": ("expected an indented block",
-              "A statement ending with `:` (`def`, `if`, `for`, `while`, `with`, `else`) "
-              "must be followed by an indented block, or by a statement on the same line. "
-              "Write `pass` for an empty block."),
+              "A statement ending with `:` (`def`, `if`, `for`, `while`, `with`, `else`) must be "
+              "followed by an indented block, or by a statement on the same line. Write `pass` for an "
+              "empty block."),
     "E0107": ("missing `:`",
-              "Compound statements (`def`, `if`, `elif`, `else`, `for`, `while`, `with`) end "
-              "their header with a colon."),
+              "Compound statements (`def`, `if`, `elif`, `else`, `for`, `while`, `with`) end their "
+              "header with a colon."),
     "E0108": ("nesting too deep",
-              "Brackets, blocks or expressions are nested deeper than tirxc allows (100 "
-              "levels of brackets or blocks, 200 levels of expression). Real kernels never "
-              "come close; split the expression or name intermediate values with `T.let`."),
+              "Brackets, blocks or expressions are nested deeper than tirxc allows (100 levels of "
+              "brackets or blocks, 200 levels of expression). Real kernels never come close; split "
+              "the expression or name intermediate values with `T.let`."),
     "E0109": ("construct not supported in a kernel file",
-              "`.tx` files are parsed, never executed, so Python features that need an "
-              "interpreter (`class`, `lambda`, comprehensions, `try`, `global`, `yield`, "
-              "`import *`, f-strings, `**`, `in`, `is` and so on) are rejected with the name "
-              "of the construct. The message suggests the TIRx spelling where one exists "
-              "(for example `T.pow` for `**`)."),
+              "`.tx` files are parsed, never executed, so Python features that need an interpreter "
+              "(`class`, `lambda`, comprehensions, `try`, `global`, `yield`, `import *`, f-strings, "
+              "`**`, `in`, `is` and so on) are rejected with the name of the construct. The message "
+              "suggests the TIRx spelling where one exists (for example `T.pow` for `**`)."),
     "E0110": ("invalid number literal",
-              "Integers may be decimal, hexadecimal (`0x`), octal (`0o`) or binary (`0b`), "
-              "with `_` between digits; a decimal integer other than 0 may not start with "
-              "0. Complex literals (`1j`) are not supported."),
+              "Integers may be decimal, hexadecimal (`0x`), octal (`0o`) or binary (`0b`), with `_` "
+              "between digits; a decimal integer other than 0 may not start with 0. Complex literals "
+              "(`1j`) are not supported."),
     "E0111": ("keyword used as a name",
-              "A Python keyword (`if`, `for`, `class`, `None` ...) cannot name a variable, "
-              "parameter or function."),
-    # ---- module level --------------------------------------------------------
+              "A Python keyword (`if`, `for`, `class`, `None` ...) cannot name a variable, parameter "
+              "or function."),
+    "E0112": ("too many syntax errors",
+              "tirxc stops reading a file after 100 syntax errors: beyond that the file is usually "
+              "not a kernel at all (a binary, a file in another language, a bad merge), and later "
+              "errors are more likely to be consequences of earlier ones. Fix the errors shown and "
+              "run tirxc again."),
+    # ---- module level ----------------------------------------------------------
     "E0200": ("import not available in a standalone kernel file",
-              "A `.tx` file may import the TIRx dialect (`from tvm.script import tirx as T`) "
-              "and layout names (`from tvm.tirx.layout import TileLayout, S, ...`). Other "
-              "modules cannot be imported: tirxc never runs Python, so nothing they define "
-              "would exist."),
+              "A `.tx` file may import the TIRx dialect (`from tvm.script import tirx as T`) and "
+              "layout names (`from tvm.tirx.layout import TileLayout, S, ...`). Other modules cannot "
+              "be imported: tirxc never runs Python, so nothing they define would exist."),
     "E0201": ("statement not allowed at module level",
-              "At module level a `.tx` file holds imports, constant assignments, docstrings "
-              "and decorated kernels. Loops, calls and other statements belong inside a kernel."),
+              "At module level a `.tx` file holds imports, constant assignments, docstrings and "
+              "decorated kernels. Loops, calls and other statements belong inside a kernel."),
     "E0202": ("not a compile-time constant",
-              "Module-level constants, `T.meta_var` values and the arguments that fix sizes, "
-              "dtypes, layouts and unroll counts must fold to a constant at compile time: "
-              "literals, tuples and arithmetic over earlier constants."),
+              "Module-level constants, `T.meta_var` values and the arguments that fix sizes, dtypes, "
+              "layouts and unroll counts must fold to a constant at compile time: literals, tuples "
+              "and arithmetic over earlier constants."),
     "E0203": ("invalid kernel definition",
               "A kernel is a `def` decorated with `@T.prim_func` (optionally "
               "`@T.prim_func(private=True)`). Other decorators, nested functions and default "
               "parameter values are not supported."),
-    # ---- names and types -----------------------------------------------------
+    # ---- names and types -------------------------------------------------------
     "E0300": ("unknown name",
-              "The name is not a parameter, a local binding, a module constant or an "
-              "imported name. Names must be defined before they are used; the help line "
-              "suggests a close match when there is one."),
+              "The name is not a parameter, a local binding, a module constant or an imported name. "
+              "Names must be defined before they are used; the help line suggests a close match when "
+              "there is one."),
     "E0301": ("unknown TIRx function or attribute",
-              "The dialect has no function or attribute by that name, or tirxc does not "
-              "implement it. The help line suggests a close match."),
+              "The dialect has no function or attribute by that name, or tirxc does not implement it. "
+              "The help line suggests a close match."),
     "E0302": ("unknown dtype",
               "Dtype strings are the TIRx ones: `bool`, `int8`...`int64`, `uint8`...`uint64`, "
-              "`float16`, `bfloat16`, `float32`, `float64`, the float8/float6/float4 "
-              "formats, and vectors of those with `x2`, `x4`, `x8`, `x16`, `x32` or `x64` lanes."),
+              "`float16`, `bfloat16`, `float32`, `float64`, the float8/float6/float4 formats, and "
+              "vectors of those with `x2`, `x4`, `x8`, `x16`, `x32` or `x64` lanes."),
     "E0303": ("operands of different dtypes",
-              "A literal operand adopts the dtype of the other side (`A[i] * 2.0` is float32 "
-              "when A is), but two non-literal operands of different dtypes need an explicit "
-              "conversion: `T.cast(x, \"float32\")` or `T.float32(x)`. tirxc never guesses a "
-              "promotion."),
+              "A literal operand adopts the dtype of the other side (`A[i] * 2.0` is float32 when A "
+              "is), but two non-literal operands of different dtypes need an explicit conversion: "
+              "`T.cast(x, \"float32\")` or `T.float32(x)`. tirxc never guesses a promotion."),
     "E0304": ("`/` on integers",
-              "`/` is true division and is only defined for floating-point operands. For "
-              "integers use `//` (floor division), `%` (floor modulo), or `T.truncdiv` / "
-              "`T.truncmod` for C semantics."),
+              "`/` is true division and is only defined for floating-point operands. For integers use "
+              "`//` (floor division), `%` (floor modulo), or `T.truncdiv` / `T.truncmod` for C "
+              "semantics."),
     "E0305": ("wrong arguments",
-              "The call has too many or too few positional arguments, or an argument of the "
-              "wrong kind (a buffer where a value is expected, a string where a shape is "
-              "expected...). The message names the parameter."),
+              "The call has too many or too few positional arguments, or an argument of the wrong "
+              "kind (a buffer where a value is expected, a string where a shape is expected...). The "
+              "message names the parameter."),
     "E0306": ("operation not valid on this value",
-              "The value does not support the operation: for example indexing a scalar, "
-              "calling a buffer, taking `.data` of a number, or using a buffer region as a value."),
+              "The value does not support the operation: for example indexing a scalar, calling a "
+              "buffer, taking `.data` of a number, using a buffer region or a pointer as a value, or "
+              "an integer division by a constant zero."),
     "E0307": ("immutable binding reassigned",
-              "`x: T.let = v` is an immutable binding (and so are pointer bindings, thread ids "
-              "and loop variables). Use a new name, or a mutable scalar (`x: T.int32 = v`)."),
+              "`x: T.let = v` is an immutable binding, and so are thread ids, loop variables, kernel "
+              "parameters, symbolic extents, pointer bindings and module constants. Bind the new "
+              "value to a new name, or copy the value into a mutable scalar (`x: T.int32 = v`) and "
+              "assign that. A buffer is changed through its elements (`A[i] = v`)."),
     "E0308": ("chained assignment",
               "`a = b = c` is rejected, as in TIRx. Write two assignments."),
     "E0309": ("operand of the wrong type",
-              "Conditions of `if`, `while` and `T.if_then_else` are `bool` or integer values, "
-              "never floating point; `and`, `or`, `not` take `bool` or integer operands; "
-              "bitwise operators and shifts take integers; indices are integers."),
+              "Conditions of `if`, `while` and `T.if_then_else` are `bool` or integer values, never "
+              "floating point; `and`, `or`, `not` take `bool` or integer operands; bitwise operators "
+              "and shifts take integers; indices are integers."),
     "E0310": ("invalid parameter annotation",
               "Every kernel parameter is annotated with `T.handle` (bound later with "
-              "`T.match_buffer`), `T.Buffer(shape, dtype)`, or a scalar dtype such as "
-              "`T.int32` or `T.float32`."),
+              "`T.match_buffer`), `T.Buffer(shape, dtype)`, or a scalar dtype such as `T.int32` or "
+              "`T.float32`."),
     "E0311": ("unknown keyword argument",
-              "The function does not take a keyword argument of that name. The help line "
-              "suggests a close match."),
+              "The function does not take a keyword argument of that name. The help line suggests a "
+              "close match."),
     "E0312": ("invalid assignment target",
               "Only names, buffer elements (`A[i, j]`) and tuples of names (for the results of "
               "`T.cta_id` and friends) can be assigned."),
@@ -124,109 +129,155 @@ CODES: dict[str, tuple[str, str]] = {
               "A call that returns nothing (a barrier, a store, a `func_call` with "
               "`return_type=\"void\"`) is used where a value is needed."),
     "E0314": ("name already defined",
-              "The name already refers to a parameter, buffer or thread id in this kernel and "
-              "cannot be bound again with a different meaning."),
+              "The name already refers to a parameter, buffer, thread id, scalar or module constant "
+              "and cannot be bound again with a different meaning (TIRx has no shadowing). The note "
+              "shows the first definition; use another name."),
+    "E0315": ("invalid annotation",
+              "An annotated assignment takes a scalar dtype (`x: T.int32 = 0`), an immutable binding "
+              "(`x: T.let = v`, `x: T.let[T.int32] = v`) or a local array type (`x: T.float32[8]`, "
+              "which takes no initial value)."),
+    "E0316": ("`break` or `continue` outside a loop",
+              "`break` and `continue` are only allowed inside `for` and `while` loops. The body of "
+              "`T.unroll` is expanded at compile time, so `break` / `continue` directly inside it "
+              "would leave the enclosing C loop instead; use `T.serial(n, unroll=True)` for a loop "
+              "that can be left early."),
+    "E0317": ("static assertion failed",
+              "An `assert` whose condition is a compile-time constant, or a `T.static_assert`, is "
+              "checked by tirxc; this one is false. `T.static_assert` also requires its condition to "
+              "be a compile- time constant."),
+    "E0318": ("literal out of range",
+              "An integer literal does not fit the dtype it takes from the other operand or from its "
+              "destination (for example 3000000000 in an int32 expression, -1 with a uint32), or a "
+              "constant shift count is negative or not smaller than the operand's width. Convert the "
+              "other side to a wider or signed type first, e.g. `T.int64(x) + 3000000000`."),
+    "E0319": ("name not visible here",
+              "The name was bound inside a block (`if`, `for`, `while`) that has ended. The generated "
+              "CUDA declares it inside that block, so it cannot be used after it; bind it before the "
+              "block instead."),
+    "E0320": ("unsupported on this architecture",
+              "The intrinsic needs a newer GPU architecture than the one given with `--arch`. The "
+              "message names the instruction, its minimum architecture and the target."),
     # ---- thread hierarchy ------------------------------------------------------
     "E0400": ("misplaced `T.device_entry()`",
-              "Every kernel has exactly one `T.device_entry()` statement at the top level of "
-              "its body. Statements before it (`T.match_buffer`, symbolic extents, constants) "
-              "form the host part; everything after it is the CUDA kernel body."),
+              "Every kernel has exactly one `T.device_entry()` statement at the top level of its body "
+              "(not inside `if`, `for`, `while`), on a line of its own. Statements before it "
+              "(`T.match_buffer`, symbolic extents, constants) form the host part; everything after "
+              "it is the CUDA kernel body. When it is missing, tirxc still checks the rest of the "
+              "kernel, starting the device part at the first statement that cannot be host code."),
     "E0401": ("statement not allowed before `T.device_entry()`",
-              "The host part of a kernel only binds parameters (`T.match_buffer`), declares "
-              "symbolic extents (`n = T.int32()`) and names constants. Device work goes after "
+              "The host part of a kernel only binds parameters (`T.match_buffer`), declares symbolic "
+              "extents (`n = T.int32()`) and names constants. Device work goes after "
               "`T.device_entry()`."),
     "E0402": ("misplaced thread id",
-              "Thread-hierarchy ids (`T.cta_id`, `T.thread_id`, `T.warp_id`, `T.lane_id` ...) "
-              "are declared after `T.device_entry()`, at the top level of the kernel body, "
-              "not inside `if`, `for` or `while`."),
+              "Thread-hierarchy ids (`T.cta_id`, `T.thread_id`, `T.warp_id`, `T.lane_id` ...) are "
+              "declared after `T.device_entry()`, at the top level of the kernel body, not inside "
+              "`if`, `for` or `while`."),
     "E0403": ("inconsistent thread extents",
-              "The extents of the thread hierarchy must agree: warps x 32 = threads in the "
-              "block, warpgroups x 4 = warps, and a kind of id declared twice must have the "
-              "same extents both times. The note shows the other declaration."),
+              "The extents of the thread hierarchy must agree with the block size: warps = threads / "
+              "32, lanes = 32 (fewer in a block smaller than a warp), warpgroups = threads / 128, 4 "
+              "warps and 128 threads per warpgroup; a block with several warps (warpgroups) is a "
+              "whole number of them. A kind of id declared twice has the same extents both times; "
+              "leaving the extents out (`T.warp_id()`) infers them. A multi-dimensional `T.thread_id` "
+              "must come before the warp- level ids, which are computed from the linear thread index. "
+              "The note shows the declaration the block size comes from."),
     "E0404": ("block too large",
-              "A CUDA block has at most 1024 threads: the product of the `T.thread_id` "
-              "extents must not exceed it."),
+              "A CUDA block has at most 1024 threads (and at most 64 in dimension z): the product of "
+              "the `T.thread_id` extents, or the size implied by `T.warp_id` / `T.warpgroup_id`, must "
+              "not exceed it. Use more blocks instead."),
     "E0405": ("invalid thread extents",
-              "Extents are positive integers (constants or expressions over symbolic "
-              "extents and scalar parameters for grids); `T.cta_id` and `T.thread_id` take "
-              "at most three, warp, lane and warpgroup ids exactly one."),
+              "Extents are positive integers given in a list, one per dimension: `T.cta_id` and "
+              "`T.thread_id` take one to three, warp, lane and warpgroup ids exactly one. Thread "
+              "extents are compile-time constants; grid extents may use scalar parameters and "
+              "symbolic extents, and a constant grid has at most 2^31-1 blocks in x and 65535 in y "
+              "and z. Ids are int32 or uint32. Warp-level extents may be left out when the block size "
+              "is known."),
     "E0406": ("clusters are not supported",
-              "Cluster ids need launch attributes that CuPy cannot pass. tirxc does not "
-              "support `T.cluster_id`, `T.cta_id_in_cluster` or `preferred=` yet."),
+              "Cluster ids need launch attributes that CuPy cannot pass. tirxc does not support "
+              "`T.cluster_id`, `T.cta_id_in_cluster` or `preferred=` yet."),
     # ---- memory ----------------------------------------------------------------
     "E0500": ("second dynamic shared memory allocation",
-              "A kernel has at most one `scope=\"shared.dyn\"` allocation: the dynamic shared "
-              "arena, whose size becomes the launch's `sharedMemBytes`. Declare further "
-              "dynamic buffers as views with `T.decl_buffer(shape, dtype, data=arena.data, "
-              "elem_offset=..., scope=\"shared.dyn\")`, or use `T.SMEMPool`."),
+              "A kernel has at most one `scope=\"shared.dyn\"` allocation: the dynamic shared arena, "
+              "whose size becomes the launch's `sharedMemBytes`. Declare further dynamic buffers as "
+              "views with `T.decl_buffer(shape, dtype, data=arena.data, elem_offset=..., "
+              "scope=\"shared.dyn\")`, or use `T.SMEMPool`."),
     "E0501": ("tensor memory without `allocated_addr`",
-              "Blackwell tensor memory is not allocated like other scopes: a warp allocates "
-              "columns with `tcgen05.alloc`, and buffers are declared on top with "
-              "`T.decl_buffer(shape, dtype, scope=\"tmem\", allocated_addr=<column>, layout=...)` "
-              "or `T.TMEMPool.alloc`. `T.alloc_buffer(scope=\"tmem\")` and a tmem "
-              "`T.decl_buffer` without `allocated_addr` cannot be used."),
+              "Blackwell tensor memory is not allocated like other scopes: a warp allocates columns "
+              "with `tcgen05.alloc`, and buffers are declared on top with `T.decl_buffer(shape, "
+              "dtype, scope=\"tmem\", allocated_addr=<column>, layout=...)` or `T.TMEMPool.alloc`. "
+              "`T.alloc_buffer(scope=\"tmem\")` and a tmem `T.decl_buffer` without `allocated_addr` "
+              "cannot be used."),
     "E0502": ("global memory allocated inside a kernel",
-              "A kernel cannot allocate global memory; every global array arrives as a "
-              "parameter. `T.alloc_buffer` defaults to `scope=\"global\"`, so give "
-              "`scope=\"shared\"`, `\"shared.dyn\"` or `\"local\"`, or add a parameter."),
+              "A kernel cannot allocate global memory; every global array arrives as a parameter. "
+              "`T.alloc_buffer`, `T.alloc_scalar` and `T.decl_buffer` without `data=` default to "
+              "`scope=\"global\"`, so give `scope=\"shared\"`, `\"shared.dyn\"` or `\"local\"` (or `data=` "
+              "for a view), or add a parameter."),
     "E0503": ("invalid buffer size",
-              "Buffers allocated inside a kernel have a constant, positive size in every "
-              "dimension. Symbolic extents are only allowed for parameter buffers."),
+              "Buffers allocated inside a kernel have a constant, positive size in every dimension. "
+              "Symbolic extents are only allowed for parameter buffers."),
     "E0504": ("both `elem_offset` and `byte_offset`",
-              "A view is placed either by an element offset or by a byte offset, not both. "
-              "A `byte_offset` must be a multiple of the element size."),
+              "A view is placed either by an element offset or by a byte offset, not both. A "
+              "`byte_offset` must be a multiple of the element size."),
     "E0505": ("view outside its storage",
-              "A `T.decl_buffer` view over the dynamic arena (or another buffer) must lie "
-              "inside it: offset plus the view's extent may not exceed the storage's size."),
+              "A `T.decl_buffer` view over the dynamic arena (or another buffer) must lie inside it: "
+              "its offset is not negative and offset plus the view's extent does not exceed the "
+              "storage's size. The message states both in bytes."),
     "E0506": ("wrong number of indices",
-              "An element access gives exactly one index per buffer dimension (`A[i, j]` for "
-              "a 2-D buffer). Slices (`A[0:4, :]`) name a region, which is not a value."),
+              "An element access gives exactly one index per buffer dimension (`A[i, j]` for a 2-D "
+              "buffer). Slices (`A[0:4, :]`) name a region, which is not a value."),
     "E0507": ("index out of bounds",
               "A constant index is outside the buffer's extent in that dimension."),
     "E0508": ("too much static shared memory",
-              "Static `__shared__` arrays of one kernel may total at most 48 KiB (49152 "
-              "bytes): NVRTC, which the launcher compiles with, rejects more. Put large "
-              "tiles in the dynamic arena (`scope=\"shared.dyn\"` or `T.SMEMPool`), which may "
-              "grow to the device's opt-in limit."),
+              "Static `__shared__` arrays of one kernel may total at most 48 KiB (49152 bytes): "
+              "NVRTC, which the launcher compiles with, rejects more. Put large tiles in the dynamic "
+              "arena (`scope=\"shared.dyn\"` or `T.SMEMPool`), which may grow to the device's opt-in "
+              "limit."),
     "E0509": ("too much shared memory in total",
-              "Static plus dynamic shared memory of one kernel may total at most 227 KiB "
-              "(232448 bytes) on sm_90 and sm_100, the per-block opt-in limit."),
+              "Static plus dynamic shared memory of one kernel may total at most 227 KiB (232448 "
+              "bytes) on sm_90 and sm_100, the per-block opt-in limit."),
     "E0510": ("invalid `T.cuda.func_call`",
-              "`T.cuda.func_call(name, *args, source_code=SRC, return_type=dtype)`: the name "
-              "is a C identifier given as a compile-time string, the source is a compile-time "
-              "string pasted once and verbatim into the `.cu`, the return type a dtype or "
-              "\"void\", and one name may not come with two different sources."),
+              "`T.cuda.func_call(name, *args, source_code=SRC, return_type=dtype)`: the name is a C "
+              "identifier given as a compile-time string (not a keyword, not starting with `tirx_`, "
+              "`tvm_builtin_` or `__`), the source is a compile-time string that defines it and is "
+              "pasted once and verbatim into the `.cu`, the return type a dtype or \"void\" (the "
+              "default), and one name may not come with two different sources (the note shows the "
+              "first)."),
     "E0511": ("invalid buffer parameter binding",
-              "Each `T.handle` parameter is bound by exactly one `T.match_buffer` before "
-              "`T.device_entry()`, and `T.match_buffer` takes a handle parameter."),
+              "Each `T.handle` parameter is bound by exactly one `T.match_buffer`, before "
+              "`T.device_entry()`, and its result is bound to a name (`A = T.match_buffer(A_ptr, "
+              "shape, dtype)`). `T.match_buffer` takes a handle parameter; parameter buffers are in "
+              "global memory."),
     "E0512": ("symbolic extent cannot be inferred",
-              "A symbolic extent (`n = T.int32()`) must appear as a whole dimension of some "
-              "parameter buffer's shape, so that the launcher can read it from an array's shape."),
+              "A symbolic extent (`n = T.int32()`) must appear as a whole dimension of some parameter "
+              "buffer's shape, so that the launcher can read it from an array's shape."),
     "E0513": ("misaligned offset",
-              "`byte_offset` must be a multiple of the element size, and `align` a power of two."),
+              "`byte_offset` must be a multiple of the element size, `align` a power of two, and a "
+              "view declared with `align=` must start at a multiple of it."),
     "E0514": ("invalid view",
-              "`view` keeps the number of elements (one `-1` extent may be inferred), "
-              "`permute` takes a permutation of the dimensions, and `ptr_to`, `vload` and "
-              "`vstore` take one index per dimension in a list."),
+              "`view` keeps the number of elements (one `-1` extent may be inferred), `permute` takes "
+              "a permutation of the dimensions, and `ptr_to`, `vload` and `vstore` take one index per "
+              "dimension in a list."),
     "E0515": ("invalid vector access",
-              "`vload` / `vstore` need a vector dtype of the buffer's element type "
-              "(`float32x4` on a float32 buffer) and a buffer with a dense innermost "
+              "`vload` / `vstore` need a vector dtype of the buffer's element type (`float32x4` on a "
+              "float32 buffer) that CUDA can move at once (at most 16 bytes), a buffer aligned to the "
+              "vector's size (`align=16` on the declaration: parameters promise 64 bytes unless told "
+              "otherwise, local arrays only their element size), a start index that is a multiple of "
+              "the lane count where tirxc can tell, and lanes that lie inside a contiguous innermost "
               "dimension."),
     "E0516": ("invalid `data=` pointer",
-              "`T.decl_buffer(..., data=...)` takes the `.data` of another buffer (the arena "
-              "for `shared.dyn` views); its scope must match the view's scope."),
+              "`T.decl_buffer(..., data=...)` takes the `.data` of another buffer (the arena for "
+              "`shared.dyn` views); its scope must match the view's scope."),
     "E0517": ("invalid layout",
-              "`TileLayout(S[extents : strides])`: the product of the extents equals the "
-              "number of elements of the buffer, extents and strides have the same length, "
-              "and memory buffers use memory strides only (thread axes such as `laneid` are "
-              "for distributed register buffers)."),
+              "`TileLayout(S[extents : strides])`: the product of the extents equals the number of "
+              "elements of the buffer, extents and strides have the same length, and memory buffers "
+              "use memory strides only (thread axes such as `laneid` are for distributed register "
+              "buffers)."),
     "E0518": ("unsupported feature",
-              "The construct is part of TIRx but tirxc does not support it yet. The message "
-              "names it; see docs/ for the list of supported constructs."),
+              "The construct is part of TIRx but tirxc does not support it yet. The message names it; "
+              "see docs/ for the list of supported constructs."),
     # ---- warnings --------------------------------------------------------------
     "W0001": ("no kernels in file",
-              "The file parsed and checked cleanly but defines no `@T.prim_func` kernel, so "
-              "the generated `.cu` contains only its header."),
+              "The file parsed and checked cleanly but defines no `@T.prim_func` kernel, so the "
+              "generated `.cu` contains only its header."),
     "W0002": ("unused value",
               "An expression statement computes a value that is never used."),
 }
@@ -238,35 +289,3 @@ if __name__ == "__main__":  # pragma: no cover - a docs generator
 
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/errors.md")
     target.write_text(errors_markdown())
-
-CODES.update({
-    "E0315": ("invalid annotation",
-              "An annotated assignment takes a scalar dtype (`x: T.int32 = 0`), an immutable "
-              "binding (`x: T.let = v`, `x: T.let[T.int32] = v`) or a local array type "
-              "(`x: T.float32[8]`, which takes no initial value)."),
-    "E0316": ("`break` or `continue` outside a loop",
-              "`break` and `continue` are only allowed inside `for` and `while` loops. An "
-              "unrolled loop (`T.unroll`) is expanded at compile time and cannot be left early."),
-    "E0317": ("static assertion failed",
-              "An `assert` whose condition is a compile-time constant is checked by tirxc; "
-              "this one is false."),
-    "E0318": ("literal out of range",
-              "An integer literal does not fit the dtype it takes from the other operand or "
-              "from its destination (for example 3000000000 in an int32 expression). Write "
-              "it with an explicit wider type, such as `T.int64(3000000000)`."),
-    "E0319": ("name not visible here",
-              "The name was bound inside a block (`if`, `for`, `while`) that has ended. The "
-              "generated CUDA declares it inside that block, so it cannot be used after it; "
-              "bind it before the block instead."),
-    "E0320": ("unsupported on this architecture",
-              "The intrinsic needs a newer GPU architecture than the one given with `--arch`. "
-              "The message names the instruction, its minimum architecture and the target."),
-})
-
-CODES.update({
-    "E0112": ("too many syntax errors",
-              "tirxc stops reading a file after 100 syntax errors: beyond that the file is "
-              "usually not a kernel at all (a binary, a file in another language, a bad merge), "
-              "and later errors are more likely to be consequences of earlier ones. Fix the "
-              "errors shown and run tirxc again."),
-})
