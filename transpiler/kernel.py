@@ -321,6 +321,9 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             if isinstance(val, ir.Buffer) and val.storage is None:
                 self.bind_param_buffer(name, val, stmt)
                 return
+            if val is POISON and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+                    and stmt.value.func.attr == "match_buffer":
+                self.handles.pop(self.handle_of(stmt.value), None)  # bound, with an error reported already
             if isinstance(val, _SymbolicPending):
                 var = ir.Var(val.dtype, self.fresh(name), stmt.target.span)
                 self.extents[name] = (var, stmt.target.span)

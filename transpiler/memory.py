@@ -146,7 +146,14 @@ class MemoryChecker:
         total = prod(e.value for e in shape) if all(isinstance(e, ir.IntImm) for e in shape) else None
         count = layouts.num_elements(layout)
         if total is not None and isinstance(count, ir.IntImm) and count.value != total:
-            self.diags.error("E0517", f"layout covers {count.value} elements but the buffer has {total}", arg.span)
+            self.diags.error("E0517", f"layout covers {count.value} elements but the buffer has {total}", arg.span,
+                             help="the product of the `S[...]` extents is the buffer's element count")
+            return POISON
+        negative = [it.stride.value for it in layout.shard + layout.replica
+                    if isinstance(it.stride, ir.IntImm) and it.stride.value < 0]
+        if negative:
+            self.diags.error("E0517", f"layout stride {negative[0]} is negative", arg.span,
+                             help="strides count elements forward from the buffer's start")
             return POISON
         axes = layouts.thread_axes(layout)
         if axes:
@@ -269,6 +276,10 @@ class MemoryChecker:
             return POISON
         layout = self.layout_arg(a["layout"], shape, dtype, scope, node.span) if "layout" in a else None
         if layout is POISON:
+            return POISON
+        if layout is not None and not layouts.memory_span(layout):
+            self.diags.error("E0517", "the layout of a new allocation needs constant extents and strides",
+                             a["layout"].span, help="the allocation's size comes from the layout")
             return POISON
         return self.new_allocation(shape, dtype, scope, layout, align, node.span, scalar=scalar)
 
@@ -649,7 +660,9 @@ class MemoryChecker:
                 return POISON
             strides = layouts.row_major_strides(extents)
         if len(strides) != len(extents):
-            self.diags.error("E0517", f"{len(extents)} extents but {len(strides)} strides", node.span)
+            self.diags.error("E0517", f"{len(extents)} extent{'s' if len(extents) != 1 else ''} but {len(strides)} "
+                                      f"stride{'s' if len(strides) != 1 else ''}", node.span,
+                             help="give one stride per extent: `S[(4, 8):(8, 1)]`")
             return POISON
         iters = []
         for extent, stride in zip(extents, strides):
