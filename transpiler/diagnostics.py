@@ -131,13 +131,13 @@ class Renderer:
         after = "..." if hi < len(raw) else ""
         pad = _width(before) + _width("".join(_shown(c) for c in raw[lo:start]))
         marked = "".join(_shown(c) for c in raw[start:end])
-        marks = " " * pad + "^" * max(1, _width(marked))
+        carets = "^" * max(1, _width(marked))
         width = len(str(span.line))
         gutter = " " * width + " |"
         text = before + shown + after
         return [self._paint(gutter, "bold"),
                 self._paint(f"{span.line} |", "bold") + (" " + text if text else ""),
-                self._paint(gutter, "bold") + " " + self._paint(marks, style)]
+                self._paint(gutter, "bold") + " " + " " * pad + self._paint(carets, style)]
 
     def render(self, diag: Diagnostic) -> str:
         head = self._paint(f"{diag.severity}[{diag.code}]", diag.severity)

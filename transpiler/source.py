@@ -44,10 +44,12 @@ class SourceFile:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         self.name = name
         self.text = text
-        self._line_starts = [0]
-        for index, char in enumerate(text):
-            if char == "\n":
-                self._line_starts.append(index + 1)
+        starts = [0]
+        index = text.find("\n")
+        while index >= 0:
+            starts.append(index + 1)
+            index = text.find("\n", index + 1)
+        self._line_starts = starts
 
     @classmethod
     def from_bytes(cls, name: str, data: bytes) -> tuple["SourceFile", DecodeProblem | None]:
