@@ -63,11 +63,6 @@ def handler(name: str, *params: str):
     return wrap
 
 
-def known_names() -> list[str]:
-    names = list(HANDLERS) + list(MATH) + known_dtype_names() + ["let", "handle", "Buffer", "prim_func"]
-    return sorted(set(names))
-
-
 _NO_DEFAULT = object()
 
 
