@@ -78,7 +78,9 @@ _SOFT_KEYWORD_STATEMENTS = {"match": "`match` statement", "case": "`match` state
 
 
 class SyntaxProblem(Exception):
-    """A syntax error with its code and span (raised only for fatal layout errors)."""
+    """A syntax error: code, message, span, help and notes (as (message, span)
+    pairs). The layout pass raises it for fatal problems; elsewhere it is only
+    a record until _Driver.report turns it into a diagnostic."""
 
     def __init__(self, code: str, message: str, span: Span, help: str | None = None, notes=()):
         super().__init__(message)
@@ -622,14 +624,24 @@ class _Driver:
         self.statement_broken = False
 
     def _recover(self, tok: Token) -> None:
+        missing_block = "_INDENT" in self._expected()
         problem = None if self.statement_broken else self._problem(tok)
+        if problem is not None and problem.code == "E0107" and self._insert_colon(tok):
+            self.report(problem)
+            return
         opener = self.layout.brackets[-1] if self.layout.brackets else None
         self.statement_broken = True
         if tok.type == "ERROR" or opener is None or problem is None:
             if problem is not None:
                 self.report(problem)
             problem = None
-        skipped_header = self._skip(tok)
+        if missing_block and tok.type != "_INDENT":
+            # `def f():` with nothing indented after it: the header is what is
+            # broken (and is dropped by the restore); tok starts the next statement.
+            self.stream.push(tok)
+            skipped_header = True
+        else:
+            skipped_header = self._skip(tok)
         if problem is not None:
             # Brackets were open at the error. If the skip ran to the end of the
             # file without closing the innermost one, it was never closed: that,
@@ -648,6 +660,19 @@ class _Driver:
             self._fill(nxt)
         else:
             self.statement_broken = True  # _finish must not report the end of file again
+
+    def _insert_colon(self, newline: Token) -> bool:
+        """The commonest slip, a block header without its ':', is repaired in
+        place so that the block after it is still parsed (and its errors
+        reported). False when the parser does not take the repair."""
+        saved = (list(self.state_stack), list(self.value_stack))
+        try:
+            self._feed(_synthetic("COLON", ":", newline))
+            self._feed(newline)
+            return True
+        except _Reject:
+            self.state_stack[:], self.value_stack[:] = saved
+            return False
 
     def _skip(self, tok: Token) -> bool:
         """Drop the rest of a broken statement, starting at tok. Returns True
@@ -736,6 +761,9 @@ class _Driver:
         names_only = "NAME" in expected and "DEC_NUMBER" not in expected
         if tok.value.isalpha() and kind.isupper() and kind != "NAME" and names_only:
             return SyntaxProblem("E0111", f"`{tok.value}` is a keyword and cannot be used as a name", span)
+        if "ELSE" in expected and kind in ("_NEWLINE", "$END", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON"):
+            return SyntaxProblem("E0100", "expected `else`: a conditional expression is `a if condition else b`",
+                                 span)
         if at_end:
             if prev is not None and "NAME" in expected:
                 thing = "a name" if names_only else "an expression"

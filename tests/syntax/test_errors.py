@@ -256,9 +256,9 @@ def test_all_errors_of_a_file_in_source_order():
     source = ("from tvm.script import tirx as T\n"   # 1
               "x = = 1\n"                            # 2: E0100
               "y = 2 ** 3\n"                         # 3: E0109, found by the builder
-              "if z\n"                               # 4: E0107 (its block is skipped with it)
-              "    w = $\n"                          # 5: inside the skipped block: not reported
-              "else:\n"                              # 6: belongs to the broken `if`: skipped too
+              "if z\n"                               # 4: E0107, repaired: the block is still parsed
+              "    w = $\n"                          # 5: E0101
+              "else:\n"                              # 6
               "    pass\n"                           # 7
               "@T.prim_func\n"                       # 8
               "def k(a: T.handle):\n"                # 9
@@ -269,8 +269,27 @@ def test_all_errors_of_a_file_in_source_order():
               "    f = )\n"                          # 14: E0104
               "g = 1 2\n")                           # 15: E0100
     assert [(line, col, code) for line, col, code, _ in problems(source)] == [
-        (2, 5, "E0100"), (3, 5, "E0109"), (4, 5, "E0107"), (10, 14, "E0104"), (11, 9, "E0110"),
+        (2, 5, "E0100"), (3, 5, "E0109"), (4, 5, "E0107"), (5, 9, "E0101"), (10, 14, "E0104"), (11, 9, "E0110"),
         (12, 9, "E0109"), (13, 9, "E0102"), (14, 9, "E0104"), (15, 7, "E0100")]
+
+
+def test_a_missing_colon_is_repaired_and_the_block_still_checked():
+    source = ("@T.prim_func\n"
+              "def k(a: T.handle)\n"   # 2: E0107
+              "    x = 1\n"
+              "    if x > 0\n"          # 4: E0107
+              "        y = = 2\n"       # 5: E0100
+              "    else\n"              # 6: E0107
+              "        z = 0777\n"      # 7: E0110
+              "w = $\n")                # 8: E0101
+    assert [(line, col, code) for line, col, code, _ in problems(source)] == [
+        (2, 19, "E0107"), (4, 13, "E0107"), (5, 13, "E0100"), (6, 9, "E0107"), (7, 13, "E0110"), (8, 5, "E0101")]
+
+
+def test_a_block_header_without_a_block_drops_only_the_header():
+    # `x = 1 +` after the empty `def` is parsed as a statement of its own.
+    assert [(line, code) for line, _, code, _ in problems("def f():\nx = 1 +\ny = 2\n")] == [
+        (2, "E0106"), (2, "E0100")]
 
 
 def test_one_error_per_broken_statement():
