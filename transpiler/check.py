@@ -61,13 +61,14 @@ class ModuleChecker:
         self.globals: dict[str, Binding] = {}
         self.func_sources: dict[str, str] = {}
         self.func_source_spans: dict[str, Span] = {}
+        self.kernel_names: dict[str, Span] = {}
 
     def run(self, module: ast.Module) -> CheckedModule:
         kernels = []
         saw_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in module.body)
         if not saw_import:
             self.globals["T"] = Binding(Namespace(("T",)), "builtin", module.span)
-        for index, stmt in enumerate(module.body):
+        for stmt in module.body:
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 self._import(stmt)
             elif isinstance(stmt, ast.Assign):
@@ -148,21 +149,55 @@ class ModuleChecker:
 
     # -- kernels ---------------------------------------------------------------------------------
     def _kernel(self, fdef: ast.FunctionDef) -> Kernel | None:
-        if not any(self._is_prim_func(d) for d in fdef.decorators):
+        prim = [d for d in fdef.decorators if self._dialect_decorator(d) in ("prim_func", "function")]
+        if not prim:
             where = fdef.decorators[0].span if fdef.decorators else fdef.name_span
-            self.diags.error("E0203", f"function `{fdef.name}` is not a kernel", where,
-                             help="decorate kernels with `@T.prim_func`")
+            if any(self._dialect_decorator(d) == "jit" for d in fdef.decorators):
+                self.diags.error("E0518", "`@T.jit` kernels (with `T.constexpr` parameters) are not supported yet",
+                                 where, help="use `@T.prim_func` with module-level constants")
+            else:
+                self.diags.error("E0203", f"function `{fdef.name}` is not a kernel", where,
+                                 help="decorate kernels with `@T.prim_func`")
             return None
+        self._decorators(fdef, prim)
+        first = self.kernel_names.get(fdef.name)
+        if first is not None:
+            self.diags.error("E0203", f"kernel `{fdef.name}` is already defined", fdef.name_span,
+                             notes=[Note("first defined here", first)], help="give each kernel its own name")
+        else:
+            self.kernel_names[fdef.name] = fdef.name_span
         from .kernel import KernelChecker
-        return KernelChecker(self, fdef).run()
+        kernel = KernelChecker(self, fdef).run()
+        return kernel if first is None else None
 
-    def _is_prim_func(self, decorator: ast.Expr) -> bool:
+    def _decorators(self, fdef: ast.FunctionDef, prim: list) -> None:
+        """`@T.prim_func` once, optionally `(private=True)`, and no other decorator."""
+        for decorator in fdef.decorators:
+            if decorator not in prim:
+                self.diags.error("E0203", "a kernel takes no decorator besides `@T.prim_func`", decorator.span)
+        for extra in prim[1:]:
+            self.diags.error("E0203", "`@T.prim_func` is given twice", extra.span)
+        if not isinstance(prim[0], ast.Call):
+            return
+        call = prim[0]
+        for arg in call.args:
+            self.diags.error("E0203", "`@T.prim_func` takes no positional arguments", arg.span,
+                             help="the only option is `private=True`")
+        for kw in call.keywords:
+            if kw.name != "private":
+                self.diags.error("E0311", f"`@T.prim_func` has no parameter `{kw.name}`", kw.span,
+                                 help=did_you_mean(kw.name, ["private"]) or "the only option is `private=True`")
+            elif not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)):
+                self.diags.error("E0203", "`private=` takes True or False", kw.value.span)
+
+    def _dialect_decorator(self, decorator: ast.Expr) -> str | None:
+        """`prim_func` for `@T.prim_func` / `@T.prim_func(...)` (any dialect alias), else the attribute or None."""
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        if isinstance(target, ast.Attribute) and target.attr in ("prim_func", "function") \
-                and isinstance(target.value, ast.Name):
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             binding = self.globals.get(target.value.id)
-            return binding is not None and isinstance(binding.value, Namespace) and binding.value.path == ("T",)
-        return False
+            if binding is not None and isinstance(binding.value, Namespace) and binding.value.path == ("T",):
+                return target.attr
+        return None
 
 
 class ConstEvaluator(ExprChecker, CallChecker, MemoryChecker):
