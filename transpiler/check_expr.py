@@ -84,9 +84,12 @@ class ExprChecker:
                 return ir.FloatImm(dtype, float(value), span)
             lo, hi = int_range(dtype)
             if not lo <= value <= hi:
-                fix = "the other side is unsigned; convert it to a signed type first" if value < 0 \
-                    and dtype.kind == "uint" else "convert the other side to a wider type first, e.g. `T.int64(x)`" \
-                    if dtype.bits < 64 else None
+                if value < 0 and dtype.kind == "uint":
+                    fix = "the other side is unsigned; convert it to a signed type first"
+                elif dtype.bits < 64:
+                    fix = "convert the other side to a wider type first, e.g. `T.int64(x)`"
+                else:
+                    fix = None
                 self.diags.error("E0318", f"literal {value} does not fit in {dtype} (range {lo}..{hi})", span,
                                  help=fix)
                 return POISON

@@ -426,9 +426,9 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             return None  # ids declared for the launch shape only
         if isinstance(val, Void):
             return val.stmt
-        if isinstance(val, ir.Call):
-            return ir.Evaluate(val, stmt.span)
-        if isinstance(val, (Poison,)):
+        if isinstance(val, ir.Call) and not val.func.startswith("math:"):
+            return ir.Evaluate(val, stmt.span)  # calls with effects: atomics, inline CUDA, votes ...
+        if isinstance(val, Poison):
             return None
         if isinstance(val, ir.Expr) or isinstance(val, PyConst):
             self.diags.warning("W0002", "this expression's value is not used", stmt.span)
@@ -923,6 +923,12 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
                 factor = -2
             else:
                 self.diags.error("E0305", "`unroll=` takes True, False or a positive count", args["unroll"].span)
+        if "dtype" in args and not is_default(args["dtype"]):
+            dtype = self.dtype_arg(args["dtype"])
+            if dtype is not None and dtype != INT32:
+                self.diags.error("E0518", f"{dtype} loop variables are not supported yet", args["dtype"].span,
+                                 help="loop variables are int32; leave `dtype=` out")
+                return POISON
         if kind == "unroll":
             if not all(isinstance(x, ir.IntImm) for x in (start, stop, step)):
                 self.diags.error("E0202", "`T.unroll` needs constant bounds", node.span,
@@ -930,7 +936,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
                 return POISON
             trips = max(0, -(-(stop.value - start.value) // step.value))
             if trips > 4096:
-                self.diags.error("E0305", f"`T.unroll` of {trips} iterations; the limit is 4096", node.span)
+                self.diags.error("E0305", f"`T.unroll` of {trips} iterations; the limit is 4096", node.span,
+                                 help="use `T.serial(n, unroll=True)` and let the compiler unroll")
                 return POISON
         return LoopRange(kind, (start,), (stop,), (step,), factor)
 
