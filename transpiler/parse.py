@@ -335,7 +335,7 @@ class _Layout:
             if alt <= top_alt:
                 raise self._tab_error(where)
             self.levels.append((col, alt))
-            if len(self.levels) > MAX_BLOCK_DEPTH:
+            if len(self.levels) - 1 > MAX_BLOCK_DEPTH:  # levels[0] is the module level
                 raise SyntaxProblem("E0108", f"blocks nested more than {MAX_BLOCK_DEPTH} deep", where)
             yield mark("_INDENT")
             return
@@ -1517,20 +1517,30 @@ def _grammar() -> _Grammar:
     return _Grammar()
 
 
-def _check_depth(module: ast.Module, diags: Diagnostics) -> bool:
-    """Deeply nested expressions would exhaust later recursive passes: stop them here.
+# Nodes that make up expressions; statements do not count towards their depth
+# (blocks have their own limit, MAX_BLOCK_DEPTH).
+_EXPRESSION_NODES = (ast.Name, ast.Constant, ast.Attribute, ast.Keyword, ast.Call, ast.Slice, ast.Subscript,
+                     ast.Tuple, ast.List, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp)
 
-    Returns False when a node is too deep. Iterative, so deep input cannot crash it.
+
+def _check_depth(module: ast.Module, diags: Diagnostics) -> bool:
+    """Deeply nested expressions would exhaust the later, recursive passes:
+    stop them here. Returns False when one is too deep.
+
+    Iterative, so deep input cannot crash it. `a + b + ... ` with 200 terms is
+    200 levels (left-nested BinOps), so the limit also bounds such chains.
     """
     stack = [(module, 0)]
     while stack:
         node, depth = stack.pop()
-        if depth > MAX_EXPR_DEPTH:
-            diags.error("E0108", f"expression nested more than {MAX_EXPR_DEPTH} levels deep", node.span,
-                        help="name intermediate values with `T.let`")
-            return False
+        if isinstance(node, _EXPRESSION_NODES):
+            depth += 1
+            if depth > MAX_EXPR_DEPTH:
+                diags.error("E0108", f"expression nested more than {MAX_EXPR_DEPTH} levels deep", node.span,
+                            help="name intermediate values with `T.let`")
+                return False
         for child in ast.iter_children(node):
-            stack.append((child, depth + 1))
+            stack.append((child, depth))
     return True
 
 

@@ -66,8 +66,8 @@ SYNTAX_ERRORS = [
     # -- nesting limits
     ("x = " + "(" * 101 + "1" + ")" * 101 + "\n", "E0108", 1, 105, "brackets nested more than 100 deep"),
     ("".join("    " * i + "if a:\n" for i in range(101)) + "    " * 101 + "pass\n",
-     "E0108", 101, 1, "blocks nested more than 100 deep"),
-    ("x = " + "-" * 300 + "1\n", "E0108", 1, 204, "expression nested more than 200 levels deep"),
+     "E0108", 102, 1, "blocks nested more than 100 deep"),
+    ("x = " + "-" * 300 + "1\n", "E0108", 1, 205, "expression nested more than 200 levels deep"),
     # -- numbers
     ("x = 0777\n", "E0110", 1, 5, "invalid number literal `0777`"),
     ("x = 09\n", "E0110", 1, 5, "invalid number literal `09`"),
@@ -332,3 +332,23 @@ def test_errors_at_end_of_file_point_at_the_last_line_with_text(source, line, co
     _, diags = parse_text(source)
     (d,) = diags
     assert (d.span.line, d.span.col) == (line, col), d.message
+
+
+# ---- nesting limits are exact -----------------------------------------------------------------
+
+def test_expression_depth_limit_is_200_levels_of_expression():
+    assert problems("x = " + "-" * 199 + "1\n") == []  # 199 minus signs and the constant: 200 levels
+    assert [code for _, _, code, _ in problems("x = " + "-" * 200 + "1\n")] == ["E0108"]
+    # Statements around an expression do not count towards its depth.
+    nested = "".join("    " * i + "if a:\n" for i in range(50)) + "    " * 50 + "x = " + "-" * 199 + "1\n"
+    assert problems(nested) == []
+    # A flat chain of 200 operands is 199 BinOps deep plus the operand.
+    assert problems("x = " + " + ".join(["a"] * 200) + "\n") == []
+
+
+def test_bracket_and_block_limits_are_100():
+    assert problems("x = " + "(" * 100 + "1" + ")" * 100 + "\n") == []
+    assert [c for _, _, c, _ in problems("x = " + "(" * 101 + "1" + ")" * 101 + "\n")] == ["E0108"]
+    blocks = lambda n: "".join(" " * i + "if a:\n" for i in range(n)) + " " * n + "pass\n"
+    assert problems(blocks(100)) == []  # 100 `if`s: 100 indented blocks below the module level
+    assert [(line, c) for line, _, c, _ in problems(blocks(101))] == [(102, "E0108")]
