@@ -37,6 +37,13 @@ def write_atomic(path: str, text: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tirxc-", suffix=".tmp", dir=directory)
     try:
+        # mkstemp makes the file private (0600); give it the mode the file it
+        # replaces had, or what a plain open() would have given it.
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except OSError:
+            mode = 0o666 & ~_umask()
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         os.replace(tmp, path)
@@ -48,9 +55,18 @@ def write_atomic(path: str, text: str) -> None:
         raise
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _read_input(path: str) -> tuple[str, bytes]:
     if path == "-":
-        return "<stdin>", sys.stdin.buffer.read()
+        try:
+            return "<stdin>", sys.stdin.buffer.read()
+        except (AttributeError, OSError, ValueError):  # no usable standard input (closed)
+            raise click.UsageError("cannot read standard input")
     try:
         with open(path, "rb") as handle:
             return path, handle.read()
@@ -163,15 +179,15 @@ SUBCOMMANDS = {"run": "transpiler.run:run_command"}
 def main(argv=None) -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     args = list(sys.argv[1:] if argv is None else argv)
-    command = compile_command
-    if args and args[0] in SUBCOMMANDS:
-        import importlib
-        module, _, attr = SUBCOMMANDS[args[0]].partition(":")
-        command = getattr(importlib.import_module(module), attr)
-        prog = f"tirxc {args.pop(0)}"
-    else:
-        prog = "tirxc"
     try:
+        command = compile_command
+        if args and args[0] in SUBCOMMANDS:
+            import importlib
+            module, _, attr = SUBCOMMANDS[args[0]].partition(":")
+            command = getattr(importlib.import_module(module), attr)
+            prog = f"tirxc {args.pop(0)}"
+        else:
+            prog = "tirxc"
         command.main(args=args, prog_name=prog, standalone_mode=True)
     except KeyboardInterrupt:
         sys.stderr.write("tirxc: interrupted\n")

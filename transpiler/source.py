@@ -60,6 +60,10 @@ class SourceFile:
         """
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            # A UTF-16 byte-order mark: say so rather than "invalid byte 0xff".
+            text = data.decode("utf-8", errors="replace")
+            return cls(name, text), DecodeProblem("the file is UTF-16 encoded; save it as UTF-8", 1, 1)
         problem = None
         try:
             text = data.decode("utf-8")

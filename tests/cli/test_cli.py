@@ -310,3 +310,29 @@ def test_usage_errors_do_not_reach_the_guard(capsys):
         cli.main(["--no-such-flag"])
     assert exit_info.value.code == 2
     assert "internal error" not in capsys.readouterr().err
+
+
+def test_output_file_gets_ordinary_permissions(tmp_path):
+    mask = os.umask(0o022)
+    try:
+        target = tmp_path / "new.cu"
+        assert run(SAMPLE, "-o", target).returncode == 0
+        assert target.stat().st_mode & 0o777 == 0o644  # not the 0600 of a temporary file
+        existing = tmp_path / "existing.cu"
+        existing.write_text("old\n")
+        existing.chmod(0o640)
+        assert run(SAMPLE, "-o", existing).returncode == 0
+        assert existing.stat().st_mode & 0o777 == 0o640  # a replaced file keeps its mode
+    finally:
+        os.umask(mask)
+
+
+def test_closed_standard_input_is_a_usage_error():
+    result = subprocess.run([sys.executable, "-m", "transpiler", "-"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    # An empty standard input is an empty file: no kernels, a warning, success.
+    assert result.returncode == 0 and b"W0001" in result.stderr
+    closed = subprocess.run([sys.executable, "-c", "import sys, os; os.close(0); sys.stdin = None; "
+                             "from transpiler.cli import main; main(['-'])"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert closed.returncode == 2 and b"cannot read standard input" in closed.stderr

@@ -44,6 +44,7 @@ INPUTS: dict[str, tuple[bytes, tuple[str, int, int] | None]] = {
     "truncated UTF-8": ("x = '中'\n".encode()[:-3], ("E0001", 1, 6)),
     "BOM": (b"\xef\xbb\xbf" + KERNEL.encode(), None),
     "BOM only": (b"\xef\xbb\xbf", None),
+    "UTF-16": ("x = 1\n".encode("utf-16"), ("E0001", 1, 1)),
     "CRLF": (KERNEL.replace("\n", "\r\n").encode(), None),
     "CR only": (KERNEL.replace("\n", "\r").encode(), None),
     "CRLF with an error": (b"x = 1\r\ny = = 2\r\n", ("E0100", 2, 5)),
@@ -71,6 +72,19 @@ INPUTS: dict[str, tuple[bytes, tuple[str, int, int] | None]] = {
     "control characters": (b"x = 1\x1b[2J\x07\n", ("E0101", 1, 6)),
     "bidi override": ("x = 1 \u202e+ 2\n".encode(), ("E0101", 1, 7)),
 }
+
+
+def test_utf16_is_named():
+    result = compile_file("t.tx", "x = 1\n".encode("utf-16-le").join([b"\xff\xfe", b""]), until="ast")
+    assert [(d.code, d.message) for d in result.diagnostics] == [
+        ("E0001", "the file is UTF-16 encoded; save it as UTF-8")]
+
+
+def test_encoding_problems_point_at_the_bad_byte():
+    result = compile_file("t.tx", "x = '中'\ny = 'caf\xe9'\n".encode("utf-8").replace(b"\xc3\xa9", b"\xe9"),
+                          until="ast")
+    assert [(d.code, d.span.line, d.span.col, d.message) for d in result.diagnostics] == [
+        ("E0001", 2, 9, "invalid UTF-8 byte 0xe9")]
 
 
 def _first_error(data: bytes):
