@@ -5,10 +5,11 @@ is written as a trailing comment on the line it points at:
 
     x = A[0, 0, 0]   # error E0506 @9: has 2 dimensions
 
-    item      := '#' KIND CODE ['@' COL] ':' FRAGMENT
+    item      := '#' KIND [CODE] ['@' COL] ':' FRAGMENT
     KIND      := error | warning | note | help
-    CODE      := the diagnostic's code (for `note` and `help`: the code of the
-                 diagnostic they belong to)
+    CODE      := the diagnostic's code; for `note` and `help` the code of the
+                 diagnostic they belong to, which may be left out
+                 (`# note @5: first defined here`)
     COL       := 1-based column of the span's start (required for error,
                  warning and notes that have a span; absent for help, and for
                  notes without a span, which are written on the line of
@@ -32,11 +33,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-ITEM = re.compile(r"#\s*(?P<kind>error|warning|note|help)\s+(?P<code>[EW]\d{4})(?:\s+@(?P<col>\d+))?\s*:\s*"
-                  r"(?P<fragment>.*?)\s*(?=#\s*(?:error|warning|note|help)\s+[EW]\d{4}|$)")
+_HEAD = r"#\s*(?:error|warning|note|help)(?:\s+[EW]\d{4})?(?:\s+@\d+)?\s*:"
+ITEM = re.compile(r"#\s*(?P<kind>error|warning|note|help)(?:\s+(?P<code>[EW]\d{4}))?(?:\s+@(?P<col>\d+))?\s*:\s*"
+                  r"(?P<fragment>.*?)\s*(?=" + _HEAD + "|$)")
 # Something that looks like an expectation but is not well-formed: an error in the case file.
 LOOKS_LIKE = re.compile(r"#\s*(error|warning|note|help)\b")
-START = re.compile(r"\s*#\s*(?:error|warning|note|help)\s+[EW]\d{4}")
+START = re.compile(r"\s*" + _HEAD)
 
 
 @dataclass(frozen=True)
@@ -44,12 +46,13 @@ class Item:
     kind: str  # error warning note help
     line: int
     col: int | None
-    code: str
+    code: str | None  # None: a note or help of any diagnostic
     fragment: str
 
     def render(self) -> str:
+        code = f" {self.code}" if self.code else ""
         at = f" @{self.col}" if self.col is not None else ""
-        return f"# {self.kind} {self.code}{at}: {self.fragment}"
+        return f"# {self.kind}{code}{at}: {self.fragment}"
 
     def describe(self) -> str:
         return f"line {self.line}: {self.render()}"
@@ -75,8 +78,8 @@ def parse(text: str) -> list[Item]:
                 raise CaseFileError(f"line {number}: cannot read expectation text {tail[pos:match.start()]!r}")
             pos = match.end()
             kind, col = match["kind"], match["col"]
-            if kind in ("error", "warning") and col is None:
-                raise CaseFileError(f"line {number}: an {kind} expectation needs `@column`")
+            if kind in ("error", "warning") and (col is None or match["code"] is None):
+                raise CaseFileError(f"line {number}: an {kind} expectation needs its code and `@column`")
             if kind == "help" and col is not None:
                 raise CaseFileError(f"line {number}: a help expectation has no column")
             if not match["fragment"]:
@@ -116,7 +119,8 @@ class Actual:
         return (self.kind, self.line, self.col, self.code)
 
     def matches(self, item: Item) -> bool:
-        return (item.kind, item.line, item.col, item.code) == self.key() and item.fragment in self.text
+        code = self.code if item.code is None else item.code
+        return (item.kind, item.line, item.col, code) == self.key() and item.fragment in self.text
 
 
 def actuals(diagnostics) -> list[Actual]:
