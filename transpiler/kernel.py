@@ -966,9 +966,10 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         size = prod(e.value for e in shape) if layout is None else (self.view_extent(shape, layout) or 0)
         if scope == "shared.dyn":
             if self.arena is not None:
+                extents = ", ".join(str(e.value) for e in shape) + ("," if len(shape) == 1 else "")
                 self.diags.error("E0500", "a second dynamic shared memory allocation", span,
                                  notes=[Note("the kernel's dynamic shared arena is allocated here", self.arena.span)],
-                                 help="declare this buffer as a view: `T.decl_buffer(shape, dtype, "
+                                 help=f"declare this buffer as a view: `T.decl_buffer(({extents}), \"{dtype}\", "
                                       f"data={self.arena.name or 'arena'}.data, elem_offset=..., scope=\"shared.dyn\")`")
                 return POISON
             kind = "arena"
