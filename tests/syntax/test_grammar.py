@@ -358,3 +358,24 @@ def test_parentheses_widen_the_span_of_what_they_enclose():
     module = parse_ok("x = (a + b)\n")
     value = module.body[0].value
     assert isinstance(value, ast.BinOp) and (value.span.col, value.span.end_col) == (5, 12)
+
+
+def test_strings_across_lines():
+    # A backslash-newline inside a one-line string joins the lines (and is dropped).
+    assert expr('"abc\\\ndef"') == "'abcdef'"
+    # Adjacent strings on continued lines are one constant.
+    assert expr('("first "\n     "second")') == "'first second'"
+    module = parse_ok('x = "a" \\\n    "b"\n')
+    assert sx_value(module) == "'ab'"
+    # A triple-quoted string may hold anything but its own closing quotes.
+    assert expr('"""a "quoted" \'\'\' word\n# not a comment\n"""') == "'a \"quoted\" \\'\\'\\' word\\n# not a comment\\n'"
+
+
+def sx_value(module) -> str:
+    from ._util import sx
+    return sx(module.body[0].value)
+
+
+def test_keywords_are_reserved_but_names_may_contain_them():
+    assert expr("iff + format + classic + None_ + _") == "(+ (+ (+ (+ iff format) classic) None_) _)"
+    assert expr("1if a else 2") == "(ifexp a 1 2)"  # Python reads `1if` as `1 if`

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from transpiler import cli
 from transpiler.diagnostics import Diagnostics, Renderer
 from transpiler.driver import compile_file
 from transpiler.parse import MAX_SYNTAX_ERRORS, parse
@@ -151,7 +152,32 @@ def _check_cli(path: Path, data: bytes, expect_error: bool) -> None:
 
 
 @pytest.mark.parametrize("name", list(INPUTS))
-def test_command_line(name, tmp_path):
+def test_command_line(name, tmp_path, capsys):
+    """In-process through cli.main (the same code as the `tirxc` script, minus
+    the interpreter start-up): exit 0 or 1, never the guard's 3."""
+    data, expected = INPUTS[name]
+    path = tmp_path / "input.tx"
+    path.write_bytes(data)
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([str(path)])
+        raise SystemExit(0)  # main returns normally on success
+    out, err = capsys.readouterr()
+    assert "internal error" not in err and "Traceback" not in err, err[-2000:]
+    assert exit_info.value.code == (1 if expected is not None else 0), err[-2000:]
+    source, _ = SourceFile.from_bytes(str(path), data)
+    locations = [(int(m["line"]), int(m["col"])) for m in LOCATION.finditer(err)]
+    if expected is not None:
+        assert locations and out == ""
+    else:
+        assert "__global__" in out or "no `@T.prim_func` kernels" in err
+    for line, col in locations:
+        assert 1 <= line <= source.line_count and 1 <= col <= len(source.line_text(line)) + 1
+
+
+@pytest.mark.parametrize("name", ["binary garbage", "deep brackets", "deep blocks", "deep binary operators",
+                                  "deep unary minus", "deep calls", "CRLF", "tabs and spaces mixed"])
+def test_command_line_subprocess(name, tmp_path):
+    """The same, as a separate `python -m transpiler` process."""
     data, expected = INPUTS[name]
     path = tmp_path / "input.tx"
     path.write_bytes(data)
