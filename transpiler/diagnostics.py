@@ -4,7 +4,7 @@ from __future__ import annotations
 import difflib
 import os
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from .codes import CODES

@@ -14,7 +14,7 @@ from lark import Lark, logger as lark_logger
 from transpiler import ast
 from transpiler.parse import _Builder, _grammar
 
-from ._util import expr, parse_ok, stmt
+from ._util import expr, parse_ok, stmt, sx
 
 
 # ---- the grammar itself ---------------------------------------------------------------
@@ -85,17 +85,12 @@ def second(a: T.handle, n: T.int32, x: T.Buffer((128,), "float32")):
     assert [(a.name, a.asname) for a in frm.names] == [("TileLayout", None), ("S", "Shape"), ("laneid", None)]
     assert [a.name for a in module.body[3].names] == ["TileLayout", "S"]
     first, second = module.body[6], module.body[7]
-    assert first.name == "first" and [repr(d) for d in first.decorators] == [repr(ast.Attribute(None, ast.Name(None, "T"), "prim_func"))]
+    assert first.name == "first" and [sx(d) for d in first.decorators] == ["T.prim_func"]
     assert isinstance(first.body[0], ast.ExprStmt) and first.body[0].value.value == "Kernel docstring."
     assert first.span.line == 13 and first.name_span.line == 14 and first.name_span.col == 5
-    assert stmt_sx(second.decorators[0]) == "(call T.prim_func private=True)"
-    assert [(p.name, stmt_sx(p.annotation)) for p in second.params] == [
+    assert sx(second.decorators[0]) == "(call T.prim_func private=True)"
+    assert [(p.name, sx(p.annotation)) for p in second.params] == [
         ("a", "T.handle"), ("n", "T.int32"), ("x", "(call T.Buffer (tuple 128) 'float32')")]
-
-
-def stmt_sx(node) -> str:
-    from ._util import sx
-    return sx(node)
 
 
 def test_decorator_and_def_spans():
@@ -306,23 +301,23 @@ def test_implicit_line_joining_inside_brackets():
 
 def test_backslash_continuation():
     module = parse_ok("x = 1 + \\\n    2\nif a and \\\n        b:\n    pass\n")
-    assert stmt_sx(module.body[0]) == "(Assign x (+ 1 2))"
-    assert stmt_sx(module.body[1].test) == "(and a b)"
+    assert sx(module.body[0]) == "(Assign x (+ 1 2))"
+    assert sx(module.body[1].test) == "(and a b)"
 
 
 def test_blank_lines_comments_and_odd_indentation_of_comment_lines():
     module = parse_ok("if a:\n\n    x = 1\n# at column one\n        # deeper\n    y = 2\n\n")
-    assert stmt_sx(module.body[0]) == "(If a [(Assign x 1) (Assign y 2)] [])"
+    assert sx(module.body[0]) == "(If a [(Assign x 1) (Assign y 2)] [])"
 
 
 def test_tabs_used_consistently():
     module = parse_ok("if a:\n\tif b:\n\t\tx = 1\n\ty = 2\n")
-    assert stmt_sx(module.body[0]) == "(If a [(If b [(Assign x 1)] []) (Assign y 2)] [])"
+    assert sx(module.body[0]) == "(If a [(If b [(Assign x 1)] []) (Assign y 2)] [])"
 
 
 def test_nested_blocks_dedent_several_levels_at_once():
     module = parse_ok("for i in a:\n    for j in b:\n        if c:\n            x = 1\ny = 2\n")
-    assert len(module.body) == 2 and stmt_sx(module.body[1]) == "(Assign y 2)"
+    assert len(module.body) == 2 and sx(module.body[1]) == "(Assign y 2)"
 
 
 def test_file_without_final_newline():
@@ -338,7 +333,7 @@ def test_empty_and_blank_files():
 
 def test_crlf_bom_and_lone_cr_are_normalised():
     module = parse_ok("\ufeffx = 1\r\nif a:\r\n    y = 'z'\rz = 3\r\n")
-    assert [stmt_sx(s) for s in module.body] == ["(Assign x 1)", "(If a [(Assign y 'z')] [])", "(Assign z 3)"]
+    assert [sx(s) for s in module.body] == ["(Assign x 1)", "(If a [(Assign y 'z')] [])", "(Assign z 3)"]
     assert (module.body[2].span.line, module.body[2].span.col) == (4, 1)
 
 
@@ -366,14 +361,9 @@ def test_strings_across_lines():
     # Adjacent strings on continued lines are one constant.
     assert expr('("first "\n     "second")') == "'first second'"
     module = parse_ok('x = "a" \\\n    "b"\n')
-    assert sx_value(module) == "'ab'"
+    assert sx(module.body[0].value) == "'ab'"
     # A triple-quoted string may hold anything but its own closing quotes.
     assert expr('"""a "quoted" \'\'\' word\n# not a comment\n"""') == "'a \"quoted\" \\'\\'\\' word\\n# not a comment\\n'"
-
-
-def sx_value(module) -> str:
-    from ._util import sx
-    return sx(module.body[0].value)
 
 
 def test_keywords_are_reserved_but_names_may_contain_them():
