@@ -327,7 +327,8 @@ class ExprChecker:
             if a is POISON:
                 return POISON, POISON
             return a, self.as_value(b, span_b, a.dtype)
-        if isinstance(a, PyConst) and isinstance(b, PyConst) and isinstance(a.value, float) != isinstance(b.value, float):
+        if isinstance(a, PyConst) and isinstance(b, PyConst) \
+                and isinstance(a.value, float) != isinstance(b.value, float):  # 1 and 2.5: both float32
             dtype = FLOAT32 if all(isinstance(x.value, (int, float)) for x in (a, b)) else None
             return self.as_value(a, span_a, dtype), self.as_value(b, span_b, dtype)
         a, b = self.as_value(a, span_a), self.as_value(b, span_b)

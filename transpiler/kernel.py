@@ -201,8 +201,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             return True
         if isinstance(stmt, ast.ExprStmt):
             value = stmt.value
-            return isinstance(value, ast.Constant) or (
-                isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "func_attr")
+            return isinstance(value, ast.Constant) or (isinstance(value, ast.Call) and isinstance(
+                value.func, ast.Attribute) and value.func.attr == "func_attr")
         if isinstance(stmt, ast.Assign) and isinstance(stmt.target, ast.Name):
             value = stmt.value
             if isinstance(value, ast.Call):
@@ -559,7 +559,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         storage = original.storage
         if storage is not None and storage.name.startswith("\0"):
             new_name = self.fresh(named.name + "_ptr")
-            object.__setattr__(storage, "name", new_name)
+            storage.name = new_name
         if self.arena is original:
             self.arena = named
         self.views = [named if v is original else v for v in self.views]
@@ -572,7 +572,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             if isinstance(s, (ir.Allocate, ir.DeclView)) and s.buffer.storage is not None \
                     and s.buffer.storage.name.startswith("\0"):
                 base = {"shared": "smem", "shared.dyn": "smem", "local": "regs"}.get(s.buffer.scope, "buf")
-                object.__setattr__(s.buffer.storage, "name", self.fresh(base + "_ptr"))
+                s.buffer.storage.name = self.fresh(base + "_ptr")
 
     def new_scalar(self, name: str, dtype: DType, span: Span) -> ir.Buffer:
         storage = ir.Storage(self.fresh(name + "_ptr"), dtype, "local", "array", 1, 0)
@@ -970,7 +970,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
                 self.diags.error("E0500", "a second dynamic shared memory allocation", span,
                                  notes=[Note("the kernel's dynamic shared arena is allocated here", self.arena.span)],
                                  help=f"declare this buffer as a view: `T.decl_buffer(({extents}), \"{dtype}\", "
-                                      f"data={self.arena.name or 'arena'}.data, elem_offset=..., scope=\"shared.dyn\")`")
+                                      f"data={self.arena.name or 'arena'}.data, elem_offset=..., "
+                                      f"scope=\"shared.dyn\")`")
                 return POISON
             kind = "arena"
         else:

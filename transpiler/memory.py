@@ -300,7 +300,8 @@ class MemoryChecker:
              "byte_offset=None", "scope=None", "align=0", "offset_factor=0", "layout='default'",
              "allocated_addr=None")
     def _decl_buffer(self, node, a):
-        scope_given = not is_default(a["scope"]) and not (isinstance(a["scope"], ast.Constant) and a["scope"].value is None)
+        scope_given = not is_default(a["scope"]) and not (
+            isinstance(a["scope"], ast.Constant) and a["scope"].value is None)
         if scope_given:
             scope = self.scope_arg(a["scope"], "global")
             if scope is None:
