@@ -448,6 +448,13 @@ class ExprChecker:
             return POISON
         if isinstance(base, ir.Buffer):
             return self.subscript_buffer(base, node)
+        if isinstance(base, Namespace) and base.path == ("T", "ptx"):
+            if len(node.indices) == 1:
+                mnemonic = self.const_str(node.indices[0], "a PTX mnemonic")
+                if mnemonic is not None:
+                    from .values import PtxMnemonic
+                    return PtxMnemonic(mnemonic)
+                return POISON
         if isinstance(base, Namespace) or isinstance(base, DTypeVal) or isinstance(base, LetType):
             return self.subscript_type(base, node)
         from .values import LayoutCtor
@@ -562,6 +569,9 @@ class ExprChecker:
             self.diags.error("E0301", f"buffers have no attribute `{node.attr}`", node.span,
                              help=did_you_mean(node.attr, BUFFER_ATTRS))
             return POISON
+        from .pools import SmemPool, TmemPool
+        if isinstance(base, (SmemPool, TmemPool)):
+            return Method(base, node.attr)
         self.diags.error("E0306", f"{_kind(base)} has no attribute `{node.attr}`", node.span)
         return POISON
 

@@ -274,12 +274,75 @@ CODES: dict[str, tuple[str, str]] = {
     "E0518": ("unsupported feature",
               "The construct is part of TIRx but tirxc does not support it yet. The message names it; "
               "see docs/ for the list of supported constructs."),
+    # ---- PTX and tensor memory ---------------------------------------------------
+    "E0519": ("register buffer spread over threads indexed directly",
+              "A local buffer whose layout has thread axes (`S[(32, 8) : (1 @ laneid, 1)]`) describes "
+              "registers spread over the threads of a warp or CTA; an index alone does not say whether "
+              "this thread holds the element. Index this thread's registers through "
+              "`R.local()` (1-D, in physical order) or `R.local(d0, d1, ...)` (a row-major reshape)."),
+    "E0601": ("unknown PTX instruction",
+              "`T.ptx[\"mnemonic\"](...)` and `T.ptx.a.b.c(...)` accept the instructions of tirxc's PTX "
+              "table: ldmatrix / stmatrix, mma.sync (m16n8k16, m16n8k8), cp.async with commit / wait, "
+              "cp.async.bulk and its tensor form, mbarrier init / arrive / expect_tx / try_wait, "
+              "fences, wgmma fence / commit / wait, setmaxnreg, and tcgen05 alloc / dealloc / "
+              "relinquish / ld / st / wait / commit / fence. The help line shows close spellings. In "
+              "the attribute form `__` stands for `::` and a trailing `_` escapes a Python keyword "
+              "(`T.ptx.cp.async_.commit_group()`)."),
+    "E0602": ("invalid PTX operand",
+              "Operands are given in the instruction's order: output registers as elements of a "
+              "register buffer of the right dtype (`r[0]` of a uint32 buffer for b16/b32 registers, "
+              "of a float32 buffer for f32), inputs as values of the register's dtype, memory "
+              "operands as pointers into the right memory (`A.ptr_to([i])`, `bar.data`), and "
+              "immediates as compile-time integers."),
+    "E0719": ("tensor memory accessed directly",
+              "Tensor memory is not addressable by loads and stores: only tcgen05 instructions "
+              "(`tcgen05.ld` / `tcgen05.st` between tensor memory and registers, tcgen05.mma, "
+              "tcgen05.cp) touch it. Pass the tmem buffer (or a region of it) as their address "
+              "operand."),
+    "E0701": ("invalid tensor-memory column count",
+              "Tensor memory is allocated in columns: a power of two from 32 to 512 (the PTX rule; "
+              "the 16-column example in the TIRx docs is wrong), per CTA (`cta_group=1`) or per CTA "
+              "pair (`cta_group=2`)."),
+    "E0703": ("tcgen05 allocation not warp-uniform",
+              "`tcgen05.alloc`, `tcgen05.dealloc` and `tcgen05.relinquish_alloc_permit` are "
+              "`.sync.aligned`: every lane of exactly one warp executes them. Put them under a test "
+              "on a warp-uniform id, such as `if warp_id == 0:` with `warp_id = T.warp_id([n])`; a "
+              "lane or thread test, or `T.cuda.elect_sync()`, splits the warp."),
+    "E0704": ("invalid tensor-memory slot",
+              "`tcgen05.alloc` writes the allocation's base address into a 32-bit slot in shared "
+              "memory: `addr = T.alloc_shared((1,), \"uint32\")` (or `pool.alloc((1,), \"uint32\")`)."),
+    "E0705": ("second tensor-memory allocation",
+              "tirxc supports one `tcgen05.alloc` per kernel (or one `T.TMEMPool.commit()`): tensor "
+              "memory buffers are column offsets from that allocation's base address."),
+    "E0706": ("dealloc of a different column count",
+              "`tcgen05.dealloc` must free exactly the number of columns `tcgen05.alloc` allocated."),
+    "E0707": ("tensor memory used before it is allocated",
+              "A tensor-memory buffer is an offset from the address `tcgen05.alloc` wrote into its "
+              "slot, so the kernel must allocate before it uses the buffer."),
+    "E0708": ("tensor-memory columns exhausted",
+              "A `T.TMEMPool.alloc` (or a tmem `T.decl_buffer`'s `allocated_addr`) goes past the "
+              "columns the pool or the allocation has."),
+    "E0709": ("TMEMPool without warp ids",
+              "`T.TMEMPool` issues its allocation from one warp, chosen by the kernel's warp id: "
+              "declare `warp_id = T.warp_id([n])` at the top of the kernel body."),
+    "E0710": ("pool used out of order",
+              "An `SMEMPool` is committed once, after its last allocation (the commit fixes the "
+              "arena's size); a `TMEMPool` is committed once and deallocated once, after the commit."),
+    "E0711": ("committed size too small",
+              "`pool.commit(size)` may reserve more than the allocations reach, never less."),
+    "E0712": ("tensor memory never freed",
+              "Every tensor-memory allocation must be freed before the kernel ends: call "
+              "`tmem_pool.dealloc()` (or relinquish and dealloc by hand)."),
     # ---- warnings --------------------------------------------------------------
     "W0001": ("no kernels in file",
               "The file parsed and checked cleanly but defines no `@T.prim_func` kernel, so the "
               "generated `.cu` contains only its header."),
     "W0002": ("unused value",
               "An expression statement computes a value that is never used."),
+    "W0101": ("pool views overlap while in use",
+              "After `pool.move_base_to(...)` rewinds an `SMEMPool`, a new allocation reuses bytes of "
+              "an earlier one. That is the point of rewinding, but here the earlier view is still "
+              "read or written after the new one is declared, so the two may clobber each other."),
 }
 
 if __name__ == "__main__":  # pragma: no cover - a docs generator

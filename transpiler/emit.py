@@ -17,7 +17,7 @@ import jinja2
 from . import __version__, data_text, ir
 from .dtypes import FLOAT32, DType, c_type
 from .lower import Program
-from .ptx import HELPERS
+from . import ptx
 
 INDENT = "  "
 
@@ -286,8 +286,14 @@ class CPrinter:
             self.emit(f"{c_type(st.dtype)} {st.name}[{st.size}];")
 
     def _s_PointerDecl(self, s: ir.PointerDecl):
-        st = s.storage
-        self.emit(f"{c_type(st.dtype)}* {st.name} = ({c_type(st.dtype)}*){st.base.name};")
+        st, base = s.storage, s.storage.base
+        ctype = c_type(st.dtype)
+        if st.byte_offset == 0:
+            self.emit(f"{ctype}* {st.name} = ({ctype}*){base.name};")
+        elif st.byte_offset % base.dtype.nbytes == 0:
+            self.emit(f"{ctype}* {st.name} = ({ctype}*)({base.name} + {st.byte_offset // base.dtype.nbytes});")
+        else:
+            self.emit(f"{ctype}* {st.name} = ({ctype}*)((unsigned char*){base.name} + {st.byte_offset});")
 
     def _s_Store(self, s: ir.Store):
         self.emit(f"{s.storage.name}[{self.expr(s.index)}] = {self.expr(s.value, True)};")
@@ -418,7 +424,7 @@ def render_cuda(program: Program, line_info: bool = False) -> str:
         source=program.source_name.replace("\\", "/").rsplit("/", 1)[-1],
         min_arch=f"sm_{program.min_arch}{program.arch_suffix}",
         headers=program.headers,
-        helpers=[HELPERS[h][2] for h in program.helpers],
+        helpers=[ptx.helper_source(h) for h in program.helpers],
         func_sources=list(program.func_sources.values()),
         kernels=kernel_parts(program, line_info),
     )

@@ -10,7 +10,7 @@ from .check_expr import article
 from .diagnostics import did_you_mean
 from .dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, parse_dtype, SHORTHANDS, known_dtype_names
 from .values import (POISON, Builtin, DTypeVal, HandleType, LayoutCtor, LetType, Method, Namespace, Poison, PyConst,
-                     Void)
+                     Void, PtxMnemonic)
 
 # name -> (arity, float only). The C name is chosen at lowering (c_math_name).
 MATH = {
@@ -77,7 +77,12 @@ class CallChecker:
         if isinstance(func, DTypeVal):
             return self.call_dtype(func.dtype, node)
         if isinstance(func, Method):
+            from .pools import SmemPool, TmemPool
+            if isinstance(func.obj, (SmemPool, TmemPool)):
+                return self.pool_method(func.obj, func.name, node)
             return self.buffer_method(func, node)
+        if isinstance(func, PtxMnemonic):
+            return self.ptx_call((), node, mnemonic=func.mnemonic)
         if isinstance(func, LayoutCtor):
             return self.layout_ctor(func.name, node)
         if isinstance(func, Builtin) and func.name == "range":
@@ -96,6 +101,8 @@ class CallChecker:
                 return LetType(None)
             if node.attr in SHORTHANDS or parse_dtype(node.attr) is not None:
                 return DTypeVal(parse_dtype(node.attr))
+        if len(path) > 1 and path[1] == "ptx":
+            return Namespace(path)  # PTX mnemonics are checked against the table when called
         known = [k for k in HANDLERS] + list(MATH) + ["Buffer", "prim_func", "function"]
         if dotted in known or any(k.startswith(dotted + ".") for k in known) or path[0] == "Tx":
             return Namespace(path)
@@ -159,6 +166,12 @@ class CallChecker:
             return POISON
         if dotted in MATH:
             return self.math(dotted, node)
+        if func.path[1:2] == ("ptx",):
+            if len(func.path) == 2:
+                self.diags.error("E0601", "`T.ptx` needs an instruction: `T.ptx[\"mnemonic\"](...)` or "
+                                          "`T.ptx.tcgen05.alloc(...)`", node.span)
+                return POISON
+            return self.ptx_call(func.path[2:], node)
         if dotted not in HANDLERS:
             self.diags.error("E0301", f"`T.{dotted}` is not a function", node.func.span,
                              help=_suggest(dotted, list(HANDLERS) + list(MATH), "T"))
@@ -652,10 +665,9 @@ for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative l
                      ("parallel", "use thread ids; CUDA kernels have no parallel loops"),
                      ("thread_binding", "use `T.thread_id`"),
                      ("Ramp", "use `vload` / `vstore`"), ("Broadcast", None),
-                     ("SMEMPool", "declare views over one `shared.dyn` arena with `T.decl_buffer`"),
-                     ("TMEMPool", None), ("call_extern", "use `T.cuda.func_call` with its source"),
+                     ("call_extern", "use `T.cuda.func_call` with its source"),
                      ("print_buffer", None), ("assume", None), ("launch_thread", "use `T.thread_id`"),
-                     ("attr", None), ("decl_scalar", None), ("ptx", None),
+                     ("attr", None), ("decl_scalar", None),
                      ("cuda.warp_reduce", "write the shuffle loop with `T.tvm_warp_shuffle_xor`"),
                      ("cuda.cta_reduce", None), ("cuda.thread_rank", None), ("cuda.mbarrier_wait", None)):
     def _make(name, help):

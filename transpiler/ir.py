@@ -157,9 +157,13 @@ class Address(Expr):
 
 # ---- buffers and storage ------------------------------------------------------------
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Storage:
-    """One C object that holds data: a pointer parameter, an array, the arena, a typed view pointer."""
+    """One C object that holds data: a pointer parameter, an array, the arena, a typed view pointer.
+
+    Mutable on purpose: its C name, size (an SMEMPool's arena is sized at
+    commit), alignment and read-only flag are settled after creation, and every
+    buffer that shares the storage must see the change. Compared by identity."""
     name: str
     dtype: DType
     scope: str  # global shared shared.dyn local
@@ -168,6 +172,7 @@ class Storage:
     align: int = 0
     base: "Storage | None" = None  # for view_pointer: the storage it points into
     readonly: bool = False
+    byte_offset: int = 0  # for view_pointer: where in `base` it points
 
 
 @dataclass(frozen=True)

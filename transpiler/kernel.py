@@ -11,6 +11,8 @@ from .diagnostics import Note, did_you_mean
 from .dtypes import FLOAT32, INT32, UINT32, DType, parse_dtype
 from .intrinsics import CallChecker, handler, is_default
 from .memory import MemoryChecker
+from .pools import PoolChecker, SmemPool, TmemPool
+from .ptx_calls import PtxChecker
 from .source import Span
 from .values import (POISON, ArrayType, Binding, Builtin, DTypeVal, Handle, HandleType, IdTuple, LayoutPart,
                      LayoutVal, LetType, LoopRange, Namespace, Poison, Pointer, PyConst, Region, Void)
@@ -35,7 +37,7 @@ _ID_KINDS = {  # kind of id -> the most extents it takes
 }
 
 
-class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
+class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChecker):
     def __init__(self, module, fdef: ast.FunctionDef):
         self.module = module
         self.diags = module.diags
@@ -62,6 +64,11 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         self.statics: list[ir.Buffer] = []
         self.min_arch = 0
         self.arch_suffix = ""
+        self.id_vars: dict[str, ir.Var] = {}  # kind -> the id's variable, once bound to a name
+        self.id_kinds: dict[str, str] = {}  # C name of an id -> its kind
+        self.guards: list[ir.Expr] = []  # conditions of the enclosing `if`s (tcgen05 needs a warp-uniform one)
+        self.pools: list = []  # SMEMPool / TMEMPool objects, checked when the kernel ends
+        self.tmem_alloc = None  # (slot buffer, columns, span) of the kernel's tcgen05.alloc
 
     # -- names -------------------------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -145,6 +152,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         self.finish_params()
         self.device = True
         stmts = self.block(device, new_scope=False)
+        self.finish_pools(ir.seq(stmts))
         grid, block = self.launch_shape()
         static_bytes, arena_bytes = self.shared_budget()
         if self.diags.has_errors:
@@ -531,6 +539,9 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
                                  help=f"unpack them: `{', '.join(f'{name}{i}' for i in range(len(val.vars)))} = ...`")
                 return None
             return self.bind_id(target, val.vars[0])
+        if isinstance(val, (SmemPool, TmemPool)):
+            self.bind(name, Binding(val, "pool", target.span))
+            return None
         if isinstance(val, LayoutPart):
             val = self.make_layout(val, stmt.value)
         if isinstance(val, (Pointer, ir.BufferAddress)):
@@ -636,9 +647,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         value = self.as_value(val, value_span, base.dtype)
         if idx is POISON or value is POISON:
             return None
-        if base.scope == "tmem":
-            self.diags.error("E0518", f"`{base.name}` is in tensor memory, which only tcgen05 operations access",
-                             target.span)
+        if not self.direct_access_ok(base, target.span, "written"):
             return None
         if value.dtype != base.dtype:
             fix = f"store a vector with `{base.name}.vstore([...], value)`" if value.dtype.lanes > 1 else \
@@ -748,8 +757,11 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             return self.block(taken, new_scope=False)  # DECISIONS 6: only the taken branch exists
         cond = self.condition(test, stmt.test.span)
         self.depth += 1
+        self.guards.append(cond if cond is not POISON else ir.IntImm(INT32, 1))
         then = self.block(stmt.body)
+        self.guards[-1] = ir.unary("!", self.guards[-1])
         orelse = self.block(stmt.orelse) if stmt.orelse else None
+        self.guards.pop()
         self.depth -= 1
         if cond is POISON:
             return None
@@ -1003,6 +1015,10 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
             storage = ir.Storage("\0", dtype, scope, "view_pointer", size, align, base=storage)
         if not self.check_view_bounds(base, storage, shape, dtype, layout, offset, span):
             return POISON
+        if storage.kind == "view_pointer" and isinstance(offset, ir.IntImm):
+            # the view's own typed pointer starts at the view: `float* Bs_ptr = (float*)(smem_ptr + 32768);`
+            storage.byte_offset = offset.value * dtype.nbytes
+            offset = ir.IntImm(INT32, 0)
         buf = ir.Buffer("", shape, dtype, scope, storage, layout, offset, align, span)
         self.pending.append(ir.DeclView(buf, span))
         if scope == "shared.dyn":
@@ -1101,6 +1117,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         vars = []
         for name, value in zip(names, self.id_values(kind, count)):
             var = ir.Var(dtype, self.fresh(name), node.span)
+            self.id_kinds[var.name] = kind
             self.unnamed_ids.add(var.name)
             self.nonneg.add(var.name)
             self.pending.append(ir.LetStmt(var, ir.cast(dtype, value), node.span))
@@ -1163,16 +1180,27 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker):
         """A fresh id takes the name it is bound to (`tx = T.thread_id([128])` -> `int tx`)."""
         if var.name in self.unnamed_ids:
             self.unnamed_ids.discard(var.name)
+            self.cnames.discard(var.name)  # the placeholder's name is free again
             new = ir.Var(var.dtype, self.fresh(target.id), var.span)
-            self.cnames.discard(var.name)
             self.nonneg.discard(var.name)
             self.nonneg.add(new.name)
             for i, s in enumerate(self.pending):
                 if isinstance(s, ir.LetStmt) and s.var is var:
                     self.pending[i] = ir.LetStmt(new, s.value, s.span)
+            self.id_kinds[new.name] = self.id_kinds.pop(var.name, "")
             var = new
+        self.id_vars.setdefault(self.id_kinds.get(var.name, ""), var)
         self.bind(target.id, Binding(var, "id", target.span))
         return None
+
+    @property
+    def warp_uniform(self) -> set[str]:
+        """Ids with one value per warp: tests on them keep whole warps together."""
+        return {name for name, kind in self.id_kinds.items()
+                if kind in ("warp_id", "warpgroup_id", "warp_id_in_wg", "cta_id")}
+
+    def warp_id_var(self) -> ir.Var | None:
+        return self.id_vars.get("warp_id")
 
     def id_values(self, kind: str, count: int) -> list[ir.Expr]:
         axes = "xyz"

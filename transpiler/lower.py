@@ -18,7 +18,7 @@ from .check import CheckedModule, Kernel
 from .diagnostics import Diagnostics
 from .dtypes import FLOAT32, INT32, header
 from .intrinsics import c_math_name
-from .ptx import HELPERS
+from . import ptx
 
 BASE_ARCH = 75  # the oldest architecture CUDA 13 compiles for
 
@@ -223,14 +223,14 @@ class KernelLowerer:
         params = []
         for p in k.params:
             if p.kind == "buffer" and p.buffer is not None and p.buffer.storage.name in readonly:
-                object.__setattr__(p.buffer.storage, "readonly", True)
+                p.buffer.storage.readonly = True
             params.append(p)
         arena = k.arena.storage if k.arena is not None else None
         if arena is not None and not storage_used(body, arena):
             arena = None
         if arena is not None:
             align = max([arena.align] + [v.align for v in k.views])
-            object.__setattr__(arena, "align", align)
+            arena.align = align
         block = [self.expr(e) for e in k.block]
         threads = 1
         for e in block:
@@ -249,7 +249,7 @@ class KernelLowerer:
         """C names visible everywhere in the kernel: parameters, storage, called functions."""
         names = {p.name for p in self.kernel.params}
         names.update(self.module.func_sources)
-        names.update(HELPERS)
+        names.update(ptx.HELPERS)
         if self.kernel.arena is not None:
             names.add(self.kernel.arena.storage.name)
         for e in all_exprs(body):
@@ -292,7 +292,7 @@ def align_vector_arrays(body: ir.Stmt) -> None:
             note(node.storage, node.value.dtype)
     for storage, nbytes in need.values():
         if storage.align < nbytes:
-            object.__setattr__(storage, "align", nbytes)
+            storage.align = nbytes
 
 
 def _byte_range(buf: ir.Buffer) -> tuple[int, int]:
@@ -397,7 +397,7 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
             decided.add(id(storage))
             match = _SUFFIXED_ARRAY.fullmatch(storage.name)
             if match is not None and free(match.group(1), visible, scope_stmts):
-                object.__setattr__(storage, "name", match.group(1))
+                storage.name = match.group(1)
         visible.add(storage.name)
 
     def visit(st: ir.Stmt, visible: set[str], rest=()) -> None:
@@ -689,8 +689,8 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
     helpers, dtypes = [], []
     for lk in kernels:
         for e in all_exprs(lk.body):
-            if isinstance(e, ir.Call) and e.func in HELPERS and e.func not in helpers:
-                helpers.append(e.func)
+            if isinstance(e, ir.Call) and ptx.is_helper(e.func) and e.func.split("<", 1)[0] not in helpers:
+                helpers.append(e.func.split("<", 1)[0])
             dtypes.append(e.dtype)
         for node in all_stmts(lk.body):
             if isinstance(node, (ir.ArrayDecl, ir.PointerDecl)):
@@ -709,7 +709,9 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
         headers.append("cstdio")  # nvcc needs it; NVRTC has printf built in (the template guards it)
     order = ["cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h", "math_constants.h", "cstdio"]
     headers.sort(key=order.index)
-    helpers.sort(key=list(HELPERS).index)
-    min_arch = max([BASE_ARCH] + [k.spec.min_arch for k in kernels] + [HELPERS[h][0] for h in helpers])
-    suffix = "a" if any(k.spec.arch_suffix == "a" for k in kernels) else ""
+    # the fixed helpers in table order first, then PTX wrappers by first use
+    helpers.sort(key=lambda h: (list(ptx.HELPERS).index(h) if h in ptx.HELPERS else len(ptx.HELPERS)))
+    archs = [ptx.helper_arch(h) for h in helpers]
+    min_arch = max([BASE_ARCH] + [k.spec.min_arch for k in kernels] + [a for a, _ in archs])
+    suffix = "a" if any(k.spec.arch_suffix == "a" for k in kernels) or any(s == "a" for _, s in archs) else ""
     return Program(module.source.name, kernels, dict(module.func_sources), helpers, headers, min_arch, suffix)

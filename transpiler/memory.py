@@ -160,10 +160,12 @@ class MemoryChecker:
             if scope != "local":
                 self.diags.error("E0517", f"thread axis `{axes[0]}` in the layout of a {scope} buffer", arg.span,
                                  help="thread axes describe distributed register buffers (scope=\"local\")")
-            else:
-                self.diags.error("E0518", "register buffers distributed over threads (layouts with thread "
-                                          "axes) are not supported yet", arg.span)
-            return POISON
+                return POISON
+            unknown = [a for a in axes if a not in ("laneid", "warpid", "tx", "wgid", "tid_in_wg", "wid_in_wg")]
+            if unknown:
+                self.diags.error("E0518", f"register buffers distributed over `{unknown[0]}` are not supported "
+                                          f"(only threads of one CTA: `tx`, `laneid`, `warpid` ...)", arg.span)
+                return POISON
         if any(it.axis in ("TLane", "TCol") for it in layout.shard) and scope != "tmem":
             self.diags.error("E0517", "`TLane` / `TCol` axes are for tensor memory", arg.span)
             return POISON
@@ -314,8 +316,7 @@ class MemoryChecker:
                                  help="add `allocated_addr=<column offset>` (the column within the "
                                       "`tcgen05.alloc` allocation) and a TLane/TCol `layout=`")
                 return POISON
-            self.diags.error("E0518", "tensor memory buffers are not supported yet", node.span)
-            return POISON
+            return self.decl_tmem(node, a)
         if is_default(a["data"]) or (isinstance(a["data"], ast.Constant) and a["data"].value is None):
             return self.allocate(node, {k: v for k, v in a.items() if k != "data"}, scope or "global")
         base = self.elab(a["data"])
@@ -409,11 +410,24 @@ class MemoryChecker:
 
     # -- element access ----------------------------------------------------------------------------------
     def load(self, buf: ir.Buffer, indices, span):
-        if buf.scope == "tmem":
-            self.diags.error("E0518", f"`{buf.name}` is in tensor memory, which only tcgen05 operations access",
-                             span)
+        if not self.direct_access_ok(buf, span, "read"):
             return POISON
         return ir.BufferLoad(buf.dtype, buf, tuple(indices), span)
+
+    def direct_access_ok(self, buf: ir.Buffer, span, what: str) -> bool:
+        """Element access is impossible on tensor memory and on registers spread over threads."""
+        if buf.scope == "tmem":
+            self.diags.error("E0719", f"`{buf.name}` is in tensor memory and cannot be {what} directly", span,
+                             help="only tcgen05 operations touch tensor memory: `tcgen05.ld` / `tcgen05.st` into "
+                                  "registers, or tcgen05.mma / tcgen05.cp")
+            return False
+        if buf.layout is not None and layouts.thread_axes(buf.layout):
+            self.diags.error("E0519", f"`{buf.name}` is spread over threads; which of its elements this thread "
+                                      f"holds is not known from an index", span,
+                             help=f"index this thread's registers through `{buf.name}.local()` "
+                                  f"(or `{buf.name}.local(d0, d1, ...)`)")
+            return False
+        return True
 
     def pointer_arg(self, node):
         """A pointer argument: `B.ptr_to([i])`, `B.data` or `T.address_of(B[i])`."""
@@ -501,6 +515,10 @@ class MemoryChecker:
                            layout=layout, span=node.span, scalar=False)
         if name == "scope":
             return PyConst(buf.scope)
+        if name == "local":
+            return self.local_view(buf, node)
+        if name == "access_ptr":
+            return self.access_ptr(buf, node)
         self.diags.error("E0518", f"`{buf.name}.{name}` is not supported yet", node.span)
         return POISON
 
@@ -721,11 +739,10 @@ class MemoryChecker:
         return LayoutVal(ir.Layout(part.shard, part.replica, part.offset, None, text))
 
     def layout_ctor(self, name: str, node: ast.Call):
+        if name == "ComposeLayout":
+            return self.compose_layout(node)
         if name != "TileLayout":
-            if name == "ComposeLayout":
-                self.diags.error("E0518", "`ComposeLayout` (swizzled layouts) is not supported yet", node.span)
-            else:
-                self.diags.error("E0306", f"`{name}` is written with brackets: `{name}[...]`", node.span)
+            self.diags.error("E0306", f"`{name}` is written with brackets: `{name}[...]`", node.span)
             return POISON
         if len(node.args) != 1 or node.keywords:
             self.diags.error("E0305", "`TileLayout` takes one layout expression, e.g. `TileLayout(S[(4, 8):(1, 4)])`",
@@ -814,3 +831,130 @@ class MemoryChecker:
         if val is not POISON:
             self.diags.error("E0510", f"`return_type=` takes a dtype or \"void\", not {kind_of(val)}", arg.span)
         return None
+
+    def decl_tmem(self, node, a):
+        """A tensor-memory view: columns from `allocated_addr` on, addressed through a TLane/TCol layout."""
+        if not is_default(a["data"]):
+            self.diags.error("E0305", "a tensor-memory buffer takes `allocated_addr=`, not `data=`", a["data"].span)
+            return POISON
+        shape = self.shape_arg(a["shape"], symbolic=False)
+        dtype = self.dtype_or_default(a["dtype"])
+        column = self.int_value(a["allocated_addr"])
+        if None in (shape, dtype) or column is POISON:
+            return POISON
+        if dtype.bits != 32:
+            self.diags.error("E0517", f"tensor memory holds 32-bit cells; a {dtype} buffer needs packing", node.span)
+            return POISON
+        layout = None
+        if not is_default(a["layout"]):
+            layout = self.layout_arg_tmem(a["layout"], shape, node)
+            if layout is POISON:
+                return POISON
+        if isinstance(column, ir.IntImm) and self.tmem_alloc is not None and self.tmem_alloc[1] is not None:
+            columns = self.tmem_alloc[1]
+            if not 0 <= column.value < columns:
+                self.diags.error("E0708", f"`allocated_addr={column.value}` is outside the {columns} allocated "
+                                          f"columns", a["allocated_addr"].span,
+                                 notes=[Note("allocated here", self.tmem_alloc[2])])
+                return POISON
+        return self.tmem_buffer(shape, dtype, layout, ir.cast(INT32, column), node.span)
+
+    def local_view(self, buf: ir.Buffer, node):
+        """`R.local(*shape, layout=None)`: this thread's registers of a buffer spread over threads.
+
+        The registers are the layout's memory span (its thread iters take no storage); with no
+        shape the view is 1-D over that span, a shape reshapes it row-major, and `layout=` maps
+        a free shape onto it."""
+        if buf.scope != "local":
+            self.diags.error("E0514", f"`local()` is for register buffers; `{buf.name}` is {buf.scope}", node.span)
+            return POISON
+        span_elems = layouts.memory_span(buf.layout) if buf.layout is not None else buf.storage.size
+        layout_node = next((k.value for k in node.keywords if k.name == "layout"), None)
+        for k in node.keywords:
+            if k.name != "layout":
+                self.diags.error("E0311", f"`local` has no parameter `{k.name}`", k.span)
+                return POISON
+        dims = [self.const_int(d, "a register view extent") for d in node.args]
+        if None in dims:
+            return POISON
+        shape = tuple(dims) if dims else (span_elems,)
+        if any(d <= 0 for d in shape):
+            self.diags.error("E0514", f"register view extents must be positive, got {shape}", node.span)
+            return POISON
+        new_shape = tuple(ir.IntImm(INT32, d) for d in shape)
+        layout = None
+        if layout_node is not None:
+            layout = self.layout_arg(layout_node, new_shape, buf.dtype, "local", node.span)
+            if layout is POISON:
+                return POISON
+            if layouts.thread_axes(layout):
+                self.diags.error("E0517", "the layout of a `local()` view maps onto this thread's registers; it "
+                                          "cannot name thread axes", layout_node.span)
+                return POISON
+        elif prod(shape) != span_elems:
+            self.diags.error("E0514", f"`{buf.name}` holds {span_elems} registers per thread, but the view has "
+                                      f"{prod(shape)} elements", node.span,
+                             help=f"use extents whose product is {span_elems}, or pass `layout=`")
+            return POISON
+        return replace(buf, name="", shape=new_shape, layout=layout, elem_offset=ir.IntImm(INT32, 0),
+                       span=node.span, scalar=False)
+
+    def access_ptr(self, buf: ir.Buffer, node):
+        """`B.access_ptr(mask, ptr_type="handle", content_lanes=1, offset=0, extent=None)`: the
+        address of element `offset` of the buffer's storage order, for passing a region to a call."""
+        args = self.bind_args(node, ("access_mask", "ptr_type='handle'", "content_lanes=1", "offset=0",
+                                     "extent=None"), "access_ptr")
+        if args is None:
+            return POISON
+        mask = self.const_str(args["access_mask"], "the access mask")
+        if mask is None:
+            return POISON
+        if mask not in ("r", "w", "rw"):
+            self.diags.error("E0305", f"access mask \"{mask}\" is not \"r\", \"w\" or \"rw\"",
+                             args["access_mask"].span)
+            return POISON
+        if buf.scope == "tmem" and not self.direct_access_ok(buf, node.span, "addressed"):
+            return POISON
+        offset = ir.IntImm(INT32, 0) if is_default(args["offset"]) else self.int_value(args["offset"])
+        if offset is POISON:
+            return POISON
+        if ir.is_const(offset, 0):
+            return ir.BufferAddress(HANDLE, buf, None, node.span)
+        flat = replace(buf, name=buf.name, shape=(ir.IntImm(INT32, 1 << 30),), layout=None)
+        return ir.BufferAddress(HANDLE, flat, (offset,), node.span)
+
+    def compose_layout(self, node: ast.Call):
+        """`ComposeLayout(per_element, swizzle_len, atom_len, tile_layout, swizzle_inner=True)`: an XOR
+        swizzle of the element address a memory tile layout gives (reference 3.6)."""
+        args = self.bind_args(node, ("per_element", "swizzle_len", "atom_len", "tile_layout",
+                                     "swizzle_inner=True"), "ComposeLayout")
+        if args is None:
+            return POISON
+        numbers = [self.const_int(args[k], f"`{k}`") for k in ("per_element", "swizzle_len", "atom_len")]
+        if None in numbers:
+            return POISON
+        per_element, length, atom = numbers
+        if min(numbers) < 0 or length > atom:
+            self.diags.error("E0517", f"a swizzle needs 0 <= swizzle_len <= atom_len, got swizzle_len={length}, "
+                                      f"atom_len={atom}", node.span,
+                             help="the bits folded in ([atom_len, atom_len + swizzle_len)) must not overlap the "
+                                  "bits they fold into ([0, swizzle_len))")
+            return POISON
+        inner = True
+        if not is_default(args["swizzle_inner"]):
+            flag = self.elab(args["swizzle_inner"])
+            if not (isinstance(flag, PyConst) and isinstance(flag.value, bool)):
+                self.diags.error("E0305", "`swizzle_inner` is True or False", args["swizzle_inner"].span)
+                return POISON
+            inner = flag.value
+        tile = self.elab(args["tile_layout"])
+        if isinstance(tile, LayoutPart):
+            tile = self.make_layout(tile, args["tile_layout"])
+        if not isinstance(tile, LayoutVal) or tile.layout.swizzle is not None or not layouts.is_memory_only(tile.layout):
+            if tile is not POISON:
+                self.diags.error("E0517", "`ComposeLayout` wraps a memory `TileLayout(S[...])`", args["tile_layout"].span)
+            return POISON
+        base = tile.layout
+        return LayoutVal(ir.Layout(base.shard, base.replica, base.offset, (per_element, length, atom, inner),
+                                   self.source_text(node.span)))
+

@@ -131,6 +131,12 @@ class LoopRange:
 
 
 @dataclass(frozen=True)
+class PtxMnemonic:
+    """`T.ptx["mnemonic"]`, waiting for its operands."""
+    mnemonic: str
+
+
+@dataclass(frozen=True)
 class Builtin:
     """A Python builtin the dialect uses (range)."""
     name: str
