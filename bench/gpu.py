@@ -235,7 +235,8 @@ def nvrtc_offline():
             includes.append(candidate)
             break
 
-    def compile_(source: str, arch: str) -> float:
+    def compile_(source: str, arch: str, cubin: bool = False):
+        """Seconds to compile `source` for `arch` (and the cubin when asked)."""
         options = [f"--gpu-architecture={arch}", *NVRTC_OPTIONS, "--device-as-default-execution-space"]
         options += [f"-I{d}" for d in includes if d.is_dir()]
         start = time.perf_counter()
@@ -245,12 +246,86 @@ def nvrtc_offline():
                 nvrtc.compileProgram(program, options)
             except nvrtc.NVRTCError:
                 raise RuntimeError(nvrtc.getProgramLog(program).strip()[-1500:]) from None
-            nvrtc.getCUBIN(program)
+            binary = nvrtc.getCUBIN(program)
         finally:
             nvrtc.destroyProgram(program)
-        return time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        return (elapsed, binary) if cubin else elapsed
 
     return compile_
+
+
+def find_cuobjdump() -> str | None:
+    import shutil
+    found = shutil.which("cuobjdump")
+    if found:
+        return found
+    roots = [os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda"]
+    roots += [str(Path(p) / "nvidia" / "cu13") for p in sys.path]   # the nvidia-cuda-cuobjdump wheel
+    for root in roots:
+        if root and (Path(root) / "bin" / "cuobjdump").is_file():
+            return str(Path(root) / "bin" / "cuobjdump")
+    return None
+
+
+_SASS_FUNCTION = re.compile(r"^\s*Function\s*:\s*(\S+)")
+_SASS_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+
+
+def sass_counts(compile_, cuobjdump: str, source: str, arch: str) -> dict:
+    """{kernel symbol: static SASS instruction count without NOPs} of one .cu text."""
+    import subprocess
+    _, binary = compile_(source, arch, cubin=True)
+    binary = _whole_elf(bytes(binary))
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as handle:
+        handle.write(binary)
+    try:
+        text = subprocess.run([cuobjdump, "-sass", handle.name], capture_output=True, text=True,
+                              timeout=60, check=True).stdout
+    finally:
+        os.unlink(handle.name)
+    counts, current = {}, None
+    for line in text.splitlines():
+        match = _SASS_FUNCTION.match(line)
+        if match:
+            current = match.group(1)
+            counts[current] = 0
+            continue
+        match = _SASS_INSTRUCTION.match(line)
+        if current and match and match.group(2) != "NOP":
+            counts[current] += 1
+    return counts
+
+
+def _whole_elf(binary: bytes) -> bytes:
+    """CuPy's nvrtc.getCUBIN drops the cubin's last byte (a NUL), which cuobjdump
+    then rejects; pad the ELF back to the length its own header gives."""
+    import struct
+    if binary[:4] != b"\x7fELF" or binary[4] != 2 or len(binary) < 64:
+        return binary
+    phoff, shoff = struct.unpack_from("<QQ", binary, 0x20)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", binary, 0x36)
+    size = max(phoff + phentsize * phnum, shoff + shentsize * shnum)
+    return binary + b"\0" * (size - len(binary)) if size > len(binary) else binary
+
+
+def sass_table(sources: dict, arch: str, compile_, cuobjdump: str, problems: list) -> list:
+    rows = []
+    for sample in sorted(sources):
+        per_variant = {}
+        for variant in VARIANTS:
+            text = sources[sample][variant]
+            if text is None:
+                continue
+            try:
+                per_variant[variant] = sass_counts(compile_, cuobjdump, text, arch)
+            except Exception as err:
+                problems.append(f"{sample}/{variant} SASS: {type(err).__name__}: {str(err)[:200]}")
+        for symbol in sorted(per_variant.get("tirxc", {})):
+            row = {"sample": sample, "kernel": symbol}
+            row.update({v: c.get(symbol) for v, c in per_variant.items()})
+            rows.append(row)
+    return rows
 
 
 def dry_run(args) -> int:
@@ -314,6 +389,12 @@ def dry_run(args) -> int:
             report["compile"].append(row)
             print(f"    {sample:18s} " + "  ".join(f"{v} {row.get(v + '_ms', row.get(v + '_error', '-'))}"
                                                     for v in VARIANTS))
+    cuobjdump = find_cuobjdump()
+    if compile_ is not None and cuobjdump and not args.no_sass:
+        print(f"  static SASS instructions per kernel ({args.arch}, no NOPs):")
+        report["sass"] = sass_table(sources, args.arch, compile_, cuobjdump, problems)
+        for row in report["sass"]:
+            print(f"    {row['kernel']:34s} " + "  ".join(f"{v} {row.get(v, '-')}" for v in VARIANTS))
     report["problems"] = problems
     (out_dir / "dry_run.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
     print(f"[gpu dry run] sources and dry_run.json in {out_dir}")
@@ -404,7 +485,7 @@ def gpu_run(args) -> int:
         "nvrtc": ".".join(map(str, cupy.cuda.nvrtc.getVersion())), "cupy": cupy.__version__,
         "numpy": np.__version__, "python": platform.python_version(), "host": platform.node(),
         "nvrtc_options": list(NVRTC_OPTIONS), "rounds": args.rounds, "tf32": os.environ.get("CUPY_TF32"),
-        "parts": list(args.parts),
+        "parts": list(args.parts), "tag": args.tag,
     }
     try:
         import subprocess
@@ -568,8 +649,19 @@ def gpu_run(args) -> int:
     else:
         errors.append("launcher overhead skipped: time budget spent")
 
+    # -- static SASS instruction counts (code size, free of timing noise) -------------------------
+    sass_rows = []
+    cuobjdump = find_cuobjdump()
+    if "sass" in args.parts and cuobjdump and time.perf_counter() < deadline - 20:
+        compile_ = nvrtc_offline()
+        if compile_ is not None:
+            print("[gpu] static SASS instruction counts", flush=True)
+            sass_rows = sass_table(sources, f"sm_{device.compute_capability}", compile_, cuobjdump, errors)
+    elif "sass" in args.parts:
+        errors.append("SASS counts skipped: " + ("no cuobjdump" if not cuobjdump else "time budget spent"))
+
     results = {"meta": meta, "kernels": kernel_rows, "compile": compile_rows, "launcher": launcher_rows,
-               "errors": errors, "elapsed_s": round(time.perf_counter() - started, 1)}
+               "sass": sass_rows, "errors": errors, "elapsed_s": round(time.perf_counter() - started, 1)}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1, default=str) + "\n", encoding="utf-8")
@@ -724,6 +816,12 @@ def print_tables(results: dict) -> None:
             print(f"| {r['kernel']} | {r['buffers']} | {r['launcher_us']} | {r['launch_config_us']} | {r['bare_us']} | "
                   f"{r['added_us']} | {r['getDevice_us']} | {r['pointerGetAttributes_us']} | "
                   f"{r['cuda_array_interface_us']} |")
+    if results.get("sass"):
+        print("\n## Static SASS instructions per kernel (no NOPs)\n")
+        print("| kernel | tirxc | hand-written | reference |")
+        print("|---|---:|---:|---:|")
+        for r in results["sass"]:
+            print(f"| {r['kernel']} | {r.get('tirxc', '—')} | {r.get('hand', '—')} | {r.get('reference', '—')} |")
     if results["errors"]:
         print("\nErrors:\n  " + "\n  ".join(results["errors"]))
 
@@ -740,8 +838,10 @@ def main(argv=None) -> int:
     ap.add_argument("--launch-calls", type=int, default=3000, help="host-overhead calls per path (default 3000)")
     ap.add_argument("--budget", type=float, default=TIME_BUDGET_S, help="soft time budget in seconds")
     ap.add_argument("--only", nargs="*", help="only these samples or case ids")
-    ap.add_argument("--parts", nargs="*", default=["compile", "kernels", "launcher"],
-                    choices=["compile", "kernels", "launcher"],
+    ap.add_argument("--tag", help="free text stored in the JSON's meta (e.g. the git commit measured)")
+    ap.add_argument("--no-sass", action="store_true", help="dry run: skip the SASS instruction counts")
+    ap.add_argument("--parts", nargs="*", default=["compile", "kernels", "launcher", "sass"],
+                    choices=["compile", "kernels", "launcher", "sass"],
                     help="what to run (default all; kernels need compile)")
     args = ap.parse_args(argv)
     if args.dry_run:

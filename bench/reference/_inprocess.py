@@ -1,7 +1,8 @@
 """In-process timing of the reference implementation, run by bench/transpile.py
 in bench/.venv-ref: for each sample, the parse (executing bench/reference/<s>.py,
 whose @T.function decorators parse the kernels) and the compile to CUDA text,
-each the median of --repeat runs after one warm-up. Prints JSON to stdout.
+each the median CPU time (time.process_time) of --repeat runs after one
+warm-up. Prints JSON to stdout.
 
     bench/.venv-ref/bin/python bench/reference/_inprocess.py [--repeat N] SAMPLE...
 """
@@ -42,11 +43,11 @@ def main() -> None:
             _emit.cuda_source(functions_of(namespace))
             parse, compile_ = [], []
             for _ in range(args.repeat):
-                t0 = time.perf_counter()
+                t0 = time.process_time()
                 namespace = runpy.run_path(path, run_name="bench_reference")
-                t1 = time.perf_counter()
+                t1 = time.process_time()
                 _emit.cuda_source(functions_of(namespace))
-                t2 = time.perf_counter()
+                t2 = time.process_time()
                 parse.append(t1 - t0)
                 compile_.append(t2 - t1)
             kernels = len(functions_of(namespace))
