@@ -69,6 +69,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         self.guards: list[ir.Expr] = []  # conditions of the enclosing `if`s (tcgen05 needs a warp-uniform one)
         self.pools: list = []  # SMEMPool / TMEMPool objects, checked when the kernel ends
         self.tmem_alloc = None  # (slot buffer, columns, span) of the kernel's tcgen05.alloc
+        self.arch_errors: set[str] = set()
 
     # -- names -------------------------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -129,7 +130,10 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         if suffix:
             self.arch_suffix = suffix
         target = self.module.arch
-        if target is not None and (target[0] < arch or (suffix and target[1] != suffix)):
+        # arch-specific features (the `a` suffix) exist on that architecture only
+        too_old = target is not None and (target[0] < arch or (suffix and (target[1] != suffix or target[0] != arch)))
+        if too_old and what not in self.arch_errors:
+            self.arch_errors.add(what)  # once per instruction and kernel: its first use
             self.diags.error("E0320", f"{what} needs sm_{arch}{suffix}, but the target is "
                                       f"sm_{target[0]}{target[1]}", span)
 
@@ -1313,7 +1317,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                 static += buf.storage.size * buf.dtype.nbytes
                 if static > STATIC_SHARED_LIMIT and crossing is None:
                     crossing = buf
-        arena = self.arena.storage.size * self.arena.dtype.nbytes if self.arena is not None else 0
+        arena = (self.arena.storage.size or 0) * self.arena.dtype.nbytes if self.arena is not None else 0  # an uncommitted pool: reported by finish_pools
         if crossing is not None:
             self.diags.error("E0508", f"static shared memory totals {static} bytes; the limit is "
                                       f"{STATIC_SHARED_LIMIT} bytes (48 KiB)", crossing.span,

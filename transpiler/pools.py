@@ -197,11 +197,12 @@ class PoolChecker:
                 for i, (a, a0, a1, aspan) in enumerate(pool.allocations):
                     for b, b0, b1, bspan in pool.allocations[i + 1:]:
                         # b reuses a's bytes while a is still read or written after b appears
-                        if a0 < b1 and b0 < a1 and id(a) in live and id(b) in live \
-                                and live[id(a)][1] > live[id(b)][0]:
-                            self.diags.warning("W0101", f"`{b.name}` (bytes {b0}..{b1}) overlaps `{a.name}` "
+                        ka, kb = _key(a), _key(b)
+                        if a0 < b1 and b0 < a1 and ka in live and kb in live and live[ka][1] > live[kb][0]:
+                            a_name, b_name = _name(a), _name(b)
+                            self.diags.warning("W0101", f"`{b_name}` (bytes {b0}..{b1}) overlaps `{a_name}` "
                                                         f"(bytes {a0}..{a1}), which is still in use", bspan,
-                                               notes=[Note(f"`{a.name}` is allocated here", aspan)],
+                                               notes=[Note(f"`{a_name}` is allocated here", aspan)],
                                                help="make sure their lifetimes do not overlap, or allocate "
                                                     "after the cursor instead of rewinding")
             elif pool.committed is not None and pool.deallocated is None:
@@ -354,14 +355,25 @@ class PoolChecker:
         return Void(ir.If(ir.binop("==", warp, ir.IntImm(INT32, pool.dealloc_warp)), body, None, node.span))
 
 
+def _name(buf: ir.Buffer) -> str:
+    """A pool view's source name (the view recorded at allocation is named later, its storage too)."""
+    return buf.name or buf.storage.name.removesuffix("_ptr")
+
+
+def _key(buf: ir.Buffer) -> int:
+    """Pool views have typed pointers of their own; the buffer object itself is renamed
+    (copied) when bound to a name, its storage is not."""
+    return id(buf.storage)
+
+
 def liveness(body: ir.Stmt) -> dict[int, tuple[int, int]]:
-    """For each buffer (by id): the position of its declaration and of its last use, in
-    program order (a loop's body counts as running until the loop ends)."""
+    """For each pool view (by storage): the position of its declaration and of its last use,
+    in program order."""
     from .lower import all_stmts
     spans: dict[int, list[int]] = {}
     for position, node in enumerate(all_stmts(body)):
         if isinstance(node, (ir.Allocate, ir.DeclView)):
-            spans.setdefault(id(node.buffer), [position, position])
+            spans.setdefault(_key(node.buffer), [position, position])
             continue
         buffers = []
         if isinstance(node, (ir.BufferStore, ir.BufferVecStore)):
@@ -371,6 +383,6 @@ def liveness(body: ir.Stmt) -> dict[int, tuple[int, int]]:
                 if isinstance(e, (ir.BufferLoad, ir.BufferVecLoad, ir.BufferAddress)):
                     buffers.append(e.buffer)
         for buf in buffers:
-            entry = spans.setdefault(id(buf), [position, position])
+            entry = spans.setdefault(_key(buf), [position, position])
             entry[1] = max(entry[1], position)
     return {key: (first, last) for key, (first, last) in spans.items()}

@@ -209,9 +209,9 @@ def test_arena_views_of_other_dtypes_are_typed_pointers():
     body = lines(cu)
     assert body.count("extern __shared__ __align__(128) unsigned char arena_ptr[];") == 1  # the largest align
     assert "float* As_ptr = (float*)arena_ptr;" in body
-    assert "half* Hs_ptr = (half*)arena_ptr;" in body
-    assert "Hs_ptr[(tx + 128)] = H_ptr[tx];" in body  # byte 256 = half element 128
-    assert "C_ptr[tx] = As_ptr[tx] + ((float)Hs_ptr[(tx + 128)]);" in body
+    assert "half* Hs_ptr = (half*)(arena_ptr + 256);" in body  # the view's pointer starts at its byte offset
+    assert "Hs_ptr[tx] = H_ptr[tx];" in body
+    assert "C_ptr[tx] = As_ptr[tx] + ((float)Hs_ptr[tx]);" in body
 
 
 # ---- Registers ---------------------------------------------------------------------------------------------

@@ -487,6 +487,35 @@ def _control_flow_check(before, after):
 _LAYOUT_NOTE = ("B's layout is not dense row-major or it has an elem_offset: "
                 "see the module docstring for what the caller passes.")
 
+# ---------------------------------------------------------------- mma_gemm_fp16
+
+def _mma_inputs(rng):
+    m = n = k = 1024
+    a = rng.uniform(-1.0, 1.0, (m, k)).astype(np.float16)
+    b = rng.uniform(-1.0, 1.0, (n, k)).astype(np.float16)
+    return [a, b, _out((m, n))]
+
+
+def _mma_check(before, after):
+    _unchanged(before, after, 0, 1)
+    ref = before[0].astype(np.float64) @ before[1].astype(np.float64).T  # C = A @ B^T, fp32 accumulation
+    assert_allclose(after[2], ref, **SGEMM)
+
+
+# ---------------------------------------------------------------- smem_pool
+
+def _smem_pool_inputs(rng):
+    return [_uniform(rng, (16 * 128, 64)), _uniform(rng, (16 * 128, 64)), _out((16 * 128, 64))]
+
+
+def _smem_pool_check(before, after):
+    _unchanged(before, after, 0, 1)
+    a = before[0].reshape(16, 128, 64)
+    b = before[1].reshape(16, 128, 64)
+    ref = (np.float32(2) * a + b[:, ::-1, :]).reshape(16 * 128, 64)
+    assert_allclose(after[2], ref, **ELEMWISE)
+
+
 CASES = [
     dict(id="smem_demo.smem_demo", sample="smem_demo", kernel="smem_demo", seed=100,
          make_inputs=_smem_demo_inputs, check=_smem_demo_check, launch=_launch([1], [128])),
@@ -544,6 +573,10 @@ CASES = [
 
     dict(id="sgemm_tiled.sgemm_tiled", sample="sgemm_tiled", kernel="sgemm_tiled", seed=1100,
          make_inputs=_sgemm_inputs, check=_sgemm_check, launch=_launch([32, 32], [16, 16])),
+    dict(id="mma_gemm_fp16.mma_gemm", sample="mma_gemm_fp16", kernel="mma_gemm", seed=1700,
+         make_inputs=_mma_inputs, check=_mma_check, launch=_launch([16, 16], [128])),
+    dict(id="smem_pool.smem_pool", sample="smem_pool", kernel="smem_pool", seed=1800,
+         make_inputs=_smem_pool_inputs, check=_smem_pool_check, launch=_launch([16], [256], 65536)),
 
     dict(id="relu_inline.relu_inline", sample="relu_inline", kernel="relu_inline", seed=1200,
          make_inputs=_relu_inputs, check=_relu_check, launch=_launch([16], [256])),
