@@ -21,20 +21,14 @@ executes or imports anything from the file.
 from __future__ import annotations
 
 import gc
+import json
 import re
 import sys
 import unicodedata
 from functools import lru_cache
-from importlib import resources
 from typing import Iterator
 
-from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters
-from lark.lexer import LexerThread
-from lark.parsers.lalr_analysis import Shift
-from lark.tree import Meta
-
-from . import ast
+from . import ast, data_text
 from .diagnostics import Diagnostics, Note
 from .source import SourceFile, Span
 
@@ -75,6 +69,71 @@ _STARTS_EXPR = _NUMBERS | {"NAME", "STRING", "LONG_STRING", "LPAR", "LSQB", "LBR
 # with one and then fails to parse is almost certainly that statement.
 _SOFT_KEYWORD_STATEMENTS = {"match": "`match` statement", "case": "`match` statement",
                             "type": "`type` alias statement"}
+
+
+class Token(str):
+    """A token: its text (the str value) with its kind and position, as Lark's
+    Token has them (lines and columns from 1, `end_column` one past the last
+    character). Two tokens are equal when their kinds and texts are."""
+
+    __slots__ = ("type", "start_pos", "value", "line", "column", "end_line", "end_column", "end_pos")
+
+    def __new__(cls, type, value, start_pos=None, line=None, column=None, end_line=None, end_column=None,
+                end_pos=None):
+        inst = str.__new__(cls, value)
+        inst.type = type
+        inst.start_pos = start_pos
+        inst.value = value
+        inst.line = line
+        inst.column = column
+        inst.end_line = end_line
+        inst.end_column = end_column
+        inst.end_pos = end_pos
+        return inst
+
+    @classmethod
+    def new_borrow_pos(cls, type_: str, value, borrow: "Token") -> "Token":
+        return cls(type_, value, borrow.start_pos, borrow.line, borrow.column, borrow.end_line, borrow.end_column,
+                   borrow.end_pos)
+
+    def __repr__(self):
+        return f"Token({self.type!r}, {self.value!r})"
+
+    def __reduce__(self):
+        return (self.__class__, (self.type, self.value, self.start_pos, self.line, self.column, self.end_line,
+                                 self.end_column, self.end_pos))
+
+    def __eq__(self, other):
+        if isinstance(other, Token) and self.type != other.type:
+            return False
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+class Tree:
+    """A parse tree node: the rule's name (alias), its children (Tokens, Trees
+    and None for a missing `[optional]`) and the position of its first and
+    last token. The node is its own `meta`: `empty` is True when it covers no
+    token (then it has no position)."""
+
+    __slots__ = ("data", "children", "line", "column", "end_line", "end_column", "empty")
+
+    def __init__(self, data: str, children: list, line=None, column=None, end_line=None, end_column=None):
+        self.data = data
+        self.children = children
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
+        self.empty = line is None
+
+    @property
+    def meta(self) -> "Tree":
+        return self
+
+    def __repr__(self):
+        return f"Tree({self.data!r}, {self.children!r})"
 
 
 class SyntaxProblem(Exception):
@@ -131,27 +190,37 @@ def _number_help(text: str) -> str | None:
 
 
 class _Lexer:
-    """Lark's basic lexer, driven by hand so that a bad character does not end
-    the token stream: it becomes an ERROR token that carries its diagnostic,
-    and lexing resumes after it."""
+    """The basic lexer of the grammar (Lark's `lexer="basic"`: one regular
+    expression of all terminals in priority order, keywords recognised as
+    names and then retyped, ignored terminals skipped), run by hand so that a
+    bad character does not end the token stream: it becomes an ERROR token
+    that carries its diagnostic, and lexing resumes after it."""
 
-    def __init__(self, lark: Lark, text: str, file: str):
+    def __init__(self, grammar: "_Grammar", text: str, file: str):
         self.text = text
         self.file = file
-        self.lexer = lark.parser.lexer  # the frontend's BasicLexer (lexer="basic", no post-lexer)
-        self.state = LexerThread.from_text(self.lexer, text).state
+        self.grammar = grammar
+        # Where the lexer is, as Lark's LineCounter keeps it: the column of
+        # `pos` is pos - line_start + 1.
+        self.pos = 0
+        self.line = 1
+        self.line_start = 0
         self.problems: dict[int, SyntaxProblem] = {}  # ERROR token start_pos -> its problem
         self.pending: Token | None = None
 
     def tokens(self) -> Iterator[Token]:
+        next_token = self._next
+        join_number = self._join_number
+        text = self.text
         while True:
-            tok = self._next()
+            tok = next_token()
             if tok is None:
                 return
-            if tok.type in _NUMBERS:
-                tok = self._join_number(tok)
-            elif tok.type == "STRING" and tok.value[-2:] in ('""', "''") and len(_strip_prefix(tok.value)[1]) == 2 \
-                    and self.text.startswith(tok.value[-1], tok.end_pos):
+            kind = tok.type
+            if kind in _NUMBERS:
+                tok = join_number(tok)
+            elif kind == "STRING" and tok.value[-2:] in ('""', "''") and len(_strip_prefix(tok.value)[1]) == 2 \
+                    and text.startswith(tok.value[-1], tok.end_pos):
                 # `"""abc` with no closing quotes lexes as an empty string and a stray quote.
                 tok = self._unterminated_triple(tok)
             yield tok
@@ -160,18 +229,50 @@ class _Lexer:
         if self.pending is not None:
             tok, self.pending = self.pending, None
             return tok
-        try:
-            return self.lexer.next_token(self.state)
-        except EOFError:
-            return None
-        except UnexpectedCharacters as err:
-            return self._bad_character(err.pos_in_stream, err.line, err.column)
+        text = self.text
+        end = len(text)
+        grammar = self.grammar
+        pos = self.pos
+        while pos < end:
+            for match in grammar.matchers:
+                m = match(text, pos)
+                if m is not None:
+                    break
+            else:
+                return self._bad_character(pos, self.line, pos - self.line_start + 1)
+            value = m.group()
+            kind = m.lastgroup
+            line = self.line
+            column = pos - self.line_start + 1
+            start = pos
+            pos += len(value)
+            self.pos = pos
+            if kind in grammar.newline_types:
+                newlines = value.count("\n")
+                if newlines:
+                    self.line += newlines
+                    self.line_start = start + value.rindex("\n") + 1
+            if kind in grammar.ignore_types:
+                continue
+            keywords = grammar.keywords.get(kind)
+            if keywords is not None:
+                kind = keywords.get(value, kind)
+            return Token(kind, value, start, line, column, self.line, pos - self.line_start + 1, pos)
+        return None
+
+    def _feed(self, chunk: str) -> None:
+        """Move past text that is not a token (as LineCounter.feed)."""
+        newlines = chunk.count("\n")
+        if newlines:
+            self.line += newlines
+            self.line_start = self.pos + chunk.rindex("\n") + 1
+        self.pos += len(chunk)
 
     def _error(self, start: int, end: int, line: int, col: int, problem: SyntaxProblem) -> Token:
         """An ERROR token covering text[start:end]; the lexer resumes at end."""
-        self.state.line_ctr.feed(self.text[start:end])
+        self._feed(self.text[start:end])
         tok = Token("ERROR", self.text[start:end], start_pos=start, line=line, column=col,
-                    end_line=self.state.line_ctr.line, end_column=self.state.line_ctr.column, end_pos=end)
+                    end_line=self.line, end_column=self.pos - self.line_start + 1, end_pos=end)
         self.problems[start] = problem
         return tok
 
@@ -208,11 +309,10 @@ class _Lexer:
                                 Span(self.file, tok.line, tok.column, tok.line, tok.end_column + 1),
                                 f"close it with {quote}")
         start = tok.start_pos
-        self.state.line_ctr.feed(self.text[tok.end_pos:])
+        self._feed(self.text[tok.end_pos:])
         self.problems[start] = problem
         return Token("ERROR", self.text[start:], start_pos=start, line=tok.line, column=tok.column,
-                     end_line=self.state.line_ctr.line, end_column=self.state.line_ctr.column,
-                     end_pos=len(self.text))
+                     end_line=self.line, end_column=self.pos - self.line_start + 1, end_pos=len(self.text))
 
     def _join_number(self, tok: Token) -> Token:
         """`0777`, `1__0`, `0x`, `1e` or `1.2.3` lex as a number glued to a name
@@ -441,10 +541,12 @@ class _Driver:
         self.text = text
         self.diags = diags
         self.errors = 0
-        self.lexer = _Lexer(grammar.lark, text, source.name)
+        self.lexer = _Lexer(grammar, text, source.name)
         self.layout = _Layout(text, source.name, self._report_in_statement, self.lexer.problems)
         self.stream = _Stream(self.layout.process(self.lexer.tokens()))
         self.actions = grammar.actions
+        self.reductions = grammar.reductions
+        self.unit_runs = grammar.unit_runs
         self.end_state = grammar.end_state
         self.state_stack = [grammar.start_state]
         self.value_stack: list = []
@@ -484,6 +586,7 @@ class _Driver:
         one untouched, nothing copied) until the token would be shifted.
         """
         actions = self.actions
+        reductions = self.reductions
         real = self.state_stack
         below = len(real)  # real[:below] is still on the virtual stack
         extra: list = []  # virtual entries above it
@@ -491,9 +594,9 @@ class _Driver:
             action = actions[extra[-1] if extra else real[below - 1]].get(kind)
             if action is None:
                 return False
-            if type(action) is int:
+            if action >= 0:
                 return True
-            size, _, origin = action
+            size, _, origin = reductions[~action]
             taken = min(size, len(extra))
             del extra[len(extra) - taken:]
             below -= size - taken
@@ -530,15 +633,28 @@ class _Driver:
         values = self.value_stack
         kind = tok.type
         while True:
-            action = actions[states[-1]].get(kind)
+            top = states[-1]
+            action = actions[top].get(kind)
             if action is None:
                 raise _Reject
-            if type(action) is int:
+            if action >= 0:
                 states.append(action)
                 values.append(tok)
                 return None
-            size, build, origin = action
-            if build is None:  # `?rule` of one symbol: the value stays, only the state changes
+            size, build, origin = self.reductions[~action]
+            if build is None and kind != "$END":
+                # `?rule` of one symbol: the value stays, only the state
+                # changes, and so for the whole run of such steps; where the
+                # run ends depends only on the state below, this state and kind.
+                below = states[-2]
+                key = (below, top, kind)
+                end = self.unit_runs.get(key)
+                if end is None:
+                    end = self._unit_run(below, top, kind)
+                    self.unit_runs[key] = end
+                states[-1] = end
+                continue
+            if build is None:
                 states.pop()
             else:
                 if size:
@@ -552,6 +668,19 @@ class _Driver:
             states.append(goto)
             if goto == self.end_state and kind == "$END":
                 return values[-1]
+
+    def _unit_run(self, below: int, state: int, kind: str) -> int:
+        """The state after the unit reductions that `kind` triggers from `state`
+        (with `below` under it), up to the first action of another sort."""
+        actions, reductions = self.actions, self.reductions
+        while True:
+            action = actions[state].get(kind)
+            if action is None or action >= 0:
+                return state
+            size, build, origin = reductions[~action]
+            if build is not None:
+                return state
+            state = actions[below][origin]
 
     def _feed(self, tok: Token):
         result = self._shift(tok)
@@ -909,7 +1038,7 @@ class _Builder:
             method = methods.get(node.data)
             if method is None:
                 method = methods[node.data] = getattr(self, node.data)
-            stack.append(method(node.meta, args))
+            stack.append(method(node, args))  # a Tree is its own meta
         return stack[0]
 
     # -- helpers ------------------------------------------------------------------
@@ -1402,7 +1531,7 @@ class _Builder:
 
 # ---- entry point ----------------------------------------------------------------------
 
-def _rule_builder(rule):
+def _rule_builder(rule: "_Rule"):
     """The tree-building callback of one grammar rule.
 
     It shapes the tree exactly as Lark's own builder does (anonymous tokens
@@ -1455,66 +1584,209 @@ def _rule_builder(rule):
                 kept += [None] * trailing
             if expand1 and len(kept) == 1:
                 return kept[0]
-        meta = Meta()
+        tree = Tree(name, kept)
         for child in children:
-            where = child.meta if type(child) is Tree else child
-            if where is not None and not getattr(where, "empty", False):
-                meta.line, meta.column = where.line, where.column
-                meta.empty = False
+            if child is not None and not (type(child) is Tree and child.empty):
+                tree.line, tree.column = child.line, child.column
+                tree.empty = False
                 break
+        else:
+            return tree
         for child in reversed(children):
-            where = child.meta if type(child) is Tree else child
-            if where is not None and not getattr(where, "empty", False):
-                meta.end_line, meta.end_column = where.end_line, where.end_column
-                break
-        return Tree(name, kept, meta)
+            if child is not None and not (type(child) is Tree and child.empty):
+                tree.end_line, tree.end_column = child.end_line, child.end_column
+                return tree
+        return tree
 
     return build
 
 
-class _Grammar:
-    """The compiled grammar: Lark's lexer, and Lark's LALR table recast for
-    _Driver's own parse loop.
+# ---- the compiled grammar ---------------------------------------------------------------
+#
+# Lark compiles grammar/tirx.lark into an LALR table and a lexer, which takes
+# most of a second. The result ships next to the grammar as
+# tirx.tables.json (written by `python -m transpiler.parse --write-tables`),
+# so a run only reads it; the file records the SHA-256 of the grammar it was
+# made from, and a stale or missing file is rebuilt in memory with Lark
+# (tests/perf checks that the shipped file is current). The file is
+# canonical: states are numbered in breadth-first order from the start state,
+# rules and terminals are sorted, so the same grammar always gives the same
+# bytes whatever Python's hash seed.
 
-    Lark computes the table; the loop that runs it is ours so that the driver
-    can save and restore the stacks for error recovery, and so that each step
-    is a couple of dict lookups: `actions[state][token kind]` is the next
-    state (an int) for a shift or goto, or `(size, build, rule name)` for a
-    reduction.
+TABLES_FILE = "tirx.tables.json"
+_TABLES_FORMAT = 1
+
+
+def _grammar_digest(text: str) -> str:
+    import hashlib
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def build_tables(text: str) -> dict:
+    """Compile the grammar text with Lark into the canonical tables (see above)."""
+    from lark import Lark
+    from lark.lexer import PatternStr, UnlessCallback
+    from lark.parsers.lalr_analysis import Shift
+
+    lark = Lark(text, parser="lalr", lexer="basic", maybe_placeholders=True, start="start")
+    table = lark.parser.parser.parser.parse_table
+    lexer = lark.parser.lexer  # the frontend's BasicLexer (lexer="basic", no post-lexer)
+    scanner = lexer.scanner
+
+    keywords: dict[str, dict[str, str]] = {}
+    for kind, callback in lexer.callback.items():
+        assert type(callback) is UnlessCallback, (kind, callback)
+        words = {}
+        for term in callback.scanner.terminals:
+            assert type(term.pattern) is PatternStr and not term.pattern.flags, term
+            assert term.pattern.value not in words, term
+            words[term.pattern.value] = term.name
+        keywords[kind] = dict(sorted(words.items()))
+
+    def rule_key(rule):
+        return (str(rule.origin.name), [[str(s.name), 0 if not s.is_term else (2 if s.filter_out else 1)]
+                                        for s in rule.expansion],
+                str(rule.alias) if rule.alias else "", bool(rule.options.expand1),
+                bool(rule.options.keep_all_tokens), [bool(b) for b in rule.options.empty_indices or ()])
+
+    rules = sorted(lark.rules, key=rule_key)
+    keys = [rule_key(r) for r in rules]
+    assert all(a != b for a, b in zip(keys, keys[1:])), "two rules with the same shape"
+    rule_index = {id(r): i for i, r in enumerate(rules)}
+
+    start = table.start_states["start"]
+    order = {start: 0}  # Lark's state -> ours, breadth first with the symbols in sorted order
+    queue = [start]
+    for state in queue:
+        row = table.states[state]
+        for key in sorted(row, key=str):
+            action, arg = row[key]
+            if action is Shift and arg not in order:
+                order[arg] = len(order)
+                queue.append(arg)
+    assert len(order) == len(table.states), "unreachable LALR states"
+    states = []
+    for state in queue:
+        row = table.states[state]
+        ours = {}
+        for key in sorted(row, key=str):
+            action, arg = row[key]
+            ours[str(key)] = order[arg] if action is Shift else ~rule_index[id(arg)]
+        states.append(ours)
+    return {
+        "format": _TABLES_FORMAT,
+        "grammar_sha256": _grammar_digest(text),
+        "lexer": {
+            "patterns": [m.pattern for m in scanner._mres],
+            "flags": lexer.g_regex_flags,
+            "ignore": sorted(lexer.ignore_types),
+            "newline": sorted(lexer.newline_types),
+            "keywords": dict(sorted(keywords.items())),
+        },
+        "rules": [[origin, alias or None, expansion, expand1, keep_all, empty]
+                  for origin, expansion, alias, expand1, keep_all, empty in keys],
+        "start": 0,
+        "end": order[table.end_states["start"]],
+        "states": states,
+    }
+
+
+def tables_text(tables: dict) -> str:
+    """The tables as the bytes of tirx.tables.json: one rule and one state per line."""
+    def dump(value) -> str:
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+
+    lines = ["{"]
+    for key in ("format", "grammar_sha256", "lexer", "start", "end"):
+        lines.append(f"{dump(key)}:{dump(tables[key])},")
+    for key in ("rules", "states"):
+        lines.append(f"{dump(key)}:[")
+        items = tables[key]
+        lines += [dump(item) + ("," if i + 1 < len(items) else "") for i, item in enumerate(items)]
+        lines.append("]," if key == "rules" else "]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _load_tables() -> dict:
+    text = data_text("grammar", "tirx.lark")
+    try:
+        tables = json.loads(data_text("grammar", TABLES_FILE))
+    except (OSError, ValueError):
+        tables = None
+    if tables is None or tables.get("format") != _TABLES_FORMAT \
+            or tables.get("grammar_sha256") != _grammar_digest(text):
+        tables = build_tables(text)  # stale or missing: slow, but right
+    return tables
+
+
+class _Symbol:
+    __slots__ = ("name", "is_term", "filter_out")
+
+    def __init__(self, name: str, kind: int):
+        self.name, self.is_term, self.filter_out = name, kind != 0, kind == 2
+
+    def __repr__(self):
+        return self.name
+
+
+class _RuleOptions:
+    __slots__ = ("expand1", "keep_all_tokens", "empty_indices")
+
+    def __init__(self, expand1: bool, keep_all_tokens: bool, empty_indices: tuple):
+        self.expand1, self.keep_all_tokens, self.empty_indices = expand1, keep_all_tokens, empty_indices
+
+
+class _Rule:
+    """A grammar rule, with the attributes of Lark's Rule that the tree builder reads."""
+    __slots__ = ("origin", "expansion", "alias", "options")
+
+    def __init__(self, origin: str, alias: str | None, expansion, expand1: bool, keep_all: bool, empty):
+        self.origin = _Symbol(origin, 0)
+        self.alias = alias
+        self.expansion = [_Symbol(name, kind) for name, kind in expansion]
+        self.options = _RuleOptions(expand1, keep_all, tuple(empty))
+
+    def __repr__(self):
+        return f"<{self.origin.name} : {' '.join(s.name for s in self.expansion)}>"
+
+
+class _Grammar:
+    """The compiled grammar, ready for _Lexer and _Driver.
+
+    `actions[state][symbol]` is the next state (an int >= 0) for a shift or
+    goto, or a reduction `~rule` (< 0) whose `reductions[rule]` is `(size,
+    build, rule name)`; build is None for a unit step up the precedence
+    ladder (atom -> ... -> test), which needs no tree. A run of such steps
+    depends only on the state below them, the state they start from and the
+    lookahead, so _Driver remembers where each run ends (`unit_runs`).
     """
 
-    def __init__(self) -> None:
-        text = resources.files("transpiler.grammar").joinpath("tirx.lark").read_text(encoding="utf-8")
-        self.lark = Lark(text, parser="lalr", lexer="basic", maybe_placeholders=True, start="start")
-        table = self.lark.parser.parser.parser.parse_table
-        self.start_state = table.start_states["start"]
-        self.end_state = table.end_states["start"]
-        reductions: dict[int, tuple] = {}
-        self.actions: dict[int, dict[str, object]] = {}
-        for state, row in table.states.items():
-            ours = {}
-            for key, (action, arg) in row.items():
-                key = sys.intern(str(key))
-                if action is Shift:
-                    ours[key] = arg
-                else:
-                    if id(arg) not in reductions:
-                        # Most reductions are unit steps up the precedence ladder
-                        # (atom -> ... -> test); those need no builder call.
-                        unit = len(arg.expansion) == 1 and arg.options.expand1 and not arg.alias \
-                            and not arg.options.empty_indices \
-                            and not (arg.expansion[0].is_term and arg.expansion[0].filter_out) \
-                            and not (not arg.expansion[0].is_term and arg.expansion[0].name.startswith("_"))
-                        reductions[id(arg)] = (len(arg.expansion), None if unit else _rule_builder(arg),
-                                               sys.intern(str(arg.origin.name)))
-                    ours[key] = reductions[id(arg)]
-            self.actions[state] = ours
-        self.rules = self.lark.rules
+    def __init__(self, tables: dict) -> None:
+        lexer = tables["lexer"]
+        flags = lexer["flags"]
+        self.matchers = [re.compile(pattern, flags).match for pattern in lexer["patterns"]]
+        self.ignore_types = frozenset(lexer["ignore"])
+        self.newline_types = frozenset(lexer["newline"])
+        self.keywords: dict[str, dict[str, str]] = lexer["keywords"]
+        self.rules = [_Rule(*r) for r in tables["rules"]]
+        self.reductions = []
+        for rule in self.rules:
+            first = rule.expansion[0] if len(rule.expansion) == 1 else None
+            unit = first is not None and rule.options.expand1 and not rule.alias \
+                and not rule.options.empty_indices \
+                and not (first.is_term and first.filter_out) \
+                and not (not first.is_term and first.name.startswith("_"))
+            self.reductions.append((len(rule.expansion), None if unit else _rule_builder(rule), rule.origin.name))
+        self.actions: list[dict[str, int]] = tables["states"]
+        self.start_state = tables["start"]
+        self.end_state = tables["end"]
+        self.unit_runs: dict[tuple, int] = {}
 
 
 @lru_cache(maxsize=1)
 def _grammar() -> _Grammar:
-    return _Grammar()
+    return _Grammar(_load_tables())
 
 
 # Nodes that make up expressions; statements do not count towards their depth
@@ -1573,3 +1845,24 @@ def _parse(source: SourceFile, diags: Diagnostics) -> ast.Module | None:
     if not _check_depth(module, diags):
         return None
     return module
+
+
+def write_tables() -> str:
+    """Regenerate tirx.tables.json next to tirx.lark; returns its path."""
+    from pathlib import Path
+
+    try:
+        from importlib import resources
+        folder = Path(str(resources.files("transpiler.grammar")))
+    except ModuleNotFoundError:  # a source checkout used without installing
+        folder = Path(__file__).resolve().parent.parent / "grammar"
+    text = (folder / "tirx.lark").read_text(encoding="utf-8")
+    target = folder / TABLES_FILE
+    target.write_text(tables_text(build_tables(text)), encoding="utf-8", newline="\n")
+    return str(target)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write-tables"]:
+        sys.exit("usage: python -m transpiler.parse --write-tables")
+    print(write_tables())
