@@ -208,22 +208,19 @@ class _Lexer:
         self.problems: dict[int, SyntaxProblem] = {}  # ERROR token start_pos -> its problem
         self.pending: Token | None = None
 
-    def tokens(self) -> Iterator[Token]:
-        next_token = self._next
-        join_number = self._join_number
-        text = self.text
-        while True:
-            tok = next_token()
-            if tok is None:
-                return
-            kind = tok.type
-            if kind in _NUMBERS:
-                tok = join_number(tok)
-            elif kind == "STRING" and tok.value[-2:] in ('""', "''") and len(_strip_prefix(tok.value)[1]) == 2 \
-                    and text.startswith(tok.value[-1], tok.end_pos):
-                # `"""abc` with no closing quotes lexes as an empty string and a stray quote.
-                tok = self._unterminated_triple(tok)
-            yield tok
+    def token(self) -> Token | None:
+        """The next token, or None at the end of the text."""
+        tok = self._next()
+        if tok is None:
+            return None
+        kind = tok.type
+        if kind in _NUMBERS:
+            return self._join_number(tok)
+        if kind == "STRING" and tok.value[-2:] in ('""', "''") and len(_strip_prefix(tok.value)[1]) == 2 \
+                and self.text.startswith(tok.value[-1], tok.end_pos):
+            # `"""abc` with no closing quotes lexes as an empty string and a stray quote.
+            return self._unterminated_triple(tok)
+        return tok
 
     def _next(self) -> Token | None:
         if self.pending is not None:
@@ -232,13 +229,13 @@ class _Lexer:
         text = self.text
         end = len(text)
         grammar = self.grammar
+        dispatch = grammar.dispatch
         pos = self.pos
         while pos < end:
-            for match in grammar.matchers:
-                m = match(text, pos)
-                if m is not None:
-                    break
-            else:
+            char = text[pos]
+            match = dispatch.get(char) or grammar.matcher(char)
+            m = match(text, pos)
+            if m is None:
                 return self._bad_character(pos, self.line, pos - self.line_start + 1)
             value = m.group()
             kind = m.lastgroup
@@ -360,8 +357,13 @@ class _Layout:
         self.brackets: list[Token] = []
         self.first = True
 
-    def process(self, tokens: Iterator[Token]) -> Iterator[Token]:
-        for tok in tokens:
+    def process(self, next_token) -> Iterator[Token]:
+        """The tokens that `next_token()` returns (None at the end), laid out."""
+        brackets = self.brackets
+        while True:
+            tok = next_token()
+            if tok is None:
+                return
             if self.first:
                 self.first = False
                 if tok.type != "_NEWLINE" and tok.column > 1:
@@ -370,7 +372,7 @@ class _Layout:
                     yield from self._indentation(self.text[start:tok.start_pos], tok)
             kind = tok.type
             if kind == "_NEWLINE":
-                if self.brackets:
+                if brackets:
                     continue
                 yield tok
                 following = self._following(tok)
@@ -378,18 +380,18 @@ class _Layout:
                     yield from self._indentation(tok.value.rsplit("\n", 1)[1], following)
                 continue
             if kind in _OPEN:
-                self.brackets.append(tok)
-                if len(self.brackets) > MAX_BRACKET_DEPTH:
+                brackets.append(tok)
+                if len(brackets) > MAX_BRACKET_DEPTH:
                     raise SyntaxProblem("E0108", f"brackets nested more than {MAX_BRACKET_DEPTH} deep",
                                         _token_span(self.file, tok))
             elif kind in _CLOSE:
-                if not self.brackets:
+                if not brackets:
                     self.problems[tok.start_pos] = SyntaxProblem(
                         "E0104", f"unmatched '{tok.value}'", _token_span(self.file, tok),
                         "remove it, or add the opening bracket it belongs to")
                     yield _synthetic("ERROR", tok.value, tok)
                     continue
-                opener = self.brackets.pop()
+                opener = brackets.pop()
                 if _OPEN[opener.type] != _CLOSE[kind]:
                     want_type, want = _CLOSER_OF[opener.value]
                     self.report(SyntaxProblem(
@@ -543,7 +545,7 @@ class _Driver:
         self.errors = 0
         self.lexer = _Lexer(grammar, text, source.name)
         self.layout = _Layout(text, source.name, self._report_in_statement, self.lexer.problems)
-        self.stream = _Stream(self.layout.process(self.lexer.tokens()))
+        self.stream = _Stream(self.layout.process(self.lexer.token))
         self.actions = grammar.actions
         self.reductions = grammar.reductions
         self.unit_runs = grammar.unit_runs
@@ -556,6 +558,11 @@ class _Driver:
         self.line_first: Token | None = None  # first token of the current logical line
         self.last_line_first: Token | None = None
         self.line_kinds: set[str] = set()  # token kinds seen outside brackets on this logical line
+        # Characters of the longest logical line: an expression has at most one
+        # node per token of its line, so _check_depth need not run when this is
+        # within MAX_EXPR_DEPTH.
+        self.line_start = 0
+        self.longest_line = 0
 
     # -- reporting ---------------------------------------------------------------
     def report(self, problem: SyntaxProblem) -> None:
@@ -623,7 +630,7 @@ class _Driver:
         for tree, length in lengths:
             del tree.children[length:]
 
-    def _shift(self, tok: Token):
+    def _feed(self, tok: Token):
         """One token through the LALR automaton: reduce as the table says, then
         shift (or, for $END, accept and return the tree). Raises _Reject when
         the token cannot come next; the stacks may then hold reductions made
@@ -632,6 +639,7 @@ class _Driver:
         states = self.state_stack
         values = self.value_stack
         kind = tok.type
+        result = None
         while True:
             top = states[-1]
             action = actions[top].get(kind)
@@ -640,7 +648,7 @@ class _Driver:
             if action >= 0:
                 states.append(action)
                 values.append(tok)
-                return None
+                break
             size, build, origin = self.reductions[~action]
             if build is None and kind != "$END":
                 # `?rule` of one symbol: the value stays, only the state
@@ -650,8 +658,7 @@ class _Driver:
                 key = (below, top, kind)
                 end = self.unit_runs.get(key)
                 if end is None:
-                    end = self._unit_run(below, top, kind)
-                    self.unit_runs[key] = end
+                    end = self.unit_runs[key] = self._unit_run(below, top, kind)
                 states[-1] = end
                 continue
             if build is None:
@@ -667,7 +674,28 @@ class _Driver:
             goto = actions[states[-1]][origin]
             states.append(goto)
             if goto == self.end_state and kind == "$END":
-                return values[-1]
+                result = values[-1]
+                break
+
+        self.prev2, self.prev = self.prev, tok
+        if kind in _BOUNDARY:
+            if self.line_first is not None:
+                self.last_line_first = self.line_first
+            self.line_first = None
+            self.line_kinds = set()
+            start = tok.start_pos or 0
+            if start - self.line_start > self.longest_line:
+                self.longest_line = start - self.line_start
+            self.line_start = tok.end_pos if tok.end_pos is not None else start
+            # Only where a statement may start: not between a decorator and its `def`.
+            if self._accepts("PASS"):
+                self._save()
+        else:
+            if self.line_first is None:
+                self.line_first = tok
+            if not self.layout.brackets:
+                self.line_kinds.add(kind)
+        return result
 
     def _unit_run(self, below: int, state: int, kind: str) -> int:
         """The state after the unit reductions that `kind` triggers from `state`
@@ -681,25 +709,6 @@ class _Driver:
             if build is not None:
                 return state
             state = actions[below][origin]
-
-    def _feed(self, tok: Token):
-        result = self._shift(tok)
-        self.prev2, self.prev = self.prev, tok
-        kind = tok.type
-        if kind in _BOUNDARY:
-            if self.line_first is not None:
-                self.last_line_first = self.line_first
-            self.line_first = None
-            self.line_kinds = set()
-            # Only where a statement may start: not between a decorator and its `def`.
-            if self._accepts("PASS"):
-                self._save()
-        else:
-            if self.line_first is None:
-                self.line_first = tok
-            if not self.layout.brackets:
-                self.line_kinds.add(kind)
-        return result
 
     # -- the main loop ---------------------------------------------------------------
     def run(self):
@@ -1673,11 +1682,17 @@ def build_tables(text: str) -> dict:
             action, arg = row[key]
             ours[str(key)] = order[arg] if action is Shift else ~rule_index[id(arg)]
         states.append(ours)
+    terminals = [[t.name, t.pattern.to_regexp()] for t in scanner.terminals]
+    assert [m.pattern for m in scanner._mres] == [_union(terminals)], "Lark split its lexer pattern"
+    first = [[i for i, (_, regexp) in enumerate(terminals) if code in _first_chars(regexp, lexer.g_regex_flags)]
+             for code in range(128)]
+    _check_first(terminals, first, lexer.g_regex_flags)
     return {
         "format": _TABLES_FORMAT,
         "grammar_sha256": _grammar_digest(text),
         "lexer": {
-            "patterns": [m.pattern for m in scanner._mres],
+            "terminals": terminals,
+            "first": first,
             "flags": lexer.g_regex_flags,
             "ignore": sorted(lexer.ignore_types),
             "newline": sorted(lexer.newline_types),
@@ -1689,6 +1704,92 @@ def build_tables(text: str) -> dict:
         "end": order[table.end_states["start"]],
         "states": states,
     }
+
+
+def _union(terminals) -> str:
+    """The lexer's pattern: the terminals' patterns as named alternatives, in
+    priority order (the first alternative that matches wins, as in Lark)."""
+    return "|".join(f"(?P<{name}>{regexp})" for name, regexp in terminals)
+
+
+def _first_chars(regexp: str, flags: int) -> set[int]:
+    """The ASCII characters a match of regexp may start with, or more (never fewer)."""
+    try:
+        from re import _constants as c, _parser as sre_parse
+    except ImportError:  # Python 3.10
+        import sre_constants as c
+        import sre_parse
+    every = set(range(128))
+    category_re = {c.CATEGORY_DIGIT: r"\d", c.CATEGORY_NOT_DIGIT: r"\D", c.CATEGORY_SPACE: r"\s",
+                   c.CATEGORY_NOT_SPACE: r"\S", c.CATEGORY_WORD: r"\w", c.CATEGORY_NOT_WORD: r"\W"}
+
+    def char_set(items) -> set[int]:
+        chars, negate = set(), False
+        for op, av in items:
+            if op is c.NEGATE:
+                negate = True
+            elif op is c.LITERAL:
+                chars.add(av)
+            elif op is c.RANGE:
+                chars.update(range(av[0], min(av[1], 127) + 1))
+            elif op is c.CATEGORY and av in category_re:
+                chars.update(code for code in every if re.fullmatch(category_re[av], chr(code), flags))
+            else:
+                return every  # not understood: any character
+        return every - chars if negate else chars & every
+
+    def sequence(items) -> tuple[set[int], bool]:  # (first characters, may match the empty string)
+        out: set[int] = set()
+        for op, av in items:
+            first, empty = item(op, av)
+            out |= first
+            if not empty:
+                return out, False
+        return out, True
+
+    def item(op, av) -> tuple[set[int], bool]:
+        if op is c.LITERAL:
+            return {av} & every, False
+        if op is c.IN:
+            return char_set(av), False
+        if op is c.BRANCH:
+            out, empty = set(), False
+            for alternative in av[1]:
+                first, alt_empty = sequence(alternative)
+                out |= first
+                empty = empty or alt_empty
+            return out, empty
+        if op is c.SUBPATTERN:
+            return sequence(av[3])
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) or op is getattr(c, "POSSESSIVE_REPEAT", None):
+            first, empty = sequence(av[2])
+            return first, empty or av[0] == 0
+        if op is getattr(c, "ATOMIC_GROUP", None):
+            return sequence(av)
+        if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+            return set(), True  # zero width
+        return every, True  # not understood: anything
+
+    parsed = sre_parse.parse(regexp, flags)
+    if parsed.state.flags & re.IGNORECASE or "(?i" in regexp or "(?-" in regexp:
+        return every
+    return sequence(list(parsed))[0]
+
+
+def _check_first(terminals, first, flags: int) -> None:
+    """The first-character dispatch (see _Grammar.matcher) must pick the same
+    token as the whole pattern; try it on every ASCII character followed by
+    some likely continuations."""
+    whole = re.compile(_union(terminals), flags)
+    tails = ["", "a", "0", "x1", "_", ".", ".5", "5", "e5", "j", '"', "'", '""', "''", "\n", " ", "\t", "=",
+             "*", "/", "<", ">", "-", "+", "(", "#", "\\\n", "a'", 'b"x"', "'" * 3, '"' * 3, "0_1", "fr'", "\u00e9"]
+    for code in range(128):
+        part = re.compile(_union([terminals[i] for i in first[code]]), flags) if first[code] else None
+        for tail in tails:
+            text = chr(code) + tail
+            m = whole.match(text)
+            n = part.match(text) if part is not None else None
+            assert (m and (m.lastgroup, m.end())) == (n and (n.lastgroup, n.end())), (text, m, n)
 
 
 def tables_text(tables: dict) -> str:
@@ -1764,8 +1865,13 @@ class _Grammar:
 
     def __init__(self, tables: dict) -> None:
         lexer = tables["lexer"]
-        flags = lexer["flags"]
-        self.matchers = [re.compile(pattern, flags).match for pattern in lexer["patterns"]]
+        self.flags = lexer["flags"]
+        self.terminals = [tuple(t) for t in lexer["terminals"]]
+        self.first = lexer["first"]
+        # First character -> the match function of the terminals that can
+        # start with it (filled in as characters are met; see matcher).
+        self.dispatch: dict[str, object] = {}
+        self._matchers: dict[tuple, object] = {}
         self.ignore_types = frozenset(lexer["ignore"])
         self.newline_types = frozenset(lexer["newline"])
         self.keywords: dict[str, dict[str, str]] = lexer["keywords"]
@@ -1782,6 +1888,28 @@ class _Grammar:
         self.start_state = tables["start"]
         self.end_state = tables["end"]
         self.unit_runs: dict[tuple, int] = {}
+
+
+    def matcher(self, char: str):
+        """`match(text, pos)` for a position holding char: the lexer's pattern
+        cut down to the terminals that can start with char, in the same order,
+        so that it picks the same token as the whole pattern would, faster
+        and without compiling what the text never needs."""
+        code = ord(char)
+        indices = tuple(self.first[code]) if code < 128 else tuple(range(len(self.terminals)))
+        match = self._matchers.get(indices)
+        if match is None:
+            if indices:
+                match = re.compile(_union([self.terminals[i] for i in indices]), self.flags).match
+            else:
+                match = _no_match
+            self._matchers[indices] = match
+        self.dispatch[char] = match
+        return match
+
+
+def _no_match(text: str, pos: int) -> None:
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -1842,7 +1970,7 @@ def _parse(source: SourceFile, diags: Diagnostics) -> ast.Module | None:
         driver.report(problem)
     if driver.errors:
         return None
-    if not _check_depth(module, diags):
+    if driver.longest_line > MAX_EXPR_DEPTH and not _check_depth(module, diags):
         return None
     return module
 
