@@ -592,47 +592,98 @@ def select(cond: Expr, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
 
 # ---- traversal ----------------------------------------------------------------------------
 
+# Node classes with no expression inside (map_expr returns them as they are).
+_LEAVES = frozenset({IntImm, FloatImm, Var, Builtin, StrImm})
+
+
 def map_expr(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
-    """Rebuild an expression bottom-up; fn may return a replacement for a node (or None)."""
+    """Rebuild an expression bottom-up; fn may return a replacement for a node (or None).
+
+    A node whose children all come back unchanged is kept as it is: the folding
+    constructors give the same node again for the same children, so rebuilding
+    it would only copy it."""
     replaced = fn(e)
     if replaced is not None:
         return replaced
+    cls = type(e)
+    if cls in _LEAVES:
+        return e
     if isinstance(e, BinOp):
-        return binop(e.op, map_expr(e.a, fn), map_expr(e.b, fn), e.span)
+        a, b = map_expr(e.a, fn), map_expr(e.b, fn)
+        if a is e.a and b is e.b:
+            return e
+        return binop(e.op, a, b, e.span)
     if isinstance(e, UnaryOp):
-        return unary(e.op, map_expr(e.a, fn), e.span)
+        a = map_expr(e.a, fn)
+        return e if a is e.a else unary(e.op, a, e.span)
     if isinstance(e, Select):
-        return select(map_expr(e.cond, fn), map_expr(e.a, fn), map_expr(e.b, fn), e.span)
+        cond, a, b = map_expr(e.cond, fn), map_expr(e.a, fn), map_expr(e.b, fn)
+        if cond is e.cond and a is e.a and b is e.b:
+            return e
+        return select(cond, a, b, e.span)
     if isinstance(e, Cast):
-        return cast(e.dtype, map_expr(e.a, fn), e.span)
+        a = map_expr(e.a, fn)
+        return e if a is e.a else cast(e.dtype, a, e.span)
     if isinstance(e, Reinterpret):
-        return Reinterpret(e.dtype, map_expr(e.a, fn), e.span)
+        a = map_expr(e.a, fn)
+        return e if a is e.a else Reinterpret(e.dtype, a, e.span)
     if isinstance(e, Call):
-        return Call(e.dtype, e.func, tuple(map_expr(a, fn) for a in e.args), e.span)
+        args = _map_all(e.args, fn)
+        return e if args is e.args else Call(e.dtype, e.func, args, e.span)
     if isinstance(e, (BufferLoad, BufferVecLoad)):
-        return type(e)(e.dtype, e.buffer, tuple(map_expr(i, fn) for i in e.indices), e.span)
+        indices = _map_all(e.indices, fn)
+        return e if indices is e.indices else type(e)(e.dtype, e.buffer, indices, e.span)
     if isinstance(e, BufferAddress):
-        indices = None if e.indices is None else tuple(map_expr(i, fn) for i in e.indices)
-        return BufferAddress(e.dtype, e.buffer, indices, e.span)
+        indices = None if e.indices is None else _map_all(e.indices, fn)
+        return e if indices is e.indices else BufferAddress(e.dtype, e.buffer, indices, e.span)
     if isinstance(e, (Load, VecLoad)):
-        return type(e)(e.dtype, e.storage, map_expr(e.index, fn), e.span)
+        index = map_expr(e.index, fn)
+        return e if index is e.index else type(e)(e.dtype, e.storage, index, e.span)
     if isinstance(e, Address):
-        return Address(e.dtype, e.storage, None if e.index is None else map_expr(e.index, fn), e.span)
+        index = None if e.index is None else map_expr(e.index, fn)
+        return e if index is e.index else Address(e.dtype, e.storage, index, e.span)
     return e
+
+
+def _map_all(items: tuple, fn) -> tuple:
+    """map_expr over a tuple; the tuple itself when nothing changed."""
+    out = tuple(map_expr(x, fn) for x in items)
+    for new, old in zip(out, items):
+        if new is not old:
+            return out
+    return items
+
+
+# The fields of each node class that may hold expressions: every field but
+# the dtype and the span (filled in per class on first use).
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    names = _CHILD_FIELDS.get(cls)
+    if names is None:
+        names = _CHILD_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name not in ("dtype", "span"))
+    return names
 
 
 def walk_expr(e: Expr):
     """Every node of an expression, parents before children."""
     stack = [e]
+    pop, push = stack.pop, stack.append
+    cache = _CHILD_FIELDS
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
-        for f in fields(node):
-            item = getattr(node, f.name)
+        cls = type(node)
+        if cls in _LEAVES:
+            continue
+        names = cache.get(cls) or _child_fields(cls)
+        for name in names:
+            item = getattr(node, name)
             if isinstance(item, Expr):
-                stack.append(item)
+                push(item)
             elif isinstance(item, tuple):
-                stack.extend(x for x in item if isinstance(x, Expr))
+                stack.extend([x for x in item if isinstance(x, Expr)])
 
 
 def substitute(e: Expr, mapping: dict[str, Expr]) -> Expr:
@@ -663,8 +714,9 @@ def stmt_children(s: Stmt) -> list[Stmt]:
 
 def stmt_exprs(s: Stmt) -> list[Expr]:
     out = []
-    for f in fields(s):
-        item = getattr(s, f.name)
+    cls = type(s)
+    for name in _CHILD_FIELDS.get(cls) or _child_fields(cls):
+        item = getattr(s, name)
         if isinstance(item, Expr):
             out.append(item)
         elif isinstance(item, tuple):

@@ -380,10 +380,17 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
                     out.add(node.storage.name)
         return out
 
-    def free(want: str, visible: set[str], scope_stmts) -> bool:
+    def stmts_in(first: ir.Stmt, rest):
+        """first, then the statements of `rest`: (statement tuple, start index) pairs."""
+        yield first
+        for items, start in rest:
+            for index in range(start, len(items)):
+                yield items[index]
+
+    def free(want: str, visible: "_Scope", scope_stmts) -> bool:
         return want not in visible and want not in taken and want not in names_in(scope_stmts)
 
-    def declare(var: ir.Var, visible: set[str], scope_stmts) -> None:
+    def declare(var: ir.Var, visible: "_Scope", scope_stmts) -> None:
         if var.name in renames:  # a copy of an unrolled body: decided once
             visible.add(renames[var.name])
             return
@@ -392,7 +399,7 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
             renames[var.name] = want
         visible.add(renames.get(var.name, var.name))
 
-    def declare_array(storage: ir.Storage, visible: set[str], scope_stmts) -> None:
+    def declare_array(storage: ir.Storage, visible: "_Scope", scope_stmts) -> None:
         if id(storage) not in decided:
             decided.add(id(storage))
             match = _SUFFIXED_ARRAY.fullmatch(storage.name)
@@ -400,31 +407,33 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
                 storage.name = match.group(1)
         visible.add(storage.name)
 
-    def visit(st: ir.Stmt, visible: set[str], rest=()) -> None:
-        """`rest`: the statements after st in its scope (a let's scope runs to their end)."""
+    def visit(st: ir.Stmt, visible: "_Scope", rest=()) -> None:
+        """`rest`: the statements after st in its scope (a let's scope runs to their
+        end), as (statement tuple, start index) pairs, innermost first."""
         if isinstance(st, ir.Seq):
-            for i, item in enumerate(st.body):
-                visit(item, visible, tuple(st.body[i + 1:]) + tuple(rest))
+            body = st.body
+            for i, item in enumerate(body):
+                visit(item, visible, ((body, i + 1),) + rest)
         elif isinstance(st, ir.Block):
-            visit(st.body, set(visible))
+            visit(st.body, _Scope(visible))
         elif isinstance(st, ir.LetStmt):
-            declare(st.var, visible, (st,) + tuple(rest))
+            declare(st.var, visible, stmts_in(st, rest))
         elif isinstance(st, ir.For):
-            inner = set(visible)
+            inner = _Scope(visible)
             declare(st.var, inner, (st,))
             visit(st.body, inner)
         elif isinstance(st, ir.While):
-            visit(st.body, set(visible))
+            visit(st.body, _Scope(visible))
         elif isinstance(st, ir.If):
-            visit(st.then, set(visible))
+            visit(st.then, _Scope(visible))
             if st.orelse is not None:
-                visit(st.orelse, set(visible))
+                visit(st.orelse, _Scope(visible))
         elif isinstance(st, ir.ArrayDecl):
-            declare_array(st.storage, visible, (st,) + tuple(rest))
+            declare_array(st.storage, visible, stmts_in(st, rest))
         elif isinstance(st, ir.PointerDecl):
             visible.add(st.storage.name)
 
-    visit(body, set())
+    visit(body, _Scope(None))
     if not renames:
         return body
     mapping = {old: new for old, new in renames.items()}
@@ -434,6 +443,27 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
 
     return map_stmt_exprs(body, lambda n: rename_var(n) if isinstance(n, ir.Var) and n.name in mapping else None,
                           rename_var)
+
+
+class _Scope:
+    """The C names declared in a block, and through `outer` those of the
+    blocks around it (a nested block does not copy them)."""
+    __slots__ = ("names", "outer")
+
+    def __init__(self, outer: "_Scope | None"):
+        self.names: set[str] = set()
+        self.outer = outer
+
+    def add(self, name: str) -> None:
+        self.names.add(name)
+
+    def __contains__(self, name: str) -> bool:
+        scope = self
+        while scope is not None:
+            if name in scope.names:
+                return True
+            scope = scope.outer
+        return False
 
 
 def map_stmt_exprs(st: ir.Stmt, fn, var_fn=lambda v: v) -> ir.Stmt:
@@ -511,11 +541,35 @@ def all_stmts(s: ir.Stmt):
 
 
 def all_exprs(s: ir.Stmt):
+    """Every expression node under s: the statements in all_stmts order, each
+    one's expressions as ir.walk_expr visits them, then a loop's variable."""
+    walk_order = _walk_order
     for node in all_stmts(s):
-        for e in ir.stmt_exprs(node):
-            yield from ir.walk_expr(e)
+        stack = ir.stmt_exprs(node)
+        stack.reverse()
+        yield from walk_order(stack)
         if isinstance(node, ir.For):
             yield node.var
+
+
+def _walk_order(stack: list):
+    """ir.walk_expr of each expression of a reversed list, one after the other."""
+    pop, push = stack.pop, stack.append
+    leaves = ir._LEAVES
+    cache = ir._CHILD_FIELDS
+    Expr = ir.Expr
+    while stack:
+        node = pop()
+        yield node
+        cls = type(node)
+        if cls in leaves:
+            continue
+        for name in cache.get(cls) or ir._child_fields(cls):
+            item = getattr(node, name)
+            if isinstance(item, Expr):
+                push(item)
+            elif isinstance(item, tuple):
+                stack.extend([x for x in item if isinstance(x, Expr)])
 
 
 def used_names(s: ir.Stmt) -> tuple[set[str], set[int]]:
@@ -523,7 +577,7 @@ def used_names(s: ir.Stmt) -> tuple[set[str], set[int]]:
     for e in all_exprs(s):
         if isinstance(e, ir.Var):
             names.add(e.name)
-        elif isinstance(e, (ir.Load, ir.VecLoad, ir.Address)):
+        elif isinstance(e, _ACCESSES):
             storages.add(id(e.storage))
             if e.storage.base is not None:
                 storages.add(id(e.storage.base))
@@ -533,6 +587,9 @@ def used_names(s: ir.Stmt) -> tuple[set[str], set[int]]:
             if node.storage.base is not None:
                 storages.add(id(node.storage.base))
     return names, storages
+
+
+_ACCESSES = (ir.Load, ir.VecLoad, ir.Address)
 
 
 def storage_used(s: ir.Stmt, storage: ir.Storage) -> bool:
@@ -567,9 +624,7 @@ def drop_unused(body: ir.Stmt, pure=PURE_CALLS) -> ir.Stmt:
     """Remove declarations nothing reads (nvcc warns about them), until none is left.
     Calls with side effects in a dropped value stay, as statements."""
     while True:
-        names, storages = used_names(body)
-        reads = _read_storages(body)
-        read_vars = _read_vars(body)
+        storages, reads, read_vars = _usage(body)
 
         def keep(node):
             if isinstance(node, ir.LetStmt):
@@ -584,34 +639,67 @@ def drop_unused(body: ir.Stmt, pure=PURE_CALLS) -> ir.Stmt:
         def effects(node) -> list[ir.Stmt]:
             calls = [c for e in ir.stmt_exprs(node) for c in _impure_calls(e, pure)]
             return [ir.Evaluate(c, c.span) for c in calls]
-        new = _filter(body, keep, effects)
-        if new == body:
+        changed: list = []
+        new = _filter(body, keep, effects, changed)
+        if not changed:  # nothing dropped: new is body rebuilt as it was
             return body
         body = new
+
+
+def _usage(body) -> tuple[set[int], set[int], set[str]]:
+    """In one walk: the storage used_names reports, _read_storages and _read_vars."""
+    storages: set[int] = set()
+    reads: set[int] = set()
+    read_vars: set[str] = set()
+    leaves = ir._LEAVES
+    cache = ir._CHILD_FIELDS
+    Expr, Var, Let, Stores, PointerDecl = ir.Expr, ir.Var, ir.LetStmt, (ir.Store, ir.VecStore), ir.PointerDecl
+    for node in all_stmts(body):
+        store = isinstance(node, Stores)
+        own = node.storage if store and _private_array(node.storage) else None
+        # A let's own name is not a read of it (a loop's variable is).
+        stack = [node.value] if isinstance(node, Let) else ir.stmt_exprs(node)
+        while stack:
+            x = stack.pop()
+            cls = type(x)
+            if cls in leaves:
+                if cls is Var:
+                    read_vars.add(x.name)
+                continue
+            if isinstance(x, _ACCESSES):
+                storage = x.storage
+                storages.add(id(storage))
+                if storage is not own:
+                    reads.add(id(storage))
+                if storage.base is not None:
+                    storages.add(id(storage.base))
+                    if storage is not own:
+                        reads.add(id(storage.base))
+            elif isinstance(x, Var):
+                read_vars.add(x.name)
+            for name in cache.get(cls) or ir._child_fields(cls):
+                item = getattr(x, name)
+                if isinstance(item, Expr):
+                    stack.append(item)
+                elif isinstance(item, tuple):
+                    stack.extend([y for y in item if isinstance(y, Expr)])
+        if store:
+            storage = node.storage
+            storages.add(id(storage))
+            if storage.base is not None:
+                storages.add(id(storage.base))
+            if own is None:
+                reads.add(id(storage))
+        elif isinstance(node, PointerDecl):
+            reads.add(id(node.storage.base))
+    return storages, reads, read_vars
 
 
 def _read_storages(body) -> set[int]:
     """Storage whose contents matter: read, addressed, or visible outside the kernel.
     An array's reads inside stores into itself (`s_ptr[0] = s_ptr[0] + 1.0f`) do
     not count: such an array is still dead when nothing else reads it."""
-    out = set()
-
-    def note(e: ir.Expr, own: ir.Storage | None) -> None:
-        for x in ir.walk_expr(e):
-            if isinstance(x, (ir.Load, ir.VecLoad, ir.Address)) and x.storage is not own:
-                out.add(id(x.storage))
-                if x.storage.base is not None:
-                    out.add(id(x.storage.base))
-    for node in all_stmts(body):
-        store = isinstance(node, (ir.Store, ir.VecStore))
-        own = node.storage if store and _private_array(node.storage) else None
-        for e in ir.stmt_exprs(node):
-            note(e, own)
-        if store and own is None:
-            out.add(id(node.storage))
-        if isinstance(node, ir.PointerDecl):
-            out.add(id(node.storage.base))
-    return out
+    return _usage(body)[1]
 
 
 def _private_array(storage: ir.Storage) -> bool:
@@ -622,35 +710,38 @@ def _private_array(storage: ir.Storage) -> bool:
 
 def _read_vars(body) -> set[str]:
     """Variables read anywhere (a let's own name does not count as a read)."""
-    out = set()
-    for node in all_stmts(body):
-        exprs = [node.value] if isinstance(node, ir.LetStmt) else ir.stmt_exprs(node)
-        for e in exprs:
-            out.update(x.name for x in ir.walk_expr(e) if isinstance(x, ir.Var))
-    return out
+    return _usage(body)[2]
 
 
-def _filter(s: ir.Stmt, keep, effects=lambda node: []) -> ir.Stmt:
+def _filter(s: ir.Stmt, keep, effects=lambda node: [], changed: list | None = None) -> ir.Stmt:
     """Drop what `keep` rejects (keeping the `effects` of what is dropped), then
-    statements left with nothing to do."""
+    statements left with nothing to do. Appends to `changed` when it drops anything."""
+    if changed is None:
+        changed = []
     if isinstance(s, ir.Seq):
         items = []
         for x in s.body:
             if keep(x):
-                x = _filter(x, keep, effects)
+                x = _filter(x, keep, effects, changed)
                 if not _empty(x):
                     items.append(x)
+                else:
+                    changed.append(x)
             else:
+                changed.append(x)
                 items.extend(effects(x))
         return ir.Seq(tuple(items), s.span)
     if isinstance(s, ir.Block):
-        return ir.Block(_filter(s.body, keep, effects), s.span)
+        return ir.Block(_filter(s.body, keep, effects, changed), s.span)
     if isinstance(s, (ir.For, ir.While)):
-        return replace(s, body=_filter(s.body, keep, effects))
+        return replace(s, body=_filter(s.body, keep, effects, changed))
     if isinstance(s, ir.If):
-        return replace(s, then=_filter(s.then, keep, effects),
-                       orelse=_filter(s.orelse, keep, effects) if s.orelse else None)
-    return s if keep(s) else ir.seq(effects(s))
+        return replace(s, then=_filter(s.then, keep, effects, changed),
+                       orelse=_filter(s.orelse, keep, effects, changed) if s.orelse else None)
+    if keep(s):
+        return s
+    changed.append(s)
+    return ir.seq(effects(s))
 
 
 def _empty(s: ir.Stmt) -> bool:
@@ -686,26 +777,32 @@ def readonly_params(body: ir.Stmt, params) -> set[str]:
 
 def lower(module: CheckedModule, diags: Diagnostics) -> Program:
     kernels = [KernelLowerer(k, module, diags).run() for k in module.kernels]
-    helpers, dtypes = [], []
+    helpers: list[str] = []
+    dtypes: dict = {}  # each dtype once, in order of appearance
+    non_finite = printf = False
     for lk in kernels:
         for e in all_exprs(lk.body):
-            if isinstance(e, ir.Call) and ptx.is_helper(e.func) and e.func.split("<", 1)[0] not in helpers:
-                helpers.append(e.func.split("<", 1)[0])
-            dtypes.append(e.dtype)
+            if isinstance(e, ir.Call):
+                if ptx.is_helper(e.func) and e.func.split("<", 1)[0] not in helpers:
+                    helpers.append(e.func.split("<", 1)[0])
+                printf = printf or e.func == "printf"
+            elif isinstance(e, ir.FloatImm) and not non_finite:
+                non_finite = not math.isfinite(ir.round_float(e.value, e.dtype))
+            dtypes[e.dtype] = None
         for node in all_stmts(lk.body):
             if isinstance(node, (ir.ArrayDecl, ir.PointerDecl)):
-                dtypes.append(node.storage.dtype)
-        dtypes.extend(p.dtype for p in lk.spec.params)
+                dtypes[node.storage.dtype] = None
+        for p in lk.spec.params:
+            dtypes[p.dtype] = None
     headers = []
     for dtype in dtypes:
         if dtype.kind not in ("void", "handle"):
             h = header(dtype)
             if h and h not in headers:
                 headers.append(h)
-    if any(isinstance(e, ir.FloatImm) and not math.isfinite(ir.round_float(e.value, e.dtype))
-           for lk in kernels for e in all_exprs(lk.body)):  # printed as CUDART_INF_F / CUDART_NAN_F
+    if non_finite:  # printed as CUDART_INF_F / CUDART_NAN_F
         headers.append("math_constants.h")
-    if any(isinstance(e, ir.Call) and e.func == "printf" for lk in kernels for e in all_exprs(lk.body)):
+    if printf:
         headers.append("cstdio")  # nvcc needs it; NVRTC has printf built in (the template guards it)
     order = ["cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h", "math_constants.h", "cstdio"]
     headers.sort(key=order.index)
