@@ -233,12 +233,17 @@ class _Lexer:
         pos = self.pos
         while pos < end:
             char = text[pos]
-            match = dispatch.get(char) or grammar.matcher(char)
-            m = match(text, pos)
-            if m is None:
+            for literal, match, kind in dispatch.get(char) or grammar.candidates(char):
+                if literal is None:
+                    m = match(text, pos)
+                    if m is not None:
+                        value = m.group()
+                        break
+                elif text.startswith(literal, pos):
+                    value = literal
+                    break
+            else:
                 return self._bad_character(pos, self.line, pos - self.line_start + 1)
-            value = m.group()
-            kind = m.lastgroup
             line = self.line
             column = pos - self.line_start + 1
             start = pos
@@ -546,6 +551,7 @@ class _Driver:
         self.lexer = _Lexer(grammar, text, source.name)
         self.layout = _Layout(text, source.name, self._report_in_statement, self.lexer.problems)
         self.stream = _Stream(self.layout.process(self.lexer.token))
+        self.grammar = grammar
         self.actions = grammar.actions
         self.reductions = grammar.reductions
         self.unit_runs = grammar.unit_runs
@@ -603,7 +609,7 @@ class _Driver:
                 return False
             if action >= 0:
                 return True
-            size, _, origin = reductions[~action]
+            size, _, origin = reductions[~action] or self.grammar.reduction(~action)
             taken = min(size, len(extra))
             del extra[len(extra) - taken:]
             below -= size - taken
@@ -649,7 +655,7 @@ class _Driver:
                 states.append(action)
                 values.append(tok)
                 break
-            size, build, origin = self.reductions[~action]
+            size, build, origin = self.reductions[~action] or self.grammar.reduction(~action)
             if build is None and kind != "$END":
                 # `?rule` of one symbol: the value stays, only the state
                 # changes, and so for the whole run of such steps; where the
@@ -705,7 +711,7 @@ class _Driver:
             action = actions[state].get(kind)
             if action is None or action >= 0:
                 return state
-            size, build, origin = reductions[~action]
+            size, build, origin = reductions[~action] or self.grammar.reduction(~action)
             if build is not None:
                 return state
             state = actions[below][origin]
@@ -1615,20 +1621,15 @@ def _rule_builder(rule: "_Rule"):
 # Lark compiles grammar/tirx.lark into an LALR table and a lexer, which takes
 # most of a second. The result ships next to the grammar as
 # tirx.tables.json (written by `python -m transpiler.parse --write-tables`),
-# so a run only reads it; the file records the SHA-256 of the grammar it was
-# made from, and a stale or missing file is rebuilt in memory with Lark
-# (tests/perf checks that the shipped file is current). The file is
-# canonical: states are numbered in breadth-first order from the start state,
-# rules and terminals are sorted, so the same grammar always gives the same
-# bytes whatever Python's hash seed.
+# so a run only reads it. The file holds a copy of the grammar it was made
+# from (comparing the text is cheaper than importing hashlib, and exact); a
+# stale or missing file is rebuilt in memory with Lark (tests/perf checks that
+# the shipped file is current). The file is canonical: states are numbered in
+# breadth-first order from the start state, rules are sorted, so the same
+# grammar always gives the same bytes whatever Python's hash seed.
 
 TABLES_FILE = "tirx.tables.json"
-_TABLES_FORMAT = 1
-
-
-def _grammar_digest(text: str) -> str:
-    import hashlib
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+_TABLES_FORMAT = 2
 
 
 def build_tables(text: str) -> dict:
@@ -1674,22 +1675,36 @@ def build_tables(text: str) -> dict:
                 order[arg] = len(order)
                 queue.append(arg)
     assert len(order) == len(table.states), "unreachable LALR states"
-    states = []
+    # A state's reductions are stored as (rule, lookahead set) pairs: LALR
+    # states share a few dozen lookahead sets between them.
+    shifts, reductions = [], []
     for state in queue:
         row = table.states[state]
-        ours = {}
+        ours: dict[str, int] = {}
+        lookaheads: dict[int, list[str]] = {}
         for key in sorted(row, key=str):
             action, arg = row[key]
-            ours[str(key)] = order[arg] if action is Shift else ~rule_index[id(arg)]
-        states.append(ours)
-    terminals = [[t.name, t.pattern.to_regexp()] for t in scanner.terminals]
+            if action is Shift:
+                ours[str(key)] = order[arg]
+            else:
+                lookaheads.setdefault(rule_index[id(arg)], []).append(str(key))
+        shifts.append(ours)
+        reductions.append(sorted((rule, tuple(keys)) for rule, keys in lookaheads.items()))
+    token_sets = sorted({keys for row in reductions for _, keys in row})
+    set_index = {keys: i for i, keys in enumerate(token_sets)}
+    states = [[ours, [x for rule, keys in row for x in (rule, set_index[keys])]]
+              for ours, row in zip(shifts, reductions)]
+    # name, pattern, and the text itself for a plain string (matched without re)
+    terminals = [[t.name, t.pattern.to_regexp(),
+                  t.pattern.value if type(t.pattern) is PatternStr and not t.pattern.flags
+                  and not lexer.g_regex_flags else None] for t in scanner.terminals]
     assert [m.pattern for m in scanner._mres] == [_union(terminals)], "Lark split its lexer pattern"
-    first = [[i for i, (_, regexp) in enumerate(terminals) if code in _first_chars(regexp, lexer.g_regex_flags)]
+    first = [[i for i, (_, regexp, _) in enumerate(terminals) if code in _first_chars(regexp, lexer.g_regex_flags)]
              for code in range(128)]
     _check_first(terminals, first, lexer.g_regex_flags)
     return {
         "format": _TABLES_FORMAT,
-        "grammar_sha256": _grammar_digest(text),
+        "grammar": text,
         "lexer": {
             "terminals": terminals,
             "first": first,
@@ -1702,6 +1717,7 @@ def build_tables(text: str) -> dict:
                   for origin, expansion, alias, expand1, keep_all, empty in keys],
         "start": 0,
         "end": order[table.end_states["start"]],
+        "token_sets": [list(keys) for keys in token_sets],
         "states": states,
     }
 
@@ -1709,7 +1725,7 @@ def build_tables(text: str) -> dict:
 def _union(terminals) -> str:
     """The lexer's pattern: the terminals' patterns as named alternatives, in
     priority order (the first alternative that matches wins, as in Lark)."""
-    return "|".join(f"(?P<{name}>{regexp})" for name, regexp in terminals)
+    return "|".join(f"(?P<{name}>{regexp})" for name, regexp, *_ in terminals)
 
 
 def _first_chars(regexp: str, flags: int) -> set[int]:
@@ -1798,13 +1814,13 @@ def tables_text(tables: dict) -> str:
         return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
 
     lines = ["{"]
-    for key in ("format", "grammar_sha256", "lexer", "start", "end"):
+    for key in ("format", "grammar", "lexer", "start", "end"):
         lines.append(f"{dump(key)}:{dump(tables[key])},")
-    for key in ("rules", "states"):
+    for key in ("rules", "token_sets", "states"):
         lines.append(f"{dump(key)}:[")
         items = tables[key]
         lines += [dump(item) + ("," if i + 1 < len(items) else "") for i, item in enumerate(items)]
-        lines.append("]," if key == "rules" else "]")
+        lines.append("]" if key == "states" else "],")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -1815,8 +1831,7 @@ def _load_tables() -> dict:
         tables = json.loads(data_text("grammar", TABLES_FILE))
     except (OSError, ValueError):
         tables = None
-    if tables is None or tables.get("format") != _TABLES_FORMAT \
-            or tables.get("grammar_sha256") != _grammar_digest(text):
+    if tables is None or tables.get("format") != _TABLES_FORMAT or tables.get("grammar") != text:
         tables = build_tables(text)  # stale or missing: slow, but right
     return tables
 
@@ -1857,10 +1872,11 @@ class _Grammar:
 
     `actions[state][symbol]` is the next state (an int >= 0) for a shift or
     goto, or a reduction `~rule` (< 0) whose `reductions[rule]` is `(size,
-    build, rule name)`; build is None for a unit step up the precedence
-    ladder (atom -> ... -> test), which needs no tree. A run of such steps
-    depends only on the state below them, the state they start from and the
-    lookahead, so _Driver remembers where each run ends (`unit_runs`).
+    build, rule name)`, or None until reduction(rule) has made it; build is
+    None for a unit step up the precedence ladder (atom -> ... -> test),
+    which needs no tree. A run of such steps depends only on the state below
+    them, the state they start from and the lookahead, so _Driver remembers
+    where each run ends (`unit_runs`).
     """
 
     def __init__(self, tables: dict) -> None:
@@ -1868,48 +1884,60 @@ class _Grammar:
         self.flags = lexer["flags"]
         self.terminals = [tuple(t) for t in lexer["terminals"]]
         self.first = lexer["first"]
-        # First character -> the match function of the terminals that can
-        # start with it (filled in as characters are met; see matcher).
-        self.dispatch: dict[str, object] = {}
-        self._matchers: dict[tuple, object] = {}
+        # First character -> the terminals that can start with it (filled in
+        # as characters are met; see candidates).
+        self.dispatch: dict[str, tuple] = {}
+        self._compiled: dict[int, tuple] = {}
         self.ignore_types = frozenset(lexer["ignore"])
         self.newline_types = frozenset(lexer["newline"])
         self.keywords: dict[str, dict[str, str]] = lexer["keywords"]
-        self.rules = [_Rule(*r) for r in tables["rules"]]
-        self.reductions = []
-        for rule in self.rules:
-            first = rule.expansion[0] if len(rule.expansion) == 1 else None
-            unit = first is not None and rule.options.expand1 and not rule.alias \
-                and not rule.options.empty_indices \
-                and not (first.is_term and first.filter_out) \
-                and not (not first.is_term and first.name.startswith("_"))
-            self.reductions.append((len(rule.expansion), None if unit else _rule_builder(rule), rule.origin.name))
-        self.actions: list[dict[str, int]] = tables["states"]
+        self._rules = tables["rules"]
+        self.reductions: list[tuple | None] = [None] * len(self._rules)
+        token_sets = tables["token_sets"]
+        self.actions: list[dict[str, int]] = []
+        for shifts, reductions in tables["states"]:
+            row = dict(shifts)
+            for i in range(0, len(reductions), 2):
+                row.update(dict.fromkeys(token_sets[reductions[i + 1]], ~reductions[i]))
+            self.actions.append(row)
         self.start_state = tables["start"]
         self.end_state = tables["end"]
         self.unit_runs: dict[tuple, int] = {}
 
+    @property
+    def rules(self) -> list[_Rule]:
+        return [_Rule(*r) for r in self._rules]
 
-    def matcher(self, char: str):
-        """`match(text, pos)` for a position holding char: the lexer's pattern
-        cut down to the terminals that can start with char, in the same order,
-        so that it picks the same token as the whole pattern would, faster
-        and without compiling what the text never needs."""
+    def reduction(self, index: int) -> tuple:
+        """reductions[index], made on first use (a file needs a fraction of them)."""
+        rule = _Rule(*self._rules[index])
+        first = rule.expansion[0] if len(rule.expansion) == 1 else None
+        unit = first is not None and rule.options.expand1 and not rule.alias \
+            and not rule.options.empty_indices \
+            and not (first.is_term and first.filter_out) \
+            and not (not first.is_term and first.name.startswith("_"))
+        made = self.reductions[index] = (len(rule.expansion), None if unit else _rule_builder(rule), rule.origin.name)
+        return made
+
+    def candidates(self, char: str) -> tuple:
+        """The terminals that can start with char, in the lexer's priority order,
+        as (text of a plain string terminal or None, match function or None,
+        name). The first that matches is the token, as with the whole pattern
+        (an alternation takes its first alternative that matches), but without
+        trying some ninety others at every position or compiling patterns the
+        text never needs."""
         code = ord(char)
-        indices = tuple(self.first[code]) if code < 128 else tuple(range(len(self.terminals)))
-        match = self._matchers.get(indices)
-        if match is None:
-            if indices:
-                match = re.compile(_union([self.terminals[i] for i in indices]), self.flags).match
-            else:
-                match = _no_match
-            self._matchers[indices] = match
-        self.dispatch[char] = match
-        return match
+        entry = tuple(self._terminal(i) for i in (self.first[code] if code < 128 else range(len(self.terminals))))
+        self.dispatch[char] = entry
+        return entry
 
-
-def _no_match(text: str, pos: int) -> None:
-    return None
+    def _terminal(self, index: int) -> tuple:
+        terminal = self._compiled.get(index)
+        if terminal is None:
+            name, regexp, literal = self.terminals[index]
+            match = re.compile(regexp, self.flags).match if literal is None else None
+            terminal = self._compiled[index] = (literal, match, name)
+        return terminal
 
 
 @lru_cache(maxsize=1)
