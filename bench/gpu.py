@@ -497,6 +497,13 @@ def gpu_run(args) -> int:
           flush=True)
 
     tirxc = generate_tirxc(work)
+    # Blackwell-only samples (tensor memory) cannot be compiled for this device: leave them out
+    for sample in [k for k, v in tirxc.items() if "cuda" in v]:
+        found = re.search(r"// Minimum architecture: sm_(\d+)(a?)", tirxc[sample]["cuda"])
+        if found and (int(found.group(1)) > int(device.compute_capability)
+                      or (found.group(2) and found.group(1) != str(device.compute_capability))):
+            print(f"[gpu] {sample}: needs sm_{found.group(1)}{found.group(2)}, skipped on this device", flush=True)
+            del tirxc[sample]
     for sample, info in tirxc.items():
         if "error" in info:
             errors.append(f"tirxc failed on {sample}: {info['error']}")
