@@ -27,17 +27,20 @@ def _span_field():
 
 @dataclass(frozen=True)
 class Expr:
+    """A typed expression (every node below has its dtype first)."""
     dtype: DType
 
 
 @dataclass(frozen=True)
 class IntImm(Expr):
+    """An integer or boolean constant."""
     value: int
     span: Span = _span_field()
 
 
 @dataclass(frozen=True)
 class FloatImm(Expr):
+    """A floating-point constant (printed in its dtype's precision)."""
     value: float
     span: Span = _span_field()
 
@@ -58,6 +61,7 @@ class Builtin(Expr):
 
 @dataclass(frozen=True)
 class BinOp(Expr):
+    """A binary operation; build it with binop(), which folds constants."""
     op: str  # + - * / floordiv floormod truncdiv truncmod << >> & | ^ < <= > >= == != && ||
     a: Expr
     b: Expr
@@ -66,6 +70,7 @@ class BinOp(Expr):
 
 @dataclass(frozen=True)
 class UnaryOp(Expr):
+    """`-a`, `!a` or `~a`; build it with unary()."""
     op: str  # - ! ~
     a: Expr
     span: Span = _span_field()
@@ -73,6 +78,7 @@ class UnaryOp(Expr):
 
 @dataclass(frozen=True)
 class Select(Expr):
+    """`cond ? a : b`; build it with select()."""
     cond: Expr
     a: Expr
     b: Expr
@@ -81,12 +87,14 @@ class Select(Expr):
 
 @dataclass(frozen=True)
 class Cast(Expr):
+    """A value converted to dtype; build it with cast()."""
     a: Expr
     span: Span = _span_field()
 
 
 @dataclass(frozen=True)
 class Reinterpret(Expr):
+    """The bits of a read as dtype (a bit-cast of the same width)."""
     a: Expr
     span: Span = _span_field()
 
@@ -110,6 +118,7 @@ class StrImm(Expr):
 
 @dataclass(frozen=True)
 class BufferLoad(Expr):
+    """An element of a buffer (checker level; lowering makes it a Load)."""
     buffer: "Buffer"
     indices: tuple[Expr, ...]
     span: Span = _span_field()
@@ -135,6 +144,7 @@ class BufferAddress(Expr):
 
 @dataclass(frozen=True)
 class Load(Expr):
+    """`storage[index]`."""
     storage: "Storage"
     index: Expr
     span: Span = _span_field()
@@ -142,6 +152,7 @@ class Load(Expr):
 
 @dataclass(frozen=True)
 class VecLoad(Expr):
+    """A vector read at `storage[index]`: dtype is the vector type."""
     storage: "Storage"
     index: Expr
     span: Span = _span_field()
@@ -187,6 +198,7 @@ class Layout:
 
 @dataclass(frozen=True, eq=False)
 class Buffer:
+    """A buffer as the checker sees it: shape, dtype, layout and offset over a Storage."""
     name: str
     shape: tuple[Expr, ...]
     dtype: DType
@@ -217,11 +229,13 @@ class Buffer:
 
 @dataclass(frozen=True)
 class Stmt:
+    """A statement."""
     pass
 
 
 @dataclass(frozen=True)
 class Seq(Stmt):
+    """Statements in order."""
     body: tuple[Stmt, ...]
     span: Span = _span_field()
 
@@ -235,6 +249,7 @@ class Block(Stmt):
 
 @dataclass(frozen=True)
 class Evaluate(Stmt):
+    """An expression evaluated for its effects (a call)."""
     value: Expr
     span: Span = _span_field()
 
@@ -249,6 +264,7 @@ class LetStmt(Stmt):
 
 @dataclass(frozen=True)
 class For(Stmt):
+    """A counted loop over range(start, stop, step)."""
     var: Var
     start: Expr
     stop: Expr
@@ -264,6 +280,7 @@ class For(Stmt):
 
 @dataclass(frozen=True)
 class While(Stmt):
+    """A while loop."""
     cond: Expr
     body: Stmt
     span: Span = _span_field()
@@ -271,6 +288,7 @@ class While(Stmt):
 
 @dataclass(frozen=True)
 class If(Stmt):
+    """if / else (orelse is None without an else)."""
     cond: Expr
     then: Stmt
     orelse: Stmt | None
@@ -279,16 +297,19 @@ class If(Stmt):
 
 @dataclass(frozen=True)
 class Break(Stmt):
+    """`break;`"""
     span: Span = _span_field()
 
 
 @dataclass(frozen=True)
 class Continue(Stmt):
+    """`continue;`"""
     span: Span = _span_field()
 
 
 @dataclass(frozen=True)
 class Return(Stmt):
+    """`return;`"""
     span: Span = _span_field()
 
 
@@ -304,6 +325,7 @@ class Trap(Stmt):
 
 @dataclass(frozen=True)
 class Allocate(Stmt):
+    """A buffer's own storage comes into scope (checker level)."""
     buffer: Buffer
     span: Span = _span_field()
 
@@ -317,6 +339,7 @@ class DeclView(Stmt):
 
 @dataclass(frozen=True)
 class BufferStore(Stmt):
+    """A store into a buffer element (checker level; lowering makes it a Store)."""
     buffer: Buffer
     indices: tuple[Expr, ...]
     value: Expr
@@ -325,6 +348,7 @@ class BufferStore(Stmt):
 
 @dataclass(frozen=True)
 class BufferVecStore(Stmt):
+    """A vector store into a buffer (checker level; lowering makes it a VecStore)."""
     buffer: Buffer
     indices: tuple[Expr, ...]
     value: Expr
@@ -335,12 +359,14 @@ class BufferVecStore(Stmt):
 
 @dataclass(frozen=True)
 class ArrayDecl(Stmt):
+    """The declaration of a `__shared__` or register array."""
     storage: Storage
     span: Span = _span_field()
 
 
 @dataclass(frozen=True)
 class PointerDecl(Stmt):
+    """The declaration of a typed pointer into another storage."""
     storage: Storage  # kind view_pointer
     offset: Expr  # elements of storage.dtype from the base storage's start, or bytes when byte_offset
     span: Span = _span_field()
@@ -348,6 +374,7 @@ class PointerDecl(Stmt):
 
 @dataclass(frozen=True)
 class Store(Stmt):
+    """`storage[index] = value;`"""
     storage: Storage
     index: Expr
     value: Expr
@@ -356,6 +383,7 @@ class Store(Stmt):
 
 @dataclass(frozen=True)
 class VecStore(Stmt):
+    """A vector store at `storage[index]`."""
     storage: Storage
     index: Expr
     value: Expr
@@ -366,6 +394,7 @@ class VecStore(Stmt):
 
 @dataclass(frozen=True)
 class Param:
+    """A kernel parameter."""
     name: str  # C name: A_ptr for buffers, the source name for scalars
     kind: str  # buffer scalar extent
     dtype: DType

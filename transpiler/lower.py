@@ -217,16 +217,19 @@ class KernelLowerer:
         body = self.stmt(k.body) or ir.Seq(())
         body = reuse_id_vars(body)
         body = drop_unused(body, self.pure_calls)
-        body = reuse_source_names(body, self.module.source, self.global_names(body))
-        align_vector_arrays(body)
-        readonly = readonly_params(body, k.params)
+        # Renaming changes variable and array names only, so one walk here
+        # answers every later question about the body.
+        self.facts = facts = _scan(body)
+        body = reuse_source_names(body, self.module.source, self._global_names(facts))
+        _align_vector_arrays(facts)
+        readonly = _readonly_params(facts, k.params)
         params = []
         for p in k.params:
             if p.kind == "buffer" and p.buffer is not None and p.buffer.storage.name in readonly:
                 p.buffer.storage.readonly = True
             params.append(p)
         arena = k.arena.storage if k.arena is not None else None
-        if arena is not None and not storage_used(body, arena):
+        if arena is not None and id(arena) not in facts.used:
             arena = None
         if arena is not None:
             align = max([arena.align] + [v.align for v in k.views])
@@ -239,7 +242,7 @@ class KernelLowerer:
         spec = ir.LaunchSpec(
             name=k.name, symbol=f"{k.name}_kernel", params=tuple(params),
             grid=tuple(k.grid), block=tuple(block),  # host-side: floor division stays `//`
-            static_shared_bytes=static_shared_bytes(body), dynamic_shared_bytes=k.arena_bytes if arena else 0,
+            static_shared_bytes=_static_shared_bytes(facts), dynamic_shared_bytes=k.arena_bytes if arena else 0,
             min_arch=max(BASE_ARCH, k.min_arch), arch_suffix=k.arch_suffix, arena=arena_map,
             launch_bounds=threads or None,  # DECISIONS 8: the constant block size, 1 included
             arg_order=tuple(p.name for p in k.args))
@@ -247,28 +250,86 @@ class KernelLowerer:
 
     def global_names(self, body: ir.Stmt) -> set[str]:
         """C names visible everywhere in the kernel: parameters, storage, called functions."""
+        return self._global_names(_scan(body))
+
+    def _global_names(self, facts: "_Facts") -> set[str]:
         names = {p.name for p in self.kernel.params}
         names.update(self.module.func_sources)
         names.update(ptx.HELPERS)
         if self.kernel.arena is not None:
             names.add(self.kernel.arena.storage.name)
-        for e in all_exprs(body):
-            if isinstance(e, (ir.Load, ir.VecLoad, ir.Address)):
-                names.add(e.storage.name)
-            elif isinstance(e, ir.Call):
-                names.add(e.func)
-        for node in all_stmts(body):
-            if isinstance(node, (ir.Store, ir.VecStore, ir.PointerDecl)):
-                names.add(node.storage.name)
+        names.update(storage.name for storage in facts.accessed)
+        names.update(facts.calls)
+        names.update(storage.name for storage in facts.stored)
+        names.update(storage.name for storage in facts.pointers)
         # arrays declared in the body are scoped like the variables
-        names -= {n.storage.name for n in all_stmts(body) if isinstance(n, ir.ArrayDecl)}
+        names -= {storage.name for storage in facts.arrays}
         return names
+
+
+class _Facts:
+    """What lowering asks about a kernel body once dead code is gone, from one
+    walk (all_exprs, then all_stmts, in their order)."""
+
+    def __init__(self) -> None:
+        self.accessed: list[ir.Storage] = []  # storage of each Load, VecLoad and Address
+        self.addressed: list[ir.Storage] = []  # of each Address
+        self.vector_reads: list[tuple[ir.Storage, object]] = []  # (storage, vector dtype) of each VecLoad
+        self.calls: dict[str, None] = {}  # called functions, in order of first call
+        self.dtypes: dict = {}  # of every expression, then of the declared arrays and pointers
+        self.non_finite = False  # a float constant prints as an infinity or NaN
+        self.stored: list[ir.Storage] = []  # storage of each Store and VecStore
+        self.vector_writes: list[tuple[ir.Storage, object]] = []  # (storage, value dtype) of each VecStore
+        self.pointers: list[ir.Storage] = []  # declared by PointerDecl
+        self.arrays: list[ir.Storage] = []  # declared by ArrayDecl
+        self.used: set[int] = set()  # ids of the storage used_names reports
+
+
+def _scan(body: ir.Stmt) -> _Facts:
+    facts = _Facts()
+    used, dtypes, calls = facts.used, facts.dtypes, facts.calls
+    Call, FloatImm, VecLoad, Address = ir.Call, ir.FloatImm, ir.VecLoad, ir.Address
+    for e in all_exprs(body):
+        dtypes[e.dtype] = None
+        if isinstance(e, Call):
+            calls[e.func] = None
+        elif isinstance(e, _ACCESSES):
+            storage = e.storage
+            facts.accessed.append(storage)
+            used.add(id(storage))
+            if storage.base is not None:
+                used.add(id(storage.base))
+            if isinstance(e, VecLoad):
+                facts.vector_reads.append((storage, e.dtype))
+            elif isinstance(e, Address):
+                facts.addressed.append(storage)
+        elif isinstance(e, FloatImm) and not facts.non_finite:
+            facts.non_finite = not math.isfinite(ir.round_float(e.value, e.dtype))
+    for node in all_stmts(body):
+        if isinstance(node, (ir.Store, ir.VecStore)):
+            storage = node.storage
+            facts.stored.append(storage)
+            used.add(id(storage))
+            if storage.base is not None:
+                used.add(id(storage.base))
+            if isinstance(node, ir.VecStore):
+                facts.vector_writes.append((storage, node.value.dtype))
+        elif isinstance(node, ir.ArrayDecl):
+            facts.arrays.append(node.storage)
+            dtypes[node.storage.dtype] = None
+        elif isinstance(node, ir.PointerDecl):
+            facts.pointers.append(node.storage)
+            dtypes[node.storage.dtype] = None
+    return facts
 
 
 def static_shared_bytes(body: ir.Stmt) -> int:
     """Bytes of the `__shared__` arrays that survived dead-code removal."""
-    arrays = {id(n.storage): n.storage for n in all_stmts(body)
-              if isinstance(n, ir.ArrayDecl) and n.storage.scope == "shared"}
+    return _static_shared_bytes(_scan(body))
+
+
+def _static_shared_bytes(facts: _Facts) -> int:
+    arrays = {id(st): st for st in facts.arrays if st.scope == "shared"}
     return sum(st.size * st.dtype.nbytes for st in arrays.values())
 
 
@@ -276,6 +337,10 @@ def align_vector_arrays(body: ir.Stmt) -> None:
     """A register or static shared array read or written as a vector (`*(float4*)r_ptr`)
     must be aligned to the vector's size; local arrays otherwise keep their natural
     alignment (DECISIONS 12)."""
+    _align_vector_arrays(_scan(body))
+
+
+def _align_vector_arrays(facts: _Facts) -> None:
     need: dict[int, tuple[ir.Storage, int]] = {}
 
     def note(storage: ir.Storage, dtype) -> None:
@@ -284,12 +349,8 @@ def align_vector_arrays(body: ir.Stmt) -> None:
         if storage.kind == "array":
             old = need.get(id(storage), (storage, 0))[1]
             need[id(storage)] = (storage, max(old, dtype.nbytes))
-    for e in all_exprs(body):
-        if isinstance(e, ir.VecLoad):
-            note(e.storage, e.dtype)
-    for node in all_stmts(body):
-        if isinstance(node, ir.VecStore):
-            note(node.storage, node.value.dtype)
+    for storage, dtype in facts.vector_reads + facts.vector_writes:
+        note(storage, dtype)
     for storage, nbytes in need.values():
         if storage.align < nbytes:
             storage.align = nbytes
@@ -468,32 +529,50 @@ class _Scope:
 
 def map_stmt_exprs(st: ir.Stmt, fn, var_fn=lambda v: v) -> ir.Stmt:
     """A storage-level statement tree with `ir.map_expr(e, fn)` applied to every
-    expression; `var_fn` maps the variables that lets and loops declare."""
+    expression; `var_fn` maps the variables that lets and loops declare.
+    Statements in which nothing changes are kept as they are."""
     def sub(e: ir.Expr) -> ir.Expr:
         return ir.map_expr(e, fn)
 
     def rebuild(st: ir.Stmt) -> ir.Stmt:
         if isinstance(st, ir.LetStmt):
-            return ir.LetStmt(var_fn(st.var), sub(st.value), st.span)
+            var, value = var_fn(st.var), sub(st.value)
+            return st if var is st.var and value is st.value else ir.LetStmt(var, value, st.span)
         if isinstance(st, ir.For):
-            return replace(st, var=var_fn(st.var), start=sub(st.start), stop=sub(st.stop), step=sub(st.step),
-                           body=rebuild(st.body))
+            var, start, stop, step = var_fn(st.var), sub(st.start), sub(st.stop), sub(st.step)
+            body = rebuild(st.body)
+            if var is st.var and start is st.start and stop is st.stop and step is st.step and body is st.body:
+                return st
+            return replace(st, var=var, start=start, stop=stop, step=step, body=body)
         if isinstance(st, ir.Seq):
-            return ir.Seq(tuple(rebuild(x) for x in st.body), st.span)
+            items = tuple(rebuild(x) for x in st.body)
+            if all(new is old for new, old in zip(items, st.body)):
+                return st
+            return ir.Seq(items, st.span)
         if isinstance(st, ir.Block):
-            return ir.Block(rebuild(st.body), st.span)
+            body = rebuild(st.body)
+            return st if body is st.body else ir.Block(body, st.span)
         if isinstance(st, ir.If):
-            return ir.If(sub(st.cond), rebuild(st.then), rebuild(st.orelse) if st.orelse is not None else None, st.span)
+            cond, then = sub(st.cond), rebuild(st.then)
+            orelse = rebuild(st.orelse) if st.orelse is not None else None
+            if cond is st.cond and then is st.then and orelse is st.orelse:
+                return st
+            return ir.If(cond, then, orelse, st.span)
         if isinstance(st, ir.While):
-            return ir.While(sub(st.cond), rebuild(st.body), st.span)
+            cond, body = sub(st.cond), rebuild(st.body)
+            return st if cond is st.cond and body is st.body else ir.While(cond, body, st.span)
         if isinstance(st, (ir.Store, ir.VecStore)):
-            return type(st)(st.storage, sub(st.index), sub(st.value), st.span)
+            index, value = sub(st.index), sub(st.value)
+            return st if index is st.index and value is st.value else type(st)(st.storage, index, value, st.span)
         if isinstance(st, ir.PointerDecl):
-            return ir.PointerDecl(st.storage, sub(st.offset), st.span)
+            offset = sub(st.offset)
+            return st if offset is st.offset else ir.PointerDecl(st.storage, offset, st.span)
         if isinstance(st, ir.Evaluate):
-            return ir.Evaluate(sub(st.value), st.span)
+            value = sub(st.value)
+            return st if value is st.value else ir.Evaluate(value, st.span)
         if isinstance(st, ir.Trap):
-            return ir.Trap(sub(st.cond), st.message, st.span)
+            cond = sub(st.cond)
+            return st if cond is st.cond else ir.Trap(cond, st.message, st.span)
         return st
 
     return rebuild(st)
@@ -763,35 +842,31 @@ def _pure(*exprs: ir.Expr) -> bool:
 
 
 def readonly_params(body: ir.Stmt, params) -> set[str]:
-    written = set()
-    for node in all_stmts(body):
-        if isinstance(node, (ir.Store, ir.VecStore)):
-            written.add(node.storage.name)
-    for e in all_exprs(body):
-        if isinstance(e, ir.Address):
-            written.add(e.storage.name)  # a pointer may be written through
+    return _readonly_params(_scan(body), params)
+
+
+def _readonly_params(facts: _Facts, params) -> set[str]:
+    written = {storage.name for storage in facts.stored}
+    written.update(storage.name for storage in facts.addressed)  # a pointer may be written through
     return {p.name for p in params if p.kind == "buffer" and p.name not in written}
 
 
 # ---- the program --------------------------------------------------------------------------------------
 
 def lower(module: CheckedModule, diags: Diagnostics) -> Program:
-    kernels = [KernelLowerer(k, module, diags).run() for k in module.kernels]
+    lowerers = [KernelLowerer(k, module, diags) for k in module.kernels]
+    kernels = [lowerer.run() for lowerer in lowerers]
     helpers: list[str] = []
-    dtypes: dict = {}  # each dtype once, in order of appearance
+    dtypes: dict = {}  # each dtype once
     non_finite = printf = False
-    for lk in kernels:
-        for e in all_exprs(lk.body):
-            if isinstance(e, ir.Call):
-                if ptx.is_helper(e.func) and e.func.split("<", 1)[0] not in helpers:
-                    helpers.append(e.func.split("<", 1)[0])
-                printf = printf or e.func == "printf"
-            elif isinstance(e, ir.FloatImm) and not non_finite:
-                non_finite = not math.isfinite(ir.round_float(e.value, e.dtype))
-            dtypes[e.dtype] = None
-        for node in all_stmts(lk.body):
-            if isinstance(node, (ir.ArrayDecl, ir.PointerDecl)):
-                dtypes[node.storage.dtype] = None
+    for lowerer, lk in zip(lowerers, kernels):
+        facts = lowerer.facts
+        for func in facts.calls:
+            if ptx.is_helper(func) and func.split("<", 1)[0] not in helpers:
+                helpers.append(func.split("<", 1)[0])
+        printf = printf or "printf" in facts.calls
+        non_finite = non_finite or facts.non_finite
+        dtypes.update(facts.dtypes)
         for p in lk.spec.params:
             dtypes[p.dtype] = None
     headers = []

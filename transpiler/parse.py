@@ -365,24 +365,23 @@ class _Layout:
     def process(self, next_token) -> Iterator[Token]:
         """The tokens that `next_token()` returns (None at the end), laid out."""
         brackets = self.brackets
-        while True:
-            tok = next_token()
-            if tok is None:
-                return
-            if self.first:
-                self.first = False
-                if tok.type != "_NEWLINE" and tok.column > 1:
-                    # The first line is indented: as if a newline came before it.
-                    start = tok.start_pos - (tok.column - 1)
-                    yield from self._indentation(self.text[start:tok.start_pos], tok)
+        tok = next_token()
+        if tok is None:
+            return
+        self.first = False
+        if tok.type != "_NEWLINE" and tok.column > 1:
+            # The first line is indented: as if a newline came before it.
+            start = tok.start_pos - (tok.column - 1)
+            yield from self._indentation(self.text[start:tok.start_pos], tok)
+        while tok is not None:
             kind = tok.type
             if kind == "_NEWLINE":
-                if brackets:
-                    continue
-                yield tok
-                following = self._following(tok)
-                if following is not None:
-                    yield from self._indentation(tok.value.rsplit("\n", 1)[1], following)
+                if not brackets:
+                    yield tok
+                    following = self._following(tok)
+                    if following is not None:
+                        yield from self._indentation(tok.value.rsplit("\n", 1)[1], following)
+                tok = next_token()
                 continue
             if kind in _OPEN:
                 brackets.append(tok)
@@ -395,6 +394,7 @@ class _Layout:
                         "E0104", f"unmatched '{tok.value}'", _token_span(self.file, tok),
                         "remove it, or add the opening bracket it belongs to")
                     yield _synthetic("ERROR", tok.value, tok)
+                    tok = next_token()
                     continue
                 opener = brackets.pop()
                 if _OPEN[opener.type] != _CLOSE[kind]:
@@ -405,6 +405,7 @@ class _Layout:
                         notes=[(f"'{opener.value}' opened here", _token_span(self.file, opener))]))
                     tok = _synthetic(want_type, want, tok)  # read as the right closer and carry on
             yield tok
+            tok = next_token()
 
     def _following(self, newline: Token) -> Token | None:
         """A stand-in for the first token of the next line (for positions), or None at end of text."""
@@ -552,6 +553,7 @@ class _Driver:
         self.layout = _Layout(text, source.name, self._report_in_statement, self.lexer.problems)
         self.stream = _Stream(self.layout.process(self.lexer.token))
         self.grammar = grammar
+        self.brackets = self.layout.brackets  # the layout pass's open brackets (the same list)
         self.actions = grammar.actions
         self.reductions = grammar.reductions
         self.unit_runs = grammar.unit_runs
@@ -641,49 +643,47 @@ class _Driver:
         shift (or, for $END, accept and return the tree). Raises _Reject when
         the token cannot come next; the stacks may then hold reductions made
         for it, which is why errors always restore a saved state."""
+        kind = tok.type
+        if kind == "$END":
+            return self._feed_end(tok)
         actions = self.actions
         states = self.state_stack
         values = self.value_stack
-        kind = tok.type
-        result = None
+        reductions = self.reductions
+        row = actions[states[-1]]
         while True:
-            top = states[-1]
-            action = actions[top].get(kind)
+            action = row.get(kind)
             if action is None:
                 raise _Reject
             if action >= 0:
                 states.append(action)
                 values.append(tok)
                 break
-            size, build, origin = self.reductions[~action] or self.grammar.reduction(~action)
-            if build is None and kind != "$END":
+            size, build, origin = reductions[~action] or self.grammar.reduction(~action)
+            if build is None:
                 # `?rule` of one symbol: the value stays, only the state
                 # changes, and so for the whole run of such steps; where the
                 # run ends depends only on the state below, this state and kind.
-                below = states[-2]
-                key = (below, top, kind)
+                key = (states[-2], states[-1], kind)
                 end = self.unit_runs.get(key)
                 if end is None:
-                    end = self.unit_runs[key] = self._unit_run(below, top, kind)
+                    end = self.unit_runs[key] = self._unit_run(states[-2], states[-1], kind)
                 states[-1] = end
+                row = actions[end]
                 continue
-            if build is None:
-                states.pop()
+            if size:
+                args = values[-size:]
+                del states[-size:]
+                del values[-size:]
             else:
-                if size:
-                    args = values[-size:]
-                    del states[-size:]
-                    del values[-size:]
-                else:
-                    args = []
-                values.append(build(args))
+                args = []
+            values.append(build(args))
             goto = actions[states[-1]][origin]
             states.append(goto)
-            if goto == self.end_state and kind == "$END":
-                result = values[-1]
-                break
+            row = actions[goto]
 
-        self.prev2, self.prev = self.prev, tok
+        self.prev2 = self.prev
+        self.prev = tok
         if kind in _BOUNDARY:
             if self.line_first is not None:
                 self.last_line_first = self.line_first
@@ -699,8 +699,46 @@ class _Driver:
         else:
             if self.line_first is None:
                 self.line_first = tok
-            if not self.layout.brackets:
+            if not self.brackets:
                 self.line_kinds.add(kind)
+        return None
+
+    def _feed_end(self, tok: Token):
+        """_feed for the end of the input: the reductions it triggers, then the tree."""
+        actions = self.actions
+        states = self.state_stack
+        values = self.value_stack
+        kind = tok.type
+        result = None
+        while True:
+            action = actions[states[-1]].get(kind)
+            if action is None:
+                raise _Reject
+            if action >= 0:
+                states.append(action)
+                values.append(tok)
+                break
+            size, build, origin = self.reductions[~action] or self.grammar.reduction(~action)
+            if build is None:
+                states.pop()
+            else:
+                if size:
+                    args = values[-size:]
+                    del states[-size:]
+                    del values[-size:]
+                else:
+                    args = []
+                values.append(build(args))
+            goto = actions[states[-1]][origin]
+            states.append(goto)
+            if goto == self.end_state:
+                result = values[-1]
+                break
+        self.prev2, self.prev = self.prev, tok
+        if self.line_first is None:
+            self.line_first = tok
+        if not self.brackets:
+            self.line_kinds.add(kind)
         return result
 
     def _unit_run(self, below: int, state: int, kind: str) -> int:
@@ -718,12 +756,14 @@ class _Driver:
 
     # -- the main loop ---------------------------------------------------------------
     def run(self):
+        next_token = self.stream.next
+        feed = self._feed
         while True:
-            tok = self.stream.next()
+            tok = next_token()
             if tok is None:
                 break
             try:
-                self._feed(tok)
+                feed(tok)
             except _Reject:
                 self._recover(tok)
         return self._finish()
