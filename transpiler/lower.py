@@ -25,6 +25,7 @@ BASE_ARCH = 75  # the oldest architecture CUDA 13 compiles for
 
 @dataclass
 class LoweredKernel:
+    """One kernel ready to print: its launch facts, storage-level body and dynamic arena."""
     spec: ir.LaunchSpec
     body: ir.Stmt
     arena: ir.Storage | None
@@ -32,6 +33,7 @@ class LoweredKernel:
 
 @dataclass
 class Program:
+    """Everything render_cuda and the launcher need about one .tx file."""
     source_name: str
     kernels: list[LoweredKernel]
     func_sources: dict[str, str]

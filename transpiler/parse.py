@@ -233,7 +233,7 @@ class _Lexer:
         pos = self.pos
         while pos < end:
             char = text[pos]
-            for literal, match, kind in dispatch.get(char) or grammar.candidates(char):
+            for literal, match, kind, newline, ignored, keywords in dispatch.get(char) or grammar.candidates(char):
                 if literal is None:
                     m = match(text, pos)
                     if m is not None:
@@ -249,17 +249,25 @@ class _Lexer:
             start = pos
             pos += len(value)
             self.pos = pos
-            if kind in grammar.newline_types:
+            if newline:
                 newlines = value.count("\n")
                 if newlines:
                     self.line += newlines
                     self.line_start = start + value.rindex("\n") + 1
-            if kind in grammar.ignore_types:
+            if ignored:
                 continue
-            keywords = grammar.keywords.get(kind)
             if keywords is not None:
                 kind = keywords.get(value, kind)
-            return Token(kind, value, start, line, column, self.line, pos - self.line_start + 1, pos)
+            tok = str.__new__(Token, value)  # Token(...) without the call
+            tok.type = kind
+            tok.start_pos = start
+            tok.value = value
+            tok.line = line
+            tok.column = column
+            tok.end_line = self.line
+            tok.end_column = pos - self.line_start + 1
+            tok.end_pos = pos
+            return tok
         return None
 
     def _feed(self, chunk: str) -> None:
@@ -1097,8 +1105,8 @@ class _Builder:
         return stack[0]
 
     # -- helpers ------------------------------------------------------------------
-    def _span(self, meta) -> Span:
-        if getattr(meta, "empty", True):
+    def _span(self, meta: Tree) -> Span:
+        if meta.empty:
             return Span(self.file, 1, 1, 1, 1)
         return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
 
@@ -1960,23 +1968,24 @@ class _Grammar:
         return made
 
     def candidates(self, char: str) -> tuple:
-        """The terminals that can start with char, in the lexer's priority order,
-        as (text of a plain string terminal or None, match function or None,
-        name). The first that matches is the token, as with the whole pattern
-        (an alternation takes its first alternative that matches), but without
-        trying some ninety others at every position or compiling patterns the
-        text never needs."""
+        """The terminals that can start with char, in the lexer's priority
+        order (see _terminal). The first that matches is the token, as with
+        the whole pattern (an alternation takes its first alternative that
+        matches), but without trying some ninety others at every position or
+        compiling patterns the text never needs."""
         code = ord(char)
         entry = tuple(self._terminal(i) for i in (self.first[code] if code < 128 else range(len(self.terminals))))
         self.dispatch[char] = entry
         return entry
 
     def _terminal(self, index: int) -> tuple:
+        """(text or None, match function or None, name, may hold a newline?, ignored?, keywords or None)"""
         terminal = self._compiled.get(index)
         if terminal is None:
             name, regexp, literal = self.terminals[index]
             match = re.compile(regexp, self.flags).match if literal is None else None
-            terminal = self._compiled[index] = (literal, match, name)
+            terminal = self._compiled[index] = (literal, match, name, name in self.newline_types,
+                                                name in self.ignore_types, self.keywords.get(name))
         return terminal
 
 
