@@ -4,18 +4,20 @@ syntax errors.
 
 The pipeline of this module:
 
-    text -> _Lexer (Lark's basic lexer; bad characters and malformed numbers
-            become ERROR tokens instead of exceptions)
+    text -> _Lexer (the tokens of Lark's basic lexer; bad characters and
+            malformed numbers become ERROR tokens instead of exceptions)
          -> _Layout (INDENT/DEDENT, newlines inside brackets dropped, bracket
             matching, nesting limits)
-         -> _Driver (feeds Lark's LALR parser token by token; on an error it
-            reports one diagnostic, skips the rest of the statement and
-            resumes from the state saved at the statement's start, so one run
-            reports every broken statement of a file)
+         -> _Driver (runs the LALR table Lark computed, token by token; on an
+            error it reports one diagnostic, skips the rest of the statement
+            and resumes from the state saved at the statement's start, so one
+            run reports every broken statement of a file)
          -> _Builder (parse tree -> AST; rejects constructs outside the subset
             by name, E0109)
 
-Nothing here recurses on the input's nesting depth, and the parse never
+Lark only compiles grammar/tirx.lark, into grammar/tirx.tables.json (see
+"the compiled grammar" below); a parse reads that file and does not import
+Lark. Nothing here recurses on the input's nesting depth, and the parse never
 executes or imports anything from the file.
 """
 from __future__ import annotations
@@ -541,7 +543,7 @@ def _quote(tok: Token) -> str:
 
 
 class _Driver:
-    """Feeds tokens to Lark's LALR parser and recovers from errors.
+    """Feeds tokens to the LALR automaton and recovers from errors.
 
     At each statement start it saves the parser's stacks (cheap: they are
     short there). On an error it reports one diagnostic, skips the rest of the
