@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from . import ast, ir
 from .check_expr import ExprChecker
+from .cnames import source_code_names
 from .diagnostics import Diagnostics, Note, did_you_mean
 from .intrinsics import CallChecker
 from .memory import MemoryChecker
@@ -62,9 +63,11 @@ class ModuleChecker:
         self.func_sources: dict[str, str] = {}
         self.func_source_spans: dict[str, Span] = {}
         self.kernel_names: dict[str, Span] = {}
+        self.c_reserved: set[str] = set()  # C names the kernels' own names must avoid (cnames.py)
 
     def run(self, module: ast.Module) -> CheckedModule:
         kernels = []
+        self.c_reserved = inline_cuda_names(module)
         saw_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in module.body)
         if not saw_import:
             self.globals["T"] = Binding(Namespace(("T",)), "builtin", module.span)
@@ -160,6 +163,7 @@ class ModuleChecker:
                                  help="decorate kernels with `@T.prim_func`")
             return None
         self._decorators(fdef, prim)
+        self._kernel_name(fdef)
         first = self.kernel_names.get(fdef.name)
         if first is not None:
             self.diags.error("E0203", f"kernel `{fdef.name}` is already defined", fdef.name_span,
@@ -169,6 +173,26 @@ class ModuleChecker:
         from .kernel import KernelChecker
         kernel = KernelChecker(self, fdef).run()
         return kernel if first is None else None
+
+    def _kernel_name(self, fdef: ast.FunctionDef) -> None:
+        """A kernel's name is its C symbol's stem (`name_kernel`) and the launcher module's
+        attribute: it must be ASCII, not a name the launcher module uses itself, and
+        its symbol must not be declared by inline CUDA."""
+        from .launcher import reserved_names
+
+        name = fdef.name
+        if not name.isascii():
+            self.diags.error("E0203", f"kernel name `{name}` is not ASCII", fdef.name_span,
+                             help="NVRTC and nvcc accept only ASCII letters, digits and `_` in a kernel's name")
+        elif name.startswith("__") and name.endswith("__") or name in reserved_names():
+            self.diags.error("E0203", f"a kernel cannot be named `{name}`: the generated launcher module uses "
+                                      "that name itself", fdef.name_span,
+                             help=f"rename the kernel, e.g. `{name.strip('_')}_kernel`"
+                                  if name.strip("_") else "rename the kernel")
+        elif f"{name}_kernel" in self.c_reserved:
+            self.diags.error("E0203", f"the inline CUDA of this file declares `{name}_kernel`, the C name of "
+                                      f"kernel `{name}`", fdef.name_span,
+                             help="rename the kernel or the function of the `T.cuda.func_call` source")
 
     def _decorators(self, fdef: ast.FunctionDef, prim: list) -> None:
         """`@T.prim_func` once, optionally `(private=True)`, and no other decorator."""
@@ -241,6 +265,34 @@ class ConstEvaluator(ExprChecker, CallChecker, MemoryChecker):
             return value
         self.diags.error("E0202", "module-level values must be compile-time constants", node.span)
         return POISON
+
+
+def inline_cuda_names(module: ast.Module) -> set[str]:
+    """The names given to `T.cuda.func_call` anywhere in the file, and the
+    file-scope names its sources declare (string constants, inline or bound
+    at module level): a C name of a kernel must not hide them."""
+    strings = {s.target.id: s.value.value for s in module.body
+               if isinstance(s, ast.Assign) and isinstance(s.target, ast.Name)
+               and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)}
+    names: set[str] = set()
+    stack: list = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "func_call":
+            given = [node.args[0]] if node.args else []
+            given += [k.value for k in node.keywords if k.name == "name"]
+            for arg in given:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    names.add(arg.value)
+            for k in node.keywords:
+                if k.name != "source_code":
+                    continue
+                if isinstance(k.value, ast.Constant) and isinstance(k.value.value, str):
+                    names |= source_code_names(k.value.value)
+                elif isinstance(k.value, ast.Name) and k.value.id in strings:
+                    names |= source_code_names(strings[k.value.id])
+        stack.extend(ast.iter_children(node))
+    return names
 
 
 def _describe_stmt(stmt) -> str:

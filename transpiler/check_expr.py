@@ -6,6 +6,8 @@ other side's dtype; two typed operands of different dtypes are an error.
 """
 from __future__ import annotations
 
+import re
+
 from . import ast, ir
 from .diagnostics import did_you_mean
 from .dtypes import BOOL, FLOAT32, INT32, INT64, DType, int_range, parse_dtype
@@ -60,6 +62,9 @@ def default_dtype(value) -> DType:
         lo, hi = int_range(INT32)
         return INT32 if lo <= value <= hi else INT64
     return FLOAT32
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ExprChecker:
@@ -170,9 +175,20 @@ class ExprChecker:
     def const_str(self, node: ast.Expr, what: str):
         val = self.elab(node)
         if isinstance(val, PyConst) and isinstance(val.value, str):
-            return val.value
+            return self.text_str(val.value, node.span)
         if not isinstance(val, Poison):
             self.diags.error("E0202", f"{what} must be a compile-time string", node.span)
+        return None
+
+    def text_str(self, value: str, span: Span):
+        """The string itself, or None (with E0321) when it holds a lone surrogate, which no
+        output file could hold."""
+        bad = _SURROGATE.search(value)
+        if bad is None:
+            return value
+        self.diags.error("E0321", f"the string holds the lone surrogate U+{ord(bad.group()):04X}, which cannot "
+                                  "be written as UTF-8", span,
+                         help="write the character itself, or its full code point as `\\U0001XXXX`")
         return None
 
     def dtype_arg(self, node: ast.Expr):

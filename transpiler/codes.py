@@ -75,7 +75,10 @@ CODES: dict[str, tuple[str, str]] = {
     "E0203": ("invalid kernel definition",
               "A kernel is a `def` decorated with `@T.prim_func` (optionally "
               "`@T.prim_func(private=True)`). Other decorators, nested functions and default "
-              "parameter values are not supported."),
+              "parameter values are not supported. A kernel's name becomes its C symbol (`name_kernel`) "
+              "and the name of its callable in the launcher module, so it must be ASCII and must not be "
+              "a name the launcher module uses itself: a Python builtin its code calls (`len`, `int`, "
+              "`tuple` ...), one of its own names (`os`, `KERNELS`, `_Kernel` ...) or a `__dunder__`."),
     # ---- names and types -------------------------------------------------------
     "E0300": ("unknown name",
               "The name is not a parameter, a local binding, a module constant or an imported name. "
@@ -157,6 +160,11 @@ CODES: dict[str, tuple[str, str]] = {
     "E0320": ("unsupported on this architecture",
               "The intrinsic needs a newer GPU architecture than the one given with `--arch`. The "
               "message names the instruction, its minimum architecture and the target."),
+    "E0321": ("string that is not text",
+              "A string that reaches the generated files (a printf format, an assertion message, the "
+              "source or name of a `T.cuda.func_call`) holds a lone surrogate (an escape from `\\ud800` "
+              "to `\\udfff`), which has no UTF-8 encoding. Write the character itself or its full code "
+              "point (`\\U0001F600`)."),
     # ---- thread hierarchy ------------------------------------------------------
     "E0400": ("misplaced `T.device_entry()`",
               "Every kernel has exactly one `T.device_entry()` statement at the top level of its body "
@@ -213,7 +221,10 @@ CODES: dict[str, tuple[str, str]] = {
               "for a view), or add a parameter."),
     "E0503": ("invalid buffer size",
               "Buffers allocated inside a kernel have a constant, positive size in every dimension. "
-              "Symbolic extents are only allowed for parameter buffers."),
+              "Symbolic extents are only allowed for parameter buffers. Element indices are 32-bit C "
+              "`int`s, so no buffer may reach past element 2147483647 (2^31 - 1): a constant shape, "
+              "layout or offset that does is an error here, and the launcher rejects arrays that make a "
+              "symbolic shape do so."),
     "E0504": ("both `elem_offset` and `byte_offset`",
               "A view is placed either by an element offset or by a byte offset, not both. A "
               "`byte_offset` must be a multiple of the element size."),

@@ -71,6 +71,15 @@ def _shown(char: str) -> str:
     return char
 
 
+def _plain(text: str) -> str:
+    """A message as printed: characters that could drive the terminal or start a new
+    line (controls, format characters, line separators; they reach messages through
+    strings of the file, e.g. a failed assertion's message) are shown escaped."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+
+
 def _width(text: str) -> int:
     """Terminal cells taken by text (wide East Asian characters take two)."""
     cells = 0
@@ -141,16 +150,16 @@ class Renderer:
 
     def render(self, diag: Diagnostic) -> str:
         head = self._paint(f"{diag.severity}[{diag.code}]", diag.severity)
-        lines = [f"{diag.span}: {head}: {self._paint(diag.message, 'bold')}"]
+        lines = [f"{_plain(str(diag.span))}: {head}: {self._paint(_plain(diag.message), 'bold')}"]
         lines += self.snippet(diag.span, diag.severity if diag.severity == "warning" else "caret")
         for note in diag.notes:
             if note.span is None:
-                lines.append(f"  = {self._paint('note', 'note')}: {note.message}")
+                lines.append(f"  = {self._paint('note', 'note')}: {_plain(note.message)}")
             else:
-                lines.append(f"{note.span}: {self._paint('note', 'note')}: {note.message}")
+                lines.append(f"{_plain(str(note.span))}: {self._paint('note', 'note')}: {_plain(note.message)}")
                 lines += self.snippet(note.span, "note")
         if diag.help:
-            lines.append(f"  = {self._paint('help', 'help')}: {diag.help}")
+            lines.append(f"  = {self._paint('help', 'help')}: {_plain(diag.help)}")
         return "\n".join(lines)
 
     def render_all(self, diags: Sequence[Diagnostic]) -> str:
@@ -163,7 +172,7 @@ class Renderer:
         if warnings:
             summary.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
         if summary:
-            parts.append(f"{self.source.name}: " + " and ".join(summary) + " generated")
+            parts.append(f"{_plain(self.source.name)}: " + " and ".join(summary) + " generated")
         return "\n\n".join(parts) + "\n"
 
 

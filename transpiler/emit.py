@@ -142,6 +142,40 @@ def _float_text(v: float, d: DType) -> str:
 _FLOAT_TEXTS: dict[tuple, str] = {}
 
 
+def c_string(text: str) -> str:
+    """A C string literal holding `text`: quotes, backslashes and every character that is
+    not plainly printable (controls, bidi and other format characters, line separators,
+    surrogates) are escaped, the latter as the octal bytes of their UTF-8 form; `??` is
+    written `?\\?` so that no trigraph can form."""
+    out = ['"']
+    previous = ""
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "?" and previous == "?":
+            out.append("\\?")
+        elif ch == " " or ch.isprintable():
+            out.append(ch)
+        else:
+            out.append("".join(f"\\{b:03o}" for b in ch.encode("utf-8", "surrogatepass")))
+        previous = ch
+    out.append('"')
+    return "".join(out)
+
+
+def c_comment(text: str) -> str:
+    """Text for the end of a `//` comment: as it is when it is plainly printable and cannot
+    continue the comment onto the next line (no backslash, no trigraph), else as a quoted
+    C string (so is text that starts with a quote, to stay unambiguous)."""
+    if text.isprintable() and "\\" not in text and "??" not in text and not text.startswith('"'):
+        return text
+    return c_string(text)
+
+
 class CPrinter:
     """Prints storage-level IR as CUDA C++."""
 
@@ -193,19 +227,7 @@ class CPrinter:
         return f"((int){e.name})"
 
     def _e_StrImm(self, e: ir.StrImm, top):
-        out = []
-        for ch in e.value:
-            if ch in '"\\':
-                out.append("\\" + ch)
-            elif ch == "\n":
-                out.append("\\n")
-            elif ch == "\t":
-                out.append("\\t")
-            elif ord(ch) < 32 or ord(ch) == 127:
-                out.append(f"\\{ord(ch):03o}")
-            else:
-                out.append(ch)
-        return '"' + "".join(out) + '"'
+        return c_string(e.value)
 
     def _e_BinOp(self, e: ir.BinOp, top):
         if e.op in ("min", "max"):
@@ -272,7 +294,7 @@ class CPrinter:
     def mark(self, s) -> None:
         span = getattr(s, "span", None)
         if self.line_info and span is not None and span.line > 0 and span.line != self.last_line:
-            self.lines.append(f'#line {span.line} "{self.source_name}"')
+            self.lines.append(f'#line {span.line} {c_string(self.source_name)}')
             self.last_line = span.line
 
     def stmt(self, s: ir.Stmt) -> None:
@@ -398,8 +420,8 @@ class CPrinter:
     def _s_Trap(self, s: ir.Trap):
         cond = s.cond
         self.emit(f"if ({self.expr(ir.unary('!', cond), True)}) {{")
-        message = f"  // {s.message}" if s.message else ""
-        self.lines.append(INDENT * (self.level + 1) + "__trap();" + message.replace("\n", " "))
+        message = f"  // {c_comment(s.message)}" if s.message else ""
+        self.lines.append(INDENT * (self.level + 1) + "__trap();" + message)
         self.emit("}")
 
 
@@ -441,7 +463,7 @@ def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
 def render_cuda(program: Program, line_info: bool = False) -> str:
     values = dict(
         version=__version__,
-        source=program.source_name.replace("\\", "/").rsplit("/", 1)[-1],
+        source=c_comment(program.source_name.replace("\\", "/").rsplit("/", 1)[-1]),
         min_arch=f"sm_{program.min_arch}{program.arch_suffix}",
         headers=program.headers,
         helpers=[ptx.helper_source(h) for h in program.helpers],

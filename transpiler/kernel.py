@@ -13,19 +13,11 @@ from .intrinsics import CallChecker, handler, is_default
 from .memory import MemoryChecker
 from .pools import PoolChecker, SmemPool, TmemPool
 from .ptx_calls import PtxChecker
+from .cnames import c_name
 from .source import Span
 from .values import (POISON, ArrayType, Binding, Builtin, DTypeVal, Handle, HandleType, IdTuple, LayoutPart,
                      LayoutVal, LetType, LoopRange, Namespace, Poison, Pointer, PyConst, Region, Void)
 
-C_RESERVED = frozenset("""
-alignas alignof asm auto bool break case catch char char16_t char32_t class const constexpr const_cast continue
-decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if
-inline int long mutable namespace new noexcept nullptr operator private protected public register
-reinterpret_cast return short signed sizeof static static_assert static_cast struct switch template this
-thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while
-threadIdx blockIdx blockDim gridDim warpSize half nv_bfloat16 float2 float4 int2 int4 uint2 uint4 min max
-printf main assert
-""".split())
 
 STATIC_SHARED_LIMIT = 48 * 1024
 TOTAL_SHARED_LIMIT = 227 * 1024
@@ -73,8 +65,9 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
 
     # -- names -------------------------------------------------------------------------------------
     def fresh(self, base: str) -> str:
-        """A C identifier for a source name: kept when free, else suffixed (deterministic)."""
-        name = base if base not in C_RESERVED and not base.startswith("__") else base + "_"
+        """A C identifier for a source name: kept when free, else suffixed (deterministic).
+        Keywords, CUDA names, macros and the like get a `_` first (cnames.c_name)."""
+        name = c_name(base, getattr(self.module, "c_reserved", frozenset()))
         candidate, n = name, 1
         while candidate in self.cnames:
             candidate = f"{name}_{n}"

@@ -8,7 +8,11 @@ that reaches the generated Python goes through repr(), so nothing from the
 """
 from __future__ import annotations
 
-from . import __version__, ir
+import builtins
+import re
+from functools import lru_cache
+
+from . import __version__, data_text, ir
 from . import layout as layouts
 from .emit import _environment
 from .lower import Program
@@ -121,13 +125,59 @@ def render_launcher(program: Program, cuda: str, module_name: str | None = None)
     template = _environment().get_template("launcher.py.j2")
     kernels = [kernel_data(lk.spec) for lk in program.kernels]
     source = program.source_name.replace("\\", "/").rsplit("/", 1)[-1]
-    return template.render(version=__version__, source=source, source_repr=repr(source),
+    return template.render(version=__version__, source=_py_text(source), source_repr=repr(source),
                            cuda_repr=_literal(cuda), kernels=kernels, repr=repr, literal=py_literal,
                            arch=program.min_arch, suffix=repr(program.arch_suffix))
 
 
+# Characters a triple-quoted literal cannot hold as they are: controls other than tab and
+# newline (a CR would become a newline, a NUL is refused), surrogates, and the BOM.
+_NOT_LITERAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufeff]")
+
+
 def _literal(text: str) -> str:
     """The CUDA text as a Python string literal that stays readable."""
-    if '"""' not in text and "\\" not in text and not text.endswith('"'):
+    if '"""' not in text and "\\" not in text and not text.endswith('"') and not _NOT_LITERAL.search(text):
         return '"""\\\n' + text + '"""'
     return repr(text)
+
+
+def _py_text(text: str) -> str:
+    """A file name as it may appear in a `#` comment and inside the module's docstring:
+    as it is when plainly printable, else escaped (no newline, quote or backslash
+    survives to end the comment or the docstring)."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return text
+    return repr(text)[1:-1].replace('"', '\\"')
+
+
+@lru_cache(maxsize=None)
+def reserved_names() -> frozenset:
+    """Names a kernel cannot have, because the launcher module exports each
+    kernel as a module-level name: the module's own names (`os`, `KERNELS`,
+    `_module` ...) and the builtins its code calls (`int`, `len` ...). Read
+    from templates/launcher.py.j2 itself, so the list follows the template."""
+    import ast as pyast
+
+    text = data_text("templates", "launcher.py.j2")
+    code = re.sub(r"\{%.*?%\}", "", text, flags=re.S)
+    code = re.sub(r"\{\{.*?\}\}", "_x", code, flags=re.S)
+    try:
+        tree = pyast.parse(code)
+    except SyntaxError:  # a template this reader does not follow: its top-level names, by pattern
+        found = re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=|^import\s+(\w+)|^from\s+\S+\s+import\s+(\w+)",
+                           code, re.M)
+        return frozenset(n for group in found for n in group if n) | frozenset(dir(builtins))
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (pyast.FunctionDef, pyast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (pyast.Import, pyast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (pyast.Assign, pyast.AnnAssign)):
+            targets = node.targets if isinstance(node, pyast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, pyast.Name))
+    builtin = set(dir(builtins))
+    names.update(n.id for n in pyast.walk(tree) if isinstance(n, pyast.Name) and n.id in builtin)
+    names.discard("_x")
+    return frozenset(names)

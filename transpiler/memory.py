@@ -18,6 +18,7 @@ from .intrinsics import handler, is_default
 from .values import POISON, AxisTerm, DTypeVal, Handle, LayoutPart, LayoutVal, Pointer, PyConst, Void
 
 SCOPES = ("global", "shared", "shared.dyn", "local", "tmem")
+INDEX_LIMIT = 2 ** 31 - 1  # the largest element index a buffer may have: indices are C `int`s
 C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 C_KEYWORDS = frozenset("""
 auto break case char const continue default do double else enum extern float for goto if inline int long
@@ -76,9 +77,12 @@ class MemoryChecker:
                 if not isinstance(item.value, int) or isinstance(item.value, bool):
                     self.diags.error("E0503", f"buffer extents are integers, not {kind_of(item)}", span)
                     return None
-                item = ir.IntImm(INT32, item.value) if -2 ** 31 <= item.value < 2 ** 31 else None
+                value = item.value
+                item = ir.IntImm(INT32, value) if -2 ** 31 <= value < 2 ** 31 else None
                 if item is None:
-                    self.diags.error("E0503", "buffer extent too large", span)
+                    shown = str(value) if value.bit_length() <= 64 else f"2^{value.bit_length() - 1} or more"
+                    self.diags.error("E0503", f"buffer extent {shown} is too large: the limit is {INDEX_LIMIT} "
+                                              f"(2^31 - 1)", span)
                     return None
             if not (isinstance(item, ir.Expr) and item.dtype.is_int and item.dtype.lanes == 1):
                 self.diags.error("E0503", f"buffer extents are integers, not {kind_of(item)}", span)
@@ -214,6 +218,8 @@ class MemoryChecker:
         layout = self.layout_arg(a["layout"], shape, dtype, scope, node.span)
         if layout is POISON:
             return POISON
+        if not self.index_fits(shape, layout, elem_offset, a["shape"].span):
+            return POISON
         return self.new_param_buffer(handle, shape, dtype, layout, elem_offset, align, node.span)
 
     # -- allocations ----------------------------------------------------------------------------------
@@ -282,6 +288,8 @@ class MemoryChecker:
         if layout is not None and not layouts.memory_span(layout):
             self.diags.error("E0517", "the layout of a new allocation needs constant extents and strides",
                              a["layout"].span, help="the allocation's size comes from the layout")
+            return POISON
+        if not self.index_fits(shape, layout, ir.IntImm(INT32, 0), a["shape"].span if "shape" in a else node.span):
             return POISON
         return self.new_allocation(shape, dtype, scope, layout, align, node.span, scalar=scalar)
 
@@ -380,6 +388,8 @@ class MemoryChecker:
         layout = self.layout_arg(a["layout"], shape, dtype, scope, node.span)
         if layout is POISON:
             return POISON
+        if not self.index_fits(shape, layout, offset, a["shape"].span):
+            return POISON
         return self.new_view(base_buf, shape, dtype, scope, layout, offset, align, node.span)
 
     def check_view_bounds(self, base: ir.Buffer, storage: ir.Storage, shape, dtype: DType, layout, offset: ir.Expr,
@@ -398,6 +408,22 @@ class MemoryChecker:
                              help=f"make `{base.name}` larger, or the view smaller")
             return False
         return True
+
+    def index_fits(self, shape, layout, offset: ir.Expr, span) -> bool:
+        """Element indices are C `int`s (DECISIONS: 32-bit indexing): a buffer whose largest
+        element index is known now and exceeds INT32_MAX is an error. Symbolic shapes are
+        checked by the launcher, against the arrays it is given."""
+        extent = self.view_extent(shape, layout)
+        if extent is None or not isinstance(offset, ir.IntImm):
+            return True
+        last = offset.value + extent - 1
+        if last <= INDEX_LIMIT:
+            return True
+        what = f"{extent} elements" if offset.value == 0 else f"up to element {last}"
+        self.diags.error("E0503", f"the buffer spans {what}; element indices are 32-bit `int`s, so a buffer "
+                                  f"spans at most {INDEX_LIMIT} (2^31 - 1) elements", span,
+                         help="split the data over several buffers or launches")
+        return False
 
     @staticmethod
     def view_extent(shape, layout) -> int | None:
@@ -807,7 +833,7 @@ class MemoryChecker:
     def literal_string(self, node, what: str, fix: str):
         val = self.elab(node)
         if isinstance(val, PyConst) and isinstance(val.value, str):
-            return val.value
+            return self.text_str(val.value, node.span)
         if val is not POISON:
             self.diags.error("E0510", f"{what} must be a compile-time string, not {kind_of(val)}", node.span,
                              help=fix)
