@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -18,12 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from .generate import kernel_files, random_kernel_file
-from .harness import Finding, check_input, nvcc_available, nvcc_check, seed_texts
+from .harness import RECURSION_LIMIT, Finding, check_input, nvcc_available, nvcc_check, seed_texts
 from .mutate import mutant
 
 HERE = Path(__file__).resolve().parent
 REGRESSIONS = sorted((HERE / "regressions").glob("*.tx"))
 EXAMPLES = int(os.environ.get("TIRXC_FUZZ_EXAMPLES", "0") or 0)
+sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))  # as cli.main; before Hypothesis runs
 
 
 def _assert_ok(result, text: str) -> None:
@@ -31,7 +33,7 @@ def _assert_ok(result, text: str) -> None:
         pytest.fail(f"{result}\n{result.detail}\n--- input ---\n{text}")
 
 
-@settings(max_examples=EXAMPLES or 60, derandomize=True, deadline=None, database=None,
+@settings(max_examples=EXAMPLES or 100, derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(kernel_files())
 def test_generated_kernels_keep_the_invariants(text):
@@ -51,16 +53,43 @@ def test_generated_kernels_are_mostly_accepted():
 @pytest.mark.parametrize("seed", range(4))
 def test_mutants_keep_the_invariants(seed):
     seeds = seed_texts()
-    for i in range(EXAMPLES or 75):
+    for i in range(EXAMPLES or 150):
         name, text = mutant(random.Random(f"ci-{seed}:{i}"), seeds)
         _assert_ok(check_input(text, name="mutant.tx"), text)
+
+
+def _expected(text: str) -> str | None:
+    """A regression file's first line may say `# expect: accepted` or `# expect: E0321[, ...]`."""
+    first = text.split("\n", 1)[0]
+    return first.split(":", 1)[1].strip() if first.startswith("# expect:") else None
 
 
 @pytest.mark.parametrize("path", REGRESSIONS, ids=lambda p: p.stem)
 def test_regression_inputs(path):
     text = path.read_text(encoding="utf-8")
-    _assert_ok(check_input(text, name=path.name), text)
+    result = check_input(text, name=path.name)
+    _assert_ok(result, text)
     _assert_ok(check_input(text, name=path.name, line_info=True), text)
+    expected = _expected(text)
+    if expected == "accepted":
+        assert result.accepted, result.codes
+    elif expected:
+        assert not result.accepted and set(result.codes) == {c.strip() for c in expected.split(",")}, \
+            result.codes
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(not nvcc_available(), reason="nvcc is not on PATH")
+def test_accepted_regression_inputs_compile_with_nvcc():
+    cudas = []
+    for path in REGRESSIONS:
+        result = check_input(path.read_text(encoding="utf-8"), name=path.name, line_info=True)
+        if not isinstance(result, Finding) and result.accepted:
+            cudas.append((path.name, result.cuda))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        messages = list(pool.map(lambda item: nvcc_check(item[1]), cudas))
+    for (name, cuda), message in zip(cudas, messages):
+        assert message is None, f"{name}: {message}"
 
 
 @pytest.mark.nvcc
