@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import ast, ir
-from .check_expr import ExprChecker
+from .check_expr import FOLD_BUDGET, ExprChecker
 from .cnames import source_code_names
 from .diagnostics import Diagnostics, Note, did_you_mean
 from .intrinsics import CallChecker
@@ -64,6 +64,7 @@ class ModuleChecker:
         self.func_source_spans: dict[str, Span] = {}
         self.kernel_names: dict[str, Span] = {}
         self.c_reserved: set[str] = set()  # C names the kernels' own names must avoid (cnames.py)
+        self.fold_budget = FOLD_BUDGET  # bytes of strings and tuples `+` may still build (check_expr)
 
     def run(self, module: ast.Module) -> CheckedModule:
         kernels = []

@@ -23,8 +23,43 @@ BUFFER_ATTRS = ("data", "shape", "dtype", "elem_offset", "ptr_to", "vload", "vst
                 "local", "access_ptr", "scope")
 
 
+# Compile-time constants stay small: integers of at most INT_BITS bits, and strings and
+# tuples built by `+` of at most FOLD_BUDGET bytes per file in all (`S2 = S1 + S1` forty
+# times over would otherwise ask for a terabyte).
+INT_BITS = 4096
+FOLD_BUDGET = 1 << 26
+
+
+def to_float(value) -> float:
+    """float(value), with an integer beyond the double range becoming an infinity (as C's
+    conversion of an out-of-range value does on the GPU) instead of raising."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
+def fold_size(op: str, a, b) -> int:
+    """An upper bound of the bits of py_binop(op, a, b) over two numbers; 0 when it is a float."""
+    if isinstance(a, float) or isinstance(b, float):
+        return 0
+    bits_a, bits_b = abs(a).bit_length(), abs(b).bit_length()
+    if op == "*":
+        return bits_a + bits_b
+    if op == "<<":
+        return bits_a + max(0, b)
+    return max(bits_a, bits_b) + 1
+
+
 def py_binop(op: str, a, b):
     """Fold an operator over two Python constants with Python's (floor) semantics."""
+    try:
+        return _py_binop(op, a, b)
+    except OverflowError:  # an int too large for a float operand: the float side overflows
+        return _py_binop(op, to_float(a), to_float(b))
+
+
+def _py_binop(op: str, a, b):
     if op == "+":
         return a + b
     if op == "-":
@@ -86,7 +121,7 @@ class ExprChecker:
             return ir.IntImm(dtype, int(value), span) if not dtype.is_float else ir.FloatImm(dtype, float(value), span)
         if isinstance(value, int):
             if dtype.is_float:
-                return ir.FloatImm(dtype, float(value), span)
+                return ir.FloatImm(dtype, to_float(value), span)
             lo, hi = int_range(dtype)
             if not lo <= value <= hi:
                 if value < 0 and dtype.kind == "uint":
@@ -232,7 +267,12 @@ class ExprChecker:
         return self.lookup(node.id, node.span)
 
     def _elab_Constant(self, node: ast.Constant):
-        return PyConst(node.value)
+        value = node.value
+        if isinstance(value, int) and abs(value).bit_length() > INT_BITS:
+            self.diags.error("E0318", f"integer constant of {abs(value).bit_length()} bits; constants have at most "
+                                      f"{INT_BITS}", node.span)
+            return POISON
+        return PyConst(value)
 
     def _elab_Tuple(self, node: ast.Tuple):
         return self._sequence(node.elts)
@@ -376,13 +416,24 @@ class ExprChecker:
         op = _BINOPS[node.op]
         return self.arith(op, left, right, node.span, node.left.span, node.right.span)
 
+    def fold_concat(self, a, b, span: Span):
+        """`+` of two constant strings or tuples, within the file's folding budget."""
+        weight = 1 if isinstance(a, str) else 8  # bytes per character / per tuple element (a pointer)
+        budget = getattr(self.module, "fold_budget", FOLD_BUDGET) - weight * (len(a) + len(b))
+        if budget < 0:
+            self.diags.error("E0318", f"constant strings and tuples built with `+` exceed {FOLD_BUDGET >> 20} MiB "
+                                      "in this file", span)
+            return POISON
+        if hasattr(self.module, "fold_budget"):
+            self.module.fold_budget = budget
+        return PyConst(a + b)
+
     def arith(self, op: str, left, right, span: Span, span_a: Span, span_b: Span):
         if isinstance(left, PyConst) and isinstance(right, PyConst):
             a, b = left.value, right.value
-            if isinstance(a, str) and isinstance(b, str) and op == "+":
-                return PyConst(a + b)
-            if isinstance(a, tuple) and isinstance(b, tuple) and op == "+":
-                return PyConst(a + b)
+            if (isinstance(a, str) and isinstance(b, str) or isinstance(a, tuple) and isinstance(b, tuple)) \
+                    and op == "+":
+                return self.fold_concat(a, b, span)
             if not all(isinstance(x, (int, float)) for x in (a, b)):
                 self.diags.error("E0306", f"`{_op_text(op)}` needs numbers", span)
                 return POISON
@@ -400,6 +451,9 @@ class ExprChecker:
                 return POISON
             if op == "<<" and b > 1024:
                 self.diags.error("E0318", "shift count too large", span)
+                return POISON
+            if fold_size(op, a, b) > INT_BITS:
+                self.diags.error("E0318", f"the constant would have more than {INT_BITS} bits", span)
                 return POISON
             return PyConst(py_binop(op, a, b))
         a, b = self.unify(left, right, span_a, span_b)

@@ -102,7 +102,9 @@ CODES: dict[str, tuple[str, str]] = {
     "E0305": ("wrong arguments",
               "The call has too many or too few positional arguments, or an argument of the wrong "
               "kind (a buffer where a value is expected, a string where a shape is expected...). The "
-              "message names the parameter."),
+              "message names the parameter. `T.unroll` expands its body at compile time: a loop makes "
+              "at most 4096 copies, nested unrolled loops together too, and the unrolled code holds at "
+              "most 32768 statements."),
     "E0306": ("operation not valid on this value",
               "The value does not support the operation: for example indexing a scalar, calling a "
               "buffer, taking `.data` of a number, using a buffer region or a pointer as a value, or "
@@ -152,7 +154,9 @@ CODES: dict[str, tuple[str, str]] = {
               "An integer literal does not fit the dtype it takes from the other operand or from its "
               "destination (for example 3000000000 in an int32 expression, -1 with a uint32), or a "
               "constant shift count is negative or not smaller than the operand's width. Convert the "
-              "other side to a wider or signed type first, e.g. `T.int64(x) + 3000000000`."),
+              "other side to a wider or signed type first, e.g. `T.int64(x) + 3000000000`. Compile-time "
+              "constants themselves are bounded: integers have at most 4096 bits, and strings and "
+              "tuples built with `+` at most 64 MiB per file."),
     "E0319": ("name not visible here",
               "The name was bound inside a block (`if`, `for`, `while`) that has ended. The generated "
               "CUDA declares it inside that block, so it cannot be used after it; bind it before the "

@@ -20,6 +20,8 @@ from .values import (POISON, ArrayType, Binding, Builtin, DTypeVal, Handle, Hand
 
 
 STATIC_SHARED_LIMIT = 48 * 1024
+UNROLL_COPIES = 4096  # nested `T.unroll` loops: copies of the innermost body
+UNROLL_STATEMENTS = 32768  # and statements after unrolling (copies times the body's statements)
 TOTAL_SHARED_LIMIT = 227 * 1024
 MAX_BLOCK = 1024
 
@@ -46,6 +48,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         self.device = False
         self.depth = 0
         self.loops: list[str] = []  # kinds of the enclosing loops: serial, unroll, while
+        self.unrolled = 1  # copies the enclosing `T.unroll` loops make of the current statement
         self.ids: dict[str, tuple[list[ir.Expr] | None, Span]] = {}  # kind -> (extents, first declaration)
         self.unnamed_ids: set[str] = set()  # C names of ids not bound to a source name yet
         self.linear_id_users: list[Span] = []  # warp-level ids, computed from the linear thread index
@@ -810,7 +813,13 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             self.bind(target.id, Binding(var, "loopvar", target.span))
             loop_vars.append(var)
         unrolled = ok and rng.kind == "unroll"
+        copies = self.unroll_copies(stmt, rng) if unrolled else 1
+        if copies is None:
+            self.pop()
+            return None
+        self.unrolled *= copies
         body = self.loop_body(stmt.body, "unroll" if unrolled else "serial")
+        self.unrolled //= copies
         self.pop()
         if not ok or len(loop_vars) != len(targets):
             return None
@@ -819,6 +828,24 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             kind = "unroll" if unrolled else ("pragma_unroll" if rng.unroll_factor else "serial")
             out = ir.For(var, start, stop, step, out, kind, rng.unroll_factor, stmt.span)
         return out
+
+    def unroll_copies(self, stmt: ast.For, rng: LoopRange) -> int | None:
+        """How many copies of its body an unrolled loop makes; None (with an error) when the
+        copies of all enclosing `T.unroll` loops together would pass the limits: nested
+        unrolls multiply, and 20 nested `T.unroll(2)` would otherwise be a million copies."""
+        trips = max(0, -(-(rng.stops[0].value - rng.starts[0].value) // rng.steps[0].value))
+        total = self.unrolled * trips
+        statements = total * _statement_count(stmt.body)
+        if total > UNROLL_COPIES or statements > UNROLL_STATEMENTS:
+            what = (f"{total} copies of this body" if total > UNROLL_COPIES
+                    else f"{statements} statements")
+            limit = (f"{UNROLL_COPIES} copies" if total > UNROLL_COPIES else f"{UNROLL_STATEMENTS} statements")
+            self.diags.error("E0305", f"unrolling makes {what} (with the enclosing `T.unroll` loops); the limit "
+                                      f"is {limit}", stmt.iter.span,
+                             help="use `T.serial(n, unroll=True)` for some of the loops and let the compiler "
+                                  "unroll")
+            return None
+        return trips
 
     def _stmt_Break(self, stmt):
         return self.loop_exit(stmt, ir.Break(stmt.span), "break")
@@ -944,8 +971,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                                  help="use `T.serial(n, unroll=True)` for a `#pragma unroll` loop")
                 return POISON
             trips = max(0, -(-(stop.value - start.value) // step.value))
-            if trips > 4096:
-                self.diags.error("E0305", f"`T.unroll` of {trips} iterations; the limit is 4096", node.span,
+            if trips > UNROLL_COPIES:
+                self.diags.error("E0305", f"`T.unroll` of {trips} iterations; the limit is {UNROLL_COPIES}", node.span,
                                  help="use `T.serial(n, unroll=True)` and let the compiler unroll")
                 return POISON
         return LoopRange(kind, (start,), (stop,), (step,), factor)
@@ -1333,3 +1360,14 @@ class _SymbolicPending:
 
     def __init__(self, dtype, span):
         self.dtype, self.span = dtype, span
+
+
+def _statement_count(stmts) -> int:
+    """Statements in a block, nested blocks included."""
+    count, stack = 0, list(stmts)
+    while stack:
+        node = stack.pop()
+        count += 1
+        for name in ("body", "orelse"):
+            stack.extend(getattr(node, name, None) or ())
+    return count
