@@ -2,6 +2,7 @@
 output texts out. The CLI and the tests call this; it only chains the stages."""
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 
 from . import ast
@@ -29,6 +30,18 @@ STAGES = ("ast", "check", "cuda", "launcher")
 def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None = None,
                    launcher_name: str | None = None, line_info: bool = False) -> Result:
     """Run the pipeline up to `until` (one of STAGES); stops at the first stage with errors."""
+    # The stages build many small immutable objects and no reference cycles worth
+    # collecting mid-run; pausing the cyclic collector halves the time of big files.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _compile(source, until, arch, launcher_name, line_info)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _compile(source: SourceFile, until: str, arch: str | None, launcher_name: str | None, line_info: bool) -> Result:
     from .parse import parse
     from .check import check
     from .lower import lower
