@@ -2,11 +2,14 @@
 
 Exit codes: 0 success, 1 the input has errors, 2 usage errors (unknown flag,
 missing or unreadable input, unwritable output), 3 an internal error (a bug in
-tirxc: reported in one line, never as a traceback).
+tirxc: reported in one line, never as a traceback), 128 + N when stopped by
+signal N (SIGINT 130, SIGTERM 143, SIGHUP 129; no output file is left changed
+or half written).
 """
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import tempfile
 
@@ -176,9 +179,45 @@ def compile_command(kernel, output, emit, launcher_path, check_only, arch, line_
 SUBCOMMANDS = {"run": "transpiler.run:run_command"}
 
 
+class _Signalled(BaseException):
+    """Raised by the handlers of SIGINT, SIGTERM and SIGHUP: a BaseException that click does
+    not turn into "Aborted!" (exit 1, the status of an input error), and that unwinds
+    through write_atomic, which then removes its temporary file."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum, frame):
+    raise _Signalled(signum)
+
+
+def _handle_signals() -> dict:
+    previous = {}
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is None:
+            continue
+        try:
+            previous[number] = signal.signal(number, _on_signal)
+        except (ValueError, OSError):  # not the main thread, or not allowed here
+            pass
+    return previous
+
+
 def main(argv=None) -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     args = list(sys.argv[1:] if argv is None else argv)
+    previous = _handle_signals()
+    try:
+        _main(args)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _main(args: list) -> None:
     try:
         command = compile_command
         if args and args[0] in SUBCOMMANDS:
@@ -189,9 +228,9 @@ def main(argv=None) -> None:
         else:
             prog = "tirxc"
         command.main(args=args, prog_name=prog, standalone_mode=True)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Signalled) as err:  # 128 + the signal, as a shell reports it
         sys.stderr.write("tirxc: interrupted\n")
-        sys.exit(130)
+        sys.exit(128 + getattr(err, "signum", signal.SIGINT))
     except BrokenPipeError:
         # The reader went away (`tirxc k.tx | head`): not worth a message.
         # Point stdout at /dev/null so that the interpreter's final flush is quiet.

@@ -1,0 +1,204 @@
+"""Safe outputs under hostile conditions (tests/cli and tests/emit/test_determinism.py
+have the ordinary ones: exit codes 0-3, atomic replacement, hash seeds and working
+directories for every sample):
+
+* a signal in the middle of writing an output (SIGINT, SIGTERM, SIGHUP) exits with
+  128 + N and leaves neither a changed output nor a temporary file;
+* the outputs are byte-identical under every locale and I/O encoding, including an
+  ASCII-only one, for a file with non-ASCII text, and so are the diagnostics' bytes;
+  a non-ASCII file name that the locale cannot decode still gives whole outputs;
+* two `make -j` runs over all samples at once, into the same folder, leave every
+  output whole and equal to what the library produces.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLES
+from tests.hostile._util import ok
+
+UNICODE_KERNEL = '''# Ünïcödé comments: 中文, emoji 😀, bidi \u202e (in a comment)
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, été: T.float32):
+    A = T.match_buffer(A_ptr, (128,), "float32")
+    T.device_entry()
+    tx = T.thread_id([128])
+    核: T.float32 = A[tx] * été
+    T.cuda.printf("é 中 😀 %f\\n", 核)
+    assert tx < 1000, "message: ü"
+    A[tx] = 核
+'''
+BROKEN = "from tvm.script import tirx as T\n# ü\nx = (1, 2]  # 中\n"
+
+
+def _env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("LC_", "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONCOERCECLOCALE", "TIRXC_"))}
+    env.pop("LANG", None)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                                       if p])
+    env.update(extra)
+    return env
+
+
+def _tirxc(args, cwd, env, stdin=None):
+    return subprocess.run([sys.executable, "-m", "transpiler", *args], cwd=cwd, env=env, capture_output=True,
+                          timeout=120, input=stdin)
+
+
+# ---- signals while writing ---------------------------------------------------------------------------------
+
+_KILL_WHILE_WRITING = r'''
+import os, signal, sys
+from transpiler import cli
+real_fdopen = os.fdopen
+
+class Half:
+    """The output handle: writes half of the text, then the process gets the signal."""
+    def __init__(self, handle):
+        self.handle = handle
+    def write(self, text):
+        self.handle.write(text[: len(text) // 2])
+        self.handle.flush()
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        self.handle.write(text[len(text) // 2:])
+    def __enter__(self):
+        return self
+    def __exit__(self, *exc):
+        return self.handle.__exit__(*exc)
+
+os.fdopen = lambda *a, **k: Half(real_fdopen(*a, **k))
+cli.main(sys.argv[2:])
+'''
+
+
+@pytest.mark.parametrize("name, status", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+@pytest.mark.parametrize("existing", [False, True], ids=["new", "existing"])
+def test_a_signal_while_writing_leaves_no_partial_file(tmp_path, name, status, existing):
+    target = tmp_path / "out.cu"
+    if existing:
+        target.write_text("// the previous output\n")
+    proc = subprocess.run([sys.executable, "-c", _KILL_WHILE_WRITING, name, str(SAMPLES / "saxpy.tx"), "-o",
+                           str(target)], env=_env(), capture_output=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == status, proc.stderr.decode()
+    assert proc.stderr.decode().strip().endswith("tirxc: interrupted")
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["out.cu"] if existing else [])
+    if existing:
+        assert target.read_text() == "// the previous output\n"
+
+
+def test_a_signal_between_the_two_outputs_leaves_each_whole(tmp_path):
+    """With -o and --launcher, a signal after the first file is written: the second is
+    not written at all, the first is complete."""
+    proc = subprocess.run([sys.executable, "-c", _KILL_WHILE_WRITING.replace(
+        "os.fdopen = lambda *a, **k: Half(real_fdopen(*a, **k))",
+        "calls = []\nos.fdopen = lambda *a, **k: (calls.append(1), real_fdopen(*a, **k) if len(calls) == 1 "
+        "else Half(real_fdopen(*a, **k)))[1]"),
+        "SIGTERM", str(SAMPLES / "saxpy.tx"), "-o", str(tmp_path / "out.cu"), "--launcher", str(tmp_path / "out.py")],
+        env=_env(), capture_output=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 143, proc.stderr.decode()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.py"]
+    expected = ok((SAMPLES / "saxpy.tx").read_text(), "saxpy.tx", launcher_name="out").launcher
+    assert (tmp_path / "out.py").read_text() == expected
+
+
+# ---- locales and encodings ---------------------------------------------------------------------------------
+
+ENVIRONMENTS = {
+    "default": {},
+    "C": {"LC_ALL": "C"},
+    "C.UTF-8": {"LC_ALL": "C.UTF-8"},
+    "POSIX, no coercion, no UTF-8 mode (ASCII)": {"LC_ALL": "POSIX", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"},
+    "latin-1 stdio": {"LC_ALL": "C", "PYTHONIOENCODING": "latin-1", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"},
+    "missing ISO-8859-1 locale": {"LC_ALL": "de_DE.ISO-8859-1", "LANG": "de_DE.ISO-8859-1"},
+    "UTF-8 mode, hash seed 1": {"PYTHONUTF8": "1", "PYTHONHASHSEED": "1"},
+    "hash seed 4242": {"LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "4242"},
+}
+
+
+@pytest.fixture(scope="module")
+def locale_runs(tmp_path_factory):
+    """environment name -> (stdout .cu, -o .cu, launcher, stderr of the broken file, its status)."""
+    folder = tmp_path_factory.mktemp("locales")
+    (folder / "uni.tx").write_text(UNICODE_KERNEL, encoding="utf-8")
+    (folder / "broken.tx").write_text(BROKEN, encoding="utf-8")
+
+    def run(item):
+        name, extra = item
+        env = _env(**extra)
+        out = folder / f"out-{abs(hash(name))}"
+        out.mkdir()
+        stdout = _tirxc(["uni.tx"], folder, env)
+        to_file = _tirxc(["uni.tx", "-o", str(out / "uni.cu"), "--launcher", str(out / "uni.py")], folder, env)
+        from_stdin = _tirxc(["-", "--emit", "launcher"], folder, env, stdin=UNICODE_KERNEL.encode("utf-8"))
+        broken = _tirxc(["broken.tx"], folder, env)
+        for proc in (stdout, to_file, from_stdin):
+            assert proc.returncode == 0, (name, proc.stderr.decode(errors="replace"))
+        return name, (stdout.stdout, (out / "uni.cu").read_bytes(), (out / "uni.py").read_bytes(), from_stdin.stdout,
+                      broken.stderr, broken.returncode)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return dict(pool.map(run, ENVIRONMENTS.items()))
+
+
+def test_outputs_are_byte_identical_in_every_locale(locale_runs):
+    reference = ok(UNICODE_KERNEL, "uni.tx", launcher_name="uni")
+    for name, (stdout, cu, launcher, from_stdin, _, _) in locale_runs.items():
+        assert stdout == cu == reference.cuda.encode("utf-8"), name
+        assert launcher == reference.launcher.encode("utf-8"), name
+        assert b"CUDA_SOURCE" in from_stdin, name
+    assert len({runs[3] for runs in locale_runs.values()}) == 1
+
+
+def test_diagnostics_survive_every_locale(locale_runs):
+    for name, (*_, stderr, status) in locale_runs.items():
+        text = stderr.decode("utf-8", errors="replace")
+        assert status == 1 and "broken.tx:3:10: error[E0104]" in text, (name, text)
+        assert "Traceback" not in text and "internal error" not in text, (name, text)
+
+
+def test_undecodable_file_name_under_an_ascii_locale(tmp_path):
+    """The name's bytes are not ASCII: argv holds surrogate escapes; the header, the
+    launcher's SOURCE_FILE and the diagnostics still come out whole."""
+    name = "ker\u00e9.tx".encode("utf-8")
+    (tmp_path / os.fsdecode(name)).write_bytes((SAMPLES / "saxpy.tx").read_bytes())
+    env = _env(LC_ALL="POSIX", PYTHONCOERCECLOCALE="0", PYTHONUTF8="0")
+    proc = subprocess.run([sys.executable, "-m", "transpiler", name, "-o", b"out.cu", "--launcher", b"out.py"],
+                          cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    cuda = (tmp_path / "out.cu").read_text(encoding="utf-8")
+    assert cuda.splitlines()[0].startswith("// Generated by tirxc") and "saxpy_kernel" in cuda
+    compile((tmp_path / "out.py").read_text(encoding="utf-8"), "out.py", "exec")
+
+
+# ---- make -j ---------------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_two_parallel_make_runs_into_one_folder(tmp_path):
+    """`make -j8 samples` twice at once, writing the same files: each output is whole and
+    what the library produces (the Makefile's own venv step is skipped with -o)."""
+    build = tmp_path / "build"
+    command = ["make", "-s", "-C", str(ROOT), "-j8", "-o", ".venv/bin/.installed", "samples", f"BUILD={build}",
+               f"TIRXC={sys.executable} -m transpiler"]
+    env = _env()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = list(pool.map(lambda _: subprocess.run(command, env=env, capture_output=True, timeout=600), range(2)))
+    for proc in runs:
+        assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    samples = sorted(SAMPLES.glob("*.tx"))
+    assert sorted(p.name for p in build.iterdir()) == sorted(
+        [f"{s.stem}.cu" for s in samples] + [f"{s.stem}.py" for s in samples])
+    for sample in samples:
+        result = ok(sample.read_text(encoding="utf-8"), f"samples/{sample.name}", launcher_name=sample.stem)
+        assert (build / f"{sample.stem}.cu").read_text(encoding="utf-8") == result.cuda, sample.name
+        assert (build / f"{sample.stem}.py").read_text(encoding="utf-8") == result.launcher, sample.name
