@@ -817,9 +817,9 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         if copies is None:
             self.pop()
             return None
-        self.unrolled *= copies
+        enclosing, self.unrolled = self.unrolled, self.unrolled * max(copies, 1)
         body = self.loop_body(stmt.body, "unroll" if unrolled else "serial")
-        self.unrolled //= copies
+        self.unrolled = enclosing
         self.pop()
         if not ok or len(loop_vars) != len(targets):
             return None

@@ -89,6 +89,8 @@ MESSAGE_PIECES = ("ok", "*/", "/*", "\\\\", "\\n", "\\r", "\\t", "\\x00", "\\\""
 
 
 def _float_text(draw) -> str:
+    if draw.bool(0.01):  # an integer beyond the double range, in a float context
+        return draw.choice(("1" + "0" * 400, "-1" + "0" * 310, "0x" + "f" * 300))
     return draw.choice(("0.0", "1.0", "2.0", "0.5", "-1.5", "3.25", "1e-3", "65504.0", "1e30", "1e-40",
                         "3.4028235e38", "0.1", "-0.0", "100.0", "1e308", "7.0"))
 
@@ -382,6 +384,13 @@ class KernelGen:
             self.emit(indent, f"T.static_assert({d.choice(('1 == 1', 'True', '2 > 1'))}, \"{d.choice(MESSAGE_PIECES)}\")")
         elif roll == 25:
             self.view(indent)
+        elif roll == 26 and d.bool(0.3):  # a chain of nested unrolled loops (their copies multiply)
+            depth = d.int(2, 16)
+            for level in range(depth):
+                var = self.fresh("u")
+                self.emit(indent + level, f"for {var} in T.unroll({d.choice((2, 2, 3, 4, 8))}):")
+            buf = d.choice(writable) if writable else None
+            self.emit(indent + depth, f"{self.load(buf, 1)} = {self.expr(buf['dtype'], 2)}" if buf else "pass")
         else:
             buf = d.choice(writable) if writable else None
             if buf is not None:

@@ -10,7 +10,8 @@ the file, drop, double), on lines (drop, duplicate, swap, re-indent, splice a
 line from another seed file), on numbers (boundary values: 0, -1, 2**31 - 1,
 2**31, 2**63, 2**64, 10**30 ...), on names (rename every occurrence of a name
 to a hostile one: C and CUDA keywords, generated names, Python builtins),
-and rarely on bytes (insert, flip, truncate).
+on module constants (doubled by `+` or squared by `*` dozens of times over), and
+rarely on bytes (insert, flip, truncate).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ BOUNDARY_NUMBERS = [
     "18446744073709551615", "18446744073709551616", "10**30", "99999999999999999999999999999999999999",
     "0x7FFFFFFF", "0xFFFFFFFF", "0x80000000", "0b1", "0o777", "1_000", "0.0", "-0.0", "0.5", "1e-45", "1e-46",
     "3.4028235e38", "3.5e38", "1e308", "1e309", "65504.0", "65520.0", "1.0e-8", "2**31", "1 << 31", "1 << 62",
-    "46341", "(-1)",
+    "46341", "(-1)", "1" + "0" * 400, "-1" + "0" * 400, "0x" + "f" * 1200, "1e400", "-1e400", "0x" + "f" * 17,
 ]
 
 HOSTILE_NAMES = [
@@ -183,6 +184,17 @@ def mutate_once(rng: random.Random, text: str, seeds: list[tuple[str, str]]) -> 
                 lines[i:i] = chunk
         else:  # a statement from the dictionary at this line's indentation
             lines.insert(i, _indent_of(lines[i]) + rng.choice(STATEMENTS))
+        return "\n".join(lines)
+    if roll < 0.87:  # amplify a module-level constant: doubling lines (`S1 = S0 + S0` ...)
+        assigns = [i for i, l in enumerate(lines) if re.match(r"^[A-Za-z_]\w* = ", l)]
+        if not assigns:
+            return text
+        i = rng.choice(assigns)
+        name = lines[i].split(" = ", 1)[0]
+        op = rng.choice(("+", "*"))
+        extra = [f"{name}_{k + 1} = {name}_{k} {op} {name}_{k}" for k in range(rng.randint(5, 45))]
+        lines[i + 1:i + 1] = [f"{name}_0 = {name}"] + extra + [f"{name} = {name}_{len(extra)}"
+                                                           if rng.random() < 0.5 else ""]
         return "\n".join(lines)
     if roll < 0.92:  # repeat a block of lines (many kernels, long bodies)
         if len(lines) < 2:
