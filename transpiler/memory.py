@@ -133,10 +133,8 @@ class MemoryChecker:
             return parse_dtype(arg.value())
         return self.dtype_arg(arg)
 
-    def layout_arg(self, arg, shape, dtype: DType, scope: str, span):
-        """The layout of a buffer (None for dense row-major) after checking it fits the shape."""
-        if is_default(arg):
-            return None
+    def layout_value(self, arg):
+        """The layout a `layout=` argument names: None for "default", POISON after an error."""
         val = self.elab(arg)
         if isinstance(val, PyConst) and val.value in ("default", None):
             return None
@@ -146,7 +144,15 @@ class MemoryChecker:
             if val is not POISON:
                 self.diags.error("E0517", "`layout=` takes a `TileLayout(...)` or \"default\"", arg.span)
             return POISON
-        layout = val.layout
+        return val.layout
+
+    def layout_arg(self, arg, shape, dtype: DType, scope: str, span):
+        """The layout of a buffer (None for dense row-major) after checking it fits the shape."""
+        if is_default(arg):
+            return None
+        layout = self.layout_value(arg)
+        if layout is None or layout is POISON:
+            return layout
         total = prod(e.value for e in shape) if all(isinstance(e, ir.IntImm) for e in shape) else None
         count = layouts.num_elements(layout)
         if total is not None and isinstance(count, ir.IntImm) and count.value != total:
@@ -873,7 +879,7 @@ class MemoryChecker:
             return POISON
         layout = None
         if not is_default(a["layout"]):
-            layout = self.layout_arg_tmem(a["layout"], shape, node)
+            layout = self.layout_value(a["layout"])
             if layout is POISON:
                 return POISON
         if isinstance(column, ir.IntImm) and self.tmem_alloc is not None and self.tmem_alloc[1] is not None:

@@ -287,22 +287,11 @@ class PoolChecker:
         layout = None
         if not is_default(args["layout"]) and not (isinstance(args["layout"], ast.Constant)
                                                    and args["layout"].value is None):
-            layout = self.layout_arg_tmem(args["layout"], shape, node)
+            layout = self.layout_value(args["layout"])
             if layout is POISON:
                 return POISON
         buf = self.tmem_buffer(shape, dtype, layout, ir.IntImm(INT32, start), node.span)
         return buf
-
-    def layout_arg_tmem(self, node, shape, call):
-        val = self.elab(node)
-        from .values import LayoutPart, LayoutVal
-        if isinstance(val, LayoutPart):
-            val = self.make_layout(val, node)
-        if not isinstance(val, LayoutVal):
-            if val is not POISON:
-                self.diags.error("E0517", "`layout=` takes a `TileLayout(...)`", node.span)
-            return POISON
-        return val.layout
 
     def _warp_var(self, node):
         warp = self.warp_id_var()
