@@ -9,7 +9,9 @@ numbers come from the grammar-aware generator (generate.py, driven by
 `harness.check_input` in process, with a per-input time bound (SIGALRM) and
 an address-space limit per worker; a worker that dies (a segfault, say) is
 recorded at the input it was on and replaced. Every `--nvcc-every`-th
-accepted input's `.cu` (distinct texts only) is compiled with nvcc.
+accepted input's `.cu` (distinct texts only) is compiled with nvcc; errors that all
+lie inside `T.cuda.func_call` sources (pasted unchanged, so a mutant that corrupted
+them wrote bad CUDA itself) are counted apart, not as findings.
 
 Findings are bucketed by signature (exception type and innermost tirxc frame,
 or the broken invariant); the first input of each bucket is minimised (lines,
@@ -31,7 +33,7 @@ import time
 from pathlib import Path
 
 from .generate import random_kernel_file
-from .harness import Finding, check_input, digest, nvcc_available, nvcc_check, seed_texts
+from .harness import Finding, blames_inline_source, check_input, digest, nvcc_available, nvcc_check, seed_texts
 from .mutate import mutant
 
 _SEEDS = None
@@ -55,7 +57,7 @@ def _worker(worker: int, jobs: int, args, start: int, progress, out_path: str) -
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     stats = {"inputs": 0, "accepted": 0, "rejected": 0, "by_origin": collections.Counter(),
              "accepted_by_origin": collections.Counter(), "codes": collections.Counter(), "seconds": 0.0,
-             "slowest": [0.0, -1], "nvcc": 0, "nvcc_failed": 0, "nvcc_warnings": 0, "findings": {}}
+             "slowest": [0.0, -1], "nvcc": 0, "nvcc_failed": 0, "nvcc_inline_source": 0, "findings": {}}
     seen_cuda: set[str] = set()
     accepted_count = 0
     deadline = args.deadline
@@ -94,7 +96,9 @@ def _worker(worker: int, jobs: int, args, start: int, progress, out_path: str) -
                     seen_cuda.add(key)
                     stats["nvcc"] += 1
                     message = nvcc_check(result.cuda)
-                    if message is not None:
+                    if message is not None and blames_inline_source(message, result.cuda, result.inline_sources):
+                        stats["nvcc_inline_source"] += 1  # a mutant broke the CUDA it pastes in, not tirxc
+                    elif message is not None:
                         stats["nvcc_failed"] += 1
                         signature = "nvcc:" + _nvcc_signature(message)
                         bucket = stats["findings"].setdefault(signature, {
@@ -145,6 +149,7 @@ def run(args) -> dict:
                   file=sys.stderr)
     wall = time.time() - began
     total = {"inputs": 0, "accepted": 0, "rejected": 0, "seconds": 0.0, "nvcc": 0, "nvcc_failed": 0,
+             "nvcc_inline_source": 0,
              "by_origin": collections.Counter(), "accepted_by_origin": collections.Counter(),
              "codes": collections.Counter(), "slowest": [0.0, -1], "findings": {}}
     for path in outputs:
@@ -152,7 +157,7 @@ def run(args) -> dict:
             continue
         for line in Path(path).read_text(encoding="utf-8").splitlines():
             part = json.loads(line)
-            for key in ("inputs", "accepted", "rejected", "seconds", "nvcc", "nvcc_failed"):
+            for key in ("inputs", "accepted", "rejected", "seconds", "nvcc", "nvcc_failed", "nvcc_inline_source"):
                 total[key] += part[key]
             for key in ("by_origin", "accepted_by_origin", "codes"):
                 total[key].update(part[key])
@@ -177,6 +182,7 @@ def run(args) -> dict:
         "time_limit_s": args.time_limit,
         "by_origin": dict(total["by_origin"]), "accepted_by_origin": dict(total["accepted_by_origin"]),
         "nvcc_compiled": total["nvcc"], "nvcc_failed": total["nvcc_failed"],
+        "nvcc_failed_in_inline_cuda": total["nvcc_inline_source"],
         "top_error_codes": dict(total["codes"].most_common(30)),
         "findings": total["findings"],
     }

@@ -66,6 +66,7 @@ class Outcome:
     codes: tuple[str, ...] = ()
     cuda: str | None = None
     launcher: str | None = None
+    inline_sources: tuple[str, ...] = ()  # the T.cuda.func_call sources, pasted into the .cu as they are
 
 
 @dataclass
@@ -179,7 +180,8 @@ def check_input(text: str, name: str = "fuzz.tx", *, time_limit: float = TIME_LI
         compile(result.launcher, "fuzz_kernels.py", "exec")
     except SyntaxError as err:
         return Finding("output", f"the launcher is not valid Python: {err}", "output:launcher-syntax")
-    return Outcome(True, (), result.cuda, result.launcher)
+    sources = tuple(getattr(result.program, "func_sources", {}).values())
+    return Outcome(True, (), result.cuda, result.launcher, sources)
 
 
 # ---- nvcc -----------------------------------------------------------------------------------------------
@@ -224,6 +226,23 @@ def nvcc_check(cuda: str, timeout: float = 300) -> str | None:
     if OUR_WARNINGS.search(output):
         return "warning: " + output
     return None
+
+
+_ERROR_LINE = re.compile(r"k\.cu(?:\((\d+)\)|:(\d+):\d+): (?:fatal )?error")
+
+
+def blames_inline_source(message: str, cuda: str, sources) -> bool:
+    """True when every error nvcc reports lies inside the `T.cuda.func_call` sources, which
+    tirxc pastes into the .cu unchanged (a mutant that corrupted them is the user's CUDA)."""
+    inside: set[int] = set()
+    for source in sources:
+        text = source.strip("\n")
+        index = cuda.find(text) if text else -1
+        if index >= 0:
+            first = cuda.count("\n", 0, index) + 1
+            inside.update(range(first, first + text.count("\n") + 1))
+    lines = [int(a or b) for a, b in _ERROR_LINE.findall(message)]
+    return bool(lines) and all(line in inside for line in lines)
 
 
 def digest(text: str) -> str:

@@ -260,6 +260,14 @@ def test_hostile_strings_compile(_, request):
     assert message is None, message
 
 
+def test_hint_and_attribute_strings_reach_no_output():
+    body = ('    T.hint("*/ #include <MARKER_ONE.h>\\n__global__ void x() {}")\n'
+            '    T.func_attr({"global_symbol": "MARKER_TWO\\"; import sys #", "tir.noalias": True})\n')
+    result = ok(STRINGS_KERNEL.format(body=body))
+    for text in (result.cuda, result.launcher):
+        assert "MARKER_ONE" not in text and "MARKER_TWO" not in text and "global_symbol" not in text
+
+
 def test_lone_surrogates_are_rejected():
     for place in ('T.cuda.printf("\\ud800")', 'assert tx < 1, "\\udfff"'):
         text = STRINGS_KERNEL.format(body=f"    {place}\n")
