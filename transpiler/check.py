@@ -7,7 +7,8 @@ T.* calls in intrinsics.py, buffer declarations in memory.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_left
+from dataclasses import dataclass, fields
 
 from . import ast, ir
 from .check_expr import FOLD_BUDGET, ExprChecker
@@ -68,7 +69,7 @@ class ModuleChecker:
 
     def run(self, module: ast.Module) -> CheckedModule:
         kernels = []
-        self.c_reserved = inline_cuda_names(module)
+        self.c_reserved = inline_cuda_names(module, self.source.text)
         saw_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in module.body)
         if not saw_import:
             self.globals["T"] = Binding(Namespace(("T",)), "builtin", module.span)
@@ -268,10 +269,15 @@ class ConstEvaluator(ExprChecker, CallChecker, MemoryChecker):
         return POISON
 
 
-def inline_cuda_names(module: ast.Module) -> set[str]:
+def inline_cuda_names(module: ast.Module, text: str | None = None) -> set[str]:
     """The names given to `T.cuda.func_call` anywhere in the file, and the
     file-scope names its sources declare (string constants, inline or bound
-    at module level): a C name of a kernel must not hide them."""
+    at module level): a C name of a kernel must not hide them. `text`, the
+    file's text, lets a file that never says `func_call` skip the walk."""
+    if text is not None and "func_call" not in text:
+        return set()
+    # only nodes whose lines say `func_call` can hold one: the walk skips everything else
+    lines = [n for n, line in enumerate(text.split("\n"), 1) if "func_call" in line] if text is not None else None
     strings = {s.target.id: s.value.value for s in module.body
                if isinstance(s, ast.Assign) and isinstance(s.target, ast.Name)
                and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)}
@@ -279,6 +285,10 @@ def inline_cuda_names(module: ast.Module) -> set[str]:
     stack: list = [module]
     while stack:
         node = stack.pop()
+        if lines is not None and node.span is not None:
+            first = bisect_left(lines, node.span.line)
+            if first == len(lines) or lines[first] > node.span.end_line:
+                continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "func_call":
             given = [node.args[0]] if node.args else []
             given += [k.value for k in node.keywords if k.name == "name"]
@@ -292,8 +302,27 @@ def inline_cuda_names(module: ast.Module) -> set[str]:
                     names |= source_code_names(k.value.value)
                 elif isinstance(k.value, ast.Name) and k.value.id in strings:
                     names |= source_code_names(strings[k.value.id])
-        stack.extend(ast.iter_children(node))
+        stack.extend(_children(node))
     return names
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node):
+    """ast.iter_children, with each class's field names looked up once."""
+    names = _CHILD_FIELDS.get(type(node))
+    if names is None:
+        names = tuple(f.name for f in fields(node) if f.name not in ("span", "name_span"))
+        _CHILD_FIELDS[type(node)] = names
+    for name in names:
+        item = getattr(node, name)
+        if isinstance(item, ast.Node):
+            yield item
+        elif isinstance(item, tuple):
+            for sub in item:
+                if isinstance(sub, ast.Node):
+                    yield sub
 
 
 def _describe_stmt(stmt) -> str:

@@ -101,9 +101,9 @@ def c_name(name: str, extra: frozenset | set = frozenset()) -> str:
     return name
 
 
-_COMMENT_OR_STRING = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
-_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
-_TOKEN = re.compile(r"[A-Za-z_]\w*|[{}()\[\];=,]|#[^\n]*")
+_COMMENT_OR_STRING = r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
+_DEFINE = r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)"
+_TOKEN = r"[A-Za-z_]\w*|[{}()\[\];=,]|#[^\n]*"
 
 
 def source_code_names(source: str) -> set[str]:
@@ -112,11 +112,11 @@ def source_code_names(source: str) -> set[str]:
     precede `(`, `;`, `=`, `[` or `,` (functions, variables) or follow
     `struct`/`class`/`union`/`enum`/`typedef`. Over-approximate on purpose: a
     parameter name caught as well only costs a `_` suffix."""
-    names = set(_DEFINE.findall(source))
-    text = _COMMENT_OR_STRING.sub(" ", source)
+    names = set(re.findall(_DEFINE, source, re.M))
+    text = re.sub(_COMMENT_OR_STRING, " ", source, flags=re.S)
     depth = 0
     previous = None
-    for match in _TOKEN.finditer(text):
+    for match in re.finditer(_TOKEN, text):
         token = match.group()
         if token.startswith("#"):
             previous = None

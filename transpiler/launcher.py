@@ -155,29 +155,15 @@ def _py_text(text: str) -> str:
 def reserved_names() -> frozenset:
     """Names a kernel cannot have, because the launcher module exports each
     kernel as a module-level name: the module's own names (`os`, `KERNELS`,
-    `_module` ...) and the builtins its code calls (`int`, `len` ...). Read
+    `_module` ...) and the builtins its code mentions (`int`, `len` ...). Read
     from templates/launcher.py.j2 itself, so the list follows the template."""
-    import ast as pyast
-
     text = data_text("templates", "launcher.py.j2")
-    code = re.sub(r"\{%.*?%\}", "", text, flags=re.S)
-    code = re.sub(r"\{\{.*?\}\}", "_x", code, flags=re.S)
-    try:
-        tree = pyast.parse(code)
-    except SyntaxError:  # a template this reader does not follow: its top-level names, by pattern
-        found = re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=|^import\s+(\w+)|^from\s+\S+\s+import\s+(\w+)",
-                           code, re.M)
-        return frozenset(n for group in found for n in group if n) | frozenset(dir(builtins))
-    names = set()
-    for node in tree.body:
-        if isinstance(node, (pyast.FunctionDef, pyast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (pyast.Import, pyast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (pyast.Assign, pyast.AnnAssign)):
-            targets = node.targets if isinstance(node, pyast.Assign) else [node.target]
-            names.update(t.id for t in targets if isinstance(t, pyast.Name))
-    builtin = set(dir(builtins))
-    names.update(n.id for n in pyast.walk(tree) if isinstance(n, pyast.Name) and n.id in builtin)
-    names.discard("_x")
-    return frozenset(names)
+    top = re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*(?::[^=\n]*)?=|^import\s+(\w+)"
+                     r"|^from\s+\S+\s+import\s+(\w+)", text, re.M)
+    names = {n for group in top for n in group if n}
+    # the code alone: no Jinja, strings or comments; no attributes (`module.compile()`)
+    code = re.sub(r"\{%.*?%\}|\{\{.*?\}\}", " ", text, flags=re.S)
+    code = re.sub(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|#[^\n]*',
+                  " ", code)
+    names |= set(re.findall(r"(?<![.\w])[A-Za-z_]\w*", code)) & set(dir(builtins))
+    return frozenset(names - {"True", "False", "None"})

@@ -159,6 +159,14 @@ def test_kernel_names_the_launcher_needs_are_rejected(name):
     assert [code for _, code, _ in found] == ["E0203"], found
 
 
+@pytest.mark.parametrize("name", ["max", "min", "sum", "abs", "copy", "add", "main", "kernel", "gemm", "relu",
+                                  "self", "args", "stream", "values", "float4", "threadIdx"])
+def test_ordinary_kernel_names_are_accepted(name, tmp_path):
+    result = ok(HEADER + kernel("buf", "X", name))
+    module = load_launcher(tmp_path, result.launcher)
+    assert getattr(module, name).launch_config(FakeArray((300,)), 3, 1.5)[0] == (3, 1, 1)
+
+
 def test_launcher_reserved_names_follow_the_template():
     names = reserved_names()
     for name in ("os", "tempfile", "threading", "KERNELS", "SOURCE_FILE", "_Kernel", "_module", "int", "len",
