@@ -176,7 +176,11 @@ def compile_command(kernel, output, emit, launcher_path, check_only, arch, line_
 
 # Subcommands live in their own modules; `tirxc FILE` stays the plain compile
 # command, as users of nvcc-like tools expect.
-SUBCOMMANDS = {"run": "transpiler.run:run_command"}
+SUBCOMMANDS = {
+    "run": "transpiler.run:run_command",
+    "info": "transpiler.info:info_command",
+    "layout": "transpiler.layout_view:layout_command",
+}
 
 
 class _Signalled(BaseException):
