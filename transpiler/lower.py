@@ -128,6 +128,11 @@ class KernelLowerer:
                 return ir.binop(">>", a, ir.IntImm(b.dtype, shift), e.span)
             return ir.binop("&", a, ir.IntImm(b.dtype, b.value - 1), e.span)
         helper = "tirx_floordiv" if e.op == "floordiv" else "tirx_floormod"
+        if e.dtype.bits < 32:
+            # C promotes narrower operands to int, so `T` of the helper template could
+            # not be deduced from (int, char); divide in int, where the result fits.
+            wide = ir.Call(INT32, helper, (ir.cast(INT32, a), ir.cast(INT32, b)), e.span)
+            return ir.cast(e.dtype, wide, e.span)
         return ir.Call(e.dtype, helper, (a, b), e.span)
 
     def math(self, e: ir.Call) -> ir.Expr:

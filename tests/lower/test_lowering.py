@@ -465,3 +465,21 @@ def test_an_array_whose_name_is_in_scope_keeps_the_suffix():
     ))
     reuse_source_names(body, SourceFile("k.tx", ""), set())
     assert (outer.name, inner.name, later.name) == ("v_ptr", "v_ptr_1", "w_ptr")
+
+
+# ---- division --------------------------------------------------------------------------------------------
+
+def test_floor_division_of_narrow_integers_divides_in_int():
+    # C promotes int8/int16 operands to int; the helper template takes one T, so the
+    # division happens in int and the result is cast back (fuzz finding F8).
+    body = kernel_lines(kernel("""
+        A[tx] = (A[0] - A[1]) // T.int8(3)
+        A[tx + 1] = T.floormod(A[2], T.int8(-5))
+    """, buffers='A = T.match_buffer(A_ptr, (128,), "int8")'))
+    assert "A_ptr[tx] = (signed char)tirx_floordiv((int)(A_ptr[0] - A_ptr[1]), 3);" in body
+    assert "A_ptr[(tx + 1)] = (signed char)tirx_floormod((int)A_ptr[2], -5);" in body
+
+
+def test_floor_division_of_int32_calls_the_helper_directly():
+    body = kernel_lines(kernel("A[tx] = A[0] // (A[1] - 3)"))
+    assert "A_ptr[tx] = tirx_floordiv(A_ptr[0], A_ptr[1] - 3);" in body
