@@ -8,8 +8,8 @@ launched with the same grid, block, dynamic shared bytes and inputs (from
 tests/gpu/cases.py, at benchmark sizes where the kernel takes a symbolic
 length), checked against NumPy, and timed with CUDA events (CUDA-graph
 replay of back-to-back launches, interleaved rounds, median). Also measured:
-a device-to-device copy of the float4 copy's bytes, cuBLAS SGEMM
-(cupy.matmul), NVRTC compile time per .cu (fresh, no CuPy cache), and the
+a device-to-device copy of the float4 copy's bytes, cuBLAS SGEMM and
+FP16 GEMM (cupy.matmul) next to the two GEMM kernels, NVRTC compile time per .cu (fresh, no CuPy cache), and the
 host time per launch through tirxc's generated launcher against a bare
 RawKernel call.
 
@@ -55,8 +55,10 @@ sys.path.insert(0, str(ROOT))
 
 # One entry per kernel: the case of tests/gpu/cases.py that supplies inputs and
 # the NumPy check, the kernel's parameters in declaration order (names as in
-# the .tx: the CUDA parameter of buffer X is X_ptr), its symbolic extents, and
-# the benchmark size for kernels over a symbolic length.
+# the .tx: the CUDA parameter of buffer X is X_ptr), its symbolic extents, its
+# global workspaces (hidden pointer parameters: {name: (dtype, elements from the
+# extents)}, zero-filled before every launch as tirxc's launcher does), and the
+# benchmark size for kernels over a symbolic length.
 KERNELS = [
     dict(case="smem_demo.smem_demo", params=["A", "B"]),
     dict(case="dyn_smem_views.dyn", params=["A", "B", "C"]),
@@ -78,10 +80,18 @@ KERNELS = [
     dict(case="warp_reduce.warp_reduce_down", params=["A", "B"]),
     dict(case="float4_copy.float4_copy", params=["A", "B"], extents={"n": (0, 0)}, size=1 << 24,
          bytes=lambda n: 2 * n * 16),
-    dict(case="sgemm_tiled.sgemm_tiled", params=["A", "B", "C"], flops=2 * 1024 ** 3),
+    dict(case="sgemm_tiled.sgemm_tiled", params=["A", "B", "C"], flops=2 * 1024 ** 3,
+         cublas=dict(title="SGEMM 1024³", precision="FP32", transpose_b=False)),
+    dict(case="mma_gemm_fp16.mma_gemm", params=["A", "B", "C"], flops=2 * 1024 ** 3,
+         cublas=dict(title="FP16 GEMM 1024³ (C = A @ B^T)", precision="FP16 in and out, FP32 accumulation",
+                     transpose_b=True)),
+    dict(case="smem_pool.smem_pool", params=["A", "B", "C"]),
     dict(case="relu_inline.relu_inline", params=["A", "B"]),
     dict(case="saxpy.saxpy", params=["a", "x", "y"], extents={"n": (1, 0)}, size=1 << 25,
          bytes=lambda n: 3 * n * 4),
+    dict(case="global_workspace.global_sum", params=["A", "total"], extents={"n": (0, 0)}, size=1 << 24,
+         workspaces={"partials": ("float32", lambda e: (e["n"] + 255) // 256), "tickets": ("int32", lambda e: 1)},
+         bytes=lambda n: n * 4),
     dict(case="dyn_smem_large.dyn_smem_large", params=["A", "B"]),
     dict(case="math_ops.int_ops", params=["A", "B", "C"]),
     dict(case="math_ops.float_ops", params=["X", "I", "H", "Y", "HO"]),
@@ -171,15 +181,23 @@ def bind_params(sig: list, entry: dict, args: list) -> list:
     """How each CUDA parameter is filled: [(kind, argument index or extent name, dtype)].
 
     kind is "buffer" (the array's base pointer), "scalar" (argument as the C
-    type) or "extent" (a symbolic length taken from an argument's shape)."""
+    type), "extent" (a symbolic length taken from an argument's shape) or
+    "workspace" (a zero-filled global scratch array the benchmark allocates)."""
     import numpy as np
     plan = []
     names = entry["params"]
     extents = entry.get("extents", {})
+    workspaces = entry.get("workspaces", {})
     for ctype, cname in sig:
         if ctype.endswith("*"):
             base = ctype[:-1].strip()
             buf = cname[:-4] if cname.endswith("_ptr") else cname
+            if buf in workspaces:
+                dtype = workspaces[buf][0]
+                if _POINTER_TYPES.get(base, dtype) != dtype:
+                    raise ValueError(f"{cname} is {ctype} but the workspace is {dtype}")
+                plan.append(("workspace", buf, dtype))
+                continue
             if buf not in names:
                 raise ValueError(f"pointer parameter {cname} matches no buffer of {names}")
             index = names.index(buf)
@@ -202,6 +220,28 @@ def bind_params(sig: list, entry: dict, args: list) -> list:
 
 def extent_values(entry: dict, args: list) -> dict:
     return {name: int(args[arg].shape[dim]) for name, (arg, dim) in entry.get("extents", {}).items()}
+
+
+def workspace_arrays(cupy, entry: dict, extents: dict) -> dict:
+    """{name: device array} of the kernel's global workspaces, sized from its extents."""
+    return {name: cupy.zeros(size(extents), dtype=dtype) for name, (dtype, size) in entry.get("workspaces", {}).items()}
+
+
+def zero_fill(cupy, arrays) -> None:
+    """Zero `arrays` on the current stream (captured into the CUDA graph when timing)."""
+    stream = cupy.cuda.get_current_stream().ptr
+    for array in arrays:
+        cupy.cuda.runtime.memsetAsync(array.data.ptr, 0, array.nbytes, stream)
+
+
+def needs_newer_arch(cuda: str, compute_capability: str) -> str | None:
+    """The architecture a generated .cu's header asks for ("sm_100a") when a
+    device of `compute_capability` ("90") cannot run it, else None."""
+    found = re.search(r"// Minimum architecture: sm_(\d+)(a?)", cuda)
+    if found and (int(found.group(1)) > int(compute_capability)
+                  or (found.group(2) and found.group(1) != compute_capability)):
+        return f"sm_{found.group(1)}{found.group(2)}"
+    return None
 
 
 def launch_of(case: dict, args: list) -> tuple[tuple, tuple, int]:
@@ -335,6 +375,12 @@ def dry_run(args) -> int:
     out_dir = args.out_dir or (BENCH / "out" / "gpu-dry-run")
     out_dir.mkdir(parents=True, exist_ok=True)
     tirxc = generate_tirxc(out_dir)
+    compute_capability = re.sub(r"\D", "", args.arch)
+    for sample in [k for k, v in tirxc.items() if "cuda" in v]:
+        needed = needs_newer_arch(tirxc[sample]["cuda"], compute_capability)
+        if needed:   # as on the GPU: a Blackwell-only sample is left out on an sm_90 device
+            print(f"  {sample}: needs {needed}, left out for {args.arch}")
+            del tirxc[sample]
     sources = load_sources(tirxc)
     problems, report = [], {"kernels": [], "compile": []}
     for entry in KERNELS:
@@ -499,10 +545,9 @@ def gpu_run(args) -> int:
     tirxc = generate_tirxc(work)
     # Blackwell-only samples (tensor memory) cannot be compiled for this device: leave them out
     for sample in [k for k, v in tirxc.items() if "cuda" in v]:
-        found = re.search(r"// Minimum architecture: sm_(\d+)(a?)", tirxc[sample]["cuda"])
-        if found and (int(found.group(1)) > int(device.compute_capability)
-                      or (found.group(2) and found.group(1) != str(device.compute_capability))):
-            print(f"[gpu] {sample}: needs sm_{found.group(1)}{found.group(2)}, skipped on this device", flush=True)
+        needed = needs_newer_arch(tirxc[sample]["cuda"], str(device.compute_capability))
+        if needed:
+            print(f"[gpu] {sample}: needs {needed}, skipped on this device", flush=True)
             del tirxc[sample]
     for sample, info in tirxc.items():
         if "error" in info:
@@ -577,7 +622,10 @@ def gpu_run(args) -> int:
                         function.max_dynamic_shared_size_bytes = dyn
                     # correctness on fresh copies of the inputs
                     bases = {i: cupy.array(a, order="K") for i, a in enumerate(host) if isinstance(a, np.ndarray)}
+                    scratch = workspace_arrays(cupy, entry, extents)
+                    bases.update(scratch)    # kept with the inputs: the captured graph writes them
                     kargs = _kernel_args(plan, host, bases, extents, np)
+                    zero_fill(cupy, scratch.values())
                     function(grid, block, kargs, shared_mem=dyn)
                     cupy.cuda.runtime.deviceSynchronize()
                     after = [cupy.asnumpy(bases[i]) if i in bases else a for i, a in enumerate(host)]
@@ -587,7 +635,9 @@ def gpu_run(args) -> int:
                     except AssertionError as err:
                         check = "WRONG: " + str(err).strip().splitlines()[0][:200]
                         errors.append(f"{entry['case']}/{variant}: wrong result")
-                    launch = (lambda f=function, k=kargs: f(grid, block, k, shared_mem=dyn))
+                    def launch(f=function, k=kargs, w=tuple(scratch.values())):
+                        zero_fill(cupy, w)
+                        f(grid, block, k, shared_mem=dyn)
                     body, inner = timer.prepare(launch)
                     prepared[variant] = (body, inner, bases)
                     row["variants"][variant] = {"check": check, "inner": inner, "rounds_us": []}
@@ -622,8 +672,8 @@ def gpu_run(args) -> int:
                 for info in row["variants"].values():
                     if info.get("gb_s"):
                         info["fraction_of_memcpy"] = round(info["gb_s"] / row["memcpy"]["gb_s"], 4)
-            if entry["case"] == "sgemm_tiled.sgemm_tiled":
-                row["cublas"] = _time_cublas(cupy, timer, host, args.rounds, entry["flops"])
+            if "cublas" in entry:
+                row["cublas"] = _time_cublas(cupy, timer, host, args.rounds, entry["flops"], **entry["cublas"])
             for _, _, bases in prepared.values():
                 bases.clear()
         except Exception as err:
@@ -680,7 +730,7 @@ def gpu_run(args) -> int:
 def _kernel_args(plan, host, bases, extents, np):
     out = []
     for kind, key, dtype in plan:
-        if kind == "buffer":
+        if kind in ("buffer", "workspace"):
             out.append(bases[key])
         elif kind == "scalar":
             out.append(np.dtype(dtype).type(host[key]))
@@ -701,13 +751,19 @@ def _time_memcpy(cupy, timer, host, rounds) -> dict:
     return {"bytes": 2 * nbytes, "us": round(us, 3), "gb_s": round(2 * nbytes / (us * 1e-6) / 1e9, 1)}
 
 
-def _time_cublas(cupy, timer, host, rounds, flops) -> dict:
+def _time_cublas(cupy, timer, host, rounds, flops, title, precision, transpose_b) -> dict:
+    """cupy.matmul on the kernel's own inputs, in their dtype. For C = A @ B^T,
+    B.T is a Fortran-ordered view that CuPy hands to cuBLAS as a transposed
+    operand (no copy), so cuBLAS reads the same (N, K) bytes as the kernel."""
     a, b = cupy.asarray(host[0]), cupy.asarray(host[1])
+    if transpose_b:
+        b = b.T
     c = cupy.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
     launch = lambda: cupy.matmul(a, b, out=c)  # noqa: E731
     body, inner = timer.prepare(launch)
     us = statistics.median(timer.round_us(body, inner) for _ in range(rounds))
-    return {"us": round(us, 3), "tflop_s": round(flops / (us * 1e-6) / 1e12, 2)}
+    return {"title": title, "precision": precision, "us": round(us, 3),
+            "tflop_s": round(flops / (us * 1e-6) / 1e12, 2)}
 
 
 def _launcher_overhead(cupy, np, by_id, tirxc, sources, sample, kernel, n, calls) -> dict:
@@ -803,7 +859,8 @@ def print_tables(results: dict) -> None:
                   + ", ".join(f"{k} {i.get('gb_s')} GB/s = {100 * i.get('fraction_of_memcpy', 0):.1f}% of memcpy"
                               for k, i in r["variants"].items() if i.get("gb_s")))
         if r.get("cublas"):
-            print(f"\nSGEMM 1024³: cuBLAS (cupy.matmul, FP32) {r['cublas']['tflop_s']} TFLOP/s; "
+            b = r["cublas"]
+            print(f"\n{b['title']}: cuBLAS (cupy.matmul, {b['precision']}) {b['tflop_s']} TFLOP/s; "
                   + ", ".join(f"{k} {i.get('tflop_s')} TFLOP/s" for k, i in r["variants"].items() if i.get("tflop_s")))
     print("\n## NVRTC compile (ms, fresh, through cupy.RawModule)\n")
     print("| sample | tirxc | hand-written | reference | reference / tirxc |")

@@ -6,10 +6,15 @@ docs/img/ (see docs/benchmarks.md for the method and the numbers):
 
 1. process to process, against the reference implementation
    (apache-tvm-tirx 0.1.0a4, installed by this script into bench/.venv-ref):
-   `python -m transpiler samples/<s>.tx -o out.cu` versus
+   `tirxc samples/<s>.tx -o out.cu` versus
    `bench/.venv-ref/bin/python bench/reference/<s>.py out.cu`, alternating,
    fresh processes, median of --runs (default 10) after one untimed warm-up
-   of each. The reference's CUDA of each sample is saved under
+   of each. tirxc is measured as users install it: built into a wheel and
+   installed (not editable) into bench/out/venv-tirxc, rebuilt from the tree
+   on every run of this script; the project's editable .venv
+   (`python -m transpiler`, whose import hook costs a few milliseconds) is
+   measured beside it. Without a wheel (no network for the build
+   dependencies), the editable install is the one reported. The reference's CUDA of each sample is saved under
    bench/reference_cu/ for bench/gpu.py.
 2. in process: the driver's stage functions (parse, check, lower, emit, and
    the launcher) called directly, per sample and per kernel, the parser
@@ -44,6 +49,7 @@ REF_DIR = BENCH / "reference"
 REF_CU_DIR = BENCH / "reference_cu"
 REF_VENV = BENCH / ".venv-ref"
 REF_REQUIREMENTS = BENCH / "requirements-ref.txt"
+WHEEL_VENV = BENCH / "out" / "venv-tirxc"  # bench/out/ is ignored by git
 RESULTS = BENCH / "results" / "transpile.json"
 IMG_DIR = ROOT / "docs" / "img"
 SCALING_SIZES = (100, 1000, 5000, 20000)
@@ -163,16 +169,53 @@ def ensure_reference_venv() -> tuple[Path | None, str]:
     return python, out.stdout.strip()
 
 
+# ----------------------------------------------------------------------------- tirxc installed from its wheel
+
+def ensure_wheel_install() -> tuple[Path | None, str]:
+    """bench/out/venv-tirxc with tirxc installed from a wheel of this tree (not editable),
+    as `pip install tirxc` would give users; reinstalled on every run so that it
+    measures the tree as it is. Returns (the `tirxc` script, note); None when it
+    could not be built."""
+    python = WHEEL_VENV / "bin" / "python"
+    script = WHEEL_VENV / "bin" / "tirxc"
+    print(f"[bench] installing tirxc from a wheel into {WHEEL_VENV.relative_to(ROOT)} ...", flush=True)
+    try:
+        if not python.exists():
+            subprocess.run([sys.executable, "-m", "venv", str(WHEEL_VENV)], check=True)
+        with tempfile.TemporaryDirectory(prefix="tirxc-wheel-") as work:
+            # Built from a copy: an in-tree build would reuse (and package) stale files of build/lib.
+            tree = Path(work) / "src"
+            for part in ("transpiler", "grammar", "templates"):
+                shutil.copytree(ROOT / part, tree / part, ignore=shutil.ignore_patterns("__pycache__"))
+            for part in ("pyproject.toml", "README.md"):
+                shutil.copy2(ROOT / part, tree / part)
+            subprocess.run([str(python), "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", work, str(tree)],
+                           check=True, capture_output=True)
+            wheel = next(Path(work).glob("tirxc-*.whl"))
+            for options in (["--force-reinstall", "--no-deps"], []):  # this tree's tirxc, then its dependencies
+                subprocess.run([str(python), "-m", "pip", "install", "--quiet", *options, str(wheel)],
+                               check=True, capture_output=True)
+    except (OSError, StopIteration, subprocess.CalledProcessError) as err:
+        detail = err.stderr.decode("utf-8", "replace").strip()[-300:] if getattr(err, "stderr", None) else err
+        return None, f"could not install tirxc from a wheel: {detail}"
+    return script, f"wheel, {WHEEL_VENV.relative_to(ROOT)}"
+
+
 # ----------------------------------------------------------------------------- 1. process to process
 
-def bench_processes(samples: list[str], runs: int, reference: Path | None, out_dir: Path) -> list[dict]:
+def bench_processes(samples: list[str], runs: int, reference: Path | None, out_dir: Path,
+                    installed: Path | None = None) -> list[dict]:
+    """`installed`: the `tirxc` script of the wheel install; the editable .venv is timed beside it."""
     rows = []
     for name in samples:
         tx = SAMPLES_DIR / f"{name}.tx"
         ours_out = out_dir / f"{name}.tirxc.cu"
         ref_out = out_dir / f"{name}.ref.cu"
         ref_script = REF_DIR / f"{name}.py"
-        ours_cmd = [sys.executable, "-m", "transpiler", str(tx), "-o", str(ours_out)]
+        editable_cmd = [sys.executable, "-m", "transpiler", str(tx), "-o", str(ours_out)]
+        ours_cmd = [str(installed), str(tx), "-o", str(ours_out)] if installed else editable_cmd
+        if installed is None:
+            editable_cmd = None  # it is the main measurement
         ref_cmd = [str(reference), str(ref_script), str(ref_out)] if reference and ref_script.exists() else None
         row = {"sample": name, "kernels": count_kernels(tx)}
 
@@ -181,6 +224,8 @@ def bench_processes(samples: list[str], runs: int, reference: Path | None, out_d
         if first["rc"] != 0:
             row["tirxc_error"] = _last_line(first["stderr"], first["rc"])
             ours_cmd = None
+        if editable_cmd is not None and run_proc(editable_cmd)["rc"] != 0:
+            editable_cmd = None
         if ref_cmd is not None:
             first = run_proc(ref_cmd)
             if first["rc"] != 0:
@@ -191,9 +236,9 @@ def bench_processes(samples: list[str], runs: int, reference: Path | None, out_d
         else:
             row["reference_status"] = "no translation" if reference else "reference not installed"
 
-        ours, theirs = [], []
+        ours, theirs, editable = [], [], []
         for i in range(runs):
-            order = [(ours_cmd, ours), (ref_cmd, theirs)]
+            order = [(ours_cmd, ours), (ref_cmd, theirs), (editable_cmd, editable)]
             if i % 2:
                 order.reverse()
             for cmd, sink in order:
@@ -201,7 +246,7 @@ def bench_processes(samples: list[str], runs: int, reference: Path | None, out_d
                     run = run_proc(cmd)
                     if run["rc"] == 0:
                         sink.append(run)
-        for key, runs_ in (("tirxc", ours), ("reference", theirs)):
+        for key, runs_ in (("tirxc", ours), ("reference", theirs), ("tirxc_editable", editable)):
             if runs_:
                 row[key] = {"wall_ms": _summary([r["wall"] for r in runs_]),
                             "cpu_ms": _summary([r["cpu"] for r in runs_]),
@@ -216,7 +261,8 @@ def bench_processes(samples: list[str], runs: int, reference: Path | None, out_d
         get = lambda tool, kind: row.get(tool, {}).get(f"{kind}_ms", {}).get("median", "-")  # noqa: E731
         print(f"  {name:18s} wall: tirxc {get('tirxc', 'wall'):>8} ms, reference {get('reference', 'wall'):>8} ms, "
               f"ratio {row.get('ratio_wall', '-')};  CPU: tirxc {get('tirxc', 'cpu'):>8} ms, "
-              f"reference {get('reference', 'cpu'):>8} ms, ratio {row.get('ratio_cpu', '-')}", flush=True)
+              f"reference {get('reference', 'cpu'):>8} ms, ratio {row.get('ratio_cpu', '-')}"
+              + (f";  editable install wall {get('tirxc_editable', 'wall')} ms" if editable else ""), flush=True)
     return rows
 
 
@@ -292,7 +338,7 @@ def time_stages(name: str, text: str, min_runs: int = 30, min_seconds: float = 0
 
 
 def bench_stages(samples: list[str], quick: bool) -> tuple[list[dict], dict]:
-    # The first call builds the Lark parser; measure that once, separately.
+    # The first call loads the grammar tables; measure that once, separately.
     from transpiler import parse as parse_module
     SourceFile, Diagnostics, parse, *_ = _stage_functions()
     for value in list(vars(parse_module).values()):  # the lru_cache'd parser builder, whatever its name
@@ -466,8 +512,8 @@ def bench_hotspots(out_dir: Path) -> dict:
     spots["cli_smem_demo_without_bytecode_cache_ms"] = _ms(statistics.median(
         run_proc([python, "-m", "transpiler", str(SAMPLES_DIR / "smem_demo.tx"), "-o", str(out_dir / "smem_demo.cu")],
                  env=no_cache)["cpu"] for _ in range(5)))
-    # The Lark parser is built from the grammar in every process: the first parse
-    # of a process pays for it (measured as first parse minus a second one).
+    # The first parse of a process loads the grammar tables (transpiler/parse_tables.py)
+    # and compiles the lexer's patterns it meets (measured as first parse minus a second one).
     code = (
         "import time\n"
         "from transpiler.parse import parse\n"
@@ -491,25 +537,6 @@ def bench_hotspots(out_dir: Path) -> dict:
         spots["first_parse_ms"] = _ms(statistics.median(firsts))
         spots["second_parse_ms"] = _ms(statistics.median(seconds))
         spots["parser_build_ms"] = round(spots["first_parse_ms"] - spots["second_parse_ms"], 3)
-    # What-if: the same CLI with Lark's grammar-analysis cache (Lark(..., cache=PATH)),
-    # injected from outside by a shim; tirxc's code is not changed.
-    shim = out_dir / "tirxc_lark_cache_shim.py"
-    shim.write_text(
-        "import sys, lark\n"
-        f"CACHE = {str(out_dir / 'lark.cache')!r}\n"
-        "_init = lark.Lark.__init__\n"
-        "def _cached(self, *args, **kwargs):\n"
-        "    kwargs.setdefault('cache', CACHE)\n"
-        "    _init(self, *args, **kwargs)\n"
-        "lark.Lark.__init__ = _cached\n"
-        "from transpiler.cli import main\n"
-        "main(sys.argv[1:])\n", encoding="utf-8")
-    shim_cmd = [python, str(shim), str(SAMPLES_DIR / "smem_demo.tx"), "-o", str(out_dir / "smem_demo.cu")]
-    first = run_proc(shim_cmd)  # writes the cache
-    if first["rc"] == 0:
-        spots["cli_smem_demo_with_lark_cache_ms"] = cpu7(shim_cmd)
-    else:
-        spots["cli_with_lark_cache_error"] = first["stderr"].strip()[-400:]
     # The slowest imports of a CLI process (self time, -X importtime), median of 3 processes.
     per_module: dict[str, list[int]] = {}
     for _ in range(3):
@@ -550,14 +577,16 @@ def print_tables(results: dict) -> None:
     med = lambda row, tool, kind: row.get(tool, {}).get(f"{kind}_ms", {}).get("median")  # noqa: E731
     fmt = lambda v: "—" if v is None else f"{v:.0f}"  # noqa: E731
     print("\n## Process to process (median ms of fresh processes; CPU = user + system)\n")
-    print("| sample | kernels | tirxc wall | reference wall | ratio (wall) | tirxc CPU | reference CPU | ratio (CPU) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"tirxc installed as: {results['meta'].get('tirxc_install', 'editable')}\n")
+    print("| sample | kernels | tirxc wall | reference wall | ratio (wall) | tirxc CPU | reference CPU | ratio (CPU) "
+          "| editable install wall |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results["process"]:
         status = r.get("reference_status", "")
         ref_wall = fmt(med(r, "reference", "wall")) if "reference" in r else status
         print(f"| {r['sample']} | {r['kernels']} | {fmt(med(r, 'tirxc', 'wall'))} | {ref_wall} | "
               f"{r.get('ratio_wall', '—')} | {fmt(med(r, 'tirxc', 'cpu'))} | {fmt(med(r, 'reference', 'cpu'))} | "
-              f"{r.get('ratio_cpu', '—')} |")
+              f"{r.get('ratio_cpu', '—')} | {fmt(med(r, 'tirxc_editable', 'wall'))} |")
     print("\n## In process, per stage (median CPU ms per sample; the parser already built)\n")
     print("| sample | kernels | parse | check | lower | emit | CUDA total | per kernel | wall total | launcher |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -605,6 +634,8 @@ def main(argv=None) -> int:
     ap.add_argument("--reference-scaling-max", type=int, default=5000,
                     help="largest generated kernel also given to the reference (default 5000)")
     ap.add_argument("--out", type=Path, default=RESULTS, help="JSON results path")
+    ap.add_argument("--editable", action="store_true",
+                    help="time the project's editable .venv only (default: a wheel install, the .venv beside it)")
     ap.add_argument("--no-bytecode", action="store_true",
                     help="leave PYTHONDONTWRITEBYTECODE as the environment has it (default: cache bytecode)")
     args = ap.parse_args(argv)
@@ -625,8 +656,12 @@ def main(argv=None) -> int:
         results = {"meta": machine_info(reference_version)}
         results["meta"]["runs"] = runs
         results["meta"]["bytecode_cache"] = not args.no_bytecode
+        installed, install_note = (None, "editable, .venv") if args.editable else ensure_wheel_install()
+        if installed is None and not args.editable:
+            print(f"[bench] {install_note}; timing the editable .venv instead", flush=True)
+        results["meta"]["tirxc_install"] = install_note if installed else "editable, .venv"
         print(f"[bench] 1/4 process to process ({runs} alternating runs per tool and sample)", flush=True)
-        results["process"] = bench_processes(samples, runs, reference, work)
+        results["process"] = bench_processes(samples, runs, reference, work, installed)
         print("[bench] 2/4 in process, per stage", flush=True)
         results["stages"], results["parser_build"] = bench_stages(samples, args.quick)
         results["reference_inprocess"] = bench_reference_inprocess(reference, samples, args.quick)

@@ -2,250 +2,285 @@
 
 Nodes mirror Python's syntax for the subset `.tx` files use; meaning is given
 to them by the checker. `dump` prints a tree readably (`tirxc --emit ast`).
+Nodes compare by identity and have no generated repr (`eq=False, repr=False`):
+nothing compares trees structurally, and each generated method costs every
+tirxc process start-up time (docs/benchmarks.md).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any, Union
+from dataclasses import dataclass, fields
 
 from .source import Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Node:
-    span: Span = field(compare=False, repr=False)
+    """A node of the tree; every one knows where it was written."""
+    span: Span
 
 
 # ---- expressions ---------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Name(Node):
+    """`x`"""
     id: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Constant(Node):
-    value: Union[int, float, str, bool, None]
+    """`1`, `2.5`, `"text"`, `True`, `None`"""
+    value: int | float | str | bool | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Attribute(Node):
+    """`value.attr`"""
     value: "Expr"
     attr: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Keyword(Node):
+    """`name=value` in a call"""
     name: str
     value: "Expr"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Call(Node):
+    """`func(args..., keywords...)`"""
     func: "Expr"
     args: tuple["Expr", ...]
     keywords: tuple[Keyword, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Slice(Node):
+    """`lower:upper:step` inside a subscript (each part optional)"""
     lower: "Expr | None"
     upper: "Expr | None"
     step: "Expr | None"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Subscript(Node):
+    """`value[i, j]`"""
     value: "Expr"
     indices: tuple["Expr", ...]  # one entry per comma-separated index; Slice entries allowed
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Tuple(Node):
+    """`(a, b)` or `a, b`"""
     elts: tuple["Expr", ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class List(Node):
+    """`[a, b]`"""
     elts: tuple["Expr", ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Dict(Node):
+    """`{k: v}`"""
     keys: tuple["Expr", ...]
     values: tuple["Expr", ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BinOp(Node):
+    """`left op right`"""
     op: str  # + - * / // % @ << >> & | ^
     left: "Expr"
     right: "Expr"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class UnaryOp(Node):
+    """`op operand`"""
     op: str  # - + ~ not
     operand: "Expr"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BoolOp(Node):
+    """`a and b and ...`, `a or b or ...`"""
     op: str  # and / or
     values: tuple["Expr", ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Compare(Node):
+    """`left op1 right1 op2 right2 ...` (chained)"""
     left: "Expr"
     ops: tuple[str, ...]
     comparators: tuple["Expr", ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class IfExp(Node):
+    """`body if test else orelse`"""
     test: "Expr"
     body: "Expr"
     orelse: "Expr"
 
 
-Expr = Union[Name, Constant, Attribute, Call, Slice, Subscript, Tuple, List, Dict, BinOp, UnaryOp,
-             BoolOp, Compare, IfExp]
+Expr = (Name | Constant | Attribute | Call | Slice | Subscript | Tuple | List | Dict | BinOp | UnaryOp
+        | BoolOp | Compare | IfExp)
 
 
 # ---- statements ----------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ExprStmt(Node):
+    """An expression on its own line (a call, mostly)."""
     value: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Assign(Node):
+    """`target = value`"""
     target: Expr
     value: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class AnnAssign(Node):
+    """`target: annotation = value` (the value optional)"""
     target: Expr
     annotation: Expr
     value: Expr | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class AugAssign(Node):
+    """`target op= value`"""
     target: Expr
     op: str  # the binary operator, without "="
     value: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class If(Node):
+    """`if` / `elif` / `else` (an `elif` is an If alone in orelse)"""
     test: Expr
     body: tuple["Stmt", ...]
     orelse: tuple["Stmt", ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class For(Node):
+    """`for target in iter:`"""
     target: Expr
     iter: Expr
     body: tuple["Stmt", ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class While(Node):
+    """`while test:`"""
     test: Expr
     body: tuple["Stmt", ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class WithItem(Node):
+    """`context as target` of a `with` statement"""
     context: Expr
     target: Expr | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class With(Node):
+    """`with items:`"""
     items: tuple[WithItem, ...]
     body: tuple["Stmt", ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Break(Node):
-    pass
+    """`break`"""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Continue(Node):
-    pass
+    """`continue`"""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Pass(Node):
-    pass
+    """`pass`"""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Return(Node):
+    """`return value`"""
     value: Expr | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Assert(Node):
+    """`assert test, msg`"""
     test: Expr
     msg: Expr | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Param(Node):
+    """`name: annotation` of a `def`"""
     name: str
     annotation: Expr | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class FunctionDef(Node):
+    """`def name(params):` with its decorators"""
     name: str
     params: tuple[Param, ...]
     decorators: tuple[Expr, ...]
     body: tuple["Stmt", ...]
-    name_span: Span = field(compare=False, repr=False, default=None)
+    name_span: Span = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ImportAlias(Node):
+    """`name as asname` of an import"""
     name: str  # dotted for `import a.b`
     asname: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Import(Node):
+    """`import a.b as c`"""
     names: tuple[ImportAlias, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ImportFrom(Node):
+    """`from module import names`"""
     module: str
     names: tuple[ImportAlias, ...]
 
 
-Stmt = Union[ExprStmt, Assign, AnnAssign, AugAssign, If, For, While, With, Break, Continue, Pass,
-             Return, Assert, FunctionDef, Import, ImportFrom]
+Stmt = (ExprStmt | Assign | AnnAssign | AugAssign | If | For | While | With | Break | Continue | Pass
+        | Return | Assert | FunctionDef | Import | ImportFrom)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Module(Node):
+    """The whole file."""
     body: tuple[Stmt, ...]
 
 
 # ---- printing ------------------------------------------------------------------
 
-def dump(node: Any, indent: str = "  ") -> str:
+def dump(node: object, indent: str = "  ") -> str:
     """A readable, deterministic tree: one node per line with its position."""
     lines: list[str] = []
 
-    def walk(value: Any, depth: int, label: str) -> None:
+    def walk(value: object, depth: int, label: str) -> None:
         pad = indent * depth
         prefix = f"{label}=" if label else ""
         if isinstance(value, Node):

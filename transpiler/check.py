@@ -18,7 +18,8 @@ from .intrinsics import CallChecker
 from .memory import MemoryChecker
 from .ptx import parse_arch
 from .source import SourceFile, Span
-from .values import POISON, Axis, Binding, DTypeVal, LayoutCtor, LayoutPart, LayoutVal, Namespace, Poison, PyConst
+from .values import (POISON, Axis, Binding, DTypeVal, DynamicExtent, LayoutCtor, LayoutPart, LayoutVal, Namespace,
+                     Poison, PyConst)
 from .layout import KNOWN_AXES
 
 DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir", "tvm.tirx")
@@ -143,6 +144,8 @@ class ModuleChecker:
             return
         name = stmt.target.id
         value = ConstEvaluator(self).eval(stmt.value)
+        if isinstance(value, DynamicExtent) and not value.name:
+            value = DynamicExtent(name, value.span)  # each kernel's C name for it
         previous = self.globals.get(name)
         if previous is not None:
             self.diags.error("E0314", f"`{name}` is already defined", stmt.target.span,
@@ -157,9 +160,14 @@ class ModuleChecker:
         prim = [d for d in fdef.decorators if self._dialect_decorator(d) in ("prim_func", "function")]
         if not prim:
             where = fdef.decorators[0].span if fdef.decorators else fdef.name_span
-            if any(self._dialect_decorator(d) == "jit" for d in fdef.decorators):
+            dialect = [self._dialect_decorator(d) for d in fdef.decorators]
+            if "jit" in dialect:
                 self.diags.error("E0518", "`@T.jit` kernels (with `T.constexpr` parameters) are not supported yet",
                                  where, help="use `@T.prim_func` with module-level constants")
+            elif "inline" in dialect or "macro" in dialect:
+                name = "inline" if "inline" in dialect else "macro"
+                self.diags.error("E0518", f"`@T.{name}` device functions are not supported yet", where,
+                                 help="write the code in the kernel, or as CUDA with `T.cuda.func_call`")
             else:
                 self.diags.error("E0203", f"function `{fdef.name}` is not a kernel", where,
                                  help="decorate kernels with `@T.prim_func`")
@@ -180,13 +188,13 @@ class ModuleChecker:
         """A kernel's name is its C symbol's stem (`name_kernel`) and the launcher module's
         attribute: it must be ASCII, not a name the launcher module uses itself, and
         its symbol must not be declared by inline CUDA."""
-        from .launcher import reserved_names
+        from .launcher_names import RESERVED
 
         name = fdef.name
         if not name.isascii():
             self.diags.error("E0203", f"kernel name `{name}` is not ASCII", fdef.name_span,
                              help="NVRTC and nvcc accept only ASCII letters, digits and `_` in a kernel's name")
-        elif name.startswith("__") and name.endswith("__") or name in reserved_names():
+        elif name.startswith("__") and name.endswith("__") or name in RESERVED:
             self.diags.error("E0203", f"a kernel cannot be named `{name}`: the generated launcher module uses "
                                       "that name itself", fdef.name_span,
                              help=f"rename the kernel, e.g. `{name.strip('_')}_kernel`"
@@ -232,7 +240,7 @@ class ConstEvaluator(ExprChecker, CallChecker, MemoryChecker):
     tuples, dtypes and layouts."""
 
     # T.* calls that fold over constants and need no kernel
-    PURE_CALLS = ("min", "max", "ceildiv", "floordiv", "floormod", "meta_var")
+    PURE_CALLS = ("min", "max", "ceildiv", "floordiv", "floormod", "meta_var", "dynamic")
 
     def __init__(self, module: ModuleChecker):
         self.module = module
@@ -261,9 +269,17 @@ class ConstEvaluator(ExprChecker, CallChecker, MemoryChecker):
                               "make the call inside a kernel")
         return POISON
 
+    def symbolic_var(self, dtype, node: ast.Call):
+        """`n = T.dynamic("n")` at module level: an extent each kernel using it declares for itself."""
+        if dtype.name != "int32":
+            self.diags.error("E0512", f"symbolic extents are int32, not {dtype}", node.span,
+                             help="leave `dtype=` out")
+            return POISON
+        return DynamicExtent("", node.span)
+
     def eval(self, node: ast.Expr):
         value = self.elab(node)
-        if isinstance(value, (PyConst, Poison, ir.IntImm, ir.FloatImm, LayoutVal, LayoutPart, DTypeVal)):
+        if isinstance(value, (PyConst, Poison, ir.IntImm, ir.FloatImm, LayoutVal, LayoutPart, DTypeVal, DynamicExtent)):
             return value
         self.diags.error("E0202", "module-level values must be compile-time constants", node.span)
         return POISON
@@ -295,13 +311,13 @@ def inline_cuda_names(module: ast.Module, text: str | None = None) -> set[str]:
             for arg in given:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     names.add(arg.value)
-            for k in node.keywords:
-                if k.name != "source_code":
-                    continue
-                if isinstance(k.value, ast.Constant) and isinstance(k.value.value, str):
-                    names |= source_code_names(k.value.value)
-                elif isinstance(k.value, ast.Name) and k.value.id in strings:
-                    names |= source_code_names(strings[k.value.id])
+            # the source: `source_code=`, or (the newer spelling) the last positional argument
+            sources = [k.value for k in node.keywords if k.name == "source_code"] or node.args[1:][-1:]
+            for source in sources:
+                if isinstance(source, ast.Constant) and isinstance(source.value, str):
+                    names |= source_code_names(source.value)
+                elif isinstance(source, ast.Name) and source.id in strings:
+                    names |= source_code_names(strings[source.id])
         stack.extend(_children(node))
     return names
 

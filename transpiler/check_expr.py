@@ -12,8 +12,8 @@ from . import ast, ir
 from .diagnostics import did_you_mean
 from .dtypes import BOOL, FLOAT32, INT32, INT64, DType, int_range, parse_dtype
 from .source import Span
-from .values import (POISON, ArrayType, Axis, AxisTerm, DTypeVal, IdTuple, LayoutPart, LayoutVal, LetType, Method,
-                     Namespace, Poison, Pointer, PyConst, Region, Void, Handle)
+from .values import (POISON, ArrayType, Axis, AxisTerm, DTypeVal, IdTuple, LaunchConfig, LayoutPart, LayoutVal,
+                     LetType, Method, Namespace, Poison, Pointer, PyConst, Ramp, Region, Void, Handle)
 
 _BINOPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "floordiv", "%": "floormod",
            "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
@@ -100,6 +100,9 @@ def default_dtype(value) -> DType:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+_VECTOR_OPERATORS = ("float16x2", "bfloat16x2")  # the vector types CUDA gives arithmetic operators
 
 
 class ExprChecker:
@@ -470,6 +473,12 @@ class ExprChecker:
             self.diags.error("E0309", f"arithmetic `{_op_text(op)}` on bool operands", span,
                              help="cast to an integer type first")
             return POISON
+        if dtype.lanes > 1 and not (dtype.name in _VECTOR_OPERATORS and op in ("+", "-", "*", "/")):
+            # CUDA's float4, int4 ... are plain structs without operators; only half2 and
+            # nv_bfloat162 define + - * /.
+            self.diags.error("E0309", f"`{_op_text(op)}` on {dtype} vectors", span,
+                             help="work on the lanes: store the vector into a local array and compute per element")
+            return POISON
         if dtype.kind == "handle":
             self.diags.error("E0309", "arithmetic on pointers", span,
                              help="index the buffer instead: `A.ptr_to([i + 1])`")
@@ -564,6 +573,11 @@ class ExprChecker:
             indices = indices[0].elts
         if any(isinstance(i, ast.Slice) for i in indices) or len(indices) < buf.ndim:
             return self.region(buf, indices, node)
+        vector = self.ramp_access(buf, indices, node.span)
+        if vector is not None:
+            if vector is POISON or not self.direct_access_ok(buf, node.span, "read"):
+                return POISON
+            return ir.BufferVecLoad(vector[0], buf, vector[1], node.span)
         if len(indices) != buf.ndim:
             self.wrong_index_count(buf, len(indices), node.span)
             return POISON
@@ -698,6 +712,10 @@ def _kind(val) -> str:
         return "a tuple"
     if isinstance(val, DTypeVal):
         return f"dtype `{val.dtype}`"
+    if isinstance(val, Ramp):
+        return "a `T.ramp` vector index"
+    if isinstance(val, LaunchConfig):
+        return "a launch configuration"
     return type(val).__name__.lower()
 
 

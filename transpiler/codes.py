@@ -169,6 +169,37 @@ CODES: dict[str, tuple[str, str]] = {
               "source or name of a `T.cuda.func_call`) holds a lone surrogate (an escape from `\\ud800` "
               "to `\\udfff`), which has no UTF-8 encoding. Write the character itself or its full code "
               "point (`\\U0001F600`)."),
+    "E0322": ("misplaced global workspace",
+              "`T.alloc_buffer(shape, dtype, scope=\"global\")` asks the launcher for a global-memory "
+              "workspace (DECISIONS 19): one buffer per launch, passed to the kernel as a hidden pointer "
+              "parameter. It is allocated once per launch, so it belongs at the top level of the kernel "
+              "body, after `T.device_entry()`, not inside an `if`, `for` or `while`."),
+    "E0323": ("`T.decl_buffer` of global memory without `data=`",
+              "`T.decl_buffer` declares a view of storage that exists. With `scope=\"global\"` and no "
+              "`data=` it has nothing to view. Allocate a workspace with "
+              "`T.alloc_buffer(shape, dtype, scope=\"global\")`, or give `data=` (the `.data` of a "
+              "parameter buffer or of a workspace)."),
+    "E0324": ("invalid workspace element type",
+              "A global workspace holds scalar elements of a dtype the launcher can allocate (ints, "
+              "floats, bool, bfloat16, float8). Vector dtypes such as `float32x4` are read and written "
+              "through `vload` / `vstore` of a scalar buffer instead."),
+    "E0325": ("workspace size not known before launch",
+              "The launcher allocates a workspace before it launches the kernel, so every extent must "
+              "be computable on the host: constants, symbolic extents of the parameter buffers and "
+              "integer scalar parameters, combined with `+ - * // %`, `T.ceildiv`, `T.min` and `T.max`. "
+              "Thread ids, loaded values and loop variables are only known on the GPU."),
+    "E0326": ("layout on a workspace",
+              "A workspace is a dense row-major allocation; it takes no `layout=`, `elem_offset=` or "
+              "`byte_offset=`. Declare a view with a layout over it instead: "
+              "`T.decl_buffer(shape, dtype, data=ws.data, layout=...)`."),
+    "E0327": ("workspace alignment above 256 bytes",
+              "The launcher allocates workspaces through CuPy, whose allocations are aligned to 256 "
+              "bytes. A workspace cannot promise more (`align=` up to 256)."),
+    "E0328": ("global workspace spelled with another allocator",
+              "Only `T.alloc_buffer(shape, dtype, scope=\"global\")` allocates a global workspace. "
+              "`T.alloc_shared`, `T.alloc_local` and the scalar allocators with `scope=\"global\"` are "
+              "errors: they name another kind of memory, and a global scalar would be shared by every "
+              "thread of the launch."),
     # ---- thread hierarchy ------------------------------------------------------
     "E0400": ("misplaced `T.device_entry()`",
               "Every kernel has exactly one `T.device_entry()` statement at the top level of its body "
@@ -218,11 +249,12 @@ CODES: dict[str, tuple[str, str]] = {
               "dtype, scope=\"tmem\", allocated_addr=<column>, layout=...)` or `T.TMEMPool.alloc`. "
               "`T.alloc_buffer(scope=\"tmem\")` and a tmem `T.decl_buffer` without `allocated_addr` "
               "cannot be used."),
-    "E0502": ("global memory allocated inside a kernel",
-              "A kernel cannot allocate global memory; every global array arrives as a parameter. "
+    "E0502": ("global memory allocated inside a kernel by default",
               "`T.alloc_buffer`, `T.alloc_scalar` and `T.decl_buffer` without `data=` default to "
-              "`scope=\"global\"`, so give `scope=\"shared\"`, `\"shared.dyn\"` or `\"local\"` (or `data=` "
-              "for a view), or add a parameter."),
+              "`scope=\"global\"`, which is almost always a forgotten `scope=`: give `scope=\"shared\"`, "
+              "`\"shared.dyn\"` or `\"local\"` (or `data=` for a view), or add a parameter. A global "
+              "workspace that the launcher allocates is asked for explicitly, with "
+              "`T.alloc_buffer(shape, dtype, scope=\"global\")` (E0322)."),
     "E0503": ("invalid buffer size",
               "Buffers allocated inside a kernel have a constant, positive size in every dimension. "
               "Symbolic extents are only allowed for parameter buffers. Element indices are 32-bit C "
@@ -289,6 +321,37 @@ CODES: dict[str, tuple[str, str]] = {
     "E0518": ("unsupported feature",
               "The construct is part of TIRx but tirxc does not support it yet. The message names it; "
               "see docs/ for the list of supported constructs."),
+    "E0520": ("invalid launch configuration",
+              "`T.device_entry(launch=T.cuda.LaunchConfig(grid=..., block=...))` gives the launch up front: "
+              "`launch=` takes a `T.cuda.LaunchConfig(...)` written in place, `grid` and `block` are one to "
+              "three extents (the block's are compile-time constants) and `dynamic_smem_bytes` a "
+              "compile-time byte count. tirxc supports no other LaunchConfig field (clusters, streams, "
+              "cooperative launches ...): the launcher chooses them."),
+    "E0521": ("thread binding contradicts the launch configuration",
+              "When `T.device_entry(launch=...)` gives the grid and block, a `T.cta_id` or `T.thread_id` "
+              "declared as well must repeat the same extents; the note shows the launch configuration. "
+              "Leave the extents out of the binding, or use `T.cuda.block_idx(\"x\")` / "
+              "`T.cuda.thread_idx(\"x\")`."),
+    "E0522": ("`dynamic_smem_bytes` disagrees with the dynamic arena",
+              "tirxc sizes the dynamic shared memory of a launch from the kernel's one `shared.dyn` arena. "
+              "A `dynamic_smem_bytes=` in the launch configuration must equal the arena's size in bytes "
+              "(0 when the kernel has no arena)."),
+    "E0523": ("invalid launch index",
+              "`T.cuda.block_idx(axis)`, `T.cuda.thread_idx(axis)`, `T.cuda.block_dim(axis)` and "
+              "`T.cuda.grid_dim(axis)` take the axis as \"x\", \"y\" or \"z\" and need the launch "
+              "shape: a `launch=T.cuda.LaunchConfig(...)` on `T.device_entry`, or `T.cta_id` / "
+              "`T.thread_id` declarations before them. Like the other thread ids they are declared at "
+              "the top level of the kernel body."),
+    "E0524": ("invalid `T.ramp` index",
+              "`A[i, T.ramp(base, 1, lanes)]` loads or stores `lanes` consecutive elements as one vector "
+              "(like `vload` / `vstore`): the ramp is the last index, its stride is 1 and its lane count a "
+              "compile-time integer of at least 2, and the vector (`float32x4` ...) is one CUDA can move "
+              "at once. The value stored is a vector of the same type."),
+    "E0525": ("invalid tensor type argument",
+              "`T.alloc_tensor(ty_args=[T.Tensor(shape, dtype, scope=..., align=..., layout=...)])` and "
+              "`T.decl_tensor(data, ty_args=[T.Tensor(...)])` take exactly one `T.Tensor(...)`, written "
+              "in place, in a list. A view's offset is part of its layout: "
+              "`layout=T.TileLayout(T.S[64] + 64)`."),
     # ---- PTX and tensor memory ---------------------------------------------------
     "E0519": ("register buffer spread over threads indexed directly",
               "A local buffer whose layout has thread axes (`S[(32, 8) : (1 @ laneid, 1)]`) describes "

@@ -1,11 +1,10 @@
 """Diagnostics as data, and the one renderer that turns them into text."""
 from __future__ import annotations
 
-import difflib
 import os
 import unicodedata
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .codes import CODES
 from .source import SourceFile, Span
@@ -54,6 +53,8 @@ class Diagnostics:
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A `did you mean` help text for an unknown name, or None."""
+    import difflib  # only on an error path: not worth its import time on every run
+
     matches = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
     return f"did you mean `{matches[0]}`?" if matches else None
 

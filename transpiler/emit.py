@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 import struct
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from . import __version__, data_text, ir
 from .dtypes import FLOAT32, DType, c_type
 from .lower import Program
 from . import ptx
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on every run
 if TYPE_CHECKING:
     import jinja2
 
@@ -184,7 +184,11 @@ class CPrinter:
         self.level = 1
         self.line_info = line_info
         self.source_name = source_name
-        self.last_line = None
+        # --line-info: the .tx line of the last `#line` directive, the index of the next entry of
+        # `lines` not counted yet, and the physical lines after the directive counted so far
+        self.directive_line: int | None = None
+        self.counted = 0
+        self.after_directive = 0
 
     # -- expressions --------------------------------------------------------------------------------
     def expr(self, e: ir.Expr, top: bool = False) -> str:
@@ -274,7 +278,9 @@ class CPrinter:
         return f"{e.storage.name}[{self.expr(e.index)}]"
 
     def _e_VecLoad(self, e: ir.VecLoad, top):
-        return f"*({c_type(e.dtype)}*){self.pointer(e.storage, e.index)}"
+        # a read-only parameter is `const T*`: the vector cast keeps the const
+        const = "const " if e.storage.readonly else ""
+        return f"*({const}{c_type(e.dtype)}*){self.pointer(e.storage, e.index)}"
 
     def _e_Address(self, e: ir.Address, top):
         if e.index is None:
@@ -292,10 +298,18 @@ class CPrinter:
         self.lines.append(INDENT * self.level + text)
 
     def mark(self, s) -> None:
+        """Under --line-info, make the next line count as the statement's .tx line: a `#line`
+        directive unless the lines since the last one already bring the count there."""
         span = getattr(s, "span", None)
-        if self.line_info and span is not None and span.line > 0 and span.line != self.last_line:
-            self.lines.append(f'#line {span.line} {c_string(self.source_name)}')
-            self.last_line = span.line
+        if not self.line_info or span is None or span.line <= 0:
+            return
+        lines = self.lines
+        while self.counted < len(lines):
+            self.after_directive += lines[self.counted].count("\n") + 1
+            self.counted += 1
+        if self.directive_line is None or self.directive_line + self.after_directive != span.line:
+            lines.append(line_directive(span.line, self.source_name))
+            self.directive_line, self.counted, self.after_directive = span.line, len(lines), 0
 
     def stmt(self, s: ir.Stmt) -> None:
         if not isinstance(s, (ir.Seq, ir.Block)):
@@ -425,10 +439,31 @@ class CPrinter:
         self.emit("}")
 
 
+def line_directive(line: int, source_name: str) -> str:
+    """`#line N "kernel.tx"`: the name as the command line gave it, never made absolute."""
+    return f"#line {line} {c_string(source_name)}"
+
+
+def func_source_parts(program: Program, line_info: bool = False) -> list[str]:
+    """The `T.cuda.func_call` sources as pasted; under --line-info each starts with a `#line`
+    for its first printed line (the template strips leading newlines), so that every line of
+    it counts as its line in the .tx string."""
+    parts = []
+    for name, text in program.func_sources.items():
+        line = program.func_lines.get(name) if line_info else None
+        if line is not None:
+            skipped = len(text) - len(text.lstrip("\n"))
+            text = line_directive(line + skipped, program.source_name) + "\n" + text.lstrip("\n")
+        parts.append(text)
+    return parts
+
+
 def param_text(p: ir.Param) -> str:
     if p.kind == "buffer":
         const = "const " if p.buffer.storage.readonly else ""
         return f"{const}{c_type(p.dtype)}* __restrict__ {p.name}"
+    if p.kind == "workspace":
+        return f"{c_type(p.dtype)}* __restrict__ {p.name}"
     return f"{c_type(p.dtype)} {p.name}"
 
 
@@ -456,6 +491,9 @@ def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
             "launch_bounds": spec.launch_bounds,
             "params": [param_text(p) for p in spec.params],
             "body": "\n".join(printer.lines),
+            # the signature counts as the `def` line
+            "line": line_directive(spec.span.line, program.source_name) if line_info and spec.span.line > 0
+            else None,
         })
     return parts
 
@@ -467,7 +505,7 @@ def render_cuda(program: Program, line_info: bool = False) -> str:
         min_arch=f"sm_{program.min_arch}{program.arch_suffix}",
         headers=program.headers,
         helpers=[ptx.helper_source(h) for h in program.helpers],
-        func_sources=list(program.func_sources.values()),
+        func_sources=func_source_parts(program, line_info),
         kernels=kernel_parts(program, line_info),
     )
     if _skeleton_is_current():
@@ -505,6 +543,9 @@ KERNEL_TEMPLATE = (
     '\n'
     'extern "C" __global__ void{% if kernel.launch_bounds %} __launch_bounds__({{ kernel.launch_bounds }}){% endif %}\n'
     '\n'
+    '{% if kernel.line is defined and kernel.line %}\n'
+    '{{ kernel.line }}\n'
+    '{% endif %}\n'
     '{{ kernel.symbol }}({{ kernel.params | join(", ") }}) {\n'
     '{{ kernel.body }}\n'
     '}\n'
@@ -533,6 +574,7 @@ def _render_skeleton(version, source, min_arch, headers, helpers, func_sources, 
     for kernel in kernels:
         bounds = f" __launch_bounds__({kernel['launch_bounds']})" if kernel["launch_bounds"] else ""
         params = ", ".join(str(p) for p in kernel["params"])
-        out.append(f"\nextern \"C\" __global__ void{bounds}\n"
+        line = f"{kernel['line']}\n" if kernel.get("line") else ""
+        out.append(f"\nextern \"C\" __global__ void{bounds}\n{line}"
                    f"{kernel['symbol']}({params}) {{\n{kernel['body']}\n}}\n")
     return "".join(out)

@@ -9,8 +9,8 @@ from . import ast, ir
 from .check_expr import article
 from .diagnostics import did_you_mean
 from .dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, parse_dtype, SHORTHANDS, known_dtype_names
-from .values import (POISON, Builtin, DTypeVal, HandleType, LayoutCtor, LetType, Method, Namespace, Poison, PyConst,
-                     Void, PtxMnemonic)
+from .values import (POISON, Builtin, DTypeVal, HandleType, LaunchConfig, LayoutCtor, LetType, Method, Namespace,
+                     Poison, PyConst, Ramp, Void, PtxMnemonic)
 
 # name -> (arity, float only). The C name is chosen at lowering (c_math_name).
 MATH = {
@@ -53,6 +53,15 @@ def c_math_name(name: str, dtype: DType) -> tuple[str, bool]:
 
 
 HANDLERS: dict[str, tuple[str, tuple[str, ...]]] = {}
+LAYOUT_CTORS = ("TileLayout", "S", "R", "ComposeLayout")
+# the fields of the wheel's `T.cuda.LaunchConfig` besides grid and block, none of which tirxc supports
+# (dynamic_smem_bytes is checked against the arena; the launcher decides the rest)
+LAUNCH_EXTRA_FIELDS = ("cluster", "preferred_cluster", "dynamic_smem_bytes", "stream", "cooperative",
+                       "programmatic_stream_serialization", "cluster_scheduling_policy", "priority",
+                       "mem_sync_domain", "mem_sync_domain_map", "access_policy_window",
+                       "preferred_shared_memory_carveout", "nvlink_util_centric_scheduling",
+                       "portable_cluster_size_mode", "shared_memory_mode", "programmatic_event",
+                       "launch_completion_event")
 
 
 def handler(name: str, *params: str):
@@ -101,9 +110,11 @@ class CallChecker:
                 return LetType(None)
             if node.attr in SHORTHANDS or parse_dtype(node.attr) is not None:
                 return DTypeVal(parse_dtype(node.attr))
+            if node.attr in LAYOUT_CTORS:  # the newer spelling: `T.TileLayout(T.S[...])`
+                return LayoutCtor(node.attr)
         if len(path) > 1 and path[1] == "ptx":
             return Namespace(path)  # PTX mnemonics are checked against the table when called
-        known = [k for k in HANDLERS] + list(MATH) + ["Buffer", "prim_func", "function"]
+        known = [k for k in HANDLERS] + list(MATH) + ["Buffer", "Tensor", "prim_func", "function"] + list(LAYOUT_CTORS)
         if dotted in known or any(k.startswith(dotted + ".") for k in known) or path[0] == "Tx":
             return Namespace(path)
         if base.path == ("T",):
@@ -172,11 +183,18 @@ class CallChecker:
                                           "`T.ptx.tcgen05.alloc(...)`", node.span)
                 return POISON
             return self.ptx_call(func.path[2:], node)
+        if dotted == "Tensor":
+            self.diags.error("E0525", "`T.Tensor(...)` is a tensor type, not a value", node.span,
+                             help="use it as a parameter annotation or in `ty_args=[...]` of `T.alloc_tensor` / "
+                                  "`T.decl_tensor`")
+            return POISON
         if dotted not in HANDLERS:
             self.diags.error("E0301", f"`T.{dotted}` is not a function", node.func.span,
                              help=_suggest(dotted, list(HANDLERS) + list(MATH), "T"))
             return POISON
         method_name, params = HANDLERS[dotted]
+        if method_name.startswith("_unsupported_"):  # say so whatever the arguments are
+            return getattr(self, method_name)(node, {})
         args = self.bind_args(node, params, f"T.{dotted}")
         if args is None:
             return POISON
@@ -535,18 +553,22 @@ class CallChecker:
         args = (mask, value, lane) if isinstance(width, ir.IntImm) and width.value == 32 else (mask, value, lane, width)
         return ir.Call(value.dtype, name, args, node.span)
 
+    @handler("gpu_warp_shuffle", "mask", "value", "src_lane", "width=32", "warp_size=32")
     @handler("tvm_warp_shuffle", "mask", "value", "src_lane", "width=32", "warp_size=32")
     def _shfl(self, node, a):
         return self._shuffle("__shfl_sync", node, a, "src_lane")
 
+    @handler("gpu_warp_shuffle_xor", "mask", "value", "lane_mask", "width=32", "warp_size=32")
     @handler("tvm_warp_shuffle_xor", "mask", "value", "lane_mask", "width=32", "warp_size=32")
     def _shfl_xor(self, node, a):
         return self._shuffle("__shfl_xor_sync", node, a, "lane_mask")
 
+    @handler("gpu_warp_shuffle_up", "mask", "value", "delta", "width=32", "warp_size=32")
     @handler("tvm_warp_shuffle_up", "mask", "value", "delta", "width=32", "warp_size=32")
     def _shfl_up(self, node, a):
         return self._shuffle("__shfl_up_sync", node, a, "delta")
 
+    @handler("gpu_warp_shuffle_down", "mask", "value", "delta", "width=32", "warp_size=32")
     @handler("tvm_warp_shuffle_down", "mask", "value", "delta", "width=32", "warp_size=32")
     def _shfl_down(self, node, a):
         return self._shuffle("__shfl_down_sync", node, a, "delta")
@@ -618,9 +640,53 @@ class CallChecker:
                 return POISON
         return self._void_call("printf", [ir.StrImm(VOID, fmt)] + args, node)
 
-    @handler("cuda.func_call", "name", "*args", "source_code=None", "return_type='void'")
+    @handler("cuda.func_call", "name", "*args", "source_code=None", "return_type='void'", "ty=None")
     def _func_call(self, node, a):
         return self.func_call(node, a)
+
+    # -- the newer spelling: symbolic extents, vector indices, the launch configuration -----------------
+    @handler("dynamic", "name", "dtype='int32'")
+    def _dynamic(self, node, a):
+        """`n = T.dynamic("n")`: the newer spelling of `n = T.int32()`, also allowed at module level."""
+        name = self.const_str(a["name"], "the name of a symbolic extent")
+        dtype = self.dtype_or_default(a["dtype"])
+        if name is None or dtype is None:
+            return POISON
+        return self.symbolic_var(dtype, node)
+
+    @handler("ramp", "base", "stride", "lanes")
+    def _ramp(self, node, a):
+        base = self.int_value(a["base"])
+        stride, lanes = self.int_value(a["stride"]), self.int_value(a["lanes"])
+        if POISON in (base, stride, lanes):
+            return POISON
+        for key, what, val in (("stride", "stride", stride), ("lanes", "lane count", lanes)):
+            if not isinstance(val, ir.IntImm):
+                self.diags.error("E0524", f"the ramp's {what} is not a compile-time integer", a[key].span,
+                                 help="a vector access has a fixed width: write `T.ramp(base, 1, 4)`")
+                return POISON
+        stride, lanes = stride.value, lanes.value
+        if stride != 1:
+            self.diags.error("E0524", f"a ramp of stride {stride} is not a vector access", a["stride"].span,
+                             help="vector accesses move consecutive elements: `T.ramp(base, 1, lanes)`")
+            return POISON
+        if lanes < 2:
+            self.diags.error("E0524", f"a ramp of {lanes} lane{'s' if lanes != 1 else ''} is not a vector",
+                             a["lanes"].span, help="index a single element without `T.ramp`")
+            return POISON
+        return Ramp(base, stride, lanes, node.span)
+
+    @handler("Ramp", "base", "stride", "lanes")
+    def _ramp_upper(self, node, a):
+        return self._ramp(node, a)
+
+    @handler("cuda.LaunchConfig", "*positional", "grid", "block", *(f"{f}=None" for f in LAUNCH_EXTRA_FIELDS))
+    def _launch_config(self, node, a):
+        if a["positional"]:
+            self.diags.error("E0520", "`T.cuda.LaunchConfig` takes keyword arguments only", a["positional"][0].span,
+                             help="write `T.cuda.LaunchConfig(grid=..., block=...)`")
+            return POISON
+        return LaunchConfig({k: v for k, v in a.items() if k != "positional" and not is_default(v)}, node.span)
 
     # -- not (yet) supported ----------------------------------------------------------------------------
     def _unsupported(self, node, what, code="E0518", help=None):
@@ -646,12 +712,19 @@ def is_default(arg) -> bool:
     return isinstance(arg, _DefaultArg)
 
 
+def default_arg(text: str) -> _DefaultArg:
+    """An argument left at its default (`text` as in a parameter spec), for a handler that
+    fills in the arguments of another."""
+    return _DefaultArg(text)
+
+
 def _suggest(dotted: str, known, prefix: str):
     guess = did_you_mean(dotted, known)
     return guess.replace("`", f"`{prefix}.", 1) if guess else None
 
 
-for _name in ("cluster_id", "cta_id_in_cluster", "cta_id_in_pair", "cuda.cluster_sync"):
+for _name in ("cluster_id", "cta_id_in_cluster", "cta_id_in_pair", "cuda.cluster_sync", "cuda.cluster_id",
+              "cuda.cluster_dim", "cuda.cluster_cta_id", "cuda.cta_pair_id"):
     def _make(name):
         def unsupported(self, node, a):
             return self._unsupported(node, f"`T.{name}` (thread-block clusters)", "E0406")
@@ -664,12 +737,13 @@ for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative l
                      ("vectorized", "use `vload` / `vstore` for vector access"),
                      ("parallel", "use thread ids; CUDA kernels have no parallel loops"),
                      ("thread_binding", "use `T.thread_id`"),
-                     ("Ramp", "use `vload` / `vstore`"), ("Broadcast", None),
+                     ("Broadcast", None),
                      ("call_extern", "use `T.cuda.func_call` with its source"),
                      ("print_buffer", None), ("assume", None), ("launch_thread", "use `T.thread_id`"),
                      ("attr", None), ("decl_scalar", None),
                      ("cuda.warp_reduce", "write the shuffle loop with `T.tvm_warp_shuffle_xor`"),
-                     ("cuda.cta_reduce", None), ("cuda.thread_rank", None), ("cuda.mbarrier_wait", None)):
+                     ("cuda.cta_reduce", None), ("cuda.thread_rank", None), ("cuda.mbarrier_wait", None),
+                     ("cuda.linear_thread_id", "use `T.cuda.thread_idx(\"x\")` or `T.thread_id`")):
     def _make(name, help):
         def unsupported(self, node, a):
             return self._unsupported(node, f"`T.{name}`", help=help)

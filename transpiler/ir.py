@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass, field, fields, replace
-from typing import Callable
+from operator import attrgetter
+from collections.abc import Callable
 
 from .dtypes import BOOL, INT32, DType, int_range
 from .source import Span
@@ -23,43 +24,72 @@ def _span_field():
     return field(default=NOWHERE, compare=False, repr=False)
 
 
+_COMPARED: dict[type, Callable] = {}
+
+
+def _compared(cls: type) -> Callable:
+    """The fields an expression class compares and hashes, as one attrgetter."""
+    key = _COMPARED.get(cls)
+    if key is None:
+        key = _COMPARED[cls] = attrgetter(*(f.name for f in fields(cls) if f.compare))
+    return key
+
+
 # ---- expressions -----------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Expr:
-    """A typed expression (every node below has its dtype first)."""
+    """A typed expression (every node below has its dtype first).
+
+    Expressions compare, hash and print by value, as dataclasses do (folding
+    and the tests rely on it), through the three methods here rather than
+    methods generated for each class: generating them costs every tirxc
+    process start-up time."""
     dtype: DType
 
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        key = _compared(self.__class__)
+        return key(self) == key(other)
 
-@dataclass(frozen=True)
+    def __hash__(self):
+        return hash(_compared(self.__class__)(self))
+
+    def __repr__(self):
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.repr)
+        return f"{self.__class__.__qualname__}({shown})"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class IntImm(Expr):
     """An integer or boolean constant."""
     value: int
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class FloatImm(Expr):
     """A floating-point constant (printed in its dtype's precision)."""
     value: float
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Var(Expr):
     """A C scalar variable: kernel parameter, thread id, loop variable or let."""
     name: str
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Builtin(Expr):
     """A CUDA built-in register such as threadIdx.x, read as int."""
     name: str
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BinOp(Expr):
     """A binary operation; build it with binop(), which folds constants."""
     op: str  # + - * / floordiv floormod truncdiv truncmod << >> & | ^ < <= > >= == != && ||
@@ -68,7 +98,7 @@ class BinOp(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class UnaryOp(Expr):
     """`-a`, `!a` or `~a`; build it with unary()."""
     op: str  # - ! ~
@@ -76,7 +106,7 @@ class UnaryOp(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Select(Expr):
     """`cond ? a : b`; build it with select()."""
     cond: Expr
@@ -85,21 +115,21 @@ class Select(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Cast(Expr):
     """A value converted to dtype; build it with cast()."""
     a: Expr
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Reinterpret(Expr):
     """The bits of a read as dtype (a bit-cast of the same width)."""
     a: Expr
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Call(Expr):
     """A call of a C function or helper, already named in C."""
     func: str
@@ -107,7 +137,7 @@ class Call(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class StrImm(Expr):
     """A string argument (printf formats); printed as a C string literal."""
     value: str
@@ -116,7 +146,7 @@ class StrImm(Expr):
 
 # -- buffer-level (from the checker) --
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BufferLoad(Expr):
     """An element of a buffer (checker level; lowering makes it a Load)."""
     buffer: "Buffer"
@@ -124,7 +154,7 @@ class BufferLoad(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BufferVecLoad(Expr):
     """`B.vload([i], dtype=...)`: dtype is the vector type."""
     buffer: "Buffer"
@@ -132,7 +162,7 @@ class BufferVecLoad(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BufferAddress(Expr):
     """`B.ptr_to([i])`, `T.address_of(B[i])`, or `B.data` (no indices)."""
     buffer: "Buffer"
@@ -142,7 +172,7 @@ class BufferAddress(Expr):
 
 # -- storage-level (from lowering) --
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Load(Expr):
     """`storage[index]`."""
     storage: "Storage"
@@ -150,7 +180,7 @@ class Load(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class VecLoad(Expr):
     """A vector read at `storage[index]`: dtype is the vector type."""
     storage: "Storage"
@@ -158,7 +188,7 @@ class VecLoad(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Address(Expr):
     """&storage[index], or the storage pointer itself when index is None."""
     storage: "Storage"
@@ -226,35 +256,38 @@ class Buffer:
 
 
 # ---- statements -----------------------------------------------------------------------
+# Statements and the kernel records below compare by identity and have no generated
+# repr: nothing compares them structurally, and every generated method costs start-up
+# time. Expressions compare by value (see Expr).
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Stmt:
     """A statement."""
     pass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Seq(Stmt):
     """Statements in order."""
     body: tuple[Stmt, ...]
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Block(Stmt):
     """A braced C block: keeps the declarations of one unrolled iteration apart."""
     body: Stmt
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Evaluate(Stmt):
     """An expression evaluated for its effects (a call)."""
     value: Expr
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LetStmt(Stmt):
     """An immutable C local: `int half = m * 2;` (also thread ids)."""
     var: Var
@@ -262,7 +295,7 @@ class LetStmt(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class For(Stmt):
     """A counted loop over range(start, stop, step)."""
     var: Var
@@ -278,7 +311,7 @@ class For(Stmt):
     direction: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class While(Stmt):
     """A while loop."""
     cond: Expr
@@ -286,7 +319,7 @@ class While(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class If(Stmt):
     """if / else (orelse is None without an else)."""
     cond: Expr
@@ -295,25 +328,25 @@ class If(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Break(Stmt):
     """`break;`"""
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Continue(Stmt):
     """`continue;`"""
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Return(Stmt):
     """`return;`"""
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Trap(Stmt):
     """`assert cond` in device code: trap when cond is false."""
     cond: Expr
@@ -323,21 +356,21 @@ class Trap(Stmt):
 
 # -- buffer-level --
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Allocate(Stmt):
     """A buffer's own storage comes into scope (checker level)."""
     buffer: Buffer
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class DeclView(Stmt):
     """A buffer declared over existing storage; lowering may need a typed pointer for it."""
     buffer: Buffer
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BufferStore(Stmt):
     """A store into a buffer element (checker level; lowering makes it a Store)."""
     buffer: Buffer
@@ -346,7 +379,7 @@ class BufferStore(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BufferVecStore(Stmt):
     """A vector store into a buffer (checker level; lowering makes it a VecStore)."""
     buffer: Buffer
@@ -357,14 +390,14 @@ class BufferVecStore(Stmt):
 
 # -- storage-level --
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ArrayDecl(Stmt):
     """The declaration of a `__shared__` or register array."""
     storage: Storage
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class PointerDecl(Stmt):
     """The declaration of a typed pointer into another storage."""
     storage: Storage  # kind view_pointer
@@ -372,7 +405,7 @@ class PointerDecl(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Store(Stmt):
     """`storage[index] = value;`"""
     storage: Storage
@@ -381,7 +414,7 @@ class Store(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class VecStore(Stmt):
     """A vector store at `storage[index]`."""
     storage: Storage
@@ -392,17 +425,43 @@ class VecStore(Stmt):
 
 # ---- kernels ----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Param:
     """A kernel parameter."""
-    name: str  # C name: A_ptr for buffers, the source name for scalars
-    kind: str  # buffer scalar extent
+    name: str  # C name: A_ptr for buffers and workspaces, the source name for scalars
+    kind: str  # buffer scalar extent workspace
     dtype: DType
     buffer: Buffer | None = None
     span: Span = _span_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
+class Placement:
+    """Where one buffer lives: a byte range of the dynamic arena, or a column range of
+    tensor memory (`tirxc info` draws these). start and end are -1 when not constant."""
+    name: str
+    start: int
+    end: int
+    dtype: DType
+    shape: tuple[int, ...]  # 0 for an extent that is not constant
+    align: int  # bytes; 0 for tensor memory
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Workspace:
+    """A global-memory buffer the kernel allocates (`T.alloc_buffer(..., scope="global")`,
+    DECISIONS 19): a hidden pointer parameter after the others, which the launcher
+    allocates, zero-fills before every launch and passes; the caller never sees it."""
+    name: str  # the source name
+    c_name: str  # the pointer parameter
+    dtype: DType
+    shape: tuple[Expr, ...]  # over constants, symbolic extents and integer scalar parameters
+    align: int
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class LaunchSpec:
     """Everything the launcher, the printer and `tirxc info` need about one kernel."""
     name: str  # the source function name
@@ -414,9 +473,12 @@ class LaunchSpec:
     dynamic_shared_bytes: int
     min_arch: int  # e.g. 80, 90, 100
     arch_suffix: str  # "" or "a"
-    arena: tuple = ()  # (buffer name, byte start, byte end)
+    arena: tuple[Placement, ...] = ()  # the arena buffer, then its views, as declared
     launch_bounds: int | None = None
     arg_order: tuple[str, ...] = ()  # C names of the parameters in the source's declaration order
+    workspaces: tuple[Workspace, ...] = ()  # launcher-allocated buffers; also in params, as kind "workspace"
+    span: Span = _span_field()  # the kernel's `def` (its name)
+    tmem: tuple[Placement, ...] = ()  # tensor-memory buffers (columns), as declared
 
 
 # ---- constructors that fold ---------------------------------------------------------

@@ -9,14 +9,15 @@ from . import ast, ir
 from .check_expr import ExprChecker, article, kind_of
 from .diagnostics import Note, did_you_mean
 from .dtypes import FLOAT32, INT32, UINT32, DType, parse_dtype
-from .intrinsics import CallChecker, handler, is_default
+from .intrinsics import CallChecker, default_arg, handler, is_default
 from .memory import MemoryChecker
 from .pools import PoolChecker, SmemPool, TmemPool
 from .ptx_calls import PtxChecker
 from .cnames import c_name
 from .source import Span
-from .values import (POISON, ArrayType, Binding, Builtin, DTypeVal, Handle, HandleType, IdTuple, LayoutPart,
-                     LayoutVal, LetType, LoopRange, Namespace, Poison, Pointer, PyConst, Region, Void)
+from .values import (POISON, ArrayType, Binding, Builtin, DTypeVal, DynamicExtent, Handle, HandleType, IdTuple,
+                     LaunchConfig, LayoutPart, LayoutVal, LetType, LoopRange, Namespace, Poison, Pointer, PyConst,
+                     Ramp, Region, Void)
 
 
 STATIC_SHARED_LIMIT = 48 * 1024
@@ -31,6 +32,33 @@ _ID_KINDS = {  # kind of id -> the most extents it takes
 }
 
 
+class CNames:
+    """The C names taken in one kernel. `fresh(name)` takes the first free one of
+    name, name_1, name_2 ...; it remembers per name where the free ones start,
+    so that a kernel with n loops over `i` costs O(n), not O(n²), probes."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+        self.next_suffix: dict[str, int] = {}  # name -> k: name and name_1 ... name_{k-1} are taken
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.taken
+
+    def fresh(self, name: str) -> str:
+        n = self.next_suffix.get(name, 0)
+        candidate = f"{name}_{n}" if n else name
+        while candidate in self.taken:
+            n += 1
+            candidate = f"{name}_{n}"
+        self.taken.add(candidate)
+        self.next_suffix[name] = n + 1
+        return candidate
+
+    def discard(self, name: str) -> None:
+        self.taken.discard(name)
+        self.next_suffix.clear()  # the freed name may come first again for its base
+
+
 class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChecker):
     def __init__(self, module, fdef: ast.FunctionDef):
         self.module = module
@@ -38,7 +66,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         self.fdef = fdef
         self.scopes: list[dict[str, Binding]] = [{}]
         self.closed: dict[str, Binding] = {}  # names whose block ended: for a precise error
-        self.cnames: set[str] = set()
+        self.cnames = CNames()
         self.params: list[ir.Param] = []
         self.args: list[ir.Param] = []
         self.extents: dict[str, tuple[ir.Var, Span]] = {}
@@ -53,6 +81,9 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         self.unnamed_ids: set[str] = set()  # C names of ids not bound to a source name yet
         self.linear_id_users: list[Span] = []  # warp-level ids, computed from the linear thread index
         self.failed_ids: set[str] = set()  # kinds of id with a declaration that had an error
+        self.entry = None  # the `T.device_entry(...)` statement
+        self.launch_kinds: set[str] = set()  # cta_id / thread_id: extents given by `launch=T.cuda.LaunchConfig`
+        self.launch_smem: tuple[int, Span] | None = None  # its `dynamic_smem_bytes=`
         self.nonneg: set[str] = set()
         self.arena: ir.Buffer | None = None
         self.views: list[ir.Buffer] = []
@@ -70,13 +101,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
     def fresh(self, base: str) -> str:
         """A C identifier for a source name: kept when free, else suffixed (deterministic).
         Keywords, CUDA names, macros and the like get a `_` first (cnames.c_name)."""
-        name = c_name(base, getattr(self.module, "c_reserved", frozenset()))
-        candidate, n = name, 1
-        while candidate in self.cnames:
-            candidate = f"{name}_{n}"
-            n += 1
-        self.cnames.add(candidate)
-        return candidate
+        return self.cnames.fresh(c_name(base, getattr(self.module, "c_reserved", frozenset())))
 
     def lookup(self, name: str, span: Span):
         for scope in reversed(self.scopes):
@@ -84,6 +109,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                 return scope[name].value
         glob = self.module.globals.get(name)
         if glob is not None:
+            if isinstance(glob.value, DynamicExtent):
+                return self.dynamic_extent(glob.value, span)
             return glob.value
         if name == "range":
             return Builtin("range")
@@ -102,6 +129,25 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         candidates = [n for s in self.scopes for n in s] + list(self.module.globals) + ["range"]
         self.diags.error("E0300", f"unknown name `{name}`", span, help=did_you_mean(name, candidates))
         return POISON
+
+    def dynamic_extent(self, extent: DynamicExtent, span: Span):
+        """A module-level `n = T.dynamic("n")` used in this kernel: the kernel's own symbolic extent,
+        declared by its first use, which must be in a parameter's shape (else the launcher could not
+        read it from an array)."""
+        known = self.extents.get(extent.name)
+        if known is not None:
+            return known[0]
+        if self.device:
+            self.diags.error("E0512", f"symbolic extent `{extent.name}` is not a dimension of any parameter of "
+                                      f"kernel `{self.fdef.name}`", span,
+                             notes=[Note("declared here", extent.span)],
+                             help="use it in the shape of a `T.Tensor` parameter so the launcher can read it from "
+                                  "the array")
+            return POISON
+        var = ir.Var(INT32, self.fresh(extent.name), extent.span)
+        self.extents[extent.name] = (var, extent.span)
+        self.nonneg.add(var.name)
+        return var
 
     def binding(self, name: str) -> Binding | None:
         for scope in reversed(self.scopes):
@@ -151,10 +197,14 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                              help=f"bind it before `T.device_entry()`: `X = T.match_buffer({name}, shape, dtype)`")
         self.finish_params()
         self.device = True
+        if self.entry is not None:
+            self.launch_config(self.entry.value)
         stmts = self.block(device, new_scope=False)
-        self.finish_pools(ir.seq(stmts))
+        if self.pools:  # (the liveness walk it needs costs a pass over the whole kernel)
+            self.finish_pools(ir.seq(stmts))
         grid, block = self.launch_shape()
         static_bytes, arena_bytes = self.shared_budget()
+        self.check_launch_smem(arena_bytes)
         if self.diags.has_errors:
             return None
         return Kernel(fdef.name, fdef.span, self.params, self.args, ir.seq(stmts), grid, block, self.nonneg,
@@ -182,6 +232,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                                  help="`T.device_entry()` is a statement at the top level of the kernel body, "
                                       "after the `T.match_buffer` calls")
         if first is not None:
+            self.entry = first
             index = body.index(first)
             return body[:index], body[index + 1:]
         if not entries:
@@ -190,6 +241,62 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                                   "follows it")
         split = next((i for i, stmt in enumerate(body) if not self.looks_like_host(stmt)), len(body))
         return body[:split], body[split:]
+
+    def launch_config(self, call: ast.Call) -> None:
+        """`T.device_entry(launch=T.cuda.LaunchConfig(grid=..., block=...))`: the grid and block given up
+        front, as if declared by `T.cta_id(grid)` and `T.thread_id(block)` (the ids then name axes only)."""
+        args = self.bind_args(call, ("*launch_values", "launch=None", "kernel_attrs=None", "backend_config=None",
+                                     "attrs=None", "body_params=None"), "T.device_entry")
+        if args is None:
+            return
+        if args["launch_values"]:
+            self.diags.error("E0520", "`T.device_entry` takes its launch configuration as `launch=`",
+                             args["launch_values"][0].span,
+                             help="write `T.device_entry(launch=T.cuda.LaunchConfig(grid=..., block=...))`")
+            return
+        for name in ("kernel_attrs", "backend_config", "attrs", "body_params"):
+            if not is_default(args[name]):
+                self.diags.error("E0518", f"`T.device_entry({name}=...)` is not supported yet", args[name].span)
+        if is_default(args["launch"]):
+            return
+        config = self.elab(args["launch"])
+        if not isinstance(config, LaunchConfig):
+            if config is not POISON:
+                self.diags.error("E0520", f"`launch=` takes a `T.cuda.LaunchConfig(...)`, not {kind_of(config)}",
+                                 args["launch"].span, help="write `launch=T.cuda.LaunchConfig(grid=..., block=...)`")
+            return
+        for name, arg in config.args.items():
+            if name in ("cluster", "preferred_cluster"):
+                self._unsupported(arg, f"`T.cuda.LaunchConfig({name}=...)` (thread-block clusters)", "E0406")
+            elif name not in ("grid", "block", "dynamic_smem_bytes"):
+                self.diags.error("E0520", f"tirxc does not support `T.cuda.LaunchConfig({name}=...)`", arg.span,
+                                 help="the generated launcher chooses the stream and the other launch attributes; "
+                                      "give `grid=`, `block=` and `dynamic_smem_bytes=` only")
+        for kind, field in (("cta_id", "grid"), ("thread_id", "block")):
+            extents = self.id_extents(kind, config.args[field], call, f"`{field}=`")
+            if extents is POISON:
+                self.failed_ids.add(kind)
+            else:
+                self.ids[kind] = (extents, config.args[field].span)
+            self.launch_kinds.add(kind)
+        smem = config.args.get("dynamic_smem_bytes")
+        if smem is not None:
+            size = self.const_int(smem, "`dynamic_smem_bytes`")
+            if size is not None:
+                self.launch_smem = (size, smem.span)
+
+    def check_launch_smem(self, arena_bytes: int) -> None:
+        """The launch configuration's `dynamic_smem_bytes=` is the arena's size (tirxc sizes the launch
+        from the arena)."""
+        if self.launch_smem is None or self.launch_smem[0] == arena_bytes:
+            return
+        size, span = self.launch_smem
+        notes = [Note(f"the arena ({arena_bytes} bytes) is allocated here", self.arena.span)] if self.arena else []
+        arena = f"is {arena_bytes} bytes" if self.arena else "does not exist"
+        self.diags.error("E0522", f"`dynamic_smem_bytes={size}`, but the kernel's dynamic shared arena {arena}",
+                         span, notes=notes,
+                         help=f"write `dynamic_smem_bytes={arena_bytes}`, or leave it out: tirxc sizes the launch "
+                              f"from the arena")
 
     def device_entries(self, stmts, block: str | None):
         """(statement, enclosing block keyword or None) for every `T.device_entry()` statement."""
@@ -239,9 +346,12 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         annotation = param.annotation
         if isinstance(annotation, ast.Call) and isinstance(annotation.func, ast.Attribute) \
                 and annotation.func.attr in ("Buffer", "Tensor"):
-            args = self.bind_args(annotation, ("shape", "dtype='float32'", "data=None", "strides=None",
-                                               "elem_offset=None", "scope='global'", "align=-1",
-                                               "offset_factor=0", "layout='default'"), "T.Buffer")
+            if annotation.func.attr == "Tensor":
+                args = self.tensor_type_args(annotation)
+            else:
+                args = self.bind_args(annotation, ("shape", "dtype='float32'", "data=None", "strides=None",
+                                                   "elem_offset=None", "scope='global'", "align=-1",
+                                                   "offset_factor=0", "layout='default'"), "T.Buffer")
             handle = Handle(param.name, param.span)
             self.args.append(ir.Param(param.name, "pending", UINT32, None, param.span))
             buf = self.param_buffer(handle, annotation, args) if args is not None else POISON
@@ -548,7 +658,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             self.bind(name, Binding(val, "pointer", target.span))
             return None
         if isinstance(val, (LayoutVal, Region)) or (
-                isinstance(val, PyConst) and not isinstance(val.value, (bool, int, float))):
+                isinstance(val, PyConst) and (not isinstance(val.value, (bool, int, float))
+                                              or self.is_meta_var(stmt.value))):
             self.bind(name, Binding(val, "const", target.span))
             return None
         value = self.as_value(val, stmt.value.span)
@@ -557,6 +668,13 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             return None
         buf = self.new_scalar(name, value.dtype, target.span)
         return ir.BufferStore(buf, (ir.IntImm(INT32, 0),), value, stmt.span)
+
+    def is_meta_var(self, node: ast.Expr) -> bool:
+        """`k = T.meta_var(4)` names a compile-time value; a plain `k = 4` is a mutable scalar."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "meta_var"):
+            return False
+        func = self.elab(node.func)
+        return isinstance(func, Namespace) and func.dotted == "meta_var"
 
     def flush_named(self, named: ir.Buffer, original: ir.Buffer):
         """Rename the buffer an allocation or view produced to the name it is bound to."""
@@ -639,6 +757,9 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             self.diags.error("E0518", "assigning to a region is not supported", target.span,
                              help="store single elements in a loop")
             return None
+        vector = self.ramp_access(base, indices, target.span)
+        if vector is not None:
+            return self.vector_store(base, vector, val, target, stmt)
         if len(indices) != base.ndim:
             self.wrong_index_count(base, len(indices), target.span)
             return None
@@ -656,6 +777,19 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                              value_span, help=fix)
             return None
         return ir.BufferStore(base, idx, value, stmt.span)
+
+    def vector_store(self, base: ir.Buffer, vector, val, target: ast.Subscript, stmt):
+        """`B[i, T.ramp(j, 1, 4)] = v`: the newer spelling of `B.vstore([i, j], v)`."""
+        value = self.as_value(val, stmt.value.span)
+        if vector is POISON or value is POISON or not self.direct_access_ok(base, target.span, "written"):
+            return None
+        vec, indices = vector
+        if value.dtype != vec:
+            self.diags.error("E0524", f"storing {article(value.dtype)} value into {vec.lanes} elements of "
+                                      f"`{base.name}`", stmt.value.span,
+                             help=f"store a {vec} vector, e.g. one loaded with `T.ramp`")
+            return None
+        return ir.BufferVecStore(base, indices, value, stmt.span)
 
     def _stmt_AnnAssign(self, stmt: ast.AnnAssign):
         target = stmt.target
@@ -1039,7 +1173,10 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             storage = ir.Storage("\0", dtype, scope, "view_pointer", size, align, base=storage)
         if not self.check_view_bounds(base, storage, shape, dtype, layout, offset, span):
             return POISON
-        if storage.kind == "view_pointer" and isinstance(offset, ir.IntImm):
+        if storage is base.storage:
+            # the same storage as its base: the offset counts from where the base starts
+            offset = ir.binop("+", base.elem_offset, offset)
+        elif storage.kind == "view_pointer" and isinstance(offset, ir.IntImm):
             # the view's own typed pointer starts at the view: `float* Bs_ptr = (float*)(smem_ptr + 32768);`
             storage.byte_offset = offset.value * dtype.nbytes
             offset = ir.IntImm(INT32, 0)
@@ -1080,28 +1217,116 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
     def _thread_id_in_wg(self, node, a):
         return self.scope_id("thread_id_in_wg", node, a)
 
+    @handler("cuda.block_idx", "axis")
+    def _block_idx(self, node, a):
+        return self.launch_index("cta_id", "block_idx", node, a)
+
+    @handler("cuda.thread_idx", "axis")
+    def _thread_idx(self, node, a):
+        return self.launch_index("thread_id", "thread_idx", node, a)
+
+    @handler("cuda.grid_dim", "axis")
+    def _grid_dim(self, node, a):
+        return self.launch_dim("cta_id", "grid_dim", node, a)
+
+    @handler("cuda.block_dim", "axis")
+    def _block_dim(self, node, a):
+        return self.launch_dim("thread_id", "block_dim", node, a)
+
+    @handler("cuda.warp_id")
+    def _cuda_warp_id(self, node, a):
+        return self.scope_id("warp_id", node, _INFERRED_ID, "`T.cuda.warp_id`")
+
+    @handler("cuda.lane_id")
+    def _cuda_lane_id(self, node, a):
+        return self.scope_id("lane_id", node, _INFERRED_ID, "`T.cuda.lane_id`")
+
+    @handler("cuda.warpgroup_id")
+    def _cuda_warpgroup_id(self, node, a):
+        return self.scope_id("warpgroup_id", node, _INFERRED_ID, "`T.cuda.warpgroup_id`")
+
+    @handler("cuda.warp_in_warpgroup")
+    def _cuda_warp_in_warpgroup(self, node, a):
+        return self.scope_id("warp_id_in_wg", node, _INFERRED_ID, "`T.cuda.warp_in_warpgroup`")
+
+    @handler("cuda.thread_in_warpgroup")
+    def _cuda_thread_in_warpgroup(self, node, a):
+        return self.scope_id("thread_id_in_wg", node, _INFERRED_ID, "`T.cuda.thread_in_warpgroup`")
+
+    def launch_axis(self, kind: str, what: str, node, a) -> int | None:
+        """The axis (0, 1, 2) a `T.cuda.<what>("x")` call names, once the launch shape is known."""
+        axis = self.const_str(a["axis"], "the axis")
+        if axis is None:
+            return None
+        if axis not in ("x", "y", "z"):
+            self.diags.error("E0523", f"`T.cuda.{what}` takes the axis \"x\", \"y\" or \"z\", not \"{axis}\"",
+                             a["axis"].span, help=did_you_mean(axis, ["x", "y", "z"]))
+            return None
+        if kind in self.failed_ids:
+            return None  # the launch shape had an error already
+        if self.ids.get(kind, (None,))[0] is None:
+            self.diags.error("E0523", f"`T.cuda.{what}` needs the launch shape", node.span,
+                             help="give it to `T.device_entry(launch=T.cuda.LaunchConfig(grid=..., block=...))`")
+            return None
+        return "xyz".index(axis)
+
+    def launch_index(self, kind: str, what: str, node, a):
+        """`T.cuda.block_idx("x")` / `T.cuda.thread_idx("x")`: one id of the launch's grid or block,
+        declared like `T.cta_id` / `T.thread_id` (named after what it is bound to)."""
+        if not self.id_placement_ok(f"`T.cuda.{what}`", node):
+            return POISON
+        axis = self.launch_axis(kind, what, node, a)
+        if axis is None:
+            return POISON
+        var = ir.Var(INT32, self.fresh(f"{what}_{'xyz'[axis]}"), node.span)
+        self.id_kinds[var.name] = kind
+        self.unnamed_ids.add(var.name)
+        self.nonneg.add(var.name)
+        builtin = ("blockIdx." if kind == "cta_id" else "threadIdx.") + "xyz"[axis]
+        self.pending.append(ir.LetStmt(var, ir.cast(INT32, ir.Builtin(INT32, builtin)), node.span))
+        return IdTuple((var,))
+
+    def launch_dim(self, kind: str, what: str, node, a):
+        """`T.cuda.grid_dim("x")` / `T.cuda.block_dim("x")`: the launch's extent on that axis, a
+        constant where the launch shape has one."""
+        axis = self.launch_axis(kind, what, node, a)
+        if axis is None:
+            return POISON
+        extents = self.ids[kind][0]
+        extent = extents[axis] if axis < len(extents) else ir.IntImm(INT32, 1)
+        if isinstance(extent, ir.IntImm):
+            return extent
+        builtin = ("gridDim." if kind == "cta_id" else "blockDim.") + "xyz"[axis]
+        return ir.cast(INT32, ir.Builtin(INT32, builtin), node.span)
+
     @handler("device_entry")
     def _device_entry(self, node, a):
         self.diags.error("E0400", "`T.device_entry()` is a statement at the top level of the kernel", node.span,
                          help="write it on a line of its own, after the `T.match_buffer` calls")
         return POISON
 
-    def scope_id(self, kind: str, node, a):
+    def scope_id(self, kind: str, node, a, label: str | None = None):
         """`T.cta_id([...])` and friends: one C variable per extent, named after what it is bound to."""
-        ids = self.declare_id(kind, node, a)
+        ids = self.declare_id(kind, node, a, label or f"`T.{kind}`")
         if ids is POISON:
             self.failed_ids.add(kind)
         return ids
 
-    def declare_id(self, kind: str, node, a):
+    def id_placement_ok(self, label: str, node) -> bool:
+        """Thread ids are declared in the device region, at the top level of the kernel body."""
         if not self.device:
-            self.diags.error("E0402", f"`T.{kind}` belongs after `T.device_entry()`", node.span,
+            self.diags.error("E0402", f"{label} belongs after `T.device_entry()`", node.span,
                              help="thread ids are part of the kernel body; declare them after `T.device_entry()`")
-            return POISON
+            return False
         if self.depth:
-            self.diags.error("E0402", f"`T.{kind}` must be declared at the top level of the kernel body, not inside "
+            self.diags.error("E0402", f"{label} must be declared at the top level of the kernel body, not inside "
                                       f"`if`, `for` or `while`", node.span,
                              help="declare it before the block; the ids describe the whole launch")
+            return False
+        return True
+
+    def declare_id(self, kind: str, node, a, label: str):
+        if not self.id_placement_ok(label, node):
             return POISON
         dtype = INT32
         if not is_default(a["dtype"]):
@@ -1117,6 +1342,14 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         if extents is POISON:
             return POISON
         previous = self.ids.get(kind)
+        if previous is not None and extents is not None and previous[0] is not None \
+                and [str(e) for e in previous[0]] != [str(e) for e in extents] and kind in self.launch_kinds:
+            field = "grid" if kind == "cta_id" else "block"
+            self.diags.error("E0521", f"`T.{kind}` gives other extents than the launch configuration's `{field}=`",
+                             node.span, notes=[Note(f"the launch configuration's `{field}=` is here", previous[1])],
+                             help=f"leave the extents out (`T.{kind}()`), or use "
+                                  f"`T.cuda.{'block' if kind == 'cta_id' else 'thread'}_idx(\"x\")`")
+            return POISON
         if previous is not None and extents is not None and previous[0] is not None \
                 and [str(e) for e in previous[0]] != [str(e) for e in extents]:
             self.diags.error("E0403", f"`T.{kind}` declared again with different extents", node.span,
@@ -1152,10 +1385,12 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                         "warp_id_in_wg": "4", "thread_id_in_wg": "128"}
     MAX_GRID = (2 ** 31 - 1, 65535, 65535)
 
-    def id_extents(self, kind: str, node, call):
-        """The extents of an id declaration; None when left out (inferred from the other ids)."""
+    def id_extents(self, kind: str, node, call, label: str | None = None):
+        """The extents of an id declaration (or of the launch configuration's `grid=` / `block=`,
+        named by `label` in messages); None when left out (inferred from the other ids)."""
+        label = label or f"`T.{kind}`"
         if is_default(node) or (isinstance(node, ast.Constant) and node.value is None):
-            if kind in ("cta_id", "thread_id"):
+            if kind in ("cta_id", "thread_id") and kind not in self.launch_kinds:
                 self.diags.error("E0405", f"`T.{kind}` needs its extents", call.span,
                                  help=f"write `T.{kind}([{self._EXAMPLE_EXTENTS[kind]}])`")
                 return POISON
@@ -1170,7 +1405,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         elts = node.elts if isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) == len(items) else None
         limit = _ID_KINDS[kind]
         if not 1 <= len(items) <= limit:
-            self.diags.error("E0405", f"`T.{kind}` takes {'1 to 3 extents' if limit == 3 else 'one extent'}, got "
+            self.diags.error("E0405", f"{label} takes {'1 to 3 extents' if limit == 3 else 'one extent'}, got "
                                       f"{len(items)}", node.span,
                              help=None if limit == 3 else f"write `T.{kind}([{self._EXAMPLE_EXTENTS[kind]}])`")
             return POISON
@@ -1190,8 +1425,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                 self.diags.error("E0405", f"extent {v.value} is not positive", span)
                 return POISON
             if kind != "cta_id" and not isinstance(v, ir.IntImm):
-                self.diags.error("E0405", f"`T.{kind}` extents must be compile-time constants", span,
-                                 help="only the grid (`T.cta_id`) may depend on parameters")
+                self.diags.error("E0405", f"{label} extents must be compile-time constants", span,
+                                 help="only the grid (`T.cta_id`, `grid=`) may depend on parameters")
                 return POISON
             if kind == "cta_id" and isinstance(v, ir.IntImm) and v.value > self.MAX_GRID[i]:
                 self.diags.error("E0405", f"a grid has at most {self.MAX_GRID[i]} blocks in dimension "
@@ -1353,6 +1588,9 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
 
 def _contains_call(node) -> bool:
     return isinstance(node, ast.Call) or any(_contains_call(child) for child in ast.iter_children(node))
+
+
+_INFERRED_ID = {"extents": default_arg("None"), "dtype": default_arg("'int32'")}  # `T.warp_id()`
 
 
 class _SymbolicPending:

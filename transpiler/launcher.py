@@ -106,14 +106,23 @@ def kernel_data(spec: ir.LaunchSpec) -> dict:
                            "shape": tuple(_dim(e) for e in buf.shape), "strides": array_strides(buf),
                            "offset": base_offset(buf), "align": buf.align, "itemsize": buf.dtype.nbytes,
                            "readonly": buf.storage.readonly})
+        elif p.kind == "workspace":
+            buf = p.buffer
+            params.append({"name": buf.name, "c_name": p.name, "kind": "workspace", "dtype": buf.dtype.name,
+                           "shape": tuple(_dim(e) for e in buf.shape), "itemsize": buf.dtype.nbytes})
         else:
             params.append({"name": p.name, "c_name": p.name, "kind": p.kind, "dtype": p.dtype.name})
     order = [next(q for q in params if q["c_name"] == name) for name in spec.arg_order]
+    # scalars that the grid or a workspace size depends on: a launch plan is cached per their values too
+    host_exprs = list(spec.grid) + [e for ws in spec.workspaces for e in ws.shape]
+    host_vars = {node.name for e in host_exprs for node in ir.walk_expr(e) if isinstance(node, ir.Var)}
+    keyed = [q["name"] for q in order if q["kind"] == "scalar" and q["c_name"] in host_vars]
     grid = "(" + ", ".join(py_expr(e) for e in spec.grid) + ")"
     block = tuple(e.value for e in spec.block)
     return {
         "name": spec.name, "symbol": spec.symbol,
         "args": [q["name"] for q in order],
+        "keyed": keyed,
         "params": params,
         "grid": grid, "block": block,
         "static_shared": spec.static_shared_bytes, "dynamic_shared": spec.dynamic_shared_bytes,
@@ -167,3 +176,22 @@ def reserved_names() -> frozenset:
                   " ", code)
     names |= set(re.findall(r"(?<![.\w])[A-Za-z_]\w*", code)) & set(dir(builtins))
     return frozenset(names - {"True", "False", "None"})
+
+
+NAMES_MODULE = "launcher_names.py"
+
+
+def reserved_names_text() -> str:
+    """The text of transpiler/launcher_names.py: reserved_names() as a literal, so that
+    checking a kernel's name needs neither this module nor a scan of the template."""
+    names = "".join(f"    {name!r},\n" for name in sorted(reserved_names()))
+    return ('"""Names a kernel cannot have (launcher.reserved_names(), read from\n'
+            'templates/launcher.py.j2). Written by `python -m transpiler.launcher`; do not edit."""\n'
+            f"RESERVED = frozenset({{\n{names}}})\n")
+
+
+if __name__ == "__main__":  # regenerate launcher_names.py after editing the launcher template
+    import os
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), NAMES_MODULE), "w",
+              encoding="utf-8", newline="\n") as handle:
+        handle.write(reserved_names_text())

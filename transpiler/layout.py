@@ -216,6 +216,21 @@ def swizzle(m: ir.Expr, params) -> ir.Expr:
     return ir.add(ir.binop("<<", mixed, c(per_element)), ir.binop("&", m, c((1 << per_element) - 1)))
 
 
+def coordinates(layout: ir.Layout, coords: tuple[int, ...], shape: tuple[int, ...]) -> list[dict[str, int]]:
+    """The set L(x) of a constant coordinate: one {axis: value} per replica combination,
+    the first replica iter outermost; the memory axis `m` is swizzled where the layout is."""
+    terms = apply(layout, [c(v) for v in coords], [c(e) for e in shape])
+    copies = [{axis: linear_index(axis_terms).value for axis, axis_terms in terms.items()}]
+    for it in layout.replica:
+        copies = [{**copy, it.axis: copy.get(it.axis, 0) + r * it.stride.value}
+                  for copy in copies for r in range(it.extent.value)]
+    if layout.swizzle is not None:
+        for copy in copies:
+            if "m" in copy:
+                copy["m"] = swizzle(c(copy["m"]), layout.swizzle).value
+    return copies
+
+
 def permuted(layout: ir.Layout | None, shape, dims) -> tuple[ir.Layout, tuple]:
     """The layout and shape of `B.permute(*dims)`: same storage, axes swapped."""
     if layout is None:
@@ -250,3 +265,12 @@ def describe(layout: ir.Layout | None) -> str:
     if layout is None:
         return "row-major"
     return layout.text or "TileLayout"
+
+
+def tmem_columns(layout: ir.Layout) -> int | None:
+    """How many 32-bit tensor-memory columns a layout spans from its first column
+    (None when an extent or stride of its TCol iters is not a constant)."""
+    iters = [(it.extent, it.stride) for it in layout.shard if it.axis == "TCol"]
+    if not all(isinstance(e, ir.IntImm) and isinstance(st, ir.IntImm) for e, st in iters):
+        return None
+    return 1 + sum((e.value - 1) * st.value for e, st in iters)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 
 from . import ir
 from . import layout as layouts
@@ -41,6 +41,7 @@ class Program:
     headers: list[str]
     min_arch: int
     arch_suffix: str
+    func_lines: dict[str, int] = field(default_factory=dict)  # func_call name -> .tx line of its first source line
 
 
 # ---- facts -----------------------------------------------------------------------------------
@@ -87,12 +88,21 @@ class KernelLowerer:
         self.facts = set(kernel.nonneg)
         self.declared_pointers: set[int] = set()
         self.pure_calls: set[str] = set(PURE_CALLS)  # and the math functions lowering names
+        self.tmem: dict[int, ir.Placement] = {}  # tensor-memory buffers by id (unrolled copies share one)
+        self.plain_indices: dict[tuple, ir.Expr] = {}  # see index
+        # the variables of the `T.unroll` loops being expanded, bound to this copy's value
+        self.unrolled: dict[str, ir.Expr] = {}
+        # global workspaces (DECISIONS 19): allocated at the kernel's top level, in source order
+        self.workspaces = [s.buffer for s in all_stmts(kernel.body)
+                           if isinstance(s, ir.Allocate) and s.buffer.storage.kind == "workspace"]
 
     # -- expressions ---------------------------------------------------------------------------------
     def expr(self, e: ir.Expr) -> ir.Expr:
         return ir.map_expr(e, self._rewrite)
 
     def _rewrite(self, e: ir.Expr):
+        if type(e) is ir.Var:
+            return self.unrolled.get(e.name)
         if isinstance(e, ir.BufferLoad):
             return ir.Load(e.dtype, e.buffer.storage, self.index(e.buffer, e.indices), e.span)
         if isinstance(e, ir.BufferVecLoad):
@@ -111,10 +121,24 @@ class KernelLowerer:
 
     def index(self, buf: ir.Buffer, indices) -> ir.Expr:
         coords = [self.expr(i) for i in indices]
-        return self.expr(layouts.memory_index(buf.layout, coords, buf.shape, buf.elem_offset))
+        # A row-major buffer of constant shape and offset: its index is plain arithmetic on
+        # the (lowered) coordinates, the same whatever the lowering knows at this point,
+        # and unrolled copies ask for the same coordinates again and again.
+        plain = buf.layout is None and isinstance(buf.elem_offset, ir.IntImm) and buf.const_shape() is not None
+        if plain:
+            key = (id(buf), tuple(coords))
+            known = self.plain_indices.get(key)
+            if known is not None:
+                return known
+        index = self.expr(layouts.memory_index(buf.layout, coords, buf.shape, buf.elem_offset))
+        if plain:
+            self.plain_indices[key] = index
+        return index
 
     def division(self, e: ir.BinOp) -> ir.Expr:
         a, b = self.expr(e.a), self.expr(e.b)
+        if ir.is_const(a) and ir.is_const(b):  # e.g. in an unrolled copy
+            return ir.binop(e.op, a, b, e.span)
         if e.dtype.is_float:
             floor = ir.Call(e.dtype, "math:floor", (ir.binop("/", a, b),))
             if e.op == "floordiv":
@@ -160,9 +184,14 @@ class KernelLowerer:
             storage = s.buffer.storage
             if storage.kind == "arena":
                 return None  # declared once at the top of the kernel
+            if storage.kind == "workspace":
+                return None  # a pointer parameter (workspaces, below)
             return ir.ArrayDecl(storage, s.span)
         if isinstance(s, ir.DeclView):
             storage = s.buffer.storage
+            if s.buffer.scope == "tmem":  # columns, not C storage: recorded for `tirxc info`
+                self.tmem.setdefault(id(s.buffer), _tmem_placement(s.buffer))
+                return None
             if storage.kind == "view_pointer" and id(storage) not in self.declared_pointers:
                 self.declared_pointers.add(id(storage))
                 return ir.PointerDecl(storage, ir.IntImm(INT32, 0), s.span)
@@ -200,13 +229,20 @@ class KernelLowerer:
     def loop(self, s: ir.For) -> ir.Stmt | None:
         start, stop, step = self.expr(s.start), self.expr(s.stop), self.expr(s.step)
         if s.kind == "unroll":
+            # Each copy is lowered with the variable bound to its value, so every expression
+            # folds as it is rebuilt (one pass, however deep the unrolled loops nest).
             out = []
+            outer = self.unrolled.get(s.var.name)
             for value in range(start.value, stop.value, step.value):
-                body = substitute_stmt(s.body, {s.var.name: ir.IntImm(s.var.dtype, value)})
-                lowered = self.stmt(body)
+                self.unrolled[s.var.name] = ir.IntImm(s.var.dtype, value)
+                lowered = self.stmt(s.body)
                 if lowered is None:
                     continue
                 out.append(ir.Block(lowered) if declares(lowered) else lowered)
+            if outer is None:
+                del self.unrolled[s.var.name]
+            else:
+                self.unrolled[s.var.name] = outer
             return ir.seq(out) if out else None
         if ir.is_const(step):
             direction = 1 if step.value > 0 else -1
@@ -235,6 +271,8 @@ class KernelLowerer:
             if p.kind == "buffer" and p.buffer is not None and p.buffer.storage.name in readonly:
                 p.buffer.storage.readonly = True
             params.append(p)
+        workspaces = tuple(ws for ws in self.workspaces if id(ws.storage) in facts.used)
+        params.extend(ir.Param(ws.storage.name, "workspace", ws.dtype, ws, ws.span) for ws in workspaces)
         arena = k.arena.storage if k.arena is not None else None
         if arena is not None and id(arena) not in facts.used:
             arena = None
@@ -245,15 +283,27 @@ class KernelLowerer:
         threads = 1
         for e in block:
             threads = threads * e.value if isinstance(e, ir.IntImm) and threads is not None else None
-        arena_map = tuple((v.name, *(_byte_range(v))) for v in [k.arena] + k.views if v is not None)
+        arena_map = tuple(_arena_placement(v) for v in [k.arena] + k.views if v is not None)
         spec = ir.LaunchSpec(
             name=k.name, symbol=f"{k.name}_kernel", params=tuple(params),
             grid=tuple(k.grid), block=tuple(block),  # host-side: floor division stays `//`
             static_shared_bytes=_static_shared_bytes(facts), dynamic_shared_bytes=k.arena_bytes if arena else 0,
             min_arch=max(BASE_ARCH, k.min_arch), arch_suffix=k.arch_suffix, arena=arena_map,
             launch_bounds=threads or None,  # DECISIONS 8: the constant block size, 1 included
-            arg_order=tuple(p.name for p in k.args))
+            arg_order=tuple(p.name for p in k.args), tmem=tuple(self.tmem.values()),
+            span=self.def_span(), workspaces=tuple(ir.Workspace(ws.name, ws.storage.name, ws.dtype, ws.shape, ws.align, ws.span)
+                             for ws in workspaces))
         return LoweredKernel(spec, body, arena)
+
+    def def_span(self):
+        """The span of the kernel's name on its `def` line (the kernel's span starts at its decorator)."""
+        source, span = self.module.source, self.kernel.span
+        for line in range(span.line, span.end_line + 1):
+            text = source.line_text(line)
+            match = re.match(rf"\s*def\s+({re.escape(self.kernel.name)})\b", text)
+            if match:
+                return source.span(line, match.start(1) + 1, line, match.end(1) + 1)
+        return span
 
     def global_names(self, body: ir.Stmt) -> set[str]:
         """C names visible everywhere in the kernel: parameters, storage, called functions."""
@@ -261,6 +311,7 @@ class KernelLowerer:
 
     def _global_names(self, facts: "_Facts") -> set[str]:
         names = {p.name for p in self.kernel.params}
+        names.update(ws.storage.name for ws in self.workspaces)
         names.update(self.module.func_sources)
         names.update(ptx.HELPERS)
         if self.kernel.arena is not None:
@@ -363,47 +414,35 @@ def _align_vector_arrays(facts: _Facts) -> None:
             storage.align = nbytes
 
 
-def _byte_range(buf: ir.Buffer) -> tuple[int, int]:
+def _const_shape(buf: ir.Buffer) -> tuple[int, ...]:
+    return tuple(e.value if isinstance(e, ir.IntImm) else 0 for e in buf.shape)
+
+
+def _arena_placement(buf: ir.Buffer) -> ir.Placement:
+    """A buffer's bytes in the arena: a typed view pointer starts `byte_offset` in, and the
+    buffer's elem_offset counts from there."""
+    shape = _const_shape(buf)
     if not isinstance(buf.elem_offset, ir.IntImm):
-        return (-1, -1)
+        return ir.Placement(buf.name, -1, -1, buf.dtype, shape, buf.align, buf.span)
     start = buf.elem_offset.value * buf.dtype.nbytes
-    extent = 1
-    for e in buf.shape:
-        extent *= e.value if isinstance(e, ir.IntImm) else 0
-    return start, start + extent * buf.dtype.nbytes
+    if buf.storage is not None and buf.storage.kind == "view_pointer":
+        start += buf.storage.byte_offset
+    return ir.Placement(buf.name, start, start + math.prod(shape) * buf.dtype.nbytes, buf.dtype, shape,
+                        buf.align, buf.span)
+
+
+def _tmem_placement(buf: ir.Buffer) -> ir.Placement:
+    """A tensor-memory buffer's columns: from `allocated_addr` over the span of its TCol
+    iters, in 32-bit cells."""
+    shape = _const_shape(buf)
+    cells = layouts.tmem_columns(buf.layout)
+    if not isinstance(buf.allocated_addr, ir.IntImm) or cells is None:
+        return ir.Placement(buf.name, -1, -1, buf.dtype, shape, 0, buf.span)
+    start = buf.allocated_addr.value
+    return ir.Placement(buf.name, start, start + -(-cells * buf.dtype.bits // 32), buf.dtype, shape, 0, buf.span)
 
 
 # ---- statement utilities ---------------------------------------------------------------------------
-
-def substitute_stmt(s: ir.Stmt, mapping: dict[str, ir.Expr]) -> ir.Stmt:
-    def sub(e):
-        return ir.substitute(e, mapping)
-    if isinstance(s, ir.Seq):
-        return ir.Seq(tuple(substitute_stmt(x, mapping) for x in s.body), s.span)
-    if isinstance(s, ir.Block):
-        return ir.Block(substitute_stmt(s.body, mapping), s.span)
-    if isinstance(s, (ir.BufferStore, ir.BufferVecStore)):
-        return type(s)(s.buffer, tuple(sub(i) for i in s.indices), sub(s.value), s.span)
-    if isinstance(s, ir.LetStmt):
-        return ir.LetStmt(s.var, sub(s.value), s.span)
-    if isinstance(s, ir.Evaluate):
-        return ir.Evaluate(sub(s.value), s.span)
-    if isinstance(s, ir.If):
-        return ir.If(sub(s.cond), substitute_stmt(s.then, mapping),
-                     substitute_stmt(s.orelse, mapping) if s.orelse is not None else None, s.span)
-    if isinstance(s, ir.While):
-        return ir.While(sub(s.cond), substitute_stmt(s.body, mapping), s.span)
-    if isinstance(s, ir.For):
-        return ir.For(s.var, sub(s.start), sub(s.stop), sub(s.step), substitute_stmt(s.body, mapping), s.kind,
-                      s.unroll_factor, s.span)
-    if isinstance(s, ir.Trap):
-        return ir.Trap(sub(s.cond), s.message, s.span)
-    if isinstance(s, ir.DeclView):
-        buf = s.buffer
-        if not isinstance(buf.elem_offset, ir.IntImm):
-            return ir.DeclView(replace(buf, elem_offset=sub(buf.elem_offset)), s.span)
-    return s
-
 
 _SUFFIXED = re.compile(r"(.+)_[0-9]+")
 _SUFFIXED_ARRAY = re.compile(r"(.+_ptr)_[0-9]+")  # `v_ptr_1`: the checker's second `v_ptr`
@@ -893,4 +932,26 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
     archs = [ptx.helper_arch(h) for h in helpers]
     min_arch = max([BASE_ARCH] + [k.spec.min_arch for k in kernels] + [a for a, _ in archs])
     suffix = "a" if any(k.spec.arch_suffix == "a" for k in kernels) or any(s == "a" for _, s in archs) else ""
-    return Program(module.source.name, kernels, dict(module.func_sources), helpers, headers, min_arch, suffix)
+    return Program(module.source.name, kernels, dict(module.func_sources), helpers, headers, min_arch, suffix,
+                   func_lines=_func_source_lines(module, kernels))
+
+
+def _func_source_lines(module: CheckedModule, kernels: list[LoweredKernel]) -> dict[str, int]:
+    """Where each `T.cuda.func_call` source starts in the .tx file, for `--line-info`: the
+    line of the first character of the string, when the source stands verbatim in the file
+    (a plain or raw string without escapes, so that its lines are the file's lines); else
+    the line of the function's first call."""
+    text = module.source.text
+    lines: dict[str, int] = {}
+    for name, source in module.func_sources.items():
+        start = text.find(source)
+        while start > 0 and text[start - 1] not in "\"'":
+            start = text.find(source, start + 1)
+        if start > 0:
+            lines[name] = text.count("\n", 0, start) + 1
+            continue
+        calls = [e.span.line for lk in kernels for e in all_exprs(lk.body)
+                 if isinstance(e, ir.Call) and e.func == name and e.span.line > 0]
+        if calls:
+            lines[name] = min(calls)
+    return lines

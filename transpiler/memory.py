@@ -14,7 +14,7 @@ from . import layout as layouts
 from .check_expr import article, kind_of
 from .diagnostics import Note, did_you_mean
 from .dtypes import HANDLE, INT32, VOID, DType, has_c_vector, known_dtype_names, parse_dtype
-from .intrinsics import handler, is_default
+from .intrinsics import default_arg, handler, is_default
 from .values import POISON, AxisTerm, DTypeVal, Handle, LayoutPart, LayoutVal, Pointer, PyConst, Void
 
 SCOPES = ("global", "shared", "shared.dyn", "local", "tmem")
@@ -266,17 +266,7 @@ class MemoryChecker:
         if scope is None:
             return POISON
         if scope == "global":
-            defaulted = "scope" not in a or is_default(a["scope"]) or (
-                isinstance(a["scope"], ast.Constant) and a["scope"].value is None)
-            func = node.func.attr if isinstance(node.func, ast.Attribute) else "alloc_buffer"
-            message = "a kernel cannot allocate global memory"
-            if defaulted:
-                message = f"`T.{func}` without `scope=` allocates global memory, which a kernel cannot do"
-            fix = "pass the array as a parameter, or allocate with scope=\"shared\", \"shared.dyn\" or \"local\""
-            if func == "decl_buffer":
-                fix = "give `data=` to declare a view of another buffer, or a `scope=` to allocate in"
-            self.diags.error("E0502", message, node.span, help=fix)
-            return POISON
+            return self.allocate_workspace(node, a)
         for name in ("elem_offset", "byte_offset", "allocated_addr"):
             if name in a and not is_default(a[name]):
                 self.diags.error("E0305", f"`{name}=` places a view; it has no meaning on a new allocation",
@@ -298,6 +288,97 @@ class MemoryChecker:
         if not self.index_fits(shape, layout, ir.IntImm(INT32, 0), a["shape"].span if "shape" in a else node.span):
             return POISON
         return self.new_allocation(shape, dtype, scope, layout, align, node.span, scalar=scalar)
+
+    # -- global workspaces (DECISIONS 19) ----------------------------------------------------------------
+    def allocate_workspace(self, node, a):
+        """`T.alloc_buffer(shape, dtype, scope="global")`: a buffer the launcher allocates, zero-fills
+        before every launch and passes as a hidden pointer parameter (lower.py adds the parameter)."""
+        func = node.func.attr if isinstance(node.func, ast.Attribute) else "alloc_buffer"
+        defaulted = "scope" not in a or is_default(a["scope"]) or (
+            isinstance(a["scope"], ast.Constant) and a["scope"].value is None)
+        if defaulted:
+            fix = "allocate with scope=\"shared\", \"shared.dyn\" or \"local\", pass the array as a parameter, " \
+                  "or write scope=\"global\" for a workspace the launcher allocates"
+            if func == "decl_buffer":
+                fix = "give `data=` to declare a view of another buffer, or a `scope=` to allocate in"
+            self.diags.error("E0502", f"`T.{func}` without `scope=` allocates global memory, which a kernel does "
+                                     f"only when asked with `scope=\"global\"`", node.span, help=fix)
+            return POISON
+        if func == "decl_buffer":
+            self.diags.error("E0323", "`T.decl_buffer` with scope=\"global\" needs `data=`: it declares a view",
+                             node.span, help="allocate a workspace with `T.alloc_buffer(shape, dtype, "
+                                             "scope=\"global\")`, or give `data=` to view another buffer")
+            return POISON
+        if func != "alloc_buffer":
+            self.diags.error("E0328", f"`T.{func}` cannot allocate global memory", node.span,
+                             help="a global workspace is `T.alloc_buffer(shape, dtype, scope=\"global\")`")
+            return POISON
+        if not self.device or self.depth:
+            where = "inside `if`, `for` or `while`" if self.device else "before `T.device_entry()`"
+            self.diags.error("E0322", f"a global workspace is allocated at the top level of the kernel body, "
+                                      f"not {where}", node.span,
+                             help="allocate it once, after `T.device_entry()` and before any block: the launcher "
+                                  "provides one workspace per launch")
+            return POISON
+        for name in ("layout", "elem_offset", "byte_offset", "allocated_addr"):
+            if not is_default(a[name]) and not (name == "layout" and isinstance(a[name], ast.Constant)
+                                                and a[name].value == "default"):
+                self.diags.error("E0326", f"a workspace is a dense row-major allocation; `{name}=` is not supported",
+                                 a[name].span, help="declare a view over it: `T.decl_buffer(shape, dtype, "
+                                                    "data=ws.data, layout=...)`")
+                return POISON
+        shape = self.shape_arg(a["shape"], symbolic=True)
+        dtype = self.dtype_or_default(a["dtype"])
+        align = self.align_arg(a["align"])
+        if None in (shape, dtype, align):
+            return POISON
+        if dtype.lanes != 1 or dtype.bits < 8 or not (dtype.is_int or dtype.is_float or dtype.is_bool):
+            self.diags.error("E0324", f"a workspace holds scalar elements, not {dtype}", a["dtype"].span,
+                             help=f"allocate {dtype.element} elements and use `vload` / `vstore`"
+                             if dtype.lanes != 1 else None)
+            return POISON
+        if align > 256:
+            self.diags.error("E0327", f"`align={align}`: the launcher's allocations are 256-byte aligned",
+                             a["align"].span, help="use `align=` up to 256")
+            return POISON
+        elts = a["shape"].elts if isinstance(a["shape"], (ast.Tuple, ast.List)) and \
+            len(a["shape"].elts) == len(shape) else None
+        for i, extent in enumerate(shape):
+            bad = self.not_on_host(extent)
+            if bad is not None:
+                self.diags.error("E0325", f"the launcher cannot compute this extent before the launch: it depends "
+                                          f"on {bad}", elts[i].span if elts else a["shape"].span,
+                                 help="use constants, symbolic extents of parameter buffers and integer scalar "
+                                      "parameters")
+                return POISON
+        if not self.index_fits(shape, None, ir.IntImm(INT32, 0), a["shape"].span):
+            return POISON
+        size = prod(e.value for e in shape) if all(isinstance(e, ir.IntImm) for e in shape) else None
+        storage = ir.Storage("\0", dtype, "global", "workspace", size, align)
+        buf = ir.Buffer("", shape, dtype, "global", storage, None, None, align, node.span)
+        self.pending.append(ir.Allocate(buf, node.span))
+        return buf
+
+    _HOST_OPS = frozenset(("+", "-", "*", "floordiv", "floormod", "truncdiv", "truncmod", "<<", ">>", "&", "|", "^",
+                           "min", "max"))
+
+    def not_on_host(self, e: ir.Expr) -> str | None:
+        """What keeps an integer expression from being evaluated by the launcher (None: nothing).
+        The launcher knows the symbolic extents and the integer scalar parameters."""
+        known = {var.name for var, _ in self.extents.values()}
+        scalars = {p.name for p in self.args if p.kind == "scalar"}
+        known.update(p.name for p in self.args if p.kind == "scalar" and p.dtype.is_int)
+        for node in ir.walk_expr(e):
+            if isinstance(node, ir.Var) and node.name in scalars and node.name not in known:
+                return f"`{node.name}`, a parameter that is not an integer"
+            if isinstance(node, ir.Var) and node.name not in known:
+                return f"`{node.name}`, which is known only on the GPU"
+            if isinstance(node, (ir.BufferLoad, ir.Load)):
+                return "a value read from memory"
+            if not (isinstance(node, (ir.IntImm, ir.Var)) or (isinstance(node, ir.BinOp) and node.op in self._HOST_OPS)
+                    or (isinstance(node, ir.Cast) and node.dtype.is_int)):
+                return "an operation the launcher does not evaluate"
+        return None
 
     @handler("local_scalar", "dtype='float32'")
     def _local_scalar(self, node, a):
@@ -397,6 +478,83 @@ class MemoryChecker:
         if not self.index_fits(shape, layout, offset, a["shape"].span):
             return POISON
         return self.new_view(base_buf, shape, dtype, scope, layout, offset, align, node.span)
+
+    # -- the newer spelling: tensor types -------------------------------------------------------------
+    TENSOR_PARAMS = ("shape", "dtype", "scope='global'", "align=0", "layout=None", "*positional", "data=None",
+                     "data_alignment=None")
+    BUFFER_DEFAULTS = ("data", "strides", "elem_offset", "byte_offset", "allocated_addr")
+
+    def tensor_type_args(self, call: ast.Call):
+        """`T.Tensor(shape, dtype, scope, align, layout)` bound to the argument names of `T.Buffer` /
+        `T.alloc_buffer` / `T.decl_buffer`, whose handlers then do the checking; None on error."""
+        a = self.bind_args(call, self.TENSOR_PARAMS, "T.Tensor")
+        if a is None:
+            return None
+        if a.pop("positional"):
+            self.diags.error("E0305", "`T.Tensor` takes at most 5 positional arguments", call.args[5].span)
+            return None
+        alignment = a.pop("data_alignment")
+        if not is_default(alignment):
+            if not is_default(a["align"]):
+                self.diags.error("E0305", "`align=` and `data_alignment=` name the same thing; give one",
+                                 alignment.span)
+                return None
+            a["align"] = alignment
+        for name in self.BUFFER_DEFAULTS:
+            a.setdefault(name, default_arg("None"))
+        return a
+
+    def ty_args_tensor(self, node, arg):
+        """The one `T.Tensor(...)` call of a `ty_args=[...]` list; None (with E0525) otherwise."""
+        items = arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else None
+        if items is None or len(items) != 1 or not self.is_tensor_type(items[0]):
+            where = items[1].span if items is not None and len(items) > 1 else arg.span
+            self.diags.error("E0525", "`ty_args=` takes one `T.Tensor(shape, dtype, ...)` in a list", where,
+                             help="e.g. `ty_args=[T.Tensor((128,), \"float32\", scope=\"shared\")]`")
+            return None
+        return items[0]
+
+    def is_tensor_type(self, node) -> bool:
+        """Whether node is a call of `T.Tensor` (under any alias of the dialect)."""
+        from .values import Namespace
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Tensor" \
+            and isinstance(self.elab(node.func.value), Namespace)
+
+    @handler("alloc_tensor", "placement=None", "*positional", "ty_args", "attrs=None", "annotations=None")
+    def _alloc_tensor(self, node, a):
+        if a["positional"]:
+            self.diags.error("E0305", "`T.alloc_tensor` takes one positional argument, the placement "
+                                      "(a tensor-memory column)", a["positional"][0].span)
+            return POISON
+        tensor = self.ty_args_tensor(node, a["ty_args"])
+        args = self.tensor_type_args(tensor) if tensor is not None else None
+        if args is None:
+            return POISON
+        if not is_default(args["data"]):
+            self.diags.error("E0525", "a new allocation has no `data=`", args["data"].span,
+                             help="declare a view over another tensor with `T.decl_tensor(base.data, ty_args=[...])`")
+            return POISON
+        if not is_default(a["placement"]):
+            args["allocated_addr"] = a["placement"]
+            return self._decl_buffer(node, args)
+        return self._alloc_buffer(node, args)
+
+    @handler("decl_tensor", "data", "*positional", "ty_args", "attrs=None")
+    def _decl_tensor(self, node, a):
+        if a["positional"]:
+            self.diags.error("E0305", "`T.decl_tensor` takes one positional argument, the data pointer",
+                             a["positional"][0].span)
+            return POISON
+        tensor = self.ty_args_tensor(node, a["ty_args"])
+        args = self.tensor_type_args(tensor) if tensor is not None else None
+        if args is None:
+            return POISON
+        if not is_default(args["data"]):
+            self.diags.error("E0525", "the data pointer is given twice: to `T.decl_tensor` and to `T.Tensor`",
+                             args["data"].span, help="keep the first argument of `T.decl_tensor`")
+            return POISON
+        args["data"] = a["data"]
+        return self._decl_buffer(node, args)
 
     def check_view_bounds(self, base: ir.Buffer, storage: ir.Storage, shape, dtype: DType, layout, offset: ir.Expr,
                           span) -> bool:
@@ -619,6 +777,43 @@ class MemoryChecker:
             return False
         return True
 
+    def is_ramp_call(self, node) -> bool:
+        """Whether node is a call of `T.ramp` / `T.Ramp` (under any alias of the dialect)."""
+        from .values import Namespace
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in ("ramp", "Ramp") and isinstance(self.elab(node.func.value), Namespace)
+
+    def ramp_access(self, buf: ir.Buffer, nodes, span):
+        """`A[i, T.ramp(base, 1, lanes)]`, the newer spelling of `A.vload([i, base], dtype=...)` /
+        `A.vstore(...)`: (vector dtype, indices) for the same checks and IR; None when no index is a
+        ramp, POISON after an error."""
+        ramps = [k for k, n in enumerate(nodes) if self.is_ramp_call(n)]
+        if not ramps:
+            return None
+        if len(nodes) != buf.ndim:
+            self.wrong_index_count(buf, len(nodes), span)
+            return POISON
+        misplaced = next((k for k in ramps if k != len(nodes) - 1), None)
+        if misplaced is not None:
+            self.diags.error("E0524", "only the last index can be a `T.ramp`", nodes[misplaced].span,
+                             help="a vector access covers consecutive elements of the innermost dimension")
+            return POISON
+        leading = self.indices(buf, nodes[:-1])
+        ramp = self.elab(nodes[-1])
+        if leading is POISON or ramp is POISON:
+            return POISON
+        vec = buf.dtype.with_lanes(ramp.lanes) if buf.dtype.lanes == 1 else None
+        if vec is None or not has_c_vector(vec):
+            self.diags.error("E0524", f"no CUDA vector type holds {ramp.lanes} {buf.dtype} elements",
+                             nodes[-1].span, help=f"use a lane count such as {max(1, 16 // buf.dtype.nbytes)} "
+                                                  f"(vectors move at most 16 bytes)")
+            return POISON
+        indices = tuple(leading) + (ramp.base,)
+        access, index_list = ast.Tuple(span, tuple(nodes)), ast.Tuple(nodes[-1].span, tuple(nodes))
+        if not self.check_vector_access(buf, vec, indices, access, index_list):
+            return POISON
+        return vec, indices
+
     @staticmethod
     def base_alignment(buf: ir.Buffer) -> int:
         """The alignment in bytes of the start of a buffer's storage."""
@@ -759,6 +954,9 @@ class MemoryChecker:
                 v = self.as_value(val, sub.span, INT32)
                 if v is POISON:
                     return POISON
+                if not v.dtype.is_int:
+                    self.diags.error("E0517", "layout offsets are integers", sub.span)
+                    return POISON
                 parts.append(LayoutPart(offset=(("m", v),)))
         if node.op != "+":
             self.diags.error("E0517", "layout parts combine with `+`", node.span)
@@ -794,20 +992,36 @@ class MemoryChecker:
 
     # -- inline CUDA ----------------------------------------------------------------------------------------------
     def func_call(self, node, a):
-        """`T.cuda.func_call(name, *args, source_code=SRC, return_type=...)` (DECISIONS 18)."""
+        """`T.cuda.func_call(name, *args, source_code=SRC, return_type=...)` (DECISIONS 18), or in the
+        newer spelling `T.cuda.func_call(name, *args, SRC, ty=dtype)`: the source as the last positional
+        argument, the result type as `ty=`."""
         name = self.literal_string(a["name"], "the function name", "write it in quotes: `\"my_func\"`")
+        arg_nodes, vals = list(a["args"]), [self.elab(arg) for arg in a["args"]]
+        source_node = a["source_code"]
+        last = vals[-1] if vals else None
+        if isinstance(last, PyConst) and isinstance(last.value, str):
+            if not is_default(a["source_code"]):
+                self.diags.error("E0510", "the source is given twice: as the last argument and as `source_code=`",
+                                 arg_nodes[-1].span, help="keep one of them")
+                return POISON
+            source_node = arg_nodes.pop()
+            vals.pop()
         source = None
-        if is_default(a["source_code"]):
+        if is_default(source_node):
             self.diags.error("E0510", "`T.cuda.func_call` needs `source_code=`", node.span,
                              help="pass the CUDA text that defines the function, e.g. a module-level "
                                   "`SRC = r\"\"\"__device__ float f(float x) { ... }\"\"\"`")
         else:
-            source = self.literal_string(a["source_code"], "`source_code`",
+            source = self.literal_string(source_node, "`source_code`",
                                          "define the source as a module-level string constant")
-        rtype = self.return_type(a["return_type"])
+        ty_given = not is_default(a["ty"])
+        if ty_given and not is_default(a["return_type"]):
+            self.diags.error("E0510", "the result type is given twice: `ty=` and `return_type=`", a["ty"].span,
+                             help="keep one of them")
+            return POISON
+        rtype = self.return_type(a["ty"], "ty") if ty_given else self.return_type(a["return_type"])
         args = []
-        for arg in a["args"]:
-            val = self.elab(arg)
+        for arg, val in zip(arg_nodes, vals):
             if isinstance(val, Pointer):
                 args.append(ir.BufferAddress(HANDLE, val.buffer, None, arg.span))
             else:
@@ -820,7 +1034,7 @@ class MemoryChecker:
                                   "`tvm_builtin_` or `__`")
             return POISON
         if not re.search(rf"\b{name}\b", source):
-            self.diags.error("E0510", f"the source code does not mention `{name}`", a["source_code"].span,
+            self.diags.error("E0510", f"the source code does not mention `{name}`", source_node.span,
                              help=f"the source must define `{name}`")
             return POISON
         known = self.module.func_sources.get(name)
@@ -845,8 +1059,8 @@ class MemoryChecker:
                              help=fix)
         return None
 
-    def return_type(self, arg):
-        """`return_type=`: a dtype, or "void" (the default); None on error."""
+    def return_type(self, arg, keyword: str = "return_type"):
+        """`return_type=` (or `ty=`): a dtype, or "void" (the default); None on error."""
         if is_default(arg):
             return "void"
         val = self.elab(arg)
@@ -857,11 +1071,11 @@ class MemoryChecker:
         if isinstance(val, PyConst) and isinstance(val.value, str):
             dtype = parse_dtype(val.value)
             if dtype is None:
-                self.diags.error("E0510", f"`return_type=\"{val.value}\"` is neither a dtype nor \"void\"", arg.span,
+                self.diags.error("E0510", f"`{keyword}=\"{val.value}\"` is neither a dtype nor \"void\"", arg.span,
                                  help=did_you_mean(val.value, known_dtype_names() + ["void"]))
             return dtype
         if val is not POISON:
-            self.diags.error("E0510", f"`return_type=` takes a dtype or \"void\", not {kind_of(val)}", arg.span)
+            self.diags.error("E0510", f"`{keyword}=` takes a dtype or \"void\", not {kind_of(val)}", arg.span)
         return None
 
     def decl_tmem(self, node, a):
@@ -889,7 +1103,19 @@ class MemoryChecker:
                                           f"columns", a["allocated_addr"].span,
                                  notes=[Note("allocated here", self.tmem_alloc[2])])
                 return POISON
-        return self.tmem_buffer(shape, dtype, layout, ir.cast(INT32, column), node.span)
+        buf = self.tmem_buffer(shape, dtype, layout, ir.cast(INT32, column), node.span)
+        if buf is not POISON and isinstance(column, ir.IntImm) and self.tmem_alloc is not None \
+                and self.tmem_alloc[1] is not None:
+            columns, width = self.tmem_alloc[1], layouts.tmem_columns(buf.layout)
+            if width is not None and column.value + width > columns:
+                self.diags.error("E0708", f"this view needs columns {column.value}..{column.value + width}, "
+                                          f"past the {columns} allocated columns", node.span,
+                                 notes=[Note("allocated here", self.tmem_alloc[2])],
+                                 help=f"allocate at least {column.value + width} columns or start it earlier")
+                return POISON
+        if buf is not POISON:  # no C storage; lowering records its columns for `tirxc info`
+            self.pending.append(ir.DeclView(buf, node.span))
+        return buf
 
     def local_view(self, buf: ir.Buffer, node):
         """`R.local(*shape, layout=None)`: this thread's registers of a buffer spread over threads.
@@ -971,6 +1197,11 @@ class MemoryChecker:
                                       f"atom_len={atom}", node.span,
                              help="the bits folded in ([atom_len, atom_len + swizzle_len)) must not overlap the "
                                   "bits they fold into ([0, swizzle_len))")
+            return POISON
+        if per_element + atom + length > 31:
+            self.diags.error("E0517", f"this swizzle reaches bit {per_element + atom + length} of the element index, "
+                                      "which is a 32-bit int", node.span,
+                             help="per_element + atom_len + swizzle_len must be at most 31")
             return POISON
         inner = True
         if not is_default(args["swizzle_inner"]):

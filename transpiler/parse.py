@@ -15,20 +15,19 @@ The pipeline of this module:
          -> _Builder (parse tree -> AST; rejects constructs outside the subset
             by name, E0109)
 
-Lark only compiles grammar/tirx.lark, into grammar/tirx.tables.json (see
-"the compiled grammar" below); a parse reads that file and does not import
+Lark only compiles grammar/tirx.lark, into transpiler/parse_tables.py (see
+"the compiled grammar" below); a parse imports that module and does not import
 Lark. Nothing here recurses on the input's nesting depth, and the parse never
 executes or imports anything from the file.
 """
 from __future__ import annotations
 
 import gc
-import json
 import re
 import sys
 import unicodedata
 from functools import lru_cache
-from typing import Iterator
+from collections.abc import Iterator
 
 from . import ast, data_text
 from .diagnostics import Diagnostics, Note
@@ -1669,17 +1668,19 @@ def _rule_builder(rule: "_Rule"):
 # ---- the compiled grammar ---------------------------------------------------------------
 #
 # Lark compiles grammar/tirx.lark into an LALR table and a lexer, which takes
-# most of a second. The result ships next to the grammar as
-# tirx.tables.json (written by `python -m transpiler.parse --write-tables`),
-# so a run only reads it. The file holds a copy of the grammar it was made
-# from (comparing the text is cheaper than importing hashlib, and exact); a
-# stale or missing file is rebuilt in memory with Lark (tests/perf checks that
-# the shipped file is current). The file is canonical: states are numbered in
-# breadth-first order from the start state, rules are sorted, so the same
-# grammar always gives the same bytes whatever Python's hash seed.
+# most of a second. The result ships as the Python module parse_tables.py
+# (written by `python -m transpiler.parse --write-tables`), so a run only
+# imports it: from its cached bytecode that is a fraction of the time that
+# reading the same tables as JSON takes, and the json module is not needed.
+# The module holds a copy of the grammar it was made from (comparing the text
+# is cheaper than importing hashlib, and exact); stale or missing tables are
+# rebuilt in memory with Lark (tests/perf checks that the shipped ones are
+# current). The text is canonical: states are numbered in breadth-first order
+# from the start state, rules are sorted, so the same grammar always gives the
+# same bytes whatever Python's hash seed.
 
-TABLES_FILE = "tirx.tables.json"
-_TABLES_FORMAT = 2
+TABLES_MODULE = "parse_tables.py"
+_TABLES_FORMAT = 3
 
 
 def build_tables(text: str) -> dict:
@@ -1859,28 +1860,33 @@ def _check_first(terminals, first, flags: int) -> None:
 
 
 def tables_text(tables: dict) -> str:
-    """The tables as the bytes of tirx.tables.json: one rule and one state per line."""
-    def dump(value) -> str:
-        return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
-
-    lines = ["{"]
+    """The tables as the text of parse_tables.py: one rule and one state per line."""
+    lines = ['"""The compiled tables of grammar/tirx.lark (see "the compiled grammar" in parse.py).',
+             "",
+             "Written by `python -m transpiler.parse --write-tables`; do not edit.",
+             '"""',
+             "TABLES = {"]
     for key in ("format", "grammar", "lexer", "start", "end"):
-        lines.append(f"{dump(key)}:{dump(tables[key])},")
+        lines.append(f"{key!r}: {tables[key]!r},")
     for key in ("rules", "token_sets", "states"):
-        lines.append(f"{dump(key)}:[")
-        items = tables[key]
-        lines += [dump(item) + ("," if i + 1 < len(items) else "") for i, item in enumerate(items)]
-        lines.append("]" if key == "states" else "],")
+        lines.append(f"{key!r}: [")
+        lines += [f"{item!r}," for item in tables[key]]
+        lines.append("],")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
+def _shipped_tables() -> dict | None:
+    try:
+        from .parse_tables import TABLES
+    except ImportError:
+        return None
+    return TABLES
+
+
 def _load_tables() -> dict:
     text = data_text("grammar", "tirx.lark")
-    try:
-        tables = json.loads(data_text("grammar", TABLES_FILE))
-    except (OSError, ValueError):
-        tables = None
+    tables = _shipped_tables()
     if tables is None or tables.get("format") != _TABLES_FORMAT or tables.get("grammar") != text:
         tables = build_tables(text)  # stale or missing: slow, but right
     return tables
@@ -2055,18 +2061,13 @@ def _parse(source: SourceFile, diags: Diagnostics) -> ast.Module | None:
 
 
 def write_tables() -> str:
-    """Regenerate tirx.tables.json next to tirx.lark; returns its path."""
-    from pathlib import Path
+    """Regenerate parse_tables.py from tirx.lark; returns its path."""
+    import os
 
-    try:
-        from importlib import resources
-        folder = Path(str(resources.files("transpiler.grammar")))
-    except ModuleNotFoundError:  # a source checkout used without installing
-        folder = Path(__file__).resolve().parent.parent / "grammar"
-    text = (folder / "tirx.lark").read_text(encoding="utf-8")
-    target = folder / TABLES_FILE
-    target.write_text(tables_text(build_tables(text)), encoding="utf-8", newline="\n")
-    return str(target)
+    target = os.path.join(os.path.dirname(os.path.abspath(__file__)), TABLES_MODULE)
+    with open(target, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(tables_text(build_tables(data_text("grammar", "tirx.lark"))))
+    return target
 
 
 if __name__ == "__main__":

@@ -291,6 +291,8 @@ class PoolChecker:
             if layout is POISON:
                 return POISON
         buf = self.tmem_buffer(shape, dtype, layout, ir.IntImm(INT32, start), node.span)
+        if buf is not POISON:  # no C storage; lowering records its columns for `tirxc info`
+            self.pending.append(ir.DeclView(buf, node.span))
         return buf
 
     def _warp_var(self, node):

@@ -61,7 +61,6 @@ __device__ __forceinline__ void tirx_warpgroup_sync(int barrier_id) {
 # immediates (template parameters).
 
 from dataclasses import dataclass  # noqa: E402
-from difflib import get_close_matches  # noqa: E402
 
 _C = {"u32": ("unsigned int", "uint32", "r"), "f32": ("float", "float32", "f"), "u64": ("unsigned long long", "uint64", "l"),
       "s32": ("int", "int32", "r")}
@@ -286,6 +285,8 @@ def lookup(mnemonic: str) -> Instruction | None:
 
 
 def close_mnemonics(mnemonic: str) -> list[str]:
+    from difflib import get_close_matches  # an error path only
+
     return get_close_matches(mnemonic, EXAMPLES, n=3, cutoff=0.5)
 
 

@@ -128,7 +128,8 @@ def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
             except ValueError:
                 raise click.UsageError(f"--scalar {key}: '{value}' is not a number")
     stem = Path(name).stem if name != "<stdin>" else "stdin"
-    result = compile_file(name, data, until="launcher", launcher_name=stem)
+    # with #line directives, so that an NVRTC error names the .tx line (the launcher's CompileError)
+    result = compile_file(name, data, until="launcher", launcher_name=stem, line_info=True)
     _report(result)
     if not result.ok:
         sys.exit(1)
@@ -159,7 +160,11 @@ def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
         kernel = getattr(module, kname)
         args = make_inputs(kernel, size, scalars, seed)
         grid, block, shared = kernel.launch_config(*args)
-        times = time_kernel(kernel, args, repeat)
+        try:
+            times = time_kernel(kernel, args, repeat)
+        except module.CompileError as err:
+            sys.stderr.write(f"{err}\n")
+            sys.exit(1)
         median = statistics.median(times)
         moved = sum(a.nbytes for a in args if hasattr(a, "nbytes") and hasattr(a, "__cuda_array_interface__"))
         bandwidth = moved / median / 1e9 if median > 0 else float("inf")

@@ -2,19 +2,19 @@
 
 Besides typed IR expressions (ir.Expr) and buffers (ir.Buffer), names and
 expressions can denote compile-time constants, namespaces, layouts, pointers,
-thread-id tuples and so on. Each of these is a small frozen dataclass here.
+thread-id tuples and so on. Each of these is a small frozen dataclass here,
+compared by identity and without a generated repr (cheaper to create at start-up).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from . import ir
 from .dtypes import DType
 from .source import Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Poison:
     """The value of an expression that already produced an error; silences cascades."""
 
@@ -22,13 +22,13 @@ class Poison:
 POISON = Poison()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class PyConst:
     """A compile-time Python value without a dtype: int, float, bool, str, None or a tuple of them."""
-    value: Any
+    value: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Namespace:
     """A dotted prefix of the dialect, e.g. ("T", "cuda")."""
     path: tuple[str, ...]
@@ -38,47 +38,51 @@ class Namespace:
         return ".".join(self.path[1:])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Method:
-    obj: Any
+    """A bound method of a value (`A.local`, `pool.alloc`), waiting for its call."""
+    obj: object
     name: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class DTypeVal:
+    """A dtype used as a value: `T.float32`."""
     dtype: DType
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LetType:
+    """The annotation `T.let` or `T.let[dtype]`."""
     dtype: DType | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ArrayType:
+    """The annotation of a local array, `T.float32[4]`."""
     dtype: DType
     shape: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class HandleType:
-    pass
+    """The annotation `T.handle`."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Handle:
     """A `T.handle` parameter waiting for its `T.match_buffer`."""
     name: str
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Pointer:
     """`B.data`: the typed base pointer of a buffer."""
     buffer: ir.Buffer
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Region:
     """`A[m0:m0+BM, 0:BK]`: a rectangular part of a buffer, not a value."""
     buffer: ir.Buffer
@@ -86,24 +90,26 @@ class Region:
     extents: tuple
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class IdTuple:
+    """The thread or block ids one `T.thread_id([...])` / `T.cta_id([...])` binds."""
     vars: tuple[ir.Var, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Axis:
+    """A named layout axis (`laneid`, `warpid` ...)."""
     name: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class AxisTerm:
     """`4 @ laneid`: a stride (or offset) bound to a named axis."""
-    value: Any  # ir.Expr
+    value: object  # ir.Expr
     axis: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LayoutPart:
     """`S[extents : strides]`, `R[...]` or a `+ offset` term, before TileLayout(...) assembles them."""
     shard: tuple = ()
@@ -111,18 +117,21 @@ class LayoutPart:
     offset: tuple = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LayoutVal:
+    """A finished layout: `TileLayout(...)`, `ComposeLayout(...)`."""
     layout: ir.Layout
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LayoutCtor:
+    """A layout constructor before its call: `TileLayout`, `S`, `R`, `ComposeLayout`."""
     name: str  # TileLayout S R ComposeLayout
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LoopRange:
+    """The iterable of a `for`: `range`, `T.unroll`, `T.grid` and their bounds."""
     kind: str  # serial unroll grid
     starts: tuple
     stops: tuple
@@ -130,19 +139,43 @@ class LoopRange:
     unroll_factor: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class PtxMnemonic:
     """`T.ptx["mnemonic"]`, waiting for its operands."""
     mnemonic: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Builtin:
     """A Python builtin the dialect uses (range)."""
     name: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
+class DynamicExtent:
+    """`n = T.dynamic("n")` at module level: a symbolic extent each kernel that uses it
+    declares for itself, as if it had written `n = T.int32()`."""
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Ramp:
+    """`T.ramp(base, stride, lanes)`: the index of a vector access, not a value."""
+    base: object  # ir.Expr
+    stride: int | None  # None: not a compile-time integer
+    lanes: int | None
+    span: Span
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LaunchConfig:
+    """`T.cuda.LaunchConfig(grid=..., block=..., ...)`, its arguments as written."""
+    args: dict
+    span: Span
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Void:
     """The result of a call used as a statement only."""
     stmt: ir.Stmt
@@ -151,7 +184,7 @@ class Void:
 @dataclass
 class Binding:
     """What a name means, what kind of binding it is, and where it was bound."""
-    value: Any
+    value: object
     kind: str  # const buffer scalar let var id param handle pointer loopvar other;
     #            module level: const namespace builtin (the implicit `T`) layout axis import
     span: Span

@@ -205,6 +205,26 @@ def test_existing_output_replaced_whole_on_success(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.cu"]
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_output_is_written_in_place_not_replaced(tmp_path):
+    # The atomic rename would turn a FIFO or device (`-o /dev/null` as root) into a
+    # plain file; special files are written through instead.
+    import stat
+    import threading
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = run(SAMPLE, "-o", fifo)
+    reader.join(timeout=60)
+    assert result.returncode == 0, text(result.stderr)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert received == [run(SAMPLE).stdout]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.fifo"]
+
+
 # ---- colour ----------------------------------------------------------------------------------
 
 def _stderr_on_a_terminal(path: Path, env: dict) -> str:

@@ -256,6 +256,8 @@ def test_vector_access():
     idx = ir.BinOp(INT32, "*", X, ir.IntImm(INT32, 4))
     store = ir.VecStore(b, idx, ir.VecLoad(f4, a, ir.IntImm(INT32, 0)))
     assert lines_of(store) == ["*(float4*)(B_ptr + (x * 4)) = *(float4*)A_ptr;"]
+    a.readonly = True   # lowering marks a never-written parameter: `const float* __restrict__ A_ptr`
+    assert lines_of(store) == ["*(float4*)(B_ptr + (x * 4)) = *(const float4*)A_ptr;"]
 
 
 # ---- T.reinterpret -------------------------------------------------------------------------------------------

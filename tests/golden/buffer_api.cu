@@ -18,7 +18,7 @@ pointers_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, float* __r
 extern "C" __global__ void __launch_bounds__(64)
 vector_copy_kernel(const float* __restrict__ A_ptr, float* __restrict__ B_ptr) {
   int tx = ((int)threadIdx.x);
-  *(float4*)(B_ptr + (tx * 4)) = *(float4*)(A_ptr + (tx * 4));
+  *(float4*)(B_ptr + (tx * 4)) = *(const float4*)(A_ptr + (tx * 4));
 }
 
 extern "C" __global__ void __launch_bounds__(64)

@@ -7,6 +7,6 @@ float4_copy_kernel(const float* __restrict__ A_ptr, float* __restrict__ B_ptr, i
   int tx = ((int)threadIdx.x);
   int i = (bx * 256) + tx;
   if (i < n) {
-    *(float4*)(B_ptr + (i * 4)) = *(float4*)(A_ptr + (i * 4));
+    *(float4*)(B_ptr + (i * 4)) = *(const float4*)(A_ptr + (i * 4));
   }
 }

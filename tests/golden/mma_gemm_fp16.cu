@@ -19,7 +19,7 @@ mma_gemm_kernel(const half* __restrict__ A_ptr, const half* __restrict__ B_ptr, 
   int lane = tx % 32;
   __shared__ alignas(64) half As_ptr[2048];
   __shared__ alignas(64) half Bs_ptr[2048];
-  float acc_ptr[32];
+  alignas(8) float acc_ptr[32];
   unsigned int a_frag_ptr[8];
   unsigned int b_frag_ptr[8];
   int wm = warp / 2;
@@ -61,15 +61,15 @@ mma_gemm_kernel(const half* __restrict__ A_ptr, const half* __restrict__ B_ptr, 
       int slot = tx * 2;
       int row = slot / 4;
       int col = (slot % 4) * 8;
-      *(uint4*)(As_ptr + ((row * 32) + col)) = *(uint4*)(A_ptr + ((((by * 64) + row) * 1024) + ((k0 * 32) + col)));
-      *(uint4*)(Bs_ptr + ((row * 32) + col)) = *(uint4*)(B_ptr + ((((bx * 64) + row) * 1024) + ((k0 * 32) + col)));
+      *(uint4*)(As_ptr + ((row * 32) + col)) = *(const uint4*)(A_ptr + ((((by * 64) + row) * 1024) + ((k0 * 32) + col)));
+      *(uint4*)(Bs_ptr + ((row * 32) + col)) = *(const uint4*)(B_ptr + ((((bx * 64) + row) * 1024) + ((k0 * 32) + col)));
     }
     {
       int slot = (tx * 2) + 1;
       int row = slot / 4;
       int col = (slot % 4) * 8;
-      *(uint4*)(As_ptr + ((row * 32) + col)) = *(uint4*)(A_ptr + ((((by * 64) + row) * 1024) + ((k0 * 32) + col)));
-      *(uint4*)(Bs_ptr + ((row * 32) + col)) = *(uint4*)(B_ptr + ((((bx * 64) + row) * 1024) + ((k0 * 32) + col)));
+      *(uint4*)(As_ptr + ((row * 32) + col)) = *(const uint4*)(A_ptr + ((((by * 64) + row) * 1024) + ((k0 * 32) + col)));
+      *(uint4*)(Bs_ptr + ((row * 32) + col)) = *(const uint4*)(B_ptr + ((((bx * 64) + row) * 1024) + ((k0 * 32) + col)));
     }
     __syncthreads();
     tirx_ptx_ldmatrix_sync_aligned_m8n8_x4_shared_b16(a_frag_ptr[0], a_frag_ptr[1], a_frag_ptr[2], a_frag_ptr[3], &As_ptr[((((wm * 32) + (lane % 16)) * 32) + ((lane / 16) * 8))]);
@@ -101,65 +101,49 @@ mma_gemm_kernel(const half* __restrict__ A_ptr, const half* __restrict__ B_ptr, 
   {
     int row = ((by * 64) + (wm * 32)) + (lane / 4);
     int col = ((bx * 64) + (wn * 32)) + ((lane % 4) * 2);
-    C_ptr[((row * 1024) + col)] = acc_ptr[0];
-    C_ptr[(((row * 1024) + col) + 1)] = acc_ptr[1];
-    C_ptr[(((row * 1024) + col) + 8192)] = acc_ptr[2];
-    C_ptr[(((row * 1024) + col) + 8193)] = acc_ptr[3];
+    *(float2*)(C_ptr + ((row * 1024) + col)) = *(float2*)acc_ptr;
+    *(float2*)(C_ptr + (((row * 1024) + col) + 8192)) = *(float2*)(acc_ptr + 2);
   }
   {
     int row = ((by * 64) + (wm * 32)) + (lane / 4);
     int col = (((bx * 64) + (wn * 32)) + 8) + ((lane % 4) * 2);
-    C_ptr[((row * 1024) + col)] = acc_ptr[4];
-    C_ptr[(((row * 1024) + col) + 1)] = acc_ptr[5];
-    C_ptr[(((row * 1024) + col) + 8192)] = acc_ptr[6];
-    C_ptr[(((row * 1024) + col) + 8193)] = acc_ptr[7];
+    *(float2*)(C_ptr + ((row * 1024) + col)) = *(float2*)(acc_ptr + 4);
+    *(float2*)(C_ptr + (((row * 1024) + col) + 8192)) = *(float2*)(acc_ptr + 6);
   }
   {
     int row = ((by * 64) + (wm * 32)) + (lane / 4);
     int col = (((bx * 64) + (wn * 32)) + 16) + ((lane % 4) * 2);
-    C_ptr[((row * 1024) + col)] = acc_ptr[8];
-    C_ptr[(((row * 1024) + col) + 1)] = acc_ptr[9];
-    C_ptr[(((row * 1024) + col) + 8192)] = acc_ptr[10];
-    C_ptr[(((row * 1024) + col) + 8193)] = acc_ptr[11];
+    *(float2*)(C_ptr + ((row * 1024) + col)) = *(float2*)(acc_ptr + 8);
+    *(float2*)(C_ptr + (((row * 1024) + col) + 8192)) = *(float2*)(acc_ptr + 10);
   }
   {
     int row = ((by * 64) + (wm * 32)) + (lane / 4);
     int col = (((bx * 64) + (wn * 32)) + 24) + ((lane % 4) * 2);
-    C_ptr[((row * 1024) + col)] = acc_ptr[12];
-    C_ptr[(((row * 1024) + col) + 1)] = acc_ptr[13];
-    C_ptr[(((row * 1024) + col) + 8192)] = acc_ptr[14];
-    C_ptr[(((row * 1024) + col) + 8193)] = acc_ptr[15];
+    *(float2*)(C_ptr + ((row * 1024) + col)) = *(float2*)(acc_ptr + 12);
+    *(float2*)(C_ptr + (((row * 1024) + col) + 8192)) = *(float2*)(acc_ptr + 14);
   }
   {
     int row = (((by * 64) + (wm * 32)) + 16) + (lane / 4);
     int col = ((bx * 64) + (wn * 32)) + ((lane % 4) * 2);
-    C_ptr[((row * 1024) + col)] = acc_ptr[16];
-    C_ptr[(((row * 1024) + col) + 1)] = acc_ptr[17];
-    C_ptr[(((row * 1024) + col) + 8192)] = acc_ptr[18];
-    C_ptr[(((row * 1024) + col) + 8193)] = acc_ptr[19];
+    *(float2*)(C_ptr + ((row * 1024) + col)) = *(float2*)(acc_ptr + 16);
+    *(float2*)(C_ptr + (((row * 1024) + col) + 8192)) = *(float2*)(acc_ptr + 18);
   }
   {
     int row = (((by * 64) + (wm * 32)) + 16) + (lane / 4);
     int col = (((bx * 64) + (wn * 32)) + 8) + ((lane % 4) * 2);
-    C_ptr[((row * 1024) + col)] = acc_ptr[20];
-    C_ptr[(((row * 1024) + col) + 1)] = acc_ptr[21];
-    C_ptr[(((row * 1024) + col) + 8192)] = acc_ptr[22];
-    C_ptr[(((row * 1024) + col) + 8193)] = acc_ptr[23];
+    *(float2*)(C_ptr + ((row * 1024) + col)) = *(float2*)(acc_ptr + 20);
+    *(float2*)(C_ptr + (((row * 1024) + col) + 8192)) = *(float2*)(acc_ptr + 22);
   }
   {
     int row = (((by * 64) + (wm * 32)) + 16) + (lane / 4);
     int col = (((bx * 64) + (wn * 32)) + 16) + ((lane % 4) * 2);
-    C_ptr[((row * 1024) + col)] = acc_ptr[24];
-    C_ptr[(((row * 1024) + col) + 1)] = acc_ptr[25];
-    C_ptr[(((row * 1024) + col) + 8192)] = acc_ptr[26];
-    C_ptr[(((row * 1024) + col) + 8193)] = acc_ptr[27];
+    *(float2*)(C_ptr + ((row * 1024) + col)) = *(float2*)(acc_ptr + 24);
+    *(float2*)(C_ptr + (((row * 1024) + col) + 8192)) = *(float2*)(acc_ptr + 26);
   }
   {
     int row = (((by * 64) + (wm * 32)) + 16) + (lane / 4);
     int col = (((bx * 64) + (wn * 32)) + 24) + ((lane % 4) * 2);
-    C_ptr[((row * 1024) + col)] = acc_ptr[28];
-    C_ptr[(((row * 1024) + col) + 1)] = acc_ptr[29];
-    C_ptr[(((row * 1024) + col) + 8192)] = acc_ptr[30];
-    C_ptr[(((row * 1024) + col) + 8193)] = acc_ptr[31];
+    *(float2*)(C_ptr + ((row * 1024) + col)) = *(float2*)(acc_ptr + 28);
+    *(float2*)(C_ptr + (((row * 1024) + col) + 8192)) = *(float2*)(acc_ptr + 30);
   }
 }

@@ -15,12 +15,14 @@ smem_pool_kernel(const float* __restrict__ A_ptr, const float* __restrict__ B_pt
   }
   __syncthreads();
   float sums_ptr[32];
+  #pragma unroll
   for (int k = 0; k < 32; ++k) {
     int flat = (k * 256) + tx;
     sums_ptr[k] = (As_ptr[(((flat / 64) * 64) + (flat % 64))] * 2.0f) + Bs_ptr[(((127 - (flat / 64)) * 64) + (flat % 64))];
   }
   __syncthreads();
   float* Cs_ptr = (float*)smem_ptr;
+  #pragma unroll
   for (int k = 0; k < 32; ++k) {
     int flat = (k * 256) + tx;
     Cs_ptr[(((flat / 64) * 64) + (flat % 64))] = sums_ptr[k];

@@ -370,6 +370,22 @@ def _saxpy_launch(args):
     return dict(grid=(_ceildiv(n, 256),), block=(256,), dyn_shared_bytes=0)
 
 
+# ---------------------------------------------------------------- global_workspace
+
+def _global_sum_inputs(rng, n):
+    # Non-negative values: the sum grows with n, so a relative tolerance is meaningful.
+    return [_uniform(rng, (n,), 0.0, 1.0), _out((1,))]
+
+
+def _global_sum_check(before, after):
+    _unchanged(before, after, 0)
+    assert_allclose(after[1], [before[0].astype(np.float64).sum()], **REDUCE)
+
+
+def _global_sum_launch(args):
+    return dict(grid=(_ceildiv(args[0].shape[0], 256),), block=(256,), dyn_shared_bytes=0)
+
+
 # ---------------------------------------------------------------- dyn_smem_large
 
 def _dyn_large_inputs(rng):
@@ -585,6 +601,11 @@ CASES = [
          sizes=[1, 127, 128, 100003], make_inputs=_saxpy_inputs, check=_saxpy_check,
          launch=_saxpy_launch),
 
+    # 1 and 256: one block; 257: two; 100003 and 2^20: 391 and 4096 partials in the workspace
+    dict(id="global_workspace.global_sum", sample="global_workspace", kernel="global_sum", seed=1900,
+         sizes=[1, 256, 257, 100003, 1 << 20], make_inputs=_global_sum_inputs, check=_global_sum_check,
+         launch=_global_sum_launch),
+
     dict(id="dyn_smem_large.dyn_smem_large", sample="dyn_smem_large", kernel="dyn_smem_large", seed=1400,
          make_inputs=_dyn_large_inputs, check=_dyn_large_check, launch=_launch([8], [256], 65536)),
 
@@ -595,6 +616,22 @@ CASES = [
 
     dict(id="control_flow.control_flow", sample="control_flow", kernel="control_flow", seed=1600,
          make_inputs=_control_flow_inputs, check=_control_flow_check, launch=_launch([1], [64])),
+
+    # the newer TIRx spelling (samples/*_function.tx): the same kernels, the same checks
+    dict(id="saxpy_function.saxpy", sample="saxpy_function", kernel="saxpy", seed=1300,
+         sizes=[1, 127, 128, 100003], make_inputs=_saxpy_inputs, check=_saxpy_check, launch=_saxpy_launch),
+    dict(id="float4_copy_function.float4_copy", sample="float4_copy_function", kernel="float4_copy", seed=1000,
+         sizes=[1, 255, 256, 257, 4099], make_inputs=_float4_inputs, check=_float4_check,
+         launch=_float4_launch),
+    dict(id="dyn_smem_views_function.dyn", sample="dyn_smem_views_function", kernel="dyn", seed=101,
+         make_inputs=_dyn_inputs, check=_dyn_check, launch=_launch([1], [64], 512)),
+    dict(id="relu_inline_function.relu_inline", sample="relu_inline_function", kernel="relu_inline", seed=1200,
+         make_inputs=_relu_inputs, check=_relu_check, launch=_launch([16], [256])),
+    dict(id="block_reduce_function.block_reduce", sample="block_reduce_function", kernel="block_reduce",
+         seed=800, make_inputs=_block_reduce_inputs, check=_block_reduce_check, launch=_launch([64], [256])),
+    dict(id="block_reduce_function.block_reduce_warp_tail", sample="block_reduce_function",
+         kernel="block_reduce_warp_tail", seed=801, make_inputs=_block_reduce_inputs, check=_block_reduce_check,
+         launch=_launch([64], [256])),
 ]
 
 

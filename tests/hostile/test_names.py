@@ -8,6 +8,7 @@ launcher module cannot export are rejected by name (E0203)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -176,9 +177,27 @@ def test_launcher_reserved_names_follow_the_template():
         assert name not in names, name
 
 
+def test_the_shipped_reserved_names_are_current():
+    from transpiler import launcher, launcher_names
+    assert launcher_names.RESERVED == reserved_names(), \
+        "templates/launcher.py.j2 changed: regenerate with `python -m transpiler.launcher`"
+    assert (Path(launcher.__file__).parent / launcher.NAMES_MODULE).read_text(encoding="utf-8") == \
+        launcher.reserved_names_text()
+
+
 def test_kernel_symbol_declared_by_inline_cuda_is_rejected():
     src = 'SRC = r"""\n__device__ float f_kernel(float x) { return x; }\n"""\n'
     text = HEADER + src + kernel("buf", "X", "f").replace('"my_relu"', '"f_kernel"')
+    found = errors(text)
+    assert any(code == "E0203" and "declares `f_kernel`" in message for _, code, message in found), found
+
+
+def test_kernel_symbol_declared_by_a_positional_source_is_rejected():
+    # the newer spelling passes the source as the last positional argument
+    src = 'SRC = r"""\n__device__ float f_kernel(float x) { return x; }\n"""\n'
+    text = HEADER + src + kernel("buf", "X", "f").replace('"my_relu"', '"f_kernel"').replace(
+        "], source_code=SRC,", "], SRC,")
+    assert "], SRC," in text
     found = errors(text)
     assert any(code == "E0203" and "declares `f_kernel`" in message for _, code, message in found), found
 

@@ -286,17 +286,40 @@ def test_a_stream_must_be_a_stream(saxpy, fake_cupy):
     assert recorder.calls == []
 
 
-# ---- not checked yet (reported to the launcher's owner; docs/reliability.md) -------------------------------
+# ---- read-only and masked arrays ----------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the launcher does not yet refuse read-only arrays for written buffers")
 def test_a_read_only_array_for_a_written_buffer_is_rejected(saxpy):
-    with pytest.raises(ValueError):
+    """`data: (ptr, True)` (a read-only PyTorch or Numba view) cannot take the kernel's writes."""
+    with pytest.raises(ValueError, match=r"saxpy\(\): argument 'y' is read-only, but the kernel writes 'y'"):
         saxpy.launch_config(2.0, FakeArray((10,)), FakeArray((10,), readonly=True))
 
 
-@pytest.mark.xfail(strict=True, reason="the launcher does not yet refuse masked arrays (a `mask` in the interface)")
+def test_a_read_only_array_for_a_buffer_the_kernel_only_reads_is_accepted(saxpy):
+    assert saxpy.launch_config(2.0, FakeArray((10,), readonly=True), FakeArray((10,)))[0] == (1, 1, 1)
+
+
 def test_a_masked_array_is_rejected(saxpy):
     x = FakeArray((10,))
     x.__cuda_array_interface__["mask"] = FakeArray((10,), "|b1")
-    with pytest.raises((TypeError, ValueError)):
+    with pytest.raises(TypeError, match=r"saxpy\(\): argument 'x' is a masked array"):
         saxpy.launch_config(2.0, x, FakeArray((10,)))
+
+
+def test_a_mask_of_none_is_no_mask(saxpy):
+    x = FakeArray((10,))
+    x.__cuda_array_interface__["mask"] = None
+    saxpy.launch_config(2.0, x, FakeArray((10,)))
+
+
+def test_the_cached_path_checks_read_only_and_masked_arrays(saxpy, fake_cupy):
+    """A read-only or masked array with the shape, strides and dtype of an accepted one
+    does not slip through the per-signature cache."""
+    recorder = _armed(saxpy)
+    saxpy(2.0, FakeArray((300,)), FakeArray((300,)))
+    with pytest.raises(ValueError, match=r"argument 'y' is read-only"):
+        saxpy(2.0, FakeArray((300,)), FakeArray((300,), readonly=True))
+    masked = FakeArray((300,))
+    masked.__cuda_array_interface__["mask"] = FakeArray((300,), "|b1")
+    with pytest.raises(TypeError, match=r"argument 'x' is a masked array"):
+        saxpy(2.0, masked, FakeArray((300,)))
+    assert len(recorder.calls) == 1

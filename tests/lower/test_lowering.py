@@ -483,3 +483,38 @@ def test_floor_division_of_narrow_integers_divides_in_int():
 def test_floor_division_of_int32_calls_the_helper_directly():
     body = kernel_lines(kernel("A[tx] = A[0] // (A[1] - 3)"))
     assert "A_ptr[tx] = tirx_floordiv(A_ptr[0], A_ptr[1] - 3);" in body
+
+
+# ---- views of views ----------------------------------------------------------------------------------------
+
+def test_a_same_dtype_view_of_a_pool_view_counts_from_that_view():
+    # Found by `tirxc info`: the nested view used to overwrite its base's pointer offset,
+    # moving `Bs_ptr` to byte 32 of the arena.
+    body = kernel_lines("""
+        @T.prim_func
+        def k(A_ptr: T.handle):
+            A = T.match_buffer(A_ptr, (64,), "float32")
+            T.device_entry()
+            tx = T.thread_id([64])
+            pool = T.SMEMPool()
+            As = pool.alloc((64,), "float32", align=128)
+            Bs = pool.alloc((64,), "float32", align=128)
+            pool.commit()
+            sub = T.decl_buffer((16,), "float32", data=Bs.data, elem_offset=8, scope="shared.dyn")
+            Bs[tx] = A[tx]
+            As[tx] = A[tx]
+            T.cuda.cta_sync()
+            A[tx] = Bs[tx] + sub[tx % 16] + As[tx]
+    """)
+    assert "float* Bs_ptr = (float*)(smem_ptr + 256);" in body
+    assert "A_ptr[tx] = (Bs_ptr[tx] + Bs_ptr[((tx % 16) + 8)]) + As_ptr[tx];" in body
+
+
+def test_a_meta_var_binding_is_a_compile_time_value():
+    # `k = 4` would be a mutable int32 scalar; `T.meta_var` keeps 4 a literal that
+    # adopts the dtype of the other operand.
+    body = kernel_lines(kernel("""
+        k = T.meta_var(4)
+        A[tx] = A[tx] * k + T.meta_var(2)
+    """, buffers='A = T.match_buffer(A_ptr, (64,), "float32")'))
+    assert body[-1] == "A_ptr[tx] = (A_ptr[tx] * 4.0f) + 2.0f;"

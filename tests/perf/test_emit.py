@@ -35,7 +35,7 @@ def test_samples_render_the_same(line_info):
         program = result.program
         values = dict(version="0.1.0", source=path.name, min_arch=f"sm_{program.min_arch}{program.arch_suffix}",
                       headers=program.headers, helpers=[emit.ptx.helper_source(h) for h in program.helpers],
-                      func_sources=list(program.func_sources.values()),
+                      func_sources=emit.func_source_parts(program, line_info),
                       kernels=emit.kernel_parts(program, line_info))
         assert emit._render_skeleton(**values) == _jinja(**values) == result.cuda.replace(
             f"tirxc {emit.__version__} ", "tirxc 0.1.0 ", 1), path

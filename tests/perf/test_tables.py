@@ -1,4 +1,4 @@
-"""The compiled grammar tables shipped in grammar/tirx.tables.json (see
+"""The compiled grammar tables shipped as transpiler/parse_tables.py (see
 transpiler/parse.py): current, canonical, and only a cache.
 
 Regenerate them after editing grammar/tirx.lark with
@@ -6,7 +6,6 @@ Regenerate them after editing grammar/tirx.lark with
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -22,9 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 def test_shipped_tables_are_current():
     """A stale file would still work (it is rebuilt in memory), but slowly."""
     text = data_text("grammar", "tirx.lark")
-    shipped = data_text("grammar", parse.TABLES_FILE)
+    shipped = (Path(parse.__file__).parent / parse.TABLES_MODULE).read_text(encoding="utf-8")
     assert shipped == parse.tables_text(parse.build_tables(text)), \
-        "grammar/tirx.tables.json is stale: run `python -m transpiler.parse --write-tables`"
+        "transpiler/parse_tables.py is stale: run `python -m transpiler.parse --write-tables`"
 
 
 def test_tables_do_not_depend_on_the_hash_seed():
@@ -40,18 +39,10 @@ def test_tables_do_not_depend_on_the_hash_seed():
 
 
 def test_stale_tables_are_rebuilt(monkeypatch):
-    real = data_text
-
-    def stale(package, name):
-        text = real(package, name)
-        if name == parse.TABLES_FILE:
-            tables = json.loads(text)
-            tables["grammar"] += "\n// edited"
-            tables["states"] = []  # would break any parse if it were used
-            return json.dumps(tables)
-        return text
-
-    monkeypatch.setattr(parse, "data_text", stale)
+    stale = dict(parse._shipped_tables())
+    stale["grammar"] += "\n// edited"
+    stale["states"] = []  # would break any parse if it were used
+    monkeypatch.setattr(parse, "_shipped_tables", lambda: stale)
     tables = parse._load_tables()
     assert tables["states"] and not tables["grammar"].endswith("// edited")
     grammar = parse._Grammar(tables)
@@ -62,23 +53,27 @@ def test_stale_tables_are_rebuilt(monkeypatch):
 
 
 def test_missing_tables_are_rebuilt(monkeypatch):
-    real = data_text
+    import builtins
 
-    def missing(package, name):
-        if name == parse.TABLES_FILE:
-            raise FileNotFoundError(name)
-        return real(package, name)
+    real_import = builtins.__import__
 
-    monkeypatch.setattr(parse, "data_text", missing)
+    def without_tables(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "parse_tables" or name.endswith(".parse_tables"):
+            raise ImportError(name)
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.delitem(sys.modules, "transpiler.parse_tables", raising=False)
+    monkeypatch.setattr(builtins, "__import__", without_tables)
+    assert parse._shipped_tables() is None
     assert parse._load_tables()["states"]
 
 
 def test_the_parser_does_not_import_lark():
-    """Lark only compiles the grammar; a run with current tables never imports it."""
+    """Lark only compiles the grammar; a run with current tables never imports it (nor json)."""
     code = ("import sys; from transpiler.driver import compile_source; from transpiler.source import SourceFile; "
             "r = compile_source(SourceFile('k.tx', open(sys.argv[1]).read())); "
-            "assert r.ok and r.cuda; print('lark' in sys.modules)")
+            "assert r.ok and r.cuda; print('lark' in sys.modules, 'json' in sys.modules)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = subprocess.run([sys.executable, "-c", code, str(ROOT / "samples" / "saxpy.tx")], env=env,
                          capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False False"
