@@ -7,6 +7,7 @@ break the document.
 """
 from __future__ import annotations
 
+import colorsys
 from xml.sax.saxutils import escape, quoteattr
 
 FONT = "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"
@@ -47,6 +48,14 @@ class Svg:
             f'<line x1="{_num(x1)}" y1="{_num(y1)}" x2="{_num(x2)}" y2="{_num(y2)}" '
             f'stroke={quoteattr(stroke)} stroke-width="{_num(stroke_width)}"{extra}/>')
 
+    def hatch(self, pattern_id: str, stroke: str = "#888", background: str = "#FFF") -> str:
+        """Define a diagonal hatch; returns the fill that paints with it (`url(#id)`)."""
+        self._items.append(
+            f'<defs><pattern id={quoteattr(pattern_id)} width="6" height="6" patternUnits="userSpaceOnUse" '
+            f'patternTransform="rotate(45)"><rect width="6" height="6" fill={quoteattr(background)}/>'
+            f'<line x1="0" y1="0" x2="0" y2="6" stroke={quoteattr(stroke)} stroke-width="2"/></pattern></defs>')
+        return f"url(#{pattern_id})"
+
     def render(self) -> str:
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(self.width)}" '
                 f'height="{_num(self.height)}" viewBox="0 0 {_num(self.width)} {_num(self.height)}" '
@@ -61,3 +70,11 @@ PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#C
 
 def colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
+
+
+def hue(index: int) -> str:
+    """A light fill for the index-th of many classes (banks, owning threads) under black
+    text: successive indices step the hue by the golden angle, so that neighbours differ
+    clearly however many classes there are."""
+    red, green, blue = colorsys.hls_to_rgb((index * 0.381966) % 1.0, 0.78, 0.65)
+    return "#" + "".join(f"{round(part * 255):02X}" for part in (red, green, blue))

@@ -1,0 +1,530 @@
+"""`tirxc info`: what each kernel of a .tx file asks of the GPU.
+
+Read off the lowered program (nothing is recomputed): the launch shape, shared
+memory against the per-architecture limits, the dynamic arena's byte map, the
+tensor-memory columns, the register arrays, the architecture the kernel needs
+and the parameters of the generated launcher. One report (a dict of plain data)
+is built per kernel; the text, `--json` and `--svg` outputs are all printed from
+it, so they cannot disagree.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from . import ir, ptx
+from .cli import _read_input, _report, _same_file, _write, _write_stdout
+from .kernel import STATIC_SHARED_LIMIT
+from .lower import BASE_ARCH, all_exprs, all_stmts
+from . import svg as svgs
+
+# The most shared memory (static + dynamic) one thread block may use once the kernel
+# opts in with cudaFuncAttributeMaxDynamicSharedMemorySize: "Maximum amount of shared
+# memory per thread block" in the CUDA C++ Programming Guide's table of technical
+# specifications per compute capability (1 KB of each SM's capacity is reserved for
+# the system, hence 163 KB of 164 on sm_80 and 227 KB of 228 on sm_90 / sm_100).
+OPT_IN_LIMITS = ((75, 64 * 1024), (80, 163 * 1024), (86, 99 * 1024), (87, 163 * 1024), (89, 99 * 1024),
+                 (90, 227 * 1024), (100, 227 * 1024), (120, 99 * 1024))
+TMEM_LANES = 128
+TMEM_COLUMNS = 512
+_ALLOC_HELPERS = {ptx.lookup(f"tcgen05.alloc.cta_group::{group}.sync.aligned.shared::cta.b32").helper
+                  for group in (1, 2)}
+
+
+# ---- the report ---------------------------------------------------------------------------
+
+def report(program) -> dict:
+    """The whole file's report: plain data, deterministic, no absolute paths."""
+    source = program.source_name.replace("\\", "/").rsplit("/", 1)[-1]
+    return {"file": source, "kernels": [kernel_report(lk) for lk in program.kernels]}
+
+
+def kernel_report(lk) -> dict:
+    spec = lk.spec
+    arch, suffix, reasons = _architecture(lk)
+    block = [e.value for e in spec.block]
+    threads = block[0] * block[1] * block[2]
+    shared = spec.static_shared_bytes + spec.dynamic_shared_bytes
+    return {
+        "name": spec.name,
+        "symbol": spec.symbol,
+        "min_arch": ptx.arch_name(arch, suffix),
+        "arch_reasons": reasons,
+        "grid": [host_text(e) for e in spec.grid],
+        "block": block,
+        "threads": threads,
+        "launch_bounds": spec.launch_bounds,
+        "shared": {
+            "static": spec.static_shared_bytes,
+            "dynamic": spec.dynamic_shared_bytes,
+            "total": shared,
+            "static_limit": STATIC_SHARED_LIMIT,
+            "opt_in": shared > STATIC_SHARED_LIMIT,
+            "limits": [{"arch": ptx.arch_name(number), "bytes": limit, "fits": shared <= limit}
+                       for number, limit in OPT_IN_LIMITS if _runs_on(number, arch, suffix)],
+            "arrays": _arrays(lk.body, "shared"),
+        },
+        "arena": _arena(lk),
+        "tmem": _tmem(lk),
+        "registers": _arrays(lk.body, "local"),
+        "params": _params(spec),
+        "workspaces": [{"name": w.name, "c_name": w.c_name, "dtype": w.dtype.name,
+                        "shape": [host_text(e) for e in w.shape], "align": w.align, "line": w.span.line}
+                       for w in spec.workspaces],
+    }
+
+
+def _runs_on(number: int, arch: int, suffix: str) -> bool:
+    """Whether code for sm_{arch}{suffix} runs on sm_{number}: `a` code on that architecture
+    only, `f` code on its family (same major version), plain code on it and every newer one."""
+    if suffix == "a":
+        return number == arch
+    if suffix == "f":
+        return number // 10 == arch // 10 and number >= arch
+    return number >= arch
+
+
+def _architecture(lk) -> tuple[int, str, list[dict]]:
+    """The kernel's minimum architecture, and the PTX helpers it calls that need more than
+    the oldest one (first call of each, in program order)."""
+    arch, suffix = lk.spec.min_arch, lk.spec.arch_suffix
+    reasons: dict[str, dict] = {}
+    for e in all_exprs(lk.body):
+        if isinstance(e, ir.Call) and ptx.is_helper(e.func):
+            need, need_suffix = ptx.helper_arch(e.func)
+            name = e.func.split("<", 1)[0]
+            if need > BASE_ARCH and name not in reasons:
+                reasons[name] = {"helper": name, "arch": ptx.arch_name(need, need_suffix), "line": e.span.line}
+                arch, suffix = max((arch, suffix), (need, need_suffix))
+    return arch, suffix, list(reasons.values())
+
+
+def _arrays(body: ir.Stmt, scope: str) -> list[dict]:
+    """The `__shared__` or register arrays the kernel declares (after dead-code removal),
+    once each (unrolled copies share their storage)."""
+    seen: dict[int, dict] = {}
+    for node in all_stmts(body):
+        if isinstance(node, ir.ArrayDecl) and node.storage.scope == scope and id(node.storage) not in seen:
+            st = node.storage
+            seen[id(st)] = {"name": _source_name(st.name), "c_name": st.name, "dtype": st.dtype.name,
+                            "elements": st.size, "bytes": st.size * st.dtype.nbytes, "line": node.span.line}
+    return list(seen.values())
+
+
+def _source_name(c_name: str) -> str:
+    """`A_ptr` holds the source's `A` (architecture.md, naming); other C names stay."""
+    return c_name[:-4] if c_name.endswith("_ptr") and len(c_name) > 4 else c_name
+
+
+def _placement(p: ir.Placement) -> dict:
+    return {"name": p.name, "dtype": p.dtype.name, "shape": list(p.shape), "start": p.start, "end": p.end,
+            "line": p.span.line}
+
+
+def _arena(lk) -> dict | None:
+    """The byte map of the dynamic arena: each view (pool allocation or `T.decl_buffer`)
+    over it, the bytes no view covers (alignment padding or unused), and the byte
+    ranges two views share (rewinds of a pool, aliasing views)."""
+    if not lk.spec.arena:
+        return None
+    whole, views = lk.spec.arena[0], lk.spec.arena[1:]
+    size = lk.spec.dynamic_shared_bytes
+    buffers = []
+    for p in views:
+        entry = _placement(p)
+        entry["bytes"] = p.end - p.start
+        entry["align"] = p.align
+        buffers.append(entry)
+    placed = [p for p in views if p.start >= 0]
+    return {
+        "name": whole.name or None,
+        "c_name": lk.arena.name if lk.arena is not None else None,
+        "bytes": size,
+        "align": lk.arena.align if lk.arena is not None else whole.align,
+        "accessed": lk.arena is not None,
+        "buffers": buffers,
+        "gaps": _gaps(placed, size),
+        "overlaps": _overlaps(placed),
+    }
+
+
+def _gaps(placed: list[ir.Placement], size: int) -> list[dict]:
+    """Byte ranges of [0, size) that no view covers. A gap that ends where a view starts,
+    shorter than that view's alignment, is the padding its alignment put there."""
+    gaps, cursor = [], 0
+    for p in sorted(placed, key=lambda p: (p.start, p.end)):
+        if p.start > cursor:
+            padding = p.align and p.start % p.align == 0 and p.start - cursor < p.align
+            gaps.append({"start": cursor, "end": p.start, "bytes": p.start - cursor,
+                         "kind": "padding" if padding else "unused",
+                         "before": p.name, "align": p.align if padding else None})
+        cursor = max(cursor, p.end)
+    if cursor < size:
+        gaps.append({"start": cursor, "end": size, "bytes": size - cursor, "kind": "unused", "before": None,
+                     "align": None})
+    return gaps
+
+
+def _overlaps(placed: list[ir.Placement]) -> list[dict]:
+    """Each pair of buffers sharing bytes (or columns): the later one, the earlier one, the range."""
+    out = []
+    for i, later in enumerate(placed):
+        for earlier in placed[:i]:
+            start, end = max(earlier.start, later.start), min(earlier.end, later.end)
+            if start < end:
+                out.append({"buffer": later.name, "with": earlier.name, "start": start, "end": end,
+                            "size": end - start})
+    return out
+
+
+def _tmem(lk) -> dict | None:
+    """Tensor memory: the columns the kernel's tcgen05.alloc takes (all 128 lanes of
+    each), and the columns each tmem buffer addresses from its `allocated_addr`."""
+    allocated = None
+    for e in all_exprs(lk.body):
+        if isinstance(e, ir.Call) and e.func in _ALLOC_HELPERS and isinstance(e.args[1], ir.IntImm):
+            allocated = e.args[1].value
+            break
+    if allocated is None and not lk.spec.tmem:
+        return None
+    buffers = []
+    for p in lk.spec.tmem:
+        entry = _placement(p)
+        entry["columns"] = p.end - p.start
+        buffers.append(entry)
+    placed = [p for p in lk.spec.tmem if p.start >= 0]
+    return {"lanes": TMEM_LANES, "columns": TMEM_COLUMNS, "allocated": allocated, "buffers": buffers,
+            "overlaps": _overlaps(placed)}
+
+
+def _params(spec: ir.LaunchSpec) -> list[dict]:
+    """The launcher's arguments in call order, then the symbolic extents it reads off the arrays."""
+    by_name = {p.name: p for p in spec.params}
+    out = []
+    for c_name in spec.arg_order:
+        p = by_name[c_name]
+        if p.kind == "buffer":
+            buf = p.buffer
+            out.append({"name": buf.name, "kind": "buffer", "dtype": buf.dtype.name,
+                        "shape": [host_text(e) for e in buf.shape], "readonly": buf.storage.readonly})
+        else:
+            out.append({"name": p.name, "kind": p.kind, "dtype": p.dtype.name})
+    for p in spec.params:
+        if p.kind == "extent":
+            out.append({"name": p.name, "kind": "extent", "dtype": p.dtype.name})
+    return out
+
+
+# ---- host expressions ------------------------------------------------------------------------
+
+_OPS = {"+": "+", "-": "-", "*": "*", "floordiv": "//", "floormod": "%", "truncdiv": "//", "truncmod": "%",
+        "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
+
+
+def host_text(e: ir.Expr) -> str:
+    """A grid extent or shape entry as the source would write it: `ceildiv(n, 256)` for
+    the `(n + 255) // 256` that `T.ceildiv` folds to."""
+    if isinstance(e, ir.IntImm):
+        return str(e.value)
+    if isinstance(e, ir.Var):
+        return e.name
+    if isinstance(e, ir.Cast):
+        return host_text(e.a)
+    if isinstance(e, ir.BinOp):
+        if e.op == "floordiv" and isinstance(e.b, ir.IntImm) and e.b.value > 1 and isinstance(e.a, ir.BinOp) \
+                and e.a.op == "+" and ir.is_const(e.a.b, e.b.value - 1):
+            return f"ceildiv({host_text(e.a.a)}, {e.b.value})"
+        if e.op in ("min", "max"):
+            return f"{e.op}({host_text(e.a)}, {host_text(e.b)})"
+        if e.op in _OPS:
+            return f"{_operand(e.a)} {_OPS[e.op]} {_operand(e.b)}"
+    return "?"
+
+
+def _operand(e: ir.Expr) -> str:
+    text = host_text(e)
+    return f"({text})" if isinstance(e, ir.BinOp) and e.op in _OPS and not text.startswith("ceildiv(") else text
+
+
+# ---- text ------------------------------------------------------------------------------------
+
+def _kib(n: int) -> str:
+    return f"{n // 1024} KiB" if n % 1024 == 0 else f"{n / 1024:.1f} KiB"
+
+
+def _type(dtype: str, shape) -> str:
+    return f"{dtype}[{', '.join(str(d) for d in shape)}]"
+
+
+def _range(start: int, end: int) -> str:
+    return "?" if start < 0 else f"{start}..{end}"
+
+
+def _table(rows: list[list[str]], indent: str, right: set[int] = frozenset()) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [cell.rjust(w) if i in right else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+        lines.append((indent + "  ".join(cells)).rstrip())
+    return lines
+
+
+def render_text(rep: dict) -> str:
+    count = len(rep["kernels"])
+    lines = [f"{rep['file']}: {count} kernel{'s' if count != 1 else ''}"]
+    for k in rep["kernels"]:
+        lines.append("")
+        lines.extend(_kernel_text(k))
+    return "\n".join(lines) + "\n"
+
+
+def _kernel_text(k: dict) -> list[str]:
+    out = [f"kernel {k['name']} (CUDA symbol {k['symbol']})"]
+    arch = k["min_arch"]
+    arch += {"a": " (that architecture only)", "f": " (its family only)"}.get(arch[-1], " or newer")
+    needing = [r for r in k["arch_reasons"] if r["arch"] == k["min_arch"]]
+    if needing:
+        more = len(needing) - 1
+        arch += f": first needed by {needing[0]['helper']} at line {needing[0]['line']}" + \
+            (f" (and {more} more PTX helper{'s' if more != 1 else ''})" if more else "")
+    out.append(f"  architecture   {arch}")
+    out.append(f"  grid           ({', '.join(k['grid'])})")
+    bounds = f", __launch_bounds__({k['launch_bounds']})" if k["launch_bounds"] else ""
+    out.append(f"  block          ({', '.join(map(str, k['block']))}): {k['threads']} threads{bounds}")
+    out.extend(_shared_text(k["shared"]))
+    if k["arena"] is not None:
+        out.extend(_arena_text(k["arena"]))
+    if k["tmem"] is not None:
+        out.extend(_tmem_text(k["tmem"]))
+    regs = k["registers"]
+    if regs:
+        total = sum(r["bytes"] for r in regs)
+        out.append(f"  registers      {len(regs)} array{'s' if len(regs) != 1 else ''}, {total} bytes per thread "
+                   f"(declared; nvcc's own register use is not counted)")
+        out.extend(_table([[r["name"], _type(r["dtype"], [r["elements"]]), f"{r['bytes']} B", f"line {r['line']}"]
+                           for r in regs], "    ", {2}))
+    else:
+        out.append("  registers      no register arrays")
+    out.append("  parameters     in call order" + (" (then the extents read off the arrays)"
+                                                   if any(p["kind"] == "extent" for p in k["params"]) else ""))
+    rows = []
+    for p in k["params"]:
+        if p["kind"] == "buffer":
+            rows.append([p["name"], "buffer", p["dtype"], "(" + ", ".join(p["shape"]) + ("," if len(p["shape"]) == 1
+                                                                                      else "") + ")",
+                         "read-only" if p["readonly"] else ""])
+        else:
+            rows.append([p["name"], p["kind"], p["dtype"], "", ""])
+    if rows:
+        out.extend(_table(rows, "    "))
+    if k["workspaces"]:
+        out.append("  workspaces     global memory the launcher allocates and zero-fills before each launch")
+        out.extend(_table([[w["name"], _type(w["dtype"], w["shape"]), f"align {w['align']}", f"line {w['line']}"]
+                           for w in k["workspaces"]], "    "))
+    return out
+
+
+def _shared_text(s: dict) -> list[str]:
+    out = [f"  shared memory  static {s['static']} B + dynamic {s['dynamic']} B = {s['total']} B"
+           + (f" ({_kib(s['total'])})" if s["total"] >= 1024 else "")]
+    for a in s["arrays"]:
+        out.append(f"    __shared__ {a['name']} {_type(a['dtype'], [a['elements']])}: {a['bytes']} B "
+                   f"(line {a['line']})")
+    verdict = "within" if s["static"] <= s["static_limit"] else "OVER"
+    out.append(f"    static       {verdict} the {s['static_limit']} B ({_kib(s['static_limit'])}) "
+               f"static limit")
+    if s["opt_in"]:
+        out.append(f"    opt-in       over {_kib(s['static_limit'])}: the launcher raises the kernel's "
+                   f"dynamic shared limit")
+    fits = [f"{x['arch']} ({x['bytes']} B)" for x in s["limits"] if x["fits"]]
+    short = [f"{x['arch']} ({x['bytes']} B)" for x in s["limits"] if not x["fits"]]
+    if fits:
+        out.append(f"    fits         {', '.join(fits)}")
+    if short:
+        out.append(f"    too large    {', '.join(short)}")
+    return out
+
+
+def _arena_text(a: dict) -> list[str]:
+    name = a["c_name"] or "arena"
+    if a["name"]:
+        name = f"{a['name']} ({name})"
+    if not a["accessed"]:
+        return [f"  dynamic arena  {name}: never accessed, so not allocated"]
+    out = [f"  dynamic arena  {name}: {a['bytes']} B, aligned to {a['align']} B"]
+    rows = [["bytes", "size", "buffer", "type", "align", "line"]]
+    for b in a["buffers"]:
+        rows.append([_range(b["start"], b["end"]), str(b["bytes"]) if b["start"] >= 0 else "?", b["name"],
+                     _type(b["dtype"], b["shape"]), str(b["align"]), str(b["line"])])
+    out.extend(_table(rows, "    ", {1, 4, 5}))
+    for g in a["gaps"]:
+        why = f"padding: {g['before']} is aligned to {g['align']} B" if g["kind"] == "padding" else "unused"
+        out.append(f"    gap      {_range(g['start'], g['end'])} ({g['bytes']} B): {why}")
+    for o in a["overlaps"]:
+        out.append(f"    overlap  {_range(o['start'], o['end'])} ({o['size']} B): {o['buffer']} reuses "
+                   f"bytes of {o['with']}")
+    return out
+
+
+def _tmem_text(t: dict) -> list[str]:
+    if t["allocated"] is None:
+        head = "columns not allocated in this kernel"
+    else:
+        head = f"{t['allocated']} of {t['columns']} columns allocated ({t['lanes']} lanes of 32-bit cells each)"
+    out = [f"  tensor memory  {head}"]
+    rows = [["columns", "count", "buffer", "type", "line"]]
+    for b in t["buffers"]:
+        rows.append([_range(b["start"], b["end"]), str(b["columns"]) if b["start"] >= 0 else "?", b["name"],
+                     _type(b["dtype"], b["shape"]), str(b["line"])])
+    if len(rows) > 1:
+        out.extend(_table(rows, "    ", {1, 4}))
+    for o in t["overlaps"]:
+        out.append(f"    overlap  columns {_range(o['start'], o['end'])}: {o['buffer']} and {o['with']}")
+    return out
+
+
+# ---- the picture -------------------------------------------------------------------------------
+
+_LEFT, _RIGHT, _ROW, _GAP = 150, 30, 22, 4
+_WIDTH = 900
+_UNUSED_FILL, _OVERLAP_FILL, _FREE_FILL = "#E6E6E6", "#CC3311", "#FFFFFF"
+
+
+def render_svg(rep: dict) -> str:
+    """The arena map (bytes along x, one row per buffer, padding grey, overlaps red) and the
+    tensor-memory columns (128 lanes by 512 columns) of every kernel, top to bottom."""
+    parts: list = []
+    y = 30.0
+    for k in rep["kernels"]:
+        if k["arena"] is not None and k["arena"]["accessed"]:
+            parts.append(("arena", k, y))
+            y += 20 + _ROW * (len(k["arena"]["buffers"]) + 2) + 60
+        if k["tmem"] is not None:
+            parts.append(("tmem", k, y))
+            y += 26 + TMEM_LANES + _ROW * (len(k["tmem"]["buffers"]) + 1) + 60
+    if not parts:
+        y += 20
+    picture = svgs.Svg(_WIDTH, y, title=f"tirxc info {rep['file']}")
+    padding = picture.hatch("padding")
+    if not parts:
+        picture.text(10, 30, f"{rep['file']}: no dynamic arena and no tensor memory", size=14)
+    for kind, k, top in parts:
+        if kind == "arena":
+            _draw_arena(picture, k, top, padding)
+        else:
+            _draw_tmem(picture, k, top)
+    return picture.render()
+
+
+def _axis(picture, top: float, bottom: float, total: int, unit: str) -> None:
+    scale = (_WIDTH - _LEFT - _RIGHT) / total
+    for i in range(5):
+        value = total * i // 4
+        x = _LEFT + value * scale
+        picture.line(x, top, x, bottom, stroke="#BBBBBB", dash="2,3")
+        picture.text(x, bottom + 14, str(value), size=10, anchor="middle", fill="#555")
+    picture.text(_WIDTH - _RIGHT, bottom + 28, unit, size=10, anchor="end", fill="#555")
+
+
+def _band(picture, x0: float, x1: float, y: float, fill: str, title: str, label: str = "") -> None:
+    width = max(x1 - x0, 2.0)  # a few bytes of a large arena stay visible
+    picture.rect(x0, y, width, _ROW - _GAP, fill=fill, stroke="#333", title=title)
+    if label and len(label) * 6.5 < width - 6:
+        picture.text(x0 + width / 2, y + _ROW - _GAP - 5, label, size=10, anchor="middle")
+
+
+def _draw_arena(picture, k: dict, top: float, padding: str) -> None:
+    a = k["arena"]
+    total = max(a["bytes"], 1)
+    scale = (_WIDTH - _LEFT - _RIGHT) / total
+    name = a["name"] or a["c_name"]
+    picture.text(10, top, f"kernel {k['name']}: dynamic shared arena {name}, {a['bytes']} bytes, "
+                          f"aligned to {a['align']}", size=14, weight="bold")
+    y = top + 20
+    rows_top = y
+    for i, b in enumerate(a["buffers"]):
+        picture.text(_LEFT - 8, y + _ROW - _GAP - 5, b["name"], size=12, anchor="end")
+        if b["start"] >= 0:
+            _band(picture, _LEFT + b["start"] * scale, _LEFT + b["end"] * scale, y, svgs.colour(i),
+                  f"{b['name']} {_type(b['dtype'], b['shape'])}: bytes {b['start']}..{b['end']}, "
+                  f"align {b['align']}, line {b['line']}", f"{b['start']}..{b['end']}")
+        y += _ROW
+    picture.text(_LEFT - 8, y + _ROW - _GAP - 5, "padding / unused", size=12, anchor="end", fill="#555")
+    picture.rect(_LEFT, y, _WIDTH - _LEFT - _RIGHT, _ROW - _GAP, fill=_FREE_FILL, stroke="#BBBBBB")
+    for g in a["gaps"]:
+        _band(picture, _LEFT + g["start"] * scale, _LEFT + g["end"] * scale, y,
+              padding if g["kind"] == "padding" else _UNUSED_FILL,
+              f"{g['kind']}: bytes {g['start']}..{g['end']} ({g['bytes']} B)", g["kind"])
+    y += _ROW
+    picture.text(_LEFT - 8, y + _ROW - _GAP - 5, "overlaps", size=12, anchor="end", fill=_OVERLAP_FILL)
+    picture.rect(_LEFT, y, _WIDTH - _LEFT - _RIGHT, _ROW - _GAP, fill=_FREE_FILL, stroke="#BBBBBB")
+    for o in a["overlaps"]:
+        _band(picture, _LEFT + o["start"] * scale, _LEFT + o["end"] * scale, y, _OVERLAP_FILL,
+              f"{o['buffer']} reuses bytes {o['start']}..{o['end']} of {o['with']}", f"{o['buffer']} / {o['with']}")
+    y += _ROW
+    _axis(picture, rows_top, y, total, "bytes")
+
+
+def _draw_tmem(picture, k: dict, top: float) -> None:
+    t = k["tmem"]
+    scale = (_WIDTH - _LEFT - _RIGHT) / t["columns"]
+    allocated = t["allocated"]
+    head = f"{allocated} columns allocated" if allocated is not None else "no allocation in this kernel"
+    picture.text(10, top, f"kernel {k['name']}: tensor memory, {t['lanes']} lanes x {t['columns']} columns, "
+                          f"{head}", size=14, weight="bold")
+    y = top + 20
+    picture.text(_LEFT - 8, y + t["lanes"] / 2, "lanes 0..127", size=12, anchor="end")
+    picture.rect(_LEFT, y, t["columns"] * scale, t["lanes"], fill="#F4F4F4", stroke="#BBBBBB",
+                 title="tensor memory of the SM")
+    if allocated is not None:
+        picture.rect(_LEFT, y, allocated * scale, t["lanes"], fill=_FREE_FILL, stroke="#333", stroke_width=2,
+                     title=f"tcgen05.alloc: columns 0..{allocated}")
+    for i, b in enumerate(t["buffers"]):
+        if b["start"] >= 0:
+            picture.rect(_LEFT + b["start"] * scale, y + 4, (b["end"] - b["start"]) * scale, t["lanes"] - 8,
+                         fill=svgs.colour(i), stroke="#333",
+                         title=f"{b['name']} {_type(b['dtype'], b['shape'])}: columns {b['start']}..{b['end']}, "
+                               f"line {b['line']}")
+            picture.text(_LEFT + (b["start"] + b["end"]) / 2 * scale, y + t["lanes"] / 2 + 4, b["name"], size=12,
+                         anchor="middle")
+    y += t["lanes"] + 6
+    rows_top = y
+    for i, b in enumerate(t["buffers"]):
+        picture.text(_LEFT - 8, y + _ROW - _GAP - 5, b["name"], size=12, anchor="end")
+        if b["start"] >= 0:
+            _band(picture, _LEFT + b["start"] * scale, _LEFT + b["end"] * scale, y, svgs.colour(i),
+                  f"{b['name']}: columns {b['start']}..{b['end']}", f"{b['start']}..{b['end']}")
+        y += _ROW
+    picture.text(_LEFT - 8, y + _ROW - _GAP - 5, "overlaps", size=12, anchor="end", fill=_OVERLAP_FILL)
+    picture.rect(_LEFT, y, _WIDTH - _LEFT - _RIGHT, _ROW - _GAP, fill=_FREE_FILL, stroke="#BBBBBB")
+    for o in t["overlaps"]:
+        _band(picture, _LEFT + o["start"] * scale, _LEFT + o["end"] * scale, y, _OVERLAP_FILL,
+              f"{o['buffer']} and {o['with']} share columns {o['start']}..{o['end']}", f"{o['buffer']} / {o['with']}")
+    y += _ROW
+    _axis(picture, rows_top - t["lanes"] - 6, y, t["columns"], "columns")
+
+
+# ---- the command -----------------------------------------------------------------------------
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("kernel_file", metavar="KERNEL.tx")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (stable keys, for CI diffs).")
+@click.option("--svg", "svg_path", metavar="FILE", help="Also draw the arena map and tensor-memory columns to FILE.")
+def info_command(kernel_file, as_json, svg_path):
+    """Report what each kernel of KERNEL.tx needs: launch shape, shared memory against the
+    per-architecture limits, the dynamic arena's byte map, tensor-memory columns,
+    register arrays, minimum architecture and the launcher's parameters."""
+    from .driver import compile_file
+    if svg_path and kernel_file != "-" and _same_file(kernel_file, svg_path):
+        raise click.UsageError(f"refusing to overwrite the input file '{kernel_file}' with the picture")
+    name, data = _read_input(kernel_file)
+    result = compile_file(name, data, until="cuda")
+    _report(result)
+    if not result.ok:
+        sys.exit(1)
+    rep = report(result.program)
+    if svg_path:
+        _write(svg_path, render_svg(rep))
+    _write_stdout(json.dumps(rep, indent=2) + "\n" if as_json else render_text(rep))
