@@ -42,11 +42,15 @@ golden-check: $(BIN)/.installed
 update-golden: $(BIN)/.installed
 	$(BIN)/python -m pytest -q tests/emit/test_golden.py --update-golden
 
+# Generated documentation: the error codes, and the tables of docs/user-guide.md
+# (transpiled from docs/constructs/*.tx) and docs/comparison.md (bench/results/*.json).
 docs: $(BIN)/.installed
 	$(BIN)/python -m transpiler.codes docs/errors.md
+	$(BIN)/python docs/gen_docs.py
 
 # Transpile speed against the reference implementation (CPU; bench/transpile.py
-# installs the reference and matplotlib into bench/.venv-ref on first use).
+# installs the reference and matplotlib into bench/.venv-ref, and tirxc from a
+# wheel of this tree into bench/out/venv-tirxc, on first use).
 bench: $(BIN)/.installed
 	$(BIN)/python bench/transpile.py
 
