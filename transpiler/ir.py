@@ -556,6 +556,37 @@ _FOLD = {
 COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
 
+_QUOTIENT_OF = {"floormod": "floordiv", "truncmod": "truncdiv"}
+
+
+def _rejoin(scaled: Expr, rest: Expr, span: Span) -> Expr | None:
+    """`(x / c) * c + x % c` -> `x` and `(p + x / c) * c + x % c` -> `p * c + x`, for
+    floor and truncating division alike and for `>>` / `&` by a power of two: the
+    index of a row-major buffer addressed as `[x // c, x % c]` is `x` itself."""
+    if not (isinstance(scaled, BinOp) and scaled.op == "*" and is_const(scaled.b)
+            and isinstance(rest, BinOp) and is_const(rest.b)):
+        return None
+    x, c = rest.a, scaled.b.value
+    if rest.op in _QUOTIENT_OF and rest.b.value == c:
+        quotient = (_QUOTIENT_OF[rest.op], c)
+    elif rest.op == "&" and rest.b.value == c - 1 and c > 1 and c & (c - 1) == 0:
+        quotient = (">>", c.bit_length() - 1)
+    else:
+        return None
+
+    def is_quotient(q: Expr) -> bool:
+        return isinstance(q, BinOp) and (q.op, q.b.value if is_const(q.b) else None) == quotient and q.a == x
+
+    inner = scaled.a
+    if is_quotient(inner):
+        return x
+    if isinstance(inner, BinOp) and inner.op == "+":
+        for p, q in ((inner.a, inner.b), (inner.b, inner.a)):
+            if is_quotient(q):
+                return binop("+", binop("*", p, scaled.b, span), x, span)
+    return None
+
+
 def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
     """Build a binary operation, folding constants and identities."""
     dtype = BOOL if op in COMPARISONS or op in ("&&", "||") else a.dtype
@@ -586,6 +617,9 @@ def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
             return a
         if is_const(a, 0):
             return b
+        whole = _rejoin(a, b, span) or _rejoin(b, a, span)
+        if whole is not None:
+            return whole
         if is_const(b) and dtype.is_int:
             # Keep unrolled indices tidy: (x + c1) + c2 -> x + (c1 + c2),
             # (x - c1) + c2 -> x + (c2 - c1), (c1 - x) + c2 -> (c1 + c2) - x.
@@ -614,6 +648,8 @@ def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
             return b
         if is_const(a, 0) or is_const(b, 0):
             return const(0, dtype)
+        if is_const(b) and dtype.is_int and isinstance(a, BinOp) and a.op == "*" and is_const(a.b):
+            return binop("*", a.a, _iconst(a.b.value * b.value, dtype), span)  # (x * c1) * c2 -> x * (c1 * c2)
     elif op in ("floordiv", "truncdiv"):
         if is_const(b, 1):
             return a

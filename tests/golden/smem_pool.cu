@@ -10,26 +10,26 @@ smem_pool_kernel(const float* __restrict__ A_ptr, const float* __restrict__ B_pt
   float* Bs_ptr = (float*)(smem_ptr + 32768);
   for (int k = 0; k < 32; ++k) {
     int flat = (k * 256) + tx;
-    As_ptr[(((flat / 64) * 64) + (flat % 64))] = A_ptr[((((bx * 128) + (flat / 64)) * 64) + (flat % 64))];
-    Bs_ptr[(((flat / 64) * 64) + (flat % 64))] = B_ptr[((((bx * 128) + (flat / 64)) * 64) + (flat % 64))];
+    As_ptr[flat] = A_ptr[((bx * 8192) + flat)];
+    Bs_ptr[flat] = B_ptr[((bx * 8192) + flat)];
   }
   __syncthreads();
   float sums_ptr[32];
   #pragma unroll
   for (int k = 0; k < 32; ++k) {
     int flat = (k * 256) + tx;
-    sums_ptr[k] = (As_ptr[(((flat / 64) * 64) + (flat % 64))] * 2.0f) + Bs_ptr[(((127 - (flat / 64)) * 64) + (flat % 64))];
+    sums_ptr[k] = (As_ptr[flat] * 2.0f) + Bs_ptr[(((127 - (flat / 64)) * 64) + (flat % 64))];
   }
   __syncthreads();
   float* Cs_ptr = (float*)smem_ptr;
   #pragma unroll
   for (int k = 0; k < 32; ++k) {
     int flat = (k * 256) + tx;
-    Cs_ptr[(((flat / 64) * 64) + (flat % 64))] = sums_ptr[k];
+    Cs_ptr[flat] = sums_ptr[k];
   }
   __syncthreads();
   for (int k = 0; k < 32; ++k) {
     int flat = (k * 256) + tx;
-    C_ptr[((((bx * 128) + (flat / 64)) * 64) + (flat % 64))] = Cs_ptr[(((flat / 64) * 64) + (flat % 64))];
+    C_ptr[((bx * 8192) + flat)] = Cs_ptr[flat];
   }
 }

@@ -248,3 +248,43 @@ def test_map_expr_rebuilds_bottom_up():
     e = ir.binop("+", ir.binop("+", X, i32(1)), i32(2))  # already x + 3
     out = ir.map_expr(e, lambda n: ir.binop("-", Y, i32(3)) if n == X else None)
     assert out is Y or out == Y
+
+
+# ---- quotient and remainder rejoined -------------------------------------------------------------------
+
+def _split(op_div: str, op_mod: str, x: ir.Expr, c: int) -> tuple[ir.Expr, ir.Expr]:
+    if op_div == ">>":
+        return ir.BinOp(INT32, ">>", x, i32(c.bit_length() - 1)), ir.BinOp(INT32, "&", x, i32(c - 1))
+    return ir.BinOp(INT32, op_div, x, i32(c)), ir.BinOp(INT32, op_mod, x, i32(c))
+
+
+@pytest.mark.parametrize("op_div, op_mod", [("floordiv", "floormod"), ("truncdiv", "truncmod"), (">>", "&")])
+def test_a_row_major_index_of_quotient_and_remainder_is_the_flat_index(op_div, op_mod):
+    # A[x // 64, x % 64] of a (.., 64) buffer is element x; with a block offset p in the
+    # first coordinate, p * 64 + x.
+    q, r = _split(op_div, op_mod, X, 64)
+    assert ir.binop("+", ir.binop("*", q, i32(64)), r) == X
+    assert ir.binop("+", r, ir.binop("*", q, i32(64))) == X
+    offset = ir.binop("*", ir.binop("+", Y, q), i32(64))
+    expected = ir.binop("+", ir.binop("*", Y, i32(64)), X)
+    assert ir.binop("+", offset, r) == expected
+    for x in (-130, -64, -1, 0, 1, 63, 64, 1000):
+        for y in (-3, 0, 5):
+            env = {"x": x, "y": y}
+            unfolded = ir.BinOp(INT32, "+", ir.BinOp(INT32, "*", ir.BinOp(INT32, "+", Y, q), i32(64)), r)
+            assert evaluate(expected, env) == evaluate(unfolded, env)
+
+
+@pytest.mark.parametrize("q, r", [
+    (ir.BinOp(INT32, "floordiv", X, i32(64)), ir.BinOp(INT32, "truncmod", X, i32(64))),  # mixed semantics
+    (ir.BinOp(INT32, "floordiv", X, i32(32)), ir.BinOp(INT32, "floormod", X, i32(32))),  # scaled by 64, not 32
+    (ir.BinOp(INT32, "floordiv", Y, i32(64)), ir.BinOp(INT32, "floormod", X, i32(64))),  # different dividends
+    (ir.BinOp(INT32, ">>", X, i32(6)), ir.BinOp(INT32, "&", X, i32(31))),               # mask of 32, not 64
+])
+def test_other_quotient_remainder_sums_stay(q, r):
+    summed = ir.binop("+", ir.binop("*", q, i32(64)), r)
+    assert isinstance(summed, ir.BinOp) and summed.op == "+"
+
+
+def test_constant_factors_multiply_together():
+    assert ir.binop("*", ir.binop("*", X, i32(128)), i32(64)) == ir.binop("*", X, i32(8192))
