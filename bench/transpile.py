@@ -278,7 +278,7 @@ def save_reference_cu(name: str, text: str) -> None:
 
 
 def count_kernels(tx: Path) -> int:
-    return sum(1 for line in tx.read_text(encoding="utf-8").splitlines() if line.strip().startswith("@T.prim_func"))
+    return sum(1 for line in tx.read_text(encoding="utf-8").splitlines() if line.strip().startswith(("@T.prim_func", "@T.function")))
 
 
 # ----------------------------------------------------------------------------- 2. in process
@@ -306,27 +306,32 @@ def time_stages(name: str, text: str, min_runs: int = 30, min_seconds: float = 0
     started = time.perf_counter()
     runs = 0
     clock = time.process_time
-    while runs < max_runs and (runs < min_runs or time.perf_counter() - started < min_seconds):
-        source = SourceFile(f"{name}.tx", text)
-        diags = Diagnostics()
-        marks = [(time.perf_counter(), clock())]
-        module = parse(source, diags)
-        marks.append((time.perf_counter(), clock()))
-        checked = check(module, source, diags)
-        marks.append((time.perf_counter(), clock()))
-        program = lower(checked, diags)
-        marks.append((time.perf_counter(), clock()))
-        cuda = render_cuda(program)
-        marks.append((time.perf_counter(), clock()))
-        render_launcher(program, cuda, module_name=name)
-        marks.append((time.perf_counter(), clock()))
-        if diags.has_errors:
-            raise RuntimeError(f"{name}: tirxc reported errors")
-        for i, key in enumerate(stages):
-            wall[key].append(marks[i + 1][0] - marks[i][0])
-            cpu[key].append(marks[i + 1][1] - marks[i][1])
-        kernels = len(program.kernels)
-        runs += 1
+    gc.disable()  # the stages run with the cyclic collector paused, as driver.compile_source runs them
+    try:
+        while runs < max_runs and (runs < min_runs or time.perf_counter() - started < min_seconds):
+            source = SourceFile(f"{name}.tx", text)
+            diags = Diagnostics()
+            marks = [(time.perf_counter(), clock())]
+            module = parse(source, diags)
+            marks.append((time.perf_counter(), clock()))
+            checked = check(module, source, diags)
+            marks.append((time.perf_counter(), clock()))
+            program = lower(checked, diags)
+            marks.append((time.perf_counter(), clock()))
+            cuda = render_cuda(program)
+            marks.append((time.perf_counter(), clock()))
+            render_launcher(program, cuda, module_name=name)
+            marks.append((time.perf_counter(), clock()))
+            if diags.has_errors:
+                raise RuntimeError(f"{name}: tirxc reported errors")
+            for i, key in enumerate(stages):
+                wall[key].append(marks[i + 1][0] - marks[i][0])
+                cpu[key].append(marks[i + 1][1] - marks[i][1])
+            kernels = len(program.kernels)
+            runs += 1
+            gc.collect()  # untimed: the garbage of this run, not left to the next
+    finally:
+        gc.enable()
     row = {"sample": name, "kernels": kernels, "runs": runs}
     for key in stages:
         row[f"{key}_ms"] = _ms(statistics.median(cpu[key]))
