@@ -458,13 +458,19 @@ def _draw_arena(picture, k: dict, top: float, padding: str) -> None:
               padding if g["kind"] == "padding" else _UNUSED_FILL,
               f"{g['kind']}: bytes {g['start']}..{g['end']} ({g['bytes']} B)", g["kind"])
     y += _ROW
-    picture.text(_LEFT - 8, y + _ROW - _GAP - 5, "overlaps", size=12, anchor="end", fill=_OVERLAP_FILL)
-    picture.rect(_LEFT, y, _WIDTH - _LEFT - _RIGHT, _ROW - _GAP, fill=_FREE_FILL, stroke="#BBBBBB")
-    for o in a["overlaps"]:
-        _band(picture, _LEFT + o["start"] * scale, _LEFT + o["end"] * scale, y, _OVERLAP_FILL,
-              f"{o['buffer']} reuses bytes {o['start']}..{o['end']} of {o['with']}", f"{o['buffer']} / {o['with']}")
+    _overlap_row(picture, y, scale, a["overlaps"], "reuses bytes {start}..{end} of {with}")
     y += _ROW
     _axis(picture, rows_top, y, total, "bytes")
+
+
+def _overlap_row(picture, y: float, scale: float, overlaps: list[dict], what: str) -> None:
+    """The row that marks overlapping ranges; `what` describes one after the buffer's name."""
+    picture.text(_LEFT - 8, y + _ROW - _GAP - 5, "overlaps", size=12, anchor="end", fill=_OVERLAP_FILL)
+    picture.rect(_LEFT, y, _WIDTH - _LEFT - _RIGHT, _ROW - _GAP, fill=_FREE_FILL, stroke="#BBBBBB")
+    for o in overlaps:
+        title = f"{o['buffer']} " + what.format(start=o["start"], end=o["end"], **{"with": o["with"]})
+        _band(picture, _LEFT + o["start"] * scale, _LEFT + o["end"] * scale, y, _OVERLAP_FILL, title,
+              f"{o['buffer']} / {o['with']}")
 
 
 def _draw_tmem(picture, k: dict, top: float) -> None:
@@ -497,11 +503,7 @@ def _draw_tmem(picture, k: dict, top: float) -> None:
             _band(picture, _LEFT + b["start"] * scale, _LEFT + b["end"] * scale, y, svgs.colour(i),
                   f"{b['name']}: columns {b['start']}..{b['end']}", f"{b['start']}..{b['end']}")
         y += _ROW
-    picture.text(_LEFT - 8, y + _ROW - _GAP - 5, "overlaps", size=12, anchor="end", fill=_OVERLAP_FILL)
-    picture.rect(_LEFT, y, _WIDTH - _LEFT - _RIGHT, _ROW - _GAP, fill=_FREE_FILL, stroke="#BBBBBB")
-    for o in t["overlaps"]:
-        _band(picture, _LEFT + o["start"] * scale, _LEFT + o["end"] * scale, y, _OVERLAP_FILL,
-              f"{o['buffer']} and {o['with']} share columns {o['start']}..{o['end']}", f"{o['buffer']} / {o['with']}")
+    _overlap_row(picture, y, scale, t["overlaps"], "and {with} share columns {start}..{end}")
     y += _ROW
     _axis(picture, rows_top - t["lanes"] - 6, y, t["columns"], "columns")
 

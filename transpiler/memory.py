@@ -522,12 +522,8 @@ class MemoryChecker:
 
     @handler("alloc_tensor", "placement=None", "*positional", "ty_args", "attrs=None", "annotations=None")
     def _alloc_tensor(self, node, a):
-        if a["positional"]:
-            self.diags.error("E0305", "`T.alloc_tensor` takes one positional argument, the placement "
-                                      "(a tensor-memory column)", a["positional"][0].span)
-            return POISON
-        tensor = self.ty_args_tensor(node, a["ty_args"])
-        args = self.tensor_type_args(tensor) if tensor is not None else None
+        args = self.tensor_call_args(node, a, "`T.alloc_tensor` takes one positional argument, the placement "
+                                              "(a tensor-memory column)")
         if args is None:
             return POISON
         if not is_default(args["data"]):
@@ -541,12 +537,7 @@ class MemoryChecker:
 
     @handler("decl_tensor", "data", "*positional", "ty_args", "attrs=None")
     def _decl_tensor(self, node, a):
-        if a["positional"]:
-            self.diags.error("E0305", "`T.decl_tensor` takes one positional argument, the data pointer",
-                             a["positional"][0].span)
-            return POISON
-        tensor = self.ty_args_tensor(node, a["ty_args"])
-        args = self.tensor_type_args(tensor) if tensor is not None else None
+        args = self.tensor_call_args(node, a, "`T.decl_tensor` takes one positional argument, the data pointer")
         if args is None:
             return POISON
         if not is_default(args["data"]):
@@ -555,6 +546,15 @@ class MemoryChecker:
             return POISON
         args["data"] = a["data"]
         return self._decl_buffer(node, args)
+
+    def tensor_call_args(self, node, a, too_many: str) -> dict | None:
+        """The buffer arguments of `T.alloc_tensor` / `T.decl_tensor`: read off the
+        `T.Tensor(...)` of `ty_args=[...]`; None (reported) on an error."""
+        if a["positional"]:
+            self.diags.error("E0305", too_many, a["positional"][0].span)
+            return None
+        tensor = self.ty_args_tensor(node, a["ty_args"])
+        return self.tensor_type_args(tensor) if tensor is not None else None
 
     def check_view_bounds(self, base: ir.Buffer, storage: ir.Storage, shape, dtype: DType, layout, offset: ir.Expr,
                           span) -> bool:

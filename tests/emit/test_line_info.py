@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 from tests.conftest import ROOT, SAMPLES, has_nvcc, transpile
+from tests.launcher.test_compile_errors import BROKEN  # a func_call body with a C error on its line 6
 from transpiler import cli
 
 _DIRECTIVE = re.compile(r'#line (\d+) "((?:[^"\\]|\\.)*)"$')
@@ -149,24 +150,6 @@ def test_the_file_name_is_the_path_as_given(tmp_path, monkeypatch):
     assert exit_.value.code == 0
     text = out.read_text()
     assert '#line 12 "./samples/../samples/saxpy.tx"' in text and str(ROOT) not in text
-
-
-BROKEN = '''from tvm.script import tirx as T
-
-SRC = r"""
-__device__ __forceinline__ float broken(float x) {
-    float y = x * 2.0f;
-    return y + undefined_in_helper;
-}
-"""
-
-
-@T.prim_func
-def uses_broken(A: T.Buffer((64,), "float32")):
-    T.device_entry()
-    tx = T.thread_id([64])
-    A[tx] = T.cuda.func_call("broken", A[tx], source_code=SRC, return_type="float32")
-'''
 
 
 @pytest.mark.nvcc
