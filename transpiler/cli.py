@@ -14,6 +14,7 @@ exit codes have one source.
 """
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import stat
@@ -321,6 +322,10 @@ def main(argv=None) -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     args = list(sys.argv[1:] if argv is None else argv)
     owns_process = argv is None and not (args and args[0] in SUBCOMMANDS)
+    if owns_process:
+        # The run is short and ends with os._exit: the cyclic collector would only walk the
+        # syntax tree and IR once the stages are done (0.8 s of a 20,000-statement file).
+        gc.disable()
     previous = _handle_signals()
     try:
         _main(args)
