@@ -1190,7 +1190,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                 static += buf.storage.size * buf.dtype.nbytes
                 if static > STATIC_SHARED_LIMIT and crossing is None:
                     crossing = buf
-        arena = (self.arena.storage.size or 0) * self.arena.dtype.nbytes if self.arena is not None else 0  # an uncommitted pool: reported by finish_pools
+        # (an uncommitted pool has no size yet: finish_pools reports it)
+        arena = (self.arena.storage.size or 0) * self.arena.dtype.nbytes if self.arena is not None else 0
         if crossing is not None:
             self.diags.error("E0508", f"static shared memory totals {static} bytes; the limit is "
                                       f"{STATIC_SHARED_LIMIT} bytes (48 KiB)", crossing.span,

@@ -291,7 +291,8 @@ class KernelLowerer:
             min_arch=max(BASE_ARCH, k.min_arch), arch_suffix=k.arch_suffix, arena=arena_map,
             launch_bounds=threads or None,  # DECISIONS 8: the constant block size, 1 included
             arg_order=tuple(p.name for p in k.args), tmem=tuple(self.tmem.values()),
-            span=self.def_span(), workspaces=tuple(ir.Workspace(ws.name, ws.storage.name, ws.dtype, ws.shape, ws.align, ws.span)
+            span=self.def_span(),
+            workspaces=tuple(ir.Workspace(ws.name, ws.storage.name, ws.dtype, ws.shape, ws.align, ws.span)
                              for ws in workspaces))
         return LoweredKernel(spec, body, arena)
 
