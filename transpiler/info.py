@@ -219,10 +219,6 @@ def _params(spec: ir.LaunchSpec) -> list[dict]:
 
 # ---- host expressions ------------------------------------------------------------------------
 
-_OPS = {"+": "+", "-": "-", "*": "*", "floordiv": "//", "floormod": "%", "truncdiv": "//", "truncmod": "%",
-        "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
-
-
 def host_text(e: ir.Expr) -> str:
     """A grid extent or shape entry as the source would write it: `ceildiv(n, 256)` for
     the `(n + 255) // 256` that `T.ceildiv` folds to."""
@@ -238,14 +234,15 @@ def host_text(e: ir.Expr) -> str:
             return f"ceildiv({host_text(e.a.a)}, {e.b.value})"
         if e.op in ("min", "max"):
             return f"{e.op}({host_text(e.a)}, {host_text(e.b)})"
-        if e.op in _OPS:
-            return f"{_operand(e.a)} {_OPS[e.op]} {_operand(e.b)}"
+        if e.op in ir.HOST_OPS:
+            return f"{_operand(e.a)} {ir.HOST_OPS[e.op]} {_operand(e.b)}"
     return "?"
 
 
 def _operand(e: ir.Expr) -> str:
     text = host_text(e)
-    return f"({text})" if isinstance(e, ir.BinOp) and e.op in _OPS and not text.startswith("ceildiv(") else text
+    nested = isinstance(e, ir.BinOp) and e.op in ir.HOST_OPS and not text.startswith("ceildiv(")
+    return f"({text})" if nested else text
 
 
 # ---- text ------------------------------------------------------------------------------------

@@ -52,7 +52,8 @@ def c_math_name(name: str, dtype: DType) -> tuple[str, bool]:
     return name + "f", True  # other low-precision math: via float32
 
 
-HANDLERS: dict[str, tuple[str, tuple[str, ...]]] = {}
+# T.<name> -> (method, parameter spec); the spec is None for calls reported as unsupported
+HANDLERS: dict[str, tuple[str, tuple[str, ...] | None]] = {}
 LAYOUT_CTORS = ("TileLayout", "S", "R", "ComposeLayout")
 # the fields of the wheel's `T.cuda.LaunchConfig` besides grid and block, none of which tirxc supports
 # (dynamic_smem_bytes is checked against the arena; the launcher decides the rest)
@@ -193,7 +194,7 @@ class CallChecker:
                              help=_suggest(dotted, list(HANDLERS) + list(MATH), "T"))
             return POISON
         method_name, params = HANDLERS[dotted]
-        if method_name.startswith("_unsupported_"):  # say so whatever the arguments are
+        if params is None:  # an unsupported call: said so whatever its arguments are
             return getattr(self, method_name)(node, {})
         args = self.bind_args(node, params, f"T.{dotted}")
         if args is None:
@@ -730,7 +731,7 @@ for _name in ("cluster_id", "cta_id_in_cluster", "cta_id_in_pair", "cuda.cluster
             return self._unsupported(node, f"`T.{name}` (thread-block clusters)", "E0406")
         unsupported.__name__ = "_unsupported_" + name.replace(".", "_")
         setattr(CallChecker, unsupported.__name__, unsupported)
-        HANDLERS[name] = (unsupported.__name__, ("*args",))
+        HANDLERS[name] = (unsupported.__name__, None)
     _make(_name)
 
 for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative launch"),
@@ -749,5 +750,5 @@ for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative l
             return self._unsupported(node, f"`T.{name}`", help=help)
         unsupported.__name__ = "_unsupported_" + name.replace(".", "_")
         setattr(CallChecker, unsupported.__name__, unsupported)
-        HANDLERS[name] = (unsupported.__name__, ("*args",))
+        HANDLERS[name] = (unsupported.__name__, None)
     _make(_name, _help)

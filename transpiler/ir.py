@@ -555,6 +555,12 @@ _FOLD = {
 }
 COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
+# The integer operations the generated launcher evaluates on the host (grid extents,
+# workspace sizes), with their Python spelling; min and max are calls there. Host
+# values are non-negative, so truncating division prints as `//` too.
+HOST_OPS = {"+": "+", "-": "-", "*": "*", "floordiv": "//", "floormod": "%", "truncdiv": "//", "truncmod": "%",
+            "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
+
 
 _QUOTIENT_OF = {"floormod": "floordiv", "truncmod": "truncdiv"}
 

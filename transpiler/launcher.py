@@ -17,10 +17,6 @@ from . import layout as layouts
 from .emit import _environment
 from .lower import Program
 
-# Host-side arithmetic over symbolic extents and scalar parameters, in Python.
-_PY_OPS = {"+": "+", "-": "-", "*": "*", "floordiv": "//", "floormod": "%", "truncdiv": "//", "truncmod": "%",
-           "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
-
 
 class HostExprError(ValueError):
     pass
@@ -32,8 +28,8 @@ def py_expr(e: ir.Expr) -> str:
         return str(e.value)
     if isinstance(e, ir.Var):
         return f"v[{e.name!r}]"
-    if isinstance(e, ir.BinOp) and e.op in _PY_OPS:
-        return f"({py_expr(e.a)} {_PY_OPS[e.op]} {py_expr(e.b)})"
+    if isinstance(e, ir.BinOp) and e.op in ir.HOST_OPS:
+        return f"({py_expr(e.a)} {ir.HOST_OPS[e.op]} {py_expr(e.b)})"
     if isinstance(e, ir.BinOp) and e.op in ("min", "max"):
         return f"{e.op}({py_expr(e.a)}, {py_expr(e.b)})"
     if isinstance(e, ir.Cast) and e.dtype.is_int:

@@ -359,9 +359,6 @@ class MemoryChecker:
         self.pending.append(ir.Allocate(buf, node.span))
         return buf
 
-    _HOST_OPS = frozenset(("+", "-", "*", "floordiv", "floormod", "truncdiv", "truncmod", "<<", ">>", "&", "|", "^",
-                           "min", "max"))
-
     def not_on_host(self, e: ir.Expr) -> str | None:
         """What keeps an integer expression from being evaluated by the launcher (None: nothing).
         The launcher knows the symbolic extents and the integer scalar parameters."""
@@ -375,8 +372,9 @@ class MemoryChecker:
                 return f"`{node.name}`, which is known only on the GPU"
             if isinstance(node, (ir.BufferLoad, ir.Load)):
                 return "a value read from memory"
-            if not (isinstance(node, (ir.IntImm, ir.Var)) or (isinstance(node, ir.BinOp) and node.op in self._HOST_OPS)
-                    or (isinstance(node, ir.Cast) and node.dtype.is_int)):
+            host_op = isinstance(node, ir.BinOp) and (node.op in ir.HOST_OPS or node.op in ("min", "max"))
+            int_cast = isinstance(node, ir.Cast) and node.dtype.is_int
+            if not (isinstance(node, (ir.IntImm, ir.Var)) or host_op or int_cast):
                 return "an operation the launcher does not evaluate"
         return None
 

@@ -190,17 +190,25 @@ class KernelGen:
     def load(self, buf: dict, depth: int) -> str:
         return f"{buf['name']}[{self.index(buf, depth)}]"
 
+    def named_leaf(self, dtype: str, depth: int) -> str | None:
+        """A variable or a buffer element of `dtype` for a leaf, or None for a literal."""
+        d = self.d
+        options = self.vars_of(dtype)
+        bufs = self.bufs(dtype=dtype)
+        roll = d.int(0, 9)
+        if options and roll < 5:
+            return d.choice(options)
+        if bufs and roll < 7 and depth < 4:
+            return self.load(d.choice(bufs), depth + 1)
+        return None
+
     def int_expr(self, depth: int = 0, dtype: str = "int32") -> str:
         d = self.d
         leaf = depth >= 3 or d.bool(0.35)
         if leaf:
-            options = self.vars_of(dtype)
-            bufs = self.bufs(dtype=dtype)
-            roll = d.int(0, 9)
-            if options and roll < 5:
-                return d.choice(options)
-            if bufs and roll < 7 and depth < 4:
-                return self.load(d.choice(bufs), depth + 1)
+            named = self.named_leaf(dtype, depth)
+            if named is not None:
+                return named
             text = _int_text(d, wide=dtype in ("int64", "uint64"))
             if dtype in ("int8", "uint8", "int16", "uint16") or dtype.startswith("uint"):
                 text = str(d.int(0, 100)) if d.bool(0.95) else text
@@ -239,13 +247,9 @@ class KernelGen:
         d = self.d
         leaf = depth >= 3 or d.bool(0.35)
         if leaf:
-            options = self.vars_of(dtype)
-            bufs = self.bufs(dtype=dtype)
-            roll = d.int(0, 9)
-            if options and roll < 5:
-                return d.choice(options)
-            if bufs and roll < 7 and depth < 4:
-                return self.load(d.choice(bufs), depth + 1)
+            named = self.named_leaf(dtype, depth)
+            if named is not None:
+                return named
             text = _float_text(d)
             return f"T.{dtype}({text})" if dtype != "float32" or d.bool(0.3) else text
         roll = d.int(0, 11)

@@ -647,6 +647,22 @@ def make_args(case, size=None):
     return case["make_inputs"](np.random.default_rng(case["seed"]))
 
 
+def to_device(args, case):
+    """The host arguments on the GPU: ({position: the whole array}, the arguments to pass,
+    where a case's `views` pass a view of an array instead of the array itself)."""
+    import cupy
+    bases, device_args = {}, []
+    for i, arg in enumerate(args):
+        if isinstance(arg, np.ndarray):
+            base = cupy.array(arg, order="K")
+            bases[i] = base
+            view = case.get("views", {}).get(i)
+            device_args.append(view(base) if view else base)
+        else:
+            device_args.append(arg)
+    return bases, device_args
+
+
 # One entry per run, for pytest.mark.parametrize: (test id, case, size or None).
 PARAMS = [
     (f"{c['id']}[n={n}]", c, n) for c in CASES for n in c.get("sizes", ())

@@ -113,10 +113,9 @@ def _child(sample: str) -> int:
     if sample.startswith("@planted:"):
         return _planted(sample.split(":", 1)[1])
     sys.path.insert(0, str(ROOT))
-    import numpy as np
     import cupy
 
-    from tests.gpu.cases import PARAMS, make_args
+    from tests.gpu.cases import PARAMS, make_args, to_device
     from transpiler.driver import compile_source
     from transpiler.source import SourceFile
 
@@ -145,15 +144,7 @@ def _child(sample: str) -> int:
         try:
             kernel = getattr(module, case["kernel"])
             args = make_args(case, size)
-            bases, device_args = {}, []
-            for i, arg in enumerate(args):
-                if isinstance(arg, np.ndarray):
-                    base = cupy.array(arg, order="K")
-                    bases[i] = base
-                    view = case.get("views", {}).get(i)
-                    device_args.append(view(base) if view else base)
-                else:
-                    device_args.append(arg)
+            bases, device_args = to_device(args, case)
             kernel(*device_args)
             cupy.cuda.Device().synchronize()
             after = [cupy.asnumpy(bases[i]) if i in bases else arg for i, arg in enumerate(args)]

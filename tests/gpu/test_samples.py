@@ -1,26 +1,11 @@
 """Every runnable sample through its generated launcher on a real GPU, against NumPy."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from tests.gpu.cases import PARAMS, make_args
+from tests.gpu.cases import PARAMS, make_args, to_device
 
 pytestmark = pytest.mark.gpu
-
-
-def _to_device(args, case):
-    import cupy
-    bases, device_args = {}, []
-    for i, arg in enumerate(args):
-        if isinstance(arg, np.ndarray):
-            base = cupy.array(arg, order="K")
-            bases[i] = base
-            view = case.get("views", {}).get(i)
-            device_args.append(view(base) if view else base)
-        else:
-            device_args.append(arg)
-    return bases, device_args
 
 
 @pytest.mark.parametrize("case_id, case, size", PARAMS, ids=[p[0] for p in PARAMS])
@@ -29,7 +14,7 @@ def test_sample_matches_numpy(case_id, case, size, launcher_for):
     module = launcher_for(case["sample"])
     kernel = getattr(module, case["kernel"])
     args = make_args(case, size)
-    bases, device_args = _to_device(args, case)
+    bases, device_args = to_device(args, case)
     grid, block, shared = kernel.launch_config(*device_args)
     declared = case["launch"](args)
     pad = lambda t: tuple(t) + (1,) * (3 - len(t))  # noqa: E731
