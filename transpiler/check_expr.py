@@ -18,6 +18,11 @@ from .values import (POISON, ArrayType, Axis, AxisTerm, DTypeVal, IdTuple, Launc
 _BINOPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "floordiv", "%": "floormod",
            "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
 _INT_ONLY = ("floordiv", "floormod", "<<", ">>", "&", "|", "^")
+# The index of a one-element scalar buffer (`acc` read or written by name): one shared tuple,
+# as IR expressions are immutable and compare by value.
+SCALAR_INDEX = (ir.IntImm(INT32, 0),)
+_RING_OPS = ("+", "-", "*")  # valid on every scalar int and float dtype
+_LAYOUT_OPERANDS = (LayoutPart, AxisTerm)  # operand classes that make `+` a layout sum
 
 BUFFER_ATTRS = ("data", "shape", "dtype", "elem_offset", "ptr_to", "vload", "vstore", "view", "permute",
                 "local", "access_ptr", "scope")
@@ -105,6 +110,24 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _VECTOR_OPERATORS = ("float16x2", "bfloat16x2")  # the vector types CUDA gives arithmetic operators
 
 
+class MethodTable(dict):
+    """Node class -> the checker class's `<prefix><NodeClass>` function (`_elab_BinOp`), or its
+    `<prefix>unsupported` one: looked up by the built name once per node class, not once per
+    node (the dispatch runs for every expression node and statement)."""
+
+    def __init__(self, prefix: str, checker_class: type | None = None):
+        super().__init__()
+        self.prefix, self.checker_class = prefix, checker_class
+
+    def __set_name__(self, owner: type, name: str) -> None:  # a class attribute: for that class
+        self.checker_class = owner
+
+    def __missing__(self, node_class: type):
+        method = getattr(self.checker_class, self.prefix + node_class.__name__, None)
+        self[node_class] = method = method or getattr(self.checker_class, self.prefix + "unsupported")
+        return method
+
+
 class ExprChecker:
     """Mixin: needs `self.module`, `self.diags`, `self.lookup(name, span)` and `self.call(func, node)`."""
 
@@ -117,6 +140,15 @@ class ExprChecker:
     # -- literals ------------------------------------------------------------------------------
     def literal(self, value, dtype: DType, span: Span):
         """A Python constant as an IR constant of dtype (the adopting side's)."""
+        if dtype.lanes == 1:  # the common cases first: a plain int or float that fits
+            if value.__class__ is int:
+                if dtype.is_float:
+                    return ir.FloatImm(dtype, to_float(value), span)
+                lo, hi = dtype.int_bounds
+                if lo <= value <= hi:
+                    return ir.IntImm(dtype, value, span)
+            elif value.__class__ is float and dtype.is_float:
+                return ir.FloatImm(dtype, value, span)
         if isinstance(value, (bool, int, float)) and dtype.lanes > 1:
             self.diags.error("E0303", f"a scalar literal cannot be used as a `{dtype}` vector", span)
             return POISON
@@ -149,19 +181,19 @@ class ExprChecker:
 
     def as_value(self, val, span: Span, dtype: DType | None = None):
         """Insist on a typed scalar/vector expression; literals take `dtype` (or their natural one)."""
-        if isinstance(val, Poison):
-            return POISON
+        if isinstance(val, ir.Expr):
+            return val
         if isinstance(val, PyConst):
             if isinstance(val.value, (bool, int, float)):
                 return self.literal(val.value, dtype or default_dtype(val.value), span)
             self.diags.error("E0306", f"{_kind(val)} cannot be used as a value", span)
             return POISON
-        if isinstance(val, ir.Expr):
-            return val
+        if val is POISON:
+            return POISON
         if isinstance(val, ir.Buffer):
             if val.shape and len(val.shape) == 1 and isinstance(val.shape[0], ir.IntImm) \
                     and val.shape[0].value == 1 and val.scope in ("local", "shared"):
-                return self.load(val, (ir.IntImm(INT32, 0),), span)
+                return self.load(val, SCALAR_INDEX, span)
             self.diags.error("E0306", f"buffer `{val.name}` is not a value; index it (`{val.name}[i]`)", span)
             return POISON
         if isinstance(val, IdTuple) and len(val.vars) == 1:
@@ -190,8 +222,8 @@ class ExprChecker:
             found = f"float literal `{val.value!r}`" if isinstance(val.value, float) else _kind(val)
             self.diags.error("E0309", f"expected an integer, found {found}", node.span)
             return POISON
-        v = self.as_value(val, node.span)
-        if isinstance(v, ir.Expr) and not (v.dtype.is_int and v.dtype.lanes == 1):
+        v = val if isinstance(val, ir.Expr) else self.as_value(val, node.span)
+        if v is not POISON and not (v.dtype.is_int and v.dtype.lanes == 1):
             self.diags.error("E0309", f"expected an integer, found {v.dtype}", node.span,
                              help=f"convert it: `T.int32({self.source_text(node.span) or 'x'})`"
                              if v.dtype.lanes == 1 else None)
@@ -259,12 +291,16 @@ class ExprChecker:
             self.diags.error("E0302", f"unknown dtype `{name}`", span, help=did_you_mean(name, known_dtype_names()))
 
     # -- dispatch --------------------------------------------------------------------------
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._elab_methods = MethodTable("_elab_", cls)  # each checker its own: KernelChecker has its _elab_Name
+
     def elab(self, node: ast.Expr):
-        method = getattr(self, "_elab_" + type(node).__name__, None)
-        if method is None:
-            self.diags.error("E0306", f"{type(node).__name__.lower()} expressions are not supported here", node.span)
-            return POISON
-        return method(node)
+        return self._elab_methods[node.__class__](self, node)
+
+    def _elab_unsupported(self, node: ast.Expr):
+        self.diags.error("E0306", f"{type(node).__name__.lower()} expressions are not supported here", node.span)
+        return POISON
 
     def _elab_Name(self, node: ast.Name):
         return self.lookup(node.id, node.span)
@@ -374,24 +410,29 @@ class ExprChecker:
 
     def unify(self, a, b, span_a: Span, span_b: Span):
         """Two operands of one dtype: a literal takes the other's dtype."""
-        if isinstance(a, Poison) or isinstance(b, Poison):
+        if isinstance(a, ir.Expr):  # the common cases first: typed alike, or typed and a literal
+            if isinstance(b, ir.Expr) and a.dtype is b.dtype:
+                return a, b
+            if isinstance(b, PyConst):
+                return a, self.as_value(b, span_b, a.dtype)
+        if a is POISON or b is POISON:
             return POISON, POISON
-        if isinstance(a, PyConst) and not isinstance(b, PyConst):
+        a_literal, b_literal = isinstance(a, PyConst), isinstance(b, PyConst)
+        if a_literal and not b_literal:
             b = self.as_value(b, span_b)
             if b is POISON:
                 return POISON, POISON
             return self.as_value(a, span_a, b.dtype), b
-        if isinstance(b, PyConst) and not isinstance(a, PyConst):
+        if b_literal and not a_literal:
             a = self.as_value(a, span_a)
             if a is POISON:
                 return POISON, POISON
             return a, self.as_value(b, span_b, a.dtype)
-        if isinstance(a, PyConst) and isinstance(b, PyConst) \
-                and isinstance(a.value, float) != isinstance(b.value, float):  # 1 and 2.5: both float32
+        if a_literal and isinstance(a.value, float) != isinstance(b.value, float):  # 1 and 2.5: both float32
             dtype = FLOAT32 if all(isinstance(x.value, (int, float)) for x in (a, b)) else None
             return self.as_value(a, span_a, dtype), self.as_value(b, span_b, dtype)
         a, b = self.as_value(a, span_a), self.as_value(b, span_b)
-        if POISON in (a, b):
+        if a is POISON or b is POISON:
             return POISON, POISON
         if a.dtype != b.dtype:
             self.diags.error("E0303", f"operands have different dtypes: {a.dtype} and {b.dtype}",
@@ -414,7 +455,7 @@ class ExprChecker:
         left, right = self.elab(node.left), self.elab(node.right)
         if node.op == "@":
             return self.axis_term(left, right, node)
-        if isinstance(left, (LayoutPart, AxisTerm)) or isinstance(right, (LayoutPart, AxisTerm)):
+        if left.__class__ in _LAYOUT_OPERANDS or right.__class__ in _LAYOUT_OPERANDS:
             return self.layout_sum(left, right, node)
         op = _BINOPS[node.op]
         return self.arith(op, left, right, node.span, node.left.span, node.right.span)
@@ -460,9 +501,11 @@ class ExprChecker:
                 return POISON
             return PyConst(py_binop(op, a, b))
         a, b = self.unify(left, right, span_a, span_b)
-        if POISON in (a, b):
+        if a is POISON or b is POISON:
             return POISON
         dtype = a.dtype
+        if op in _RING_OPS and dtype.lanes == 1 and (dtype.is_int or dtype.is_float):
+            return ir.binop(op, a, b, span)  # what nearly all arithmetic is: nothing below can object
         if op == "/" and not dtype.is_float:
             self.diags.error("E0304", f"`/` on {dtype} operands", span, help="use `//` for floor division")
             return POISON
@@ -508,7 +551,7 @@ class ExprChecker:
                     return POISON
             else:
                 a, b = self.unify(left, right, operands[i].span, operands[i + 1].span)
-                if POISON in (a, b):
+                if a is POISON or b is POISON:
                     return POISON
                 part = ir.binop(op, a, b, operands[i].span.to(operands[i + 1].span))
             if result is None:
@@ -568,17 +611,15 @@ class ExprChecker:
         return POISON
 
     def subscript_buffer(self, buf: ir.Buffer, node: ast.Subscript):
-        indices = node.indices
-        if len(indices) == 1 and isinstance(indices[0], ast.Tuple):
-            indices = indices[0].elts
-        if any(isinstance(i, ast.Slice) for i in indices) or len(indices) < buf.ndim:
+        indices, sliced = index_nodes(node)
+        if sliced or len(indices) < len(buf.shape):
             return self.region(buf, indices, node)
         vector = self.ramp_access(buf, indices, node.span)
         if vector is not None:
             if vector is POISON or not self.direct_access_ok(buf, node.span, "read"):
                 return POISON
             return ir.BufferVecLoad(vector[0], buf, vector[1], node.span)
-        if len(indices) != buf.ndim:
+        if len(indices) != len(buf.shape):
             self.wrong_index_count(buf, len(indices), node.span)
             return POISON
         vals = self.indices(buf, indices)
@@ -670,6 +711,17 @@ class ExprChecker:
                              help="import the axis from `tvm.tirx.layout` (e.g. `laneid`) and write `4 @ laneid`; "
                                   "`@` is not matrix multiplication")
         return POISON
+
+
+def index_nodes(node: ast.Subscript):
+    """The index expressions of a subscript (`A[(i, j)]` is `A[i, j]`), and whether one is a slice."""
+    indices = node.indices
+    if len(indices) == 1 and isinstance(indices[0], ast.Tuple):
+        indices = indices[0].elts
+    for index in indices:
+        if isinstance(index, ast.Slice):
+            return indices, True
+    return indices, False
 
 
 def _op_text(op: str) -> str:

@@ -6,6 +6,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 
+def _int_bounds(kind: str, bits: int) -> tuple[int, int]:
+    """The least and greatest integer a dtype holds (void holds none: an empty range)."""
+    if kind == "void":
+        return 0, -1
+    if kind == "bool":
+        return 0, 1
+    if kind == "uint":
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
 @dataclass(frozen=True)
 class DType:
     name: str
@@ -13,25 +24,29 @@ class DType:
     bits: int
     lanes: int = 1
 
+    # is_float, is_int, is_bool, is_signed, int_bounds: plain attributes set once, and
+    # equality that tries identity first (dtypes are interned by parse_dtype) with a hash of
+    # the name alone: the checker and the constant folding ask these for every expression node.
+    def __post_init__(self):
+        object.__setattr__(self, "is_float", self.kind == "float")
+        object.__setattr__(self, "is_int", self.kind in ("int", "uint"))
+        object.__setattr__(self, "is_bool", self.kind == "bool")
+        object.__setattr__(self, "is_signed", self.kind == "int")
+        object.__setattr__(self, "int_bounds", _int_bounds(self.kind, self.bits))
+
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if other.__class__ is not DType:
+            return NotImplemented
+        return (self.name, self.kind, self.bits, self.lanes) == (other.name, other.kind, other.bits, other.lanes)
+
+    def __hash__(self):
+        return hash(self.name)
+
     @property
     def element(self) -> "DType":
         return self if self.lanes == 1 else parse_dtype(self.name.rsplit("x", 1)[0])
-
-    @property
-    def is_float(self) -> bool:
-        return self.kind == "float"
-
-    @property
-    def is_int(self) -> bool:
-        return self.kind in ("int", "uint")
-
-    @property
-    def is_bool(self) -> bool:
-        return self.kind == "bool"
-
-    @property
-    def is_signed(self) -> bool:
-        return self.kind == "int"
 
     @property
     def nbytes(self) -> int:
@@ -95,7 +110,8 @@ _VECTOR_RE = re.compile(r"^(.*?)x(\d+)$")
 @lru_cache(maxsize=None)
 def parse_dtype(name: str) -> DType | None:
     """The DType for a TIRx dtype string, or None when it is not one."""
-    name = SHORTHANDS.get(name, name)
+    if name in SHORTHANDS:
+        return parse_dtype(SHORTHANDS[name])  # the same object as the full name's (equality tries identity first)
     if name in _SCALARS:
         kind, bits, _, _ = _SCALARS[name]
         return DType(name, kind, bits)
@@ -145,8 +161,4 @@ VOID = DType("void", "void", 0)
 
 
 def int_range(dtype: DType) -> tuple[int, int]:
-    if dtype.kind == "bool":
-        return 0, 1
-    if dtype.kind == "uint":
-        return 0, (1 << dtype.bits) - 1
-    return -(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1
+    return dtype.int_bounds  # computed once per dtype (DType.__post_init__)

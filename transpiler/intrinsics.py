@@ -5,6 +5,8 @@ they return what the call denotes (an ir.Expr, a Void statement, a buffer ...).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import ast, ir
 from .check_expr import article
 from .diagnostics import did_you_mean
@@ -76,6 +78,41 @@ def handler(name: str, *params: str):
 _NO_DEFAULT = object()
 
 
+@lru_cache(maxsize=None)
+def _parse_spec(params: tuple[str, ...]):
+    """A parameter spec (`x`, `x=default`, `*rest`) as its positional names, all names, defaults
+    by name and the `*rest` name (or None); parsed once per spec, not once per call."""
+    positional, names, defaults, star = [], [], {}, None
+    for p in params:
+        if p.startswith("*"):
+            star = p[1:]
+            continue
+        name, _, default = p.partition("=")
+        if default:
+            defaults[name] = default
+        names.append(name)
+        if star is None:
+            positional.append(name)
+    return tuple(positional), tuple(names), defaults, star
+
+
+@lru_cache(maxsize=None)
+def _known_dotted_names(handler_count: int) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The dotted names after `T.` that tirxc knows, and a set of them together with every
+    prefix of one that a `.` ends (`cuda` of `cuda.func_call`). Built once, not for every `T.x`
+    in a kernel; handlers register as modules load, so their count is the cache key."""
+    names = tuple(HANDLERS) + tuple(MATH) + ("Buffer", "Tensor", "prim_func", "function") + LAYOUT_CTORS
+    prefixes = {name[:i] for name in names for i, char in enumerate(name) if char == "."}
+    return names, frozenset(names) | prefixes
+
+
+@lru_cache(maxsize=None)
+def _dtype_value(name: str) -> DTypeVal | None:
+    """`T.<name>` as a dtype (one shared value per dtype: `T.float32(x)` is everywhere), or None."""
+    dtype = parse_dtype(name)
+    return None if dtype is None else DTypeVal(dtype)
+
+
 class CallChecker:
     """Mixin for the kernel checker: binds call arguments and dispatches T.* calls."""
 
@@ -96,28 +133,32 @@ class CallChecker:
         if isinstance(func, LayoutCtor):
             return self.layout_ctor(func.name, node)
         if isinstance(func, Builtin) and func.name == "range":
-            return self.loop_range("serial", node, ("start", "stop=None", "step=1"))
+            args = self.bind_args(node, ("start", "stop=None", "step=1"),
+                                  "range" if isinstance(node.func, ast.Name) else "T.serial")
+            return POISON if args is None else self.loop_range("serial", node, args)
         from .check_expr import kind_of
         self.diags.error("E0306", f"{kind_of(func)} is not callable", node.func.span)
         return POISON
 
     def namespace_attr(self, base: Namespace, node: ast.Attribute):
-        path = base.path + (node.attr,)
-        dotted = ".".join(path[1:])
         if base.path == ("T",):
             if node.attr == "handle":
                 return HandleType()
+            dtype = _dtype_value(node.attr)
+            if dtype is not None:
+                return dtype
             if node.attr == "let":
                 return LetType(None)
-            if node.attr in SHORTHANDS or parse_dtype(node.attr) is not None:
-                return DTypeVal(parse_dtype(node.attr))
             if node.attr in LAYOUT_CTORS:  # the newer spelling: `T.TileLayout(T.S[...])`
                 return LayoutCtor(node.attr)
+        path = base.path + (node.attr,)
+        dotted = ".".join(path[1:])
         if len(path) > 1 and path[1] == "ptx":
             return Namespace(path)  # PTX mnemonics are checked against the table when called
-        known = [k for k in HANDLERS] + list(MATH) + ["Buffer", "Tensor", "prim_func", "function"] + list(LAYOUT_CTORS)
-        if dotted in known or any(k.startswith(dotted + ".") for k in known) or path[0] == "Tx":
+        names, names_and_prefixes = _known_dotted_names(len(HANDLERS))
+        if dotted in names_and_prefixes or path[0] == "Tx":
             return Namespace(path)
+        known = list(names)
         if base.path == ("T",):
             known += known_dtype_names() + ["handle", "let"]
         self.diags.error("E0301", f"`{'.'.join(path)}` is not a TIRx function tirxc knows", node.span,
@@ -126,17 +167,7 @@ class CallChecker:
 
     def bind_args(self, node: ast.Call, params, what: str):
         """Match arguments to a spec; names after `*rest` are keyword-only. None on error."""
-        positional, names, defaults, star = [], [], {}, None
-        for p in params:
-            if p.startswith("*"):
-                star = p[1:]
-                continue
-            name, _, default = p.partition("=")
-            if default:
-                defaults[name] = default
-            names.append(name)
-            if star is None:
-                positional.append(name)
+        positional, names, defaults, star = _parse_spec(params)
         bound: dict[str, object] = {}
         rest = []
         for i, arg in enumerate(node.args):

@@ -517,7 +517,7 @@ def const(value, dtype: DType) -> Expr:
 
 
 def is_const(e: Expr, value=None) -> bool:
-    if isinstance(e, (IntImm, FloatImm)):
+    if e.__class__ in _IMMEDIATES:
         return value is None or e.value == value
     return False
 
@@ -554,6 +554,8 @@ _FOLD = {
     "min": min, "max": max, "/": lambda a, b: a / b,
 }
 COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+_BOOL_RESULT = frozenset(COMPARISONS + ("&&", "||"))  # operations whose value is a bool
+_IMMEDIATES = frozenset({IntImm, FloatImm})  # the classes is_const accepts
 
 # The integer operations the generated launcher evaluates on the host (grid extents,
 # workspace sizes), with their Python spelling; min and max are calls there. Host
@@ -595,8 +597,9 @@ def _rejoin(scaled: Expr, rest: Expr, span: Span) -> Expr | None:
 
 def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
     """Build a binary operation, folding constants and identities."""
-    dtype = BOOL if op in COMPARISONS or op in ("&&", "||") else a.dtype
-    if is_const(a) and is_const(b):
+    dtype = BOOL if op in _BOOL_RESULT else a.dtype
+    a_const, b_const = a.__class__ in _IMMEDIATES, b.__class__ in _IMMEDIATES  # is_const, for every node built
+    if a_const and b_const:
         if op in ("floordiv", "floormod", "truncdiv", "truncmod", "/") and b.value == 0:
             return BinOp(dtype, op, a, b, span)
         av, bv = a.value, b.value
@@ -613,20 +616,21 @@ def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
         return IntImm(dtype, _wrap(int(value), dtype), span)
     if dtype.is_float and op not in COMPARISONS:
         # Floating-point identities are only safe for exact cases that keep NaN and -0.0 behaviour.
-        if op == "*" and (is_const(b, 1.0)):
+        if op == "*" and b_const and b.value == 1.0:
             return a
-        if op == "*" and is_const(a, 1.0):
+        if op == "*" and a_const and a.value == 1.0:
             return b
         return BinOp(dtype, op, a, b, span)
     if op == "+":
-        if is_const(b, 0):
+        if b_const and b.value == 0:
             return a
-        if is_const(a, 0):
+        if a_const and a.value == 0:
             return b
-        whole = _rejoin(a, b, span) or _rejoin(b, a, span)
-        if whole is not None:
-            return whole
-        if is_const(b) and dtype.is_int:
+        if a.__class__ is BinOp and b.__class__ is BinOp:  # what _rejoin looks for
+            whole = _rejoin(a, b, span) or _rejoin(b, a, span)
+            if whole is not None:
+                return whole
+        if b_const and dtype.is_int:
             # Keep unrolled indices tidy: (x + c1) + c2 -> x + (c1 + c2),
             # (x - c1) + c2 -> x + (c2 - c1), (c1 - x) + c2 -> (c1 + c2) - x.
             if isinstance(a, BinOp) and a.op == "+" and is_const(a.b):
@@ -638,9 +642,9 @@ def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
             if b.value < 0 and dtype.is_signed and -b.value <= int_range(dtype)[1]:
                 return binop("-", a, _iconst(-b.value, dtype), span)  # x + -c -> x - c
     elif op == "-":
-        if is_const(b, 0):
+        if b_const and b.value == 0:
             return a
-        if is_const(b) and dtype.is_int:
+        if b_const and dtype.is_int:
             if b.value < 0 and dtype.is_signed and -b.value <= int_range(dtype)[1]:
                 return binop("+", a, _iconst(-b.value, dtype), span)  # x - -c -> x + c
             if isinstance(a, BinOp) and a.op in ("+", "-") and is_const(a.b):
@@ -648,29 +652,29 @@ def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
                 c1 = a.b.value if a.op == "+" else -a.b.value
                 return binop("+", a.a, _iconst(c1 - b.value, dtype), span)
     elif op == "*":
-        if is_const(b, 1):
+        if b_const and b.value == 1:
             return a
-        if is_const(a, 1):
+        if a_const and a.value == 1:
             return b
-        if is_const(a, 0) or is_const(b, 0):
+        if (a_const and a.value == 0) or (b_const and b.value == 0):
             return const(0, dtype)
-        if is_const(b) and dtype.is_int and isinstance(a, BinOp) and a.op == "*" and is_const(a.b):
+        if b_const and dtype.is_int and isinstance(a, BinOp) and a.op == "*" and is_const(a.b):
             return binop("*", a.a, _iconst(a.b.value * b.value, dtype), span)  # (x * c1) * c2 -> x * (c1 * c2)
     elif op in ("floordiv", "truncdiv"):
-        if is_const(b, 1):
+        if b_const and b.value == 1:
             return a
     elif op in ("floormod", "truncmod"):
-        if is_const(b, 1):
+        if b_const and b.value == 1:
             return const(0, dtype)
     elif op == "&&":
-        if is_const(a):
+        if a_const:
             return b if a.value else const(0, BOOL)
-        if is_const(b) and b.value:
+        if b_const and b.value:
             return a
     elif op == "||":
-        if is_const(a):
+        if a_const:
             return const(1, BOOL) if a.value else b
-        if is_const(b) and not b.value:
+        if b_const and not b.value:
             return a
     return BinOp(dtype, op, a, b, span)
 
@@ -729,62 +733,97 @@ def select(cond: Expr, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
 _LEAVES = frozenset({IntImm, FloatImm, Var, Builtin, StrImm})
 
 
+# How a node of each class is rebuilt from f applied to the expressions directly in
+# it (leaves have none): the node itself when f changes none of them, else a new
+# one, made by the folding constructors.
+
+def _map_binop(e: BinOp, f) -> Expr:
+    a, b = f(e.a), f(e.b)
+    return e if a is e.a and b is e.b else binop(e.op, a, b, e.span)
+
+
+def _map_unary(e: UnaryOp, f) -> Expr:
+    a = f(e.a)
+    return e if a is e.a else unary(e.op, a, e.span)
+
+
+def _map_select(e: Select, f) -> Expr:
+    cond, a, b = f(e.cond), f(e.a), f(e.b)
+    return e if cond is e.cond and a is e.a and b is e.b else select(cond, a, b, e.span)
+
+
+def _map_cast(e: Cast, f) -> Expr:
+    a = f(e.a)
+    return e if a is e.a else cast(e.dtype, a, e.span)
+
+
+def _map_reinterpret(e: Reinterpret, f) -> Expr:
+    a = f(e.a)
+    return e if a is e.a else Reinterpret(e.dtype, a, e.span)
+
+
+def _map_call(e: Call, f) -> Expr:
+    args = _map_all(e.args, f)
+    return e if args is e.args else Call(e.dtype, e.func, args, e.span)
+
+
+def _map_buffer_access(e: BufferLoad | BufferVecLoad, f) -> Expr:
+    indices = _map_all(e.indices, f)
+    return e if indices is e.indices else e.__class__(e.dtype, e.buffer, indices, e.span)
+
+
+def _map_buffer_address(e: BufferAddress, f) -> Expr:
+    indices = None if e.indices is None else _map_all(e.indices, f)
+    return e if indices is e.indices else BufferAddress(e.dtype, e.buffer, indices, e.span)
+
+
+def _map_access(e: Load | VecLoad, f) -> Expr:
+    index = f(e.index)
+    return e if index is e.index else e.__class__(e.dtype, e.storage, index, e.span)
+
+
+def _map_address(e: Address, f) -> Expr:
+    index = None if e.index is None else f(e.index)
+    return e if index is e.index else Address(e.dtype, e.storage, index, e.span)
+
+
+def _map_all(items: tuple, f) -> tuple:
+    """f over a tuple; the tuple itself when nothing changed."""
+    out = tuple(f(x) for x in items)
+    for new, old in zip(out, items):
+        if new is not old:
+            return out
+    return items
+
+
+_REBUILD = {
+    BinOp: _map_binop, UnaryOp: _map_unary, Select: _map_select, Cast: _map_cast,
+    Reinterpret: _map_reinterpret, Call: _map_call, BufferLoad: _map_buffer_access,
+    BufferVecLoad: _map_buffer_access, BufferAddress: _map_buffer_address,
+    Load: _map_access, VecLoad: _map_access, Address: _map_address,
+}
+
+
+def map_children(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
+    """e with f applied to each expression directly in it, rebuilt by the folding
+    constructors; e itself when f returns every one of them unchanged."""
+    rebuild = _REBUILD.get(e.__class__)
+    return e if rebuild is None else rebuild(e, f)
+
+
 def map_expr(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
     """Rebuild an expression bottom-up; fn may return a replacement for a node (or None).
 
     A node whose children all come back unchanged is kept as it is: the folding
     constructors give the same node again for the same children, so rebuilding
     it would only copy it."""
-    replaced = fn(e)
-    if replaced is not None:
-        return replaced
-    cls = type(e)
-    if cls in _LEAVES:
-        return e
-    if isinstance(e, BinOp):
-        a, b = map_expr(e.a, fn), map_expr(e.b, fn)
-        if a is e.a and b is e.b:
-            return e
-        return binop(e.op, a, b, e.span)
-    if isinstance(e, UnaryOp):
-        a = map_expr(e.a, fn)
-        return e if a is e.a else unary(e.op, a, e.span)
-    if isinstance(e, Select):
-        cond, a, b = map_expr(e.cond, fn), map_expr(e.a, fn), map_expr(e.b, fn)
-        if cond is e.cond and a is e.a and b is e.b:
-            return e
-        return select(cond, a, b, e.span)
-    if isinstance(e, Cast):
-        a = map_expr(e.a, fn)
-        return e if a is e.a else cast(e.dtype, a, e.span)
-    if isinstance(e, Reinterpret):
-        a = map_expr(e.a, fn)
-        return e if a is e.a else Reinterpret(e.dtype, a, e.span)
-    if isinstance(e, Call):
-        args = _map_all(e.args, fn)
-        return e if args is e.args else Call(e.dtype, e.func, args, e.span)
-    if isinstance(e, (BufferLoad, BufferVecLoad)):
-        indices = _map_all(e.indices, fn)
-        return e if indices is e.indices else type(e)(e.dtype, e.buffer, indices, e.span)
-    if isinstance(e, BufferAddress):
-        indices = None if e.indices is None else _map_all(e.indices, fn)
-        return e if indices is e.indices else BufferAddress(e.dtype, e.buffer, indices, e.span)
-    if isinstance(e, (Load, VecLoad)):
-        index = map_expr(e.index, fn)
-        return e if index is e.index else type(e)(e.dtype, e.storage, index, e.span)
-    if isinstance(e, Address):
-        index = None if e.index is None else map_expr(e.index, fn)
-        return e if index is e.index else Address(e.dtype, e.storage, index, e.span)
-    return e
-
-
-def _map_all(items: tuple, fn) -> tuple:
-    """map_expr over a tuple; the tuple itself when nothing changed."""
-    out = tuple(map_expr(x, fn) for x in items)
-    for new, old in zip(out, items):
-        if new is not old:
-            return out
-    return items
+    def mapped(node: Expr) -> Expr:
+        replaced = fn(node)
+        if replaced is not None:
+            return replaced
+        rebuild = _REBUILD.get(node.__class__)
+        return node if rebuild is None else rebuild(node, mapped)
+    return mapped(e)
 
 
 # The fields of each node class that may hold expressions: every field but
@@ -817,6 +856,38 @@ def walk_expr(e: Expr):
                 push(item)
             elif isinstance(item, tuple):
                 stack.extend([x for x in item if isinstance(x, Expr)])
+
+
+def _exprs_in(items: tuple) -> tuple:
+    return tuple(x for x in items if isinstance(x, Expr))
+
+
+def _no_exprs(node) -> tuple:
+    return ()
+
+
+# For each node class, a function giving the expressions directly in a node: what
+# stmt_exprs gives, and walk_expr visits under it, for the IR of a program without
+# errors (the checker's IR of a failed expression may hold a values.Poison, which
+# those two skip). Lowering's walks use it. Every node class above has its entry
+# (tests/lower/test_ir_fold.py).
+NODE_EXPRS: dict[type, Callable[..., tuple]] = {
+    IntImm: _no_exprs, FloatImm: _no_exprs, Var: _no_exprs, Builtin: _no_exprs, StrImm: _no_exprs,
+    BinOp: attrgetter("a", "b"), UnaryOp: lambda e: (e.a,), Select: attrgetter("cond", "a", "b"),
+    Cast: lambda e: (e.a,), Reinterpret: lambda e: (e.a,), Call: lambda e: _exprs_in(e.args),
+    BufferLoad: lambda e: _exprs_in(e.indices), BufferVecLoad: lambda e: _exprs_in(e.indices),
+    BufferAddress: lambda e: () if e.indices is None else _exprs_in(e.indices),
+    Load: lambda e: (e.index,), VecLoad: lambda e: (e.index,),
+    Address: lambda e: () if e.index is None else (e.index,),
+    Seq: _no_exprs, Block: _no_exprs, Evaluate: lambda s: (s.value,), LetStmt: attrgetter("var", "value"),
+    For: attrgetter("var", "start", "stop", "step"), While: lambda s: (s.cond,), If: lambda s: (s.cond,),
+    Break: _no_exprs, Continue: _no_exprs, Return: _no_exprs, Trap: lambda s: (s.cond,),
+    Allocate: _no_exprs, DeclView: _no_exprs,
+    BufferStore: lambda s: _exprs_in(s.indices) + (s.value,),
+    BufferVecStore: lambda s: _exprs_in(s.indices) + (s.value,),
+    ArrayDecl: _no_exprs, PointerDecl: lambda s: (s.offset,),
+    Store: attrgetter("index", "value"), VecStore: attrgetter("index", "value"),
+}
 
 
 def substitute(e: Expr, mapping: dict[str, Expr]) -> Expr:

@@ -3,10 +3,11 @@ and scoping, and the shared-memory budget (the thread hierarchy is threads.py)."
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 from math import prod
 
 from . import ast, ir
-from .check_expr import ExprChecker, article, kind_of
+from .check_expr import SCALAR_INDEX, ExprChecker, MethodTable, article, index_nodes, kind_of
 from .diagnostics import Note, did_you_mean
 from .dtypes import FLOAT32, INT32, UINT32, DType, parse_dtype
 from .intrinsics import CallChecker, handler, is_default
@@ -21,6 +22,7 @@ from .values import (POISON, ArrayType, Binding, Builtin, DTypeVal, DynamicExten
                      Region, Void)
 
 
+_RANGE = Builtin("range")
 STATIC_SHARED_LIMIT = 48 * 1024
 UNROLL_COPIES = 4096  # nested `T.unroll` loops: copies of the innermost body
 UNROLL_STATEMENTS = 32768  # and statements after unrolling (copies times the body's statements)
@@ -62,6 +64,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         self.scopes: list[dict[str, Binding]] = [{}]
         self.closed: dict[str, Binding] = {}  # names whose block ended: for a precise error
         self.cnames = CNames()
+        self.c_spellings: dict[str, str] = {}  # source name -> cnames.c_name of it
         self.params: list[ir.Param] = []
         self.args: list[ir.Param] = []
         self.extents: dict[str, tuple[ir.Var, Span]] = {}
@@ -96,19 +99,35 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
     def fresh(self, base: str) -> str:
         """A C identifier for a source name: kept when free, else suffixed (deterministic).
         Keywords, CUDA names, macros and the like get a `_` first (cnames.c_name)."""
-        return self.cnames.fresh(c_name(base, getattr(self.module, "c_reserved", frozenset())))
+        spelled = self.c_spellings.get(base)
+        if spelled is None:  # (a kernel's loops reuse a few names: spelled once each)
+            spelled = self.c_spellings[base] = c_name(base, getattr(self.module, "c_reserved", frozenset()))
+        return self.cnames.fresh(spelled)
 
     def lookup(self, name: str, span: Span):
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name].value
+        return self.lookup_outside_kernel(name, span)
+
+    def _elab_Name(self, node: ast.Name):
+        # lookup(node.id, node.span), its scope walk written out: a third of all expression nodes
+        # are names, and most of them are the kernel's own
+        name = node.id
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name].value
+        return self.lookup_outside_kernel(name, node.span)
+
+    def lookup_outside_kernel(self, name: str, span: Span):
+        """A name no scope of the kernel binds: a module-level one, `range`, or an error."""
         glob = self.module.globals.get(name)
         if glob is not None:
             if isinstance(glob.value, DynamicExtent):
                 return self.dynamic_extent(glob.value, span)
             return glob.value
         if name == "range":
-            return Builtin("range")
+            return _RANGE
         if name in self.closed:
             closed = self.closed[name]
             if closed.kind == "loopvar":
@@ -210,7 +229,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         """The host and device statements of the body, reporting a missing, repeated or nested
         `T.device_entry()`. Without a usable one the device part starts at the first statement
         that cannot belong to the host, so that the rest of the kernel is still checked."""
-        entries = list(self.device_entries(body, None))
+        entries = self.device_entries(body, None)
         top = [stmt for stmt, block in entries if block is None]
         first = top[0] if top else None
         for stmt, block in entries:
@@ -293,16 +312,20 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                          help=f"write `dynamic_smem_bytes={arena_bytes}`, or leave it out: tirxc sizes the launch "
                               f"from the arena")
 
-    def device_entries(self, stmts, block: str | None):
-        """(statement, enclosing block keyword or None) for every `T.device_entry()` statement."""
+    def device_entries(self, stmts, block: str | None, found: list | None = None) -> list:
+        """(statement, enclosing block keyword or None) for every `T.device_entry()` statement,
+        in order (collected into one list: the walk visits every statement of the kernel)."""
+        found = [] if found is None else found
         for stmt in stmts:
-            if self.is_device_entry(stmt):
-                yield stmt, block
+            if isinstance(stmt, ast.ExprStmt):
+                if self.is_device_entry(stmt):
+                    found.append((stmt, block))
             elif isinstance(stmt, ast.If):
-                yield from self.device_entries(stmt.body, block or "if")
-                yield from self.device_entries(stmt.orelse, block or "if")
+                self.device_entries(stmt.body, block or "if", found)
+                self.device_entries(stmt.orelse, block or "if", found)
             elif isinstance(stmt, (ast.For, ast.While, ast.With)):
-                yield from self.device_entries(stmt.body, block or type(stmt).__name__.lower())
+                self.device_entries(stmt.body, block or type(stmt).__name__.lower(), found)
+        return found
 
     @staticmethod
     def looks_like_host(stmt) -> bool:
@@ -510,21 +533,26 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         out: list[ir.Stmt] = []
         for stmt in stmts:
             produced = self.stmt(stmt)
-            self.name_anonymous_storage()
-            out.extend(self.pending)
-            self.pending = []
-            if produced is not None:
-                out.extend(produced if isinstance(produced, list) else [produced])
+            if self.pending:
+                self.name_anonymous_storage()
+                out.extend(self.pending)
+                self.pending = []
+            if isinstance(produced, list):
+                out.extend(produced)
+            elif produced is not None:
+                out.append(produced)
         if new_scope:
             self.pop()
         return out
 
+    _stmt_methods = MethodTable("_stmt_")
+
     def stmt(self, stmt):
-        method = getattr(self, "_stmt_" + type(stmt).__name__, None)
-        if method is None:
-            self.diags.error("E0201", f"`{type(stmt).__name__}` is not allowed in a kernel body", stmt.span)
-            return None
-        return method(stmt)
+        return self._stmt_methods[stmt.__class__](self, stmt)
+
+    def _stmt_unsupported(self, stmt):
+        self.diags.error("E0201", f"`{type(stmt).__name__}` is not allowed in a kernel body", stmt.span)
+        return None
 
     def _stmt_Pass(self, stmt):
         return None
@@ -622,7 +650,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             self.diags.error("E0303", f"assigning a {val.dtype} value to {buf.dtype} scalar `{buf.name}`", value_span,
                              help=f"convert it: `T.cast(..., \"{buf.dtype}\")`")
             return None
-        return ir.BufferStore(buf, (ir.IntImm(INT32, 0),), val, span)
+        return ir.BufferStore(buf, SCALAR_INDEX, val, span)
 
     def bind_new(self, target: ast.Name, val, stmt):
         """`name = value` for a new name: names buffers, ids, pointers and constants; any
@@ -662,7 +690,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             self.bind(name, Binding(POISON, "other", target.span))
             return None
         buf = self.new_scalar(name, value.dtype, target.span)
-        return ir.BufferStore(buf, (ir.IntImm(INT32, 0),), value, stmt.span)
+        return ir.BufferStore(buf, SCALAR_INDEX, value, stmt.span)
 
     def is_meta_var(self, node: ast.Expr) -> bool:
         """`k = T.meta_var(4)` names a compile-time value; a plain `k = 4` is a mutable scalar."""
@@ -745,10 +773,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         if not isinstance(base, ir.Buffer):
             self.diags.error("E0312", f"cannot assign into {kind_of(base)}", target.value.span)
             return None
-        indices = target.indices
-        if len(indices) == 1 and isinstance(indices[0], ast.Tuple):
-            indices = indices[0].elts
-        if any(isinstance(i, ast.Slice) for i in indices):
+        indices, sliced = index_nodes(target)
+        if sliced:
             self.diags.error("E0518", "assigning to a region is not supported", target.span,
                              help="store single elements in a loop")
             return None
@@ -849,8 +875,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         return ir.LetStmt(var, value, stmt.span)
 
     def is_nonneg(self, e: ir.Expr) -> bool:
-        from .lower import nonneg
-        return nonneg(e, self.nonneg)
+        return _lower_nonneg()(e, self.nonneg)
 
     def _stmt_AugAssign(self, stmt: ast.AugAssign):
         from .check_expr import _BINOPS
@@ -867,7 +892,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             if not (isinstance(existing.value, ir.Buffer) and self.is_scalar_like(existing.value)):
                 return self.reassign(target, existing, stmt.value, stmt)
             buf = existing.value
-            current = self.load(buf, (ir.IntImm(INT32, 0),), target.span)
+            current = self.load(buf, SCALAR_INDEX, target.span)
             new = self.arith(op, current, self.elab(stmt.value), stmt.span, target.span, stmt.value.span)
             return self.scalar_store(buf, new, stmt.span, stmt.value.span) if new is not POISON else None
         if isinstance(target, ast.Subscript):
@@ -888,8 +913,10 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         self.depth += 1
         self.guards.append(cond if cond is not POISON else ir.IntImm(INT32, 1))
         then = self.block(stmt.body)
-        self.guards[-1] = ir.unary("!", self.guards[-1])
-        orelse = self.block(stmt.orelse) if stmt.orelse else None
+        orelse = None
+        if stmt.orelse:
+            self.guards[-1] = ir.unary("!", self.guards[-1])
+            orelse = self.block(stmt.orelse)
         self.guards.pop()
         self.depth -= 1
         if cond is POISON:
@@ -1052,11 +1079,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
     _stmt_ImportFrom = _stmt_Import
 
     # -- loops -------------------------------------------------------------------------------------------
-    def loop_range(self, kind: str, node: ast.Call, params):
-        args = self.bind_args(node, params, "range" if kind == "serial" and isinstance(node.func, ast.Name)
-                              else f"T.{kind}")
-        if args is None:
-            return POISON
+    def loop_range(self, kind: str, node: ast.Call, args):
+        """`range(...)`, `T.serial(...)` or `T.unroll(...)`, its arguments bound (bind_args)."""
         first = self.int_value(args["start"])
         if is_default(args.get("stop")) or args.get("stop") is None:
             start, stop = ir.IntImm(INT32, 0), first
@@ -1064,7 +1088,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             start, stop = first, self.int_value(args["stop"])
         step = ir.IntImm(INT32, 1) if is_default(args.get("step", None)) or "step" not in args \
             else self.int_value(args["step"])
-        if POISON in (start, stop, step):
+        if start is POISON or stop is POISON or step is POISON:
             return POISON
         if start.dtype != stop.dtype:
             start = ir.cast(stop.dtype, start) if isinstance(start, ir.IntImm) else start
@@ -1108,11 +1132,11 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
 
     @handler("serial", "start", "stop=None", "step=1", "unroll=None", "dtype='int32'")
     def _serial(self, node, a):
-        return self.loop_range("serial", node, ("start", "stop=None", "step=1", "unroll=None", "dtype='int32'"))
+        return self.loop_range("serial", node, a)
 
     @handler("unroll", "start", "stop=None", "step=1")
     def _unroll(self, node, a):
-        return self.loop_range("unroll", node, ("start", "stop=None", "step=1"))
+        return self.loop_range("unroll", node, a)
 
     @handler("grid", "*extents")
     def _grid(self, node, a):
@@ -1214,6 +1238,14 @@ class _SymbolicPending:
 
     def __init__(self, dtype, span):
         self.dtype, self.span = dtype, span
+
+
+@cache
+def _lower_nonneg():
+    """lower.nonneg, imported on first use (lower imports check, which imports this module),
+    once: an import statement costs more than the test itself on every `let` and loop."""
+    from .lower import nonneg
+    return nonneg
 
 
 def _statement_count(stmts) -> int:

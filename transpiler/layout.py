@@ -161,27 +161,29 @@ def linear_index(terms, offset: ir.Expr | None = None) -> ir.Expr:
     constant = 0
     dtype = INT32
     symbolic, numeric = [], []
+    IntImm = ir.IntImm
     for expr, coeff in terms:
         dtype = expr.dtype if expr.dtype.bits > dtype.bits else dtype
-        if isinstance(expr, ir.IntImm) and isinstance(coeff, ir.IntImm):
-            constant += expr.value * coeff.value
-            continue
-        if isinstance(coeff, ir.IntImm):
+        if coeff.__class__ is IntImm:
+            if expr.__class__ is IntImm:
+                constant += expr.value * coeff.value
+                continue
             if coeff.value == 0:
                 continue
-            if isinstance(expr, ir.BinOp) and expr.op in ("+", "-") and isinstance(expr.b, ir.IntImm):
+            if expr.__class__ is ir.BinOp and expr.op in ("+", "-") and expr.b.__class__ is IntImm:
                 constant += (expr.b.value if expr.op == "+" else -expr.b.value) * coeff.value
                 expr = expr.a
             numeric.append((expr, coeff))
         else:
             symbolic.append((expr, coeff))
-    numeric.sort(key=lambda t: -t[1].value)  # stable: equal strides keep dimension order
+    if len(numeric) > 1:
+        numeric.sort(key=lambda t: -t[1].value)  # stable: equal strides keep dimension order
     total: ir.Expr | None = None
     for expr, coeff in symbolic + numeric:
-        term = ir.mul(expr, coeff)
+        term = expr if coeff.__class__ is IntImm and coeff.value == 1 else ir.mul(expr, coeff)  # as mul folds it
         total = term if total is None else ir.add(total, term)
     if offset is not None:
-        if isinstance(offset, ir.IntImm):
+        if offset.__class__ is IntImm:
             constant += offset.value
         else:
             total = offset if total is None else ir.add(total, offset)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 
 from . import ir
 from . import layout as layouts
@@ -50,15 +50,16 @@ def nonneg(e: ir.Expr, facts: set[str]) -> bool:
     """Whether e is provably >= 0 (DECISIONS 7)."""
     if e.dtype.kind in ("uint", "bool"):
         return True
-    if isinstance(e, (ir.IntImm, ir.FloatImm)):
-        return e.value >= 0
-    if isinstance(e, ir.Var):
+    cls = e.__class__
+    if cls is ir.Var:
         return e.name in facts
-    if isinstance(e, ir.Builtin):
+    if cls is ir.IntImm or cls is ir.FloatImm:
+        return e.value >= 0
+    if cls is ir.Builtin:
         return True
-    if isinstance(e, ir.Cast):
+    if cls is ir.Cast:
         return e.a.dtype.is_int and nonneg(e.a, facts) and e.a.dtype.bits <= e.dtype.bits
-    if isinstance(e, ir.BinOp):
+    if cls is ir.BinOp:
         if e.op in ("+", "*", "floordiv", "truncdiv", "truncmod", "min", "max", ">>", "|", "^"):
             return nonneg(e.a, facts) and nonneg(e.b, facts)
         if e.op == "floormod":
@@ -67,11 +68,14 @@ def nonneg(e: ir.Expr, facts: set[str]) -> bool:
             return nonneg(e.a, facts) or nonneg(e.b, facts)
         if e.op in ir.COMPARISONS or e.op in ("&&", "||"):
             return True
-    if isinstance(e, ir.Select):
+    if cls is ir.Select:
         return nonneg(e.a, facts) and nonneg(e.b, facts)
-    if isinstance(e, ir.Call) and e.func == "__shfl_sync":
+    if cls is ir.Call and e.func == "__shfl_sync":
         return nonneg(e.args[1], facts)
     return False
+
+
+_FLOOR_OPS = ("floordiv", "floormod")
 
 
 def _pow2(e: ir.Expr) -> int | None:
@@ -89,7 +93,12 @@ class KernelLowerer:
         self.declared_pointers: set[int] = set()
         self.pure_calls: set[str] = set(PURE_CALLS)  # and the math functions lowering names
         self.tmem: dict[int, ir.Placement] = {}  # tensor-memory buffers by id (unrolled copies share one)
-        self.plain_indices: dict[tuple, ir.Expr] = {}  # see index
+        # by buffer id: the strides of a row-major buffer of constant shape and offset, else None
+        self.row_major_strides: dict[int, list[ir.Expr] | None] = {}
+        # Thread-id registers some `let` has bound, and whether one was read after that:
+        # only then can reuse_id_vars change anything.
+        self.bound_builtins: set[ir.Builtin] = set()
+        self.builtin_reread = False
         # the variables of the `T.unroll` loops being expanded, bound to this copy's value
         self.unrolled: dict[str, ir.Expr] = {}
         # global workspaces (DECISIONS 19): allocated at the kernel's top level, in source order
@@ -98,42 +107,48 @@ class KernelLowerer:
 
     # -- expressions ---------------------------------------------------------------------------------
     def expr(self, e: ir.Expr) -> ir.Expr:
-        return ir.map_expr(e, self._rewrite)
-
-    def _rewrite(self, e: ir.Expr):
-        if type(e) is ir.Var:
-            return self.unrolled.get(e.name)
-        if isinstance(e, ir.BufferLoad):
+        """e lowered, bottom-up: buffer accesses become storage accesses, floor division and
+        math calls their C forms, the variables of unrolled loops their values. The
+        commonest nodes first: this runs for every node of every expression."""
+        cls = e.__class__
+        if cls is ir.BinOp:
+            if e.op in _FLOOR_OPS:
+                return self.division(e)
+            a, b = self.expr(e.a), self.expr(e.b)  # ir.map_children, written out
+            return e if a is e.a and b is e.b else ir.binop(e.op, a, b, e.span)
+        if cls is ir.Var:
+            return self.unrolled.get(e.name, e)
+        if cls is ir.IntImm or cls is ir.FloatImm:
+            return e
+        if cls is ir.BufferLoad:
             return ir.Load(e.dtype, e.buffer.storage, self.index(e.buffer, e.indices), e.span)
-        if isinstance(e, ir.BufferVecLoad):
+        if cls is ir.Builtin:
+            if e in self.bound_builtins:
+                self.builtin_reread = True
+            return e
+        if cls is ir.BufferVecLoad:
             return ir.VecLoad(e.dtype, e.buffer.storage, self.index(e.buffer, e.indices), e.span)
-        if isinstance(e, ir.BufferAddress):
+        if cls is ir.BufferAddress:
             index = None if e.indices is None else self.index(e.buffer, e.indices)
             if index is None and not isinstance(e.buffer.elem_offset, ir.IntImm) or \
                     (index is None and e.buffer.elem_offset.value != 0):
                 index = self.expr(e.buffer.elem_offset)
             return ir.Address(e.dtype, e.buffer.storage, index, e.span)
-        if isinstance(e, ir.BinOp) and e.op in ("floordiv", "floormod"):
-            return self.division(e)
-        if isinstance(e, ir.Call) and e.func.startswith("math:"):
+        if cls is ir.Call and e.func.startswith("math:"):
             return self.math(e)
-        return None
+        return ir.map_children(e, self.expr)
 
     def index(self, buf: ir.Buffer, indices) -> ir.Expr:
         coords = [self.expr(i) for i in indices]
-        # A row-major buffer of constant shape and offset: its index is plain arithmetic on
-        # the (lowered) coordinates, the same whatever the lowering knows at this point,
-        # and unrolled copies ask for the same coordinates again and again.
-        plain = buf.layout is None and isinstance(buf.elem_offset, ir.IntImm) and buf.const_shape() is not None
-        if plain:
-            key = (id(buf), tuple(coords))
-            known = self.plain_indices.get(key)
-            if known is not None:
-                return known
-        index = self.expr(layouts.memory_index(buf.layout, coords, buf.shape, buf.elem_offset))
-        if plain:
-            self.plain_indices[key] = index
-        return index
+        strides = self.row_major_strides.get(id(buf), False)
+        if strides is False:  # a buffer not seen yet
+            plain = buf.layout is None and isinstance(buf.elem_offset, ir.IntImm) and buf.const_shape() is not None
+            strides = self.row_major_strides[id(buf)] = layouts.row_major_strides(buf.shape) if plain else None
+        if strides is None:
+            return self.expr(layouts.memory_index(buf.layout, coords, buf.shape, buf.elem_offset))
+        # A row-major buffer of constant shape and offset: its index is arithmetic on the
+        # lowered coordinates and constants, with nothing left to lower.
+        return layouts.linear_index(list(zip(coords, strides)), buf.elem_offset)
 
     def division(self, e: ir.BinOp) -> ir.Expr:
         a, b = self.expr(e.a), self.expr(e.b)
@@ -178,16 +193,17 @@ class KernelLowerer:
 
     # -- statements ----------------------------------------------------------------------------------------
     def stmt(self, s: ir.Stmt) -> ir.Stmt | None:
-        if isinstance(s, ir.Seq):
+        cls = s.__class__
+        if cls is ir.Seq:
             return ir.seq(self.stmt(x) for x in s.body)
-        if isinstance(s, ir.Allocate):
+        if cls is ir.Allocate:
             storage = s.buffer.storage
             if storage.kind == "arena":
                 return None  # declared once at the top of the kernel
             if storage.kind == "workspace":
                 return None  # a pointer parameter (workspaces, below)
             return ir.ArrayDecl(storage, s.span)
-        if isinstance(s, ir.DeclView):
+        if cls is ir.DeclView:
             storage = s.buffer.storage
             if s.buffer.scope == "tmem":  # columns, not C storage: recorded for `tirxc info`
                 self.tmem.setdefault(id(s.buffer), _tmem_placement(s.buffer))
@@ -196,12 +212,14 @@ class KernelLowerer:
                 self.declared_pointers.add(id(storage))
                 return ir.PointerDecl(storage, ir.IntImm(INT32, 0), s.span)
             return None
-        if isinstance(s, ir.BufferStore):
+        if cls is ir.BufferStore:
             return ir.Store(s.buffer.storage, self.index(s.buffer, s.indices), self.expr(s.value), s.span)
-        if isinstance(s, ir.BufferVecStore):
+        if cls is ir.BufferVecStore:
             return ir.VecStore(s.buffer.storage, self.index(s.buffer, s.indices), self.expr(s.value), s.span)
-        if isinstance(s, ir.LetStmt):
+        if cls is ir.LetStmt:
             value = self.expr(s.value)
+            if value.__class__ is ir.Builtin:
+                self.bound_builtins.add(value)
             # The fact belongs to this binding: the copies of an unrolled body bind
             # the same name to different values (`t = tx` then `t = tx - 1`).
             if nonneg(value, self.facts):
@@ -209,20 +227,20 @@ class KernelLowerer:
             else:
                 self.facts.discard(s.var.name)
             return ir.LetStmt(s.var, value, s.span)
-        if isinstance(s, ir.Evaluate):
+        if cls is ir.Evaluate:
             return ir.Evaluate(self.expr(s.value), s.span)
-        if isinstance(s, ir.If):
+        if cls is ir.If:
             cond = self.expr(s.cond)
             if ir.is_const(cond):
                 return self.stmt(s.then) if cond.value else (self.stmt(s.orelse) if s.orelse else None)
             then = self.stmt(s.then) or ir.Seq(())
             orelse = self.stmt(s.orelse) if s.orelse is not None else None
             return ir.If(cond, then, orelse, s.span)
-        if isinstance(s, ir.While):
+        if cls is ir.While:
             return ir.While(self.expr(s.cond), self.stmt(s.body) or ir.Seq(()), s.span)
-        if isinstance(s, ir.For):
+        if cls is ir.For:
             return self.loop(s)
-        if isinstance(s, ir.Trap):
+        if cls is ir.Trap:
             return ir.Trap(self.expr(s.cond), s.message, s.span)
         return s
 
@@ -258,11 +276,12 @@ class KernelLowerer:
     def run(self) -> LoweredKernel:
         k = self.kernel
         body = self.stmt(k.body) or ir.Seq(())
-        body = reuse_id_vars(body)
-        body = drop_unused(body, self.pure_calls)
-        # Renaming changes variable and array names only, so one walk here
-        # answers every later question about the body.
-        self.facts = facts = _scan(body)
+        if self.builtin_reread:
+            body = reuse_id_vars(body)
+        # Renaming changes variable and array names only, so the facts of the
+        # body as dropping left it answer every later question about it.
+        body, facts = drop_unused(body, self.pure_calls)
+        self.facts = facts
         body = reuse_source_names(body, self.module.source, self._global_names(facts))
         _align_vector_arrays(facts)
         readonly = _readonly_params(facts, k.params)
@@ -306,11 +325,8 @@ class KernelLowerer:
                 return source.span(line, match.start(1) + 1, line, match.end(1) + 1)
         return span
 
-    def global_names(self, body: ir.Stmt) -> set[str]:
-        """C names visible everywhere in the kernel: parameters, storage, called functions."""
-        return self._global_names(_scan(body))
-
     def _global_names(self, facts: "_Facts") -> set[str]:
+        """C names visible everywhere in the kernel: parameters, storage, called functions."""
         names = {p.name for p in self.kernel.params}
         names.update(ws.storage.name for ws in self.workspaces)
         names.update(self.module.func_sources)
@@ -327,67 +343,138 @@ class KernelLowerer:
 
 
 class _Facts:
-    """What lowering asks about a kernel body once dead code is gone, from one
-    walk (all_exprs, then all_stmts, in their order)."""
+    """What lowering asks about a kernel body, from one walk (expressions in all_exprs
+    order: `calls` lists the called functions by first call)."""
 
     def __init__(self) -> None:
         self.accessed: list[ir.Storage] = []  # storage of each Load, VecLoad and Address
         self.addressed: list[ir.Storage] = []  # of each Address
         self.vector_reads: list[tuple[ir.Storage, object]] = []  # (storage, vector dtype) of each VecLoad
         self.calls: dict[str, None] = {}  # called functions, in order of first call
-        self.dtypes: dict = {}  # of every expression, then of the declared arrays and pointers
+        self.headers: set[str] = set()  # that the dtypes of the expressions, arrays and pointers need
         self.non_finite = False  # a float constant prints as an infinity or NaN
         self.stored: list[ir.Storage] = []  # storage of each Store and VecStore
         self.vector_writes: list[tuple[ir.Storage, object]] = []  # (storage, value dtype) of each VecStore
         self.pointers: list[ir.Storage] = []  # declared by PointerDecl
         self.arrays: list[ir.Storage] = []  # declared by ArrayDecl
-        self.used: set[int] = set()  # ids of the storage used_names reports
+        # ids of the storage accessed or stored into, and of the storage their views point into
+        self.used: set[int] = set()
+        # ids of the storage whose contents matter: read, addressed, or visible outside the
+        # kernel. An array's reads inside stores into itself (`s_ptr[0] = s_ptr[0] + 1.0f`)
+        # do not count: such an array is still dead when nothing else reads it.
+        self.reads: set[int] = set()
+        # how often each variable is read (a let's own name is no read of it; a loop's is)
+        self.read_vars: dict[str, int] = {}
+
+    def forget(self, dropped: list[ir.Stmt]) -> set[str] | None:
+        """Take out what dropped statements read, when each is a `let` of plain arithmetic
+        (the usual dead code: an unused thread id or index): then only variables lose
+        reads. Returns the variables no longer read at all; None, changing nothing,
+        when a dropped statement is anything else."""
+        names = []
+        for st in dropped:
+            if st.__class__ is not ir.LetStmt or _header(st.var.dtype):
+                return None
+            for e in ir.walk_expr(st.value):
+                cls = e.__class__
+                if cls not in _ARITHMETIC or _header(e.dtype) or \
+                        (cls is ir.FloatImm and not math.isfinite(ir.round_float(e.value, e.dtype))):
+                    return None
+                if cls is ir.Var:
+                    names.append(e.name)
+        unread = set()
+        for name in names:
+            left = self.read_vars[name] - 1
+            if left:
+                self.read_vars[name] = left
+            else:
+                del self.read_vars[name]
+                unread.add(name)
+        return unread
+
+
+_ARITHMETIC = frozenset({ir.Var, ir.IntImm, ir.FloatImm, ir.Builtin, ir.BinOp, ir.UnaryOp, ir.Cast, ir.Select})
+
+
+def _header(dtype) -> str | None:
+    """The header a dtype needs, if any."""
+    return header(dtype) if dtype.kind not in ("void", "handle") else None
+
+
+_ACCESSES = frozenset({ir.Load, ir.VecLoad, ir.Address})
 
 
 def _scan(body: ir.Stmt) -> _Facts:
+    """The facts of a body, in one walk over its statements and expressions."""
     facts = _Facts()
-    used, dtypes, calls = facts.used, facts.dtypes, facts.calls
-    Call, FloatImm, VecLoad, Address = ir.Call, ir.FloatImm, ir.VecLoad, ir.Address
-    for e in all_exprs(body):
-        dtypes[e.dtype] = None
-        if isinstance(e, Call):
-            calls[e.func] = None
-        elif isinstance(e, _ACCESSES):
-            storage = e.storage
-            facts.accessed.append(storage)
-            used.add(id(storage))
-            if storage.base is not None:
-                used.add(id(storage.base))
-            if isinstance(e, VecLoad):
-                facts.vector_reads.append((storage, e.dtype))
-            elif isinstance(e, Address):
-                facts.addressed.append(storage)
-        elif isinstance(e, FloatImm) and not facts.non_finite:
-            facts.non_finite = not math.isfinite(ir.round_float(e.value, e.dtype))
+    used, reads, read_vars, calls = facts.used, facts.reads, facts.read_vars, facts.calls
+    dtypes: dict[int, object] = {}  # by id: hashing a dtype for every node would cost more than the rest
+    last = None  # the dtype last noted: most nodes have their neighbour's
+    exprs_of, leaves = ir.NODE_EXPRS, ir._LEAVES
+    Var, Call, FloatImm, VecLoad, Address = ir.Var, ir.Call, ir.FloatImm, ir.VecLoad, ir.Address
     for node in all_stmts(body):
-        if isinstance(node, (ir.Store, ir.VecStore)):
+        cls = node.__class__
+        is_store = cls is ir.Store or cls is ir.VecStore
+        own = node.storage if is_store and _private_array(node.storage) else None
+        if cls is ir.LetStmt:
+            dtypes[id(node.var.dtype)] = node.var.dtype
+            stack = [node.value]  # the let's own name is not a read of it
+        else:
+            stack = list(exprs_of[cls](node))
+            stack.reverse()
+        while stack:
+            e = stack.pop()
+            ecls = e.__class__
+            if e.dtype is not last:
+                last = e.dtype
+                dtypes[id(last)] = last
+            if ecls is Var:
+                read_vars[e.name] = read_vars.get(e.name, 0) + 1
+                continue
+            if ecls in leaves:
+                if ecls is FloatImm and not facts.non_finite:
+                    facts.non_finite = not math.isfinite(ir.round_float(e.value, e.dtype))
+                continue
+            if ecls is Call:
+                calls[e.func] = None
+            elif ecls in _ACCESSES:
+                storage = e.storage
+                facts.accessed.append(storage)
+                used.add(id(storage))
+                if storage is not own:
+                    reads.add(id(storage))
+                if storage.base is not None:
+                    used.add(id(storage.base))
+                    if storage is not own:
+                        reads.add(id(storage.base))
+                if ecls is VecLoad:
+                    facts.vector_reads.append((storage, e.dtype))
+                elif ecls is Address:
+                    facts.addressed.append(storage)
+            stack.extend(exprs_of[ecls](e))
+        if is_store:
             storage = node.storage
             facts.stored.append(storage)
             used.add(id(storage))
             if storage.base is not None:
                 used.add(id(storage.base))
-            if isinstance(node, ir.VecStore):
+            if own is None:
+                reads.add(id(storage))
+            if cls is ir.VecStore:
                 facts.vector_writes.append((storage, node.value.dtype))
-        elif isinstance(node, ir.ArrayDecl):
+        elif cls is ir.ArrayDecl:
             facts.arrays.append(node.storage)
-            dtypes[node.storage.dtype] = None
-        elif isinstance(node, ir.PointerDecl):
+            dtypes[id(node.storage.dtype)] = node.storage.dtype
+        elif cls is ir.PointerDecl:
             facts.pointers.append(node.storage)
-            dtypes[node.storage.dtype] = None
+            dtypes[id(node.storage.dtype)] = node.storage.dtype
+            reads.add(id(node.storage.base))
+    facts.headers = {h for h in map(_header, dtypes.values()) if h}
     return facts
 
 
-def static_shared_bytes(body: ir.Stmt) -> int:
-    """Bytes of the `__shared__` arrays that survived dead-code removal."""
-    return _static_shared_bytes(_scan(body))
-
-
 def _static_shared_bytes(facts: _Facts) -> int:
+    """Bytes of the `__shared__` arrays that survived dead-code removal."""
     arrays = {id(st): st for st in facts.arrays if st.scope == "shared"}
     return sum(st.size * st.dtype.nbytes for st in arrays.values())
 
@@ -445,6 +532,7 @@ def _tmem_placement(buf: ir.Buffer) -> ir.Placement:
 
 # ---- statement utilities ---------------------------------------------------------------------------
 
+_STORAGE_STMTS = frozenset({ir.Store, ir.VecStore, ir.ArrayDecl, ir.PointerDecl})
 _SUFFIXED = re.compile(r"(.+)_[0-9]+")
 _SUFFIXED_ARRAY = re.compile(r"(.+_ptr)_[0-9]+")  # `v_ptr_1`: the checker's second `v_ptr`
 
@@ -463,6 +551,9 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
     """
     renames: dict[str, str] = {}
     decided: set[int] = set()  # storages already considered (unrolled copies share them)
+    # Statements in the scope of a renamed variable (by id), the only ones whose
+    # expressions can read one: a use is always in scope of its declaration.
+    in_renamed_scope: set[int] = set()
 
     def source_name(var: ir.Var) -> str | None:
         match = _SUFFIXED.fullmatch(var.name)
@@ -474,18 +565,24 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
         return base if base in (text, text + "_") else None  # `half` is printed `half_`
 
     def names_in(stmts) -> set[str]:
+        """The C names of the variables and storage that stmts declare or use."""
         out = set()
+        exprs_of, leaves = ir.NODE_EXPRS, ir._LEAVES
         for st in stmts:
-            for e in all_exprs(st):
-                if isinstance(e, ir.Var):
-                    out.add(renames.get(e.name, e.name))
-                elif isinstance(e, (ir.Load, ir.VecLoad, ir.Address)):
-                    out.add(e.storage.name)
             for node in all_stmts(st):
-                if isinstance(node, ir.LetStmt):
-                    out.add(renames.get(node.var.name, node.var.name))
-                elif isinstance(node, (ir.Store, ir.VecStore, ir.ArrayDecl, ir.PointerDecl)):
+                cls = node.__class__
+                if cls in _STORAGE_STMTS:
                     out.add(node.storage.name)
+                stack = list(exprs_of[cls](node))  # a let's variable and a loop's among them
+                while stack:
+                    e = stack.pop()
+                    cls = e.__class__
+                    if cls is ir.Var:
+                        out.add(renames.get(e.name, e.name))
+                    elif cls not in leaves:
+                        if cls in _ACCESSES:
+                            out.add(e.storage.name)
+                        stack.extend(exprs_of[cls](e))
         return out
 
     def stmts_in(first: ir.Stmt, rest):
@@ -499,12 +596,12 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
         return want not in visible and want not in taken and want not in names_in(scope_stmts)
 
     def declare(var: ir.Var, visible: "_Scope", scope_stmts) -> None:
-        if var.name in renames:  # a copy of an unrolled body: decided once
-            visible.add(renames[var.name])
-            return
-        want = source_name(var)
-        if want is not None and free(want, visible, scope_stmts):
-            renames[var.name] = want
+        if var.name not in renames:  # else a copy of an unrolled body: decided once
+            want = source_name(var)
+            if want is not None and free(want, visible, scope_stmts):
+                renames[var.name] = want
+        if var.name in renames:
+            visible.renamed = True
         visible.add(renames.get(var.name, var.name))
 
     def declare_array(storage: ir.Storage, visible: "_Scope", scope_stmts) -> None:
@@ -518,49 +615,55 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
     def visit(st: ir.Stmt, visible: "_Scope", rest=()) -> None:
         """`rest`: the statements after st in its scope (a let's scope runs to their
         end), as (statement tuple, start index) pairs, innermost first."""
-        if isinstance(st, ir.Seq):
+        cls = st.__class__
+        if cls is ir.Seq:
             body = st.body
             for i, item in enumerate(body):
                 visit(item, visible, ((body, i + 1),) + rest)
-        elif isinstance(st, ir.Block):
-            visit(st.body, _Scope(visible))
-        elif isinstance(st, ir.LetStmt):
+            return
+        if cls is ir.For:
+            visible = _Scope(visible)  # the loop's own: its variable, then its body
+            declare(st.var, visible, (st,))
+        elif cls is ir.LetStmt:
             declare(st.var, visible, stmts_in(st, rest))
-        elif isinstance(st, ir.For):
-            inner = _Scope(visible)
-            declare(st.var, inner, (st,))
-            visit(st.body, inner)
-        elif isinstance(st, ir.While):
+        elif cls is ir.ArrayDecl:
+            declare_array(st.storage, visible, stmts_in(st, rest))
+        elif cls is ir.PointerDecl:
+            visible.add(st.storage.name)
+        if visible.renamed:
+            in_renamed_scope.add(id(st))
+        if cls is ir.For:
+            visit(st.body, visible)
+        elif cls is ir.Block or cls is ir.While:
             visit(st.body, _Scope(visible))
-        elif isinstance(st, ir.If):
+        elif cls is ir.If:
             visit(st.then, _Scope(visible))
             if st.orelse is not None:
                 visit(st.orelse, _Scope(visible))
-        elif isinstance(st, ir.ArrayDecl):
-            declare_array(st.storage, visible, stmts_in(st, rest))
-        elif isinstance(st, ir.PointerDecl):
-            visible.add(st.storage.name)
 
     visit(body, _Scope(None))
     if not renames:
         return body
-    mapping = {old: new for old, new in renames.items()}
 
     def rename_var(v: ir.Var) -> ir.Var:
-        return replace(v, name=mapping[v.name]) if v.name in mapping else v
+        return ir.Var(v.dtype, renames[v.name], v.span) if v.name in renames else v
 
-    return map_stmt_exprs(body, lambda n: rename_var(n) if isinstance(n, ir.Var) and n.name in mapping else None,
-                          rename_var)
+    def rename(e: ir.Expr) -> ir.Expr:
+        return rename_var(e) if e.__class__ is ir.Var else ir.map_children(e, rename)
+
+    return map_stmt_exprs(body, rename, rename_var, in_renamed_scope)
 
 
 class _Scope:
     """The C names declared in a block, and through `outer` those of the
-    blocks around it (a nested block does not copy them)."""
-    __slots__ = ("names", "outer")
+    blocks around it (a nested block does not copy them); `renamed`: whether
+    a variable in scope has been renamed."""
+    __slots__ = ("names", "outer", "renamed")
 
     def __init__(self, outer: "_Scope | None"):
         self.names: set[str] = set()
         self.outer = outer
+        self.renamed = outer is not None and outer.renamed
 
     def add(self, name: str) -> None:
         self.names.add(name)
@@ -574,14 +677,32 @@ class _Scope:
         return False
 
 
-def map_stmt_exprs(st: ir.Stmt, fn, var_fn=lambda v: v) -> ir.Stmt:
-    """A storage-level statement tree with `ir.map_expr(e, fn)` applied to every
-    expression; `var_fn` maps the variables that lets and loops declare.
-    Statements in which nothing changes are kept as they are."""
-    def sub(e: ir.Expr) -> ir.Expr:
-        return ir.map_expr(e, fn)
-
+def map_stmt_exprs(st: ir.Stmt, sub, var_fn=lambda v: v, only: set[int] | None = None) -> ir.Stmt:
+    """A storage-level statement tree with `sub` applied to every expression;
+    `var_fn` maps the variables that lets and loops declare. Statements in which
+    nothing changes are kept as they are. `only`, when given: the statements (by
+    id) whose own expressions and variables may change."""
     def rebuild(st: ir.Stmt) -> ir.Stmt:
+        if only is not None and id(st) not in only:
+            return rebuild_within(st)
+        return rebuild_all(st)
+
+    def rebuild_within(st: ir.Stmt) -> ir.Stmt:
+        """st with only its statements rebuilt."""
+        cls = st.__class__
+        if cls is ir.Seq:
+            items = tuple(rebuild(x) for x in st.body)
+            return st if all(new is old for new, old in zip(items, st.body)) else ir.Seq(items, st.span)
+        if cls is ir.If:
+            then = rebuild(st.then)
+            orelse = rebuild(st.orelse) if st.orelse is not None else None
+            return st if then is st.then and orelse is st.orelse else ir.If(st.cond, then, orelse, st.span)
+        if cls in _BODIED:
+            body = rebuild(st.body)
+            return st if body is st.body else replace(st, body=body)
+        return st
+
+    def rebuild_all(st: ir.Stmt) -> ir.Stmt:
         if isinstance(st, ir.LetStmt):
             var, value = var_fn(st.var), sub(st.value)
             return st if var is st.var and value is st.value else ir.LetStmt(var, value, st.span)
@@ -590,7 +711,7 @@ def map_stmt_exprs(st: ir.Stmt, fn, var_fn=lambda v: v) -> ir.Stmt:
             body = rebuild(st.body)
             if var is st.var and start is st.start and stop is st.stop and step is st.step and body is st.body:
                 return st
-            return replace(st, var=var, start=start, stop=stop, step=step, body=body)
+            return ir.For(var, start, stop, step, body, st.kind, st.unroll_factor, st.span, st.direction)
         if isinstance(st, ir.Seq):
             items = tuple(rebuild(x) for x in st.body)
             if all(new is old for new, old in zip(items, st.body)):
@@ -632,10 +753,13 @@ def reuse_id_vars(body: ir.Stmt) -> ir.Stmt:
     if not isinstance(body, ir.Seq):
         return body
     known: dict[ir.Builtin, ir.Var] = {}
+
+    def reuse(e: ir.Expr) -> ir.Expr:
+        return known.get(e, e) if e.__class__ is ir.Builtin else ir.map_children(e, reuse)
     out = []
     for st in body.body:
         if known:
-            st = map_stmt_exprs(st, lambda n: known.get(n) if isinstance(n, ir.Builtin) else None)
+            st = map_stmt_exprs(st, reuse)
         if isinstance(st, ir.LetStmt) and isinstance(st.value, ir.Builtin) and st.var.dtype == st.value.dtype:
             known.setdefault(st.value, st.var)
         out.append(st)
@@ -649,77 +773,42 @@ def declares(s: ir.Stmt) -> bool:
 
 
 def all_stmts(s: ir.Stmt):
+    """Every statement under s (s included), parents before children, in program order."""
     stack = [s]
+    Seq, If, bodied = ir.Seq, ir.If, _BODIED
     while stack:
         node = stack.pop()
         if node is None:
             continue
         yield node
-        if isinstance(node, ir.Seq):
+        cls = node.__class__
+        if cls is Seq:
             stack.extend(reversed(node.body))
-        elif isinstance(node, ir.Block):
+        elif cls in bodied:
             stack.append(node.body)
-        elif isinstance(node, (ir.For, ir.While)):
-            stack.append(node.body)
-        elif isinstance(node, ir.If):
+        elif cls is If:
             stack.append(node.orelse)
             stack.append(node.then)
+
+
+_BODIED = frozenset({ir.Block, ir.For, ir.While})  # statements with one `body` statement
 
 
 def all_exprs(s: ir.Stmt):
     """Every expression node under s: the statements in all_stmts order, each
     one's expressions as ir.walk_expr visits them, then a loop's variable."""
-    walk_order = _walk_order
+    exprs_of, leaves = ir.NODE_EXPRS, ir._LEAVES
     for node in all_stmts(s):
-        stack = ir.stmt_exprs(node)
+        stack = list(exprs_of[node.__class__](node))
         stack.reverse()
-        yield from walk_order(stack)
-        if isinstance(node, ir.For):
+        while stack:
+            e = stack.pop()
+            yield e
+            cls = e.__class__
+            if cls not in leaves:
+                stack.extend(exprs_of[cls](e))
+        if node.__class__ is ir.For:
             yield node.var
-
-
-def _walk_order(stack: list):
-    """ir.walk_expr of each expression of a reversed list, one after the other."""
-    pop, push = stack.pop, stack.append
-    leaves = ir._LEAVES
-    cache = ir._CHILD_FIELDS
-    Expr = ir.Expr
-    while stack:
-        node = pop()
-        yield node
-        cls = type(node)
-        if cls in leaves:
-            continue
-        for name in cache.get(cls) or ir._child_fields(cls):
-            item = getattr(node, name)
-            if isinstance(item, Expr):
-                push(item)
-            elif isinstance(item, tuple):
-                stack.extend([x for x in item if isinstance(x, Expr)])
-
-
-def used_names(s: ir.Stmt) -> tuple[set[str], set[int]]:
-    names, storages = set(), set()
-    for e in all_exprs(s):
-        if isinstance(e, ir.Var):
-            names.add(e.name)
-        elif isinstance(e, _ACCESSES):
-            storages.add(id(e.storage))
-            if e.storage.base is not None:
-                storages.add(id(e.storage.base))
-    for node in all_stmts(s):
-        if isinstance(node, (ir.Store, ir.VecStore)):
-            storages.add(id(node.storage))
-            if node.storage.base is not None:
-                storages.add(id(node.storage.base))
-    return names, storages
-
-
-_ACCESSES = (ir.Load, ir.VecLoad, ir.Address)
-
-
-def storage_used(s: ir.Stmt, storage: ir.Storage) -> bool:
-    return id(storage) in used_names(s)[1]
 
 
 # Calls without side effects: a value made only of these may be dropped with its
@@ -734,98 +823,52 @@ PURE_CALLS = frozenset({
 
 def _impure_calls(e: ir.Expr, pure) -> list[ir.Call]:
     """The outermost calls in e that may have side effects, in evaluation order."""
-    if isinstance(e, ir.Call) and e.func not in pure:
+    if e.__class__ is ir.Call and e.func not in pure:
         return [e]
     out = []
-    for f in fields(e):
-        item = getattr(e, f.name)
-        items = item if isinstance(item, tuple) else (item,)
-        for x in items:
-            if isinstance(x, ir.Expr):
-                out.extend(_impure_calls(x, pure))
+    for x in ir.NODE_EXPRS[e.__class__](e):
+        out.extend(_impure_calls(x, pure))
     return out
 
 
-def drop_unused(body: ir.Stmt, pure=PURE_CALLS) -> ir.Stmt:
+def drop_unused(body: ir.Stmt, pure=PURE_CALLS) -> tuple[ir.Stmt, _Facts]:
     """Remove declarations nothing reads (nvcc warns about them), until none is left.
-    Calls with side effects in a dropped value stay, as statements."""
+    Calls with side effects in a dropped value stay, as statements. Returns the body
+    left and its facts."""
+    facts = _scan(body)
     while True:
-        storages, reads, read_vars = _usage(body)
+        used, reads, read_vars = facts.used, facts.reads, facts.read_vars  # as facts is now
 
         def keep(node):
-            if isinstance(node, ir.LetStmt):
+            cls = node.__class__
+            if cls is ir.LetStmt:
                 return node.var.name in read_vars
-            if isinstance(node, ir.ArrayDecl):
+            if cls is ir.ArrayDecl:
                 return id(node.storage) in reads
-            if isinstance(node, ir.PointerDecl):
-                return id(node.storage) in storages
-            if isinstance(node, (ir.Store, ir.VecStore)) and _private_array(node.storage):
+            if cls is ir.PointerDecl:
+                return id(node.storage) in used
+            if (cls is ir.Store or cls is ir.VecStore) and _private_array(node.storage):
                 return id(node.storage) in reads
             return True
+
         def effects(node) -> list[ir.Stmt]:
             calls = [c for e in ir.stmt_exprs(node) for c in _impure_calls(e, pure)]
             return [ir.Evaluate(c, c.span) for c in calls]
         changed: list = []
-        new = _filter(body, keep, effects, changed)
-        if not changed:  # nothing dropped: new is body rebuilt as it was
-            return body
-        body = new
-
-
-def _usage(body) -> tuple[set[int], set[int], set[str]]:
-    """In one walk: the storage used_names reports, _read_storages and _read_vars."""
-    storages: set[int] = set()
-    reads: set[int] = set()
-    read_vars: set[str] = set()
-    leaves = ir._LEAVES
-    cache = ir._CHILD_FIELDS
-    Expr, Var, Let, Stores, PointerDecl = ir.Expr, ir.Var, ir.LetStmt, (ir.Store, ir.VecStore), ir.PointerDecl
-    for node in all_stmts(body):
-        store = isinstance(node, Stores)
-        own = node.storage if store and _private_array(node.storage) else None
-        # A let's own name is not a read of it (a loop's variable is).
-        stack = [node.value] if isinstance(node, Let) else ir.stmt_exprs(node)
-        while stack:
-            x = stack.pop()
-            cls = type(x)
-            if cls in leaves:
-                if cls is Var:
-                    read_vars.add(x.name)
-                continue
-            if isinstance(x, _ACCESSES):
-                storage = x.storage
-                storages.add(id(storage))
-                if storage is not own:
-                    reads.add(id(storage))
-                if storage.base is not None:
-                    storages.add(id(storage.base))
-                    if storage is not own:
-                        reads.add(id(storage.base))
-            elif isinstance(x, Var):
-                read_vars.add(x.name)
-            for name in cache.get(cls) or ir._child_fields(cls):
-                item = getattr(x, name)
-                if isinstance(item, Expr):
-                    stack.append(item)
-                elif isinstance(item, tuple):
-                    stack.extend([y for y in item if isinstance(y, Expr)])
-        if store:
-            storage = node.storage
-            storages.add(id(storage))
-            if storage.base is not None:
-                storages.add(id(storage.base))
-            if own is None:
-                reads.add(id(storage))
-        elif isinstance(node, PointerDecl):
-            reads.add(id(node.storage.base))
-    return storages, reads, read_vars
-
-
-def _read_storages(body) -> set[int]:
-    """Storage whose contents matter: read, addressed, or visible outside the kernel.
-    An array's reads inside stores into itself (`s_ptr[0] = s_ptr[0] + 1.0f`) do
-    not count: such an array is still dead when nothing else reads it."""
-    return _usage(body)[1]
+        body = _filter(body, keep, effects, changed)
+        if not changed:  # nothing dropped: body is as it was
+            return body, facts
+        # keep() asks only whether a variable or storage is read or used at all: when
+        # dropping left that as it was, another filter would drop nothing (and what is
+        # left has nothing empty).
+        unread = facts.forget(changed)
+        if unread is None:
+            before, facts = facts, _scan(body)
+            if (facts.used, facts.reads, facts.read_vars.keys()) == \
+                    (before.used, before.reads, before.read_vars.keys()):
+                return body, facts
+        elif not unread:
+            return body, facts
 
 
 def _private_array(storage: ir.Storage) -> bool:
@@ -834,36 +877,38 @@ def _private_array(storage: ir.Storage) -> bool:
     return storage.kind == "array" and storage.scope in ("local", "shared")
 
 
-def _read_vars(body) -> set[str]:
-    """Variables read anywhere (a let's own name does not count as a read)."""
-    return _usage(body)[2]
-
-
-def _filter(s: ir.Stmt, keep, effects=lambda node: [], changed: list | None = None) -> ir.Stmt:
+def _filter(s: ir.Stmt, keep, effects, changed: list) -> ir.Stmt:
     """Drop what `keep` rejects (keeping the `effects` of what is dropped), then
-    statements left with nothing to do. Appends to `changed` when it drops anything."""
-    if changed is None:
-        changed = []
-    if isinstance(s, ir.Seq):
+    statements left with nothing to do; appends each dropped statement to `changed`.
+    A statement in which nothing is dropped comes back as it is."""
+    cls = s.__class__
+    if cls is ir.Seq:
         items = []
+        same = True
         for x in s.body:
-            if keep(x):
-                x = _filter(x, keep, effects, changed)
-                if not _empty(x):
-                    items.append(x)
-                else:
-                    changed.append(x)
-            else:
+            if not keep(x):
                 changed.append(x)
                 items.extend(effects(x))
-        return ir.Seq(tuple(items), s.span)
-    if isinstance(s, ir.Block):
-        return ir.Block(_filter(s.body, keep, effects, changed), s.span)
-    if isinstance(s, (ir.For, ir.While)):
-        return replace(s, body=_filter(s.body, keep, effects, changed))
-    if isinstance(s, ir.If):
-        return replace(s, then=_filter(s.then, keep, effects, changed),
-                       orelse=_filter(s.orelse, keep, effects, changed) if s.orelse else None)
+                same = False
+                continue
+            y = _filter(x, keep, effects, changed)
+            if _empty(y):
+                changed.append(y)
+                same = False
+            else:
+                items.append(y)
+                same = same and y is x
+        return s if same else ir.Seq(tuple(items), s.span)
+    if cls is ir.Block:
+        body = _filter(s.body, keep, effects, changed)
+        return s if body is s.body else ir.Block(body, s.span)
+    if cls is ir.For or cls is ir.While:
+        body = _filter(s.body, keep, effects, changed)
+        return s if body is s.body else replace(s, body=body)
+    if cls is ir.If:
+        then = _filter(s.then, keep, effects, changed)
+        orelse = _filter(s.orelse, keep, effects, changed) if s.orelse else None
+        return s if then is s.then and orelse is s.orelse else replace(s, then=then, orelse=orelse)
     if keep(s):
         return s
     changed.append(s)
@@ -873,23 +918,20 @@ def _filter(s: ir.Stmt, keep, effects=lambda node: [], changed: list | None = No
 def _empty(s: ir.Stmt) -> bool:
     """A statement without effect: an empty block, or a `for` / `if` whose bodies are
     empty and whose bounds or condition call nothing (a `while` may never end: kept)."""
-    if isinstance(s, ir.Seq):
+    cls = s.__class__
+    if cls is ir.Seq:
         return all(_empty(x) for x in s.body)
-    if isinstance(s, ir.Block):
+    if cls is ir.Block:
         return _empty(s.body)
-    if isinstance(s, ir.For):
+    if cls is ir.For:
         return _empty(s.body) and _pure(s.start, s.stop, s.step)
-    if isinstance(s, ir.If):
+    if cls is ir.If:
         return _empty(s.then) and (s.orelse is None or _empty(s.orelse)) and _pure(s.cond)
     return False
 
 
 def _pure(*exprs: ir.Expr) -> bool:
     return not any(isinstance(x, ir.Call) for e in exprs for x in ir.walk_expr(e))
-
-
-def readonly_params(body: ir.Stmt, params) -> set[str]:
-    return _readonly_params(_scan(body), params)
 
 
 def _readonly_params(facts: _Facts, params) -> set[str]:
@@ -904,7 +946,7 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
     lowerers = [KernelLowerer(k, module, diags) for k in module.kernels]
     kernels = [lowerer.run() for lowerer in lowerers]
     helpers: list[str] = []
-    dtypes: dict = {}  # each dtype once
+    needed: set[str] = set()  # headers
     non_finite = printf = False
     for lowerer, lk in zip(lowerers, kernels):
         facts = lowerer.facts
@@ -913,21 +955,14 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
                 helpers.append(func.split("<", 1)[0])
         printf = printf or "printf" in facts.calls
         non_finite = non_finite or facts.non_finite
-        dtypes.update(facts.dtypes)
-        for p in lk.spec.params:
-            dtypes[p.dtype] = None
-    headers = []
-    for dtype in dtypes:
-        if dtype.kind not in ("void", "handle"):
-            h = header(dtype)
-            if h and h not in headers:
-                headers.append(h)
+        needed |= facts.headers
+        needed.update(h for h in map(_header, (p.dtype for p in lk.spec.params)) if h)
     if non_finite:  # printed as CUDART_INF_F / CUDART_NAN_F
-        headers.append("math_constants.h")
+        needed.add("math_constants.h")
     if printf:
-        headers.append("cstdio")  # nvcc needs it; NVRTC has printf built in (the template guards it)
+        needed.add("cstdio")  # nvcc needs it; NVRTC has printf built in (the template guards it)
     order = ["cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h", "math_constants.h", "cstdio"]
-    headers.sort(key=order.index)
+    headers = sorted(needed, key=order.index)
     # the fixed helpers in table order first, then PTX wrappers by first use
     helpers.sort(key=lambda h: (list(ptx.HELPERS).index(h) if h in ptx.HELPERS else len(ptx.HELPERS)))
     archs = [ptx.helper_arch(h) for h in helpers]

@@ -15,7 +15,7 @@ from .check_expr import article, kind_of
 from .diagnostics import Note, did_you_mean
 from .dtypes import HANDLE, INT32, VOID, DType, has_c_vector, known_dtype_names, parse_dtype
 from .intrinsics import default_arg, handler, is_default
-from .values import POISON, AxisTerm, DTypeVal, Handle, LayoutPart, LayoutVal, Pointer, PyConst, Void
+from .values import POISON, AxisTerm, DTypeVal, Handle, LayoutPart, LayoutVal, Namespace, Pointer, PyConst, Void
 
 SCOPES = ("global", "shared", "shared.dyn", "local", "tmem")
 INDEX_LIMIT = 2 ** 31 - 1  # the largest element index a buffer may have: indices are C `int`s
@@ -514,7 +514,6 @@ class MemoryChecker:
 
     def is_tensor_type(self, node) -> bool:
         """Whether node is a call of `T.Tensor` (under any alias of the dialect)."""
-        from .values import Namespace
         return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Tensor" \
             and isinstance(self.elab(node.func.value), Namespace)
 
@@ -598,7 +597,8 @@ class MemoryChecker:
 
     # -- element access ----------------------------------------------------------------------------------
     def load(self, buf: ir.Buffer, indices, span):
-        if not self.direct_access_ok(buf, span, "read"):
+        # (direct_access_ok can only object to tensor memory and laid-out buffers)
+        if (buf.scope == "tmem" or buf.layout is not None) and not self.direct_access_ok(buf, span, "read"):
             return POISON
         return ir.BufferLoad(buf.dtype, buf, tuple(indices), span)
 
@@ -777,7 +777,6 @@ class MemoryChecker:
 
     def is_ramp_call(self, node) -> bool:
         """Whether node is a call of `T.ramp` / `T.Ramp` (under any alias of the dialect)."""
-        from .values import Namespace
         return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
             and node.func.attr in ("ramp", "Ramp") and isinstance(self.elab(node.func.value), Namespace)
 
@@ -785,7 +784,8 @@ class MemoryChecker:
         """`A[i, T.ramp(base, 1, lanes)]`, the newer spelling of `A.vload([i, base], dtype=...)` /
         `A.vstore(...)`: (vector dtype, indices) for the same checks and IR; None when no index is a
         ramp, POISON after an error."""
-        ramps = [k for k, n in enumerate(nodes) if self.is_ramp_call(n)]
+        # (the isinstance spares the common indices, which are no calls, a method call each)
+        ramps = [k for k, n in enumerate(nodes) if isinstance(n, ast.Call) and self.is_ramp_call(n)]
         if not ramps:
             return None
         if len(nodes) != buf.ndim:

@@ -1,5 +1,5 @@
 """Text to AST: the Lark grammar, the layout pass (indentation and brackets),
-a recovering LALR driver, the tree builder, and the plain-words wording of
+a recovering LALR driver, the AST builder, and the plain-words wording of
 syntax errors.
 
 The pipeline of this module:
@@ -12,8 +12,9 @@ The pipeline of this module:
             error it reports one diagnostic, skips the rest of the statement
             and resumes from the state saved at the statement's start, so one
             run reports every broken statement of a file)
-         -> _Builder (parse tree -> AST; rejects constructs outside the subset
-            by name, E0109)
+         -> _Builder (called at each reduction, makes the AST node of the
+            rule, so no parse tree is ever built; rejects constructs outside
+            the subset by name, E0109)
 
 Lark only compiles grammar/tirx.lark, into transpiler/parse_tables.py (see
 "the compiled grammar" below); a parse imports that module and does not import
@@ -73,36 +74,37 @@ _SOFT_KEYWORD_STATEMENTS = {"match": "`match` statement", "case": "`match` state
 
 
 class Token(str):
-    """A token: its text (the str value) with its kind and position, as Lark's
-    Token has them (lines and columns from 1, `end_column` one past the last
-    character). Two tokens are equal when their kinds and texts are."""
+    """A token: its text (the str value) with its kind and position (lines and
+    columns from 1, `end_col` one past the last character; the names a Span
+    uses, so that either can stand for a position). Two tokens are equal when
+    their kinds and texts are."""
 
-    __slots__ = ("type", "start_pos", "value", "line", "column", "end_line", "end_column", "end_pos")
+    __slots__ = ("type", "start_pos", "value", "line", "col", "end_line", "end_col", "end_pos")
 
-    def __new__(cls, type, value, start_pos=None, line=None, column=None, end_line=None, end_column=None,
+    def __new__(cls, type, value, start_pos=None, line=None, col=None, end_line=None, end_col=None,
                 end_pos=None):
         inst = str.__new__(cls, value)
         inst.type = type
         inst.start_pos = start_pos
         inst.value = value
         inst.line = line
-        inst.column = column
+        inst.col = col
         inst.end_line = end_line
-        inst.end_column = end_column
+        inst.end_col = end_col
         inst.end_pos = end_pos
         return inst
 
     @classmethod
     def new_borrow_pos(cls, type_: str, value, borrow: "Token") -> "Token":
-        return cls(type_, value, borrow.start_pos, borrow.line, borrow.column, borrow.end_line, borrow.end_column,
+        return cls(type_, value, borrow.start_pos, borrow.line, borrow.col, borrow.end_line, borrow.end_col,
                    borrow.end_pos)
 
     def __repr__(self):
         return f"Token({self.type!r}, {self.value!r})"
 
     def __reduce__(self):
-        return (self.__class__, (self.type, self.value, self.start_pos, self.line, self.column, self.end_line,
-                                 self.end_column, self.end_pos))
+        return (self.__class__, (self.type, self.value, self.start_pos, self.line, self.col, self.end_line,
+                                 self.end_col, self.end_pos))
 
     def __eq__(self, other):
         if isinstance(other, Token) and self.type != other.type:
@@ -110,31 +112,6 @@ class Token(str):
         return str.__eq__(self, other)
 
     __hash__ = str.__hash__
-
-
-class Tree:
-    """A parse tree node: the rule's name (alias), its children (Tokens, Trees
-    and None for a missing `[optional]`) and the position of its first and
-    last token. The node is its own `meta`: `empty` is True when it covers no
-    token (then it has no position)."""
-
-    __slots__ = ("data", "children", "line", "column", "end_line", "end_column", "empty")
-
-    def __init__(self, data: str, children: list, line=None, column=None, end_line=None, end_column=None):
-        self.data = data
-        self.children = children
-        self.line = line
-        self.column = column
-        self.end_line = end_line
-        self.end_column = end_column
-        self.empty = line is None
-
-    @property
-    def meta(self) -> "Tree":
-        return self
-
-    def __repr__(self):
-        return f"Tree({self.data!r}, {self.children!r})"
 
 
 class SyntaxProblem(Exception):
@@ -149,16 +126,16 @@ class SyntaxProblem(Exception):
 
 def _token_span(file: str, tok: Token) -> Span:
     end_line = tok.end_line if tok.end_line is not None else tok.line
-    end_col = tok.end_column if tok.end_column is not None else tok.column + max(len(tok), 1)
+    end_col = tok.end_col if tok.end_col is not None else tok.col + max(len(tok), 1)
     if end_line == tok.line:
-        end_col = max(end_col, tok.column + 1)
-    return Span(file, tok.line, tok.column, end_line, end_col)
+        end_col = max(end_col, tok.col + 1)
+    return Span(file, tok.line, tok.col, end_line, end_col)
 
 
 def _after(file: str, tok: Token) -> Span:
     """The one-column span just after a token: where something is missing."""
     line = tok.end_line if tok.end_line is not None else tok.line
-    col = tok.end_column if tok.end_column is not None else tok.column + len(tok)
+    col = tok.end_col if tok.end_col is not None else tok.col + len(tok)
     return Span(file, line, col, line, col + 1)
 
 
@@ -207,33 +184,53 @@ class _Lexer:
         self.line = 1
         self.line_start = 0
         self.problems: dict[int, SyntaxProblem] = {}  # ERROR token start_pos -> its problem
-        self.pending: Token | None = None
 
-    def token(self) -> Token | None:
-        """The next token, or None at the end of the text."""
-        tok = self._next()
-        if tok is None:
-            return None
-        kind = tok.type
-        if kind in _NUMBERS:
-            return self._join_number(tok)
-        if kind == "STRING" and tok.value[-2:] in ('""', "''") and len(_strip_prefix(tok.value)[1]) == 2 \
-                and self.text.startswith(tok.value[-1], tok.end_pos):
-            # `"""abc` with no closing quotes lexes as an empty string and a stray quote.
-            return self._unterminated_triple(tok)
-        return tok
+    def tokens(self) -> Iterator[Token]:
+        """Every token of the text, in order. A number glued to a name or
+        another number is one ERROR token, and so is the rest of the text
+        after a triple quote that is never closed."""
+        held = None  # a number, until the next token shows whether something is glued to it
+        last = None  # the last token glued to it
+        for tok in self.raw_tokens():
+            if held is not None:
+                if tok.start_pos == last.end_pos and (tok.type in _NUMBERS or tok.type == "NAME"):
+                    last = tok
+                    continue
+                yield self._join_number(held, last)
+                held = None
+            kind = tok.type
+            if kind in _NUMBERS:
+                held = last = tok
+                continue
+            if kind == "STRING" and tok.value[-2:] in ('""', "''") and len(_strip_prefix(tok.value)[1]) == 2 \
+                    and self.text.startswith(tok.value[-1], tok.end_pos):
+                # `"""abc` with no closing quotes lexes as an empty string and a stray quote.
+                yield self._unterminated_triple(tok)
+                return
+            yield tok
+        if held is not None:
+            yield self._join_number(held, last)
 
-    def _next(self) -> Token | None:
-        if self.pending is not None:
-            tok, self.pending = self.pending, None
-            return tok
+    def raw_tokens(self) -> Iterator[Token]:
+        """The tokens as Lark's basic lexer reads them, bad characters as ERROR tokens."""
         text = self.text
         end = len(text)
         grammar = self.grammar
         dispatch = grammar.dispatch
-        pos = self.pos
+        pos, line, line_start = self.pos, self.line, self.line_start
+        new_token = str.__new__
         while pos < end:
             char = text[pos]
+            if char == " ":
+                # Most spaces are single, between two tokens: skip them
+                # without the matcher (a run of blanks takes the matcher).
+                pos += 1
+                if pos == end:
+                    break
+                char = text[pos]
+                if char in " \t\f":
+                    pos -= 1
+                    char = " "
             for literal, match, kind, newline, ignored, keywords in dispatch.get(char) or grammar.candidates(char):
                 if literal is None:
                     m = match(text, pos)
@@ -244,32 +241,28 @@ class _Lexer:
                     value = literal
                     break
             else:
-                return self._bad_character(pos, self.line, pos - self.line_start + 1)
-            line = self.line
-            column = pos - self.line_start + 1
+                self.pos, self.line, self.line_start = pos, line, line_start
+                yield self._bad_character(pos, line, pos - line_start + 1)
+                pos, line, line_start = self.pos, self.line, self.line_start
+                continue
             start = pos
             pos += len(value)
-            self.pos = pos
-            if newline:
-                newlines = value.count("\n")
-                if newlines:
-                    self.line += newlines
-                    self.line_start = start + value.rindex("\n") + 1
-            if ignored:
-                continue
-            if keywords is not None:
-                kind = keywords.get(value, kind)
-            tok = str.__new__(Token, value)  # Token(...) without the call
-            tok.type = kind
-            tok.start_pos = start
-            tok.value = value
-            tok.line = line
-            tok.column = column
-            tok.end_line = self.line
-            tok.end_column = pos - self.line_start + 1
-            tok.end_pos = pos
-            return tok
-        return None
+            if not ignored:
+                tok = new_token(Token, value)  # Token(...) without the call
+                tok.type = kind if keywords is None else keywords.get(value, kind)
+                tok.start_pos = start
+                tok.value = value
+                tok.line = line
+                tok.col = start - line_start + 1
+            if newline and "\n" in value:
+                line += value.count("\n")
+                line_start = start + value.rindex("\n") + 1
+            if not ignored:
+                tok.end_line = line
+                tok.end_col = pos - line_start + 1
+                tok.end_pos = pos
+                yield tok
+        self.pos, self.line, self.line_start = pos, line, line_start
 
     def _feed(self, chunk: str) -> None:
         """Move past text that is not a token (as LineCounter.feed)."""
@@ -282,8 +275,8 @@ class _Lexer:
     def _error(self, start: int, end: int, line: int, col: int, problem: SyntaxProblem) -> Token:
         """An ERROR token covering text[start:end]; the lexer resumes at end."""
         self._feed(self.text[start:end])
-        tok = Token("ERROR", self.text[start:end], start_pos=start, line=line, column=col,
-                    end_line=self.line, end_column=self.pos - self.line_start + 1, end_pos=end)
+        tok = Token("ERROR", self.text[start:end], start_pos=start, line=line, col=col,
+                    end_line=self.line, end_col=self.pos - self.line_start + 1, end_pos=end)
         self.problems[start] = problem
         return tok
 
@@ -317,34 +310,27 @@ class _Lexer:
         """The rest of the file after an unclosed triple quote is one ERROR token."""
         quote = tok.value[-1] * 3
         problem = SyntaxProblem("E0102", "unterminated triple-quoted string literal",
-                                Span(self.file, tok.line, tok.column, tok.line, tok.end_column + 1),
+                                Span(self.file, tok.line, tok.col, tok.line, tok.end_col + 1),
                                 f"close it with {quote}")
         start = tok.start_pos
+        self.pos, self.line, self.line_start = tok.end_pos, tok.end_line, tok.end_pos - tok.end_col + 1
         self._feed(self.text[tok.end_pos:])
         self.problems[start] = problem
-        return Token("ERROR", self.text[start:], start_pos=start, line=tok.line, column=tok.column,
-                     end_line=self.line, end_column=self.pos - self.line_start + 1, end_pos=len(self.text))
+        return Token("ERROR", self.text[start:], start_pos=start, line=tok.line, col=tok.col,
+                     end_line=self.line, end_col=self.pos - self.line_start + 1, end_pos=len(self.text))
 
-    def _join_number(self, tok: Token) -> Token:
-        """`0777`, `1__0`, `0x`, `1e` or `1.2.3` lex as a number glued to a name
-        or another number; report the whole run as one invalid literal."""
-        end = tok
-        while True:
-            nxt = self._next()
-            if nxt is not None and nxt.start_pos == end.end_pos and (nxt.type in _NUMBERS or nxt.type == "NAME"):
-                end = nxt
-                continue
-            self.pending = nxt
-            break
+    def _join_number(self, tok: Token, end: Token) -> Token:
+        """`0777`, `1__0`, `0x`, `1e` or `1.2.3` lex as a number glued to names
+        or other numbers (tok to end): report the whole run as one invalid literal."""
         if end is tok:
             return tok
         text = self.text[tok.start_pos:end.end_pos]
         problem = SyntaxProblem("E0110", f"invalid number literal `{text}`",
-                                Span(self.file, tok.line, tok.column, end.end_line, end.end_column),
+                                Span(self.file, tok.line, tok.col, end.end_line, end.end_col),
                                 _number_help(text))
         self.problems[tok.start_pos] = problem
-        return Token("ERROR", text, start_pos=tok.start_pos, line=tok.line, column=tok.column,
-                     end_line=end.end_line, end_column=end.end_column, end_pos=end.end_pos)
+        return Token("ERROR", text, start_pos=tok.start_pos, line=tok.line, col=tok.col,
+                     end_line=end.end_line, end_col=end.end_col, end_pos=end.end_pos)
 
 
 # ---- layout: indentation and brackets --------------------------------------------------
@@ -369,28 +355,25 @@ class _Layout:
         self.problems = problems
         self.levels: list[tuple[int, int]] = [(0, 0)]
         self.brackets: list[Token] = []
-        self.first = True
 
-    def process(self, next_token) -> Iterator[Token]:
-        """The tokens that `next_token()` returns (None at the end), laid out."""
+    def process(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        """The tokens, laid out."""
         brackets = self.brackets
-        tok = next_token()
-        if tok is None:
-            return
-        self.first = False
-        if tok.type != "_NEWLINE" and tok.column > 1:
-            # The first line is indented: as if a newline came before it.
-            start = tok.start_pos - (tok.column - 1)
-            yield from self._indentation(self.text[start:tok.start_pos], tok)
-        while tok is not None:
+        first = True
+        for tok in tokens:
             kind = tok.type
+            if first:
+                first = False
+                if kind != "_NEWLINE" and tok.col > 1:
+                    # The first line is indented: as if a newline came before it.
+                    start = tok.start_pos - (tok.col - 1)
+                    yield from self._indentation(self.text[start:tok.start_pos], tok)
             if kind == "_NEWLINE":
                 if not brackets:
                     yield tok
                     following = self._following(tok)
                     if following is not None:
                         yield from self._indentation(tok.value.rsplit("\n", 1)[1], following)
-                tok = next_token()
                 continue
             if kind in _OPEN:
                 brackets.append(tok)
@@ -403,7 +386,6 @@ class _Layout:
                         "E0104", f"unmatched '{tok.value}'", _token_span(self.file, tok),
                         "remove it, or add the opening bracket it belongs to")
                     yield _synthetic("ERROR", tok.value, tok)
-                    tok = next_token()
                     continue
                 opener = brackets.pop()
                 if _OPEN[opener.type] != _CLOSE[kind]:
@@ -414,16 +396,15 @@ class _Layout:
                         notes=[(f"'{opener.value}' opened here", _token_span(self.file, opener))]))
                     tok = _synthetic(want_type, want, tok)  # read as the right closer and carry on
             yield tok
-            tok = next_token()
 
     def _following(self, newline: Token) -> Token | None:
         """A stand-in for the first token of the next line (for positions), or None at end of text."""
         if newline.end_pos >= len(self.text):
             return None
         line = newline.end_line
-        col = newline.end_column
-        return Token("_MARK", "", start_pos=newline.end_pos, line=line, column=col,
-                     end_line=line, end_column=col + 1, end_pos=newline.end_pos)
+        col = newline.end_col
+        return Token("_MARK", "", start_pos=newline.end_pos, line=line, col=col,
+                     end_line=line, end_col=col + 1, end_pos=newline.end_pos)
 
     def _indentation(self, indent: str, at: Token) -> Iterator[Token]:
         col = alt = 0
@@ -437,11 +418,11 @@ class _Layout:
                 col += 1
                 alt += 1
         line = at.line
-        where = Span(self.file, line, 1, line, max(at.column, 2))  # the indentation itself
+        where = Span(self.file, line, 1, line, max(at.col, 2))  # the indentation itself
 
         def mark(kind: str) -> Token:
-            return Token(kind, indent, start_pos=at.start_pos, line=line, column=1,
-                         end_line=line, end_column=max(at.column, 2), end_pos=at.start_pos)
+            return Token(kind, indent, start_pos=at.start_pos, line=line, col=1,
+                         end_line=line, end_col=max(at.col, 2), end_pos=at.start_pos)
 
         top, top_alt = self.levels[-1]
         if col == top:
@@ -490,12 +471,8 @@ class _Stream:
     def next(self) -> Token | None:
         if self.back:
             return self.back.pop()
-        if self.fatal is not None or self.stopped:
-            return None
         try:
-            return next(self.tokens)
-        except StopIteration:
-            return None
+            return next(self.tokens, None)  # a generator that raised is exhausted
         except SyntaxProblem as problem:
             self.fatal = problem
             return None
@@ -513,6 +490,7 @@ class _Stream:
     def stop(self) -> None:
         """End the stream here (too many errors)."""
         self.stopped = True
+        self.tokens = iter(())
         self.back.clear()
 
 
@@ -560,15 +538,23 @@ class _Driver:
         self.errors = 0
         self.lexer = _Lexer(grammar, text, source.name)
         self.layout = _Layout(text, source.name, self._report_in_statement, self.lexer.problems)
-        self.stream = _Stream(self.layout.process(self.lexer.token))
+        self.stream = _Stream(self.layout.process(self.lexer.tokens()))
         self.grammar = grammar
         self.brackets = self.layout.brackets  # the layout pass's open brackets (the same list)
         self.actions = grammar.actions
         self.reductions = grammar.reductions
         self.unit_runs = grammar.unit_runs
+        self.gotos = grammar.gotos
         self.end_state = grammar.end_state
+        self.builder = _Builder(source.name)
         self.state_stack = [grammar.start_state]
+        # What each stack entry stands for: its value (a token, or what the
+        # builder made of a rule), and where it was written: its first and
+        # last token (None for a rule that matched none). Spans are made
+        # only for the nodes that keep one.
         self.value_stack: list = []
+        self.where_stack: list = []
+        self.statement_starts: dict[tuple[int, ...], bool] = {}  # state stack -> may a statement start here?
         self._save()
         self.prev: Token | None = None  # the last token the parser accepted
         self.prev2: Token | None = None
@@ -632,24 +618,33 @@ class _Driver:
     def _expected(self) -> set[str]:
         return {k for k in self.actions[self.state_stack[-1]] if k.isupper()}
 
-    def _save(self) -> None:
+    def _snapshot(self) -> tuple:
         values = self.value_stack
-        # The tree builder appends to the children of trees still on the stack
-        # (see _rule_builder), so their lengths are part of the saved state.
-        lengths = [(v, len(v.children)) for v in values if type(v) is Tree]
-        self.saved = (list(self.state_stack), list(values), lengths)
+        # Reductions extend the lists of inlined rules still on the stack in
+        # place (see _rule_builder), so their lengths are part of the state;
+        # so are the builder's problems, which the rolled-back rules reported.
+        lengths = [(v, len(v)) for v in values if type(v) is list]
+        return (list(self.state_stack), list(values), list(self.where_stack), lengths, len(self.builder.problems))
+
+    def _rollback(self, snapshot: tuple) -> None:
+        states, values, where, lengths, problems = snapshot
+        self.state_stack[:] = states
+        self.value_stack[:] = values
+        self.where_stack[:] = where
+        for items, length in lengths:
+            del items[length:]
+        del self.builder.problems[problems:]
+
+    def _save(self) -> None:
+        self.saved = self._snapshot()
         self.statement_broken = False
 
     def _restore(self) -> None:
-        states, values, lengths = self.saved
-        self.state_stack[:] = states
-        self.value_stack[:] = values
-        for tree, length in lengths:
-            del tree.children[length:]
+        self._rollback(self.saved)
 
     def _feed(self, tok: Token):
         """One token through the LALR automaton: reduce as the table says, then
-        shift (or, for $END, accept and return the tree). Raises _Reject when
+        shift (or, for $END, accept and return the module). Raises _Reject when
         the token cannot come next; the stacks may then hold reductions made
         for it, which is why errors always restore a saved state."""
         kind = tok.type
@@ -658,7 +653,10 @@ class _Driver:
         actions = self.actions
         states = self.state_stack
         values = self.value_stack
+        where = self.where_stack
         reductions = self.reductions
+        unit_runs = self.unit_runs
+        gotos = self.gotos
         row = actions[states[-1]]
         while True:
             action = row.get(kind)
@@ -667,6 +665,7 @@ class _Driver:
             if action >= 0:
                 states.append(action)
                 values.append(tok)
+                where.append((tok, tok))
                 break
             size, build, origin = reductions[~action] or self.grammar.reduction(~action)
             if build is None:
@@ -674,20 +673,26 @@ class _Driver:
                 # changes, and so for the whole run of such steps; where the
                 # run ends depends only on the state below, this state and kind.
                 key = (states[-2], states[-1], kind)
-                end = self.unit_runs.get(key)
+                end = unit_runs.get(key)
                 if end is None:
-                    end = self.unit_runs[key] = self._unit_run(states[-2], states[-1], kind)
+                    end = unit_runs[key] = self._unit_run(*key)
                 states[-1] = end
                 row = actions[end]
                 continue
             if size:
-                args = values[-size:]
+                value, span = build(self.builder, values[-size:], where[-size:])
                 del states[-size:]
                 del values[-size:]
+                del where[-size:]
             else:
-                args = []
-            values.append(build(args))
-            goto = actions[states[-1]][origin]
+                value, span = build(self.builder, [], ())
+            values.append(value)
+            where.append(span)
+            # The goto, and the unit steps the lookahead takes from there, in one lookup.
+            below = states[-1]
+            goto = gotos.get((below, origin, kind))
+            if goto is None:
+                goto = gotos[below, origin, kind] = self._unit_run(below, actions[below][origin], kind)
             states.append(goto)
             row = actions[goto]
 
@@ -703,7 +708,11 @@ class _Driver:
                 self.longest_line = start - self.line_start
             self.line_start = tok.end_pos if tok.end_pos is not None else start
             # Only where a statement may start: not between a decorator and its `def`.
-            if self._accepts("PASS"):
+            key = tuple(states)
+            starts = self.statement_starts.get(key)
+            if starts is None:
+                starts = self.statement_starts[key] = self._accepts("PASS")
+            if starts:
                 self._save()
         else:
             if self.line_first is None:
@@ -713,10 +722,11 @@ class _Driver:
         return None
 
     def _feed_end(self, tok: Token):
-        """_feed for the end of the input: the reductions it triggers, then the tree."""
+        """_feed for the end of the input: the reductions it triggers, then the module."""
         actions = self.actions
         states = self.state_stack
         values = self.value_stack
+        where = self.where_stack
         kind = tok.type
         result = None
         while True:
@@ -726,18 +736,21 @@ class _Driver:
             if action >= 0:
                 states.append(action)
                 values.append(tok)
+                where.append((tok, tok))
                 break
             size, build, origin = self.reductions[~action] or self.grammar.reduction(~action)
             if build is None:
                 states.pop()
             else:
                 if size:
-                    args = values[-size:]
+                    value, span = build(self.builder, values[-size:], where[-size:])
                     del states[-size:]
                     del values[-size:]
+                    del where[-size:]
                 else:
-                    args = []
-                values.append(build(args))
+                    value, span = build(self.builder, [], ())
+                values.append(value)
+                where.append(span)
             goto = actions[states[-1]][origin]
             states.append(goto)
             if goto == self.end_state:
@@ -792,7 +805,7 @@ class _Driver:
             if self._accepts("$END"):
                 try:
                     return self._feed(end)
-                except _Reject:  # a spurious LALR lookahead; give up on the tree
+                except _Reject:  # a spurious LALR lookahead; give up on the module
                     return None
             if self._accepts("_DEDENT"):
                 self._feed(_synthetic("_DEDENT", "", end))
@@ -858,13 +871,13 @@ class _Driver:
         """The commonest slip, a block header without its ':', is repaired in
         place so that the block after it is still parsed (and its errors
         reported). False when the parser does not take the repair."""
-        saved = (list(self.state_stack), list(self.value_stack))
+        snapshot = self._snapshot()
         try:
             self._feed(_synthetic("COLON", ":", newline))
             self._feed(newline)
             return True
         except _Reject:
-            self.state_stack[:], self.value_stack[:] = saved
+            self._rollback(snapshot)
             return False
 
     def _skip(self, tok: Token) -> bool:
@@ -973,7 +986,7 @@ class _Driver:
         return SyntaxProblem("E0100", f"unexpected {_describe(tok)}", span, help)
 
 
-# ---- parse tree to AST ------------------------------------------------------------------
+# ---- grammar rules to AST ------------------------------------------------------------------
 
 _UNSUPPORTED_HELP = {
     "class definition": "kernel files hold functions only; group constants at module level",
@@ -1065,51 +1078,43 @@ def _compound(body):
 
 
 class _Builder:
-    """Builds AST nodes from the parse tree bottom-up, without recursion.
+    """Makes AST nodes out of grammar rules, bottom-up, as the parser reduces
+    them: one method per rule name (its alias or its name), called as
+    `method(meta, children)` with the children already built and the rule's
+    first and last token (None when it matched none) as meta.
 
-    One method per tree name (rule alias or rule name), called as
-    `method(meta, children)` with the children already built.
+    `problems` only grows while the parse runs, so that error recovery can
+    take back what a dropped statement reported by truncating it; `collected`
+    applies the once-per-construct-and-line rule afterwards.
     """
 
     def __init__(self, file: str) -> None:
         self.file = file
-        self.problems: list[SyntaxProblem] = []
-        self.rejected: dict[tuple[str, int], int] = {}  # (construct, line) -> index in problems
+        self.problems: list[tuple[tuple[str, int] | None, SyntaxProblem]] = []  # (rejected construct, line)
 
-    def transform(self, tree: Tree):
-        # Postfix order with an explicit stack: the input's nesting depth never
-        # becomes Python recursion. (Lark's Transformer_NonRecursive does the
-        # same but wraps every call; this is several times faster.)
-        order = []
-        todo = [tree]
-        while todo:
-            node = todo.pop()
-            order.append(node)
-            if type(node) is Tree:
-                todo.extend(node.children)
-        methods = {}
-        stack: list = []
-        for node in reversed(order):
-            if type(node) is not Tree:
-                stack.append(node)
+    def collected(self) -> list[SyntaxProblem]:
+        out: list[SyntaxProblem] = []
+        first_of: dict[tuple[str, int], int] = {}
+        for key, problem in self.problems:
+            if key is None:
+                out.append(problem)
                 continue
-            size = len(node.children)
-            if size:
-                args = stack[-size:]
-                del stack[-size:]
-            else:
-                args = []
-            method = methods.get(node.data)
-            if method is None:
-                method = methods[node.data] = getattr(self, node.data)
-            stack.append(method(node, args))  # a Tree is its own meta
-        return stack[0]
+            # `2 ** 2 ** 2` is one mistake, not two. Inner nodes are built
+            # first, so keep the leftmost (outermost) one, in the place of the first.
+            index = first_of.get(key)
+            if index is None:
+                first_of[key] = len(out)
+                out.append(problem)
+            elif problem.span.col < out[index].span.col:
+                out[index] = problem
+        return out
 
     # -- helpers ------------------------------------------------------------------
-    def _span(self, meta: Tree) -> Span:
-        if meta.empty:
+    def _span(self, meta: tuple[Token, Token] | None) -> Span:
+        if meta is None:
             return Span(self.file, 1, 1, 1, 1)
-        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+        first, last = meta
+        return Span(self.file, first.line, first.col, last.end_line, last.end_col)
 
     def _block_span(self, meta, body) -> Span:
         """A compound statement ends with its last statement, not at the dedent after it."""
@@ -1126,22 +1131,18 @@ class _Builder:
         return _token_span(self.file, tok)
 
     def _reject(self, what: str, span: Span) -> None:
-        # Once per construct and line: `2 ** 2 ** 2` is one mistake, not two.
-        # Inner nodes are built first, so keep the leftmost (outermost) one.
         problem = SyntaxProblem("E0109", f"{what} is not supported in a kernel file", span,
                                 _UNSUPPORTED_HELP.get(what))
-        index = self.rejected.get((what, span.line))
-        if index is None:
-            self.rejected[(what, span.line)] = len(self.problems)
-            self.problems.append(problem)
-        elif span.col < self.problems[index].span.col:
-            self.problems[index] = problem
+        self.problems.append(((what, span.line), problem))
+
+    def _problem(self, problem: SyntaxProblem) -> None:
+        self.problems.append((None, problem))
 
     def _name(self, tok: Token) -> str:
         # Keywords of the grammar never reach here as NAME (the lexer reserves
         # them); these are the three that Python spells like names.
         if tok.value in ("True", "False", "None"):
-            self.problems.append(SyntaxProblem("E0111", f"`{tok.value}` is a keyword and cannot be used as a name",
+            self._problem(SyntaxProblem("E0111", f"`{tok.value}` is a keyword and cannot be used as a name",
                                                self._tok(tok)))
         return str(tok.value)
 
@@ -1171,14 +1172,14 @@ class _Builder:
     def assign(self, meta, children):
         span = self._span(meta)
         if len(children) > 2:
-            self.problems.append(SyntaxProblem("E0308", "chained assignment `a = b = c` is not supported", span,
+            self._problem(SyntaxProblem("E0308", "chained assignment `a = b = c` is not supported", span,
                                                "write two assignments"))
         return ast.Assign(span, children[0], children[-1])
 
     def ann_assign(self, meta, children):
         target, annotation, value = children
         if isinstance(target, ast.Tuple):
-            self.problems.append(SyntaxProblem("E0100", "only a single target can be annotated", target.span,
+            self._problem(SyntaxProblem("E0100", "only a single target can be annotated", target.span,
                                                "annotate each name in its own statement"))
         return ast.AnnAssign(self._span(meta), target, annotation, value)
 
@@ -1190,7 +1191,7 @@ class _Builder:
         if op == "**=":
             self._reject("`**` (power)", self._span(meta))
         if isinstance(target, (ast.Tuple, ast.List)):
-            self.problems.append(SyntaxProblem("E0100", f"`{op}` needs a single target, not a tuple", target.span))
+            self._problem(SyntaxProblem("E0100", f"`{op}` needs a single target, not a tuple", target.span))
         return ast.AugAssign(self._span(meta), target, op[:-1], value)
 
     def pass_stmt(self, meta, children):
@@ -1423,12 +1424,12 @@ class _Builder:
         for kind, item in arguments or ():
             if kind == "pos":
                 if keywords:
-                    self.problems.append(SyntaxProblem("E0100", "positional argument follows keyword argument",
+                    self._problem(SyntaxProblem("E0100", "positional argument follows keyword argument",
                                                        item.span, "move it before the keyword arguments"))
                 args.append(item)
             elif kind == "kw":
                 if any(k.name == item.name for k in keywords):
-                    self.problems.append(SyntaxProblem("E0100", f"keyword argument `{item.name}` repeated",
+                    self._problem(SyntaxProblem("E0100", f"keyword argument `{item.name}` repeated",
                                                        item.span))
                 keywords.append(item)
         return ast.Call(self._span(meta), func, tuple(args), tuple(keywords))
@@ -1442,7 +1443,7 @@ class _Builder:
     def keyword(self, meta, children):
         name, value = children
         if not isinstance(name, ast.Name):
-            self.problems.append(SyntaxProblem("E0100", "a keyword argument needs a plain name before `=`",
+            self._problem(SyntaxProblem("E0100", "a keyword argument needs a plain name before `=`",
                                                name.span, "did you mean `==`?"))
             return ("pos", value)
         return ("kw", ast.Keyword(self._span(meta), name.id, value))
@@ -1496,7 +1497,7 @@ class _Builder:
         base = {"HEX_NUMBER": 16, "BIN_NUMBER": 2, "OCT_NUMBER": 8}.get(tok.type, 10)
         if base == 10 and len(text) > _MAX_DECIMAL_DIGITS:
             # int() refuses such strings (CVE-2020-10735 limit); no kernel needs one.
-            self.problems.append(SyntaxProblem("E0110", f"integer literal with {len(text)} digits is too large",
+            self._problem(SyntaxProblem("E0110", f"integer literal with {len(text)} digits is too large",
                                                span, "no TIRx dtype holds more than 64 bits"))
             return ast.Constant(span, 0)
         return ast.Constant(span, int(text[2:] if base != 10 else text, base))
@@ -1595,15 +1596,18 @@ class _Builder:
 
 # ---- entry point ----------------------------------------------------------------------
 
-def _rule_builder(rule: "_Rule"):
-    """The tree-building callback of one grammar rule.
+def _rule_builder(rule: "_Rule", nullable: frozenset[str]):
+    """The reduction callback of one grammar rule: `build(builder, values,
+    where)` takes the values and positions of the rule's symbols and returns
+    the rule's value and position.
 
-    It shapes the tree exactly as Lark's own builder does (anonymous tokens
+    It shapes the children as Lark's tree builder does (anonymous tokens
     dropped unless the rule is `!`, `_rule` children spliced in, `None` for a
     missing `[optional]`, `?rule` with one child replaced by the child) and
-    records the rule's position from its first and last raw child, but in
-    one small function instead of Lark's chain of wrappers. Lark's
-    `propagate_positions` costs more than the parse itself on big files.
+    hands them straight to the _Builder method of the rule, so that no parse
+    tree is ever made. A rule's position runs from the first to the last of
+    its symbols that has one, as Lark's `propagate_positions` has it: only a
+    `nullable` symbol (one that can match no token) may have none.
     """
     expansion = rule.expansion
     if rule.options.empty_indices:
@@ -1612,7 +1616,7 @@ def _rule_builder(rule: "_Rule"):
     else:
         nones = [0] * (len(expansion) + 1)
     keep_all = rule.options.keep_all_tokens
-    include = []  # (index into the raw children, splice its children?, Nones to insert before it)
+    include = []  # (index into the symbols, splice its list?, Nones to insert before it)
     pending = 0
     for index, sym in enumerate(expansion):
         pending += nones[index]
@@ -1621,46 +1625,61 @@ def _rule_builder(rule: "_Rule"):
             pending = 0
     trailing = pending + nones[len(expansion)]
     name = rule.alias or rule.origin.name
-    expand1 = bool(rule.options.expand1 and not rule.alias)
     plain = len(include) == len(expansion) and not trailing and not any(s or n for _, s, n in include)
+    # A `?rule` left with one child is that child, position and all. Such
+    # rules splice nothing, so how many children they keep is fixed.
+    if rule.options.expand1 and not rule.alias and \
+            len(include) + sum(n for _, _, n in include) + trailing == 1:
+        assert not any(s for _, s, _ in include), rule
+        only = include[0][0] if include and not include[0][2] else None  # None: the child is a missing [optional]
 
-    def build(children):
-        if plain:
-            kept = children  # a fresh slice of the parser's value stack
-            if expand1 and len(kept) == 1:
-                return kept[0]
-        else:
-            kept = []
-            for index, splice, add in include:
-                if add:
-                    kept += [None] * add
-                if splice:
-                    if kept:
-                        kept += children[index].children
-                    else:
-                        # Left recursion (`stmt*`): extend the child's list in
-                        # place, or long lists would cost quadratic time.
-                        # _Driver._restore undoes such appends.
-                        kept = children[index].children
+        def pass_through(builder, values, where):
+            return (values[only], where[only]) if only is not None else (None, None)
+
+        return pass_through
+    method = getattr(_Builder, name) if not name.startswith("_") else None  # an inlined rule's value is its list
+
+    def _shape(values):
+        kept = []
+        for index, splice, add in include:
+            if add:
+                kept += [None] * add
+            if splice:
+                if kept:
+                    kept += values[index]
                 else:
-                    kept.append(children[index])
-            if trailing:
-                kept += [None] * trailing
-            if expand1 and len(kept) == 1:
-                return kept[0]
-        tree = Tree(name, kept)
-        for child in children:
-            if child is not None and not (type(child) is Tree and child.empty):
-                tree.line, tree.column = child.line, child.column
-                tree.empty = False
+                    # Left recursion (`stmt*`): extend the child's list in
+                    # place, or long lists would cost quadratic time.
+                    # _Driver._rollback undoes such appends.
+                    kept = values[index]
+            else:
+                kept.append(values[index])
+        if trailing:
+            kept += [None] * trailing
+        return kept
+
+    if expansion and expansion[0].name not in nullable and expansion[-1].name not in nullable:
+        # Nearly every rule: its first and last symbols have positions.
+        def build_spanned(builder, values, where):
+            meta = (where[0][0], where[-1][1])
+            kept = values if plain else _shape(values)
+            return (method(builder, meta, kept) if method else kept), meta
+
+        return build_spanned
+
+    def build(builder, values, where):
+        for first in where:
+            if first is not None:
                 break
         else:
-            return tree
-        for child in reversed(children):
-            if child is not None and not (type(child) is Tree and child.empty):
-                tree.end_line, tree.end_column = child.end_line, child.end_column
-                return tree
-        return tree
+            first = None
+        if first is not None:
+            for last in reversed(where):
+                if last is not None:
+                    break
+            first = (first[0], last[1])
+        kept = values if plain else _shape(values)
+        return (method(builder, first, kept) if method else kept), first
 
     return build
 
@@ -1910,7 +1929,7 @@ class _RuleOptions:
 
 
 class _Rule:
-    """A grammar rule, with the attributes of Lark's Rule that the tree builder reads."""
+    """A grammar rule, with the attributes of Lark's Rule that _rule_builder reads."""
     __slots__ = ("origin", "expansion", "alias", "options")
 
     def __init__(self, origin: str, alias: str | None, expansion, expand1: bool, keep_all: bool, empty):
@@ -1930,9 +1949,10 @@ class _Grammar:
     goto, or a reduction `~rule` (< 0) whose `reductions[rule]` is `(size,
     build, rule name)`, or None until reduction(rule) has made it; build is
     None for a unit step up the precedence ladder (atom -> ... -> test),
-    which needs no tree. A run of such steps depends only on the state below
+    which makes nothing. A run of such steps depends only on the state below
     them, the state they start from and the lookahead, so _Driver remembers
-    where each run ends (`unit_runs`).
+    where each run ends (`unit_runs`), and where the goto after a reduction
+    and the run after it end (`gotos`: state below, rule name, lookahead).
     """
 
     def __init__(self, tables: dict) -> None:
@@ -1948,6 +1968,7 @@ class _Grammar:
         self.newline_types = frozenset(lexer["newline"])
         self.keywords: dict[str, dict[str, str]] = lexer["keywords"]
         self._rules = tables["rules"]
+        self._nullable: frozenset[str] | None = None
         self.reductions: list[tuple | None] = [None] * len(self._rules)
         token_sets = tables["token_sets"]
         self.actions: list[dict[str, int]] = []
@@ -1959,6 +1980,7 @@ class _Grammar:
         self.start_state = tables["start"]
         self.end_state = tables["end"]
         self.unit_runs: dict[tuple, int] = {}
+        self.gotos: dict[tuple, int] = {}
 
     @property
     def rules(self) -> list[_Rule]:
@@ -1972,8 +1994,24 @@ class _Grammar:
             and not rule.options.empty_indices \
             and not (first.is_term and first.filter_out) \
             and not (not first.is_term and first.name.startswith("_"))
-        made = self.reductions[index] = (len(rule.expansion), None if unit else _rule_builder(rule), rule.origin.name)
+        made = self.reductions[index] = (len(rule.expansion), None if unit else _rule_builder(rule, self.nullable),
+                                         rule.origin.name)
         return made
+
+    @property
+    def nullable(self) -> frozenset[str]:
+        """The rules that can match no token at all."""
+        if self._nullable is None:
+            found: set[str] = set()
+            grew = True
+            while grew:
+                grew = False
+                for origin, _, expansion, *_ in self._rules:
+                    if origin not in found and all(kind == 0 and name in found for name, kind in expansion):
+                        found.add(origin)
+                        grew = True
+            self._nullable = frozenset(found)
+        return self._nullable
 
     def candidates(self, char: str) -> tuple:
         """The terminals that can start with char, in the lexer's priority
@@ -2046,12 +2084,10 @@ def parse(source: SourceFile, diags: Diagnostics) -> ast.Module | None:
 def _parse(source: SourceFile, diags: Diagnostics) -> ast.Module | None:
     text = source.text if source.text.endswith("\n") else source.text + "\n"
     driver = _Driver(_grammar(), source, text, diags)
-    tree = driver.run()
-    if tree is None:
+    module = driver.run()
+    if module is None:
         return None
-    builder = _Builder(source.name)
-    module = builder.transform(tree)
-    for problem in builder.problems:
+    for problem in driver.builder.collected():
         driver.report(problem)
     if driver.errors:
         return None

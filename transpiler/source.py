@@ -1,19 +1,19 @@
 """Source text and spans: the only room that knows about lines and columns."""
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from bisect import bisect_right
 
 
-@dataclass(frozen=True)
-class Span:
-    """A region of one source file; lines and columns are 1-based, end_col exclusive."""
+class Span(namedtuple("Span", "file line col end_line end_col")):
+    """A region of one source file; lines and columns are 1-based, end_col exclusive.
 
-    file: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int
+    An immutable value, compared and hashed by its fields: a named tuple, not
+    a frozen dataclass, because every AST node has one and a tuple is made in
+    a third of the time (and without importing `typing` for NamedTuple)."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"

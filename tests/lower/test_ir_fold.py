@@ -288,3 +288,24 @@ def test_other_quotient_remainder_sums_stay(q, r):
 
 def test_constant_factors_multiply_together():
     assert ir.binop("*", ir.binop("*", X, i32(128)), i32(64)) == ir.binop("*", X, i32(8192))
+
+
+# ---- traversal -------------------------------------------------------------------------------------------
+
+def _node_classes(base):
+    return [cls for cls in vars(ir).values()
+            if isinstance(cls, type) and issubclass(cls, base) and cls not in (ir.Expr, ir.Stmt)]
+
+
+def test_every_node_class_lists_its_expressions():
+    assert set(ir.NODE_EXPRS) == set(_node_classes(ir.Expr)) | set(_node_classes(ir.Stmt))
+
+
+def test_node_expressions_are_the_expression_fields_in_order():
+    i, j = ir.Var(INT32, "i"), ir.Var(INT32, "j")
+    load = ir.BufferLoad(INT32, None, (i, j))
+    store = ir.BufferStore(None, (j, i), load)
+    loop = ir.For(i, i32(0), j, i32(1), store)
+    for node in (ir.binop("+", i, j), load, ir.Select(INT32, X, i, j), ir.Call(INT32, "f", (j, i)),
+                 ir.Address(INT32, None, None), store, loop, ir.LetStmt(j, load)):
+        assert list(ir.NODE_EXPRS[type(node)](node)) == ir.stmt_exprs(node)

@@ -359,6 +359,32 @@ def test_unused_pure_values_go_entirely():
     assert body == ["int tx = ((int)threadIdx.x);", "A_ptr[tx] = 1;"]
 
 
+def test_dropping_a_let_keeps_what_others_still_read():
+    body = kernel_lines(kernel("""
+        a: T.let = tx * 3
+        b: T.let = a + 1
+        c: T.let = b * a
+        A[tx] = a
+    """))
+    assert body == ["int tx = ((int)threadIdx.x);", "int a = tx * 3;", "A_ptr[tx] = a;"]
+
+
+def test_what_only_dropped_code_needed_goes_with_it():
+    """Headers and helpers are those of the code that is left."""
+    cu = compile_ok(kernel("""
+        h: T.let = T.float16(tx)
+        q: T.let = (tx - 5) // 3
+        A[tx] = 1
+    """)).cuda
+    assert "cuda_fp16.h" not in cu and "tirx_floordiv" not in cu
+    kept = compile_ok(kernel("""
+        h: T.let = T.float16(tx)
+        q: T.let = (tx - 5) // 3
+        A[tx] = T.int32(h) + q
+    """)).cuda
+    assert "#include <cuda_fp16.h>" in kept and "tirx_floordiv(tx - 5, 3)" in kept
+
+
 def test_warp_and_lane_ids_read_the_thread_id_variable():
     body = kernel_lines(kernel("""
         warp = T.warp_id([4])

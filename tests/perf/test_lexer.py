@@ -1,6 +1,7 @@
 """The lexer picks each token from the terminals that can start with the
-character at hand (transpiler/parse.py, _Grammar.matcher); it must give the
-very tokens that the whole pattern of Lark's basic lexer gives."""
+character at hand (transpiler/parse.py, _Grammar.candidates) and steps over
+single spaces without matching; it must give the very tokens that the whole
+pattern of Lark's basic lexer gives."""
 from __future__ import annotations
 
 import random
@@ -15,18 +16,16 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 class _WholePattern(parse._Lexer):
     """The lexer as Lark's basic lexer runs: the one combined pattern at every position."""
 
-    def _next(self):
-        if self.pending is not None:
-            tok, self.pending = self.pending, None
-            return tok
+    def raw_tokens(self):
         grammar, text = self.grammar, self.text
         whole = re.compile(parse._union(grammar.terminals), grammar.flags)
         while self.pos < len(text):
             m = whole.match(text, self.pos)
             if m is None:
-                return self._bad_character(self.pos, self.line, self.pos - self.line_start + 1)
+                yield self._bad_character(self.pos, self.line, self.pos - self.line_start + 1)
+                continue
             value, kind = m.group(), m.lastgroup
-            start, line, column = self.pos, self.line, self.pos - self.line_start + 1
+            start, line, col = self.pos, self.line, self.pos - self.line_start + 1
             if kind in grammar.newline_types:
                 self._feed(value)
             else:
@@ -34,19 +33,13 @@ class _WholePattern(parse._Lexer):
             if kind in grammar.ignore_types:
                 continue
             kind = grammar.keywords.get(kind, {}).get(value, kind)
-            return parse.Token(kind, value, start, line, column, self.line, self.pos - self.line_start + 1, self.pos)
-        return None
+            yield parse.Token(kind, value, start, line, col, self.line, self.pos - self.line_start + 1, self.pos)
 
 
 def _tokens(lexer_class, text: str):
     lexer = lexer_class(parse._grammar(), text, "k.tx")
-    out = []
-    while True:
-        tok = lexer.token()
-        if tok is None:
-            break
-        out.append((tok.type, tok.value, tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column,
-                    tok.end_pos))
+    out = [(tok.type, tok.value, tok.start_pos, tok.line, tok.col, tok.end_line, tok.end_col, tok.end_pos)
+           for tok in lexer.tokens()]
     problems = {pos: (p.code, p.message, p.span) for pos, p in lexer.problems.items()}
     return out, problems
 
