@@ -22,6 +22,7 @@ _INT_ONLY = ("floordiv", "floormod", "<<", ">>", "&", "|", "^")
 # as IR expressions are immutable and compare by value.
 SCALAR_INDEX = (ir.IntImm(INT32, 0),)
 _RING_OPS = ("+", "-", "*")  # valid on every scalar int and float dtype
+_FLOOR_OPS = ("floordiv", "floormod")  # valid on every scalar int dtype, by anything but a constant 0
 _LAYOUT_OPERANDS = (LayoutPart, AxisTerm)  # operand classes that make `+` a layout sum
 
 BUFFER_ATTRS = ("data", "shape", "dtype", "elem_offset", "ptr_to", "vload", "vstore", "view", "permute",
@@ -218,6 +219,8 @@ class ExprChecker:
     def int_value(self, node: ast.Expr):
         """An integer scalar (indices, loop bounds, offsets); literals become int32 (int64 when large)."""
         val = self.elab(node)
+        if isinstance(val, ir.Expr) and val.dtype.is_int and val.dtype.lanes == 1:
+            return val  # the common case, before the tests of everything else
         if isinstance(val, PyConst) and (not isinstance(val.value, int) or isinstance(val.value, bool)):
             found = f"float literal `{val.value!r}`" if isinstance(val.value, float) else _kind(val)
             self.diags.error("E0309", f"expected an integer, found {found}", node.span)
@@ -414,6 +417,8 @@ class ExprChecker:
             if isinstance(b, ir.Expr) and a.dtype is b.dtype:
                 return a, b
             if isinstance(b, PyConst):
+                if isinstance(b.value, (bool, int, float)):  # as_value's case of a number, without its tests
+                    return a, self.literal(b.value, a.dtype, span_b)
                 return a, self.as_value(b, span_b, a.dtype)
         if a is POISON or b is POISON:
             return POISON, POISON
@@ -452,13 +457,17 @@ class ExprChecker:
         return f"convert one side explicitly, e.g. `T.{target}({text})`"
 
     def _elab_BinOp(self, node: ast.BinOp):
-        left, right = self.elab(node.left), self.elab(node.right)
+        # elab(node.left) and elab(node.right), the dispatch written out: operators are a quarter
+        # of all expression nodes, and their operands another half
+        methods = self._elab_methods
+        left_node, right_node = node.left, node.right
+        left = methods[left_node.__class__](self, left_node)
+        right = methods[right_node.__class__](self, right_node)
         if node.op == "@":
             return self.axis_term(left, right, node)
         if left.__class__ in _LAYOUT_OPERANDS or right.__class__ in _LAYOUT_OPERANDS:
             return self.layout_sum(left, right, node)
-        op = _BINOPS[node.op]
-        return self.arith(op, left, right, node.span, node.left.span, node.right.span)
+        return self.arith(_BINOPS[node.op], left, right, node.span, left_node.span, right_node.span)
 
     def fold_concat(self, a, b, span: Span):
         """`+` of two constant strings or tuples, within the file's folding budget."""
@@ -504,7 +513,9 @@ class ExprChecker:
         if a is POISON or b is POISON:
             return POISON
         dtype = a.dtype
-        if op in _RING_OPS and dtype.lanes == 1 and (dtype.is_int or dtype.is_float):
+        if dtype.lanes == 1 and (op in _RING_OPS and (dtype.is_int or dtype.is_float)
+                                 or op in _FLOOR_OPS and dtype.is_int and not (b.__class__ is ir.IntImm
+                                                                               and b.value == 0)):
             return ir.binop(op, a, b, span)  # what nearly all arithmetic is: nothing below can object
         if op == "/" and not dtype.is_float:
             self.diags.error("E0304", f"`/` on {dtype} operands", span, help="use `//` for floor division")

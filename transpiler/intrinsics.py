@@ -81,7 +81,8 @@ _NO_DEFAULT = object()
 @lru_cache(maxsize=None)
 def _parse_spec(params: tuple[str, ...]):
     """A parameter spec (`x`, `x=default`, `*rest`) as its positional names, all names, defaults
-    by name and the `*rest` name (or None); parsed once per spec, not once per call."""
+    by name (as the _DefaultArg every call left at it shares) and the `*rest` name (or None);
+    parsed once per spec, not once per call."""
     positional, names, defaults, star = [], [], {}, None
     for p in params:
         if p.startswith("*"):
@@ -89,7 +90,7 @@ def _parse_spec(params: tuple[str, ...]):
             continue
         name, _, default = p.partition("=")
         if default:
-            defaults[name] = default
+            defaults[name] = _DefaultArg(default)
         names.append(name)
         if star is None:
             positional.append(name)
@@ -197,7 +198,7 @@ class CallChecker:
         if not ok:
             return None
         for name, default in defaults.items():
-            bound.setdefault(name, _DefaultArg(default))
+            bound.setdefault(name, default)
         if star:
             bound[star] = rest
         return bound

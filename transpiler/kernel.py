@@ -23,6 +23,9 @@ from .values import (POISON, ArrayType, Binding, Builtin, DTypeVal, DynamicExten
 
 
 _RANGE = Builtin("range")
+# The implicit bounds of a loop (`range(n)` starts at 0 and steps by 1): shared, as IR
+# expressions are immutable and compare by value.
+_ZERO, _ONE = ir.IntImm(INT32, 0), ir.IntImm(INT32, 1)
 STATIC_SHARED_LIMIT = 48 * 1024
 UNROLL_COPIES = 4096  # nested `T.unroll` loops: copies of the innermost body
 UNROLL_STATEMENTS = 32768  # and statements after unrolling (copies times the body's statements)
@@ -531,8 +534,9 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         if new_scope:
             self.push()
         out: list[ir.Stmt] = []
+        methods = self._stmt_methods  # stmt(stmt), its dispatch written out: this loop runs for every statement
         for stmt in stmts:
-            produced = self.stmt(stmt)
+            produced = methods[stmt.__class__](self, stmt)
             if self.pending:
                 self.name_anonymous_storage()
                 out.extend(self.pending)
@@ -1083,11 +1087,10 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         """`range(...)`, `T.serial(...)` or `T.unroll(...)`, its arguments bound (bind_args)."""
         first = self.int_value(args["start"])
         if is_default(args.get("stop")) or args.get("stop") is None:
-            start, stop = ir.IntImm(INT32, 0), first
+            start, stop = _ZERO, first
         else:
             start, stop = first, self.int_value(args["stop"])
-        step = ir.IntImm(INT32, 1) if is_default(args.get("step", None)) or "step" not in args \
-            else self.int_value(args["step"])
+        step = _ONE if is_default(args.get("step", None)) or "step" not in args else self.int_value(args["step"])
         if start is POISON or stop is POISON or step is POISON:
             return POISON
         if start.dtype != stop.dtype:

@@ -155,9 +155,9 @@ def row_major_terms(coords, shape) -> list[tuple[ir.Expr, ir.Expr]]:
 
 
 def linear_index(terms, offset: ir.Expr | None = None) -> ir.Expr:
-    """Sum of coefficient * expression terms, printed in a fixed order: symbolic
-    coefficients first, then constant coefficients from large to small, the
-    constant part last (`((i * 8) + j) + 64`)."""
+    """Sum of coefficient * expression terms (an iterable of pairs), printed in a
+    fixed order: symbolic coefficients first, then constant coefficients from large
+    to small, the constant part last (`((i * 8) + j) + 64`)."""
     constant = 0
     dtype = INT32
     symbolic, numeric = [], []

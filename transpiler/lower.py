@@ -29,6 +29,11 @@ class LoweredKernel:
     spec: ir.LaunchSpec
     body: ir.Stmt
     arena: ir.Storage | None
+    # The C name of each variable of the body that takes back its source name
+    # (reuse_source_names), by its name in the body, which the checker made unique
+    # in the kernel; the printer applies it: the body is not rebuilt around every
+    # renamed loop variable.
+    var_names: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -48,9 +53,19 @@ class Program:
 
 def nonneg(e: ir.Expr, facts: set[str]) -> bool:
     """Whether e is provably >= 0 (DECISIONS 7)."""
-    if e.dtype.kind in ("uint", "bool"):
+    kind = e.dtype.kind
+    if kind == "uint" or kind == "bool":
         return True
     cls = e.__class__
+    if cls is ir.BinOp:
+        op = e.op
+        if op in _NONNEG_IF_BOTH:
+            return nonneg(e.a, facts) and nonneg(e.b, facts)
+        if op == "floormod":
+            return nonneg(e.b, facts)
+        if op == "&":
+            return nonneg(e.a, facts) or nonneg(e.b, facts)
+        return op in _BOOL_OPS
     if cls is ir.Var:
         return e.name in facts
     if cls is ir.IntImm or cls is ir.FloatImm:
@@ -59,15 +74,6 @@ def nonneg(e: ir.Expr, facts: set[str]) -> bool:
         return True
     if cls is ir.Cast:
         return e.a.dtype.is_int and nonneg(e.a, facts) and e.a.dtype.bits <= e.dtype.bits
-    if cls is ir.BinOp:
-        if e.op in ("+", "*", "floordiv", "truncdiv", "truncmod", "min", "max", ">>", "|", "^"):
-            return nonneg(e.a, facts) and nonneg(e.b, facts)
-        if e.op == "floormod":
-            return nonneg(e.b, facts)
-        if e.op == "&":
-            return nonneg(e.a, facts) or nonneg(e.b, facts)
-        if e.op in ir.COMPARISONS or e.op in ("&&", "||"):
-            return True
     if cls is ir.Select:
         return nonneg(e.a, facts) and nonneg(e.b, facts)
     if cls is ir.Call and e.func == "__shfl_sync":
@@ -75,6 +81,8 @@ def nonneg(e: ir.Expr, facts: set[str]) -> bool:
     return False
 
 
+_NONNEG_IF_BOTH = frozenset({"+", "*", "floordiv", "truncdiv", "truncmod", "min", "max", ">>", "|", "^"})
+_BOOL_OPS = frozenset(ir.COMPARISONS + ("&&", "||"))
 _FLOOR_OPS = ("floordiv", "floormod")
 
 
@@ -139,7 +147,7 @@ class KernelLowerer:
         return ir.map_children(e, self.expr)
 
     def index(self, buf: ir.Buffer, indices) -> ir.Expr:
-        coords = [self.expr(i) for i in indices]
+        coords = list(map(self.expr, indices))
         strides = self.row_major_strides.get(id(buf), False)
         if strides is False:  # a buffer not seen yet
             plain = buf.layout is None and isinstance(buf.elem_offset, ir.IntImm) and buf.const_shape() is not None
@@ -148,7 +156,7 @@ class KernelLowerer:
             return self.expr(layouts.memory_index(buf.layout, coords, buf.shape, buf.elem_offset))
         # A row-major buffer of constant shape and offset: its index is arithmetic on the
         # lowered coordinates and constants, with nothing left to lower.
-        return layouts.linear_index(list(zip(coords, strides)), buf.elem_offset)
+        return layouts.linear_index(zip(coords, strides), buf.elem_offset)
 
     def division(self, e: ir.BinOp) -> ir.Expr:
         a, b = self.expr(e.a), self.expr(e.b)
@@ -282,7 +290,7 @@ class KernelLowerer:
         # body as dropping left it answer every later question about it.
         body, facts = drop_unused(body, self.pure_calls)
         self.facts = facts
-        body = reuse_source_names(body, self.module.source, self._global_names(facts))
+        var_names = reuse_source_names(body, self.module.source, self._global_names(facts))
         _align_vector_arrays(facts)
         readonly = _readonly_params(facts, k.params)
         params = []
@@ -313,7 +321,7 @@ class KernelLowerer:
             span=self.def_span(),
             workspaces=tuple(ir.Workspace(ws.name, ws.storage.name, ws.dtype, ws.shape, ws.align, ws.span)
                              for ws in workspaces))
-        return LoweredKernel(spec, body, arena)
+        return LoweredKernel(spec, body, arena, var_names)
 
     def def_span(self):
         """The span of the kernel's name on its `def` line (the kernel's span starts at its decorator)."""
@@ -411,7 +419,7 @@ def _scan(body: ir.Stmt) -> _Facts:
     dtypes: dict[int, object] = {}  # by id: hashing a dtype for every node would cost more than the rest
     last = None  # the dtype last noted: most nodes have their neighbour's
     exprs_of, leaves = ir.NODE_EXPRS, ir._LEAVES
-    Var, Call, FloatImm, VecLoad, Address = ir.Var, ir.Call, ir.FloatImm, ir.VecLoad, ir.Address
+    BinOp, Var, Call, FloatImm, VecLoad, Address = ir.BinOp, ir.Var, ir.Call, ir.FloatImm, ir.VecLoad, ir.Address
     for node in all_stmts(body):
         cls = node.__class__
         is_store = cls is ir.Store or cls is ir.VecStore
@@ -422,17 +430,23 @@ def _scan(body: ir.Stmt) -> _Facts:
         else:
             stack = list(exprs_of[cls](node))
             stack.reverse()
+        push = stack.append
         while stack:
             e = stack.pop()
             ecls = e.__class__
             if e.dtype is not last:
                 last = e.dtype
                 dtypes[id(last)] = last
+            if ecls is BinOp:  # the commonest node: exprs_of[BinOp] written out
+                push(e.a)
+                push(e.b)
+                continue
             if ecls is Var:
                 read_vars[e.name] = read_vars.get(e.name, 0) + 1
                 continue
             if ecls in leaves:
-                if ecls is FloatImm and not facts.non_finite:
+                # No float format rounds a value within +-65504 (the largest half) to an infinity.
+                if ecls is FloatImm and not facts.non_finite and not -65504.0 <= e.value <= 65504.0:
                     facts.non_finite = not math.isfinite(ir.round_float(e.value, e.dtype))
                 continue
             if ecls is Call:
@@ -537,7 +551,7 @@ _SUFFIXED = re.compile(r"(.+)_[0-9]+")
 _SUFFIXED_ARRAY = re.compile(r"(.+_ptr)_[0-9]+")  # `v_ptr_1`: the checker's second `v_ptr`
 
 
-def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
+def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> dict[str, str]:
     """Give C locals back their source names where C scoping allows it.
 
     The checker makes every C name unique in the kernel, so the second of two
@@ -546,14 +560,12 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
     unique among the declarations in scope: a loop variable, `let`, or array
     declared in a block whose name is its source name plus a numeric suffix takes
     the plain name when no declaration in scope, and nothing inside its own
-    scope, already uses it. (Arrays are renamed in place: Storage is shared by
-    identity with every access.)
+    scope, already uses it. Arrays are renamed in place (Storage is shared by
+    identity with every access); the new names of variables are returned, by
+    their names in the body, for the printer (LoweredKernel.var_names).
     """
     renames: dict[str, str] = {}
     decided: set[int] = set()  # storages already considered (unrolled copies share them)
-    # Statements in the scope of a renamed variable (by id), the only ones whose
-    # expressions can read one: a use is always in scope of its declaration.
-    in_renamed_scope: set[int] = set()
 
     def source_name(var: ir.Var) -> str | None:
         match = _SUFFIXED.fullmatch(var.name)
@@ -600,8 +612,6 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
             want = source_name(var)
             if want is not None and free(want, visible, scope_stmts):
                 renames[var.name] = want
-        if var.name in renames:
-            visible.renamed = True
         visible.add(renames.get(var.name, var.name))
 
     def declare_array(storage: ir.Storage, visible: "_Scope", scope_stmts) -> None:
@@ -630,8 +640,6 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
             declare_array(st.storage, visible, stmts_in(st, rest))
         elif cls is ir.PointerDecl:
             visible.add(st.storage.name)
-        if visible.renamed:
-            in_renamed_scope.add(id(st))
         if cls is ir.For:
             visit(st.body, visible)
         elif cls is ir.Block or cls is ir.While:
@@ -642,28 +650,17 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> ir.Stmt:
                 visit(st.orelse, _Scope(visible))
 
     visit(body, _Scope(None))
-    if not renames:
-        return body
-
-    def rename_var(v: ir.Var) -> ir.Var:
-        return ir.Var(v.dtype, renames[v.name], v.span) if v.name in renames else v
-
-    def rename(e: ir.Expr) -> ir.Expr:
-        return rename_var(e) if e.__class__ is ir.Var else ir.map_children(e, rename)
-
-    return map_stmt_exprs(body, rename, rename_var, in_renamed_scope)
+    return renames
 
 
 class _Scope:
     """The C names declared in a block, and through `outer` those of the
-    blocks around it (a nested block does not copy them); `renamed`: whether
-    a variable in scope has been renamed."""
-    __slots__ = ("names", "outer", "renamed")
+    blocks around it (a nested block does not copy them)."""
+    __slots__ = ("names", "outer")
 
     def __init__(self, outer: "_Scope | None"):
         self.names: set[str] = set()
         self.outer = outer
-        self.renamed = outer is not None and outer.renamed
 
     def add(self, name: str) -> None:
         self.names.add(name)
@@ -677,41 +674,20 @@ class _Scope:
         return False
 
 
-def map_stmt_exprs(st: ir.Stmt, sub, var_fn=lambda v: v, only: set[int] | None = None) -> ir.Stmt:
-    """A storage-level statement tree with `sub` applied to every expression;
-    `var_fn` maps the variables that lets and loops declare. Statements in which
-    nothing changes are kept as they are. `only`, when given: the statements (by
-    id) whose own expressions and variables may change."""
+def map_stmt_exprs(st: ir.Stmt, sub) -> ir.Stmt:
+    """A storage-level statement tree with `sub` applied to every expression but the
+    variables that lets and loops declare. Statements in which nothing changes are
+    kept as they are."""
     def rebuild(st: ir.Stmt) -> ir.Stmt:
-        if only is not None and id(st) not in only:
-            return rebuild_within(st)
-        return rebuild_all(st)
-
-    def rebuild_within(st: ir.Stmt) -> ir.Stmt:
-        """st with only its statements rebuilt."""
-        cls = st.__class__
-        if cls is ir.Seq:
-            items = tuple(rebuild(x) for x in st.body)
-            return st if all(new is old for new, old in zip(items, st.body)) else ir.Seq(items, st.span)
-        if cls is ir.If:
-            then = rebuild(st.then)
-            orelse = rebuild(st.orelse) if st.orelse is not None else None
-            return st if then is st.then and orelse is st.orelse else ir.If(st.cond, then, orelse, st.span)
-        if cls in _BODIED:
-            body = rebuild(st.body)
-            return st if body is st.body else replace(st, body=body)
-        return st
-
-    def rebuild_all(st: ir.Stmt) -> ir.Stmt:
         if isinstance(st, ir.LetStmt):
-            var, value = var_fn(st.var), sub(st.value)
-            return st if var is st.var and value is st.value else ir.LetStmt(var, value, st.span)
+            value = sub(st.value)
+            return st if value is st.value else ir.LetStmt(st.var, value, st.span)
         if isinstance(st, ir.For):
-            var, start, stop, step = var_fn(st.var), sub(st.start), sub(st.stop), sub(st.step)
+            start, stop, step = sub(st.start), sub(st.stop), sub(st.step)
             body = rebuild(st.body)
-            if var is st.var and start is st.start and stop is st.stop and step is st.step and body is st.body:
+            if start is st.start and stop is st.stop and step is st.step and body is st.body:
                 return st
-            return ir.For(var, start, stop, step, body, st.kind, st.unroll_factor, st.span, st.direction)
+            return ir.For(st.var, start, stop, step, body, st.kind, st.unroll_factor, st.span, st.direction)
         if isinstance(st, ir.Seq):
             items = tuple(rebuild(x) for x in st.body)
             if all(new is old for new, old in zip(items, st.body)):
@@ -891,6 +867,9 @@ def _filter(s: ir.Stmt, keep, effects, changed: list) -> ir.Stmt:
                 items.extend(effects(x))
                 same = False
                 continue
+            if x.__class__ not in _COMPOUND:  # kept, and nothing in it to drop or left empty
+                items.append(x)
+                continue
             y = _filter(x, keep, effects, changed)
             if _empty(y):
                 changed.append(y)
@@ -913,6 +892,9 @@ def _filter(s: ir.Stmt, keep, effects, changed: list) -> ir.Stmt:
         return s
     changed.append(s)
     return ir.seq(effects(s))
+
+
+_COMPOUND = frozenset({ir.Seq, ir.Block, ir.For, ir.While, ir.If})  # the statements holding statements
 
 
 def _empty(s: ir.Stmt) -> bool:

@@ -784,7 +784,11 @@ class MemoryChecker:
         """`A[i, T.ramp(base, 1, lanes)]`, the newer spelling of `A.vload([i, base], dtype=...)` /
         `A.vstore(...)`: (vector dtype, indices) for the same checks and IR; None when no index is a
         ramp, POISON after an error."""
-        # (the isinstance spares the common indices, which are no calls, a method call each)
+        for node in nodes:
+            if isinstance(node, ast.Call):
+                break
+        else:
+            return None  # no index is a call: what nearly all indexing is, decided without building a list
         ramps = [k for k, n in enumerate(nodes) if isinstance(n, ast.Call) and self.is_ramp_call(n)]
         if not ramps:
             return None

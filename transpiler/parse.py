@@ -27,12 +27,16 @@ import gc
 import re
 import sys
 import unicodedata
-from functools import lru_cache
+from functools import lru_cache, partial
 from collections.abc import Iterator
 
 from . import ast, data_text
 from .diagnostics import Diagnostics, Note
 from .source import SourceFile, Span
+
+# Span(...) without the named tuple's Python-level __new__: one is made for
+# every rule the parser reduces.
+_new_span = partial(tuple.__new__, Span)
 
 MAX_BLOCK_DEPTH = 100
 MAX_BRACKET_DEPTH = 100
@@ -44,6 +48,7 @@ TAB_WIDTH = 8
 _OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
 _CLOSE = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
 _CLOSER_OF = {"(": ("RPAR", ")"), "[": ("RSQB", "]"), "{": ("RBRACE", "}")}
+_LAYOUT_KINDS = frozenset({"_NEWLINE", *_OPEN, *_CLOSE})  # the tokens the layout pass does more than pass on
 _NUMBERS = {"DEC_NUMBER", "HEX_NUMBER", "BIN_NUMBER", "OCT_NUMBER", "FLOAT_NUMBER", "IMAG_NUMBER"}
 # Tokens after which the parser may be at the start of a statement.
 _BOUNDARY = {"_NEWLINE", "_INDENT", "_DEDENT"}
@@ -368,6 +373,9 @@ class _Layout:
                     # The first line is indented: as if a newline came before it.
                     start = tok.start_pos - (tok.col - 1)
                     yield from self._indentation(self.text[start:tok.start_pos], tok)
+            if kind not in _LAYOUT_KINDS:
+                yield tok
+                continue
             if kind == "_NEWLINE":
                 if not brackets:
                     yield tok
@@ -540,7 +548,6 @@ class _Driver:
         self.layout = _Layout(text, source.name, self._report_in_statement, self.lexer.problems)
         self.stream = _Stream(self.layout.process(self.lexer.tokens()))
         self.grammar = grammar
-        self.brackets = self.layout.brackets  # the layout pass's open brackets (the same list)
         self.actions = grammar.actions
         self.reductions = grammar.reductions
         self.unit_runs = grammar.unit_runs
@@ -549,23 +556,23 @@ class _Driver:
         self.builder = _Builder(source.name)
         self.state_stack = [grammar.start_state]
         # What each stack entry stands for: its value (a token, or what the
-        # builder made of a rule), and where it was written: its first and
-        # last token (None for a rule that matched none). Spans are made
-        # only for the nodes that keep one.
+        # builder made of a rule), and where it was written: the token, or
+        # the rule's span (None for a rule that matched no token).
         self.value_stack: list = []
         self.where_stack: list = []
         self.statement_starts: dict[tuple[int, ...], bool] = {}  # state stack -> may a statement start here?
         self._save()
-        self.prev: Token | None = None  # the last token the parser accepted
-        self.prev2: Token | None = None
-        self.line_first: Token | None = None  # first token of the current logical line
-        self.last_line_first: Token | None = None
-        self.line_kinds: set[str] = set()  # token kinds seen outside brackets on this logical line
+        # The tokens the parser accepted on this logical line, after the two
+        # accepted before it (None before the first): all the wording of
+        # errors needs to know of the past, kept with one append a token.
+        self.recent: list[Token | None] = [None, None]
+        self.last_line_first: Token | None = None  # first token of the logical line before this one
         # Characters of the longest logical line: an expression has at most one
         # node per token of its line, so _check_depth need not run when this is
         # within MAX_EXPR_DEPTH.
         self.line_start = 0
         self.longest_line = 0
+        self._feed = self._feeder()
 
     # -- reporting ---------------------------------------------------------------
     def report(self, problem: SyntaxProblem) -> None:
@@ -642,14 +649,9 @@ class _Driver:
     def _restore(self) -> None:
         self._rollback(self.saved)
 
-    def _feed(self, tok: Token):
-        """One token through the LALR automaton: reduce as the table says, then
-        shift (or, for $END, accept and return the module). Raises _Reject when
-        the token cannot come next; the stacks may then hold reductions made
-        for it, which is why errors always restore a saved state."""
-        kind = tok.type
-        if kind == "$END":
-            return self._feed_end(tok)
+    def _feeder(self):
+        """_feed, the per-token hot path, with the tables, stacks and builder
+        bound once instead of looked up as attributes for every token."""
         actions = self.actions
         states = self.state_stack
         values = self.value_stack
@@ -657,69 +659,113 @@ class _Driver:
         reductions = self.reductions
         unit_runs = self.unit_runs
         gotos = self.gotos
-        row = actions[states[-1]]
-        while True:
-            action = row.get(kind)
-            if action is None:
-                raise _Reject
-            if action >= 0:
-                states.append(action)
-                values.append(tok)
-                where.append((tok, tok))
-                break
-            size, build, origin = reductions[~action] or self.grammar.reduction(~action)
-            if build is None:
-                # `?rule` of one symbol: the value stays, only the state
-                # changes, and so for the whole run of such steps; where the
-                # run ends depends only on the state below, this state and kind.
-                key = (states[-2], states[-1], kind)
-                end = unit_runs.get(key)
-                if end is None:
-                    end = unit_runs[key] = self._unit_run(*key)
-                states[-1] = end
-                row = actions[end]
-                continue
-            if size:
-                value, span = build(self.builder, values[-size:], where[-size:])
-                del states[-size:]
-                del values[-size:]
-                del where[-size:]
-            else:
-                value, span = build(self.builder, [], ())
-            values.append(value)
-            where.append(span)
-            # The goto, and the unit steps the lookahead takes from there, in one lookup.
-            below = states[-1]
-            goto = gotos.get((below, origin, kind))
-            if goto is None:
-                goto = gotos[below, origin, kind] = self._unit_run(below, actions[below][origin], kind)
-            states.append(goto)
-            row = actions[goto]
+        builder = self.builder
+        remember = self.recent.append
+        make_reduction = self.grammar.reduction
+        unit_run = self._unit_run
+        feed_end = self._feed_end
 
-        self.prev2 = self.prev
-        self.prev = tok
-        if kind in _BOUNDARY:
-            if self.line_first is not None:
-                self.last_line_first = self.line_first
-            self.line_first = None
-            self.line_kinds = set()
-            start = tok.start_pos or 0
-            if start - self.line_start > self.longest_line:
-                self.longest_line = start - self.line_start
-            self.line_start = tok.end_pos if tok.end_pos is not None else start
-            # Only where a statement may start: not between a decorator and its `def`.
-            key = tuple(states)
-            starts = self.statement_starts.get(key)
-            if starts is None:
-                starts = self.statement_starts[key] = self._accepts("PASS")
-            if starts:
-                self._save()
-        else:
-            if self.line_first is None:
-                self.line_first = tok
-            if not self.brackets:
-                self.line_kinds.add(kind)
-        return None
+        def feed(tok: Token):
+            """One token through the LALR automaton: reduce as the table says, then
+            shift (or, for $END, accept and return the module). Raises _Reject when
+            the token cannot come next; the stacks may then hold reductions made
+            for it, which is why errors always restore a saved state."""
+            kind = tok.type
+            if kind == "$END":
+                return feed_end(tok)
+            row = actions[states[-1]]
+            while True:
+                action = row.get(kind)
+                if action is None:
+                    raise _Reject
+                if action >= 0:
+                    states.append(action)
+                    values.append(tok)
+                    where.append(tok)
+                    break
+                size, build, origin = reductions[~action] or make_reduction(~action)
+                if build is None:
+                    # `?rule` of one symbol: the value stays, only the state
+                    # changes, and so for the whole run of such steps; where the
+                    # run ends depends only on the state below, this state and kind.
+                    key = (states[-2], states[-1], kind)
+                    end = unit_runs.get(key)
+                    if end is None:
+                        end = unit_runs[key] = unit_run(*key)
+                    states[-1] = end
+                    row = actions[end]
+                    continue
+                if size:
+                    value, span = build(builder, values[-size:], where[-size:])
+                    del states[-size:]
+                    del values[-size:]
+                    del where[-size:]
+                else:
+                    value, span = build(builder, [], ())
+                values.append(value)
+                where.append(span)
+                # The goto, and the unit steps the lookahead takes from there, in one lookup.
+                below = states[-1]
+                goto = gotos.get((below, origin, kind))
+                if goto is None:
+                    goto = gotos[below, origin, kind] = unit_run(below, actions[below][origin], kind)
+                states.append(goto)
+                row = actions[goto]
+            if kind in _BOUNDARY:
+                self._boundary(tok)
+            else:
+                remember(tok)
+            return None
+
+        return feed
+
+    def _boundary(self, tok: Token) -> None:
+        """A newline, indent or dedent was accepted: a new logical line starts,
+        and maybe a statement."""
+        recent = self.recent
+        if len(recent) > 2:
+            self.last_line_first = recent[2]
+        recent[:] = (recent[-1], tok)
+        start = tok.start_pos or 0
+        if start - self.line_start > self.longest_line:
+            self.longest_line = start - self.line_start
+        self.line_start = tok.end_pos if tok.end_pos is not None else start
+        # Only where a statement may start: not between a decorator and its `def`.
+        key = tuple(self.state_stack)
+        starts = self.statement_starts.get(key)
+        if starts is None:
+            starts = self.statement_starts[key] = self._accepts("PASS")
+        if starts:
+            self._save()
+
+    @property
+    def prev(self) -> Token | None:
+        """The last token the parser accepted."""
+        return self.recent[-1]
+
+    @property
+    def prev2(self) -> Token | None:
+        return self.recent[-2]
+
+    @property
+    def line_first(self) -> Token | None:
+        """The first token of the current logical line."""
+        return self.recent[2] if len(self.recent) > 2 else None
+
+    @property
+    def line_kinds(self) -> set[str]:
+        """The kinds of the tokens on this logical line outside brackets (a
+        newline never comes inside brackets, so the line starts at depth 0)."""
+        kinds = set()
+        depth = 0
+        for tok in self.recent[2:]:
+            if tok.type in _OPEN:
+                depth += 1
+            elif tok.type in _CLOSE:
+                depth -= 1
+            if not depth:
+                kinds.add(tok.type)
+        return kinds
 
     def _feed_end(self, tok: Token):
         """_feed for the end of the input: the reductions it triggers, then the module."""
@@ -736,7 +782,7 @@ class _Driver:
             if action >= 0:
                 states.append(action)
                 values.append(tok)
-                where.append((tok, tok))
+                where.append(tok)
                 break
             size, build, origin = self.reductions[~action] or self.grammar.reduction(~action)
             if build is None:
@@ -756,11 +802,7 @@ class _Driver:
             if goto == self.end_state:
                 result = values[-1]
                 break
-        self.prev2, self.prev = self.prev, tok
-        if self.line_first is None:
-            self.line_first = tok
-        if not self.brackets:
-            self.line_kinds.add(kind)
+        self.recent.append(tok)
         return result
 
     def _unit_run(self, below: int, state: int, kind: str) -> int:
@@ -1080,8 +1122,8 @@ def _compound(body):
 class _Builder:
     """Makes AST nodes out of grammar rules, bottom-up, as the parser reduces
     them: one method per rule name (its alias or its name), called as
-    `method(meta, children)` with the children already built and the rule's
-    first and last token (None when it matched none) as meta.
+    `method(span, children)` with the children already built and the span of
+    the rule's tokens.
 
     `problems` only grows while the parse runs, so that error recovery can
     take back what a dropped statement reported by truncating it; `collected`
@@ -1110,21 +1152,13 @@ class _Builder:
         return out
 
     # -- helpers ------------------------------------------------------------------
-    def _span(self, meta: tuple[Token, Token] | None) -> Span:
-        if meta is None:
-            return Span(self.file, 1, 1, 1, 1)
-        first, last = meta
-        return Span(self.file, first.line, first.col, last.end_line, last.end_col)
-
-    def _block_span(self, meta, body) -> Span:
+    def _block_span(self, start: Span, body) -> Span:
         """A compound statement ends with its last statement, not at the dedent after it."""
-        start = self._span(meta)
         last = body[-1].span if body else start
         return Span(self.file, start.line, start.col, last.end_line, last.end_col)
 
-    def _keyword_span(self, meta, keyword: str) -> Span:
+    def _keyword_span(self, start: Span, keyword: str) -> Span:
         """The span of a statement's leading keyword (for rejecting a whole block by its header)."""
-        start = self._span(meta)
         return Span(self.file, start.line, start.col, start.line, start.col + len(keyword))
 
     def _tok(self, tok: Token) -> Span:
@@ -1143,143 +1177,143 @@ class _Builder:
         # them); these are the three that Python spells like names.
         if tok.value in ("True", "False", "None"):
             self._problem(SyntaxProblem("E0111", f"`{tok.value}` is a keyword and cannot be used as a name",
-                                               self._tok(tok)))
+                                        self._tok(tok)))
         return str(tok.value)
 
     def _placeholder(self, span: Span) -> ast.Constant:
         return ast.Constant(span, None)
 
-    def _rejected_stmt(self, what: str, meta, keyword: str | None = None):
-        span = self._keyword_span(meta, keyword) if keyword else self._span(meta)
+    def _rejected_stmt(self, what: str, span: Span, keyword: str | None = None):
+        if keyword:
+            span = self._keyword_span(span, keyword)
         self._reject(what, span)
         return ast.Pass(span)
 
     # -- module and statements ----------------------------------------------------------
-    def start(self, meta, children):
+    def start(self, span, children):
         body = _compound(children)
         end = body[-1].span if body else Span(self.file, 1, 1, 1, 1)
         return ast.Module(Span(self.file, 1, 1, end.end_line, end.end_col), body)
 
-    def simple_stmt(self, meta, children):
+    def simple_stmt(self, span, children):
         return [c for c in children if c is not None]
 
-    def suite(self, meta, children):
+    def suite(self, span, children):
         return _compound(children)
 
-    def expr_stmt(self, meta, children):
-        return ast.ExprStmt(self._span(meta), children[0])
+    def expr_stmt(self, span, children):
+        return ast.ExprStmt(span, children[0])
 
-    def assign(self, meta, children):
-        span = self._span(meta)
+    def assign(self, span, children):
         if len(children) > 2:
             self._problem(SyntaxProblem("E0308", "chained assignment `a = b = c` is not supported", span,
-                                               "write two assignments"))
+                                        "write two assignments"))
         return ast.Assign(span, children[0], children[-1])
 
-    def ann_assign(self, meta, children):
+    def ann_assign(self, span, children):
         target, annotation, value = children
         if isinstance(target, ast.Tuple):
             self._problem(SyntaxProblem("E0100", "only a single target can be annotated", target.span,
-                                               "annotate each name in its own statement"))
-        return ast.AnnAssign(self._span(meta), target, annotation, value)
+                                        "annotate each name in its own statement"))
+        return ast.AnnAssign(span, target, annotation, value)
 
-    def augassign_op(self, meta, children):
+    def augassign_op(self, span, children):
         return str(children[0].value)
 
-    def aug_assign(self, meta, children):
+    def aug_assign(self, span, children):
         target, op, value = children
         if op == "**=":
-            self._reject("`**` (power)", self._span(meta))
+            self._reject("`**` (power)", span)
         if isinstance(target, (ast.Tuple, ast.List)):
             self._problem(SyntaxProblem("E0100", f"`{op}` needs a single target, not a tuple", target.span))
-        return ast.AugAssign(self._span(meta), target, op[:-1], value)
+        return ast.AugAssign(span, target, op[:-1], value)
 
-    def pass_stmt(self, meta, children):
-        return ast.Pass(self._span(meta))
+    def pass_stmt(self, span, children):
+        return ast.Pass(span)
 
-    def break_stmt(self, meta, children):
-        return ast.Break(self._span(meta))
+    def break_stmt(self, span, children):
+        return ast.Break(span)
 
-    def continue_stmt(self, meta, children):
-        return ast.Continue(self._span(meta))
+    def continue_stmt(self, span, children):
+        return ast.Continue(span)
 
-    def return_stmt(self, meta, children):
-        return ast.Return(self._span(meta), children[0])
+    def return_stmt(self, span, children):
+        return ast.Return(span, children[0])
 
-    def assert_stmt(self, meta, children):
-        return ast.Assert(self._span(meta), children[0], children[1])
+    def assert_stmt(self, span, children):
+        return ast.Assert(span, children[0], children[1])
 
-    def global_stmt(self, meta, children):
-        return self._rejected_stmt("`global` statement", meta)
+    def global_stmt(self, span, children):
+        return self._rejected_stmt("`global` statement", span)
 
-    def nonlocal_stmt(self, meta, children):
-        return self._rejected_stmt("`nonlocal` statement", meta)
+    def nonlocal_stmt(self, span, children):
+        return self._rejected_stmt("`nonlocal` statement", span)
 
-    def del_stmt(self, meta, children):
-        return self._rejected_stmt("`del` statement", meta)
+    def del_stmt(self, span, children):
+        return self._rejected_stmt("`del` statement", span)
 
-    def raise_stmt(self, meta, children):
-        return self._rejected_stmt("`raise` statement", meta)
+    def raise_stmt(self, span, children):
+        return self._rejected_stmt("`raise` statement", span)
 
-    def yield_stmt(self, meta, children):
-        return ast.Pass(self._span(meta))  # yield_expr has reported it
+    def yield_stmt(self, span, children):
+        return ast.Pass(span)  # yield_expr has reported it
 
-    def yield_expr(self, meta, children):
-        self._reject("`yield`", self._span(meta))
-        return self._placeholder(self._span(meta))
+    def yield_expr(self, span, children):
+        self._reject("`yield`", span)
+        return self._placeholder(span)
 
-    def classdef(self, meta, children):
-        return self._rejected_stmt("class definition", meta, "class")
+    def classdef(self, span, children):
+        return self._rejected_stmt("class definition", span, "class")
 
-    def try_stmt(self, meta, children):
-        return self._rejected_stmt("`try` statement", meta, "try")
+    def try_stmt(self, span, children):
+        return self._rejected_stmt("`try` statement", span, "try")
 
-    def except_clause(self, meta, children):
+    def except_clause(self, span, children):
         return None
 
-    def finally_clause(self, meta, children):
+    def finally_clause(self, span, children):
         return None
 
-    def async_stmt(self, meta, children):
-        return self._rejected_stmt("`async`", meta, "async")
+    def async_stmt(self, span, children):
+        return self._rejected_stmt("`async`", span, "async")
 
-    def dotted_name(self, meta, children):
+    def dotted_name(self, span, children):
         return ".".join(self._name(t) for t in children)
 
-    def dotted_as_name(self, meta, children):
+    def dotted_as_name(self, span, children):
         name, asname = children
-        return ast.ImportAlias(self._span(meta), name, self._name(asname) if asname is not None else None)
+        return ast.ImportAlias(span, name, self._name(asname) if asname is not None else None)
 
-    def import_name(self, meta, children):
-        return ast.Import(self._span(meta), tuple(children))
+    def import_name(self, span, children):
+        return ast.Import(span, tuple(children))
 
-    def import_as_name(self, meta, children):
+    def import_as_name(self, span, children):
         name, asname = children
-        return ast.ImportAlias(self._span(meta), self._name(name),
+        return ast.ImportAlias(span, self._name(name),
                                self._name(asname) if asname is not None else None)
 
-    def import_as_names(self, meta, children):
+    def import_as_names(self, span, children):
         return tuple(c for c in children if c is not None)
 
-    def import_targets(self, meta, children):
+    def import_targets(self, span, children):
         return children[0]
 
-    def import_star(self, meta, children):
-        self._reject("`import *`", self._span(meta))
+    def import_star(self, span, children):
+        self._reject("`import *`", span)
         return ()
 
-    def from_module(self, meta, children):
+    def from_module(self, span, children):
         return children[0]
 
-    def relative_module(self, meta, children):
-        self._reject("relative import", self._span(meta))
+    def relative_module(self, span, children):
+        self._reject("relative import", span)
         return children[0] or ""
 
-    def import_from(self, meta, children):
+    def import_from(self, span, children):
         module, names = children
-        return ast.ImportFrom(self._span(meta), module, tuple(names))
+        return ast.ImportFrom(span, module, tuple(names))
 
-    def if_stmt(self, meta, children):
+    def if_stmt(self, span, children):
         # children: test, body, one (start span, test, body) per elif, else body or None
         test, body, *clauses, orelse = children
         orelse = orelse or ()
@@ -1287,207 +1321,206 @@ class _Builder:
         # keyword to the end of everything after it.
         for start, elif_test, elif_body in reversed(clauses):
             last = (orelse or elif_body)[-1].span
-            span = Span(self.file, start.line, start.col, last.end_line, last.end_col)
-            orelse = (ast.If(span, elif_test, elif_body, orelse),)
-        return ast.If(self._block_span(meta, orelse or body), test, body, orelse)
+            orelse = (ast.If(Span(self.file, start.line, start.col, last.end_line, last.end_col), elif_test,
+                             elif_body, orelse),)
+        return ast.If(self._block_span(span, orelse or body), test, body, orelse)
 
-    def elif_clause(self, meta, children):
-        return (self._span(meta), children[0], children[1])
+    def elif_clause(self, span, children):
+        return (span, children[0], children[1])
 
-    def else_clause(self, meta, children):
+    def else_clause(self, span, children):
         return children[0]
 
-    def while_stmt(self, meta, children):
+    def while_stmt(self, span, children):
         test, body, orelse = children
         if orelse is not None:
-            self._reject("`else` clause on a loop", self._keyword_span(meta, "while"))
-        return ast.While(self._block_span(meta, body), test, body)
+            self._reject("`else` clause on a loop", self._keyword_span(span, "while"))
+        return ast.While(self._block_span(span, body), test, body)
 
-    def for_stmt(self, meta, children):
+    def for_stmt(self, span, children):
         target, iterable, body, orelse = children
         if orelse is not None:
-            self._reject("`else` clause on a loop", self._keyword_span(meta, "for"))
-        return ast.For(self._block_span(meta, body), target, iterable, body)
+            self._reject("`else` clause on a loop", self._keyword_span(span, "for"))
+        return ast.For(self._block_span(span, body), target, iterable, body)
 
-    def with_item(self, meta, children):
-        return ast.WithItem(self._span(meta), children[0], children[1])
+    def with_item(self, span, children):
+        return ast.WithItem(span, children[0], children[1])
 
-    def with_stmt(self, meta, children):
+    def with_stmt(self, span, children):
         *items, body = children
-        return ast.With(self._block_span(meta, body), tuple(items), body)
+        return ast.With(self._block_span(span, body), tuple(items), body)
 
-    def decorator(self, meta, children):
+    def decorator(self, span, children):
         return children[0]
 
-    def decorated(self, meta, children):
+    def decorated(self, span, children):
         *decorators, func = children
         if isinstance(func, ast.FunctionDef):
-            return ast.FunctionDef(self._block_span(meta, func.body), func.name, func.params, tuple(decorators),
+            return ast.FunctionDef(self._block_span(span, func.body), func.name, func.params, tuple(decorators),
                                    func.body, func.name_span)
         return func
 
-    def funcdef(self, meta, children):
+    def funcdef(self, span, children):
         name, params, returns, body = children
         if returns is not None:
             self._reject("`->` return annotation", returns.span)
-        return ast.FunctionDef(self._block_span(meta, body), self._name(name), tuple(params or ()), (), body,
+        return ast.FunctionDef(self._block_span(span, body), self._name(name), tuple(params or ()), (), body,
                                self._tok(name))
 
-    def parameters(self, meta, children):
+    def parameters(self, span, children):
         return [c for c in children if c is not None]
 
-    def param(self, meta, children):
+    def param(self, span, children):
         name, annotation, default = children
         if default is not None:
             self._reject("default parameter value", default.span)
-        return ast.Param(self._span(meta), self._name(name), annotation)
+        return ast.Param(span, self._name(name), annotation)
 
-    def star_param(self, meta, children):
-        self._reject("`*args` parameter", self._span(meta))
+    def star_param(self, span, children):
+        self._reject("`*args` parameter", span)
         return None
 
-    def kwstar_param(self, meta, children):
-        self._reject("`**kwargs` parameter", self._span(meta))
+    def kwstar_param(self, span, children):
+        self._reject("`**kwargs` parameter", span)
         return None
 
-    def slash_param(self, meta, children):
-        self._reject("positional-only marker `/`", self._span(meta))
+    def slash_param(self, span, children):
+        self._reject("positional-only marker `/`", span)
         return None
 
     # -- expressions ----------------------------------------------------------------
-    def ifexp(self, meta, children):
+    def ifexp(self, span, children):
         body, test, orelse = children
-        return ast.IfExp(self._span(meta), test, body, orelse)
+        return ast.IfExp(span, test, body, orelse)
 
-    def lambdef(self, meta, children):
-        self._reject("lambda", self._span(meta))
-        return self._placeholder(self._span(meta))
+    def lambdef(self, span, children):
+        self._reject("lambda", span)
+        return self._placeholder(span)
 
-    def lambda_params(self, meta, children):
+    def lambda_params(self, span, children):
         return None
 
-    def lambda_param(self, meta, children):
+    def lambda_param(self, span, children):
         return None
 
-    def walrus(self, meta, children):
-        self._reject("walrus operator `:=`", self._span(meta))
+    def walrus(self, span, children):
+        self._reject("walrus operator `:=`", span)
         return children[1]
 
-    def or_test(self, meta, children):
-        return ast.BoolOp(self._span(meta), "or", tuple(children))
+    def or_test(self, span, children):
+        return ast.BoolOp(span, "or", tuple(children))
 
-    def and_test(self, meta, children):
-        return ast.BoolOp(self._span(meta), "and", tuple(children))
+    def and_test(self, span, children):
+        return ast.BoolOp(span, "and", tuple(children))
 
-    def not_test(self, meta, children):
-        return ast.UnaryOp(self._span(meta), "not", children[0])
+    def not_test(self, span, children):
+        return ast.UnaryOp(span, "not", children[0])
 
-    def comp_op(self, meta, children):
+    def comp_op(self, span, children):
         return " ".join(str(t.value) for t in children)
 
-    def compare(self, meta, children):
+    def compare(self, span, children):
         left = children[0]
         ops = tuple(children[1::2])
         for op in ops:
             if op in ("in", "not in", "is", "is not"):
-                self._reject(f"`{op}` operator", self._span(meta))
-        return ast.Compare(self._span(meta), left, ops, tuple(children[2::2]))
+                self._reject(f"`{op}` operator", span)
+        return ast.Compare(span, left, ops, tuple(children[2::2]))
 
-    def bitor(self, meta, children):
-        return ast.BinOp(self._span(meta), "|", children[0], children[1])
+    def bitor(self, span, children):
+        return ast.BinOp(span, "|", children[0], children[1])
 
-    def bitxor(self, meta, children):
-        return ast.BinOp(self._span(meta), "^", children[0], children[1])
+    def bitxor(self, span, children):
+        return ast.BinOp(span, "^", children[0], children[1])
 
-    def bitand(self, meta, children):
-        return ast.BinOp(self._span(meta), "&", children[0], children[1])
+    def bitand(self, span, children):
+        return ast.BinOp(span, "&", children[0], children[1])
 
-    def binop(self, meta, children):
+    def binop(self, span, children):
         left, op, right = children
-        return ast.BinOp(self._span(meta), str(op.value), left, right)
+        return ast.BinOp(span, str(op.value), left, right)
 
-    def unary(self, meta, children):
+    def unary(self, span, children):
         op, operand = children
-        return ast.UnaryOp(self._span(meta), str(op.value), operand)
+        return ast.UnaryOp(span, str(op.value), operand)
 
-    def pow(self, meta, children):
-        self._reject("`**` (power)", self._span(meta))
+    def pow(self, span, children):
+        self._reject("`**` (power)", span)
         return children[0]
 
-    def await_(self, meta, children):
-        self._reject("`await`", self._span(meta))
+    def await_(self, span, children):
+        self._reject("`await`", span)
         return children[0]
 
-    def call(self, meta, children):
+    def call(self, span, children):
         func, arguments = children
         args, keywords = [], []
         for kind, item in arguments or ():
             if kind == "pos":
                 if keywords:
                     self._problem(SyntaxProblem("E0100", "positional argument follows keyword argument",
-                                                       item.span, "move it before the keyword arguments"))
+                                                item.span, "move it before the keyword arguments"))
                 args.append(item)
             elif kind == "kw":
                 if any(k.name == item.name for k in keywords):
                     self._problem(SyntaxProblem("E0100", f"keyword argument `{item.name}` repeated",
-                                                       item.span))
+                                                item.span))
                 keywords.append(item)
-        return ast.Call(self._span(meta), func, tuple(args), tuple(keywords))
+        return ast.Call(span, func, tuple(args), tuple(keywords))
 
-    def arguments(self, meta, children):
+    def arguments(self, span, children):
         return [c for c in children if c is not None]
 
-    def positional(self, meta, children):
+    def positional(self, span, children):
         return ("pos", children[0])
 
-    def keyword(self, meta, children):
+    def keyword(self, span, children):
         name, value = children
         if not isinstance(name, ast.Name):
             self._problem(SyntaxProblem("E0100", "a keyword argument needs a plain name before `=`",
-                                               name.span, "did you mean `==`?"))
+                                        name.span, "did you mean `==`?"))
             return ("pos", value)
-        return ("kw", ast.Keyword(self._span(meta), name.id, value))
+        return ("kw", ast.Keyword(span, name.id, value))
 
-    def genexp_arg(self, meta, children):
-        self._reject("generator expression", self._span(meta))
+    def genexp_arg(self, span, children):
+        self._reject("generator expression", span)
         return None
 
-    def star_arg(self, meta, children):
-        self._reject("`*` argument unpacking", self._span(meta))
+    def star_arg(self, span, children):
+        self._reject("`*` argument unpacking", span)
         return None
 
-    def kwstar_arg(self, meta, children):
-        self._reject("`**` argument unpacking", self._span(meta))
+    def kwstar_arg(self, span, children):
+        self._reject("`**` argument unpacking", span)
         return None
 
-    def subscript(self, meta, children):
+    def subscript(self, span, children):
         value, indices = children
-        return ast.Subscript(self._span(meta), value, indices)
+        return ast.Subscript(span, value, indices)
 
-    def subscriptlist(self, meta, children):
+    def subscriptlist(self, span, children):
         return tuple(c for c in children if c is not None)
 
-    def slice(self, meta, children):
+    def slice(self, span, children):
         lower, upper = children
-        return ast.Slice(self._span(meta), lower, upper, None)
+        return ast.Slice(span, lower, upper, None)
 
-    def slice_step(self, meta, children):
+    def slice_step(self, span, children):
         lower, upper, step = children
-        return ast.Slice(self._span(meta), lower, upper, step)
+        return ast.Slice(span, lower, upper, step)
 
-    def attribute(self, meta, children):
+    def attribute(self, span, children):
         value, name = children
-        return ast.Attribute(self._span(meta), value, self._name(name))
+        return ast.Attribute(span, value, self._name(name))
 
-    def name(self, meta, children):
+    def name(self, span, children):
         tok = children[0]
         if tok.value in ("True", "False", "None"):
-            return ast.Constant(self._span(meta), {"True": True, "False": False, "None": None}[tok.value])
-        return ast.Name(self._span(meta), str(tok.value))
+            return ast.Constant(span, {"True": True, "False": False, "None": None}[tok.value])
+        return ast.Name(span, str(tok.value))
 
-    def number(self, meta, children):
+    def number(self, span, children):
         tok = children[0]
-        span = self._span(meta)
         text = tok.value.replace("_", "")
         if tok.type == "IMAG_NUMBER":
             self._reject("complex number", span)
@@ -1498,15 +1531,14 @@ class _Builder:
         if base == 10 and len(text) > _MAX_DECIMAL_DIGITS:
             # int() refuses such strings (CVE-2020-10735 limit); no kernel needs one.
             self._problem(SyntaxProblem("E0110", f"integer literal with {len(text)} digits is too large",
-                                               span, "no TIRx dtype holds more than 64 bits"))
+                                        span, "no TIRx dtype holds more than 64 bits"))
             return ast.Constant(span, 0)
         return ast.Constant(span, int(text[2:] if base != 10 else text, base))
 
-    def string(self, meta, children):
+    def string(self, span, children):
         return children[0]
 
-    def strings(self, meta, children):
-        span = self._span(meta)
+    def strings(self, span, children):
         parts = []
         for tok in children:
             prefix, body = _strip_prefix(tok.value)
@@ -1519,67 +1551,67 @@ class _Builder:
             parts.append(inner if "r" in prefix else _unescape(inner))
         return ast.Constant(span, "".join(parts))
 
-    def ellipsis(self, meta, children):
-        self._reject("`...` (Ellipsis)", self._span(meta))
-        return self._placeholder(self._span(meta))
+    def ellipsis(self, span, children):
+        self._reject("`...` (Ellipsis)", span)
+        return self._placeholder(span)
 
-    def star_expr(self, meta, children):
-        self._reject("starred expression", self._span(meta))
+    def star_expr(self, span, children):
+        self._reject("starred expression", span)
         return children[0]
 
-    def empty_tuple(self, meta, children):
-        return ast.Tuple(self._span(meta), ())
+    def empty_tuple(self, span, children):
+        return ast.Tuple(span, ())
 
-    def paren(self, meta, children):
+    def paren(self, span, children):
         # Parentheses do not make a node, but the span of the expression grows to
         # cover them so that carets underline what the user wrote.
         inner = children[0]
-        return type(inner)(self._span(meta), *[getattr(inner, f) for f in inner.__dataclass_fields__
+        return type(inner)(span, *[getattr(inner, f) for f in inner.__dataclass_fields__
                                                 if f not in ("span", "name_span")])
 
-    def paren_yield(self, meta, children):
+    def paren_yield(self, span, children):
         return children[0]
 
-    def tuple_items(self, meta, children):
+    def tuple_items(self, span, children):
         return [c for c in children if c is not None]
 
-    def tuple(self, meta, children):
-        return ast.Tuple(self._span(meta), tuple(children[0]))
+    def tuple(self, span, children):
+        return ast.Tuple(span, tuple(children[0]))
 
-    def test_tuple(self, meta, children):
-        return ast.Tuple(self._span(meta), tuple(c for c in children if c is not None))
+    def test_tuple(self, span, children):
+        return ast.Tuple(span, tuple(c for c in children if c is not None))
 
     expr_tuple = test_tuple
 
-    def list(self, meta, children):
+    def list(self, span, children):
         items = children[0] if children else None
-        return ast.List(self._span(meta), tuple(items or ()))
+        return ast.List(span, tuple(items or ()))
 
-    def list_items(self, meta, children):
+    def list_items(self, span, children):
         return [c for c in children if c is not None]
 
-    def dict(self, meta, children):
+    def dict(self, span, children):
         items = (children[0] if children else None) or []
-        return ast.Dict(self._span(meta), tuple(k for k, _ in items), tuple(v for _, v in items))
+        return ast.Dict(span, tuple(k for k, _ in items), tuple(v for _, v in items))
 
-    def dict_items(self, meta, children):
+    def dict_items(self, span, children):
         return [c for c in children if c is not None]
 
-    def dict_item(self, meta, children):
+    def dict_item(self, span, children):
         return (children[0], children[1])
 
-    def dict_unpack(self, meta, children):
-        self._reject("`**` argument unpacking", self._span(meta))
+    def dict_unpack(self, span, children):
+        self._reject("`**` argument unpacking", span)
         return (children[0], children[0])
 
-    def set(self, meta, children):
-        self._reject("set literal", self._span(meta))
-        return self._placeholder(self._span(meta))
+    def set(self, span, children):
+        self._reject("set literal", span)
+        return self._placeholder(span)
 
     def _comprehension(what):
-        def build(self, meta, children):
-            self._reject(what, self._span(meta))
-            return self._placeholder(self._span(meta))
+        def build(self, span, children):
+            self._reject(what, span)
+            return self._placeholder(span)
         return build
 
     listcomp = _comprehension("list comprehension")
@@ -1587,10 +1619,10 @@ class _Builder:
     dictcomp = _comprehension("dict comprehension")
     setcomp = _comprehension("set comprehension")
 
-    def comp_for(self, meta, children):
+    def comp_for(self, span, children):
         return None
 
-    def comp_if(self, meta, children):
+    def comp_if(self, span, children):
         return None
 
 
@@ -1598,8 +1630,9 @@ class _Builder:
 
 def _rule_builder(rule: "_Rule", nullable: frozenset[str]):
     """The reduction callback of one grammar rule: `build(builder, values,
-    where)` takes the values and positions of the rule's symbols and returns
-    the rule's value and position.
+    where)` takes the values and positions (a Token or Span, None for a rule
+    that matched no token) of the rule's symbols and returns the rule's value
+    and position.
 
     It shapes the children as Lark's tree builder does (anonymous tokens
     dropped unless the rule is `!`, `_rule` children spliced in, `None` for a
@@ -1661,9 +1694,10 @@ def _rule_builder(rule: "_Rule", nullable: frozenset[str]):
     if expansion and expansion[0].name not in nullable and expansion[-1].name not in nullable:
         # Nearly every rule: its first and last symbols have positions.
         def build_spanned(builder, values, where):
-            meta = (where[0][0], where[-1][1])
+            first, last = where[0], where[-1]
+            span = _new_span((builder.file, first.line, first.col, last.end_line, last.end_col))
             kept = values if plain else _shape(values)
-            return (method(builder, meta, kept) if method else kept), meta
+            return (method(builder, span, kept) if method else kept), span
 
         return build_spanned
 
@@ -1672,14 +1706,14 @@ def _rule_builder(rule: "_Rule", nullable: frozenset[str]):
             if first is not None:
                 break
         else:
-            first = None
-        if first is not None:
-            for last in reversed(where):
-                if last is not None:
-                    break
-            first = (first[0], last[1])
+            kept = values if plain else _shape(values)
+            return (method(builder, Span(builder.file, 1, 1, 1, 1), kept) if method else kept), None
+        for last in reversed(where):
+            if last is not None:
+                break
+        span = _new_span((builder.file, first.line, first.col, last.end_line, last.end_col))
         kept = values if plain else _shape(values)
-        return (method(builder, first, kept) if method else kept), first
+        return (method(builder, span, kept) if method else kept), span
 
     return build
 
