@@ -663,7 +663,7 @@ class _Driver:
         remember = self.recent.append
         make_reduction = self.grammar.reduction
         unit_run = self._unit_run
-        feed_end = self._feed_end
+        end_state = self.end_state
 
         def feed(tok: Token):
             """One token through the LALR automaton: reduce as the table says, then
@@ -671,8 +671,6 @@ class _Driver:
             the token cannot come next; the stacks may then hold reductions made
             for it, which is why errors always restore a saved state."""
             kind = tok.type
-            if kind == "$END":
-                return feed_end(tok)
             row = actions[states[-1]]
             while True:
                 action = row.get(kind)
@@ -709,6 +707,8 @@ class _Driver:
                 goto = gotos.get((below, origin, kind))
                 if goto is None:
                     goto = gotos[below, origin, kind] = unit_run(below, actions[below][origin], kind)
+                if goto == end_state:  # only $END gets here: the whole file is `start`
+                    return values[-1]
                 states.append(goto)
                 row = actions[goto]
             if kind in _BOUNDARY:
@@ -766,44 +766,6 @@ class _Driver:
             if not depth:
                 kinds.add(tok.type)
         return kinds
-
-    def _feed_end(self, tok: Token):
-        """_feed for the end of the input: the reductions it triggers, then the module."""
-        actions = self.actions
-        states = self.state_stack
-        values = self.value_stack
-        where = self.where_stack
-        kind = tok.type
-        result = None
-        while True:
-            action = actions[states[-1]].get(kind)
-            if action is None:
-                raise _Reject
-            if action >= 0:
-                states.append(action)
-                values.append(tok)
-                where.append(tok)
-                break
-            size, build, origin = self.reductions[~action] or self.grammar.reduction(~action)
-            if build is None:
-                states.pop()
-            else:
-                if size:
-                    value, span = build(self.builder, values[-size:], where[-size:])
-                    del states[-size:]
-                    del values[-size:]
-                    del where[-size:]
-                else:
-                    value, span = build(self.builder, [], ())
-                values.append(value)
-                where.append(span)
-            goto = actions[states[-1]][origin]
-            states.append(goto)
-            if goto == self.end_state:
-                result = values[-1]
-                break
-        self.recent.append(tok)
-        return result
 
     def _unit_run(self, below: int, state: int, kind: str) -> int:
         """The state after the unit reductions that `kind` triggers from `state`

@@ -167,9 +167,12 @@ def test_statement_spans_end_at_the_last_statement_of_the_block():
 
 def test_elif_spans_start_at_their_keyword():
     module = parse_ok("if a:\n    pass\nelif b:\n    x = 1\nelse:\n    y = 2\n")
-    inner = module.body[0].orelse[0]
+    outer = module.body[0]
+    inner = outer.orelse[0]
     assert isinstance(inner, ast.If)
     assert (inner.span.line, inner.span.col, inner.span.end_line, inner.span.end_col) == (3, 1, 6, 10)
+    # the `if` itself still starts at its own keyword
+    assert (outer.span.line, outer.span.col, outer.span.end_line, outer.span.end_col) == (1, 1, 6, 10)
 
 
 # ---- expressions ---------------------------------------------------------------------
