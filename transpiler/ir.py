@@ -906,16 +906,6 @@ def seq(stmts) -> Stmt:
     return flat[0] if len(flat) == 1 else Seq(tuple(flat))
 
 
-def stmt_children(s: Stmt) -> list[Stmt]:
-    if isinstance(s, Seq):
-        return list(s.body)
-    if isinstance(s, (For, While)):
-        return [s.body]
-    if isinstance(s, If):
-        return [s.then] + ([s.orelse] if s.orelse is not None else [])
-    return []
-
-
 def stmt_exprs(s: Stmt) -> list[Expr]:
     out = []
     cls = type(s)
