@@ -225,7 +225,7 @@ class ExprChecker:
             found = f"float literal `{val.value!r}`" if isinstance(val.value, float) else _kind(val)
             self.diags.error("E0309", f"expected an integer, found {found}", node.span)
             return POISON
-        v = val if isinstance(val, ir.Expr) else self.as_value(val, node.span)
+        v = self.as_value(val, node.span)
         if v is not POISON and not (v.dtype.is_int and v.dtype.lanes == 1):
             self.diags.error("E0309", f"expected an integer, found {v.dtype}", node.span,
                              help=f"convert it: `T.int32({self.source_text(node.span) or 'x'})`"
@@ -296,7 +296,7 @@ class ExprChecker:
     # -- dispatch --------------------------------------------------------------------------
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls._elab_methods = MethodTable("_elab_", cls)  # each checker its own: KernelChecker has its _elab_Name
+        cls._elab_methods = MethodTable("_elab_", cls)  # each checker class its own: its overrides are found
 
     def elab(self, node: ast.Expr):
         return self._elab_methods[node.__class__](self, node)
@@ -417,8 +417,6 @@ class ExprChecker:
             if isinstance(b, ir.Expr) and a.dtype is b.dtype:
                 return a, b
             if isinstance(b, PyConst):
-                if isinstance(b.value, (bool, int, float)):  # as_value's case of a number, without its tests
-                    return a, self.literal(b.value, a.dtype, span_b)
                 return a, self.as_value(b, span_b, a.dtype)
         if a is POISON or b is POISON:
             return POISON, POISON
@@ -457,17 +455,12 @@ class ExprChecker:
         return f"convert one side explicitly, e.g. `T.{target}({text})`"
 
     def _elab_BinOp(self, node: ast.BinOp):
-        # elab(node.left) and elab(node.right), the dispatch written out: operators are a quarter
-        # of all expression nodes, and their operands another half
-        methods = self._elab_methods
-        left_node, right_node = node.left, node.right
-        left = methods[left_node.__class__](self, left_node)
-        right = methods[right_node.__class__](self, right_node)
+        left, right = self.elab(node.left), self.elab(node.right)
         if node.op == "@":
             return self.axis_term(left, right, node)
         if left.__class__ in _LAYOUT_OPERANDS or right.__class__ in _LAYOUT_OPERANDS:
             return self.layout_sum(left, right, node)
-        return self.arith(_BINOPS[node.op], left, right, node.span, left_node.span, right_node.span)
+        return self.arith(_BINOPS[node.op], left, right, node.span, node.left.span, node.right.span)
 
     def fold_concat(self, a, b, span: Span):
         """`+` of two constant strings or tuples, within the file's folding budget."""

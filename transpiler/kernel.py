@@ -111,19 +111,6 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name].value
-        return self.lookup_outside_kernel(name, span)
-
-    def _elab_Name(self, node: ast.Name):
-        # lookup(node.id, node.span), its scope walk written out: a third of all expression nodes
-        # are names, and most of them are the kernel's own
-        name = node.id
-        for scope in reversed(self.scopes):
-            if name in scope:
-                return scope[name].value
-        return self.lookup_outside_kernel(name, node.span)
-
-    def lookup_outside_kernel(self, name: str, span: Span):
-        """A name no scope of the kernel binds: a module-level one, `range`, or an error."""
         glob = self.module.globals.get(name)
         if glob is not None:
             if isinstance(glob.value, DynamicExtent):
@@ -534,9 +521,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         if new_scope:
             self.push()
         out: list[ir.Stmt] = []
-        methods = self._stmt_methods  # stmt(stmt), its dispatch written out: this loop runs for every statement
         for stmt in stmts:
-            produced = methods[stmt.__class__](self, stmt)
+            produced = self.stmt(stmt)
             if self.pending:
                 self.name_anonymous_storage()
                 out.extend(self.pending)

@@ -120,10 +120,7 @@ class KernelLowerer:
         commonest nodes first: this runs for every node of every expression."""
         cls = e.__class__
         if cls is ir.BinOp:
-            if e.op in _FLOOR_OPS:
-                return self.division(e)
-            a, b = self.expr(e.a), self.expr(e.b)  # ir.map_children, written out
-            return e if a is e.a and b is e.b else ir.binop(e.op, a, b, e.span)
+            return self.division(e) if e.op in _FLOOR_OPS else ir.map_children(e, self.expr)
         if cls is ir.Var:
             return self.unrolled.get(e.name, e)
         if cls is ir.IntImm or cls is ir.FloatImm:
