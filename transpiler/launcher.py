@@ -109,8 +109,14 @@ def kernel_data(spec: ir.LaunchSpec) -> dict:
         else:
             params.append({"name": p.name, "c_name": p.name, "kind": p.kind, "dtype": p.dtype.name})
     order = [next(q for q in params if q["c_name"] == name) for name in spec.arg_order]
-    # scalars that the grid or a workspace size depends on: a launch plan is cached per their values too
+    # scalars that the grid, a workspace size or an argument array's expected shape or strides
+    # depend on: a launch plan holds checks made with their values, so it is cached per value
     host_exprs = list(spec.grid) + [e for ws in spec.workspaces for e in ws.shape]
+    for p in spec.params:
+        if p.kind == "buffer":
+            host_exprs += p.buffer.shape
+            if p.buffer.layout is not None:
+                host_exprs += [it.stride for it in p.buffer.layout.shard]
     host_vars = {node.name for e in host_exprs for node in ir.walk_expr(e) if isinstance(node, ir.Var)}
     keyed = [q["name"] for q in order if q["kind"] == "scalar" and q["c_name"] in host_vars]
     grid = "(" + ", ".join(py_expr(e) for e in spec.grid) + ")"

@@ -60,3 +60,35 @@ def test_torch_tensors_are_accepted(saxpy):
 def test_large_dynamic_shared_memory_sets_the_attribute(launcher_for):
     kernel = launcher_for("dyn_smem_large").dyn_smem_large
     assert kernel.spec["dynamic_shared"] == 65536
+
+
+def test_an_array_reshaped_in_place_is_checked_again(saxpy):
+    """CuPy's `shape` can be set in place: the launcher's cached checks must see it."""
+    import cupy
+    x, y = cupy.ones(600, cupy.float32), cupy.zeros(600, cupy.float32)
+    saxpy(2.0, x, y)
+    x.shape = (2, 300)
+    with pytest.raises(ValueError, match=r"argument 'x' must have 1 dimensions"):
+        saxpy(2.0, x, y)
+    cupy.cuda.runtime.deviceSynchronize()
+    assert float(y.sum()) == 1200.0
+
+
+BITS_SCALARS = '''from tvm.script import tirx as T
+
+@T.prim_func
+def scale(A_ptr: T.handle, a: T.bfloat16, e: T.float8_e4m3fn):
+    A = T.match_buffer(A_ptr, (256,), "bfloat16")
+    T.device_entry()
+    tx = T.thread_id([256])
+    A[tx] = A[tx] * a + T.bfloat16(e)
+'''
+
+
+def test_bfloat16_and_float8_scalars_arrive_as_their_bits(launcher_for):
+    import cupy
+    scale = launcher_for("bits_scalars", BITS_SCALARS).scale
+    a = cupy.full(256, 0x3F80, cupy.uint16)  # bfloat16 1.0
+    scale(a, 0x4000, 0x38)                    # * 2.0 (bfloat16) + 1.0 (float8_e4m3fn)
+    cupy.cuda.runtime.deviceSynchronize()
+    assert (a == 0x4040).all()               # bfloat16 3.0

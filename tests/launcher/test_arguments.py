@@ -214,15 +214,43 @@ class _Recorder:
         self.calls.append((grid, block, args, shared_mem))
 
 
+class _Memory:
+    def __init__(self, ptr, device_id):
+        self.ptr, self.device_id = ptr, device_id
+
+
+class CupyArray:
+    """What the launcher reads of a cupy.ndarray; `shape` and `strides` can be set in place,
+    as CuPy's can."""
+
+    def __init__(self, shape, dtype="float32", address=1 << 20, device=0):
+        self.dtype = numpy.dtype(dtype)
+        self.shape = tuple(shape)
+        self.strides = numpy.empty(shape, self.dtype).strides
+        self.data = _Memory(address, device)
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.dtype.str, "strides": self.strides,
+                "data": (self.data.ptr, False), "version": 3}
+
+
 @pytest.fixture
 def fake_cupy(monkeypatch):
-    """A `cupy` module with just what the launcher's __call__ touches; `owner` is the device
-    every pointer claims to be on."""
+    """A `cupy` module with just what the launcher's __call__ touches: `owner` is the device
+    every pointer of a non-CuPy array claims to be on, `devices` how many the process sees,
+    `current` the current one; `asked` counts the calls to getDevice."""
     stub = types.ModuleType("cupy")
-    state = types.SimpleNamespace(owner=0)
-    runtime = types.SimpleNamespace(getDevice=lambda: 0,
+    state = types.SimpleNamespace(owner=0, devices=1, current=0, asked=0)
+
+    def get_device():
+        state.asked += 1
+        return state.current
+
+    runtime = types.SimpleNamespace(getDevice=get_device, getDeviceCount=lambda: state.devices,
                                     pointerGetAttributes=lambda ptr: types.SimpleNamespace(device=state.owner))
     stub.cuda = types.SimpleNamespace(runtime=runtime, Stream=type("Stream", (), {}))
+    stub.ndarray = CupyArray
     monkeypatch.setitem(sys.modules, "cupy", stub)
     return state
 
@@ -286,6 +314,158 @@ def test_a_stream_must_be_a_stream(saxpy, fake_cupy):
     assert recorder.calls == []
 
 
+def test_cupy_arrays_are_passed_as_they_are(saxpy, fake_cupy):
+    """CuPy's arrays take the launcher's fast path: the kernel gets the array itself, and a
+    Python float becomes the kernel's float32."""
+    recorder = _armed(saxpy)
+    x, y = CupyArray((300,)), CupyArray((300,), address=1 << 21)
+    saxpy(2.0, x, y)
+    saxpy(2.0, x, y)
+    assert len(recorder.calls) == 2
+    for grid, _, args, _ in recorder.calls:
+        assert grid == (2, 1, 1) and args[0] is x and args[1] is y
+        assert type(args[2]) is numpy.float32 and args[2] == 2.0 and type(args[3]) is numpy.int32 and args[3] == 300
+
+
+def test_the_cached_path_checks_cupy_arrays(saxpy, fake_cupy):
+    recorder = _armed(saxpy)
+    saxpy(2.0, CupyArray((300,)), CupyArray((300,)))
+    with pytest.raises(TypeError, match=r"argument 'y' must have dtype float32 \(typestr '<f4'\), got typestr '<f8'"):
+        saxpy(2.0, CupyArray((300,)), CupyArray((300,), "float64"))
+    with pytest.raises(ValueError, match=r"argument 'y' must be 64-byte aligned, its data pointer is 0x100010"):
+        saxpy(2.0, CupyArray((300,)), CupyArray((300,), address=(1 << 20) + 16))
+    assert len(recorder.calls) == 1
+
+
+def test_a_process_with_one_device_asks_for_the_current_device_once(saxpy, fake_cupy):
+    """With a single device visible the current device is always 0: a launch does not ask."""
+    recorder = _armed(saxpy)
+    for _ in range(3):
+        saxpy(2.0, CupyArray((300,)), CupyArray((300,)))
+    assert len(recorder.calls) == 3 and fake_cupy.asked == 1
+
+
+def test_with_several_devices_every_launch_asks_and_checks_the_owner(saxpy, fake_cupy):
+    fake_cupy.devices = 2
+    recorder = _armed(saxpy)
+    saxpy(2.0, CupyArray((300,)), CupyArray((300,)))
+    fake_cupy.current = 1
+    with pytest.raises(ValueError, match=r"argument 'x' is on device 0, but the current device is 1"):
+        saxpy(2.0, CupyArray((300,)), CupyArray((300,), device=1))
+    saxpy._functions[1] = recorder
+    saxpy(2.0, CupyArray((300,), device=1), CupyArray((300,), device=1))
+    assert len(recorder.calls) == 2 and fake_cupy.asked == 3
+
+
+def test_an_array_reshaped_in_place_is_checked_again(saxpy, fake_cupy):
+    """The plan cache is keyed by what the arrays are at each call, never by which arrays
+    they are: CuPy lets `shape` be set in place."""
+    recorder = _armed(saxpy)
+    x, y = CupyArray((600,)), CupyArray((600,))
+    saxpy(2.0, x, y)
+    x.shape, x.strides = (2, 300), (1200, 4)
+    with pytest.raises(ValueError, match=r"argument 'x' must have 1 dimensions"):
+        saxpy(2.0, x, y)
+    x.shape, x.strides = (300,), (4,)
+    with pytest.raises(ValueError, match=r"extent 'n' is 300 from an earlier argument but argument 'y'"):
+        saxpy(2.0, x, y)
+    y.shape = (300,)
+    saxpy(2.0, x, y)
+    x.strides = (8,)
+    with pytest.raises(ValueError, match=r"argument 'x' must be contiguous"):
+        saxpy(2.0, x, y)
+    assert [call[0] for call in recorder.calls] == [(3, 1, 1), (2, 1, 1)]
+
+
+def test_alternating_signatures_each_launch_with_their_own_plan(saxpy, fake_cupy):
+    recorder = _armed(saxpy)
+    small, large, host_view = CupyArray((300,)), CupyArray((600,)), FakeArray((300,))
+    for x in (small, large, small, host_view, large, host_view):
+        saxpy(2.0, x, x)
+    assert [(call[0], int(call[2][3])) for call in recorder.calls] == \
+        [((2, 1, 1), 300), ((3, 1, 1), 600), ((2, 1, 1), 300)] * 2
+
+
+SHAPED_BY_A_SCALAR = '''from tvm.script import tirx as T
+
+
+@T.prim_func
+def rows(A_ptr: T.handle, m: T.int32):
+    A = T.match_buffer(A_ptr, (m, 4), "float32")
+    T.device_entry()
+    tx = T.thread_id([4])
+    A[m - 1, tx] = 1.0
+'''
+
+
+def test_a_scalar_that_a_buffer_shape_names_is_checked_on_every_call(tmp_path, fake_cupy):
+    """The shape check compares the array with the scalar: a plan made for one value of it
+    must not serve another (the kernel would write past the array)."""
+    rows = _module(tmp_path, SHAPED_BY_A_SCALAR, "rows").rows
+    recorder = _armed(rows)
+    rows(CupyArray((8, 4)), 8)
+    with pytest.raises(ValueError, match=r"extent 'm' is 9 from an earlier argument but argument 'A' has shape"):
+        rows(CupyArray((8, 4)), 9)
+    rows(CupyArray((9, 4)), 9)
+    assert [int(call[2][1]) for call in recorder.calls] == [8, 9]
+
+
+def test_python_scalars_are_range_checked_and_converted_on_the_cached_path(typed, fake_cupy):
+    """Python ints, floats and bools take the cached path's cheap conversion; anything else,
+    or an int out of range, the full check."""
+    recorder = _armed(typed)
+    typed(*_typed_args())
+    typed(*_typed_args(i=-2 ** 31, u=2 ** 32 - 1, c=numpy.int64(-7), f=0.0, b=False))
+    with pytest.raises(ValueError, match=r"argument 'i' = 2147483648 does not fit in int32"):
+        typed(*_typed_args(i=2 ** 31))
+    with pytest.raises(ValueError, match=r"argument 'u' = -1 does not fit in uint32"):
+        typed(*_typed_args(u=-1))
+    with pytest.raises(TypeError, match=r"argument 'c' must be an integer"):
+        typed(*_typed_args(c=1.0))
+    first, second = (call[2][7:12] for call in recorder.calls)
+    assert [type(v) for v in second] == [numpy.int32, numpy.uint32, numpy.int8, numpy.float32, numpy.bool_]
+    assert [v.item() for v in first] == [1, 2, -3, 1.5, True]
+    assert [v.item() for v in second] == [-2 ** 31, 2 ** 32 - 1, -7, 0.0, False]
+
+
+def test_a_converted_scalar_follows_the_value_not_its_equality(saxpy, fake_cupy):
+    """A Python scalar's conversion is reused only for the very same object: 0.0 == -0.0, but
+    the kernel must get the sign it was passed."""
+    recorder = _armed(saxpy)
+    x, y = CupyArray((300,)), CupyArray((300,))
+    for a in (2.0, 2.0, 3.0, 0.0, -0.0, float("nan")):
+        saxpy(a, x, y)
+    values = [call[2][2] for call in recorder.calls]
+    assert all(type(v) is numpy.float32 for v in values)
+    assert [float(v) for v in values[:4]] == [2.0, 2.0, 3.0, 0.0]
+    assert numpy.signbit(values[4]) and not numpy.signbit(values[3]) and numpy.isnan(values[5])
+
+
+class _Changing(FakeArray):
+    """An array whose interface shows another shape from its third read on."""
+
+    def __init__(self, shape):
+        super().__init__(shape)
+        self.reads = 0
+
+    def __getattribute__(self, name):
+        if name == "__cuda_array_interface__":
+            self.reads += 1
+            if self.reads > 2:
+                return dict(object.__getattribute__(self, name), shape=(301,))
+        return object.__getattribute__(self, name)
+
+
+def test_an_array_that_changes_while_it_is_checked_is_refused(saxpy, fake_cupy):
+    """The first call reads each array for the plan's key and for its checks, then for the
+    launch; an array that is no longer what was checked is refused, not launched."""
+    recorder = _armed(saxpy)
+    with pytest.raises(ValueError, match=r"saxpy\(\): an argument's shape, strides or dtype changed while the "
+                                         r"arguments were checked"):
+        saxpy(2.0, _Changing((300,)), FakeArray((300,)))
+    assert recorder.calls == []
+
+
 # ---- read-only and masked arrays ----------------------------------------------------------------------
 
 def test_a_read_only_array_for_a_written_buffer_is_rejected(saxpy):
@@ -323,3 +503,31 @@ def test_the_cached_path_checks_read_only_and_masked_arrays(saxpy, fake_cupy):
     with pytest.raises(TypeError, match=r"argument 'x' is a masked array"):
         saxpy(2.0, masked, FakeArray((300,)))
     assert len(recorder.calls) == 1
+
+
+BITS_SCALARS = '''from tvm.script import tirx as T
+
+@T.prim_func
+def scale(A_ptr: T.handle, a: T.bfloat16, e: T.float8_e4m3fn):
+    A = T.match_buffer(A_ptr, (256,), "bfloat16")
+    T.device_entry()
+    tx = T.thread_id([256])
+    A[tx] = A[tx] * a + T.bfloat16(e)
+'''
+
+
+def test_bfloat16_and_float8_scalars_take_their_bits(tmp_path, fake_cupy):
+    """NumPy has neither type: their scalars travel as the unsigned integer of their width,
+    as their buffers do, never as a float64 that the kernel would misread."""
+    scale = _module(tmp_path, BITS_SCALARS, "bits").scale
+    recorder = _armed(scale)
+    scale(CupyArray((256,), "uint16"), 0x4000, numpy.uint8(0x38))  # bfloat16 2.0, float8_e4m3fn 1.0
+    scale(CupyArray((256,), "uint16"), 0x3F80, 0x40)
+    assert [[(type(v), int(v)) for v in call[2][1:]] for call in recorder.calls] == \
+        [[(numpy.uint16, 0x4000), (numpy.uint8, 0x38)], [(numpy.uint16, 0x3F80), (numpy.uint8, 0x40)]]
+    with pytest.raises(TypeError, match=r"argument 'a' must be the bits of a bfloat16 as an unsigned 16-bit "
+                                        r"integer, got 2\.0"):
+        scale(CupyArray((256,), "uint16"), 2.0, 0x38)
+    with pytest.raises(ValueError, match=r"argument 'e' = 256 does not fit in an unsigned 8-bit integer"):
+        scale(CupyArray((256,), "uint16"), 0x4000, 256)
+    assert len(recorder.calls) == 2

@@ -137,9 +137,11 @@ def stub(monkeypatch):
         return _DeviceBytes(ptr, size)
 
     runtime = types.SimpleNamespace(
-        getDevice=lambda: 0, pointerGetAttributes=lambda ptr: types.SimpleNamespace(device=0),
+        getDevice=lambda: 0, getDeviceCount=lambda: 1,
+        pointerGetAttributes=lambda ptr: types.SimpleNamespace(device=0),
         memsetAsync=lambda ptr, value, size, stream: cupy.events.append(("memset", ptr, value, size, stream)))
     cupy.empty = empty
+    cupy.ndarray = _DeviceBytes  # the arrays passed here are FakeArrays: the path of other libraries' arrays
     cupy.cuda = types.SimpleNamespace(runtime=runtime, Stream=_Stream,
                                       get_current_stream=lambda: cupy.current[-1],
                                       ExternalStream=lambda handle: _Stream(cupy, handle))
