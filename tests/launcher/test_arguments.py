@@ -230,6 +230,12 @@ class CupyArray:
         self.data = _Memory(address, device)
 
     @property
+    def _c_contiguous(self):
+        """CuPy's flag: the C strides wherever an extent exceeds 1, or no elements at all."""
+        c_strides = numpy.empty(self.shape, self.dtype).strides
+        return 0 in self.shape or all(a == e for a, e, n in zip(self.strides, c_strides, self.shape) if n > 1)
+
+    @property
     def __cuda_array_interface__(self):
         return {"shape": self.shape, "typestr": self.dtype.str, "strides": self.strides,
                 "data": (self.data.ptr, False), "version": 3}
@@ -531,3 +537,18 @@ def test_bfloat16_and_float8_scalars_take_their_bits(tmp_path, fake_cupy):
     with pytest.raises(ValueError, match=r"argument 'e' = 256 does not fit in an unsigned 8-bit integer"):
         scale(CupyArray((256,), "uint16"), 0x4000, 256)
     assert len(recorder.calls) == 2
+
+
+def test_an_empty_array_takes_any_strides(tmp_path, fake_cupy):
+    """No element of an empty array is ever addressed, and CuPy calls it C-contiguous
+    whatever its strides: the full check and the cached path agree to accept it."""
+    rows = _module(tmp_path, SHAPED_BY_A_SCALAR, "rows").rows
+    recorder = _armed(rows)
+    odd = CupyArray((0, 4))
+    odd.strides = (16, 8)
+    rows(odd, 0)
+    rows(CupyArray((0, 4)), 0)
+    rows._plans.clear()
+    rows(CupyArray((0, 4)), 0)
+    rows(odd, 0)
+    assert len(recorder.calls) == 4
