@@ -351,6 +351,31 @@ def test_a_process_with_one_device_asks_for_the_current_device_once(saxpy, fake_
     assert len(recorder.calls) == 3 and fake_cupy.asked == 1
 
 
+def test_repeated_calls_take_the_common_case_and_anything_unusual_the_full_path(saxpy, fake_cupy, monkeypatch):
+    """A call like the latest one, with C-contiguous CuPy arrays, is checked in a few tests per
+    array; an unaligned, reshaped or non-contiguous array, or another dtype, goes through the
+    full checks, which word the error."""
+    recorder = _armed(saxpy)
+    full = []
+    checked_buffers = type(saxpy)._checked_buffers
+    monkeypatch.setattr(type(saxpy), "_checked_buffers",
+                        lambda self, args: full.append(1) or checked_buffers(self, args))
+    x, y = CupyArray((300,)), CupyArray((300,), address=1 << 21)
+    saxpy(2.0, x, y)
+    saxpy(3.0, CupyArray((300,), address=1 << 22), y)
+    assert len(full) == 1 and len(recorder.calls) == 2
+    unaligned = CupyArray((300,), address=(1 << 20) + 4)
+    with pytest.raises(ValueError, match=r"argument 'x' must be 64-byte aligned"):
+        saxpy(2.0, unaligned, y)
+    strided = CupyArray((300,))
+    strided.strides = (8,)
+    with pytest.raises(ValueError, match=r"argument 'x' must be contiguous"):
+        saxpy(2.0, strided, y)
+    with pytest.raises(TypeError, match=r"argument 'y' must have dtype float32"):
+        saxpy(2.0, x, CupyArray((300,), "int32"))
+    assert len(full) == 4 and len(recorder.calls) == 2
+
+
 def test_with_several_devices_every_launch_asks_and_checks_the_owner(saxpy, fake_cupy):
     fake_cupy.devices = 2
     recorder = _armed(saxpy)
