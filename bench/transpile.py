@@ -20,7 +20,9 @@ docs/img/ (see docs/benchmarks.md for the method and the numbers):
    the launcher) called directly, per sample and per kernel, the parser
    already built; and the reference's parse (its decorator) and compile.
 3. scaling: generated kernels of 100 ... 20,000 statements, time per stage,
-   tracemalloc peak, and the peak RSS of a fresh `tirxc` process.
+   tracemalloc peak, and the peak RSS of a fresh `tirxc` process; and, on the
+   largest, the parsing floor: Lark's own lexer and LALR parser on tirxc's
+   grammar and CPython's `tokenize`, against tirxc's parse.
 
 Usage: python bench/transpile.py [--runs N] [--quick] [--no-reference] [--no-plot]
 (`make bench` runs it with the project's virtual environment.)
@@ -499,6 +501,49 @@ def bench_scaling(sizes, reference: Path | None, out_dir: Path, quick: bool, ref
     return rows
 
 
+def bench_parsing_floor(size: int) -> dict:
+    """What the prescribed parsing stack costs on the `size`-statement kernel before tirxc
+    builds anything: Lark's own lexer (with its Python-style indenter) and its LALR parser
+    (a parse tree with positions, as `propagate_positions` gives them) on grammar/tirx.lark,
+    and CPython's pure-Python `tokenize` module; beside tirxc's whole parse (tokens, layout,
+    automaton and AST). Best of a few runs, CPU seconds, parser construction excluded."""
+    import io
+    import tokenize
+
+    from lark import Lark, __version__ as lark_version
+    from lark.indenter import PythonIndenter
+
+    SourceFile, Diagnostics, parse, *_ = _stage_functions()
+    text = scaling_source(size)
+    lark = Lark((ROOT / "grammar" / "tirx.lark").read_text(encoding="utf-8"), parser="lalr",
+                postlex=PythonIndenter(), propagate_positions=True, maybe_placeholders=True)
+
+    def best(run, times: int) -> float:
+        # with the cyclic collector off, as tirxc's parse runs (transpiler/parse.py)
+        seconds = []
+        for _ in range(times):
+            gc.collect()
+            gc.disable()
+            start = time.process_time()
+            try:
+                run()
+            finally:
+                seconds.append(time.process_time() - start)
+                gc.enable()
+        return _ms(min(seconds))
+
+    floor = {"statements": size, "lark_version": lark_version,
+             "tokens": sum(1 for _ in lark.lex(text))}
+    floor["lark_lexer_ms"] = best(lambda: sum(1 for _ in lark.lex(text)), 3)
+    floor["lark_parse_tree_ms"] = best(lambda: lark.parse(text), 2)
+    floor["python_tokenize_ms"] = best(lambda: sum(1 for _ in tokenize.generate_tokens(io.StringIO(text).readline)), 3)
+    floor["tirxc_parse_ms"] = best(lambda: parse(SourceFile("scaling.tx", text), Diagnostics()), 3)
+    print(f"  parsing floor at {size} statements: Lark lexer {floor['lark_lexer_ms']:.0f} ms, Lark LALR parse "
+          f"{floor['lark_parse_tree_ms']:.0f} ms, Python tokenize {floor['python_tokenize_ms']:.0f} ms; "
+          f"tirxc parse {floor['tirxc_parse_ms']:.0f} ms", flush=True)
+    return floor
+
+
 # ----------------------------------------------------------------------------- hot spots
 
 def bench_hotspots(out_dir: Path) -> dict:
@@ -624,6 +669,14 @@ def print_tables(results: dict) -> None:
         print(f"| {r['statements']} | {o['parse_ms']:.0f} | {o['check_ms']:.0f} | {o['lower_ms']:.0f} | "
               f"{o['emit_ms']:.0f} | {o['cuda_ms']:.0f} | {o['tracemalloc_peak_mb']} MB | {o['process_ms']:.0f} | "
               f"{o['process_wall_ms']:.0f} | {o['process_maxrss_mb']} MB | {ref_cells} |")
+    floor = results.get("parsing_floor")
+    if floor:
+        print(f"\n## Parsing floor at {floor['statements']:,} statements ({floor['tokens']:,} tokens; CPU ms)\n")
+        print(f"| Lark {floor['lark_version']} lexer + indenter | Lark LALR parse tree with positions | "
+              "Python `tokenize` | tirxc parse (tokens to AST) |")
+        print("|---:|---:|---:|---:|")
+        print(f"| {floor['lark_lexer_ms']:,.0f} | {floor['lark_parse_tree_ms']:,.0f} | "
+              f"{floor['python_tokenize_ms']:,.0f} | {floor['tirxc_parse_ms']:,.0f} |")
     print("\n## Hot spots (CPU ms)\n")
     print(json.dumps(results.get("hotspots", {}), indent=2))
 
@@ -672,6 +725,7 @@ def main(argv=None) -> int:
         results["reference_inprocess"] = bench_reference_inprocess(reference, samples, args.quick)
         print("[bench] 3/4 scaling", flush=True)
         results["scaling"] = bench_scaling(args.sizes, reference, work, args.quick, args.reference_scaling_max)
+        results["parsing_floor"] = bench_parsing_floor(max(args.sizes))
         print("[bench] 4/4 hot spots", flush=True)
         results["hotspots"] = bench_hotspots(work)
     finally:
