@@ -74,19 +74,9 @@ def test_an_array_reshaped_in_place_is_checked_again(saxpy):
     assert float(y.sum()) == 1200.0
 
 
-BITS_SCALARS = '''from tvm.script import tirx as T
-
-@T.prim_func
-def scale(A_ptr: T.handle, a: T.bfloat16, e: T.float8_e4m3fn):
-    A = T.match_buffer(A_ptr, (256,), "bfloat16")
-    T.device_entry()
-    tx = T.thread_id([256])
-    A[tx] = A[tx] * a + T.bfloat16(e)
-'''
-
-
 def test_bfloat16_and_float8_scalars_arrive_as_their_bits(launcher_for):
     import cupy
+    from tests.launcher.test_arguments import BITS_SCALARS
     scale = launcher_for("bits_scalars", BITS_SCALARS).scale
     a = cupy.full(256, 0x3F80, cupy.uint16)  # bfloat16 1.0
     scale(a, 0x4000, 0x38)                    # * 2.0 (bfloat16) + 1.0 (float8_e4m3fn)
