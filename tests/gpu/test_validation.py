@@ -82,3 +82,24 @@ def test_bfloat16_and_float8_scalars_arrive_as_their_bits(launcher_for):
     scale(a, 0x4000, 0x38)                    # * 2.0 (bfloat16) + 1.0 (float8_e4m3fn)
     cupy.cuda.runtime.deviceSynchronize()
     assert (a == 0x4040).all()               # bfloat16 3.0
+
+
+def test_with_two_devices_each_launches_on_its_own_and_mixed_arrays_are_refused(launcher_for):
+    """The launcher's one-device shortcut must not apply with several devices: the current
+    device is asked at every call, each device gets its own module, and an array on another
+    device than the current one is refused."""
+    import cupy
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("needs two CUDA devices")
+    saxpy = launcher_for("saxpy").saxpy
+    for device in (0, 1, 0):
+        with cupy.cuda.Device(device):
+            x, y = cupy.arange(300, dtype=cupy.float32), cupy.ones(300, cupy.float32)
+            saxpy(2.0, x, y)
+            assert y.device.id == device and float(y[299]) == 599.0
+    with cupy.cuda.Device(0):
+        x = cupy.zeros(300, cupy.float32)
+    with cupy.cuda.Device(1):
+        y = cupy.zeros(300, cupy.float32)
+        with pytest.raises(ValueError, match=r"argument 'x' is on device 0, but the current device is 1"):
+            saxpy(2.0, x, y)
