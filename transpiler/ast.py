@@ -241,7 +241,7 @@ class FunctionDef(Node):
     params: tuple[Param, ...]
     decorators: tuple[Expr, ...]
     body: tuple["Stmt", ...]
-    name_span: Span = None
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, eq=False, repr=False)

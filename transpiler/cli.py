@@ -53,10 +53,10 @@ def write_atomic(path: str, text: str) -> None:
     A device or FIFO (`-o /dev/null`, `-o >(...)`) is written in place: renaming
     over it would replace the device node with a plain file."""
     try:
-        special = not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
+        existing = os.stat(path).st_mode
     except OSError:
-        special = False
-    if special:
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing) and not stat.S_ISDIR(existing):
         with open(path, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         return
@@ -65,11 +65,7 @@ def write_atomic(path: str, text: str) -> None:
     try:
         # The temporary file is private (0600); give it the mode the file it
         # replaces had, or what a plain open() would have given it.
-        try:
-            mode = os.stat(path).st_mode & 0o7777
-        except OSError:
-            mode = 0o666 & ~_umask()
-        os.chmod(tmp, mode)
+        os.chmod(tmp, existing & 0o7777 if existing is not None else 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         os.replace(tmp, path)

@@ -321,6 +321,11 @@ CODES: dict[str, tuple[str, str]] = {
     "E0518": ("unsupported feature",
               "The construct is part of TIRx but tirxc does not support it yet. The message names it; "
               "see docs/ for the list of supported constructs."),
+    "E0519": ("register buffer spread over threads indexed directly",
+              "A local buffer whose layout has thread axes (`S[(32, 8) : (1 @ laneid, 1)]`) describes "
+              "registers spread over the threads of a warp or CTA; an index alone does not say whether "
+              "this thread holds the element. Index this thread's registers through "
+              "`R.local()` (1-D, in physical order) or `R.local(d0, d1, ...)` (a row-major reshape)."),
     "E0520": ("invalid launch configuration",
               "`T.device_entry(launch=T.cuda.LaunchConfig(grid=..., block=...))` gives the launch up front: "
               "`launch=` takes a `T.cuda.LaunchConfig(...)` written in place, `grid` and `block` are one to "
@@ -353,11 +358,6 @@ CODES: dict[str, tuple[str, str]] = {
               "in place, in a list. A view's offset is part of its layout: "
               "`layout=T.TileLayout(T.S[64] + 64)`."),
     # ---- PTX and tensor memory ---------------------------------------------------
-    "E0519": ("register buffer spread over threads indexed directly",
-              "A local buffer whose layout has thread axes (`S[(32, 8) : (1 @ laneid, 1)]`) describes "
-              "registers spread over the threads of a warp or CTA; an index alone does not say whether "
-              "this thread holds the element. Index this thread's registers through "
-              "`R.local()` (1-D, in physical order) or `R.local(d0, d1, ...)` (a row-major reshape)."),
     "E0601": ("unknown PTX instruction",
               "`T.ptx[\"mnemonic\"](...)` and `T.ptx.a.b.c(...)` accept the instructions of tirxc's PTX "
               "table: ldmatrix / stmatrix, mma.sync (m16n8k16, m16n8k8), cp.async with commit / wait, "

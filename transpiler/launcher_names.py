@@ -34,7 +34,6 @@ RESERVED = frozenset({
     '_module',
     '_modules',
     '_modules_lock',
-    '_same_keys',
     '_scalar_dtype',
     '_signature',
     'all',

@@ -184,7 +184,8 @@ class _Lexer:
         self.file = file
         self.grammar = grammar
         # Where the lexer is, as Lark's LineCounter keeps it: the column of
-        # `pos` is pos - line_start + 1.
+        # `pos` is pos - line_start + 1. raw_tokens keeps them in locals and
+        # writes them back only around a bad character and at its end.
         self.pos = 0
         self.line = 1
         self.line_start = 0
@@ -550,8 +551,6 @@ class _Driver:
         self.grammar = grammar
         self.actions = grammar.actions
         self.reductions = grammar.reductions
-        self.unit_runs = grammar.unit_runs
-        self.gotos = grammar.gotos
         self.end_state = grammar.end_state
         self.builder = _Builder(source.name)
         self.state_stack = [grammar.start_state]
@@ -560,7 +559,6 @@ class _Driver:
         # the rule's span (None for a rule that matched no token).
         self.value_stack: list = []
         self.where_stack: list = []
-        self.statement_starts: dict[tuple[int, ...], bool] = {}  # state stack -> may a statement start here?
         self._save()
         # The tokens the parser accepted on this logical line, after the two
         # accepted before it (None before the first): all the wording of
@@ -657,8 +655,8 @@ class _Driver:
         values = self.value_stack
         where = self.where_stack
         reductions = self.reductions
-        unit_runs = self.unit_runs
-        gotos = self.gotos
+        unit_runs = self.grammar.unit_runs
+        gotos = self.grammar.gotos
         builder = self.builder
         remember = self.recent.append
         make_reduction = self.grammar.reduction
@@ -732,9 +730,9 @@ class _Driver:
         self.line_start = tok.end_pos if tok.end_pos is not None else start
         # Only where a statement may start: not between a decorator and its `def`.
         key = tuple(self.state_stack)
-        starts = self.statement_starts.get(key)
+        starts = self.grammar.statement_starts.get(key)
         if starts is None:
-            starts = self.statement_starts[key] = self._accepts("PASS")
+            starts = self.grammar.statement_starts[key] = self._accepts("PASS")
         if starts:
             self._save()
 
@@ -1116,8 +1114,7 @@ class _Builder:
     # -- helpers ------------------------------------------------------------------
     def _block_span(self, start: Span, body) -> Span:
         """A compound statement ends with its last statement, not at the dedent after it."""
-        last = body[-1].span if body else start
-        return Span(self.file, start.line, start.col, last.end_line, last.end_col)
+        return start.to(body[-1].span) if body else start
 
     def _keyword_span(self, start: Span, keyword: str) -> Span:
         """The span of a statement's leading keyword (for rejecting a whole block by its header)."""
@@ -1282,9 +1279,7 @@ class _Builder:
         # `elif` is an `if` nested in the else branch; each one spans from its
         # keyword to the end of everything after it.
         for start, elif_test, elif_body in reversed(clauses):
-            last = (orelse or elif_body)[-1].span
-            orelse = (ast.If(Span(self.file, start.line, start.col, last.end_line, last.end_col), elif_test,
-                             elif_body, orelse),)
+            orelse = (ast.If(self._block_span(start, orelse or elif_body), elif_test, elif_body, orelse),)
         return ast.If(self._block_span(span, orelse or body), test, body, orelse)
 
     def elif_clause(self, span, children):
@@ -1859,7 +1854,7 @@ def _first_chars(regexp: str, flags: int) -> set[int]:
 
 
 def _check_first(terminals, first, flags: int) -> None:
-    """The first-character dispatch (see _Grammar.matcher) must pick the same
+    """The first-character dispatch (see _Grammar.candidates) must pick the same
     token as the whole pattern; try it on every ASCII character followed by
     some likely continuations."""
     whole = re.compile(_union(terminals), flags)
@@ -1949,6 +1944,8 @@ class _Grammar:
     them, the state they start from and the lookahead, so _Driver remembers
     where each run ends (`unit_runs`), and where the goto after a reduction
     and the run after it end (`gotos`: state below, rule name, lookahead).
+    `statement_starts` remembers, per state stack, whether a statement may
+    start there.
     """
 
     def __init__(self, tables: dict) -> None:
@@ -1977,6 +1974,7 @@ class _Grammar:
         self.end_state = tables["end"]
         self.unit_runs: dict[tuple, int] = {}
         self.gotos: dict[tuple, int] = {}
+        self.statement_starts: dict[tuple[int, ...], bool] = {}
 
     @property
     def rules(self) -> list[_Rule]:
