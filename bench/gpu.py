@@ -128,7 +128,8 @@ def use_source_checkout() -> None:
 
 
 def generate_tirxc(out_dir: Path) -> dict:
-    """tirxc's .cu and launcher for every sample: {sample: {"cuda": text, "launcher": path}}."""
+    """tirxc's .cu and launcher for every sample: {sample: {"cuda": text, "launcher": path,
+    "arch": (minimum architecture, suffix)}}."""
     use_source_checkout()
     from transpiler.driver import compile_source
     from transpiler.source import SourceFile
@@ -143,7 +144,8 @@ def generate_tirxc(out_dir: Path) -> dict:
         cu.write_text(result.cuda, encoding="utf-8")
         launcher = out_dir / f"{tx.stem}_launcher.py"
         launcher.write_text(result.launcher, encoding="utf-8")
-        out[tx.stem] = {"cuda": result.cuda, "launcher": launcher}
+        out[tx.stem] = {"cuda": result.cuda, "launcher": launcher,
+                        "arch": (result.program.min_arch, result.program.arch_suffix)}
     return out
 
 
@@ -234,14 +236,14 @@ def zero_fill(cupy, arrays) -> None:
         cupy.cuda.runtime.memsetAsync(array.data.ptr, 0, array.nbytes, stream)
 
 
-def needs_newer_arch(cuda: str, compute_capability: str) -> str | None:
-    """The architecture a generated .cu's header asks for ("sm_100a") when a
-    device of `compute_capability` ("90") cannot run it, else None."""
-    found = re.search(r"// Minimum architecture: sm_(\d+)(a?)", cuda)
-    if found and (int(found.group(1)) > int(compute_capability)
-                  or (found.group(2) and found.group(1) != compute_capability)):
-        return f"sm_{found.group(1)}{found.group(2)}"
-    return None
+def leave_out_newer_arch(tirxc: dict, compute_capability: str, why: str) -> None:
+    """Drop the samples a device of `compute_capability` ("90") cannot run (tensor-memory
+    samples need sm_100a), saying so with `why` (formatted with sample and architecture)."""
+    for sample in [k for k, v in tirxc.items() if "cuda" in v]:
+        arch, suffix = tirxc[sample]["arch"]
+        if arch > int(compute_capability) or (suffix and arch != int(compute_capability)):
+            print(why.format(sample=sample, arch=f"sm_{arch}{suffix}"), flush=True)
+            del tirxc[sample]
 
 
 def launch_of(case: dict, args: list) -> tuple[tuple, tuple, int]:
@@ -375,12 +377,8 @@ def dry_run(args) -> int:
     out_dir = args.out_dir or (BENCH / "out" / "gpu-dry-run")
     out_dir.mkdir(parents=True, exist_ok=True)
     tirxc = generate_tirxc(out_dir)
-    compute_capability = re.sub(r"\D", "", args.arch)
-    for sample in [k for k, v in tirxc.items() if "cuda" in v]:
-        needed = needs_newer_arch(tirxc[sample]["cuda"], compute_capability)
-        if needed:   # as on the GPU: a Blackwell-only sample is left out on an sm_90 device
-            print(f"  {sample}: needs {needed}, left out for {args.arch}")
-            del tirxc[sample]
+    # as on the GPU: a Blackwell-only sample is left out on an sm_90 device
+    leave_out_newer_arch(tirxc, re.sub(r"\D", "", args.arch), "  {sample}: needs {arch}, left out for " + args.arch)
     sources = load_sources(tirxc)
     problems, report = [], {"kernels": [], "compile": []}
     for entry in KERNELS:
@@ -544,11 +542,7 @@ def gpu_run(args) -> int:
 
     tirxc = generate_tirxc(work)
     # Blackwell-only samples (tensor memory) cannot be compiled for this device: leave them out
-    for sample in [k for k, v in tirxc.items() if "cuda" in v]:
-        needed = needs_newer_arch(tirxc[sample]["cuda"], str(device.compute_capability))
-        if needed:
-            print(f"[gpu] {sample}: needs {needed}, skipped on this device", flush=True)
-            del tirxc[sample]
+    leave_out_newer_arch(tirxc, str(device.compute_capability), "[gpu] {sample}: needs {arch}, skipped on this device")
     for sample, info in tirxc.items():
         if "error" in info:
             errors.append(f"tirxc failed on {sample}: {info['error']}")

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +44,7 @@ RESULTS = ROOT / "bench" / "results"
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing tirxc
 
 from transpiler.driver import compile_source  # noqa: E402
-from transpiler.intrinsics import MATH  # noqa: E402
+from transpiler.intrinsics import MATH, PREDICATES  # noqa: E402
 from transpiler.ptx import EXAMPLES as PTX_EXAMPLES, lookup as ptx_lookup  # noqa: E402
 from transpiler.source import SourceFile  # noqa: E402
 
@@ -164,6 +166,7 @@ def constructs_table() -> str:
     return "\n".join(out)
 
 
+@lru_cache(maxsize=None)  # one read per snippet file, not per row
 def _section_title(file: str) -> str:
     text = (DOCS / file).read_text(encoding="utf-8")
     match = re.search(r"^# section: (.*)$", text, re.M)
@@ -190,7 +193,7 @@ def math_table() -> str:
     for name, (arity, float_only) in MATH.items():
         cells = []
         for dtype in ("float32", "float16", "int32"):
-            predicate = name in ("isnan", "isinf", "isfinite")
+            predicate = name in PREDICATES
             out_dtype = "bool" if predicate else "int32" if name in ("clz", "popcount") else dtype
             text = MATH_SNIPPET.format(dtype=dtype, out=out_dtype, name=name,
                                        args=", ".join(["A[tx]"] * arity))
@@ -243,7 +246,7 @@ def comparison_numbers() -> str:
     sass_known = sum(1 for s in gpu["sass"] if s.get("reference") is not None)
 
     def span(values, fmt="{:.2f}"):
-        return f"{fmt.format(values[0])}–{fmt.format(values[-1])} (median {fmt.format(_median(values))})"
+        return f"{fmt.format(values[0])}–{fmt.format(values[-1])} (median {fmt.format(statistics.median(values))})"
 
     lines = [
         f"Measured by `make bench` ({transpile['meta']['date']}, {transpile['meta']['cores']}-core "
@@ -266,12 +269,6 @@ def comparison_numbers() -> str:
     for k in big:
         lines.append(f"| `{k['id']}` time, tirxc / reference | {k['tirxc_over_reference']:.3f} | 1 |")
     return "\n".join(lines)
-
-
-def _median(values):
-    values = sorted(values)
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
 
 
 # -- splicing into the pages ---------------------------------------------------------------------------

@@ -28,7 +28,7 @@ MATH = {
 # half/bfloat16 functions of cuda_fp16.h / cuda_bf16.h; other math on them goes through float
 _HALF_MATH = {"exp", "exp2", "exp10", "log", "log2", "log10", "sqrt", "rsqrt", "sin", "cos", "floor", "ceil",
               "trunc"}
-_PREDICATES = {"isnan", "isinf", "isfinite"}
+PREDICATES = {"isnan", "isinf", "isfinite"}
 
 
 def c_math_name(name: str, dtype: DType) -> tuple[str, bool]:
@@ -41,7 +41,7 @@ def c_math_name(name: str, dtype: DType) -> tuple[str, bool]:
         return ("__clz" if dtype.bits <= 32 else "__clzll"), False
     if name == "popcount":
         return ("__popc" if dtype.bits <= 32 else "__popcll"), False
-    if name in _PREDICATES:
+    if name in PREDICATES:
         return name, dtype.bits < 32
     if dtype.name == "float64":
         return name, False
@@ -291,7 +291,7 @@ class CallChecker:
         if name in ("clz", "popcount") and not args[0].dtype.is_int:
             self.diags.error("E0309", f"`T.{name}` needs an integer argument", node.args[0].span)
             return POISON
-        result = BOOL if name in _PREDICATES else INT32 if name in ("clz", "popcount") else args[0].dtype
+        result = BOOL if name in PREDICATES else INT32 if name in ("clz", "popcount") else args[0].dtype
         return ir.Call(result, "math:" + name, tuple(args), node.span)
 
     @handler("cast", "x", "dtype")
