@@ -14,7 +14,7 @@ from . import ast, ir
 from .check_expr import FOLD_BUDGET, ExprChecker
 from .cnames import source_code_names
 from .diagnostics import Diagnostics, Note, did_you_mean
-from .intrinsics import CallChecker
+from .intrinsics import LAYOUT_CTORS, CallChecker
 from .memory import MemoryChecker
 from .ptx import parse_arch
 from .source import SourceFile, Span
@@ -24,14 +24,13 @@ from .layout import KNOWN_AXES
 
 DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir", "tvm.tirx")
 LAYOUT_MODULE = "tvm.tirx.layout"
-LAYOUT_NAMES = {"TileLayout": LayoutCtor("TileLayout"), "S": LayoutCtor("S"), "R": LayoutCtor("R"),
-                "ComposeLayout": LayoutCtor("ComposeLayout")}
 
 
 @dataclass
 class Kernel:
     name: str
     span: Span
+    name_span: Span  # the kernel's name on its `def` line (span starts at its decorator)
     params: list[ir.Param]  # C order: buffer pointers, scalars, symbolic extents
     args: list[ir.Param]  # the launcher's order: the source's declaration order (no extents)
     body: ir.Stmt
@@ -112,13 +111,13 @@ class ModuleChecker:
             elif stmt.module in ("tvm.script.tirx", "tvm.script.tir") and alias.name == "tile":
                 self._bind_global(name, Binding(Namespace(("Tx",)), "namespace", alias.span))
             elif stmt.module == LAYOUT_MODULE:
-                if alias.name in LAYOUT_NAMES:
-                    self._bind_global(name, Binding(LAYOUT_NAMES[alias.name], "layout", alias.span))
+                if alias.name in LAYOUT_CTORS:
+                    self._bind_global(name, Binding(LAYOUT_CTORS[alias.name], "layout", alias.span))
                 elif alias.name in KNOWN_AXES:
                     self._bind_global(name, Binding(Axis(alias.name), "axis", alias.span))
                 else:
-                    hint = did_you_mean(alias.name, list(LAYOUT_NAMES) + list(KNOWN_AXES)) or \
-                        f"tirxc knows {', '.join(LAYOUT_NAMES)} and the axes {', '.join(KNOWN_AXES)}"
+                    hint = did_you_mean(alias.name, list(LAYOUT_CTORS) + list(KNOWN_AXES)) or \
+                        f"tirxc knows {', '.join(LAYOUT_CTORS)} and the axes {', '.join(KNOWN_AXES)}"
                     self.diags.error("E0200", f"`{alias.name}` is not a layout name tirxc knows", alias.span,
                                      help=hint)
                     self._bind_global(name, Binding(POISON, "import", alias.span))

@@ -185,11 +185,10 @@ class CPrinter:
         self.var_names = var_names or {}  # LoweredKernel.var_names
         self.line_info = line_info
         self.source_name = source_name
-        # --line-info: the .tx line of the last `#line` directive, the index of the next entry of
-        # `lines` not counted yet, and the physical lines after the directive counted so far
+        # --line-info: the .tx line of the last `#line` directive, and the length of `lines` just
+        # after it (no entry of `lines` holds a newline: comments and strings escape theirs)
         self.directive_line: int | None = None
-        self.counted = 0
-        self.after_directive = 0
+        self.directive_end = 0
 
     # -- expressions --------------------------------------------------------------------------------
     def expr(self, e: ir.Expr, top: bool = False) -> str:
@@ -301,19 +300,16 @@ class CPrinter:
     def emit(self, text: str) -> None:
         self.lines.append(INDENT * self.level + text)
 
-    def mark(self, s) -> None:
+    def mark(self, s: ir.Stmt) -> None:
         """Under --line-info, make the next line count as the statement's .tx line: a `#line`
         directive unless the lines since the last one already bring the count there."""
-        span = getattr(s, "span", None)
-        if not self.line_info or span is None or span.line <= 0:
+        line = s.span.line
+        if line <= 0:
             return
         lines = self.lines
-        while self.counted < len(lines):
-            self.after_directive += lines[self.counted].count("\n") + 1
-            self.counted += 1
-        if self.directive_line is None or self.directive_line + self.after_directive != span.line:
-            lines.append(line_directive(span.line, self.source_name))
-            self.directive_line, self.counted, self.after_directive = span.line, len(lines), 0
+        if self.directive_line is None or self.directive_line + len(lines) - self.directive_end != line:
+            lines.append(line_directive(line, self.source_name))
+            self.directive_line, self.directive_end = line, len(lines)
 
     def stmt(self, s: ir.Stmt) -> None:
         if self.line_info and s.__class__ is not ir.Seq and s.__class__ is not ir.Block:
@@ -473,11 +469,9 @@ def func_source_parts(program: Program, line_info: bool = False) -> list[str]:
 
 
 def param_text(p: ir.Param) -> str:
-    if p.kind == "buffer":
+    if p.kind == "buffer" or p.kind == "workspace":  # only a buffer's storage may be read-only
         const = "const " if p.buffer.storage.readonly else ""
         return f"{const}{c_type(p.dtype)}* __restrict__ {p.name}"
-    if p.kind == "workspace":
-        return f"{c_type(p.dtype)}* __restrict__ {p.name}"
     return f"{c_type(p.dtype)} {p.name}"
 
 
@@ -500,7 +494,6 @@ def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
         printer.stmt(lk.body)
         spec = lk.spec
         parts.append({
-            "spec": spec,
             "symbol": spec.symbol,
             "launch_bounds": spec.launch_bounds,
             "params": [param_text(p) for p in spec.params],
@@ -515,7 +508,7 @@ def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
 def render_cuda(program: Program, line_info: bool = False) -> str:
     values = dict(
         version=__version__,
-        source=c_comment(program.source_name.replace("\\", "/").rsplit("/", 1)[-1]),
+        source=c_comment(program.file_name),
         min_arch=f"sm_{program.min_arch}{program.arch_suffix}",
         headers=program.headers,
         helpers=[ptx.helper_source(h) for h in program.helpers],
@@ -557,7 +550,7 @@ KERNEL_TEMPLATE = (
     '\n'
     'extern "C" __global__ void{% if kernel.launch_bounds %} __launch_bounds__({{ kernel.launch_bounds }}){% endif %}\n'
     '\n'
-    '{% if kernel.line is defined and kernel.line %}\n'
+    '{% if kernel.line %}\n'
     '{{ kernel.line }}\n'
     '{% endif %}\n'
     '{{ kernel.symbol }}({{ kernel.params | join(", ") }}) {\n'
@@ -588,7 +581,7 @@ def _render_skeleton(version, source, min_arch, headers, helpers, func_sources, 
     for kernel in kernels:
         bounds = f" __launch_bounds__({kernel['launch_bounds']})" if kernel["launch_bounds"] else ""
         params = ", ".join(str(p) for p in kernel["params"])
-        line = f"{kernel['line']}\n" if kernel.get("line") else ""
+        line = f"{kernel['line']}\n" if kernel["line"] else ""
         out.append(f"\nextern \"C\" __global__ void{bounds}\n{line}"
                    f"{kernel['symbol']}({params}) {{\n{kernel['body']}\n}}\n")
     return "".join(out)

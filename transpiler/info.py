@@ -1,11 +1,13 @@
 """`tirxc info`: what each kernel of a .tx file asks of the GPU.
 
-Read off the lowered program (nothing is recomputed): the launch shape, shared
-memory against the per-architecture limits, the dynamic arena's byte map, the
-tensor-memory columns, the register arrays, the architecture the kernel needs
-and the parameters of the generated launcher. One report (a dict of plain data)
-is built per kernel; the text, `--json` and `--svg` outputs are all printed from
-it, so they cannot disagree.
+Read off the lowered program: the launch shape, shared memory against the
+per-architecture limits, the dynamic arena's byte map, the tensor-memory columns,
+the register arrays, the architecture the kernel needs and the parameters of the
+generated launcher. What the launch specs do not record (the arrays declared, the
+PTX helpers that need a newer architecture, the columns tcgen05.alloc takes) comes
+from a walk of each lowered body; nothing is checked or lowered again. One report
+(a dict of plain data) is built per kernel; the text, `--json` and `--svg` outputs
+are all printed from it, so they cannot disagree.
 """
 from __future__ import annotations
 
@@ -37,8 +39,7 @@ _ALLOC_HELPERS = {ptx.lookup(f"tcgen05.alloc.cta_group::{group}.sync.aligned.sha
 
 def report(program) -> dict:
     """The whole file's report: plain data, deterministic, no absolute paths."""
-    source = program.source_name.replace("\\", "/").rsplit("/", 1)[-1]
-    return {"file": source, "kernels": [kernel_report(lk) for lk in program.kernels]}
+    return {"file": program.file_name, "kernels": [kernel_report(lk) for lk in program.kernels]}
 
 
 def kernel_report(lk) -> dict:

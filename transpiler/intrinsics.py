@@ -10,7 +10,7 @@ from functools import lru_cache
 from . import ast, ir
 from .check_expr import article
 from .diagnostics import did_you_mean
-from .dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, parse_dtype, SHORTHANDS, known_dtype_names
+from .dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, parse_dtype, known_dtype_names
 from .values import (POISON, Builtin, DTypeVal, HandleType, LaunchConfig, LayoutCtor, LetType, Method, Namespace,
                      Poison, PyConst, Ramp, Void, PtxMnemonic)
 
@@ -56,7 +56,8 @@ def c_math_name(name: str, dtype: DType) -> tuple[str, bool]:
 
 # T.<name> -> (method, parameter spec); the spec is None for calls reported as unsupported
 HANDLERS: dict[str, tuple[str, tuple[str, ...] | None]] = {}
-LAYOUT_CTORS = ("TileLayout", "S", "R", "ComposeLayout")
+# the layout constructors, as `T.<name>` and as names imported from tvm.tirx.layout
+LAYOUT_CTORS = {name: LayoutCtor(name) for name in ("TileLayout", "S", "R", "ComposeLayout")}
 # the fields of the wheel's `T.cuda.LaunchConfig` besides grid and block, none of which tirxc supports
 # (dynamic_smem_bytes is checked against the arena; the launcher decides the rest)
 LAUNCH_EXTRA_FIELDS = ("cluster", "preferred_cluster", "dynamic_smem_bytes", "stream", "cooperative",
@@ -102,7 +103,7 @@ def _known_dotted_names(handler_count: int) -> tuple[tuple[str, ...], frozenset[
     """The dotted names after `T.` that tirxc knows, and a set of them together with every
     prefix of one that a `.` ends (`cuda` of `cuda.func_call`). Built once, not for every `T.x`
     in a kernel; handlers register as modules load, so their count is the cache key."""
-    names = tuple(HANDLERS) + tuple(MATH) + ("Buffer", "Tensor", "prim_func", "function") + LAYOUT_CTORS
+    names = tuple(HANDLERS) + tuple(MATH) + ("Buffer", "Tensor", "prim_func", "function") + tuple(LAYOUT_CTORS)
     prefixes = {name[:i] for name in names for i, char in enumerate(name) if char == "."}
     return names, frozenset(names) | prefixes
 
@@ -141,6 +142,18 @@ class CallChecker:
         self.diags.error("E0306", f"{kind_of(func)} is not callable", node.func.span)
         return POISON
 
+    def is_dialect_call(self, node, names: tuple[str, ...], *, module_level: bool = False) -> bool:
+        """Whether node is a call `T.<name>` of one of names, under any alias of the dialect: the
+        attribute's base elaborates to a namespace. module_level: the base is a name the module binds
+        to a namespace, judged without elaborating (nothing reported, kernel names not consulted)."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names):
+            return False
+        base = node.func.value
+        if module_level:
+            binding = self.module.globals.get(base.id) if isinstance(base, ast.Name) else None
+            return binding is not None and isinstance(binding.value, Namespace)
+        return isinstance(self.elab(base), Namespace)
+
     def namespace_attr(self, base: Namespace, node: ast.Attribute):
         if base.path == ("T",):
             if node.attr == "handle":
@@ -150,8 +163,9 @@ class CallChecker:
                 return dtype
             if node.attr == "let":
                 return LetType(None)
-            if node.attr in LAYOUT_CTORS:  # the newer spelling: `T.TileLayout(T.S[...])`
-                return LayoutCtor(node.attr)
+            ctor = LAYOUT_CTORS.get(node.attr)
+            if ctor is not None:  # the newer spelling: `T.TileLayout(T.S[...])`
+                return ctor
         path = base.path + (node.attr,)
         dotted = ".".join(path[1:])
         if len(path) > 1 and path[1] == "ptx":
@@ -687,6 +701,7 @@ class CallChecker:
             return POISON
         return self.symbolic_var(dtype, node)
 
+    @handler("Ramp", "base", "stride", "lanes")
     @handler("ramp", "base", "stride", "lanes")
     def _ramp(self, node, a):
         base = self.int_value(a["base"])
@@ -707,11 +722,7 @@ class CallChecker:
             self.diags.error("E0524", f"a ramp of {lanes} lane{'s' if lanes != 1 else ''} is not a vector",
                              a["lanes"].span, help="index a single element without `T.ramp`")
             return POISON
-        return Ramp(base, stride, lanes, node.span)
-
-    @handler("Ramp", "base", "stride", "lanes")
-    def _ramp_upper(self, node, a):
-        return self._ramp(node, a)
+        return Ramp(base, lanes)
 
     @handler("cuda.LaunchConfig", "*positional", "grid", "block", *(f"{f}=None" for f in LAUNCH_EXTRA_FIELDS))
     def _launch_config(self, node, a):
@@ -719,7 +730,7 @@ class CallChecker:
             self.diags.error("E0520", "`T.cuda.LaunchConfig` takes keyword arguments only", a["positional"][0].span,
                              help="write `T.cuda.LaunchConfig(grid=..., block=...)`")
             return POISON
-        return LaunchConfig({k: v for k, v in a.items() if k != "positional" and not is_default(v)}, node.span)
+        return LaunchConfig({k: v for k, v in a.items() if k != "positional" and not is_default(v)})
 
     # -- not (yet) supported ----------------------------------------------------------------------------
     def _unsupported(self, node, what, code="E0518", help=None):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from collections.abc import Callable
 
@@ -564,6 +564,16 @@ HOST_OPS = {"+": "+", "-": "-", "*": "*", "floordiv": "//", "floormod": "%", "tr
             "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
 
 
+def is_host_node(e: Expr) -> bool:
+    """Whether the launcher evaluates this node itself (its operands aside): integer
+    constants, variables, the HOST_OPS, min and max, and integer casts."""
+    if isinstance(e, (IntImm, Var)):
+        return True
+    if isinstance(e, BinOp):
+        return e.op in HOST_OPS or e.op in ("min", "max")
+    return isinstance(e, Cast) and e.dtype.is_int
+
+
 _QUOTIENT_OF = {"floormod": "floordiv", "truncmod": "truncdiv"}
 
 
@@ -727,9 +737,44 @@ def select(cond: Expr, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
     return Select(a.dtype, cond, a, b, span)
 
 
+# ---- facts --------------------------------------------------------------------------------
+
+def nonneg(e: Expr, facts: set[str]) -> bool:
+    """Whether e is provably >= 0 (DECISIONS 7); `facts` names the variables known to be."""
+    kind = e.dtype.kind
+    if kind == "uint" or kind == "bool":
+        return True
+    cls = e.__class__
+    if cls is BinOp:
+        op = e.op
+        if op in _NONNEG_IF_BOTH:
+            return nonneg(e.a, facts) and nonneg(e.b, facts)
+        if op == "floormod":
+            return nonneg(e.b, facts)
+        if op == "&":
+            return nonneg(e.a, facts) or nonneg(e.b, facts)
+        return op in _BOOL_RESULT
+    if cls is Var:
+        return e.name in facts
+    if cls is IntImm or cls is FloatImm:
+        return e.value >= 0
+    if cls is Builtin:
+        return True
+    if cls is Cast:
+        return e.a.dtype.is_int and nonneg(e.a, facts) and e.a.dtype.bits <= e.dtype.bits
+    if cls is Select:
+        return nonneg(e.a, facts) and nonneg(e.b, facts)
+    if cls is Call and e.func == "__shfl_sync":
+        return nonneg(e.args[1], facts)
+    return False
+
+
+_NONNEG_IF_BOTH = frozenset({"+", "*", "floordiv", "truncdiv", "truncmod", "min", "max", ">>", "|", "^"})
+
+
 # ---- traversal ----------------------------------------------------------------------------
 
-# Node classes with no expression inside (map_expr returns them as they are).
+# Node classes with no expression inside: the walks stop at them (and map_children returns them as they are).
 _LEAVES = frozenset({IntImm, FloatImm, Var, Builtin, StrImm})
 
 
@@ -811,53 +856,6 @@ def map_children(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
     return e if rebuild is None else rebuild(e, f)
 
 
-def map_expr(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
-    """Rebuild an expression bottom-up; fn may return a replacement for a node (or None).
-
-    A node whose children all come back unchanged is kept as it is: the folding
-    constructors give the same node again for the same children, so rebuilding
-    it would only copy it."""
-    def mapped(node: Expr) -> Expr:
-        replaced = fn(node)
-        if replaced is not None:
-            return replaced
-        rebuild = _REBUILD.get(node.__class__)
-        return node if rebuild is None else rebuild(node, mapped)
-    return mapped(e)
-
-
-# The fields of each node class that may hold expressions: every field but
-# the dtype and the span (filled in per class on first use).
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(cls: type) -> tuple[str, ...]:
-    names = _CHILD_FIELDS.get(cls)
-    if names is None:
-        names = _CHILD_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name not in ("dtype", "span"))
-    return names
-
-
-def walk_expr(e: Expr):
-    """Every node of an expression, parents before children."""
-    stack = [e]
-    pop, push = stack.pop, stack.append
-    cache = _CHILD_FIELDS
-    while stack:
-        node = pop()
-        yield node
-        cls = type(node)
-        if cls in _LEAVES:
-            continue
-        names = cache.get(cls) or _child_fields(cls)
-        for name in names:
-            item = getattr(node, name)
-            if isinstance(item, Expr):
-                push(item)
-            elif isinstance(item, tuple):
-                stack.extend([x for x in item if isinstance(x, Expr)])
-
-
 def _exprs_in(items: tuple) -> tuple:
     return tuple(x for x in items if isinstance(x, Expr))
 
@@ -866,11 +864,10 @@ def _no_exprs(node) -> tuple:
     return ()
 
 
-# For each node class, a function giving the expressions directly in a node: what
-# stmt_exprs gives, and walk_expr visits under it, for the IR of a program without
-# errors (the checker's IR of a failed expression may hold a values.Poison, which
-# those two skip). Lowering's walks use it. Every node class above has its entry
-# (tests/lower/test_ir_fold.py).
+# For each node class, a function giving the expressions directly in a node, in field
+# order. Lowering's walks use it as it is; stmt_exprs and walk_expr, which also walk
+# the checker's IR, drop what is not an expression (the IR of a failed expression may
+# hold a values.Poison). Every node class above has its entry (tests/lower/test_ir_fold.py).
 NODE_EXPRS: dict[type, Callable[..., tuple]] = {
     IntImm: _no_exprs, FloatImm: _no_exprs, Var: _no_exprs, Builtin: _no_exprs, StrImm: _no_exprs,
     BinOp: attrgetter("a", "b"), UnaryOp: lambda e: (e.a,), Select: attrgetter("cond", "a", "b"),
@@ -890,10 +887,6 @@ NODE_EXPRS: dict[type, Callable[..., tuple]] = {
 }
 
 
-def substitute(e: Expr, mapping: dict[str, Expr]) -> Expr:
-    return map_expr(e, lambda n: mapping.get(n.name) if isinstance(n, Var) else None)
-
-
 def seq(stmts) -> Stmt:
     flat: list[Stmt] = []
     for s in stmts:
@@ -906,17 +899,19 @@ def seq(stmts) -> Stmt:
     return flat[0] if len(flat) == 1 else Seq(tuple(flat))
 
 
+def walk_expr(e: Expr):
+    """Every node of an expression, parents before children."""
+    stack = [e]
+    pop, extend = stack.pop, stack.extend
+    exprs_of = NODE_EXPRS
+    while stack:
+        node = pop()
+        yield node
+        cls = node.__class__
+        if cls not in _LEAVES:
+            extend([x for x in exprs_of.get(cls, _no_exprs)(node) if isinstance(x, Expr)])
+
+
 def stmt_exprs(s: Stmt) -> list[Expr]:
-    out = []
-    cls = type(s)
-    for name in _CHILD_FIELDS.get(cls) or _child_fields(cls):
-        item = getattr(s, name)
-        if isinstance(item, Expr):
-            out.append(item)
-        elif isinstance(item, tuple):
-            out.extend(x for x in item if isinstance(x, Expr))
-    return out
-
-
-def with_body(s: Stmt, **changes) -> Stmt:
-    return replace(s, **changes)
+    """The expressions directly in a statement (a let's variable and a loop's among them)."""
+    return [x for x in NODE_EXPRS.get(s.__class__, _no_exprs)(s) if isinstance(x, Expr)]

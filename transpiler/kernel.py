@@ -3,7 +3,6 @@ and scoping, and the shared-memory budget (the thread hierarchy is threads.py)."
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
 from math import prod
 
 from . import ast, ir
@@ -18,7 +17,7 @@ from .threads import ThreadChecker
 from .cnames import c_name
 from .source import Span
 from .values import (POISON, ArrayType, Binding, Builtin, DTypeVal, DynamicExtent, Handle, HandleType, IdTuple,
-                     LaunchConfig, LayoutPart, LayoutVal, LetType, LoopRange, Namespace, Poison, Pointer, PyConst,
+                     LaunchConfig, LayoutPart, LayoutVal, LetType, LoopRange, Poison, Pointer, PyConst,
                      Region, Void)
 
 
@@ -148,8 +147,13 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                              help="use it in the shape of a `T.Tensor` parameter so the launcher can read it from "
                                   "the array")
             return POISON
-        var = ir.Var(INT32, self.fresh(extent.name), extent.span)
-        self.extents[extent.name] = (var, extent.span)
+        return self.declare_extent(extent.name, extent.span)
+
+    def declare_extent(self, name: str, span: Span) -> ir.Var:
+        """The kernel's symbolic extent `name` (int32, non-negative), which the launcher reads
+        off the arrays."""
+        var = ir.Var(INT32, self.fresh(name), span)
+        self.extents[name] = (var, span)
         self.nonneg.add(var.name)
         return var
 
@@ -211,8 +215,8 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         self.check_launch_smem(arena_bytes)
         if self.diags.has_errors:
             return None
-        return Kernel(fdef.name, fdef.span, self.params, self.args, ir.seq(stmts), grid, block, self.nonneg,
-                      self.min_arch, self.arch_suffix, self.arena, arena_bytes, self.views, static_bytes)
+        return Kernel(fdef.name, fdef.span, fdef.name_span, self.params, self.args, ir.seq(stmts), grid, block,
+                      self.nonneg, self.min_arch, self.arch_suffix, self.arena, arena_bytes, self.views, static_bytes)
 
     # -- T.device_entry() -------------------------------------------------------------------------------
     def split_at_device_entry(self, body: list) -> tuple[list, list]:
@@ -308,7 +312,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         found = [] if found is None else found
         for stmt in stmts:
             if isinstance(stmt, ast.ExprStmt):
-                if self.is_device_entry(stmt):
+                if self.is_dialect_call(stmt.value, ("device_entry",), module_level=True):
                     found.append((stmt, block))
             elif isinstance(stmt, ast.If):
                 self.device_entries(stmt.body, block or "if", found)
@@ -334,13 +338,6 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                                                           and parse_dtype(value.func.attr) is not None))
             return not _contains_call(value)
         return False
-
-    def is_device_entry(self, stmt) -> bool:
-        if not isinstance(stmt, ast.ExprStmt) or not isinstance(stmt.value, ast.Call):
-            return False
-        func = stmt.value.func
-        return isinstance(func, ast.Attribute) and func.attr == "device_entry" and isinstance(func.value, ast.Name) \
-            and isinstance(self.module.globals.get(func.value.id, Binding(None, "", stmt.span)).value, Namespace)
 
     # -- parameters ------------------------------------------------------------------------------------
     def parameter(self, param: ast.Param) -> None:
@@ -451,9 +448,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                     and stmt.value.func.attr == "match_buffer":
                 self.handles.pop(self.handle_of(stmt.value), None)  # bound, with an error reported already
             if isinstance(val, _SymbolicPending):
-                var = ir.Var(val.dtype, self.fresh(name), stmt.target.span)
-                self.extents[name] = (var, stmt.target.span)
-                self.nonneg.add(var.name)
+                var = self.declare_extent(name, stmt.target.span)
                 self.bind(name, Binding(var, "var", stmt.target.span))
                 return
             if isinstance(val, (PyConst, LayoutVal)):
@@ -513,7 +508,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             self.diags.error("E0512", f"symbolic extents are int32, not {dtype}", node.span,
                              help="declare it with `T.int32()`")
             return POISON
-        return _SymbolicPending(dtype, node.span)
+        return _SymbolicPending()
 
     # -- statements -------------------------------------------------------------------------------------
     def block(self, stmts, *, new_scope: bool = True) -> list[ir.Stmt]:
@@ -550,7 +545,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
     def _stmt_ExprStmt(self, stmt):
         if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
             return None
-        if isinstance(stmt.value, ast.Call) and self.is_device_entry(stmt):
+        if self.is_dialect_call(stmt.value, ("device_entry",), module_level=True):
             return None  # reported once by run()
         val = self.elab(stmt.value)
         if isinstance(val, IdTuple):
@@ -670,9 +665,10 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         if isinstance(val, (Pointer, ir.BufferAddress)):
             self.bind(name, Binding(val, "pointer", target.span))
             return None
+        # `k = T.meta_var(4)` names a compile-time value; a plain `k = 4` is a mutable scalar
         if isinstance(val, (LayoutVal, Region)) or (
                 isinstance(val, PyConst) and (not isinstance(val.value, (bool, int, float))
-                                              or self.is_meta_var(stmt.value))):
+                                              or self.is_dialect_call(stmt.value, ("meta_var",)))):
             self.bind(name, Binding(val, "const", target.span))
             return None
         value = self.as_value(val, stmt.value.span)
@@ -681,13 +677,6 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
             return None
         buf = self.new_scalar(name, value.dtype, target.span)
         return ir.BufferStore(buf, SCALAR_INDEX, value, stmt.span)
-
-    def is_meta_var(self, node: ast.Expr) -> bool:
-        """`k = T.meta_var(4)` names a compile-time value; a plain `k = 4` is a mutable scalar."""
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "meta_var"):
-            return False
-        func = self.elab(node.func)
-        return isinstance(func, Namespace) and func.dotted == "meta_var"
 
     def flush_named(self, named: ir.Buffer, original: ir.Buffer):
         """Rename the buffer an allocation or view produced to the name it is bound to."""
@@ -865,7 +854,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         return ir.LetStmt(var, value, stmt.span)
 
     def is_nonneg(self, e: ir.Expr) -> bool:
-        return _lower_nonneg()(e, self.nonneg)
+        return ir.nonneg(e, self.nonneg)
 
     def _stmt_AugAssign(self, stmt: ast.AugAssign):
         from .check_expr import _BINOPS
@@ -1072,11 +1061,11 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
     def loop_range(self, kind: str, node: ast.Call, args):
         """`range(...)`, `T.serial(...)` or `T.unroll(...)`, its arguments bound (bind_args)."""
         first = self.int_value(args["start"])
-        if is_default(args.get("stop")) or args.get("stop") is None:
+        if is_default(args["stop"]):
             start, stop = _ZERO, first
         else:
             start, stop = first, self.int_value(args["stop"])
-        step = _ONE if is_default(args.get("step", None)) or "step" not in args else self.int_value(args["step"])
+        step = _ONE if is_default(args["step"]) else self.int_value(args["step"])
         if start is POISON or stop is POISON or step is POISON:
             return POISON
         if start.dtype != stop.dtype:
@@ -1223,18 +1212,7 @@ def _contains_call(node) -> bool:
 
 
 class _SymbolicPending:
-    """`n = T.int32()` before its name is known."""
-
-    def __init__(self, dtype, span):
-        self.dtype, self.span = dtype, span
-
-
-@cache
-def _lower_nonneg():
-    """lower.nonneg, imported on first use (lower imports check, which imports this module),
-    once: an import statement costs more than the test itself on every `let` and loop."""
-    from .lower import nonneg
-    return nonneg
+    """`n = T.int32()` before its name is known (symbolic_var allows int32 only)."""
 
 
 def _statement_count(stmts) -> int:

@@ -24,17 +24,17 @@ class HostExprError(ValueError):
 
 def py_expr(e: ir.Expr) -> str:
     """A host-side integer expression as Python source; variables come from the dict `v`."""
+    if not ir.is_host_node(e):
+        raise HostExprError(f"cannot evaluate {type(e).__name__} on the host")
     if isinstance(e, ir.IntImm):
         return str(e.value)
     if isinstance(e, ir.Var):
         return f"v[{e.name!r}]"
     if isinstance(e, ir.BinOp) and e.op in ir.HOST_OPS:
         return f"({py_expr(e.a)} {ir.HOST_OPS[e.op]} {py_expr(e.b)})"
-    if isinstance(e, ir.BinOp) and e.op in ("min", "max"):
+    if isinstance(e, ir.BinOp):  # min or max
         return f"{e.op}({py_expr(e.a)}, {py_expr(e.b)})"
-    if isinstance(e, ir.Cast) and e.dtype.is_int:
-        return py_expr(e.a)
-    raise HostExprError(f"cannot evaluate {type(e).__name__} on the host")
+    return py_expr(e.a)  # an integer cast
 
 
 class PyCode(str):
@@ -135,7 +135,7 @@ def kernel_data(spec: ir.LaunchSpec) -> dict:
 def render_launcher(program: Program, cuda: str, module_name: str | None = None) -> str:
     template = _environment().get_template("launcher.py.j2")
     kernels = [kernel_data(lk.spec) for lk in program.kernels]
-    source = program.source_name.replace("\\", "/").rsplit("/", 1)[-1]
+    source = program.file_name
     return template.render(version=__version__, source=_py_text(source), source_repr=repr(source),
                            cuda_repr=_literal(cuda), kernels=kernels, repr=repr, literal=py_literal,
                            arch=program.min_arch, suffix=repr(program.arch_suffix))

@@ -20,10 +20,11 @@ import click
 
 from . import ast, ir
 from . import layout as layouts
-from .check import LAYOUT_MODULE, LAYOUT_NAMES, ConstEvaluator, ModuleChecker
+from .check import LAYOUT_MODULE, ConstEvaluator, ModuleChecker
 from .cli import _write, _write_stdout
 from .diagnostics import Diagnostic, Diagnostics, Renderer, did_you_mean, use_colour
 from .dtypes import known_dtype_names, parse_dtype
+from .intrinsics import LAYOUT_CTORS
 from .parse import parse
 from .source import SourceFile
 from .svg import Svg, hue
@@ -32,7 +33,7 @@ from .values import POISON
 LAYOUT_FILE = "<layout>"
 # What the layout text may name: the names of a file that starts with these imports.
 PRELUDE = ("from tvm.script import tirx as T\n"
-           f"from {LAYOUT_MODULE} import {', '.join([*LAYOUT_NAMES, *layouts.KNOWN_AXES])}\n")
+           f"from {LAYOUT_MODULE} import {', '.join([*LAYOUT_CTORS, *layouts.KNOWN_AXES])}\n")
 MAX_CELLS = 1 << 16  # a full tensor memory (128 x 512): a few seconds of constant folding
 ROW_WRAP = 32  # a 1-D shape is shown in rows of this many elements
 BANKS, BANK_BITS = 32, 32
@@ -186,15 +187,11 @@ def _blocks(shape: tuple[int, ...]) -> list[tuple[str | None, list[tuple[str, ra
                         for start in range(0, shape[0], cols)], cols)]
     rows, cols = shape[-2:]
     blocks = []
-    for lead in itertools.product(*(range(extent) for extent in shape[:-2])):
+    for n, lead in enumerate(itertools.product(*(range(extent) for extent in shape[:-2]))):
         heading = f"[{', '.join(map(str, lead))}, :, :]" if lead else None
-        base = sum(i * stride for i, stride in zip(lead, _row_major(shape)[:-2]))
+        base = n * rows * cols  # the leading indices come in row-major order
         blocks.append((heading, [(str(i), range(base + i * cols, base + (i + 1) * cols)) for i in range(rows)], cols))
     return blocks
-
-
-def _row_major(shape):
-    return [prod(shape[d + 1:]) for d in range(len(shape))]
 
 
 def _values(values: tuple[int, ...]) -> str:

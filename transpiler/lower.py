@@ -18,6 +18,7 @@ from .check import CheckedModule, Kernel
 from .diagnostics import Diagnostics
 from .dtypes import FLOAT32, INT32, header
 from .intrinsics import c_math_name
+from .ir import nonneg
 from . import ptx
 
 BASE_ARCH = 75  # the oldest architecture CUDA 13 compiles for
@@ -48,41 +49,13 @@ class Program:
     arch_suffix: str
     func_lines: dict[str, int] = field(default_factory=dict)  # func_call name -> .tx line of its first source line
 
-
-# ---- facts -----------------------------------------------------------------------------------
-
-def nonneg(e: ir.Expr, facts: set[str]) -> bool:
-    """Whether e is provably >= 0 (DECISIONS 7)."""
-    kind = e.dtype.kind
-    if kind == "uint" or kind == "bool":
-        return True
-    cls = e.__class__
-    if cls is ir.BinOp:
-        op = e.op
-        if op in _NONNEG_IF_BOTH:
-            return nonneg(e.a, facts) and nonneg(e.b, facts)
-        if op == "floormod":
-            return nonneg(e.b, facts)
-        if op == "&":
-            return nonneg(e.a, facts) or nonneg(e.b, facts)
-        return op in _BOOL_OPS
-    if cls is ir.Var:
-        return e.name in facts
-    if cls is ir.IntImm or cls is ir.FloatImm:
-        return e.value >= 0
-    if cls is ir.Builtin:
-        return True
-    if cls is ir.Cast:
-        return e.a.dtype.is_int and nonneg(e.a, facts) and e.a.dtype.bits <= e.dtype.bits
-    if cls is ir.Select:
-        return nonneg(e.a, facts) and nonneg(e.b, facts)
-    if cls is ir.Call and e.func == "__shfl_sync":
-        return nonneg(e.args[1], facts)
-    return False
+    @property
+    def file_name(self) -> str:
+        """The .tx file's name without its directories (either slash): the generated files
+        name their source by it, never by a path of this machine."""
+        return self.source_name.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-_NONNEG_IF_BOTH = frozenset({"+", "*", "floordiv", "truncdiv", "truncmod", "min", "max", ">>", "|", "^"})
-_BOOL_OPS = frozenset(ir.COMPARISONS + ("&&", "||"))
 _FLOOR_OPS = ("floordiv", "floormod")
 
 
@@ -97,27 +70,28 @@ class KernelLowerer:
         self.kernel = kernel
         self.module = module
         self.diags = diags
-        self.facts = set(kernel.nonneg)
+        self.nonneg_names = set(kernel.nonneg)  # the variables known to be >= 0 (ir.nonneg)
+        self.facts: _Facts | None = None  # of the lowered body, once run() has lowered it
         self.declared_pointers: set[int] = set()
         self.pure_calls: set[str] = set(PURE_CALLS)  # and the math functions lowering names
         self.tmem: dict[int, ir.Placement] = {}  # tensor-memory buffers by id (unrolled copies share one)
         # by buffer id: the strides of a row-major buffer of constant shape and offset, else None
         self.row_major_strides: dict[int, list[ir.Expr] | None] = {}
-        # Thread-id registers some `let` has bound, and whether one was read after that:
-        # only then can reuse_id_vars change anything.
-        self.bound_builtins: set[ir.Builtin] = set()
-        self.builtin_reread = False
+        # The thread-id registers that a `let` at the top of the body has bound, to its variable:
+        # later reads of the register read the variable (`tx / 32`, not `((int)threadIdx.x) / 32`).
+        self.id_vars: dict[ir.Builtin, ir.Var] = {}
+        self.depth = 0  # statements around the one being lowered (0: it lands at the top of the body)
         # the variables of the `T.unroll` loops being expanded, bound to this copy's value
         self.unrolled: dict[str, ir.Expr] = {}
-        # global workspaces (DECISIONS 19): allocated at the kernel's top level, in source order
-        self.workspaces = [s.buffer for s in all_stmts(kernel.body)
-                           if isinstance(s, ir.Allocate) and s.buffer.storage.kind == "workspace"]
+        # global workspaces (DECISIONS 19), as stmt() meets them: at the kernel's top level, in source order
+        self.workspaces: list[ir.Buffer] = []
 
     # -- expressions ---------------------------------------------------------------------------------
     def expr(self, e: ir.Expr) -> ir.Expr:
         """e lowered, bottom-up: buffer accesses become storage accesses, floor division and
-        math calls their C forms, the variables of unrolled loops their values. The
-        commonest nodes first: this runs for every node of every expression."""
+        math calls their C forms, the variables of unrolled loops their values, thread-id
+        registers the variables bound to them (id_vars). The commonest nodes first: this
+        runs for every node of every expression."""
         cls = e.__class__
         if cls is ir.BinOp:
             return self.division(e) if e.op in _FLOOR_OPS else ir.map_children(e, self.expr)
@@ -128,9 +102,7 @@ class KernelLowerer:
         if cls is ir.BufferLoad:
             return ir.Load(e.dtype, e.buffer.storage, self.index(e.buffer, e.indices), e.span)
         if cls is ir.Builtin:
-            if e in self.bound_builtins:
-                self.builtin_reread = True
-            return e
+            return self.id_vars.get(e, e)
         if cls is ir.BufferVecLoad:
             return ir.VecLoad(e.dtype, e.buffer.storage, self.index(e.buffer, e.indices), e.span)
         if cls is ir.BufferAddress:
@@ -164,7 +136,7 @@ class KernelLowerer:
             if e.op == "floordiv":
                 return self.math(floor)
             return ir.binop("-", a, ir.binop("*", b, self.math(floor)))
-        if nonneg(a, self.facts) and nonneg(b, self.facts):
+        if nonneg(a, self.nonneg_names) and nonneg(b, self.nonneg_names):
             return ir.binop("truncdiv" if e.op == "floordiv" else "truncmod", a, b, e.span)
         shift = _pow2(b)
         if shift is not None:
@@ -206,7 +178,8 @@ class KernelLowerer:
             if storage.kind == "arena":
                 return None  # declared once at the top of the kernel
             if storage.kind == "workspace":
-                return None  # a pointer parameter (workspaces, below)
+                self.workspaces.append(s.buffer)
+                return None  # a pointer parameter (run() adds it)
             return ir.ArrayDecl(storage, s.span)
         if cls is ir.DeclView:
             storage = s.buffer.storage
@@ -223,14 +196,14 @@ class KernelLowerer:
             return ir.VecStore(s.buffer.storage, self.index(s.buffer, s.indices), self.expr(s.value), s.span)
         if cls is ir.LetStmt:
             value = self.expr(s.value)
-            if value.__class__ is ir.Builtin:
-                self.bound_builtins.add(value)
+            if value.__class__ is ir.Builtin and not self.depth and s.var.dtype == value.dtype:
+                self.id_vars[value] = s.var
             # The fact belongs to this binding: the copies of an unrolled body bind
             # the same name to different values (`t = tx` then `t = tx - 1`).
-            if nonneg(value, self.facts):
-                self.facts.add(s.var.name)
+            if nonneg(value, self.nonneg_names):
+                self.nonneg_names.add(s.var.name)
             else:
-                self.facts.discard(s.var.name)
+                self.nonneg_names.discard(s.var.name)
             return ir.LetStmt(s.var, value, s.span)
         if cls is ir.Evaluate:
             return ir.Evaluate(self.expr(s.value), s.span)
@@ -238,16 +211,23 @@ class KernelLowerer:
             cond = self.expr(s.cond)
             if ir.is_const(cond):
                 return self.stmt(s.then) if cond.value else (self.stmt(s.orelse) if s.orelse else None)
-            then = self.stmt(s.then) or ir.Seq(())
-            orelse = self.stmt(s.orelse) if s.orelse is not None else None
+            then = self.nested(s.then) or ir.Seq(())
+            orelse = self.nested(s.orelse) if s.orelse is not None else None
             return ir.If(cond, then, orelse, s.span)
         if cls is ir.While:
-            return ir.While(self.expr(s.cond), self.stmt(s.body) or ir.Seq(()), s.span)
+            return ir.While(self.expr(s.cond), self.nested(s.body) or ir.Seq(()), s.span)
         if cls is ir.For:
             return self.loop(s)
         if cls is ir.Trap:
             return ir.Trap(self.expr(s.cond), s.message, s.span)
         return s
+
+    def nested(self, s: ir.Stmt) -> ir.Stmt | None:
+        """A statement lowered inside another (a body or branch: not at the top of the kernel's)."""
+        self.depth += 1
+        lowered = self.stmt(s)
+        self.depth -= 1
+        return lowered
 
     def loop(self, s: ir.For) -> ir.Stmt | None:
         start, stop, step = self.expr(s.start), self.expr(s.stop), self.expr(s.step)
@@ -258,7 +238,7 @@ class KernelLowerer:
             outer = self.unrolled.get(s.var.name)
             for value in range(start.value, stop.value, step.value):
                 self.unrolled[s.var.name] = ir.IntImm(s.var.dtype, value)
-                lowered = self.stmt(s.body)
+                lowered = self.nested(s.body)
                 if lowered is None:
                     continue
                 out.append(ir.Block(lowered) if declares(lowered) else lowered)
@@ -270,19 +250,17 @@ class KernelLowerer:
         if ir.is_const(step):
             direction = 1 if step.value > 0 else -1
         else:
-            direction = 1 if nonneg(step, self.facts) else 0
+            direction = 1 if nonneg(step, self.nonneg_names) else 0
         if ir.is_const(start) and ir.is_const(stop) and ir.is_const(step) and \
                 (start.value >= stop.value if step.value > 0 else start.value <= stop.value):
             return None  # an empty range
-        body = self.stmt(s.body) or ir.Seq(())
+        body = self.nested(s.body) or ir.Seq(())
         return ir.For(s.var, start, stop, step, body, s.kind, s.unroll_factor, s.span, direction)
 
     # -- the kernel ---------------------------------------------------------------------------------------
     def run(self) -> LoweredKernel:
         k = self.kernel
         body = self.stmt(k.body) or ir.Seq(())
-        if self.builtin_reread:
-            body = reuse_id_vars(body)
         # Renaming changes variable and array names only, so the facts of the
         # body as dropping left it answer every later question about it.
         body, facts = drop_unused(body, self.pure_calls)
@@ -315,20 +293,10 @@ class KernelLowerer:
             min_arch=max(BASE_ARCH, k.min_arch), arch_suffix=k.arch_suffix, arena=arena_map,
             launch_bounds=threads or None,  # DECISIONS 8: the constant block size, 1 included
             arg_order=tuple(p.name for p in k.args), tmem=tuple(self.tmem.values()),
-            span=self.def_span(),
+            span=k.name_span,
             workspaces=tuple(ir.Workspace(ws.name, ws.storage.name, ws.dtype, ws.shape, ws.align, ws.span)
                              for ws in workspaces))
         return LoweredKernel(spec, body, arena, var_names)
-
-    def def_span(self):
-        """The span of the kernel's name on its `def` line (the kernel's span starts at its decorator)."""
-        source, span = self.module.source, self.kernel.span
-        for line in range(span.line, span.end_line + 1):
-            text = source.line_text(line)
-            match = re.match(rf"\s*def\s+({re.escape(self.kernel.name)})\b", text)
-            if match:
-                return source.span(line, match.start(1) + 1, line, match.end(1) + 1)
-        return span
 
     def _global_names(self, facts: "_Facts") -> set[str]:
         """C names visible everywhere in the kernel: parameters, storage, called functions."""
@@ -669,74 +637,6 @@ class _Scope:
                 return True
             scope = scope.outer
         return False
-
-
-def map_stmt_exprs(st: ir.Stmt, sub) -> ir.Stmt:
-    """A storage-level statement tree with `sub` applied to every expression but the
-    variables that lets and loops declare. Statements in which nothing changes are
-    kept as they are."""
-    def rebuild(st: ir.Stmt) -> ir.Stmt:
-        if isinstance(st, ir.LetStmt):
-            value = sub(st.value)
-            return st if value is st.value else ir.LetStmt(st.var, value, st.span)
-        if isinstance(st, ir.For):
-            start, stop, step = sub(st.start), sub(st.stop), sub(st.step)
-            body = rebuild(st.body)
-            if start is st.start and stop is st.stop and step is st.step and body is st.body:
-                return st
-            return ir.For(st.var, start, stop, step, body, st.kind, st.unroll_factor, st.span, st.direction)
-        if isinstance(st, ir.Seq):
-            items = tuple(rebuild(x) for x in st.body)
-            if all(new is old for new, old in zip(items, st.body)):
-                return st
-            return ir.Seq(items, st.span)
-        if isinstance(st, ir.Block):
-            body = rebuild(st.body)
-            return st if body is st.body else ir.Block(body, st.span)
-        if isinstance(st, ir.If):
-            cond, then = sub(st.cond), rebuild(st.then)
-            orelse = rebuild(st.orelse) if st.orelse is not None else None
-            if cond is st.cond and then is st.then and orelse is st.orelse:
-                return st
-            return ir.If(cond, then, orelse, st.span)
-        if isinstance(st, ir.While):
-            cond, body = sub(st.cond), rebuild(st.body)
-            return st if cond is st.cond and body is st.body else ir.While(cond, body, st.span)
-        if isinstance(st, (ir.Store, ir.VecStore)):
-            index, value = sub(st.index), sub(st.value)
-            return st if index is st.index and value is st.value else type(st)(st.storage, index, value, st.span)
-        if isinstance(st, ir.PointerDecl):
-            offset = sub(st.offset)
-            return st if offset is st.offset else ir.PointerDecl(st.storage, offset, st.span)
-        if isinstance(st, ir.Evaluate):
-            value = sub(st.value)
-            return st if value is st.value else ir.Evaluate(value, st.span)
-        if isinstance(st, ir.Trap):
-            cond = sub(st.cond)
-            return st if cond is st.cond else ir.Trap(cond, st.message, st.span)
-        return st
-
-    return rebuild(st)
-
-
-def reuse_id_vars(body: ir.Stmt) -> ir.Stmt:
-    """After `int tx = ((int)threadIdx.x);`, later uses of threadIdx.x read `tx`
-    (the warp and lane ids are computed from it: `tx / 32`, not
-    `((int)threadIdx.x) / 32`)."""
-    if not isinstance(body, ir.Seq):
-        return body
-    known: dict[ir.Builtin, ir.Var] = {}
-
-    def reuse(e: ir.Expr) -> ir.Expr:
-        return known.get(e, e) if e.__class__ is ir.Builtin else ir.map_children(e, reuse)
-    out = []
-    for st in body.body:
-        if known:
-            st = map_stmt_exprs(st, reuse)
-        if isinstance(st, ir.LetStmt) and isinstance(st.value, ir.Builtin) and st.var.dtype == st.value.dtype:
-            known.setdefault(st.value, st.var)
-        out.append(st)
-    return ir.Seq(tuple(out), body.span)
 
 
 def declares(s: ir.Stmt) -> bool:

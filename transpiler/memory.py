@@ -15,7 +15,7 @@ from .check_expr import article, kind_of
 from .diagnostics import Note, did_you_mean
 from .dtypes import HANDLE, INT32, VOID, DType, has_c_vector, known_dtype_names, parse_dtype
 from .intrinsics import default_arg, handler, is_default
-from .values import POISON, AxisTerm, DTypeVal, Handle, LayoutPart, LayoutVal, Namespace, Pointer, PyConst, Void
+from .values import POISON, AxisTerm, DTypeVal, Handle, LayoutPart, LayoutVal, Pointer, PyConst, Void
 
 SCOPES = ("global", "shared", "shared.dyn", "local", "tmem")
 INDEX_LIMIT = 2 ** 31 - 1  # the largest element index a buffer may have: indices are C `int`s
@@ -363,18 +363,15 @@ class MemoryChecker:
         """What keeps an integer expression from being evaluated by the launcher (None: nothing).
         The launcher knows the symbolic extents and the integer scalar parameters."""
         known = {var.name for var, _ in self.extents.values()}
-        scalars = {p.name for p in self.args if p.kind == "scalar"}
         known.update(p.name for p in self.args if p.kind == "scalar" and p.dtype.is_int)
         for node in ir.walk_expr(e):
-            if isinstance(node, ir.Var) and node.name in scalars and node.name not in known:
-                return f"`{node.name}`, a parameter that is not an integer"
             if isinstance(node, ir.Var) and node.name not in known:
+                if any(p.kind == "scalar" and p.name == node.name for p in self.args):
+                    return f"`{node.name}`, a parameter that is not an integer"
                 return f"`{node.name}`, which is known only on the GPU"
             if isinstance(node, (ir.BufferLoad, ir.Load)):
                 return "a value read from memory"
-            host_op = isinstance(node, ir.BinOp) and (node.op in ir.HOST_OPS or node.op in ("min", "max"))
-            int_cast = isinstance(node, ir.Cast) and node.dtype.is_int
-            if not (isinstance(node, (ir.IntImm, ir.Var)) or host_op or int_cast):
+            if not ir.is_host_node(node):
                 return "an operation the launcher does not evaluate"
         return None
 
@@ -505,17 +502,12 @@ class MemoryChecker:
     def ty_args_tensor(self, node, arg):
         """The one `T.Tensor(...)` call of a `ty_args=[...]` list; None (with E0525) otherwise."""
         items = arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else None
-        if items is None or len(items) != 1 or not self.is_tensor_type(items[0]):
+        if items is None or len(items) != 1 or not self.is_dialect_call(items[0], ("Tensor",)):
             where = items[1].span if items is not None and len(items) > 1 else arg.span
             self.diags.error("E0525", "`ty_args=` takes one `T.Tensor(shape, dtype, ...)` in a list", where,
                              help="e.g. `ty_args=[T.Tensor((128,), \"float32\", scope=\"shared\")]`")
             return None
         return items[0]
-
-    def is_tensor_type(self, node) -> bool:
-        """Whether node is a call of `T.Tensor` (under any alias of the dialect)."""
-        return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Tensor" \
-            and isinstance(self.elab(node.func.value), Namespace)
 
     @handler("alloc_tensor", "placement=None", "*positional", "ty_args", "attrs=None", "annotations=None")
     def _alloc_tensor(self, node, a):
@@ -775,11 +767,6 @@ class MemoryChecker:
             return False
         return True
 
-    def is_ramp_call(self, node) -> bool:
-        """Whether node is a call of `T.ramp` / `T.Ramp` (under any alias of the dialect)."""
-        return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and node.func.attr in ("ramp", "Ramp") and isinstance(self.elab(node.func.value), Namespace)
-
     def ramp_access(self, buf: ir.Buffer, nodes, span):
         """`A[i, T.ramp(base, 1, lanes)]`, the newer spelling of `A.vload([i, base], dtype=...)` /
         `A.vstore(...)`: (vector dtype, indices) for the same checks and IR; None when no index is a
@@ -789,7 +776,7 @@ class MemoryChecker:
                 break
         else:
             return None  # no index is a call: what nearly all indexing is, decided without building a list
-        ramps = [k for k, n in enumerate(nodes) if isinstance(n, ast.Call) and self.is_ramp_call(n)]
+        ramps = [k for k, n in enumerate(nodes) if self.is_dialect_call(n, ("ramp", "Ramp"))]
         if not ramps:
             return None
         if len(nodes) != buf.ndim:
@@ -1115,8 +1102,6 @@ class MemoryChecker:
                                  notes=[Note("allocated here", self.tmem_alloc[2])],
                                  help=f"allocate at least {column.value + width} columns or start it earlier")
                 return POISON
-        if buf is not POISON:  # no C storage; lowering records its columns for `tirxc info`
-            self.pending.append(ir.DeclView(buf, node.span))
         return buf
 
     def local_view(self, buf: ir.Buffer, node):

@@ -290,10 +290,7 @@ class PoolChecker:
             layout = self.layout_value(args["layout"])
             if layout is POISON:
                 return POISON
-        buf = self.tmem_buffer(shape, dtype, layout, ir.IntImm(INT32, start), node.span)
-        if buf is not POISON:  # no C storage; lowering records its columns for `tirxc info`
-            self.pending.append(ir.DeclView(buf, node.span))
-        return buf
+        return self.tmem_buffer(shape, dtype, layout, ir.IntImm(INT32, start), node.span)
 
     def _warp_var(self, node):
         warp = self.warp_id_var()

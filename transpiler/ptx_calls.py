@@ -12,7 +12,7 @@ from . import ast, ir, ptx
 from . import layout as layouts
 from .diagnostics import Note
 from .dtypes import HANDLE, INT32, UINT32, VOID, parse_dtype
-from .values import POISON, Poison, Pointer, PyConst, Region, Void
+from .values import POISON, Poison, Pointer, Region, Void
 
 _TCGEN05_KEYWORD_FORMS = {
     "alloc": ("tcgen05.alloc.cta_group::{g}.sync.aligned.shared::cta.b32", ("dst",), True),
@@ -183,7 +183,8 @@ class PtxChecker:
         return False
 
     def tmem_buffer(self, shape, dtype, layout, allocated_addr, span):
-        """`T.decl_buffer(..., scope="tmem", allocated_addr=..., layout=...)`."""
+        """`T.decl_buffer(..., scope="tmem", allocated_addr=..., layout=...)` and `tmem_pool.alloc(...)`:
+        the buffer, declared as a pending view."""
         if layout is None:
             layout = layouts.tile_layout(list(shape), [ir.IntImm(INT32, 1)] * len(shape),
                                          ["TLane", "TCol"] if len(shape) == 2 else ["TCol"] * len(shape))
@@ -191,7 +192,9 @@ class PtxChecker:
         if bad:
             self.diags.error("E0517", f"a tensor-memory layout uses the `TLane` and `TCol` axes, not `{bad[0]}`", span)
             return POISON
-        return ir.Buffer("", tuple(shape), dtype, "tmem", None, layout, None, 0, span, allocated_addr=allocated_addr)
+        buf = ir.Buffer("", tuple(shape), dtype, "tmem", None, layout, None, 0, span, allocated_addr=allocated_addr)
+        self.pending.append(ir.DeclView(buf, span))  # no C storage; lowering records its columns for `tirxc info`
+        return buf
 
     def tmem_address(self, val, arg):
         """The 32-bit tensor-memory address of a tmem buffer (or of a region's first element)."""

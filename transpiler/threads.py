@@ -23,6 +23,11 @@ _ID_KINDS = {  # kind of id -> the most extents it takes
 _INFERRED_ID = {"extents": default_arg("None"), "dtype": default_arg("'int32'")}  # `T.cuda.warp_id()`: from the block
 
 
+def _launch_index(kind: str, axis: int) -> ir.Builtin:
+    """`blockIdx.x` ... of a block id (cta_id), `threadIdx.x` ... of a thread id, on axis 0, 1 or 2."""
+    return ir.Builtin(INT32, ("blockIdx." if kind == "cta_id" else "threadIdx.") + "xyz"[axis])
+
+
 class ThreadChecker:
     """Mixin of kernel.KernelChecker: needs its scopes, diagnostics and launch state."""
 
@@ -117,12 +122,7 @@ class ThreadChecker:
         axis = self.launch_axis(kind, what, node, a)
         if axis is None:
             return POISON
-        var = ir.Var(INT32, self.fresh(f"{what}_{'xyz'[axis]}"), node.span)
-        self.id_kinds[var.name] = kind
-        self.unnamed_ids.add(var.name)
-        self.nonneg.add(var.name)
-        builtin = ("blockIdx." if kind == "cta_id" else "threadIdx.") + "xyz"[axis]
-        self.pending.append(ir.LetStmt(var, ir.cast(INT32, ir.Builtin(INT32, builtin)), node.span))
+        var = self.new_id_var(kind, f"{what}_{'xyz'[axis]}", INT32, _launch_index(kind, axis), node.span)
         return IdTuple((var,))
 
     def launch_dim(self, kind: str, what: str, node, a):
@@ -182,15 +182,15 @@ class ThreadChecker:
             return POISON
         previous = self.ids.get(kind)
         if previous is not None and extents is not None and previous[0] is not None \
-                and [str(e) for e in previous[0]] != [str(e) for e in extents] and kind in self.launch_kinds:
-            field = "grid" if kind == "cta_id" else "block"
-            self.diags.error("E0521", f"`T.{kind}` gives other extents than the launch configuration's `{field}=`",
-                             node.span, notes=[Note(f"the launch configuration's `{field}=` is here", previous[1])],
-                             help=f"leave the extents out (`T.{kind}()`), or use "
-                                  f"`T.cuda.{'block' if kind == 'cta_id' else 'thread'}_idx(\"x\")`")
-            return POISON
-        if previous is not None and extents is not None and previous[0] is not None \
                 and [str(e) for e in previous[0]] != [str(e) for e in extents]:
+            if kind in self.launch_kinds:
+                field = "grid" if kind == "cta_id" else "block"
+                self.diags.error("E0521", f"`T.{kind}` gives other extents than the launch configuration's "
+                                          f"`{field}=`", node.span,
+                                 notes=[Note(f"the launch configuration's `{field}=` is here", previous[1])],
+                                 help=f"leave the extents out (`T.{kind}()`), or use "
+                                      f"`T.cuda.{'block' if kind == 'cta_id' else 'thread'}_idx(\"x\")`")
+                return POISON
             self.diags.error("E0403", f"`T.{kind}` declared again with different extents", node.span,
                              notes=[Note("first declared here", previous[1])],
                              help="every declaration of one kind of id describes the same launch; repeat the "
@@ -210,15 +210,17 @@ class ThreadChecker:
             self.linear_id_users.append(node.span)
         count = len(extents) if extents is not None else 1
         names = [kind] if count == 1 else [f"{kind}_{axis}" for axis in "xyz"[:count]]
-        vars = []
-        for name, value in zip(names, self.id_values(kind, count)):
-            var = ir.Var(dtype, self.fresh(name), node.span)
-            self.id_kinds[var.name] = kind
-            self.unnamed_ids.add(var.name)
-            self.nonneg.add(var.name)
-            self.pending.append(ir.LetStmt(var, ir.cast(dtype, value), node.span))
-            vars.append(var)
-        return IdTuple(tuple(vars))
+        return IdTuple(tuple(self.new_id_var(kind, name, dtype, value, node.span)
+                             for name, value in zip(names, self.id_values(kind, count))))
+
+    def new_id_var(self, kind: str, name: str, dtype, value: ir.Expr, span) -> ir.Var:
+        """An id's variable, set to value; it takes the name it is bound to later (bind_id)."""
+        var = ir.Var(dtype, self.fresh(name), span)
+        self.id_kinds[var.name] = kind
+        self.unnamed_ids.add(var.name)
+        self.nonneg.add(var.name)
+        self.pending.append(ir.LetStmt(var, ir.cast(dtype, value), span))
+        return var
 
     _EXAMPLE_EXTENTS = {"cta_id": "n", "thread_id": "128", "warp_id": "4", "lane_id": "32", "warpgroup_id": "1",
                         "warp_id_in_wg": "4", "thread_id_in_wg": "128"}
@@ -301,11 +303,8 @@ class ThreadChecker:
         return self.id_vars.get("warp_id")
 
     def id_values(self, kind: str, count: int) -> list[ir.Expr]:
-        axes = "xyz"
-        if kind == "cta_id":
-            return [ir.Builtin(INT32, f"blockIdx.{axes[i]}") for i in range(count)]
-        if kind == "thread_id":
-            return [ir.Builtin(INT32, f"threadIdx.{axes[i]}") for i in range(count)]
+        if kind in ("cta_id", "thread_id"):
+            return [_launch_index(kind, axis) for axis in range(count)]
         linear = self.linear_tid()
         full = ir.IntImm(UINT32, 0xFFFFFFFF)
         zero = ir.IntImm(INT32, 0)

@@ -161,18 +161,15 @@ class DynamicExtent:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Ramp:
-    """`T.ramp(base, stride, lanes)`: the index of a vector access, not a value."""
+    """`T.ramp(base, 1, lanes)`: the index of a vector access, not a value (the stride is always 1)."""
     base: object  # ir.Expr
-    stride: int | None  # None: not a compile-time integer
-    lanes: int | None
-    span: Span
+    lanes: int
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class LaunchConfig:
     """`T.cuda.LaunchConfig(grid=..., block=..., ...)`, its arguments as written."""
     args: dict
-    span: Span
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -12,6 +12,7 @@ import pytest
 from tests.lower.evaluate import evaluate
 from transpiler import ir
 from transpiler.dtypes import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, parse_dtype
+from transpiler.values import POISON
 
 FLOAT16 = parse_dtype("float16")
 BFLOAT16 = parse_dtype("bfloat16")
@@ -238,16 +239,28 @@ def test_select_folding():
 
 # ---- traversal helpers -----------------------------------------------------------------------------------
 
-def test_substitute_refolds():
+def _substitute(e: ir.Expr, mapping: dict[str, ir.Expr]) -> ir.Expr:
+    """Variables replaced by name, bottom-up through map_children (as lowering rewrites)."""
+    if isinstance(e, ir.Var):
+        return mapping.get(e.name, e)
+    return ir.map_children(e, lambda child: _substitute(child, mapping))
+
+
+def test_map_children_refolds():
     e = ir.binop("+", ir.binop("*", X, i32(4)), Y)
-    out = ir.substitute(e, {"x": i32(2), "y": i32(1)})
-    assert out == i32(9)
+    assert _substitute(e, {"x": i32(2), "y": i32(1)}) == i32(9)
 
 
-def test_map_expr_rebuilds_bottom_up():
+def test_map_children_rebuilds_bottom_up():
     e = ir.binop("+", ir.binop("+", X, i32(1)), i32(2))  # already x + 3
-    out = ir.map_expr(e, lambda n: ir.binop("-", Y, i32(3)) if n == X else None)
-    assert out is Y or out == Y
+    assert _substitute(e, {"x": ir.binop("-", Y, i32(3))}) is Y
+
+
+def test_map_children_keeps_a_node_whose_children_are_unchanged():
+    e = ir.Select(INT32, ir.binop("<", X, Y), ir.Call(INT32, "f", (X,)), i32(0))
+    assert ir.map_children(e, lambda child: child) is e
+    assert _substitute(e, {"z": i32(1)}) is e
+    assert ir.map_children(X, lambda child: i32(1)) is X  # a leaf has no children
 
 
 # ---- quotient and remainder rejoined -------------------------------------------------------------------
@@ -306,6 +319,23 @@ def test_node_expressions_are_the_expression_fields_in_order():
     load = ir.BufferLoad(INT32, None, (i, j))
     store = ir.BufferStore(None, (j, i), load)
     loop = ir.For(i, i32(0), j, i32(1), store)
-    for node in (ir.binop("+", i, j), load, ir.Select(INT32, X, i, j), ir.Call(INT32, "f", (j, i)),
-                 ir.Address(INT32, None, None), store, loop, ir.LetStmt(j, load)):
-        assert list(ir.NODE_EXPRS[type(node)](node)) == ir.stmt_exprs(node)
+    for node, expected in ((ir.binop("+", i, j), [i, j]), (load, [i, j]), (ir.Select(INT32, X, i, j), [X, i, j]),
+                           (ir.Call(INT32, "f", (j, i)), [j, i]), (ir.Address(INT32, None, None), []),
+                           (store, [j, i, load]), (loop, [i, i32(0), j, i32(1)]), (ir.LetStmt(j, load), [j, load])):
+        assert ir.stmt_exprs(node) == expected
+
+
+def test_the_walks_skip_what_is_not_an_expression():
+    # the checker's IR of a failed expression may hold a Poison where an expression belongs
+    assert ir.stmt_exprs(ir.BufferStore(None, (X, POISON), POISON)) == [X]
+    add, call = ir.BinOp(INT32, "+", X, POISON), ir.Call(INT32, "f", (POISON, Y))
+    assert list(ir.walk_expr(add)) == [add, X]
+    assert list(ir.walk_expr(call)) == [call, Y]
+
+
+def test_walk_expr_visits_parents_before_children():
+    inner = ir.binop("*", X, Y)
+    e = ir.Select(INT32, ir.binop("<", X, i32(0)), inner, i32(1))
+    nodes = list(ir.walk_expr(e))
+    assert nodes[0] is e and nodes.index(inner) < nodes.index(Y)
+    assert sorted(map(repr, nodes)) == sorted(map(repr, [e, e.cond, X, i32(0), inner, X, Y, i32(1)]))

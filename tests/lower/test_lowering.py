@@ -410,6 +410,26 @@ def k(A_ptr: T.handle):
     assert "int lane = ((int)threadIdx.x) % 32;" in cu
 
 
+def test_only_a_top_level_let_of_a_register_is_read_for_it_later():
+    # `d` is out of scope after its `if`: later reads keep the register; `e` is in scope to the end
+    body = kernel_lines("""
+@T.prim_func
+def k(A_ptr: T.handle, n: T.int32):
+    A = T.match_buffer(A_ptr, (64,), "int32")
+    T.device_entry()
+    bx = T.cta_id([n])
+    tx = T.thread_id([64])
+    if tx < 4:
+        d: T.let = T.cuda.grid_dim("x")
+        A[d] = 1
+    A[T.cuda.grid_dim("x") + 1] = 2
+    e: T.let = T.cuda.grid_dim("x")
+    A[T.cuda.grid_dim("x") + 2] = e
+""")
+    assert body[body.index("}") + 1:] == ["A_ptr[(((int)gridDim.x) + 1)] = 2;", "int e = ((int)gridDim.x);",
+                                          "A_ptr[(e + 2)] = e;"]
+
+
 def test_two_dimensional_block_linear_thread_index():
     body = kernel_lines("""
 @T.prim_func

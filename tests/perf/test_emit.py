@@ -43,7 +43,7 @@ def test_samples_render_the_same(line_info):
 
 @pytest.mark.parametrize("case", range(6))
 def test_edge_cases_render_the_same(case):
-    kernel = {"spec": None, "symbol": "k_kernel", "launch_bounds": [None, 0, 256, 1, None, 32][case],
+    kernel = {"line": None, "symbol": "k_kernel", "launch_bounds": [None, 0, 256, 1, None, 32][case],
               "params": [[], ["int n"], ["float* __restrict__ A_ptr", "int n"], ["x"], [], ["a", "b", "c"]][case],
               "body": ["", "  return;", "  int x = 0;\n  x = x + 1;", "\n", "  a;\n", "  //"][case]}
     values = dict(version="9.9", source=["a.tx", "b c.tx", "", "x", "y", "z"][case], min_arch="sm_75",
