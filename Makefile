@@ -45,7 +45,7 @@ update-golden: $(BIN)/.installed
 # Generated documentation: the error codes, and the tables of docs/user-guide.md
 # (transpiled from docs/constructs/*.tx) and docs/comparison.md (bench/results/*.json).
 docs: $(BIN)/.installed
-	$(BIN)/python -m transpiler.codes docs/errors.md
+	$(BIN)/python -m transpiler.diag.codes docs/errors.md
 	$(BIN)/python docs/gen_docs.py
 
 # Transpile speed against the reference implementation (CPU; bench/transpile.py

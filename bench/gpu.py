@@ -132,7 +132,7 @@ def generate_tirxc(out_dir: Path) -> dict:
     "arch": (minimum architecture, suffix)}}."""
     use_source_checkout()
     from transpiler.driver import compile_source
-    from transpiler.source import SourceFile
+    from transpiler.syntax.source import SourceFile
     out = {}
     for tx in sorted(SAMPLES_DIR.glob("*.tx")):
         result = compile_source(SourceFile(tx.name, tx.read_text(encoding="utf-8")), until="launcher",

@@ -286,13 +286,13 @@ def count_kernels(tx: Path) -> int:
 # ----------------------------------------------------------------------------- 2. in process
 
 def _stage_functions():
-    from transpiler.check import check
-    from transpiler.diagnostics import Diagnostics
-    from transpiler.emit import render_cuda
-    from transpiler.launcher import render_launcher
-    from transpiler.lower import lower
-    from transpiler.parse import parse
-    from transpiler.source import SourceFile
+    from transpiler.sema.check import check
+    from transpiler.diag.diagnostics import Diagnostics
+    from transpiler.codegen.cuda import render_cuda
+    from transpiler.codegen.launcher import render_launcher
+    from transpiler.lower.lower import lower
+    from transpiler.syntax.parse import parse
+    from transpiler.syntax.source import SourceFile
     return SourceFile, Diagnostics, parse, check, lower, render_cuda, render_launcher
 
 
@@ -346,7 +346,7 @@ def time_stages(name: str, text: str, min_runs: int = 30, min_seconds: float = 0
 
 def bench_stages(samples: list[str], quick: bool) -> tuple[list[dict], dict]:
     # The first call loads the grammar tables; measure that once, separately.
-    from transpiler import parse as parse_module
+    from transpiler.syntax import parse as parse_module
     SourceFile, Diagnostics, parse, *_ = _stage_functions()
     parse_module._grammar.cache_clear()  # the grammar tables, loaded by a process's first parse
     t0 = time.process_time()
@@ -551,8 +551,8 @@ def bench_hotspots(out_dir: Path) -> dict:
     # Interpreter start, tirxc's imports, and the whole CLI on the smallest sample.
     cpu7 = lambda cmd: _ms(statistics.median(run_proc(cmd)["cpu"] for _ in range(7)))  # noqa: E731
     spots["python_startup_ms"] = cpu7([python, "-c", "pass"])
-    spots["import_cli_ms"] = cpu7([python, "-c", "import transpiler.cli, transpiler.driver, transpiler.parse, "
-                                           "transpiler.check, transpiler.lower, transpiler.emit"])
+    spots["import_cli_ms"] = cpu7([python, "-c", "import transpiler.cli.main, transpiler.driver, transpiler.syntax.parse, "
+                                           "transpiler.sema.check, transpiler.lower.lower, transpiler.codegen.cuda"])
     spots["cli_smem_demo_ms"] = cpu7([python, "-m", "transpiler", str(SAMPLES_DIR / "smem_demo.tx"), "-o",
                                       str(out_dir / "smem_demo.cu")])
     no_cache = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
@@ -564,9 +564,9 @@ def bench_hotspots(out_dir: Path) -> dict:
     # and compiles the lexer's patterns it meets (measured as first parse minus a second one).
     code = (
         "import time\n"
-        "from transpiler.parse import parse\n"
-        "from transpiler.diagnostics import Diagnostics\n"
-        "from transpiler.source import SourceFile\n"
+        "from transpiler.syntax.parse import parse\n"
+        "from transpiler.diag.diagnostics import Diagnostics\n"
+        "from transpiler.syntax.source import SourceFile\n"
         "import sys\n"
         "text = open(sys.argv[1]).read()\n"
         "t0 = time.process_time(); parse(SourceFile('a.tx', text), Diagnostics())\n"

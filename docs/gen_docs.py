@@ -44,9 +44,9 @@ RESULTS = ROOT / "bench" / "results"
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing tirxc
 
 from transpiler.driver import compile_source  # noqa: E402
-from transpiler.intrinsics import MATH, PREDICATES  # noqa: E402
-from transpiler.ptx import EXAMPLES as PTX_EXAMPLES, lookup as ptx_lookup  # noqa: E402
-from transpiler.source import SourceFile  # noqa: E402
+from transpiler.sema.intrinsics import MATH, PREDICATES  # noqa: E402
+from transpiler.target.ptx import EXAMPLES as PTX_EXAMPLES, lookup as ptx_lookup  # noqa: E402
+from transpiler.syntax.source import SourceFile  # noqa: E402
 
 SHOW_MARK = "# show"
 LINE_DIRECTIVE = re.compile(r'^\s*#line (\d+) ')
@@ -188,7 +188,7 @@ def k(A: T.Buffer((32,), "{dtype}"), B: T.Buffer((32,), "{out}")):
 
 
 def math_table() -> str:
-    """One row per entry of transpiler.intrinsics.MATH, for float32, float16 and (where allowed) int32."""
+    """One row per entry of transpiler.sema.intrinsics.MATH, for float32, float16 and (where allowed) int32."""
     out = ["| `T.*` | float32 | float16 | int32 |", "|---|---|---|---|"]
     for name, (arity, float_only) in MATH.items():
         cells = []

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from transpiler.driver import compile_source
-from transpiler.source import SourceFile
+from transpiler.syntax.source import SourceFile
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"

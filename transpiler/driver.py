@@ -5,12 +5,12 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field
 
-from .diagnostics import Diagnostic, Diagnostics
-from .source import SourceFile
+from transpiler.diag.diagnostics import Diagnostic, Diagnostics
+from transpiler.syntax.source import SourceFile
 
 TYPE_CHECKING = False  # (typing itself is not imported: start-up time)
 if TYPE_CHECKING:
-    from . import ast
+    from transpiler.syntax import ast
 
 
 @dataclass
@@ -48,7 +48,7 @@ def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None 
 def _compile(source: SourceFile, until: str, arch: str | None, launcher_name: str | None, line_info: bool) -> Result:
     # Each stage is imported when the run gets to it, with the cyclic collector
     # paused: their hundred-odd dataclasses make much of a small run's time.
-    from .parse import parse
+    from transpiler.syntax.parse import parse
 
     diags = Diagnostics()
     result = Result(source)
@@ -56,23 +56,23 @@ def _compile(source: SourceFile, until: str, arch: str | None, launcher_name: st
     if result.module is None or diags.has_errors or until == "ast":
         result.diagnostics = diags.sorted()
         return result
-    from .check import check
+    from transpiler.sema.check import check
 
     checked = check(result.module, source, diags, arch=arch)
     if diags.has_errors or until == "check":
         result.diagnostics = diags.sorted()
         return result
-    from .lower import lower
+    from transpiler.lower.lower import lower
 
     result.program = lower(checked, diags)
     if diags.has_errors:
         result.diagnostics = diags.sorted()
         return result
-    from .emit import render_cuda
+    from transpiler.codegen.cuda import render_cuda
 
     result.cuda = render_cuda(result.program, line_info=line_info)
     if until == "launcher":
-        from .launcher import render_launcher
+        from transpiler.codegen.launcher import render_launcher
 
         result.launcher = render_launcher(result.program, result.cuda, module_name=launcher_name)
     result.diagnostics = diags.sorted()

@@ -12,7 +12,7 @@ import pytest
 
 from inline_expect import compare, parse, rewrite
 from transpiler.driver import compile_source
-from transpiler.source import SourceFile
+from transpiler.syntax.source import SourceFile
 
 CASES = Path(__file__).resolve().parent / "cases"
 CASE_FILES = sorted(CASES.glob("*.tx"))

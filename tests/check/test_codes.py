@@ -4,11 +4,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from transpiler.codes import CODES
-from transpiler.diagnostics import explain
+from transpiler.diag.codes import CODES
+from transpiler.diag.diagnostics import explain
 
-CHECKER = ("check.py", "kernel.py", "check_expr.py", "intrinsics.py", "memory.py")
-SOURCES = [Path(__file__).resolve().parents[2] / "transpiler" / name for name in CHECKER]
+SOURCES = sorted((Path(__file__).resolve().parents[2] / "transpiler").rglob("*.py"))
 CODE = re.compile(r"[\"']([EW]\d{4})[\"']")
 
 

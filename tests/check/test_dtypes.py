@@ -4,7 +4,7 @@ The checker compares and hashes dtypes for every expression node, so DType
 tries identity first (parse_dtype interns them) and keeps is_float, is_int,
 is_bool, is_signed and int_bounds as plain attributes; these tests pin that
 the shortcuts still mean what the fields say."""
-from transpiler.dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, int_range, known_dtype_names, parse_dtype
+from transpiler.target.dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, int_range, known_dtype_names, parse_dtype
 
 
 def test_dtypes_are_interned():

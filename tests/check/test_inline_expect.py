@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from inline_expect import CaseFileError, Item, compare, parse, rewrite, shorten
-from transpiler.diagnostics import Diagnostic, Note
-from transpiler.source import Span
+from transpiler.diag.diagnostics import Diagnostic, Note
+from transpiler.syntax.source import Span
 
 
 def span(line: int, col: int) -> Span:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from transpiler.check import check
-from transpiler.diagnostics import Diagnostics
-from transpiler.parse import parse
-from transpiler.source import SourceFile
+from transpiler.sema.check import check
+from transpiler.diag.diagnostics import Diagnostics
+from transpiler.syntax.parse import parse
+from transpiler.syntax.source import SourceFile
 
 HERE = Path(__file__).resolve().parent
 INPUTS = sorted((HERE.parents[1] / "samples").glob("*.tx")) + sorted((HERE / "cases").glob("*.tx"))

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from transpiler.driver import compile_source
-from transpiler.source import SourceFile
+from transpiler.syntax.source import SourceFile
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples").glob("*.tx"))
 

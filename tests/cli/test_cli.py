@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import transpiler
-from transpiler import cli
+from transpiler.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "smem_demo.tx"
@@ -353,6 +353,6 @@ def test_closed_standard_input_is_a_usage_error():
     # An empty standard input is an empty file: no kernels, a warning, success.
     assert result.returncode == 0 and b"W0001" in result.stderr
     closed = subprocess.run([sys.executable, "-c", "import sys, os; os.close(0); sys.stdin = None; "
-                             "from transpiler.cli import main; main(['-'])"],
+                             "from transpiler.cli.main import main; main(['-'])"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     assert closed.returncode == 2 and b"cannot read standard input" in closed.stderr

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from transpiler import info
+from transpiler.cli import info
 from transpiler.driver import compile_file
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from math import prod
 
 import pytest
 
-from transpiler import cli
+from transpiler.cli import main as cli
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 DOCS_FRAGMENT = "TileLayout(S[(8,2,4,2):(4@laneid,1@warpid,1@laneid,1)] + R[2:4@warpid] + 5@warpid)"

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import ROOT, SAMPLES, has_nvcc, transpile
 from tests.launcher.test_compile_errors import BROKEN  # a func_call body with a C error on its line 6
-from transpiler import cli
+from transpiler.cli import main as cli
 
 _DIRECTIVE = re.compile(r'#line (\d+) "((?:[^"\\]|\\.)*)"$')
 

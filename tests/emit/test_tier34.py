@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import SAMPLES, errors, transpile
-from transpiler import ir, layout as layouts, ptx
-from transpiler.dtypes import INT32
+from transpiler.ir import nodes as ir
+from transpiler.ir import layout as layouts
+from transpiler.target import ptx
+from transpiler.target.dtypes import INT32
 
 HEAD = "from tvm.script import tirx as T\nfrom tvm.tirx.layout import TileLayout, ComposeLayout, S, laneid, TLane, TCol\n"
 

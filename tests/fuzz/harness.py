@@ -34,10 +34,10 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from transpiler import ast as tx_ast
-from transpiler.diagnostics import Renderer
+from transpiler.syntax import ast as tx_ast
+from transpiler.diag.diagnostics import Renderer
 from transpiler.driver import compile_file
-from transpiler.source import SourceFile
+from transpiler.syntax.source import SourceFile
 
 ROOT = Path(__file__).resolve().parents[2]
 TIME_LIMIT = 10.0  # seconds per input; the slowest sample takes about 0.2 s

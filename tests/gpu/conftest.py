@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 from transpiler.driver import compile_source
-from transpiler.source import SourceFile
+from transpiler.syntax.source import SourceFile
 
 
 def _gpu_reason() -> str | None:

@@ -90,7 +90,7 @@ def _planted(kernel_name: str) -> int:
     import cupy
 
     from transpiler.driver import compile_source
-    from transpiler.source import SourceFile
+    from transpiler.syntax.source import SourceFile
 
     result = compile_source(SourceFile("planted.tx", PLANTED), until="launcher", launcher_name="planted")
     namespace: dict = {}
@@ -117,7 +117,7 @@ def _child(sample: str) -> int:
 
     from tests.gpu.cases import PARAMS, make_args, to_device
     from transpiler.driver import compile_source
-    from transpiler.source import SourceFile
+    from transpiler.syntax.source import SourceFile
 
     def report(**fields):
         print(MARK + json.dumps(fields), flush=True)
@@ -175,7 +175,7 @@ def _samples_and_cases():
 
 def _sample_arch(sample: str) -> tuple[int, str]:
     from transpiler.driver import compile_source
-    from transpiler.source import SourceFile
+    from transpiler.syntax.source import SourceFile
     source = SourceFile(f"{sample}.tx", (ROOT / "samples" / f"{sample}.tx").read_text(encoding="utf-8"))
     result = compile_source(source, until="cuda")
     match = re.search(r"// Minimum architecture: sm_(\d+)(a?)", result.cuda or "")

@@ -51,7 +51,7 @@ def run_cli_measured(tmp_path, text: str, *args: str) -> dict:
     path.write_text(text, encoding="utf-8")
     code = f"""
 import json, resource, sys, time
-from transpiler import cli
+from transpiler.cli import main as cli
 began = time.perf_counter()
 try:
     cli.main([{str(path)!r}, *{list(args)!r}])

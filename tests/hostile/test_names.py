@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.fuzz.harness import nvcc_check
-from transpiler.cnames import RESERVED, c_name, is_safe, source_code_names
-from transpiler.launcher import reserved_names
+from transpiler.target.cnames import RESERVED, c_name, is_safe, source_code_names
+from transpiler.codegen.launcher import reserved_names
 
 from ._util import FakeArray, declared_c_names, errors, load_launcher, nvcc_mark, ok
 
@@ -178,9 +178,10 @@ def test_launcher_reserved_names_follow_the_template():
 
 
 def test_the_shipped_reserved_names_are_current():
-    from transpiler import launcher, launcher_names
+    from transpiler.codegen import launcher
+    from transpiler.codegen import launcher_names
     assert launcher_names.RESERVED == reserved_names(), \
-        "templates/launcher.py.j2 changed: regenerate with `python -m transpiler.launcher`"
+        "templates/launcher.py.j2 changed: regenerate with `python -m transpiler.codegen.launcher`"
     assert (Path(launcher.__file__).parent / launcher.NAMES_MODULE).read_text(encoding="utf-8") == \
         launcher.reserved_names_text()
 

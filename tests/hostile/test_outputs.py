@@ -60,7 +60,7 @@ def _tirxc(args, cwd, env, stdin=None):
 
 _KILL_WHILE_WRITING = r'''
 import os, signal, sys
-from transpiler import cli
+from transpiler.cli import main as cli
 real_fdopen = os.fdopen
 
 class Half:

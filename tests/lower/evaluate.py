@@ -3,7 +3,7 @@ semantics each operator has in the generated C (floor ops as Python's // and
 %, C's truncating / and % for truncdiv / truncmod, 32-bit wrap-around)."""
 from __future__ import annotations
 
-from transpiler import ir
+from transpiler.ir import nodes as ir
 
 
 def _trunc_div(a: int, b: int) -> int:

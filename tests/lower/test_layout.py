@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.lower.evaluate import evaluate
-from transpiler import ir
-from transpiler import layout as L
-from transpiler.dtypes import INT32
-from transpiler.emit import CPrinter
+from transpiler.ir import nodes as ir
+from transpiler.ir import layout as L
+from transpiler.target.dtypes import INT32
+from transpiler.codegen.cuda import CPrinter
 
 
 def c(v: int) -> ir.IntImm:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 
 from tests.conftest import transpile
-from transpiler import ir
-from transpiler.lower import all_stmts
+from transpiler.ir import nodes as ir
+from transpiler.lower.lower import all_stmts
 
 HEADER = "from tvm.script import tirx as T\n\n"
 
@@ -307,8 +307,8 @@ def test_shared_array_nobody_reads_is_dropped():
 
 def test_vector_access_raises_the_alignment_of_an_array():
     """Whatever the checker lets through, `*(float4*)r_ptr` gets a 16-byte aligned r_ptr."""
-    from transpiler.dtypes import FLOAT32, INT32, parse_dtype
-    from transpiler.lower import align_vector_arrays
+    from transpiler.target.dtypes import FLOAT32, INT32, parse_dtype
+    from transpiler.lower.lower import align_vector_arrays
     f4 = parse_dtype("float32x4")
     regs = ir.Storage("r_ptr", FLOAT32, "local", "array", 8, 0)
     aligned = ir.Storage("q_ptr", FLOAT32, "local", "array", 8, 32)
@@ -495,9 +495,9 @@ def test_an_array_declared_after_a_scope_takes_the_name_back():
 
 def test_an_array_whose_name_is_in_scope_keeps_the_suffix():
     """On IR: `v_ptr` declared in the enclosing scope stays visible in the loop."""
-    from transpiler.dtypes import INT32
-    from transpiler.lower import reuse_source_names
-    from transpiler.source import SourceFile
+    from transpiler.target.dtypes import INT32
+    from transpiler.lower.lower import reuse_source_names
+    from transpiler.syntax.source import SourceFile
     outer = ir.Storage("v_ptr", INT32, "local", "array", 1)
     inner = ir.Storage("v_ptr_1", INT32, "local", "array", 1)
     later = ir.Storage("w_ptr_1", INT32, "local", "array", 1)

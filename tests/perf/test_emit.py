@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from transpiler import data_text, emit
+from transpiler import data_text
+
+from transpiler.codegen import cuda as emit
 from transpiler.driver import compile_source
-from transpiler.source import SourceFile
+from transpiler.syntax.source import SourceFile
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -55,7 +57,7 @@ def test_edge_cases_render_the_same(case):
 
 
 def test_a_plain_run_does_not_import_jinja():
-    code = ("import sys; from transpiler.cli import main\n"
+    code = ("import sys; from transpiler.cli.main import main\n"
             "try:\n    main([sys.argv[1], '-o', sys.argv[2]])\nexcept SystemExit as e:\n    assert not e.code\n"
             "print(sorted(m for m in ('jinja2', 'lark') if m in sys.modules))")
     env = dict(os.environ, PYTHONPATH=str(ROOT))

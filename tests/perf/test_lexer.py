@@ -8,7 +8,7 @@ import random
 import re
 from pathlib import Path
 
-from transpiler import parse
+from transpiler.syntax import parse
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

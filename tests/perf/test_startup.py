@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from transpiler import cli, ir
-from transpiler.dtypes import FLOAT32, INT32
-from transpiler.kernel import CNames
+from transpiler.cli import main as cli
+
+from transpiler.ir import nodes as ir
+from transpiler.target.dtypes import FLOAT32, INT32
+from transpiler.sema.kernel import CNames
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SAXPY = ROOT / "samples" / "saxpy.tx"
@@ -65,7 +67,7 @@ def test_everything_else_goes_to_click(args):
 
 
 def test_a_plain_compile_does_not_import_click(tmp_path):
-    code = ("import sys; from transpiler import cli\n"
+    code = ("import sys; from transpiler.cli import main as cli\n"
             "try:\n    cli.main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
             "print(code, 'click' in sys.modules, 'tempfile' in sys.modules)")
     out = _python(code, str(SAXPY), "-o", str(tmp_path / "s.cu"))
@@ -85,7 +87,7 @@ def test_usage_errors_read_as_click_writes_them(problem, tmp_path):
     for output in (["-o", target[1]], [f"--output={target[1]}"]):
         args = [target[0], *output, *extra]
         assert (cli._plain_options(args) is None) == output[0].startswith("--output=")
-        runs.append(_python("from transpiler.cli import main; main()", *args))
+        runs.append(_python("from transpiler.cli.main import main; main()", *args))
     plain, through_click = runs
     assert plain.returncode == through_click.returncode == 2
     assert plain.stderr == through_click.stderr

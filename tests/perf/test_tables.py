@@ -2,7 +2,7 @@
 transpiler/parse.py): current, canonical, and only a cache.
 
 Regenerate them after editing grammar/tirx.lark with
-`python -m transpiler.parse --write-tables`.
+`python -m transpiler.syntax.parse --write-tables`.
 """
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from transpiler import data_text, parse
-from transpiler.diagnostics import Diagnostics
-from transpiler.source import SourceFile
+from transpiler import data_text
+
+from transpiler.syntax import parse
+from transpiler.diag.diagnostics import Diagnostics
+from transpiler.syntax.source import SourceFile
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -23,7 +25,7 @@ def test_shipped_tables_are_current():
     text = data_text("grammar", "tirx.lark")
     shipped = (Path(parse.__file__).parent / parse.TABLES_MODULE).read_text(encoding="utf-8")
     assert shipped == parse.tables_text(parse.build_tables(text)), \
-        "transpiler/parse_tables.py is stale: run `python -m transpiler.parse --write-tables`"
+        "transpiler/parse_tables.py is stale: run `python -m transpiler.syntax.parse --write-tables`"
 
 
 def test_tables_do_not_depend_on_the_hash_seed():
@@ -62,7 +64,7 @@ def test_missing_tables_are_rebuilt(monkeypatch):
             raise ImportError(name)
         return real_import(name, globals, locals, fromlist, level)
 
-    monkeypatch.delitem(sys.modules, "transpiler.parse_tables", raising=False)
+    monkeypatch.delitem(sys.modules, "transpiler.syntax.tables", raising=False)
     monkeypatch.setattr(builtins, "__import__", without_tables)
     assert parse._shipped_tables() is None
     assert parse._load_tables()["states"]
@@ -70,7 +72,7 @@ def test_missing_tables_are_rebuilt(monkeypatch):
 
 def test_the_parser_does_not_import_lark():
     """Lark only compiles the grammar; a run with current tables never imports it (nor json)."""
-    code = ("import sys; from transpiler.driver import compile_source; from transpiler.source import SourceFile; "
+    code = ("import sys; from transpiler.driver import compile_source; from transpiler.syntax.source import SourceFile; "
             "r = compile_source(SourceFile('k.tx', open(sys.argv[1]).read())); "
             "assert r.ok and r.cuda; print('lark' in sys.modules, 'json' in sys.modules)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))

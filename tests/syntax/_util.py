@@ -1,10 +1,10 @@
 """Helpers shared by the syntax tests: parse text, list diagnostics, show ASTs compactly."""
 from __future__ import annotations
 
-from transpiler import ast
-from transpiler.diagnostics import Diagnostics
-from transpiler.parse import parse
-from transpiler.source import SourceFile
+from transpiler.syntax import ast
+from transpiler.diag.diagnostics import Diagnostics
+from transpiler.syntax.parse import parse
+from transpiler.syntax.source import SourceFile
 
 
 def parse_text(text: str, name: str = "t.tx"):

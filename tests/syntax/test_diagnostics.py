@@ -6,9 +6,9 @@ import io
 
 import pytest
 
-from transpiler.codes import CODES
-from transpiler.diagnostics import Diagnostic, Diagnostics, Note, Renderer, explain, use_colour
-from transpiler.source import SourceFile, Span
+from transpiler.diag.codes import CODES
+from transpiler.diag.diagnostics import Diagnostic, Diagnostics, Note, Renderer, explain, use_colour
+from transpiler.syntax.source import SourceFile, Span
 
 from ._util import parse_text
 

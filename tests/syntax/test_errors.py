@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from transpiler.codes import CODES
-from transpiler.parse import MAX_SYNTAX_ERRORS
+from transpiler.diag.codes import CODES
+from transpiler.syntax.parse import MAX_SYNTAX_ERRORS
 
 from ._util import parse_text, problems
 

@@ -11,8 +11,8 @@ from importlib import resources
 import pytest
 from lark import Lark, logger as lark_logger
 
-from transpiler import ast
-from transpiler.parse import _Builder, _grammar
+from transpiler.syntax import ast
+from transpiler.syntax.parse import _Builder, _grammar
 
 from ._util import expr, parse_ok, stmt, sx
 

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from transpiler import cli
-from transpiler.diagnostics import Diagnostics, Renderer
+from transpiler.cli import main as cli
+from transpiler.diag.diagnostics import Diagnostics, Renderer
 from transpiler.driver import compile_file
-from transpiler.parse import MAX_SYNTAX_ERRORS, parse
-from transpiler.source import SourceFile
+from transpiler.syntax.parse import MAX_SYNTAX_ERRORS, parse
+from transpiler.syntax.source import SourceFile
 
 from ._util import parse_text
 

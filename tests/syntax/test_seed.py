@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from transpiler import ast
+from transpiler.syntax import ast
 
 from ._util import parse_ok, parse_text, sx
 

@@ -30,9 +30,10 @@ import unicodedata
 from functools import lru_cache, partial
 from collections.abc import Iterator
 
-from . import ast, data_text
-from .diagnostics import Diagnostics, Note
-from .source import SourceFile, Span
+from transpiler import data_text
+from transpiler.syntax import ast
+from transpiler.diag.diagnostics import Diagnostics, Note
+from transpiler.syntax.source import SourceFile, Span
 
 # Span(...) without the named tuple's Python-level __new__: one is made for
 # every rule the parser reduces.
@@ -1689,7 +1690,7 @@ def _rule_builder(rule: "_Rule", nullable: frozenset[str]):
 # from the start state, rules are sorted, so the same grammar always gives the
 # same bytes whatever Python's hash seed.
 
-TABLES_MODULE = "parse_tables.py"
+TABLES_MODULE = "tables.py"
 _TABLES_FORMAT = 3
 
 
@@ -1888,7 +1889,7 @@ def tables_text(tables: dict) -> str:
 
 def _shipped_tables() -> dict | None:
     try:
-        from .parse_tables import TABLES
+        from transpiler.syntax.tables import TABLES
     except ImportError:
         return None
     return TABLES

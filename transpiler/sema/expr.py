@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 
-from . import ast, ir
-from .diagnostics import did_you_mean
-from .dtypes import BOOL, FLOAT32, INT32, INT64, DType, int_range, parse_dtype
-from .source import Span
-from .values import (POISON, ArrayType, Axis, AxisTerm, DTypeVal, IdTuple, LaunchConfig, LayoutPart, LayoutVal,
+from transpiler.syntax import ast
+from transpiler.ir import nodes as ir
+from transpiler.diag.diagnostics import did_you_mean
+from transpiler.target.dtypes import BOOL, FLOAT32, INT32, INT64, DType, int_range, parse_dtype
+from transpiler.syntax.source import Span
+from transpiler.sema.values import (POISON, ArrayType, Axis, AxisTerm, DTypeVal, IdTuple, LaunchConfig, LayoutPart, LayoutVal,
                      LetType, Method, Namespace, Poison, Pointer, PyConst, Ramp, Region, Void, Handle)
 
 _BINOPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "floordiv", "%": "floormod",
@@ -280,7 +281,7 @@ class ExprChecker:
         return None
 
     def unknown_dtype(self, name: str, span: Span) -> None:
-        from .dtypes import UNLOWERABLE, VECTOR_LANES, known_dtype_names
+        from transpiler.target.dtypes import UNLOWERABLE, VECTOR_LANES, known_dtype_names
         base, _, lanes = name.rpartition("x")
         if name in UNLOWERABLE:
             lowerable = [n for n in known_dtype_names() if n.startswith(name.split("_")[0])]
@@ -578,12 +579,12 @@ class ExprChecker:
             if len(node.indices) == 1:
                 mnemonic = self.const_str(node.indices[0], "a PTX mnemonic")
                 if mnemonic is not None:
-                    from .values import PtxMnemonic
+                    from transpiler.sema.values import PtxMnemonic
                     return PtxMnemonic(mnemonic)
                 return POISON
         if isinstance(base, Namespace) or isinstance(base, DTypeVal) or isinstance(base, LetType):
             return self.subscript_type(base, node)
-        from .values import LayoutCtor
+        from transpiler.sema.values import LayoutCtor
         if isinstance(base, LayoutCtor) and base.name in ("S", "R"):
             return self.layout_subscript(base.name, node)
         if isinstance(base, PyConst) and isinstance(base.value, tuple) and len(node.indices) == 1:
@@ -698,7 +699,7 @@ class ExprChecker:
             self.diags.error("E0301", f"buffers have no attribute `{node.attr}`", node.span,
                              help=did_you_mean(node.attr, BUFFER_ATTRS))
             return POISON
-        from .pools import SmemPool, TmemPool
+        from transpiler.sema.pools import SmemPool, TmemPool
         if isinstance(base, (SmemPool, TmemPool)):
             return Method(base, node.attr)
         self.diags.error("E0306", f"{_kind(base)} has no attribute `{node.attr}`", node.span)

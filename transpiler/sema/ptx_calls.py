@@ -8,11 +8,13 @@ instructions may take it, as `slot[0] + (lane << 16) + column`.
 """
 from __future__ import annotations
 
-from . import ast, ir, ptx
-from . import layout as layouts
-from .diagnostics import Note
-from .dtypes import HANDLE, INT32, UINT32, VOID, parse_dtype
-from .values import POISON, Poison, Pointer, Region, Void
+from transpiler.syntax import ast
+from transpiler.ir import nodes as ir
+from transpiler.target import ptx
+from transpiler.ir import layout as layouts
+from transpiler.diag.diagnostics import Note
+from transpiler.target.dtypes import HANDLE, INT32, UINT32, VOID, parse_dtype
+from transpiler.sema.values import POISON, Poison, Pointer, Region, Void
 
 _TCGEN05_KEYWORD_FORMS = {
     "alloc": ("tcgen05.alloc.cta_group::{g}.sync.aligned.shared::cta.b32", ("dst",), True),
@@ -48,7 +50,7 @@ class PtxChecker:
         args = self.bind_args(node, params, f"T.ptx.tcgen05.{name}")
         if args is None:
             return POISON
-        from .intrinsics import is_default
+        from transpiler.sema.intrinsics import is_default
         group = 1 if is_default(args["cta_group"]) else self.const_int(args["cta_group"], "`cta_group`")
         if group is None:
             return POISON

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import ir
-from .dtypes import DType
-from .source import Span
+from transpiler.ir import nodes as ir
+from transpiler.target.dtypes import DType
+from transpiler.syntax.source import Span
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -20,8 +20,8 @@ import signal
 import stat
 import sys
 
-from . import __version__
-from .diagnostics import Renderer, explain, use_colour
+from transpiler import __version__
+from transpiler.diag.diagnostics import Renderer, explain, use_colour
 
 EXAMPLES = """\b
 Examples:
@@ -154,10 +154,10 @@ def _module_name(path: str | None) -> str | None:
 def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", launcher_path: str | None = None,
                    check_only: bool = False, arch: str | None = None, line_info: bool = False) -> None:
     """The compile command once its options are known; usage errors are click's UsageError."""
-    from .driver import compile_file
+    from transpiler.driver import compile_file
 
     if arch is not None:
-        from .ptx import parse_arch
+        from transpiler.target.ptx import parse_arch
         if parse_arch(arch) is None:
             raise _usage_error(f"unknown architecture '{arch}' (expected sm_80, sm_90, sm_90a, sm_100a ...)")
     for target in (output, launcher_path):
@@ -174,7 +174,7 @@ def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", l
     if check_only:
         return
     if emit == "ast":
-        from .ast import dump
+        from transpiler.syntax.ast import dump
 
         text = dump(result.module)
     elif emit == "launcher":
@@ -274,9 +274,9 @@ def _plain_compile(args: list, options: dict) -> None:
 # Subcommands live in their own modules; `tirxc FILE` stays the plain compile
 # command, as users of nvcc-like tools expect.
 SUBCOMMANDS = {
-    "run": "transpiler.run:run_command",
-    "info": "transpiler.info:info_command",
-    "layout": "transpiler.layout_view:layout_command",
+    "run": "transpiler.cli.run:run_command",
+    "info": "transpiler.cli.info:info_command",
+    "layout": "transpiler.cli.layout_view:layout_command",
 }
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from collections.abc import Callable
 
-from .dtypes import BOOL, INT32, DType, int_range
-from .source import Span
+from transpiler.target.dtypes import BOOL, INT32, DType, int_range
+from transpiler.syntax.source import Span
 
 NOWHERE = Span("<generated>", 0, 0, 0, 0)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from .source import Span
+from transpiler.syntax.source import Span
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -426,7 +426,7 @@ CODES: dict[str, tuple[str, str]] = {
 if __name__ == "__main__":  # pragma: no cover - a docs generator
     import sys
     from pathlib import Path
-    from .diagnostics import errors_markdown
+    from transpiler.diag.diagnostics import errors_markdown
 
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/errors.md")
     target.write_text(errors_markdown())

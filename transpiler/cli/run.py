@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from .cli import _read_input, _report, write_atomic
+from transpiler.cli.main import _read_input, _report, write_atomic
 
 
 def cache_dir() -> Path:
@@ -113,7 +113,7 @@ def time_kernel(kernel, args, repeat: int) -> list[float]:
 @click.option("--scalar", "scalar_args", multiple=True, metavar="NAME=VALUE", help="A scalar parameter's value.")
 def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
     """Transpile KERNEL.tx, launch its kernels on the GPU, and report median times."""
-    from .driver import compile_file
+    from transpiler.driver import compile_file
     name, data = _read_input(kernel_file)
     scalars = {}
     for item in scalar_args:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from math import prod
 
-from . import ast, ir
-from .check_expr import kind_of
-from .diagnostics import Note, did_you_mean
-from .dtypes import INT32, UINT32, parse_dtype
-from .intrinsics import default_arg, handler, is_default
-from .values import POISON, Binding, IdTuple, PyConst
+from transpiler.syntax import ast
+from transpiler.ir import nodes as ir
+from transpiler.sema.expr import kind_of
+from transpiler.diag.diagnostics import Note, did_you_mean
+from transpiler.target.dtypes import INT32, UINT32, parse_dtype
+from transpiler.sema.intrinsics import default_arg, handler, is_default
+from transpiler.sema.values import POISON, Binding, IdTuple, PyConst
 
 MAX_BLOCK = 1024
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import ast, ir
-from .check_expr import article
-from .diagnostics import did_you_mean
-from .dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, parse_dtype, known_dtype_names
-from .values import (POISON, Builtin, DTypeVal, HandleType, LaunchConfig, LayoutCtor, LetType, Method, Namespace,
+from transpiler.syntax import ast
+from transpiler.ir import nodes as ir
+from transpiler.sema.expr import article
+from transpiler.diag.diagnostics import did_you_mean
+from transpiler.target.dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, parse_dtype, known_dtype_names
+from transpiler.sema.values import (POISON, Builtin, DTypeVal, HandleType, LaunchConfig, LayoutCtor, LetType, Method, Namespace,
                      Poison, PyConst, Ramp, Void, PtxMnemonic)
 
 # name -> (arity, float only). The C name is chosen at lowering (c_math_name).
@@ -126,7 +127,7 @@ class CallChecker:
         if isinstance(func, DTypeVal):
             return self.call_dtype(func.dtype, node)
         if isinstance(func, Method):
-            from .pools import SmemPool, TmemPool
+            from transpiler.sema.pools import SmemPool, TmemPool
             if isinstance(func.obj, (SmemPool, TmemPool)):
                 return self.pool_method(func.obj, func.name, node)
             return self.buffer_method(func, node)
@@ -138,7 +139,7 @@ class CallChecker:
             args = self.bind_args(node, ("start", "stop=None", "step=1"),
                                   "range" if isinstance(node.func, ast.Name) else "T.serial")
             return POISON if args is None else self.loop_range("serial", node, args)
-        from .check_expr import kind_of
+        from transpiler.sema.expr import kind_of
         self.diags.error("E0306", f"{kind_of(func)} is not callable", node.func.span)
         return POISON
 

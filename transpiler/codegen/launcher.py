@@ -12,10 +12,11 @@ import builtins
 import re
 from functools import lru_cache
 
-from . import __version__, data_text, ir
-from . import layout as layouts
-from .emit import _environment
-from .lower import Program
+from transpiler import __version__, data_text
+from transpiler.ir import nodes as ir
+from transpiler.ir import layout as layouts
+from transpiler.codegen.cuda import _environment
+from transpiler.lower.lower import Program
 
 
 class HostExprError(ValueError):

@@ -18,17 +18,18 @@ from math import prod
 
 import click
 
-from . import ast, ir
-from . import layout as layouts
-from .check import LAYOUT_MODULE, ConstEvaluator, ModuleChecker
-from .cli import _write, _write_stdout
-from .diagnostics import Diagnostic, Diagnostics, Renderer, did_you_mean, use_colour
-from .dtypes import known_dtype_names, parse_dtype
-from .intrinsics import LAYOUT_CTORS
-from .parse import parse
-from .source import SourceFile
-from .svg import Svg, hue
-from .values import POISON
+from transpiler.syntax import ast
+from transpiler.ir import nodes as ir
+from transpiler.ir import layout as layouts
+from transpiler.sema.check import LAYOUT_MODULE, ConstEvaluator, ModuleChecker
+from transpiler.cli.main import _write, _write_stdout
+from transpiler.diag.diagnostics import Diagnostic, Diagnostics, Renderer, did_you_mean, use_colour
+from transpiler.target.dtypes import known_dtype_names, parse_dtype
+from transpiler.sema.intrinsics import LAYOUT_CTORS
+from transpiler.syntax.parse import parse
+from transpiler.syntax.source import SourceFile
+from transpiler.cli.svg import Svg, hue
+from transpiler.sema.values import POISON
 
 LAYOUT_FILE = "<layout>"
 # What the layout text may name: the names of a file that starts with these imports.

@@ -10,12 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from math import prod
 
-from . import ast, ir, ptx
-from . import layout as layouts
-from .diagnostics import Note
-from .dtypes import INT32, UINT32, VOID, parse_dtype
-from .intrinsics import handler, is_default
-from .values import POISON, Void
+from transpiler.syntax import ast
+from transpiler.ir import nodes as ir
+from transpiler.target import ptx
+from transpiler.ir import layout as layouts
+from transpiler.diag.diagnostics import Note
+from transpiler.target.dtypes import INT32, UINT32, VOID, parse_dtype
+from transpiler.sema.intrinsics import handler, is_default
+from transpiler.sema.values import POISON, Void
 
 SWIZZLE_BYTES = {"auto": 128, "128B": 128, "64B": 64, "32B": 32, "none": 0}
 
@@ -66,7 +68,7 @@ class PoolChecker:
         method = {"alloc": self.pool_alloc, "alloc_tcgen05_mma_AB": self.pool_alloc_mma, "alloc_mma": self.pool_alloc_mma,
                   "move_base_to": self.pool_move, "commit": self.pool_commit}.get(name)
         if method is None:
-            from .diagnostics import did_you_mean
+            from transpiler.diag.diagnostics import did_you_mean
             self.diags.error("E0301", f"`SMEMPool` has no method `{name}`", node.func.span,
                              help=did_you_mean(name, ["alloc", "alloc_tcgen05_mma_AB", "move_base_to", "commit"]))
             return POISON
@@ -255,7 +257,7 @@ class PoolChecker:
             return self.tmem_pool_commit(pool, node)
         if name == "dealloc":
             return self.tmem_pool_dealloc(pool, node)
-        from .diagnostics import did_you_mean
+        from transpiler.diag.diagnostics import did_you_mean
         self.diags.error("E0301", f"`TMEMPool` has no method `{name}`", node.func.span,
                          help=did_you_mean(name, ["alloc", "commit", "dealloc"]))
         return POISON
@@ -357,7 +359,7 @@ def _key(buf: ir.Buffer) -> int:
 def liveness(body: ir.Stmt) -> dict[int, tuple[int, int]]:
     """For each pool view (by storage): the position of its declaration and of its last use,
     in program order."""
-    from .lower import all_stmts
+    from transpiler.lower.lower import all_stmts
     spans: dict[int, list[int]] = {}
     for position, node in enumerate(all_stmts(body)):
         if isinstance(node, (ir.Allocate, ir.DeclView)):

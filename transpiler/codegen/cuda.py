@@ -11,10 +11,11 @@ import math
 import struct
 from functools import lru_cache
 
-from . import __version__, data_text, ir
-from .dtypes import FLOAT32, DType, c_type
-from .lower import Program
-from . import ptx
+from transpiler import __version__, data_text
+from transpiler.ir import nodes as ir
+from transpiler.target.dtypes import FLOAT32, DType, c_type
+from transpiler.lower.lower import Program
+from transpiler.target import ptx
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on every run
 if TYPE_CHECKING:

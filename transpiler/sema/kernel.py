@@ -5,18 +5,19 @@ from __future__ import annotations
 from dataclasses import replace
 from math import prod
 
-from . import ast, ir
-from .check_expr import SCALAR_INDEX, ExprChecker, MethodTable, article, index_nodes, kind_of
-from .diagnostics import Note, did_you_mean
-from .dtypes import FLOAT32, INT32, UINT32, DType, parse_dtype
-from .intrinsics import CallChecker, handler, is_default
-from .memory import MemoryChecker
-from .pools import PoolChecker, SmemPool, TmemPool
-from .ptx_calls import PtxChecker
-from .threads import ThreadChecker
-from .cnames import c_name
-from .source import Span
-from .values import (POISON, ArrayType, Binding, Builtin, DTypeVal, DynamicExtent, Handle, HandleType, IdTuple,
+from transpiler.syntax import ast
+from transpiler.ir import nodes as ir
+from transpiler.sema.expr import SCALAR_INDEX, ExprChecker, MethodTable, article, index_nodes, kind_of
+from transpiler.diag.diagnostics import Note, did_you_mean
+from transpiler.target.dtypes import FLOAT32, INT32, UINT32, DType, parse_dtype
+from transpiler.sema.intrinsics import CallChecker, handler, is_default
+from transpiler.sema.memory import MemoryChecker
+from transpiler.sema.pools import PoolChecker, SmemPool, TmemPool
+from transpiler.sema.ptx_calls import PtxChecker
+from transpiler.sema.threads import ThreadChecker
+from transpiler.target.cnames import c_name
+from transpiler.syntax.source import Span
+from transpiler.sema.values import (POISON, ArrayType, Binding, Builtin, DTypeVal, DynamicExtent, Handle, HandleType, IdTuple,
                      LaunchConfig, LayoutPart, LayoutVal, LetType, LoopRange, Poison, Pointer, PyConst,
                      Region, Void)
 
@@ -189,7 +190,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
 
     # -- the kernel ------------------------------------------------------------------------------------
     def run(self):
-        from .check import Kernel
+        from transpiler.sema.check import Kernel
         fdef = self.fdef
         for param in fdef.params:
             self.parameter(param)
@@ -857,7 +858,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
         return ir.nonneg(e, self.nonneg)
 
     def _stmt_AugAssign(self, stmt: ast.AugAssign):
-        from .check_expr import _BINOPS
+        from transpiler.sema.expr import _BINOPS
         op = _BINOPS.get(stmt.op)
         if op is None:
             self.diags.error("E0306", f"`{stmt.op}=` is not supported", stmt.span)

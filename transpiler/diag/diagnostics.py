@@ -6,8 +6,8 @@ import unicodedata
 from dataclasses import dataclass
 from collections.abc import Iterable, Sequence
 
-from .codes import CODES
-from .source import SourceFile, Span
+from transpiler.diag.codes import CODES
+from transpiler.syntax.source import SourceFile, Span
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import ir
-from .dtypes import INT32
+from transpiler.ir import nodes as ir
+from transpiler.target.dtypes import INT32
 
 MEMORY_AXES = ("m", "TLane", "TCol")
 THREAD_AXES = ("tx", "laneid", "warpid", "wgid", "tid_in_wg", "wid_in_wg",

@@ -16,11 +16,12 @@ import sys
 
 import click
 
-from . import ir, ptx
-from .cli import _read_input, _report, _same_file, _write, _write_stdout
-from .kernel import STATIC_SHARED_LIMIT
-from .lower import BASE_ARCH, all_exprs, all_stmts
-from . import svg as svgs
+from transpiler.ir import nodes as ir
+from transpiler.target import ptx
+from transpiler.cli.main import _read_input, _report, _same_file, _write, _write_stdout
+from transpiler.sema.kernel import STATIC_SHARED_LIMIT
+from transpiler.lower.lower import BASE_ARCH, all_exprs, all_stmts
+from transpiler.cli import svg as svgs
 
 # The most shared memory (static + dynamic) one thread block may use once the kernel
 # opts in with cudaFuncAttributeMaxDynamicSharedMemorySize: "Maximum amount of shared
@@ -516,7 +517,7 @@ def info_command(kernel_file, as_json, svg_path):
     """Report what each kernel of KERNEL.tx needs: launch shape, shared memory against the
     per-architecture limits, the dynamic arena's byte map, tensor-memory columns,
     register arrays, minimum architecture and the launcher's parameters."""
-    from .driver import compile_file
+    from transpiler.driver import compile_file
     if svg_path and kernel_file != "-" and _same_file(kernel_file, svg_path):
         raise click.UsageError(f"refusing to overwrite the input file '{kernel_file}' with the picture")
     name, data = _read_input(kernel_file)

@@ -12,14 +12,14 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 
-from . import ir
-from . import layout as layouts
-from .check import CheckedModule, Kernel
-from .diagnostics import Diagnostics
-from .dtypes import FLOAT32, INT32, header
-from .intrinsics import c_math_name
-from .ir import nonneg
-from . import ptx
+from transpiler.ir import nodes as ir
+from transpiler.ir import layout as layouts
+from transpiler.sema.check import CheckedModule, Kernel
+from transpiler.diag.diagnostics import Diagnostics
+from transpiler.target.dtypes import FLOAT32, INT32, header
+from transpiler.sema.intrinsics import c_math_name
+from transpiler.ir.nodes import nonneg
+from transpiler.target import ptx
 
 BASE_ARCH = 75  # the oldest architecture CUDA 13 compiles for
 

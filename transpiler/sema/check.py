@@ -10,17 +10,18 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass, fields
 
-from . import ast, ir
-from .check_expr import FOLD_BUDGET, ExprChecker
-from .cnames import source_code_names
-from .diagnostics import Diagnostics, Note, did_you_mean
-from .intrinsics import LAYOUT_CTORS, CallChecker
-from .memory import MemoryChecker
-from .ptx import parse_arch
-from .source import SourceFile, Span
-from .values import (POISON, Axis, Binding, DTypeVal, DynamicExtent, LayoutCtor, LayoutPart, LayoutVal, Namespace,
+from transpiler.syntax import ast
+from transpiler.ir import nodes as ir
+from transpiler.sema.expr import FOLD_BUDGET, ExprChecker
+from transpiler.target.cnames import source_code_names
+from transpiler.diag.diagnostics import Diagnostics, Note, did_you_mean
+from transpiler.sema.intrinsics import LAYOUT_CTORS, CallChecker
+from transpiler.sema.memory import MemoryChecker
+from transpiler.target.ptx import parse_arch
+from transpiler.syntax.source import SourceFile, Span
+from transpiler.sema.values import (POISON, Axis, Binding, DTypeVal, DynamicExtent, LayoutCtor, LayoutPart, LayoutVal, Namespace,
                      Poison, PyConst)
-from .layout import KNOWN_AXES
+from transpiler.ir.layout import KNOWN_AXES
 
 DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir", "tvm.tirx")
 LAYOUT_MODULE = "tvm.tirx.layout"
@@ -179,7 +180,7 @@ class ModuleChecker:
                              notes=[Note("first defined here", first)], help="give each kernel its own name")
         else:
             self.kernel_names[fdef.name] = fdef.name_span
-        from .kernel import KernelChecker
+        from transpiler.sema.kernel import KernelChecker
         kernel = KernelChecker(self, fdef).run()
         return kernel if first is None else None
 
@@ -187,7 +188,7 @@ class ModuleChecker:
         """A kernel's name is its C symbol's stem (`name_kernel`) and the launcher module's
         attribute: it must be ASCII, not a name the launcher module uses itself, and
         its symbol must not be declared by inline CUDA."""
-        from .launcher_names import RESERVED
+        from transpiler.codegen.launcher_names import RESERVED
 
         name = fdef.name
         if not name.isascii():
