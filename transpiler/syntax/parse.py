@@ -1680,7 +1680,7 @@ def _rule_builder(rule: "_Rule", nullable: frozenset[str]):
 #
 # Lark compiles grammar/tirx.lark into an LALR table and a lexer, which takes
 # most of a second. The result ships as the Python module parse_tables.py
-# (written by `python -m transpiler.parse --write-tables`), so a run only
+# (written by `python -m transpiler.syntax.parse --write-tables`), so a run only
 # imports it: from its cached bytecode that is a fraction of the time that
 # reading the same tables as JSON takes, and the json module is not needed.
 # The module holds a copy of the grammar it was made from (comparing the text
@@ -1874,7 +1874,7 @@ def tables_text(tables: dict) -> str:
     """The tables as the text of parse_tables.py: one rule and one state per line."""
     lines = ['"""The compiled tables of grammar/tirx.lark (see "the compiled grammar" in parse.py).',
              "",
-             "Written by `python -m transpiler.parse --write-tables`; do not edit.",
+             "Written by `python -m transpiler.syntax.parse --write-tables`; do not edit.",
              '"""',
              "TABLES = {"]
     for key in ("format", "grammar", "lexer", "start", "end"):
@@ -2092,7 +2092,7 @@ def _parse(source: SourceFile, diags: Diagnostics) -> ast.Module | None:
 
 
 def write_tables() -> str:
-    """Regenerate parse_tables.py from tirx.lark; returns its path."""
+    """Regenerate tables.py from tirx.lark; returns its path."""
     import os
 
     target = os.path.join(os.path.dirname(os.path.abspath(__file__)), TABLES_MODULE)
@@ -2103,5 +2103,5 @@ def write_tables() -> str:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write-tables"]:
-        sys.exit("usage: python -m transpiler.parse --write-tables")
+        sys.exit("usage: python -m transpiler.syntax.parse --write-tables")
     print(write_tables())
