@@ -12,6 +12,7 @@ import struct
 from functools import lru_cache
 
 from transpiler import __version__, data_text
+from transpiler.codegen.jinja import environment
 from transpiler.ir import nodes as ir
 from transpiler.target.dtypes import FLOAT32, DType, c_type
 from transpiler.lower.lower import Program
@@ -476,15 +477,6 @@ def param_text(p: ir.Param) -> str:
     return f"{c_type(p.dtype)} {p.name}"
 
 
-@lru_cache(maxsize=None)
-def _environment() -> "jinja2.Environment":
-    import jinja2  # only when a template is rendered by Jinja (see render_cuda)
-
-    loader = jinja2.FunctionLoader(lambda name: data_text("templates", name))
-    return jinja2.Environment(loader=loader, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
-                              undefined=jinja2.StrictUndefined, autoescape=False)
-
-
 def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
     parts = []
     for lk in program.kernels:
@@ -518,7 +510,7 @@ def render_cuda(program: Program, line_info: bool = False) -> str:
     )
     if _skeleton_is_current():
         return _render_skeleton(**values)
-    return _environment().get_template("kernel.cu.j2").render(**values)
+    return environment().get_template("kernel.cu.j2").render(**values)
 
 
 # templates/kernel.cu.j2 as _render_skeleton writes it: importing Jinja and

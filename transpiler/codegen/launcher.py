@@ -15,7 +15,7 @@ from functools import lru_cache
 from transpiler import __version__, data_text
 from transpiler.ir import nodes as ir
 from transpiler.ir import layout as layouts
-from transpiler.codegen.cuda import _environment
+from transpiler.codegen.jinja import environment
 from transpiler.lower.lower import Program
 
 
@@ -134,7 +134,7 @@ def kernel_data(spec: ir.LaunchSpec) -> dict:
 
 
 def render_launcher(program: Program, cuda: str, module_name: str | None = None) -> str:
-    template = _environment().get_template("launcher.py.j2")
+    template = environment().get_template("launcher.py.j2")
     kernels = [kernel_data(lk.spec) for lk in program.kernels]
     source = program.file_name
     return template.render(version=__version__, source=_py_text(source), source_repr=repr(source),
