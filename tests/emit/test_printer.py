@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.target.dtypes import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, parse_dtype
 from transpiler.codegen.cuda import CPrinter, decimal_to_float32, float32_text, float64_text, narrow_float_text
 

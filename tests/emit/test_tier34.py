@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import SAMPLES, errors, transpile
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.target import ptx
 from transpiler.target.dtypes import INT32

@@ -3,7 +3,7 @@ semantics each operator has in the generated C (floor ops as Python's // and
 %, C's truncating / and % for truncdiv / truncmod, 32-bit wrap-around)."""
 from __future__ import annotations
 
-from transpiler.ir import nodes as ir
+from transpiler import ir
 
 
 def _trunc_div(a: int, b: int) -> int:

@@ -10,7 +10,7 @@ import struct
 import pytest
 
 from tests.lower.evaluate import evaluate
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.target.dtypes import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, parse_dtype
 from transpiler.sema.values import POISON
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.lower.evaluate import evaluate
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.ir import layout as L
 from transpiler.target.dtypes import INT32
 from transpiler.codegen.cuda import CPrinter

@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 
 from tests.conftest import transpile
-from transpiler.ir import nodes as ir
-from transpiler.lower.lower import all_stmts
+from transpiler import ir
+from transpiler.ir.walk import all_stmts
 
 HEADER = "from tvm.script import tirx as T\n\n"
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def _jinja(**values) -> str:
-    return emit._environment().get_template("kernel.cu.j2").render(**values)
+    return __import__("transpiler.codegen.jinja", fromlist=["environment"]).environment().get_template("kernel.cu.j2").render(**values)
 
 
 def test_the_python_copy_is_of_the_current_template():

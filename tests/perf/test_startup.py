@@ -15,7 +15,7 @@ import pytest
 
 from transpiler.cli import main as cli
 
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.target.dtypes import FLOAT32, INT32
 from transpiler.sema.kernel import CNames
 

@@ -16,22 +16,13 @@ import sys
 
 import click
 
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.target import ptx
 from transpiler.cli.main import _read_input, _report, _same_file, _write, _write_stdout
-from transpiler.sema.kernel import STATIC_SHARED_LIMIT
-from transpiler.lower.lower import BASE_ARCH, all_exprs, all_stmts
+from transpiler.target.arch import ARCHS, BASE_ARCH, STATIC_SHARED_LIMIT, TMEM_COLUMNS, TMEM_LANES, arch_name, runs_on
+from transpiler.ir.walk import all_exprs, all_stmts
 from transpiler.cli import svg as svgs
 
-# The most shared memory (static + dynamic) one thread block may use once the kernel
-# opts in with cudaFuncAttributeMaxDynamicSharedMemorySize: "Maximum amount of shared
-# memory per thread block" in the CUDA C++ Programming Guide's table of technical
-# specifications per compute capability (1 KB of each SM's capacity is reserved for
-# the system, hence 163 KB of 164 on sm_80 and 227 KB of 228 on sm_90 / sm_100).
-OPT_IN_LIMITS = ((75, 64 * 1024), (80, 163 * 1024), (86, 99 * 1024), (87, 163 * 1024), (89, 99 * 1024),
-                 (90, 227 * 1024), (100, 227 * 1024), (120, 99 * 1024))
-TMEM_LANES = 128
-TMEM_COLUMNS = 512
 _ALLOC_HELPERS = {ptx.lookup(f"tcgen05.alloc.cta_group::{group}.sync.aligned.shared::cta.b32").helper
                   for group in (1, 2)}
 
@@ -52,7 +43,7 @@ def kernel_report(lk) -> dict:
     return {
         "name": spec.name,
         "symbol": spec.symbol,
-        "min_arch": ptx.arch_name(arch, suffix),
+        "min_arch": arch_name(arch, suffix),
         "arch_reasons": reasons,
         "grid": [host_text(e) for e in spec.grid],
         "block": block,
@@ -64,8 +55,8 @@ def kernel_report(lk) -> dict:
             "total": shared,
             "static_limit": STATIC_SHARED_LIMIT,
             "opt_in": shared > STATIC_SHARED_LIMIT,
-            "limits": [{"arch": ptx.arch_name(number), "bytes": limit, "fits": shared <= limit}
-                       for number, limit in OPT_IN_LIMITS if _runs_on(number, arch, suffix)],
+            "limits": [{"arch": arch_name(a.number), "bytes": a.shared_opt_in, "fits": shared <= a.shared_opt_in}
+                       for a in ARCHS.values() if runs_on(a.number, arch, suffix)],
             "arrays": _arrays(lk.body, "shared"),
         },
         "arena": _arena(lk),
@@ -78,16 +69,6 @@ def kernel_report(lk) -> dict:
     }
 
 
-def _runs_on(number: int, arch: int, suffix: str) -> bool:
-    """Whether code for sm_{arch}{suffix} runs on sm_{number}: `a` code on that architecture
-    only, `f` code on its family (same major version), plain code on it and every newer one."""
-    if suffix == "a":
-        return number == arch
-    if suffix == "f":
-        return number // 10 == arch // 10 and number >= arch
-    return number >= arch
-
-
 def _architecture(lk) -> tuple[int, str, list[dict]]:
     """The kernel's minimum architecture, and the PTX helpers it calls that need more than
     the oldest one (first call of each, in program order)."""
@@ -98,7 +79,7 @@ def _architecture(lk) -> tuple[int, str, list[dict]]:
             need, need_suffix = ptx.helper_arch(e.func)
             name = e.func.split("<", 1)[0]
             if need > BASE_ARCH and name not in reasons:
-                reasons[name] = {"helper": name, "arch": ptx.arch_name(need, need_suffix), "line": e.span.line}
+                reasons[name] = {"helper": name, "arch": arch_name(need, need_suffix), "line": e.span.line}
                 arch, suffix = max((arch, suffix), (need, need_suffix))
     return arch, suffix, list(reasons.values())
 

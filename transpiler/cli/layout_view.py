@@ -19,7 +19,7 @@ from math import prod
 import click
 
 from transpiler.syntax import ast
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.sema.check import LAYOUT_MODULE, ConstEvaluator, ModuleChecker
 from transpiler.cli.main import _write, _write_stdout

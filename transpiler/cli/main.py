@@ -157,7 +157,7 @@ def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", l
     from transpiler.driver import compile_file
 
     if arch is not None:
-        from transpiler.target.ptx import parse_arch
+        from transpiler.target.arch import parse_arch
         if parse_arch(arch) is None:
             raise _usage_error(f"unknown architecture '{arch}' (expected sm_80, sm_90, sm_90a, sm_100a ...)")
     for target in (output, launcher_path):

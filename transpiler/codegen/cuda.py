@@ -13,9 +13,9 @@ from functools import lru_cache
 
 from transpiler import __version__, data_text
 from transpiler.codegen.jinja import environment
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.target.dtypes import FLOAT32, DType, c_type
-from transpiler.lower.lower import Program
+from transpiler.ir.program import Program
 from transpiler.target import ptx
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on every run

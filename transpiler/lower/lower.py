@@ -10,50 +10,19 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.ir import layout as layouts
-from transpiler.sema.check import CheckedModule, Kernel
+from transpiler.ir.program import CheckedModule, Kernel, LoweredKernel, Program
 from transpiler.diag.diagnostics import Diagnostics
 from transpiler.target.dtypes import FLOAT32, INT32, header
 from transpiler.sema.intrinsics import c_math_name
-from transpiler.ir.nodes import nonneg
+from transpiler.ir.fold import nonneg
 from transpiler.target import ptx
+from transpiler.target.arch import BASE_ARCH
+from transpiler.ir.walk import all_exprs, all_stmts, declares
 
-BASE_ARCH = 75  # the oldest architecture CUDA 13 compiles for
-
-
-@dataclass
-class LoweredKernel:
-    """One kernel ready to print: its launch facts, storage-level body and dynamic arena."""
-    spec: ir.LaunchSpec
-    body: ir.Stmt
-    arena: ir.Storage | None
-    # The C name of each variable of the body that takes back its source name
-    # (reuse_source_names), by its name in the body, which the checker made unique
-    # in the kernel; the printer applies it: the body is not rebuilt around every
-    # renamed loop variable.
-    var_names: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class Program:
-    """Everything render_cuda and the launcher need about one .tx file."""
-    source_name: str
-    kernels: list[LoweredKernel]
-    func_sources: dict[str, str]
-    helpers: list[str]
-    headers: list[str]
-    min_arch: int
-    arch_suffix: str
-    func_lines: dict[str, int] = field(default_factory=dict)  # func_call name -> .tx line of its first source line
-
-    @property
-    def file_name(self) -> str:
-        """The .tx file's name without its directories (either slash): the generated files
-        name their source by it, never by a path of this machine."""
-        return self.source_name.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 _FLOOR_OPS = ("floordiv", "floormod")
@@ -383,7 +352,7 @@ def _scan(body: ir.Stmt) -> _Facts:
     used, reads, read_vars, calls = facts.used, facts.reads, facts.read_vars, facts.calls
     dtypes: dict[int, object] = {}  # by id: hashing a dtype for every node would cost more than the rest
     last = None  # the dtype last noted: most nodes have their neighbour's
-    exprs_of, leaves = ir.NODE_EXPRS, ir._LEAVES
+    exprs_of, leaves = ir.NODE_EXPRS, ir.LEAVES
     BinOp, Var, Call, FloatImm, VecLoad, Address = ir.BinOp, ir.Var, ir.Call, ir.FloatImm, ir.VecLoad, ir.Address
     for node in all_stmts(body):
         cls = node.__class__
@@ -544,7 +513,7 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> dict[str, str]
     def names_in(stmts) -> set[str]:
         """The C names of the variables and storage that stmts declare or use."""
         out = set()
-        exprs_of, leaves = ir.NODE_EXPRS, ir._LEAVES
+        exprs_of, leaves = ir.NODE_EXPRS, ir.LEAVES
         for st in stmts:
             for node in all_stmts(st):
                 cls = node.__class__
@@ -637,51 +606,6 @@ class _Scope:
                 return True
             scope = scope.outer
         return False
-
-
-def declares(s: ir.Stmt) -> bool:
-    """Whether a statement list declares C names at its own level."""
-    items = s.body if isinstance(s, ir.Seq) else (s,)
-    return any(isinstance(x, (ir.LetStmt, ir.ArrayDecl, ir.PointerDecl)) for x in items)
-
-
-def all_stmts(s: ir.Stmt):
-    """Every statement under s (s included), parents before children, in program order."""
-    stack = [s]
-    Seq, If, bodied = ir.Seq, ir.If, _BODIED
-    while stack:
-        node = stack.pop()
-        if node is None:
-            continue
-        yield node
-        cls = node.__class__
-        if cls is Seq:
-            stack.extend(reversed(node.body))
-        elif cls in bodied:
-            stack.append(node.body)
-        elif cls is If:
-            stack.append(node.orelse)
-            stack.append(node.then)
-
-
-_BODIED = frozenset({ir.Block, ir.For, ir.While})  # statements with one `body` statement
-
-
-def all_exprs(s: ir.Stmt):
-    """Every expression node under s: the statements in all_stmts order, each
-    one's expressions as ir.walk_expr visits them, then a loop's variable."""
-    exprs_of, leaves = ir.NODE_EXPRS, ir._LEAVES
-    for node in all_stmts(s):
-        stack = list(exprs_of[node.__class__](node))
-        stack.reverse()
-        while stack:
-            e = stack.pop()
-            yield e
-            cls = e.__class__
-            if cls not in leaves:
-                stack.extend(exprs_of[cls](e))
-        if node.__class__ is ir.For:
-            yield node.var
 
 
 # Calls without side effects: a value made only of these may be dropped with its

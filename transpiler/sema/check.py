@@ -8,16 +8,17 @@ T.* calls in intrinsics.py, buffer declarations in memory.py.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 from transpiler.syntax import ast
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.sema.expr import FOLD_BUDGET, ExprChecker
 from transpiler.target.cnames import source_code_names
 from transpiler.diag.diagnostics import Diagnostics, Note, did_you_mean
 from transpiler.sema.intrinsics import LAYOUT_CTORS, CallChecker
 from transpiler.sema.memory import MemoryChecker
-from transpiler.target.ptx import parse_arch
+from transpiler.target.arch import parse_arch
+from transpiler.ir.program import CheckedModule, Kernel
 from transpiler.syntax.source import SourceFile, Span
 from transpiler.sema.values import (POISON, Axis, Binding, DTypeVal, DynamicExtent, LayoutCtor, LayoutPart, LayoutVal, Namespace,
                      Poison, PyConst)
@@ -25,33 +26,6 @@ from transpiler.ir.layout import KNOWN_AXES
 
 DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir", "tvm.tirx")
 LAYOUT_MODULE = "tvm.tirx.layout"
-
-
-@dataclass
-class Kernel:
-    name: str
-    span: Span
-    name_span: Span  # the kernel's name on its `def` line (span starts at its decorator)
-    params: list[ir.Param]  # C order: buffer pointers, scalars, symbolic extents
-    args: list[ir.Param]  # the launcher's order: the source's declaration order (no extents)
-    body: ir.Stmt
-    grid: list[ir.Expr]
-    block: list[ir.Expr]
-    nonneg: set[str]
-    min_arch: int
-    arch_suffix: str
-    arena: ir.Buffer | None
-    arena_bytes: int
-    views: list[ir.Buffer]
-    static_shared_bytes: int
-
-
-@dataclass
-class CheckedModule:
-    source: SourceFile
-    kernels: list[Kernel]
-    func_sources: dict[str, str]  # T.cuda.func_call name -> CUDA source, first-use order
-    arch: int | None
 
 
 class ModuleChecker:

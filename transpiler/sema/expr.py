@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from transpiler.syntax import ast
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.diag.diagnostics import did_you_mean
 from transpiler.target.dtypes import BOOL, FLOAT32, INT32, INT64, DType, int_range, parse_dtype
 from transpiler.syntax.source import Span

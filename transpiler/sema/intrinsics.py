@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from transpiler.syntax import ast
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.sema.expr import article
 from transpiler.diag.diagnostics import did_you_mean
 from transpiler.target.dtypes import BOOL, FLOAT32, INT32, UINT32, VOID, DType, parse_dtype, known_dtype_names

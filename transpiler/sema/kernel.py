@@ -6,7 +6,7 @@ from dataclasses import replace
 from math import prod
 
 from transpiler.syntax import ast
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.sema.expr import SCALAR_INDEX, ExprChecker, MethodTable, article, index_nodes, kind_of
 from transpiler.diag.diagnostics import Note, did_you_mean
 from transpiler.target.dtypes import FLOAT32, INT32, UINT32, DType, parse_dtype
@@ -16,6 +16,7 @@ from transpiler.sema.pools import PoolChecker, SmemPool, TmemPool
 from transpiler.sema.ptx_calls import PtxChecker
 from transpiler.sema.threads import ThreadChecker
 from transpiler.target.cnames import c_name
+from transpiler.target.arch import SHARED_OPT_IN_MAX, STATIC_SHARED_LIMIT, arch_name, limits
 from transpiler.syntax.source import Span
 from transpiler.sema.values import (POISON, ArrayType, Binding, Builtin, DTypeVal, DynamicExtent, Handle, HandleType, IdTuple,
                      LaunchConfig, LayoutPart, LayoutVal, LetType, LoopRange, Poison, Pointer, PyConst,
@@ -26,10 +27,8 @@ _RANGE = Builtin("range")
 # The implicit bounds of a loop (`range(n)` starts at 0 and steps by 1): shared, as IR
 # expressions are immutable and compare by value.
 _ZERO, _ONE = ir.IntImm(INT32, 0), ir.IntImm(INT32, 1)
-STATIC_SHARED_LIMIT = 48 * 1024
 UNROLL_COPIES = 4096  # nested `T.unroll` loops: copies of the innermost body
 UNROLL_STATEMENTS = 32768  # and statements after unrolling (copies times the body's statements)
-TOTAL_SHARED_LIMIT = 227 * 1024
 
 
 class CNames:
@@ -190,7 +189,7 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
 
     # -- the kernel ------------------------------------------------------------------------------------
     def run(self):
-        from transpiler.sema.check import Kernel
+        from transpiler.ir.program import Kernel
         fdef = self.fdef
         for param in fdef.params:
             self.parameter(param)
@@ -1200,11 +1199,17 @@ class KernelChecker(ExprChecker, CallChecker, MemoryChecker, PtxChecker, PoolChe
                                       f"{STATIC_SHARED_LIMIT} bytes (48 KiB)", crossing.span,
                              help="move large tiles into the dynamic arena (`scope=\"shared.dyn\"`), which may "
                                   "grow to 227 KiB")
-        elif static + arena > TOTAL_SHARED_LIMIT:
-            where = self.arena.span if self.arena is not None else self.statics[-1].span
-            self.diags.error("E0509", f"static ({static} bytes) plus dynamic ({arena} bytes) shared memory is "
-                                      f"{static + arena} bytes; the limit is {TOTAL_SHARED_LIMIT} bytes (227 KiB)",
-                             where, help=f"shrink the tiles by {static + arena - TOTAL_SHARED_LIMIT} bytes")
+        else:
+            # without --arch: the most any architecture allows; with it: that architecture's limit
+            target = self.module.arch
+            limit = SHARED_OPT_IN_MAX if target is None else limits(target[0]).shared_opt_in
+            on = "" if target is None else f" on {arch_name(*target)}"
+            if static + arena > limit:
+                where = self.arena.span if self.arena is not None else self.statics[-1].span
+                self.diags.error("E0509", f"static ({static} bytes) plus dynamic ({arena} bytes) shared memory is "
+                                          f"{static + arena} bytes; the limit{on} is {limit} bytes "
+                                          f"({limit // 1024} KiB)",
+                                 where, help=f"shrink the tiles by {static + arena - limit} bytes")
         return static, arena
 
 

@@ -10,16 +10,16 @@ from dataclasses import replace
 from math import gcd, prod
 
 from transpiler.syntax import ast
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.sema.expr import article, kind_of
 from transpiler.diag.diagnostics import Note, did_you_mean
 from transpiler.target.dtypes import HANDLE, INT32, VOID, DType, has_c_vector, known_dtype_names, parse_dtype
 from transpiler.sema.intrinsics import default_arg, handler, is_default
+from transpiler.target.arch import INDEX_LIMIT
 from transpiler.sema.values import POISON, AxisTerm, DTypeVal, Handle, LayoutPart, LayoutVal, Pointer, PyConst, Void
 
 SCOPES = ("global", "shared", "shared.dyn", "local", "tmem")
-INDEX_LIMIT = 2 ** 31 - 1  # the largest element index a buffer may have: indices are C `int`s
 C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 C_KEYWORDS = frozenset("""
 auto break case char const continue default do double else enum extern float for goto if inline int long

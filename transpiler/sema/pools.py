@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from math import prod
 
 from transpiler.syntax import ast
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.target import ptx
 from transpiler.ir import layout as layouts
 from transpiler.diag.diagnostics import Note
 from transpiler.target.dtypes import INT32, UINT32, VOID, parse_dtype
 from transpiler.sema.intrinsics import handler, is_default
+from transpiler.target.arch import TMEM_COLUMNS, TMEM_MIN_ALLOC_COLUMNS
 from transpiler.sema.values import POISON, Void
 
 SWIZZLE_BYTES = {"auto": 128, "128B": 128, "64B": 64, "32B": 32, "none": 0}
@@ -220,7 +221,7 @@ class PoolChecker:
             if smem is not POISON:
                 self.diags.error("E0305", "`T.TMEMPool` takes the kernel's `T.SMEMPool`", a["pool"].span)
             return POISON
-        total = 512 if is_default(a["total_cols"]) else self.const_int(a["total_cols"], "`total_cols`")
+        total = TMEM_COLUMNS if is_default(a["total_cols"]) else self.const_int(a["total_cols"], "`total_cols`")
         group = 1 if is_default(a["cta_group"]) else self.const_int(a["cta_group"], "`cta_group`")
         alloc_warp = 0 if is_default(a["alloc_warp"]) else self.const_int(a["alloc_warp"], "`alloc_warp`")
         dealloc_warp = alloc_warp if is_default(a["dealloc_warp"]) else \
@@ -228,9 +229,9 @@ class PoolChecker:
         sync = True if is_default(a["sync_after_alloc"]) else bool(self.elab(a["sync_after_alloc"]).value)
         if None in (total, group, alloc_warp, dealloc_warp):
             return POISON
-        if total < 32 or total > 512 or total & (total - 1):
-            self.diags.error("E0701", f"{total} tensor-memory columns: the count must be a power of two from 32 "
-                                      f"to 512", a["total_cols"].span)
+        if total < TMEM_MIN_ALLOC_COLUMNS or total > TMEM_COLUMNS or total & (total - 1):
+            self.diags.error("E0701", f"{total} tensor-memory columns: the count must be a power of two from "
+                                      f"{TMEM_MIN_ALLOC_COLUMNS} to {TMEM_COLUMNS}", a["total_cols"].span)
             return POISON
         if group not in (1, 2):
             self.diags.error("E0701", f"`cta_group={group}` must be 1 or 2", a["cta_group"].span)
@@ -359,7 +360,7 @@ def _key(buf: ir.Buffer) -> int:
 def liveness(body: ir.Stmt) -> dict[int, tuple[int, int]]:
     """For each pool view (by storage): the position of its declaration and of its last use,
     in program order."""
-    from transpiler.lower.lower import all_stmts
+    from transpiler.ir.walk import all_stmts
     spans: dict[int, list[int]] = {}
     for position, node in enumerate(all_stmts(body)):
         if isinstance(node, (ir.Allocate, ir.DeclView)):

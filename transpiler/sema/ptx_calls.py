@@ -9,11 +9,12 @@ instructions may take it, as `slot[0] + (lane << 16) + column`.
 from __future__ import annotations
 
 from transpiler.syntax import ast
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.target import ptx
 from transpiler.ir import layout as layouts
 from transpiler.diag.diagnostics import Note
 from transpiler.target.dtypes import HANDLE, INT32, UINT32, VOID, parse_dtype
+from transpiler.target.arch import TMEM_COLUMNS, TMEM_MIN_ALLOC_COLUMNS
 from transpiler.sema.values import POISON, Poison, Pointer, Region, Void
 
 _TCGEN05_KEYWORD_FORMS = {
@@ -146,9 +147,9 @@ class PtxChecker:
             columns = args[1]
             if isinstance(columns, ir.IntImm):
                 n = columns.value
-                if n < 32 or n > 512 or n & (n - 1):
+                if n < TMEM_MIN_ALLOC_COLUMNS or n > TMEM_COLUMNS or n & (n - 1):
                     self.diags.error("E0701", f"{n} tensor-memory columns: the count must be a power of two "
-                                              f"from 32 to 512", arg_nodes[1].span)
+                                              f"from {TMEM_MIN_ALLOC_COLUMNS} to {TMEM_COLUMNS}", arg_nodes[1].span)
         if kind == "alloc":
             slot = args[0]
             if slot.buffer.dtype != UINT32:

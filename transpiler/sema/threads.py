@@ -7,14 +7,14 @@ from __future__ import annotations
 from math import prod
 
 from transpiler.syntax import ast
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.sema.expr import kind_of
 from transpiler.diag.diagnostics import Note, did_you_mean
 from transpiler.target.dtypes import INT32, UINT32, parse_dtype
 from transpiler.sema.intrinsics import default_arg, handler, is_default
+from transpiler.target.arch import MAX_THREADS_PER_BLOCK as MAX_BLOCK
 from transpiler.sema.values import POISON, Binding, IdTuple, PyConst
 
-MAX_BLOCK = 1024
 
 _ID_KINDS = {  # kind of id -> the most extents it takes
     "cta_id": 3, "thread_id": 3, "warp_id": 1, "lane_id": 1, "warpgroup_id": 1, "warp_id_in_wg": 1,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.target.dtypes import DType
 from transpiler.syntax.source import Span
 

@@ -4,23 +4,7 @@ from __future__ import annotations
 
 import re
 
-ARCH_RE = re.compile(r"^sm_(\d+)([af]?)$")
-
-
-def parse_arch(text: str) -> tuple[int, str] | None:
-    """`sm_90a` -> (90, "a"); None when not an architecture name."""
-    match = ARCH_RE.match(text.strip())
-    if not match:
-        return None
-    number = int(match.group(1))
-    if number < 50 or number > 200:
-        return None
-    return number, match.group(2)
-
-
-def arch_name(number: int, suffix: str = "") -> str:
-    return f"sm_{number}{suffix}"
-
+from transpiler.target.arch import FEATURES
 
 # name -> (minimum arch, needs the "a" suffix, C++ source). The source is pasted
 # once into the .cu when some kernel calls the helper.
@@ -145,13 +129,13 @@ def _placeholders(start: int, count: int) -> str:
 def _ldmatrix(m):
     n = int(m.group(1))
     ops = _regs("out", "u32", n) + (Operand("addr", space="shared"),)
-    return ops, f"{m.group(0)} {{{_placeholders(0, n)}}}, [%{n}];", 75, ""
+    return ops, f"{m.group(0)} {{{_placeholders(0, n)}}}, [%{n}];", *FEATURES["ldmatrix"]
 
 
 def _stmatrix(m):
     n = int(m.group(1))
     ops = (Operand("addr", space="shared"),) + _regs("in", "u32", n)
-    return ops, f"{m.group(0)} [%0], {{{_placeholders(1, n)}}};", 90, ""
+    return ops, f"{m.group(0)} [%0], {{{_placeholders(1, n)}}};", *FEATURES["stmatrix"]
 
 
 def _mma(m):
@@ -170,28 +154,29 @@ def _mma(m):
     for count in (d_regs, a_regs, b_regs, c_regs):
         groups.append("{" + _placeholders(i, count) + "}")
         i += count
-    return ops, f"{m.group(0)} {', '.join(groups)};", 80, ""
+    return ops, f"{m.group(0)} {', '.join(groups)};", *FEATURES["mma.sync"]
 
 
 def _cp_async(m):
     ops = (Operand("addr", space="shared"), Operand("addr", space="global"), Operand("imm", name="bytes"))
-    return ops, f"{m.group(0)} [%0], [%1], %2;", 80, ""
+    return ops, f"{m.group(0)} [%0], [%1], %2;", *FEATURES["cp.async"]
 
 
-def _fixed(asm: str, arch: int, suffix: str = "", operands=()):
+def _fixed(asm: str, feature: str, operands=()):
+    arch, suffix = FEATURES[feature]
     return lambda m: (tuple(operands), asm.replace("$", m.group(0)), arch, suffix)
 
 
 def _tcgen05_ld(m):
     n = int(m.group(1))
     ops = _regs("out", "u32", n) + (Operand("in", "u32", name="taddr"),)
-    return ops, f"{m.group(0)} {{{_placeholders(0, n)}}}, [%{n}];", 100, "a"
+    return ops, f"{m.group(0)} {{{_placeholders(0, n)}}}, [%{n}];", *FEATURES["tcgen05"]
 
 
 def _tcgen05_st(m):
     n = int(m.group(1))
     ops = (Operand("in", "u32", name="taddr"),) + _regs("in", "u32", n)
-    return ops, f"{m.group(0)} [%0], {{{_placeholders(1, n)}}};", 100, "a"
+    return ops, f"{m.group(0)} [%0], {{{_placeholders(1, n)}}};", *FEATURES["tcgen05"]
 
 
 def _bulk_tensor(m):
@@ -199,7 +184,7 @@ def _bulk_tensor(m):
     ops = ((Operand("addr", space="shared", name="dst"), Operand("in", "u64", name="tensor_map"))
            + tuple(Operand("in", "s32", name=f"c{i}") for i in range(dims)) + (Operand("addr", space="shared", name="mbar"),))
     coords = _placeholders(2, dims)
-    return ops, f"{m.group(0)} [%0], [%1, {{{coords}}}], [%{2 + dims}];", 90, ""
+    return ops, f"{m.group(0)} [%0], [%1, {{{coords}}}], [%{2 + dims}];", *FEATURES["bulk"]
 
 
 _SHARED = r"\.shared(?:::cta)?"
@@ -208,41 +193,41 @@ _FAMILIES = [
     (rf"stmatrix\.sync\.aligned\.m8n8\.x(1|2|4)(?:\.trans)?{_SHARED}\.b16", _stmatrix),
     (r"mma\.sync\.aligned\.(m16n8k16|m16n8k8)\.row\.col\.(f32|f16)\.(f16|bf16)\.(f16|bf16)\.(f32|f16)", _mma),
     (rf"cp\.async\.(?:ca|cg){_SHARED}\.global", _cp_async),
-    (r"cp\.async\.commit_group", _fixed("$;", 80)),
-    (r"cp\.async\.wait_group", _fixed("$ %0;", 80, "", (Operand("imm", name="groups"),))),
-    (r"cp\.async\.wait_all", _fixed("$;", 80)),
-    (rf"mbarrier\.init{_SHARED}\.b64", _fixed("$ [%0], %1;", 80, "", (Operand("addr", space="shared"), Operand("in", "u32", name="count")))),
-    (rf"mbarrier\.arrive{_SHARED}\.b64", _fixed("$ _, [%0];", 90, "", (Operand("addr", space="shared"),))),
+    (r"cp\.async\.commit_group", _fixed("$;", "cp.async")),
+    (r"cp\.async\.wait_group", _fixed("$ %0;", "cp.async", (Operand("imm", name="groups"),))),
+    (r"cp\.async\.wait_all", _fixed("$;", "cp.async")),
+    (rf"mbarrier\.init{_SHARED}\.b64", _fixed("$ [%0], %1;", "mbarrier", (Operand("addr", space="shared"), Operand("in", "u32", name="count")))),
+    (rf"mbarrier\.arrive{_SHARED}\.b64", _fixed("$ _, [%0];", "mbarrier.tx", (Operand("addr", space="shared"),))),
     (rf"mbarrier\.arrive\.expect_tx{_SHARED}\.b64",
-     _fixed("$ _, [%0], %1;", 90, "", (Operand("addr", space="shared"), Operand("in", "u32", name="tx_bytes")))),
+     _fixed("$ _, [%0], %1;", "mbarrier.tx", (Operand("addr", space="shared"), Operand("in", "u32", name="tx_bytes")))),
     (rf"mbarrier\.try_wait\.parity{_SHARED}\.b64",
      lambda m: ((Operand("addr", space="shared"), Operand("in", "u32", name="parity")),
-                "{\n.reg .pred p;\n" + m.group(0) + " p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}", 90, "")),
-    (r"fence\.proxy\.async(?:\.shared::cta|\.global)?", _fixed("$;", 90)),
-    (r"fence\.mbarrier_init\.release\.cluster", _fixed("$;", 90)),
-    (r"fence\.(?:acq_rel|sc)\.(?:cta|gpu|sys)", _fixed("$;", 75)),
+                "{\n.reg .pred p;\n" + m.group(0) + " p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}", *FEATURES["mbarrier.tx"])),
+    (r"fence\.proxy\.async(?:\.shared::cta|\.global)?", _fixed("$;", "bulk")),
+    (r"fence\.mbarrier_init\.release\.cluster", _fixed("$;", "bulk")),
+    (r"fence\.(?:acq_rel|sc)\.(?:cta|gpu|sys)", _fixed("$;", "fence")),
     (r"cp\.async\.bulk\.shared::cluster\.global\.mbarrier::complete_tx::bytes",
-     _fixed("$ [%0], [%1], %2, [%3];", 90, "", (Operand("addr", space="shared", name="dst"),
+     _fixed("$ [%0], [%1], %2, [%3];", "bulk", (Operand("addr", space="shared", name="dst"),
                                                Operand("addr", space="global", name="src"),
                                                Operand("in", "u32", name="bytes"), Operand("addr", space="shared", name="mbar")))),
     (r"cp\.async\.bulk\.tensor\.([1-5])d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes", _bulk_tensor),
-    (r"cp\.async\.bulk\.commit_group", _fixed("$;", 90)),
-    (r"cp\.async\.bulk\.wait_group(?:\.read)?", _fixed("$ %0;", 90, "", (Operand("imm", name="groups"),))),
-    (r"wgmma\.fence\.sync\.aligned", _fixed("$;", 90, "a")),
-    (r"wgmma\.commit_group\.sync\.aligned", _fixed("$;", 90, "a")),
-    (r"wgmma\.wait_group\.sync\.aligned", _fixed("$ %0;", 90, "a", (Operand("imm", name="groups"),))),
-    (r"setmaxnreg\.(?:inc|dec)\.sync\.aligned\.u32", _fixed("$ %0;", 90, "a", (Operand("imm", name="registers"),))),
+    (r"cp\.async\.bulk\.commit_group", _fixed("$;", "bulk")),
+    (r"cp\.async\.bulk\.wait_group(?:\.read)?", _fixed("$ %0;", "bulk", (Operand("imm", name="groups"),))),
+    (r"wgmma\.fence\.sync\.aligned", _fixed("$;", "wgmma")),
+    (r"wgmma\.commit_group\.sync\.aligned", _fixed("$;", "wgmma")),
+    (r"wgmma\.wait_group\.sync\.aligned", _fixed("$ %0;", "wgmma", (Operand("imm", name="groups"),))),
+    (r"setmaxnreg\.(?:inc|dec)\.sync\.aligned\.u32", _fixed("$ %0;", "setmaxnreg", (Operand("imm", name="registers"),))),
     (r"tcgen05\.alloc\.cta_group::[12]\.sync\.aligned\.shared::cta\.b32",
-     _fixed("$ [%0], %1;", 100, "a", (Operand("addr", space="shared", name="slot"), Operand("in", "u32", name="columns")))),
+     _fixed("$ [%0], %1;", "tcgen05", (Operand("addr", space="shared", name="slot"), Operand("in", "u32", name="columns")))),
     (r"tcgen05\.dealloc\.cta_group::[12]\.sync\.aligned\.b32",
-     _fixed("$ %0, %1;", 100, "a", (Operand("in", "u32", name="taddr"), Operand("in", "u32", name="columns")))),
-    (r"tcgen05\.relinquish_alloc_permit\.cta_group::[12]\.sync\.aligned", _fixed("$;", 100, "a")),
+     _fixed("$ %0, %1;", "tcgen05", (Operand("in", "u32", name="taddr"), Operand("in", "u32", name="columns")))),
+    (r"tcgen05\.relinquish_alloc_permit\.cta_group::[12]\.sync\.aligned", _fixed("$;", "tcgen05")),
     (r"tcgen05\.ld\.sync\.aligned\.32x32b\.x(1|2|4|8|16|32|64|128)\.b32", _tcgen05_ld),
     (r"tcgen05\.st\.sync\.aligned\.32x32b\.x(1|2|4|8|16|32|64|128)\.b32", _tcgen05_st),
-    (r"tcgen05\.wait::(?:ld|st)\.sync\.aligned", _fixed("$;", 100, "a")),
+    (r"tcgen05\.wait::(?:ld|st)\.sync\.aligned", _fixed("$;", "tcgen05")),
     (r"tcgen05\.commit\.cta_group::[12]\.mbarrier::arrive::one\.shared::cluster\.b64",
-     _fixed("$ [%0];", 100, "a", (Operand("addr", space="shared", name="mbar"),))),
-    (r"tcgen05\.fence::(?:before|after)_thread_sync", _fixed("$;", 100, "a")),
+     _fixed("$ [%0];", "tcgen05", (Operand("addr", space="shared", name="mbar"),))),
+    (r"tcgen05\.fence::(?:before|after)_thread_sync", _fixed("$;", "tcgen05")),
 ]
 _COMPILED = [(re.compile(pattern + r"$"), build) for pattern, build in _FAMILIES]
 

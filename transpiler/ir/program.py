@@ -1,0 +1,67 @@
+"""What the stages hand each other about a whole file: the checked module (sema's
+output, lower's input) and the program (lower's output, what codegen prints)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from transpiler.ir import nodes as ir
+from transpiler.syntax.source import SourceFile, Span
+
+
+@dataclass
+class Kernel:
+    name: str
+    span: Span
+    name_span: Span  # the kernel's name on its `def` line (span starts at its decorator)
+    params: list[ir.Param]  # C order: buffer pointers, scalars, symbolic extents
+    args: list[ir.Param]  # the launcher's order: the source's declaration order (no extents)
+    body: ir.Stmt
+    grid: list[ir.Expr]
+    block: list[ir.Expr]
+    nonneg: set[str]
+    min_arch: int
+    arch_suffix: str
+    arena: ir.Buffer | None
+    arena_bytes: int
+    views: list[ir.Buffer]
+    static_shared_bytes: int
+
+
+@dataclass
+class CheckedModule:
+    source: SourceFile
+    kernels: list[Kernel]
+    func_sources: dict[str, str]  # T.cuda.func_call name -> CUDA source, first-use order
+    arch: int | None
+
+
+@dataclass
+class LoweredKernel:
+    """One kernel ready to print: its launch facts, storage-level body and dynamic arena."""
+    spec: ir.LaunchSpec
+    body: ir.Stmt
+    arena: ir.Storage | None
+    # The C name of each variable of the body that takes back its source name
+    # (reuse_source_names), by its name in the body, which the checker made unique
+    # in the kernel; the printer applies it: the body is not rebuilt around every
+    # renamed loop variable.
+    var_names: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Program:
+    """Everything render_cuda and the launcher need about one .tx file."""
+    source_name: str
+    kernels: list[LoweredKernel]
+    func_sources: dict[str, str]
+    helpers: list[str]
+    headers: list[str]
+    min_arch: int
+    arch_suffix: str
+    func_lines: dict[str, int] = field(default_factory=dict)  # func_call name -> .tx line of its first source line
+
+    @property
+    def file_name(self) -> str:
+        """The .tx file's name without its directories (either slash): the generated files
+        name their source by it, never by a path of this machine."""
+        return self.source_name.replace("\\", "/").rsplit("/", 1)[-1]

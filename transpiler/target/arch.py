@@ -1,0 +1,105 @@
+"""Every per-architecture fact tirxc relies on, in one table: the checker, the PTX
+table, `tirxc info` and the launcher read these and nothing else.
+
+Sources: the CUDA C++ Programming Guide's table of technical specifications per
+compute capability, and the PTX ISA's target notes for each instruction family.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+BASE_ARCH = 75  # the oldest architecture CUDA 13 compiles for: what a kernel needs at least
+
+# Static shared memory per block. The hardware allows more only through the dynamic
+# arena; NVRTC (the launcher's compiler) rejects a larger static total even where
+# nvcc accepts it.
+STATIC_SHARED_LIMIT = 48 * 1024
+
+# Element indices and extents are C `int`s in the generated kernel.
+INDEX_LIMIT = 2 ** 31 - 1
+
+MAX_THREADS_PER_BLOCK = 1024
+
+# Tensor memory (sm_100a): lanes by columns of 32-bit cells; an allocation takes a
+# power-of-two number of columns in this range.
+TMEM_LANES = 128
+TMEM_COLUMNS = 512
+TMEM_MIN_ALLOC_COLUMNS = 32
+
+
+@dataclass(frozen=True)
+class Arch:
+    """One compute capability."""
+    number: int  # 90 for sm_90
+    shared_opt_in: int  # the most shared memory (static + dynamic) one block may use after opting in
+    tensor_memory: bool = False
+
+
+# "Maximum amount of shared memory per thread block" once the kernel opts in with
+# cudaFuncAttributeMaxDynamicSharedMemorySize (1 KB of each SM's capacity is reserved
+# for the system, hence 163 KB of 164 on sm_80 and 227 KB of 228 on sm_90 / sm_100).
+ARCHS: dict[int, Arch] = {a.number: a for a in (
+    Arch(75, 64 * 1024),
+    Arch(80, 163 * 1024),
+    Arch(86, 99 * 1024),
+    Arch(87, 163 * 1024),
+    Arch(89, 99 * 1024),
+    Arch(90, 227 * 1024),
+    Arch(100, 227 * 1024, tensor_memory=True),
+    Arch(120, 99 * 1024),
+)}
+
+# The most any architecture allows: the limit for a kernel compiled without a target.
+SHARED_OPT_IN_MAX = max(a.shared_opt_in for a in ARCHS.values())
+
+# The architecture (and `a` suffix for arch-specific features, which run on exactly
+# that architecture) each instruction family needs.
+FEATURES: dict[str, tuple[int, str]] = {
+    "fence": (BASE_ARCH, ""),  # fence.acq_rel / fence.sc
+    "cp.async": (80, ""),  # ldgsts: cp.async.ca/cg, commit/wait groups
+    "ldmatrix": (75, ""),
+    "mma.sync": (80, ""),
+    "mbarrier": (80, ""),  # init
+    "mbarrier.tx": (90, ""),  # arrive, expect_tx, try_wait.parity
+    "stmatrix": (90, ""),
+    "bulk": (90, ""),  # cp.async.bulk(.tensor), proxy fences, fence.mbarrier_init
+    "wgmma": (90, "a"),
+    "setmaxnreg": (90, "a"),
+    "tcgen05": (100, "a"),  # tensor memory and the fifth-generation tensor core
+}
+
+ARCH_RE = re.compile(r"^sm_(\d+)([af]?)$")
+
+
+def parse_arch(text: str) -> tuple[int, str] | None:
+    """`sm_90a` -> (90, "a"); None when not an architecture name."""
+    match = ARCH_RE.match(text.strip())
+    if not match:
+        return None
+    number = int(match.group(1))
+    if number < 50 or number > 200:
+        return None
+    return number, match.group(2)
+
+
+def arch_name(number: int, suffix: str = "") -> str:
+    return f"sm_{number}{suffix}"
+
+
+def limits(number: int) -> Arch:
+    """The facts of sm_{number}: its own entry, or that of the newest listed
+    architecture before it (sm_87's for sm_88, say)."""
+    known = [n for n in ARCHS if n <= number]
+    return ARCHS[max(known)] if known else ARCHS[BASE_ARCH]
+
+
+def runs_on(number: int, arch: int, suffix: str) -> bool:
+    """Whether code built for sm_{arch}{suffix} runs on sm_{number}: `a` code on that
+    architecture only, `f` code on its family (same major version), plain code on it
+    and every later one."""
+    if suffix == "a":
+        return number == arch
+    if suffix == "f":
+        return number // 10 == arch // 10 and number >= arch
+    return number >= arch
