@@ -346,9 +346,9 @@ def time_stages(name: str, text: str, min_runs: int = 30, min_seconds: float = 0
 
 def bench_stages(samples: list[str], quick: bool) -> tuple[list[dict], dict]:
     # The first call loads the grammar tables; measure that once, separately.
-    from transpiler.syntax import parse as parse_module
+    from transpiler.syntax.grammar import compiled_grammar
     SourceFile, Diagnostics, parse, *_ = _stage_functions()
-    parse_module._grammar.cache_clear()  # the grammar tables, loaded by a process's first parse
+    compiled_grammar.cache_clear()  # the grammar tables, loaded by a process's first parse
     t0 = time.process_time()
     parse(SourceFile("warm.tx", (SAMPLES_DIR / "smem_demo.tx").read_text()), Diagnostics())
     first_parse = time.process_time() - t0
@@ -560,7 +560,7 @@ def bench_hotspots(out_dir: Path) -> dict:
     spots["cli_smem_demo_without_bytecode_cache_ms"] = _ms(statistics.median(
         run_proc([python, "-m", "transpiler", str(SAMPLES_DIR / "smem_demo.tx"), "-o", str(out_dir / "smem_demo.cu")],
                  env=no_cache)["cpu"] for _ in range(5)))
-    # The first parse of a process loads the grammar tables (transpiler/parse_tables.py)
+    # The first parse of a process loads the grammar tables (transpiler/syntax/tables.py)
     # and compiles the lexer's patterns it meets (measured as first parse minus a second one).
     code = (
         "import time\n"

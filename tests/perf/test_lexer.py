@@ -1,5 +1,5 @@
 """The lexer picks each token from the terminals that can start with the
-character at hand (transpiler/parse.py, _Grammar.candidates) and steps over
+character at hand (transpiler/syntax/grammar.py, Grammar.candidates) and steps over
 single spaces without matching; it must give the very tokens that the whole
 pattern of Lark's basic lexer gives."""
 from __future__ import annotations
@@ -8,17 +8,20 @@ import random
 import re
 from pathlib import Path
 
-from transpiler.syntax import parse
+from transpiler.syntax.grammar import compiled_grammar
+from transpiler.syntax.lexer import Lexer
+from transpiler.syntax.tables_gen import lexer_pattern
+from transpiler.syntax.tokens import Token
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-class _WholePattern(parse._Lexer):
+class _WholePattern(Lexer):
     """The lexer as Lark's basic lexer runs: the one combined pattern at every position."""
 
     def raw_tokens(self):
         grammar, text = self.grammar, self.text
-        whole = re.compile(parse._union(grammar.terminals), grammar.flags)
+        whole = re.compile(lexer_pattern(grammar.terminals), grammar.flags)
         while self.pos < len(text):
             m = whole.match(text, self.pos)
             if m is None:
@@ -33,11 +36,11 @@ class _WholePattern(parse._Lexer):
             if kind in grammar.ignore_types:
                 continue
             kind = grammar.keywords.get(kind, {}).get(value, kind)
-            yield parse.Token(kind, value, start, line, col, self.line, self.pos - self.line_start + 1, self.pos)
+            yield Token(kind, value, start, line, col, self.line, self.pos - self.line_start + 1, self.pos)
 
 
 def _tokens(lexer_class, text: str):
-    lexer = lexer_class(parse._grammar(), text, "k.tx")
+    lexer = lexer_class(compiled_grammar(), text, "k.tx")
     out = [(tok.type, tok.value, tok.start_pos, tok.line, tok.col, tok.end_line, tok.end_col, tok.end_pos)
            for tok in lexer.tokens()]
     problems = {pos: (p.code, p.message, p.span) for pos, p in lexer.problems.items()}
@@ -61,4 +64,4 @@ def _texts():
 
 def test_first_character_dispatch_matches_the_whole_pattern():
     for text in _texts():
-        assert _tokens(parse._Lexer, text) == _tokens(_WholePattern, text), repr(text[:200])
+        assert _tokens(Lexer, text) == _tokens(_WholePattern, text), repr(text[:200])

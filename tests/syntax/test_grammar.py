@@ -12,7 +12,8 @@ import pytest
 from lark import Lark, logger as lark_logger
 
 from transpiler.syntax import ast
-from transpiler.syntax.parse import _Builder, _grammar
+from transpiler.syntax.builder import Builder
+from transpiler.syntax.grammar import compiled_grammar
 
 from ._util import expr, parse_ok, stmt, sx
 
@@ -38,7 +39,7 @@ def test_every_tree_the_grammar_builds_has_a_builder_method():
     """The AST builder dispatches on tree names; a missing method would leave a
     raw parse tree inside the AST."""
     names = set()
-    for rule in _grammar().rules:
+    for rule in compiled_grammar().rules:
         name = rule.alias or rule.origin.name
         if name.startswith("_"):
             continue  # spliced into the parent
@@ -46,7 +47,7 @@ def test_every_tree_the_grammar_builds_has_a_builder_method():
         if rule.options.expand1 and not rule.alias and len(kept) == 1:
             continue  # `?rule` with one child: replaced by the child
         names.add(str(name))
-    missing = sorted(n for n in names if not hasattr(_Builder, n))
+    missing = sorted(n for n in names if not hasattr(Builder, n))
     assert missing == []
 
 

@@ -1,0 +1,273 @@
+"""The compiled grammar as the parser uses it: the tables of tables.py
+(rebuilt with Lark by tables_gen.py when they are stale or missing) as
+lexer terminals, LALR actions, and a reduction callback per rule that shapes
+the rule's children and hands them to the AST builder."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache, partial
+
+from transpiler import data_text
+from transpiler.syntax.builder import Builder
+from transpiler.syntax.source import Span
+from transpiler.syntax.tables_gen import TABLES_FORMAT, build_tables
+
+# Span(...) without the named tuple's Python-level __new__: one is made for
+# every rule the parser reduces.
+_new_span = partial(tuple.__new__, Span)
+
+
+# ---- rules ---------------------------------------------------------------------------
+
+class Symbol:
+    """A symbol of a rule: a rule name, or a terminal (filtered out of the
+    children when it is anonymous punctuation)."""
+
+    __slots__ = ("name", "is_term", "filter_out")
+
+    def __init__(self, name: str, kind: int):
+        self.name, self.is_term, self.filter_out = name, kind != 0, kind == 2
+
+    def __repr__(self):
+        return self.name
+
+
+class RuleOptions:
+    """The `?rule` and `!rule` marks of a rule, and where its missing
+    `[optional]` parts stand (a None child each)."""
+
+    __slots__ = ("expand1", "keep_all_tokens", "empty_indices")
+
+    def __init__(self, expand1: bool, keep_all_tokens: bool, empty_indices: tuple):
+        self.expand1, self.keep_all_tokens, self.empty_indices = expand1, keep_all_tokens, empty_indices
+
+
+class Rule:
+    """A grammar rule, with the attributes of Lark's Rule that rule_builder reads."""
+
+    __slots__ = ("origin", "expansion", "alias", "options")
+
+    def __init__(self, origin: str, alias: str | None, expansion, expand1: bool, keep_all: bool, empty):
+        self.origin = Symbol(origin, 0)
+        self.alias = alias
+        self.expansion = [Symbol(name, kind) for name, kind in expansion]
+        self.options = RuleOptions(expand1, keep_all, tuple(empty))
+
+    def __repr__(self):
+        return f"<{self.origin.name} : {' '.join(s.name for s in self.expansion)}>"
+
+
+def rule_builder(rule: Rule, nullable: frozenset[str]):
+    """The reduction callback of one grammar rule: `build(builder, values,
+    where)` takes the values and positions (a Token or Span, None for a rule
+    that matched no token) of the rule's symbols and returns the rule's value
+    and position.
+
+    It shapes the children as Lark's tree builder does (anonymous tokens
+    dropped unless the rule is `!`, `_rule` children spliced in, `None` for a
+    missing `[optional]`, `?rule` with one child replaced by the child) and
+    hands them straight to the Builder method of the rule, so that no parse
+    tree is ever made. A rule's position runs from the first to the last of
+    its symbols that has one, as Lark's `propagate_positions` has it: only a
+    `nullable` symbol (one that can match no token) may have none.
+    """
+    expansion = rule.expansion
+    if rule.options.empty_indices:
+        bits = "".join(str(int(b)) for b in rule.options.empty_indices)
+        nones = [len(run) for run in bits.split("0")]
+    else:
+        nones = [0] * (len(expansion) + 1)
+    keep_all = rule.options.keep_all_tokens
+    include = []  # (index into the symbols, splice its list?, Nones to insert before it)
+    pending = 0
+    for index, sym in enumerate(expansion):
+        pending += nones[index]
+        if keep_all or not (sym.is_term and sym.filter_out):
+            include.append((index, not sym.is_term and sym.name.startswith("_"), pending))
+            pending = 0
+    trailing = pending + nones[len(expansion)]
+    name = rule.alias or rule.origin.name
+    plain = len(include) == len(expansion) and not trailing and not any(s or n for _, s, n in include)
+    # A `?rule` left with one child is that child, position and all. Such
+    # rules splice nothing, so how many children they keep is fixed.
+    if rule.options.expand1 and not rule.alias and \
+            len(include) + sum(n for _, _, n in include) + trailing == 1:
+        assert not any(s for _, s, _ in include), rule
+        only = include[0][0] if include and not include[0][2] else None  # None: the child is a missing [optional]
+
+        def pass_through(builder, values, where):
+            return (values[only], where[only]) if only is not None else (None, None)
+
+        return pass_through
+    method = getattr(Builder, name) if not name.startswith("_") else None  # an inlined rule's value is its list
+
+    def _shape(values):
+        kept = []
+        for index, splice, add in include:
+            if add:
+                kept += [None] * add
+            if splice:
+                if kept:
+                    kept += values[index]
+                else:
+                    # Left recursion (`stmt*`): extend the child's list in
+                    # place, or long lists would cost quadratic time.
+                    # Driver._rollback undoes such appends.
+                    kept = values[index]
+            else:
+                kept.append(values[index])
+        if trailing:
+            kept += [None] * trailing
+        return kept
+
+    if expansion and expansion[0].name not in nullable and expansion[-1].name not in nullable:
+        # Nearly every rule: its first and last symbols have positions.
+        def build_spanned(builder, values, where):
+            first, last = where[0], where[-1]
+            span = _new_span((builder.file, first.line, first.col, last.end_line, last.end_col))
+            kept = values if plain else _shape(values)
+            return (method(builder, span, kept) if method else kept), span
+
+        return build_spanned
+
+    def build(builder, values, where):
+        for first in where:
+            if first is not None:
+                break
+        else:
+            kept = values if plain else _shape(values)
+            return (method(builder, Span(builder.file, 1, 1, 1, 1), kept) if method else kept), None
+        for last in reversed(where):
+            if last is not None:
+                break
+        span = _new_span((builder.file, first.line, first.col, last.end_line, last.end_col))
+        kept = values if plain else _shape(values)
+        return (method(builder, span, kept) if method else kept), span
+
+    return build
+
+
+# ---- the grammar ------------------------------------------------------------------------
+
+class Grammar:
+    """The compiled grammar, ready for Lexer and Driver.
+
+    `actions[state][symbol]` is the next state (an int >= 0) for a shift or
+    goto, or a reduction `~rule` (< 0) whose `reductions[rule]` is `(size,
+    build, rule name)`, or None until reduction(rule) has made it; build is
+    None for a unit step up the precedence ladder (atom -> ... -> test),
+    which makes nothing. A run of such steps depends only on the state below
+    them, the state they start from and the lookahead, so Driver remembers
+    where each run ends (`unit_runs`), and where the goto after a reduction
+    and the run after it end (`gotos`: state below, rule name, lookahead).
+    `statement_starts` remembers, per state stack, whether a statement may
+    start there.
+    """
+
+    def __init__(self, tables: dict) -> None:
+        lexer = tables["lexer"]
+        self.flags = lexer["flags"]
+        self.terminals = [tuple(t) for t in lexer["terminals"]]
+        self.first = lexer["first"]
+        # First character -> the terminals that can start with it (filled in
+        # as characters are met; see candidates).
+        self.dispatch: dict[str, tuple] = {}
+        self._compiled: dict[int, tuple] = {}
+        self.ignore_types = frozenset(lexer["ignore"])
+        self.newline_types = frozenset(lexer["newline"])
+        self.keywords: dict[str, dict[str, str]] = lexer["keywords"]
+        self._rules = tables["rules"]
+        self._nullable: frozenset[str] | None = None
+        self.reductions: list[tuple | None] = [None] * len(self._rules)
+        token_sets = tables["token_sets"]
+        self.actions: list[dict[str, int]] = []
+        for shifts, reductions in tables["states"]:
+            row = dict(shifts)
+            for i in range(0, len(reductions), 2):
+                row.update(dict.fromkeys(token_sets[reductions[i + 1]], ~reductions[i]))
+            self.actions.append(row)
+        self.start_state = tables["start"]
+        self.end_state = tables["end"]
+        self.unit_runs: dict[tuple, int] = {}
+        self.gotos: dict[tuple, int] = {}
+        self.statement_starts: dict[tuple[int, ...], bool] = {}
+
+    @property
+    def rules(self) -> list[Rule]:
+        """Every rule of the grammar, in the order of the tables."""
+        return [Rule(*r) for r in self._rules]
+
+    def reduction(self, index: int) -> tuple:
+        """reductions[index], made on first use (a file needs a fraction of them)."""
+        rule = Rule(*self._rules[index])
+        first = rule.expansion[0] if len(rule.expansion) == 1 else None
+        unit = first is not None and rule.options.expand1 and not rule.alias \
+            and not rule.options.empty_indices \
+            and not (first.is_term and first.filter_out) \
+            and not (not first.is_term and first.name.startswith("_"))
+        made = self.reductions[index] = (len(rule.expansion), None if unit else rule_builder(rule, self.nullable),
+                                         rule.origin.name)
+        return made
+
+    @property
+    def nullable(self) -> frozenset[str]:
+        """The rules that can match no token at all."""
+        if self._nullable is None:
+            found: set[str] = set()
+            grew = True
+            while grew:
+                grew = False
+                for origin, _, expansion, *_ in self._rules:
+                    if origin not in found and all(kind == 0 and name in found for name, kind in expansion):
+                        found.add(origin)
+                        grew = True
+            self._nullable = frozenset(found)
+        return self._nullable
+
+    def candidates(self, char: str) -> tuple:
+        """The terminals that can start with char, in the lexer's priority
+        order (see _terminal). The first that matches is the token, as with
+        the whole pattern (an alternation takes its first alternative that
+        matches), but without trying some ninety others at every position or
+        compiling patterns the text never needs."""
+        code = ord(char)
+        entry = tuple(self._terminal(i) for i in (self.first[code] if code < 128 else range(len(self.terminals))))
+        self.dispatch[char] = entry
+        return entry
+
+    def _terminal(self, index: int) -> tuple:
+        """(text or None, match function or None, name, may hold a newline?, ignored?, keywords or None)"""
+        terminal = self._compiled.get(index)
+        if terminal is None:
+            name, regexp, literal = self.terminals[index]
+            match = re.compile(regexp, self.flags).match if literal is None else None
+            terminal = self._compiled[index] = (literal, match, name, name in self.newline_types,
+                                                name in self.ignore_types, self.keywords.get(name))
+        return terminal
+
+
+# ---- loading ----------------------------------------------------------------------------
+
+def shipped_tables() -> dict | None:
+    """The tables of tables.py, or None when that module is missing."""
+    try:
+        from transpiler.syntax.tables import TABLES
+    except ImportError:
+        return None
+    return TABLES
+
+
+def load_tables() -> dict:
+    """The shipped tables when they were made from the grammar as it is now;
+    otherwise tables built from it with Lark."""
+    text = data_text("grammar", "tirx.lark")
+    tables = shipped_tables()
+    if tables is None or tables.get("format") != TABLES_FORMAT or tables.get("grammar") != text:
+        tables = build_tables(text)  # stale or missing: slow, but right
+    return tables
+
+
+@lru_cache(maxsize=1)
+def compiled_grammar() -> Grammar:
+    """The grammar of the process, loaded by its first parse."""
+    return Grammar(load_tables())
