@@ -1,4 +1,4 @@
-"""Global workspaces (DECISIONS 19) on the CPU: the hidden pointer parameters in the
+"""Global workspaces (docs/architecture.md) on the CPU: the hidden pointer parameters in the
 .cu and the LaunchSpec, and the launcher that sizes, allocates, zero-fills and
 passes them, through a stub `cupy` that records allocations, memsets and launches.
 

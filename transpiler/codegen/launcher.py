@@ -1,22 +1,22 @@
-"""The CuPy launcher: one self-contained Python module per .tx file (DECISIONS 20).
+"""The CuPy launcher: one self-contained Python module per .tx file.
 
 This module turns each kernel's LaunchSpec into plain data (names, dtypes,
 shapes, strides, the grid as a Python expression) and renders
-templates/launcher.py.j2, which holds the runtime code. Every name or string
+templates/launcher.py.j2 with it and with the text of transpiler/runtime/launch.py,
+the launcher's runtime, which the template embeds verbatim. Every name or string
 that reaches the generated Python goes through repr(), so nothing from the
 .tx file can inject code.
 """
 from __future__ import annotations
 
-import builtins
 import re
 from functools import lru_cache
 
 from transpiler import __version__, data_text
-from transpiler.ir import nodes as ir
+from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.codegen.jinja import environment
-from transpiler.lower.lower import Program
+from transpiler.ir.program import Program
 
 
 class HostExprError(ValueError):
@@ -138,8 +138,32 @@ def render_launcher(program: Program, cuda: str, module_name: str | None = None)
     kernels = [kernel_data(lk.spec) for lk in program.kernels]
     source = program.file_name
     return template.render(version=__version__, source=_py_text(source), source_repr=repr(source),
-                           cuda_repr=_literal(cuda), kernels=kernels, repr=repr, literal=py_literal,
-                           arch=program.min_arch, suffix=repr(program.arch_suffix))
+                           cuda_repr=_literal(cuda), runtime=runtime_literal(), runtime_line=runtime_line(),
+                           kernels=kernels, repr=repr, literal=py_literal, arch=program.min_arch,
+                           suffix=repr(program.arch_suffix))
+
+
+RUNTIME_MODULE = "launch.py"  # in transpiler/runtime/
+RUNTIME_ASSIGNMENT = "__tirxc_runtime__ = {{ runtime }}"  # a line of the template
+
+
+@lru_cache(maxsize=None)
+def runtime_line() -> int:
+    """The line of the launcher where the runtime's literal starts: its line in the
+    template, which nothing above it makes longer (the docstring's values are one line)."""
+    return data_text("templates", "launcher.py.j2").split("\n").index(RUNTIME_ASSIGNMENT) + 1
+
+
+@lru_cache(maxsize=None)
+def runtime_literal() -> str:
+    """The runtime's source as the Python literal the launcher runs: a newline, then the
+    file verbatim, in a raw triple-quoted string (readable in the launcher, whose
+    tracebacks then quote its lines), or through repr() should the file ever hold what
+    such a string cannot."""
+    text = data_text("runtime", RUNTIME_MODULE)
+    if "'''" in text or text.endswith(("\\", "'")) or _NOT_LITERAL.search(text):
+        return repr("\n" + text)
+    return "r'''\n" + text + "'''"
 
 
 # Characters a triple-quoted literal cannot hold as they are: controls other than tab and
@@ -161,40 +185,3 @@ def _py_text(text: str) -> str:
     if text.isprintable() and '"' not in text and "\\" not in text:
         return text
     return repr(text)[1:-1].replace('"', '\\"')
-
-
-@lru_cache(maxsize=None)
-def reserved_names() -> frozenset:
-    """Names a kernel cannot have, because the launcher module exports each
-    kernel as a module-level name: the module's own names (`os`, `KERNELS`,
-    `_module` ...) and the builtins its code mentions (`int`, `len` ...). Read
-    from templates/launcher.py.j2 itself, so the list follows the template."""
-    text = data_text("templates", "launcher.py.j2")
-    top = re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*(?::[^=\n]*)?=|^import\s+(\w+)"
-                     r"|^from\s+\S+\s+import\s+(\w+)", text, re.M)
-    names = {n for group in top for n in group if n}
-    # the code alone: no Jinja, strings or comments; no attributes (`module.compile()`)
-    code = re.sub(r"\{%.*?%\}|\{\{.*?\}\}", " ", text, flags=re.S)
-    code = re.sub(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|#[^\n]*',
-                  " ", code)
-    names |= set(re.findall(r"(?<![.\w])[A-Za-z_]\w*", code)) & set(dir(builtins))
-    return frozenset(names - {"True", "False", "None"})
-
-
-NAMES_MODULE = "launcher_names.py"
-
-
-def reserved_names_text() -> str:
-    """The text of transpiler/launcher_names.py: reserved_names() as a literal, so that
-    checking a kernel's name needs neither this module nor a scan of the template."""
-    names = "".join(f"    {name!r},\n" for name in sorted(reserved_names()))
-    return ('"""Names a kernel cannot have (launcher.reserved_names(), read from\n'
-            'templates/launcher.py.j2). Written by `python -m transpiler.launcher`; do not edit."""\n'
-            f"RESERVED = frozenset({{\n{names}}})\n")
-
-
-if __name__ == "__main__":  # regenerate launcher_names.py after editing the launcher template
-    import os
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), NAMES_MODULE), "w",
-              encoding="utf-8", newline="\n") as handle:
-        handle.write(reserved_names_text())

@@ -1,0 +1,694 @@
+"""The runtime of every generated launcher: argument checks, launch plans, compiling the
+embedded CUDA through CuPy, workspaces, CompileError.
+
+tirxc embeds this file verbatim in each launcher it writes (templates/launcher.py.j2),
+which runs it in a module object of its own and then calls `load` with the launcher's
+program: its .tx file's name, architecture, CUDA source and kernel table. So this module
+imports nothing from tirxc -- the standard library, and CuPy and NumPy when a kernel is
+first checked or launched -- and its names never meet the kernels' names, which are the
+launcher module's globals. Imported as `transpiler.runtime.launch` (for its tests) it has
+no program until `load` is called.
+
+The per-call path (`_Kernel.__call__`) was tuned for speed (docs/benchmarks.md): measure
+before adding work to it.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import threading
+
+STATIC_SHARED_LIMIT = 48 * 1024
+INDEX_LIMIT = 2 ** 31 - 1  # the kernel indexes with C ints (docs/reliability.md)
+WORKSPACE_CACHE_SIZE = 8  # cached workspace allocations per kernel; the oldest goes first
+
+# The launcher's program, set by `load`: the .tx file it came from, the oldest architecture
+# (and its suffix, "a" for sm_90a) the CUDA needs, the CUDA source, and each kernel's entry:
+# {name: {"symbol", "args", "keyed", "params", "grid", "block", "static_shared", "dynamic_shared"}}
+SOURCE_FILE = ""
+MIN_ARCH = 0
+ARCH_SUFFIX = ""
+CUDA_SOURCE = ""
+KERNELS = {}
+CALLABLES = {}  # {name: the kernel's callable (_Kernel)}, which the launcher exports
+
+
+def load(source_file: str, min_arch: int, arch_suffix: str, cuda_source: str, kernels: dict) -> dict:
+    """Make this module the runtime of one launcher and return its kernels' callables."""
+    global SOURCE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE, KERNELS
+    SOURCE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE = source_file, min_arch, arch_suffix, cuda_source
+    KERNELS = kernels
+    CALLABLES.clear()
+    CALLABLES.update((name, _Kernel(name, spec)) for name, spec in kernels.items())
+    return CALLABLES
+
+
+def module_getattr(name: str):
+    """The launcher module's `__getattr__`: a name that is not a kernel's is this module's
+    (`KERNELS`, `CUDA_SOURCE`, `SOURCE_FILE`, `CompileError` ...), as if they were one module."""
+    if not (name.startswith("__") and name.endswith("__")):
+        try:
+            return globals()[name]
+        except KeyError:
+            pass
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# dtype -> (typestr kind and size accepted from __cuda_array_interface__, NumPy scalar type;
+# None where NumPy has none and the bits travel as the unsigned integer of the typestr)
+_DTYPES = {
+    "bool": ("b1", "bool_"), "int8": ("i1", "int8"), "int16": ("i2", "int16"), "int32": ("i4", "int32"),
+    "int64": ("i8", "int64"), "uint8": ("u1", "uint8"), "uint16": ("u2", "uint16"), "uint32": ("u4", "uint32"),
+    "uint64": ("u8", "uint64"), "float16": ("f2", "float16"), "float32": ("f4", "float32"),
+    "float64": ("f8", "float64"), "bfloat16": ("u2", None), "float8_e4m3fn": ("u1", None),
+    "float8_e5m2": ("u1", None), "float8_e8m0fnu": ("u1", None),
+}
+
+
+def _scalar_dtype(name: str):
+    """The NumPy dtype a scalar parameter of this dtype is passed as."""
+    import numpy
+    kind, scalar = _DTYPES[name]
+    return numpy.dtype(scalar or kind)
+
+
+def _describe(value) -> str:
+    return type(value).__module__.split(".")[0] + "." + type(value).__name__
+
+
+class _Kernel:
+    """One kernel of the module: validates arguments, computes the launch, launches."""
+
+    def __init__(self, name: str, spec: dict):
+        self.__name__ = name
+        self.name = name
+        self.spec = spec
+        self.params = {p["name"]: p for p in spec["params"] if p["kind"] != "workspace"}
+        self.workspaces = [(slot, p) for slot, p in enumerate(spec["params"]) if p["kind"] == "workspace"]
+        self._functions = {}
+        self._workspace_cache = {}
+        self._arity = len(spec["args"])
+        # the integer scalars whose values a plan's checks and launch configuration depend on
+        self._keyed = tuple(spec["args"].index(name) for name in spec["keyed"])
+        self._plans = {}
+        self._last = None  # the plan of the latest launch: most calls repeat the one before
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"<tirxc kernel {self.name}({', '.join(self.spec['args'])}) from {SOURCE_FILE}>"
+
+    # -- arguments ---------------------------------------------------------------------------
+    def _bind(self, args):
+        names = self.spec["args"]
+        if len(args) != len(names):
+            raise TypeError(f"{self.name}() takes {len(names)} arguments ({', '.join(names)}), got {len(args)}")
+        values, arrays, scalars = {}, {}, {}
+        for name, value in zip(names, args):
+            param = self.params[name]
+            if param["kind"] == "buffer":
+                arrays[name] = self._array(param, value)
+            else:
+                scalars[name] = self._scalar(param, value)
+                values[param["c_name"]] = int(scalars[name]) if param["dtype"].startswith(("int", "uint")) else None
+        self._infer_extents(arrays, values)
+        for name, (iface, shape) in arrays.items():
+            self._check_array(self.params[name], iface, shape, values)
+        return values, arrays, scalars
+
+    def _array(self, param, value):
+        iface = getattr(value, "__cuda_array_interface__", None)
+        if iface is None:
+            raise TypeError(f"{self.name}(): argument '{param['name']}' must be a GPU array exposing "
+                            f"__cuda_array_interface__ (CuPy, PyTorch, Numba), got {_describe(value)}")
+        if iface.get("mask") is not None:
+            raise TypeError(f"{self.name}(): argument '{param['name']}' is a masked array; the kernel reads and "
+                            f"writes every element, so pass the data without a mask")
+        if iface["data"][1] and not param["readonly"]:
+            raise ValueError(f"{self.name}(): argument '{param['name']}' is read-only, but the kernel writes "
+                             f"'{param['name']}': pass a writable array")
+        return iface, tuple(int(d) for d in iface["shape"])
+
+    def _scalar(self, param, value):
+        import numpy
+        dtype = _scalar_dtype(param["dtype"])
+        if getattr(value, "__cuda_array_interface__", None) is not None or isinstance(value, (str, bytes)) \
+                or getattr(value, "shape", ()) != ():
+            raise TypeError(f"{self.name}(): argument '{param['name']}' must be a {param['dtype']} scalar, "
+                            f"got {_describe(value)}")
+        if dtype.kind in "iu":
+            if _DTYPES[param["dtype"]][1]:
+                wanted, room = f"an integer ({param['dtype']})", param["dtype"]
+            else:
+                room = f"an unsigned {dtype.itemsize * 8}-bit integer"
+                wanted = f"the bits of a {param['dtype']} as {room}"
+            if isinstance(value, float) or (hasattr(value, "dtype") and numpy.dtype(value.dtype).kind not in "iub"):
+                raise TypeError(f"{self.name}(): argument '{param['name']}' must be {wanted}, got {value!r}")
+            info = numpy.iinfo(dtype)
+            if not info.min <= int(value) <= info.max:
+                raise ValueError(f"{self.name}(): argument '{param['name']}' = {int(value)} does not fit in {room}")
+            return dtype.type(int(value))
+        if dtype.kind == "b":
+            return dtype.type(bool(value))
+        return dtype.type(value)
+
+    def _infer_extents(self, arrays, values):
+        for name, (iface, shape) in arrays.items():
+            param = self.params[name]
+            if len(shape) != len(param["shape"]):
+                raise ValueError(f"{self.name}(): argument '{name}' must have {len(param['shape'])} dimensions "
+                                 f"{self._shape_text(param)}, got shape {shape}")
+            for dim, expected in zip(shape, param["shape"]):
+                if isinstance(expected, str):
+                    known = values.get(expected)
+                    if known is None:
+                        values[expected] = dim
+                    elif known != dim:
+                        raise ValueError(f"{self.name}(): extent '{expected}' is {known} from an earlier argument "
+                                         f"but argument '{name}' has shape {shape}")
+
+    @staticmethod
+    def _shape_text(param) -> str:
+        dims = [d if not callable(d) else "expr" for d in param["shape"]]
+        return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
+
+    @staticmethod
+    def _eval(entry, values):
+        if isinstance(entry, int):
+            return entry
+        if isinstance(entry, str):
+            return values[entry]
+        return entry(values)
+
+    def _check_array(self, param, iface, shape, values):
+        name = param["name"]
+        expected_shape = tuple(self._eval(d, values) for d in param["shape"])
+        if shape != expected_shape:
+            raise ValueError(f"{self.name}(): argument '{name}' must have shape {expected_shape}, got {shape}")
+        kind, _ = _DTYPES.get(param["dtype"], (None, None))
+        typestr = iface["typestr"]
+        if kind is None or typestr[1:] != kind or typestr[0] == ">":
+            raise TypeError(f"{self.name}(): argument '{name}' must have dtype {param['dtype']} "
+                            f"(typestr '<{kind}'), got typestr '{typestr}'")
+        itemsize = param["itemsize"]
+        strides = param["strides"]
+        if strides == "unsupported":
+            raise TypeError(f"{self.name}(): the layout of '{name}' cannot be described by array strides")
+        if strides is None:
+            expected = self._c_strides(shape, itemsize)
+        else:
+            expected = tuple(self._eval(s, values) * itemsize for s in strides)
+        actual = iface.get("strides")
+        if not all(shape):
+            pass  # no element to address: any strides will do (NumPy and CuPy call it contiguous)
+        elif actual is not None:
+            mismatch = [i for i, (a, e) in enumerate(zip(actual, expected)) if shape[i] > 1 and a != e]
+            if mismatch:
+                layout = "contiguous (C order)" if strides is None else "the strides its layout implies"
+                raise ValueError(f"{self.name}(): argument '{name}' must be {layout}: byte strides {expected}, "
+                                 f"got {tuple(actual)}")
+        elif strides is not None and any(s != e for s, e, d in zip(self._c_strides(shape, itemsize), expected, shape)
+                                         if d > 1):
+            raise ValueError(f"{self.name}(): argument '{name}' must have byte strides {expected} (its layout), "
+                             f"got a C-contiguous array")
+        if all(shape):  # the kernel indexes with C ints: no element past 2^31 - 1 (docs/reliability.md)
+            last = param["offset"]
+            for dim, stride in zip(shape, expected):
+                last += (dim - 1) * (stride // itemsize)
+            if last > INDEX_LIMIT or any(dim > INDEX_LIMIT for dim in shape):
+                raise ValueError(f"{self.name}(): argument '{name}' of shape {shape} reaches element {last}, but "
+                                 f"the kernel indexes with 32-bit ints: at most element 2147483647 (2^31 - 1)")
+        address = int(iface["data"][0]) - param["offset"] * itemsize
+        if address % param["align"] and all(shape):
+            raise ValueError(f"{self.name}(): argument '{name}' must be {param['align']}-byte aligned, its data "
+                             f"pointer is 0x{int(iface['data'][0]):x}")
+
+    @staticmethod
+    def _c_strides(shape, itemsize):
+        out, running = [], itemsize
+        for dim in reversed(shape):
+            out.append(running)
+            running *= dim
+        return tuple(reversed(out))
+
+    # -- launch ----------------------------------------------------------------------------
+    def launch_config(self, *args):
+        """(grid, block, dynamic shared bytes) for these arguments, without launching."""
+        values, _, _ = self._bind(args)
+        self._workspace_sizes(values)
+        return self._config(values)
+
+    def workspace_bytes(self, *args):
+        """{workspace name: bytes} the launcher allocates for these arguments."""
+        values, _, _ = self._bind(args)
+        return {param["name"]: size for _, param, size in self._workspace_sizes(values)}
+
+    def _workspace_sizes(self, values):
+        """(slot, param, bytes) of each workspace, from the extents and scalars in `values`."""
+        sizes = []
+        for slot, param in self.workspaces:
+            shape = tuple(int(self._eval(d, values)) for d in param["shape"])
+            count = 1
+            for dim in shape:
+                count *= dim
+            if any(dim < 0 for dim in shape):
+                raise ValueError(f"{self.name}(): workspace '{param['name']}' would have the shape {shape} for "
+                                 f"these arguments: an extent is negative")
+            if count - 1 > INDEX_LIMIT:
+                raise ValueError(f"{self.name}(): workspace '{param['name']}' of shape {shape} would have {count} "
+                                 f"elements, but the kernel indexes with 32-bit ints: at most 2147483648 elements")
+            sizes.append((slot, param, count * param["itemsize"]))
+        return sizes
+
+    def _config(self, values):
+        grid = tuple(int(g) for g in self.spec["grid"](values))
+        return grid, tuple(self.spec["block"]), self.spec["dynamic_shared"]
+
+    def __call__(self, *args, stream=None):
+        """Check the arguments, then launch. A call whose arrays have the shapes, dtypes and
+        strides of an earlier call reuses that call's checks and launch configuration;
+        pointers (alignment, device) and scalar values are checked on every call."""
+        # The common case in a few tests per array: one device, arrays like the latest call's,
+        # each a C-contiguous CuPy array that starts where its buffer does (the plan's `fast`).
+        # Anything else, or a failed test, takes the full path, which words the errors.
+        plan = self._last
+        values = None
+        if _ONLY_DEVICE[0] == 0 and plan is not None and plan.fast is not None and len(args) == self._arity \
+                and (not plan.keyed or self._keyed_values(args) == plan.keyed):
+            values = list(plan.constants)
+            cupy_array = _CUPY_ARRAY[0]
+            for index, slot, shape, dtype, align in plan.fast:
+                value = args[index]
+                # (`is not dtype` may miss an equal dtype that is another object: the full path
+                # then decides)
+                if type(value) is not cupy_array or not value._c_contiguous or value.shape != shape \
+                        or value.dtype is not dtype or value.data.ptr % align:
+                    values = None
+                    break
+                values[slot] = value
+        if values is None:
+            plan, values, device = self._checked_buffers(args)
+        else:
+            device = 0
+        for index, slot, param, exact, convertible, low, high, latest in plan.scalars:
+            value = args[index]
+            kind = type(value)
+            if kind is exact:
+                values[slot] = value
+            elif kind is convertible and low <= value <= high:
+                # making a NumPy scalar costs about a quarter of a microsecond, and loops mostly
+                # pass the same (immutable) object again
+                last, converted = latest[0]
+                if value is not last:
+                    converted = exact(value)
+                    latest[0] = (value, converted)  # one store: a racing thread reads a whole pair
+                values[slot] = converted
+            else:
+                values[slot] = self._scalar(param, value)
+        if plan.empty:
+            return  # an empty problem: nothing to launch
+        function = self._functions.get(device) or self._function(device)
+        if stream is None:
+            if plan.workspaces:
+                self._attach_workspaces(plan, values, device)
+            function(plan.grid, plan.block, tuple(values), shared_mem=plan.shared)
+        else:
+            with _as_stream(stream):
+                if plan.workspaces:
+                    self._attach_workspaces(plan, values, device)
+                function(plan.grid, plan.block, tuple(values), shared_mem=plan.shared)
+
+    def _checked_buffers(self, args):
+        """The plan for `args` and the launch's values with every array in its slot, each
+        array checked against the plan (device and alignment too), and the current device."""
+        device = _ONLY_DEVICE[0]
+        several = device is None
+        if several:
+            device = (_CUDA_RUNTIME[0] or _cuda_runtime()).getDevice()
+        # most calls repeat the latest one: try its plan, comparing each array's signature with
+        # the plan's while collecting the pointers, rather than hashing a key for every call
+        plan = self._last
+        looked_up = False
+        if plan is None or len(args) != self._arity or plan.keyed and self._keyed_values(args) != plan.keyed:
+            plan, looked_up = self._lookup(args), True
+        cupy_array = _CUPY_ARRAY[0]
+        while True:  # once, or twice when the latest plan is not these arguments'
+            values = list(plan.constants)
+            for index, slot, signature, offset_bytes, align, nonempty, param in plan.buffers:
+                value = args[index]
+                if type(value) is cupy_array:
+                    # as _signature has it; reading `strides` costs as much as the rest of this
+                    if value._c_contiguous:
+                        if (value.shape, value.dtype) != signature:
+                            break
+                    elif (value.shape, value.strides, value.dtype) != signature:
+                        break
+                    memory = value.data
+                    pointer = memory.ptr
+                    owner = memory.device_id if several else device
+                    passed = value if not offset_bytes else None
+                else:
+                    iface = getattr(value, "__cuda_array_interface__", None)
+                    if iface is None or _interface_signature(value, iface) != signature:
+                        break
+                    pointer = int(iface["data"][0])
+                    owner = (_CUDA_RUNTIME[0] or _cuda_runtime()).pointerGetAttributes(pointer).device if pointer \
+                        else device
+                    passed = None
+                if owner != device and nonempty:
+                    raise ValueError(f"{self.name}(): argument '{param['name']}' is on device {owner}, but the "
+                                     f"current device is {device}")
+                address = pointer - offset_bytes
+                if address % align and nonempty:
+                    raise ValueError(f"{self.name}(): argument '{param['name']}' must be {align}-byte "
+                                     f"aligned, its data pointer is 0x{pointer:x}")
+                if passed is None:
+                    import numpy
+                    passed = numpy.uint64(address)
+                values[slot] = passed
+            else:
+                break
+            if looked_up:  # the plan made for these very arrays: one changed while it was read
+                raise ValueError(f"{self.name}(): an argument's shape, strides or dtype changed while the "
+                                 f"arguments were checked")
+            plan, looked_up = self._lookup(args), True
+        return plan, values, device
+
+    def _attach_workspaces(self, plan, values, device):
+        """Put each workspace among the launch's values: this kernel's allocation for the device,
+        the current stream and the size, zero-filled on that stream, so the launch starts from
+        zeros and launches on other streams (which have their own) cannot touch it."""
+        import cupy
+        import numpy
+        stream = cupy.cuda.get_current_stream().ptr
+        cache = self._workspace_cache
+        for slot, c_name, size in plan.workspaces:
+            if not size:
+                values[slot] = numpy.uint64(0)  # an empty workspace: nothing to point at
+                continue
+            key = (c_name, device, stream, size)
+            memory = cache.get(key)
+            if memory is None:
+                # dropping an older allocation is safe: CuPy's pool reuses memory in the order of
+                # the stream it was allocated on, after the launches already queued there
+                memory = cupy.empty(size, dtype=cupy.uint8)
+                with self._lock:
+                    while len(cache) >= WORKSPACE_CACHE_SIZE:
+                        del cache[next(iter(cache))]
+                    cache[key] = memory
+            cupy.cuda.runtime.memsetAsync(memory.data.ptr, 0, size, stream)
+            values[slot] = memory
+
+    def _plan(self, args, key):
+        """Validate every argument in full and record, under `key` (`_key(args)`), what later
+        calls with the same key can reuse."""
+        import numpy
+        values, arrays, scalars = self._bind(args)
+        grid, block, shared = self._config(values)
+        position = {name: i for i, name in enumerate(self.spec["args"])}
+        plan = _Plan()
+        plan.grid, plan.block, plan.shared = grid, block, shared
+        plan.empty = 0 in grid
+        signature, plan.keyed = key
+        plan.buffers, plan.scalars = [], []
+        plan.workspaces = [(slot, param["c_name"], size) for slot, param, size in self._workspace_sizes(values)]
+        constants = []
+        for slot, param in enumerate(self.spec["params"]):
+            if param["kind"] == "extent":
+                constants.append(numpy.int32(values[param["name"]]))
+                continue
+            if param["kind"] == "workspace":
+                constants.append(None)
+                continue
+            constants.append(None)
+            index = position[param["name"]]
+            if param["kind"] == "buffer":
+                # what the per-call checks need, looked up once: the parameter's slot, the array's
+                # signature, how far the buffer's start lies before the array's (elem_offset),
+                # alignment, emptiness
+                plan.buffers.append((index, slot, signature[index], param["offset"] * param["itemsize"],
+                                     param["align"], all(arrays[param["name"]][1]), param))
+            else:
+                # the kernel's NumPy scalar type, passed as it is, and the Python type that converts
+                # to it after a range check alone; anything else (NaN included) takes the full
+                # check, _scalar, which words the errors but costs microseconds
+                dtype = _scalar_dtype(param["dtype"])
+                exact = dtype.type
+                convertible, low, high = None, None, None
+                if dtype.kind == "b":
+                    convertible, low, high = bool, False, True
+                elif dtype.kind == "f":
+                    convertible, low, high = float, -float("inf"), float("inf")
+                else:
+                    info = numpy.iinfo(dtype)
+                    convertible, low, high = int, int(info.min), int(info.max)
+                plan.scalars.append((index, slot, param, exact, convertible, low, high, [(None, None)]))
+        plan.constants = tuple(constants)
+        # what __call__'s common case checks, when every array of this signature is a C-contiguous
+        # CuPy array (signature (shape, dtype)) that starts where its buffer does
+        plan.fast = None
+        if all(len(signature) == 2 and not offset_bytes for _, _, signature, offset_bytes, _, _, _ in plan.buffers):
+            plan.fast = tuple((index, slot, *signature, align)
+                              for index, slot, signature, _, align, _, _ in plan.buffers)
+        if len(self._plans) >= 64:
+            self._plans.clear()
+        self._plans[key] = plan
+        return plan
+
+    def _lookup(self, args):
+        """The plan for `args`, made (validating every argument) if there is none yet; it
+        becomes the latest."""
+        key = self._key(args)
+        plan = self._plans.get(key) or self._plan(args, key)
+        self._last = plan
+        return plan
+
+    def _key(self, args):
+        """A plan's key: the arguments' signature, and the values of the keyed scalars (by repr
+        unless a plain int, so that any value is a key)."""
+        if len(args) != self._arity:
+            return _signature(args), ()
+        return _signature(args), self._keyed_values(args)
+
+    def _keyed_values(self, args):
+        return tuple(v if type(v) is int else repr(v) for v in (args[i] for i in self._keyed))
+
+    def _function(self, device: int):
+        function = self._functions.get(device)
+        if function is None:
+            with self._lock:
+                function = self._functions.get(device)
+                if function is None:
+                    function = _module(device).get_function(self.spec["symbol"])
+                    if self.spec["static_shared"] + self.spec["dynamic_shared"] > STATIC_SHARED_LIMIT:
+                        function.max_dynamic_shared_size_bytes = self.spec["dynamic_shared"]
+                    self._functions[device] = function
+        return function
+
+
+class _Plan:
+    """What one argument signature of a kernel (with the values of its keyed scalars) needs
+    at launch: grid, block, shared bytes, symbolic extents, and where each argument goes
+    among the kernel's parameters."""
+    __slots__ = ("grid", "block", "shared", "empty", "keyed", "constants", "buffers", "scalars",
+                 "workspaces", "fast")
+
+
+_CUPY_ARRAY = [None]  # cupy.ndarray once CuPy is imported: its arrays take a faster path
+# cupy.cuda.runtime, looked up once: an `import` statement and an attribute chain at
+# every launch cost a measurable part of the launcher's time
+_CUDA_RUNTIME = [None]
+# 0 when the process sees a single device, so that a launch need not ask which one is current
+# (a few tenths of a microsecond a launch); the count is fixed once CUDA is initialised
+_ONLY_DEVICE = [None]
+
+
+def _cuda_runtime():
+    import cupy
+    runtime = cupy.cuda.runtime
+    if runtime.getDeviceCount() == 1:
+        _ONLY_DEVICE[0] = 0
+    if hasattr(cupy.ndarray, "_c_contiguous"):  # else CuPy's arrays take the path of other libraries'
+        _CUPY_ARRAY[0] = cupy.ndarray
+    _CUDA_RUNTIME[0] = runtime
+    return runtime
+
+
+def _signature(args):
+    """What validation depends on: each CuPy array's shape, dtype and, unless it is
+    C-contiguous (its strides then follow from its shape, where they matter), strides (CuPy's
+    arrays are always writable and never masked); each other array's signature; each
+    scalar's type. The kinds of entries never compare equal: 2-, 3- and 6-tuples and types."""
+    out = []
+    cupy_array = _CUPY_ARRAY[0]
+    for value in args:
+        if type(value) is cupy_array:
+            out.append((value.shape, value.dtype) if value._c_contiguous else
+                       (value.shape, value.strides, value.dtype))
+            continue
+        iface = getattr(value, "__cuda_array_interface__", None)
+        out.append(type(value) if iface is None else _interface_signature(value, iface))
+    return tuple(out)
+
+
+def _interface_signature(value, iface):
+    """The signature of an array other than CuPy's: its type, shape, strides and typestr,
+    read-only flag and whether it has a mask."""
+    strides = iface.get("strides")
+    return (type(value), tuple(iface["shape"]), None if strides is None else tuple(strides), iface["typestr"],
+            bool(iface["data"][1]), iface.get("mask") is not None)
+
+
+class _NullContext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _as_stream(stream):
+    """A CuPy stream context for `stream`: None, a CuPy stream, or a PyTorch stream."""
+    if stream is None:
+        return _NullContext()
+    import cupy
+    if isinstance(stream, cupy.cuda.Stream):
+        return stream
+    handle = getattr(stream, "cuda_stream", None)
+    if handle is None:
+        raise TypeError(f"stream must be a CuPy or PyTorch stream, got {_describe(stream)}")
+    return cupy.cuda.ExternalStream(handle)
+
+
+_modules = {}
+_modules_lock = threading.Lock()
+
+
+def _module(device: int):
+    """The embedded CUDA, compiled for `device` once per process: the first launch of any of
+    this launcher's kernels there compiles it, for all of them."""
+    import cupy
+    with _modules_lock:
+        module = _modules.get(device)
+        if module is not None:
+            return module
+        cc = int(cupy.cuda.Device(device).compute_capability)
+        if cc < MIN_ARCH:
+            raise RuntimeError(f"{SOURCE_FILE} needs sm_{MIN_ARCH}{ARCH_SUFFIX} or newer, but device {device} is "
+                               f"sm_{cc}")
+        try:
+            if ARCH_SUFFIX:
+                module = _compile_arch_specific(f"sm_{cc}{ARCH_SUFFIX}")
+            else:
+                module = cupy.RawModule(code=CUDA_SOURCE, options=("--std=c++17",))
+                module.compile()
+        except cupy.cuda.compiler.CompileException as err:
+            raise compile_error(err.get_message()) from None
+        _modules[device] = module
+        return module
+
+
+class CompileError(RuntimeError):
+    """NVRTC rejected the embedded CUDA. `errors` lists (file, line, message) of each error:
+    the .tx file and line where the CUDA carries `#line` directives (tirxc --line-info),
+    else file None and the line of CUDA_SOURCE; `log` is NVRTC's own text."""
+
+    def __init__(self, message: str, errors: list, log: str):
+        super().__init__(message)
+        self.errors = errors
+        self.log = log
+
+
+# `file(LINE): error: message` and `file(LINE): warning #177-D: message` in NVRTC's log
+_LOG_ENTRY = re.compile(r"(?P<file>.+?)\((?P<line>[0-9]+)\): (?P<kind>catastrophic error|error|warning|remark)"
+                        r"(?: #[\w-]+)?: (?P<message>.*)")
+_LINE_DIRECTIVE = re.compile(r'^#line [0-9]+ "((?:[^"\\\n]|\\.)*)"$', re.M)
+
+
+def compile_error(log: str) -> CompileError:
+    """NVRTC's log as a C compiler's errors, each followed by its source line:
+    `kernel.tx:12: error: ...` where `#line` directives map the CUDA to the .tx file (the
+    line is quoted when that file is readable from the working directory), else
+    `kernel.tx (generated CUDA, line 40): error: ...` with the line of the embedded CUDA."""
+    mapped = {_c_unescape(name) for name in _LINE_DIRECTIVE.findall(CUDA_SOURCE)}
+    errors, lines = [], []
+    for text in log.splitlines():
+        entry = _LOG_ENTRY.fullmatch(text)
+        if entry is None or not entry["kind"].endswith("error"):
+            continue
+        name, line, message = entry["file"], int(entry["line"]), entry["message"]
+        if name in mapped:
+            errors.append((name, line, message))
+            lines.append(f"{name}:{line}: {entry['kind']}: {message}")
+            quoted = _file_line(name, line)
+        else:
+            errors.append((None, line, message))
+            lines.append(f"{SOURCE_FILE} (generated CUDA, line {line}): {entry['kind']}: {message}")
+            source = CUDA_SOURCE.split("\n")
+            quoted = source[line - 1] if 0 < line <= len(source) else None
+        if quoted is not None and quoted.strip():
+            lines.append(f"  {line} | {quoted.rstrip()}")
+    if not errors:
+        return CompileError(f"{SOURCE_FILE}: NVRTC rejected the generated CUDA:\n{log}", [], log)
+    count = f"{len(errors)} error{'s' if len(errors) != 1 else ''}"
+    lines.append(f"{SOURCE_FILE}: NVRTC rejected the generated CUDA ({count}; NVRTC's log is the `log` attribute)")
+    return CompileError("\n".join(lines), errors, log)
+
+
+def _file_line(path: str, line: int):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for number, text in enumerate(handle, 1):
+                if number == line:
+                    return text.lstrip("\ufeff") if number == 1 else text
+    except OSError:
+        return None
+    return None
+
+
+def _c_unescape(text: str) -> str:
+    """The file name a `#line` directive's C string literal spells (as tirxc escapes it)."""
+    out, i = bytearray(), 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            digits = re.match(r"[0-7]{1,3}", text[i + 1:i + 4])
+            if digits:
+                out.append(int(digits.group(), 8) & 0xFF)
+                i += 1 + len(digits.group())
+                continue
+            out += {"n": b"\n", "t": b"\t"}.get(text[i + 1], text[i + 1].encode("utf-8", "surrogatepass"))
+            i += 2
+            continue
+        out += text[i].encode("utf-8", "surrogatepass")
+        i += 1
+    return out.decode("utf-8", "replace")
+
+
+def _compile_arch_specific(arch: str):
+    """CuPy appends its own -arch=sm_XX; features of sm_90a/sm_100a need the suffix, so
+    compile to a cubin with NVRTC directly and load that."""
+    import cupy
+    from cupy_backends.cuda.libs import nvrtc
+    options = [f"--gpu-architecture={arch}", "--std=c++17"]
+    include = os.path.join(cupy.cuda.get_cuda_path() or "", "include")
+    if os.path.isdir(include):
+        options.append(f"-I{include}")
+    program = nvrtc.createProgram(CUDA_SOURCE, SOURCE_FILE + ".cu", [], [])
+    try:
+        try:
+            nvrtc.compileProgram(program, options)
+        except nvrtc.NVRTCError:
+            raise cupy.cuda.compiler.CompileException(nvrtc.getProgramLog(program), CUDA_SOURCE,
+                                                      SOURCE_FILE + ".cu", options, "nvrtc") from None
+        cubin = nvrtc.getCUBIN(program)
+    finally:
+        nvrtc.destroyProgram(program)
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as handle:
+        handle.write(cubin)
+    try:
+        module = cupy.RawModule(path=handle.name)
+        for spec in KERNELS.values():  # RawModule loads lazily: load before the file goes
+            module.get_function(spec["symbol"])
+        return module
+    finally:
+        os.unlink(handle.name)
