@@ -7,7 +7,7 @@ compared by identity and without a generated repr (cheaper to create at start-up
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from transpiler import ir
 from transpiler.target.dtypes import DType
@@ -185,3 +185,29 @@ class Binding:
     kind: str  # const buffer scalar let var id param handle pointer loopvar other;
     #            module level: const namespace builtin (the implicit `T`) layout axis import
     span: Span
+
+
+# SMEM and TMEM pools (pools.py): mutable, one per `T.SMEMPool()` / `T.TMEMPool(...)` of a kernel
+@dataclass(eq=False)
+class SmemPool:
+    arena: ir.Buffer
+    span: object
+    cursor: int = 0
+    high_water: int = 0
+    committed: object = None  # the commit's span once committed
+    allocations: list = field(default_factory=list)  # (buffer, start, end, span)
+
+
+@dataclass(eq=False)
+class TmemPool:
+    smem: SmemPool | None
+    slot: ir.Buffer
+    total_cols: int
+    cta_group: int
+    alloc_warp: int
+    dealloc_warp: int
+    sync_after_alloc: bool
+    span: object
+    cursor: int = 0
+    committed: object = None
+    deallocated: object = None

@@ -1,0 +1,225 @@
+"""The checker's state, at the bottom of sema: `ModuleState` (one per file) and `KernelState`
+(one per kernel, or one per module-level constant, with `at_module_level` set), and the
+helpers for names and scopes every part of the checker uses."""
+from __future__ import annotations
+
+from transpiler import ir
+from transpiler.diag.diagnostics import Diagnostics, Note, did_you_mean
+from transpiler.syntax import ast
+from transpiler.syntax.source import SourceFile, Span
+from transpiler.target.arch import parse_arch
+from transpiler.target.cnames import c_name
+from transpiler.target.dtypes import INT32
+from transpiler.sema.values import Binding, Builtin, DynamicExtent, POISON
+
+
+_RANGE = Builtin("range")
+
+
+class CNames:
+    """The C names taken in one kernel. `fresh(name)` takes the first free one of
+    name, name_1, name_2 ...; it remembers per name where the free ones start,
+    so that a kernel with n loops over `i` costs O(n), not O(n²), probes."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+        self.next_suffix: dict[str, int] = {}  # name -> k: name and name_1 ... name_{k-1} are taken
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.taken
+
+    def fresh(self, name: str) -> str:
+        n = self.next_suffix.get(name, 0)
+        candidate = f"{name}_{n}" if n else name
+        while candidate in self.taken:
+            n += 1
+            candidate = f"{name}_{n}"
+        self.taken.add(candidate)
+        self.next_suffix[name] = n + 1
+        return candidate
+
+    def discard(self, name: str) -> None:
+        self.taken.discard(name)
+        self.next_suffix.clear()  # the freed name may come first again for its base
+
+
+FOLD_BUDGET = 1 << 26  # bytes of strings and tuples `+` may build in one file (scalars.fold_concat)
+
+
+class ModuleState:
+    """Module level: the file, its diagnostics and target, and what its statements bound."""
+
+    def __init__(self, source: SourceFile, diags: Diagnostics, arch: str | None):
+        self.source = source
+        self.diags = diags
+        self.arch = parse_arch(arch) if arch else None
+        self.globals: dict[str, Binding] = {}
+        self.func_sources: dict[str, str] = {}
+        self.func_source_spans: dict[str, Span] = {}
+        self.kernel_names: dict[str, Span] = {}
+        self.c_reserved: set[str] = set()  # C names the kernels' own names must avoid (cnames.py)
+        self.fold_budget = FOLD_BUDGET  # bytes of strings and tuples `+` may still build (scalars.py)
+
+
+class KernelState:
+    """The checker's state for one kernel (`fdef`); with `at_module_level`, for one module-level
+    constant expression instead (no kernel: names are the module's globals, and only calls that
+    fold over constants are allowed)."""
+
+    def __init__(self, module: ModuleState, fdef: ast.FunctionDef | None, *, at_module_level: bool = False):
+        self.module = module
+        self.diags = module.diags
+        self.fdef = fdef
+        self.at_module_level = at_module_level
+        self.scopes: list[dict[str, Binding]] = [] if at_module_level else [{}]
+        self.closed: dict[str, Binding] = {}  # names whose block ended: for a precise error
+        self.cnames = CNames()
+        self.c_spellings: dict[str, str] = {}  # source name -> cnames.c_name of it
+        self.params: list[ir.Param] = []
+        self.args: list[ir.Param] = []
+        self.extents: dict[str, tuple[ir.Var, Span]] = {}
+        self.handles: dict = {}  # handle parameters not bound yet
+        self.matched: dict[str, Span] = {}  # handle parameter -> its `T.match_buffer`
+        self.pending: list[ir.Stmt] = []
+        self.device = False
+        self.depth = 0
+        self.loops: list[str] = []  # kinds of the enclosing loops: serial, unroll, while
+        self.unrolled = 1  # copies the enclosing `T.unroll` loops make of the current statement
+        self.ids: dict[str, tuple[list[ir.Expr] | None, Span]] = {}  # kind -> (extents, first declaration)
+        self.unnamed_ids: set[str] = set()  # C names of ids not bound to a source name yet
+        self.linear_id_users: list[Span] = []  # warp-level ids, computed from the linear thread index
+        self.failed_ids: set[str] = set()  # kinds of id with a declaration that had an error
+        self.entry = None  # the `T.device_entry(...)` statement
+        self.launch_kinds: set[str] = set()  # cta_id / thread_id: extents given by `launch=T.cuda.LaunchConfig`
+        self.launch_smem: tuple[int, Span] | None = None  # its `dynamic_smem_bytes=`
+        self.nonneg: set[str] = set()
+        self.arena: ir.Buffer | None = None
+        self.views: list[ir.Buffer] = []
+        self.statics: list[ir.Buffer] = []
+        self.min_arch = 0
+        self.arch_suffix = ""
+        self.id_vars: dict[str, ir.Var] = {}  # kind -> the id's variable, once bound to a name
+        self.id_kinds: dict[str, str] = {}  # C name of an id -> its kind
+        self.guards: list[ir.Expr] = []  # conditions of the enclosing `if`s (tcgen05 needs a warp-uniform one)
+        self.pools: list = []  # SMEMPool / TMEMPool objects, checked when the kernel ends
+        self.tmem_alloc = None  # (slot buffer, columns, span) of the kernel's tcgen05.alloc
+        self.arch_errors: set[str] = set()
+
+
+def at_module_level(module: ModuleState) -> KernelState:
+    """A state for evaluating module-level constant expressions."""
+    return KernelState(module, None, at_module_level=True)
+
+
+class _SymbolicPending:
+    """`n = T.int32()` before its name is known (symbolic_var allows int32 only)."""
+
+
+# -- names -------------------------------------------------------------------------------------
+def fresh(st, base: str) -> str:
+    """A C identifier for a source name: kept when free, else suffixed (deterministic).
+    Keywords, CUDA names, macros and the like get a `_` first (cnames.c_name)."""
+    spelled = st.c_spellings.get(base)
+    if spelled is None:  # (a kernel's loops reuse a few names: spelled once each)
+        spelled = st.c_spellings[base] = c_name(base, getattr(st.module, "c_reserved", frozenset()))
+    return st.cnames.fresh(spelled)
+
+
+def lookup(st, name: str, span: Span):
+    if st.at_module_level:
+        return _module_lookup(st, name, span)
+    for scope in reversed(st.scopes):
+        if name in scope:
+            return scope[name].value
+    glob = st.module.globals.get(name)
+    if glob is not None:
+        if isinstance(glob.value, DynamicExtent):
+            return dynamic_extent(st, glob.value, span)
+        return glob.value
+    if name == "range":
+        return _RANGE
+    if name in st.closed:
+        closed = st.closed[name]
+        if closed.kind == "loopvar":
+            fix = f"a loop variable exists only inside its loop; copy `{name}` into a scalar declared " \
+                  f"before the loop"
+        else:
+            dtype = closed.value.dtype if isinstance(closed.value, (ir.Buffer, ir.Expr)) else INT32
+            zero = "0.0" if dtype.is_float else "0"
+            fix = f"bind `{name}` before the block (e.g. `{name}: T.{dtype} = {zero}`) and assign it inside"
+        st.diags.error("E0319", f"`{name}` is not visible here", span,
+                         notes=[Note("it was bound inside a block that has ended", closed.span)], help=fix)
+        return POISON
+    candidates = [n for s in st.scopes for n in s] + list(st.module.globals) + ["range"]
+    st.diags.error("E0300", f"unknown name `{name}`", span, help=did_you_mean(name, candidates))
+    return POISON
+
+
+def _module_lookup(st, name: str, span: Span):
+    binding = st.module.globals.get(name)
+    if binding is None:
+        st.diags.error("E0300", f"unknown name `{name}`", span,
+                       help=did_you_mean(name, st.module.globals))
+        return POISON
+    return binding.value
+
+
+def dynamic_extent(st, extent: DynamicExtent, span: Span):
+    """A module-level `n = T.dynamic("n")` used in this kernel: the kernel's own symbolic extent,
+    declared by its first use, which must be in a parameter's shape (else the launcher could not
+    read it from an array)."""
+    known = st.extents.get(extent.name)
+    if known is not None:
+        return known[0]
+    if st.device:
+        st.diags.error("E0512", f"symbolic extent `{extent.name}` is not a dimension of any parameter of "
+                                  f"kernel `{st.fdef.name}`", span,
+                         notes=[Note("declared here", extent.span)],
+                         help="use it in the shape of a `T.Tensor` parameter so the launcher can read it from "
+                              "the array")
+        return POISON
+    return declare_extent(st, extent.name, extent.span)
+
+
+def declare_extent(st, name: str, span: Span) -> ir.Var:
+    """The kernel's symbolic extent `name` (int32, non-negative), which the launcher reads
+    off the arrays."""
+    var = ir.Var(INT32, fresh(st, name), span)
+    st.extents[name] = (var, span)
+    st.nonneg.add(var.name)
+    return var
+
+
+def binding(st, name: str) -> Binding | None:
+    for scope in reversed(st.scopes):
+        if name in scope:
+            return scope[name]
+    return None
+
+
+def bind(st, name: str, binding: Binding) -> None:
+    st.scopes[-1][name] = binding
+
+
+def push(st) -> None:
+    st.scopes.append({})
+
+
+def pop(st) -> None:
+    for name, binding in st.scopes.pop().items():
+        if all(name not in s for s in st.scopes):
+            st.closed[name] = binding
+
+
+def require_arch(st, arch: int, what: str, span: Span, suffix: str = "") -> None:
+    if arch > st.min_arch:
+        st.min_arch = arch
+    if suffix:
+        st.arch_suffix = suffix
+    target = st.module.arch
+    # arch-specific features (the `a` suffix) exist on that architecture only
+    too_old = target is not None and (target[0] < arch or (suffix and (target[1] != suffix or target[0] != arch)))
+    if too_old and what not in st.arch_errors:
+        st.arch_errors.add(what)  # once per instruction and kernel: its first use
+        st.diags.error("E0320", f"{what} needs sm_{arch}{suffix}, but the target is "
+                                  f"sm_{target[0]}{target[1]}", span)

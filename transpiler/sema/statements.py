@@ -1,0 +1,737 @@
+"""Statements of a kernel body: blocks and scoping, assignments and bindings, stores, loops
+(`range`, `T.serial`, `T.unroll`, `T.grid`, unrolling), if / while / with, assert."""
+from __future__ import annotations
+
+from dataclasses import replace
+from transpiler import ir
+from transpiler.diag.diagnostics import Note
+from transpiler.syntax import ast
+from transpiler.syntax.source import Span
+from transpiler.target.dtypes import DType, FLOAT32, INT32
+from transpiler.sema import state, scalars, expr, threads, views
+from transpiler.sema.values import ArrayType, Binding, DTypeVal, Handle, IdTuple, LayoutPart, LayoutVal, LetType, LoopRange, POISON, Pointer, Poison, PyConst, Region, SmemPool, TmemPool, Void
+from transpiler.sema.state import CNames, _SymbolicPending
+from transpiler.sema.registry import CALLS, DispatchTable, handler, is_default
+from transpiler.sema.scalars import SCALAR_INDEX, article
+from transpiler.sema.expr import _BINOPS, index_nodes, kind_of
+
+
+# The implicit bounds of a loop (`range(n)` starts at 0 and steps by 1): shared, as IR
+# expressions are immutable and compare by value.
+_ZERO, _ONE = ir.IntImm(INT32, 0), ir.IntImm(INT32, 1)
+
+
+UNROLL_COPIES = 4096  # nested `T.unroll` loops: copies of the innermost body
+
+
+UNROLL_STATEMENTS = 32768  # and statements after unrolling (copies times the body's statements)
+
+
+def _statement_count(stmts) -> int:
+    """Statements in a block, nested blocks included."""
+    count, stack = 0, list(stmts)
+    while stack:
+        node = stack.pop()
+        count += 1
+        for name in ("body", "orelse"):
+            stack.extend(getattr(node, name, None) or ())
+    return count
+
+
+def __init__(st, module, fdef: ast.FunctionDef):
+    st.module = module
+    st.diags = module.diags
+    st.fdef = fdef
+    st.scopes: list[dict[str, Binding]] = [{}]
+    st.closed: dict[str, Binding] = {}  # names whose block ended: for a precise error
+    st.cnames = CNames()
+    st.c_spellings: dict[str, str] = {}  # source name -> cnames.c_name of it
+    st.params: list[ir.Param] = []
+    st.args: list[ir.Param] = []
+    st.extents: dict[str, tuple[ir.Var, Span]] = {}
+    st.handles: dict[str, Handle] = {}  # handle parameters not bound yet
+    st.matched: dict[str, Span] = {}  # handle parameter -> its `T.match_buffer`
+    st.pending: list[ir.Stmt] = []
+    st.device = False
+    st.depth = 0
+    st.loops: list[str] = []  # kinds of the enclosing loops: serial, unroll, while
+    st.unrolled = 1  # copies the enclosing `T.unroll` loops make of the current statement
+    st.ids: dict[str, tuple[list[ir.Expr] | None, Span]] = {}  # kind -> (extents, first declaration)
+    st.unnamed_ids: set[str] = set()  # C names of ids not bound to a source name yet
+    st.linear_id_users: list[Span] = []  # warp-level ids, computed from the linear thread index
+    st.failed_ids: set[str] = set()  # kinds of id with a declaration that had an error
+    st.entry = None  # the `T.device_entry(...)` statement
+    st.launch_kinds: set[str] = set()  # cta_id / thread_id: extents given by `launch=T.cuda.LaunchConfig`
+    st.launch_smem: tuple[int, Span] | None = None  # its `dynamic_smem_bytes=`
+    st.nonneg: set[str] = set()
+    st.arena: ir.Buffer | None = None
+    st.views: list[ir.Buffer] = []
+    st.statics: list[ir.Buffer] = []
+    st.min_arch = 0
+    st.arch_suffix = ""
+    st.id_vars: dict[str, ir.Var] = {}  # kind -> the id's variable, once bound to a name
+    st.id_kinds: dict[str, str] = {}  # C name of an id -> its kind
+    st.guards: list[ir.Expr] = []  # conditions of the enclosing `if`s (tcgen05 needs a warp-uniform one)
+    st.pools: list = []  # SMEMPool / TMEMPool objects, checked when the kernel ends
+    st.tmem_alloc = None  # (slot buffer, columns, span) of the kernel's tcgen05.alloc
+    st.arch_errors: set[str] = set()
+
+
+# -- statements -------------------------------------------------------------------------------------
+def block(st, stmts, *, new_scope: bool = True) -> list[ir.Stmt]:
+    """Statements in order; each one's declarations (`pending`) come before it."""
+    if new_scope:
+        state.push(st)
+    out: list[ir.Stmt] = []
+    for stmt in stmts:
+        produced = statement(st, stmt)
+        if st.pending:
+            name_anonymous_storage(st)
+            out.extend(st.pending)
+            st.pending = []
+        if isinstance(produced, list):
+            out.extend(produced)
+        elif produced is not None:
+            out.append(produced)
+    if new_scope:
+        state.pop(st)
+    return out
+
+
+def statement(st, stmt):
+    return _STMT[stmt.__class__](st, stmt)
+
+
+def _stmt_unsupported(st, stmt):
+    st.diags.error("E0201", f"`{type(stmt).__name__}` is not allowed in a kernel body", stmt.span)
+    return None
+
+
+def _stmt_Pass(st, stmt):
+    return None
+
+
+def _stmt_ExprStmt(st, stmt):
+    if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+        return None
+    if expr.is_dialect_call(st, stmt.value, ("device_entry",), module_level=True):
+        return None  # reported once by run()
+    val = expr.elab(st, stmt.value)
+    if isinstance(val, IdTuple):
+        return None  # ids declared for the launch shape only
+    if isinstance(val, Void):
+        return val.stmt
+    if isinstance(val, ir.Call) and not val.func.startswith("math:"):
+        return ir.Evaluate(val, stmt.span)  # calls with effects: atomics, inline CUDA, votes ...
+    if isinstance(val, Poison):
+        return None
+    if isinstance(val, ir.Expr) or isinstance(val, PyConst):
+        st.diags.warning("W0002", "this expression's value is not used", stmt.span)
+        return None
+    st.diags.warning("W0002", "this expression has no effect", stmt.span)
+    return None
+
+
+def _stmt_Assign(st, stmt: ast.Assign):
+    target = stmt.target
+    if isinstance(target, ast.Subscript):
+        return store(st, target, expr.elab(st, stmt.value), stmt)
+    if isinstance(target, ast.Tuple):
+        return assign_tuple(st, target, expr.elab(st, stmt.value), stmt)
+    if not isinstance(target, ast.Name):
+        st.diags.error("E0312", "cannot assign to this expression", target.span)
+        return None
+    existing = existing_binding(st, target.id)
+    if existing is not None:
+        return reassign(st, target, existing, stmt.value, stmt)
+    val = expr.elab(st, stmt.value)
+    return bind_new(st, target, val, stmt)
+
+
+def existing_binding(st, name: str) -> Binding | None:
+    """What a name is bound to in the kernel or at module level."""
+    local = state.binding(st, name)
+    return local if local is not None else st.module.globals.get(name)
+
+
+def is_new_name(st, target) -> bool:
+    """A name about to be bound must not be bound already (no shadowing)."""
+    name = target.id if isinstance(target, ast.Name) else target.name
+    existing = existing_binding(st, name)
+    if existing is None:
+        return True
+    notes = [Note("defined here", existing.span)] if existing.kind != "builtin" else []
+    st.diags.error("E0314", f"`{name}` is already defined", getattr(target, "span"), notes=notes,
+                     help="use another name")
+    return False
+
+
+def reassign(st, target: ast.Name, existing: Binding, value_node, stmt):
+    value = existing.value
+    if isinstance(value, ir.Buffer) and is_scalar_like(value):
+        val = expr.value(st, value_node, value.dtype)
+        return scalar_store(st, value, val, stmt.span, value_node.span)
+    if value is POISON:
+        expr.elab(st, value_node)  # the binding already had an error; still check the value
+        return None
+    if existing.kind == "buffer":
+        fix = f"store into its elements instead: `{target.id}[i] = ...`"
+    elif existing.kind == "pointer":
+        fix = "bind the new pointer to a new name"
+    elif existing.kind in ("let", "const", "param", "loopvar", "id", "var"):
+        dtype = value.dtype if isinstance(value, ir.Expr) else FLOAT32 if isinstance(value, PyConst) \
+            and isinstance(value.value, float) else INT32
+        fix = f"bind the new value to a new name, or copy it into a mutable scalar first " \
+              f"(`{target.id}_v: T.{dtype} = {target.id}`)"
+    else:
+        fix = "use another name"
+    notes = [Note("bound here", existing.span)] if existing.kind != "builtin" else []
+    st.diags.error("E0307", f"`{target.id}` is {_KINDS.get(existing.kind, 'immutable')} and cannot be "
+                              f"reassigned", target.span, notes=notes, help=fix)
+    return None
+
+
+def is_scalar_like(buf: ir.Buffer) -> bool:
+    return buf.scalar or (buf.ndim == 1 and isinstance(buf.shape[0], ir.IntImm) and buf.shape[0].value == 1
+                          and buf.scope in ("local", "shared"))
+
+
+def scalar_store(st, buf, val, span, value_span):
+    if val is POISON:
+        return None
+    if val.dtype != buf.dtype:
+        st.diags.error("E0303", f"assigning a {val.dtype} value to {buf.dtype} scalar `{buf.name}`", value_span,
+                         help=f"convert it: `T.cast(..., \"{buf.dtype}\")`")
+        return None
+    return ir.BufferStore(buf, SCALAR_INDEX, val, span)
+
+
+def bind_new(st, target: ast.Name, val, stmt):
+    """`name = value` for a new name: names buffers, ids, pointers and constants; any
+    other value becomes a mutable one-element local scalar (reference 1.5)."""
+    name = target.id
+    if val is POISON:
+        state.bind(st, name, Binding(POISON, "other", target.span))
+        return None
+    if isinstance(val, _SymbolicPending):
+        st.diags.error("E0401", "symbolic extents are declared before `T.device_entry()`", stmt.span)
+        return None
+    if isinstance(val, ir.Buffer):
+        named = val if val.name.isidentifier() else replace(val, name=name)
+        state.bind(st, name, Binding(named, "buffer", target.span))
+        return flush_named(st, named, val)
+    if isinstance(val, IdTuple):
+        if len(val.vars) != 1:
+            st.diags.error("E0312", f"this call returns {len(val.vars)} ids, one per extent", target.span,
+                             help=f"unpack them: `{', '.join(f'{name}{i}' for i in range(len(val.vars)))} = ...`")
+            return None
+        return threads.bind_id(st, target, val.vars[0])
+    if isinstance(val, (SmemPool, TmemPool)):
+        state.bind(st, name, Binding(val, "pool", target.span))
+        return None
+    if isinstance(val, LayoutPart):
+        val = views.make_layout(st, val, stmt.value)
+    if isinstance(val, (Pointer, ir.BufferAddress)):
+        state.bind(st, name, Binding(val, "pointer", target.span))
+        return None
+    # `k = T.meta_var(4)` names a compile-time value; a plain `k = 4` is a mutable scalar
+    if isinstance(val, (LayoutVal, Region)) or (
+            isinstance(val, PyConst) and (not isinstance(val.value, (bool, int, float))
+                                          or expr.is_dialect_call(st, stmt.value, ("meta_var",)))):
+        state.bind(st, name, Binding(val, "const", target.span))
+        return None
+    value = scalars.as_value(st, val, stmt.value.span)
+    if value is POISON:
+        state.bind(st, name, Binding(POISON, "other", target.span))
+        return None
+    buf = new_scalar(st, name, value.dtype, target.span)
+    return ir.BufferStore(buf, SCALAR_INDEX, value, stmt.span)
+
+
+def flush_named(st, named: ir.Buffer, original: ir.Buffer):
+    """Rename the buffer an allocation or view produced to the name it is bound to."""
+    for i, s in enumerate(st.pending):
+        if isinstance(s, (ir.Allocate, ir.DeclView)) and s.buffer is original:
+            st.pending[i] = type(s)(named, s.span)
+            rename_storage(st, original, named)
+    return None
+
+
+def rename_storage(st, original, named):
+    storage = original.storage
+    if storage is not None and storage.name.startswith("\0"):
+        new_name = state.fresh(st, named.name + "_ptr")
+        storage.name = new_name
+    if st.arena is original:
+        st.arena = named
+    st.views = [named if v is original else v for v in st.views]
+    st.statics = [named if v is original else v for v in st.statics]
+
+
+def name_anonymous_storage(st) -> None:
+    """Storage of an allocation or view not bound to a name (`T.alloc_shared(...)[0]`) gets a
+    generated C name."""
+    for s in st.pending:
+        if isinstance(s, (ir.Allocate, ir.DeclView)) and s.buffer.storage is not None \
+                and s.buffer.storage.name.startswith("\0"):
+            base = {"shared": "smem", "shared.dyn": "smem", "local": "regs"}.get(s.buffer.scope, "buf")
+            s.buffer.storage.name = state.fresh(st, base + "_ptr")
+
+
+def new_scalar(st, name: str, dtype: DType, span: Span) -> ir.Buffer:
+    storage = ir.Storage(state.fresh(st, name + "_ptr"), dtype, "local", "array", 1, 0)
+    buf = ir.Buffer(name, (ir.IntImm(INT32, 1),), dtype, "local", storage, None, None, 0, span, scalar=True)
+    st.pending.append(ir.Allocate(buf, span))
+    state.bind(st, name, Binding(buf, "scalar", span))
+    return buf
+
+
+def assign_tuple(st, target: ast.Tuple, val, stmt):
+    """`bx, by = T.cta_id([gx, gy])`, or unpacking a constant tuple."""
+    bad = next((elt for elt in target.elts if not isinstance(elt, ast.Name)), None)
+    if bad is not None:
+        st.diags.error("E0312", "tuple assignment binds plain names", bad.span)
+        return None
+    if val is POISON:
+        for elt in target.elts:
+            if existing_binding(st, elt.id) is None:
+                state.bind(st, elt.id, Binding(POISON, "other", elt.span))
+        return None
+    if isinstance(val, IdTuple):
+        items = list(val.vars)
+    elif isinstance(val, PyConst) and isinstance(val.value, tuple):
+        items = [PyConst(v) for v in val.value]
+    else:
+        st.diags.error("E0312", f"cannot unpack {kind_of(val)}", stmt.value.span,
+                         help="tuple assignment unpacks thread ids (`bx, by = T.cta_id([gx, gy])`) or a "
+                              "constant tuple")
+        return None
+    if len(items) != len(target.elts):
+        what = "ids" if isinstance(val, IdTuple) else "values"
+        st.diags.error("E0312", f"{len(target.elts)} names for {len(items)} {what}", target.span)
+        return None
+    for elt, item in zip(target.elts, items):
+        if not is_new_name(st, elt):
+            continue
+        if isinstance(item, ir.Var):
+            threads.bind_id(st, elt, item)
+        else:
+            state.bind(st, elt.id, Binding(item, "const", elt.span))
+    return None
+
+
+def store(st, target: ast.Subscript, val, stmt):
+    base = expr.elab(st, target.value)
+    if base is POISON:
+        return None
+    if not isinstance(base, ir.Buffer):
+        st.diags.error("E0312", f"cannot assign into {kind_of(base)}", target.value.span)
+        return None
+    indices, sliced = index_nodes(target)
+    if sliced:
+        st.diags.error("E0518", "assigning to a region is not supported", target.span,
+                         help="store single elements in a loop")
+        return None
+    vector = expr.ramp_access(st, base, indices, target.span)
+    if vector is not None:
+        return vector_store(st, base, vector, val, target, stmt)
+    if len(indices) != base.ndim:
+        expr.wrong_index_count(st, base, len(indices), target.span)
+        return None
+    idx = expr.index_values(st, base, indices)
+    value_span = stmt.value.span
+    value = scalars.as_value(st, val, value_span, base.dtype)
+    if idx is POISON or value is POISON:
+        return None
+    if not scalars.direct_access_ok(st, base, target.span, "written"):
+        return None
+    if value.dtype != base.dtype:
+        fix = f"store a vector with `{base.name}.vstore([...], value)`" if value.dtype.lanes > 1 else \
+            f"convert it: `T.{base.dtype}(...)`"
+        st.diags.error("E0303", f"storing {article(value.dtype)} value into {base.dtype} buffer `{base.name}`",
+                         value_span, help=fix)
+        return None
+    return ir.BufferStore(base, idx, value, stmt.span)
+
+
+def vector_store(st, base: ir.Buffer, vector, val, target: ast.Subscript, stmt):
+    """`B[i, T.ramp(j, 1, 4)] = v`: the newer spelling of `B.vstore([i, j], v)`."""
+    value = scalars.as_value(st, val, stmt.value.span)
+    if vector is POISON or value is POISON or not scalars.direct_access_ok(st, base, target.span, "written"):
+        return None
+    vec, indices = vector
+    if value.dtype != vec:
+        st.diags.error("E0524", f"storing {article(value.dtype)} value into {vec.lanes} elements of "
+                                  f"`{base.name}`", stmt.value.span,
+                         help=f"store a {vec} vector, e.g. one loaded with `T.ramp`")
+        return None
+    return ir.BufferVecStore(base, indices, value, stmt.span)
+
+
+def _stmt_AnnAssign(st, stmt: ast.AnnAssign):
+    target = stmt.target
+    if not isinstance(target, ast.Name):
+        st.diags.error("E0312", "annotated assignments bind a plain name", target.span)
+        return None
+    if not is_new_name(st, target):
+        return None
+    ann = expr.elab(st, stmt.annotation)
+    if isinstance(ann, LetType):
+        return let(st, target, ann.dtype, stmt)
+    if isinstance(ann, DTypeVal) and ann.dtype.kind != "handle":
+        buf = new_scalar(st, target.id, ann.dtype, target.span)
+        if stmt.value is None:
+            return None
+        return scalar_store(st, buf, expr.value(st, stmt.value, ann.dtype), stmt.span, stmt.value.span)
+    if isinstance(ann, ArrayType):
+        if stmt.value is not None:
+            st.diags.error("E0315", "a local array annotation takes no initial value", stmt.value.span,
+                             help=f"declare it, then store the elements: `{target.id}[i] = ...`")
+        elif any(e <= 0 for e in ann.shape):
+            st.diags.error("E0503", "local array extents must be positive", stmt.annotation.span)
+        else:
+            shape = tuple(ir.IntImm(INT32, e) for e in ann.shape)
+            buf = views.new_allocation(st, shape, ann.dtype, "local", None, 0, target.span)
+            named = replace(buf, name=target.id)
+            state.bind(st, target.id, Binding(named, "buffer", target.span))
+            return flush_named(st, named, buf)
+    elif ann is not POISON:
+        st.diags.error("E0315", f"{kind_of(ann)} is not a type for a local name", stmt.annotation.span,
+                         help="annotate with a dtype (`T.int32`), `T.let`, `T.let[T.int32]` or a local array "
+                              "type (`T.float32[8]`)")
+    state.bind(st, target.id, Binding(POISON, "other", target.span))
+    return None
+
+
+def let(st, target: ast.Name, dtype: DType | None, stmt):
+    """`x: T.let = v`: an immutable binding; constants are substituted where used."""
+    name = target.id
+    state.bind(st, name, Binding(POISON, "let", target.span))  # replaced below when the value checks
+    if stmt.value is None:
+        st.diags.error("E0315", "a `T.let` binding needs a value", stmt.span,
+                         help=f"write `{name}: T.let = <value>`")
+        return None
+    val = expr.elab(st, stmt.value)
+    if isinstance(val, Pointer) or (isinstance(val, PyConst) and not isinstance(val.value, (bool, int, float))):
+        state.bind(st, name, Binding(val, "let", target.span))
+        return None
+    value = scalars.as_value(st, val, stmt.value.span, dtype)
+    if value is POISON:
+        return None
+    if dtype is not None and value.dtype != dtype:
+        st.diags.error("E0303", f"`T.let[{dtype}]` bound to {article(value.dtype)} value", stmt.value.span,
+                         help=f"convert it: `T.{dtype}(...)`")
+        return None
+    if isinstance(value, (ir.IntImm, ir.FloatImm)):
+        state.bind(st, name, Binding(value, "let", target.span))  # a constant: substituted where used
+        return None
+    var = ir.Var(value.dtype, state.fresh(st, name), target.span)
+    if is_nonneg(st, value):
+        st.nonneg.add(var.name)
+    state.bind(st, name, Binding(var, "let", target.span))
+    return ir.LetStmt(var, value, stmt.span)
+
+
+def is_nonneg(st, e: ir.Expr) -> bool:
+    return ir.nonneg(e, st.nonneg)
+
+
+def _stmt_AugAssign(st, stmt: ast.AugAssign):
+    op = _BINOPS.get(stmt.op)
+    if op is None:
+        st.diags.error("E0306", f"`{stmt.op}=` is not supported", stmt.span)
+        return None
+    target = stmt.target
+    if isinstance(target, ast.Name):
+        existing = existing_binding(st, target.id)
+        if existing is None:
+            state.lookup(st, target.id, target.span)
+            return None
+        if not (isinstance(existing.value, ir.Buffer) and is_scalar_like(existing.value)):
+            return reassign(st, target, existing, stmt.value, stmt)
+        buf = existing.value
+        current = scalars.load(st, buf, SCALAR_INDEX, target.span)
+        new = scalars.arith(st, op, current, expr.elab(st, stmt.value), stmt.span, target.span, stmt.value.span)
+        return scalar_store(st, buf, new, stmt.span, stmt.value.span) if new is not POISON else None
+    if isinstance(target, ast.Subscript):
+        current = expr.elab(st, target)
+        new = scalars.arith(st, op, current, expr.elab(st, stmt.value), stmt.span, target.span, stmt.value.span)
+        if new is POISON:
+            return None
+        return store(st, target, new, stmt)
+    st.diags.error("E0312", "cannot assign to this expression", target.span)
+    return None
+
+
+def _stmt_If(st, stmt: ast.If):
+    test = expr.elab(st, stmt.test)
+    if isinstance(test, PyConst) or isinstance(test, ir.IntImm):
+        taken = stmt.body if (test.value if isinstance(test, PyConst) else test.value) else stmt.orelse
+        return block(st, taken, new_scope=False)  # DECISIONS 6: only the taken branch exists
+    cond = scalars.condition(st, test, stmt.test.span)
+    st.depth += 1
+    st.guards.append(cond if cond is not POISON else ir.IntImm(INT32, 1))
+    then = block(st, stmt.body)
+    orelse = None
+    if stmt.orelse:
+        st.guards[-1] = ir.unary("!", st.guards[-1])
+        orelse = block(st, stmt.orelse)
+    st.guards.pop()
+    st.depth -= 1
+    if cond is POISON:
+        return None
+    return ir.If(cond, ir.seq(then), ir.seq(orelse) if orelse else None, stmt.span)
+
+
+def _stmt_While(st, stmt: ast.While):
+    cond = scalars.condition(st, expr.elab(st, stmt.test), stmt.test.span)
+    body = loop_body(st, stmt.body, "while")
+    if cond is POISON:
+        return None
+    return ir.While(cond, ir.seq(body), stmt.span)
+
+
+def loop_body(st, stmts, kind: str) -> list[ir.Stmt]:
+    """The body of a loop of kind serial / unroll / while, in the current scope."""
+    st.depth += 1
+    st.loops.append(kind)
+    body = block(st, stmts, new_scope=kind == "while")
+    st.loops.pop()
+    st.depth -= 1
+    return body
+
+
+def _stmt_For(st, stmt: ast.For):
+    rng = expr.elab(st, stmt.iter)
+    targets = stmt.target.elts if isinstance(stmt.target, ast.Tuple) else (stmt.target,)
+    ok = isinstance(rng, LoopRange)
+    if not ok and rng is not POISON:
+        st.diags.error("E0306", "a `for` loop iterates over `range(...)`, `T.serial`, `T.unroll` or "
+                                  "`T.grid`", stmt.iter.span)
+    if not all(isinstance(t, ast.Name) for t in targets):
+        st.diags.error("E0312", "loop variables are plain names", stmt.target.span)
+        return None
+    if ok and len(targets) != len(rng.starts):
+        st.diags.error("E0312", f"{len(targets)} loop variable{'s' if len(targets) != 1 else ''} for "
+                                  f"{len(rng.starts)} loop{'s' if len(rng.starts) != 1 else ''}", stmt.target.span,
+                         help=f"`T.grid` with {len(targets)} extents gives {len(targets)} loop variables"
+                         if len(targets) > 1 else None)
+        ok = False
+    state.push(st)
+    loop_vars = []
+    for i, target in enumerate(targets):
+        fresh = is_new_name(st, target)
+        if not ok or not fresh:
+            state.bind(st, target.id, Binding(POISON, "loopvar", target.span))
+            continue
+        start, step = rng.starts[i], rng.steps[i]
+        var = ir.Var(start.dtype, state.fresh(st, target.id), target.span)
+        if isinstance(step, ir.IntImm) and step.value > 0 and is_nonneg(st, start):
+            st.nonneg.add(var.name)
+        state.bind(st, target.id, Binding(var, "loopvar", target.span))
+        loop_vars.append(var)
+    unrolled = ok and rng.kind == "unroll"
+    copies = unroll_copies(st, stmt, rng) if unrolled else 1
+    if copies is None:
+        state.pop(st)
+        return None
+    enclosing, st.unrolled = st.unrolled, st.unrolled * max(copies, 1)
+    body = loop_body(st, stmt.body, "unroll" if unrolled else "serial")
+    st.unrolled = enclosing
+    state.pop(st)
+    if not ok or len(loop_vars) != len(targets):
+        return None
+    out: ir.Stmt = ir.seq(body)
+    for var, start, stop, step in reversed(list(zip(loop_vars, rng.starts, rng.stops, rng.steps))):
+        kind = "unroll" if unrolled else ("pragma_unroll" if rng.unroll_factor else "serial")
+        out = ir.For(var, start, stop, step, out, kind, rng.unroll_factor, stmt.span)
+    return out
+
+
+def unroll_copies(st, stmt: ast.For, rng: LoopRange) -> int | None:
+    """How many copies of its body an unrolled loop makes; None (with an error) when the
+    copies of all enclosing `T.unroll` loops together would pass the limits: nested
+    unrolls multiply, and 20 nested `T.unroll(2)` would otherwise be a million copies."""
+    trips = max(0, -(-(rng.stops[0].value - rng.starts[0].value) // rng.steps[0].value))
+    total = st.unrolled * trips
+    statements = total * _statement_count(stmt.body)
+    if total > UNROLL_COPIES or statements > UNROLL_STATEMENTS:
+        what = (f"{total} copies of this body" if total > UNROLL_COPIES
+                else f"{statements} statements")
+        limit = (f"{UNROLL_COPIES} copies" if total > UNROLL_COPIES else f"{UNROLL_STATEMENTS} statements")
+        st.diags.error("E0305", f"unrolling makes {what} (with the enclosing `T.unroll` loops); the limit "
+                                  f"is {limit}", stmt.iter.span,
+                         help="use `T.serial(n, unroll=True)` for some of the loops and let the compiler "
+                              "unroll")
+        return None
+    return trips
+
+
+def _stmt_Break(st, stmt):
+    return loop_exit(st, stmt, ir.Break(stmt.span), "break")
+
+
+def _stmt_Continue(st, stmt):
+    return loop_exit(st, stmt, ir.Continue(stmt.span), "continue")
+
+
+def loop_exit(st, stmt, node, word):
+    if not st.loops:
+        st.diags.error("E0316", f"`{word}` outside a loop", stmt.span)
+        return None
+    if st.loops[-1] == "unroll":
+        st.diags.error("E0316", f"`{word}` inside an unrolled loop (`T.unroll`)", stmt.span,
+                         help="`T.unroll` expands its body at compile time; use `T.serial(n, unroll=True)` "
+                              "for a loop that can be left early")
+        return None
+    return node
+
+
+def _stmt_Return(st, stmt: ast.Return):
+    if stmt.value is not None:
+        val = expr.elab(st, stmt.value)
+        if not (isinstance(val, PyConst) and val.value in (0, None)):
+            st.diags.error("E0306", "a kernel returns nothing; write `return`", stmt.value.span)
+            return None
+    return ir.Return(stmt.span)
+
+
+def _stmt_Assert(st, stmt: ast.Assert):
+    return static_assert(st, stmt, host=False)
+
+
+def static_assert(st, stmt: ast.Assert, *, host: bool):
+    """A constant condition is checked now; otherwise device code traps when it fails."""
+    test = expr.elab(st, stmt.test)
+    message = ""
+    if stmt.msg is not None:
+        message = expr.const_str(st, stmt.msg, "the assertion message") or ""
+    if isinstance(test, (PyConst, ir.IntImm)):
+        if not test.value:
+            st.diags.error("E0317", "static assertion failed" + (f": {message}" if message else ""),
+                             stmt.test.span)
+        return None
+    if host:
+        if test is not POISON:
+            st.diags.error("E0401", "an `assert` before `T.device_entry()` must have a compile-time "
+                                      "condition", stmt.test.span,
+                             help="move it after `T.device_entry()`, where it traps when it fails")
+        return None
+    cond = scalars.condition(st, test, stmt.test.span)
+    return None if cond is POISON else ir.Trap(cond, message, stmt.span)
+
+
+@handler("static_assert", "cond", "msg=''")
+def _static_assert(st, node, a):
+    test = expr.elab(st, a["cond"])
+    message = "" if is_default(a["msg"]) else expr.const_str(st, a["msg"], "the assertion message") or ""
+    if isinstance(test, (PyConst, ir.IntImm)):
+        if not test.value:
+            st.diags.error("E0317", "static assertion failed" + (f": {message}" if message else ""),
+                             a["cond"].span)
+    elif test is not POISON:
+        st.diags.error("E0202", "`T.static_assert` needs a compile-time condition", a["cond"].span,
+                         help="use `assert cond` for a check at run time")
+    return Void(ir.Seq(()))
+
+
+def _stmt_With(st, stmt):
+    st.diags.error("E0518", "`with` blocks are not supported yet", stmt.span)
+    return None
+
+
+def _stmt_FunctionDef(st, stmt):
+    st.diags.error("E0203", "nested functions are not supported", stmt.name_span)
+    return None
+
+
+def _stmt_Import(st, stmt):
+    st.diags.error("E0201", "imports belong at module level", stmt.span)
+    return None
+
+
+# -- loops -------------------------------------------------------------------------------------------
+def loop_range(st, kind: str, node: ast.Call, args):
+    """`range(...)`, `T.serial(...)` or `T.unroll(...)`, its arguments bound (bind_args)."""
+    first = expr.int_value(st, args["start"])
+    if is_default(args["stop"]):
+        start, stop = _ZERO, first
+    else:
+        start, stop = first, expr.int_value(st, args["stop"])
+    step = _ONE if is_default(args["step"]) else expr.int_value(st, args["step"])
+    if start is POISON or stop is POISON or step is POISON:
+        return POISON
+    if start.dtype != stop.dtype:
+        start = ir.cast(stop.dtype, start) if isinstance(start, ir.IntImm) else start
+        stop = ir.cast(start.dtype, stop) if isinstance(stop, ir.IntImm) else stop
+    if start.dtype != stop.dtype:
+        st.diags.error("E0303", f"loop bounds have different dtypes: {start.dtype} and {stop.dtype}", node.span)
+        return POISON
+    if isinstance(step, ir.IntImm) and step.value == 0:
+        st.diags.error("E0305", "a loop step cannot be zero", node.span)
+        return POISON
+    step = ir.cast(start.dtype, step)
+    factor = 0
+    if kind == "serial" and "unroll" in args and not is_default(args["unroll"]):
+        unroll = expr.elab(st, args["unroll"])
+        if isinstance(unroll, PyConst) and unroll.value is True:
+            factor = -1
+        elif isinstance(unroll, PyConst) and isinstance(unroll.value, int) and not isinstance(unroll.value, bool) \
+                and unroll.value > 0:
+            factor = unroll.value
+        elif isinstance(unroll, PyConst) and unroll.value is False:
+            factor = -2
+        else:
+            st.diags.error("E0305", "`unroll=` takes True, False or a positive count", args["unroll"].span)
+    if "dtype" in args and not is_default(args["dtype"]):
+        dtype = expr.dtype_arg(st, args["dtype"])
+        if dtype is not None and dtype != INT32:
+            st.diags.error("E0518", f"{dtype} loop variables are not supported yet", args["dtype"].span,
+                             help="loop variables are int32; leave `dtype=` out")
+            return POISON
+    if kind == "unroll":
+        if not all(isinstance(x, ir.IntImm) for x in (start, stop, step)):
+            st.diags.error("E0202", "`T.unroll` needs constant bounds", node.span,
+                             help="use `T.serial(n, unroll=True)` for a `#pragma unroll` loop")
+            return POISON
+        trips = max(0, -(-(stop.value - start.value) // step.value))
+        if trips > UNROLL_COPIES:
+            st.diags.error("E0305", f"`T.unroll` of {trips} iterations; the limit is {UNROLL_COPIES}", node.span,
+                             help="use `T.serial(n, unroll=True)` and let the compiler unroll")
+            return POISON
+    return LoopRange(kind, (start,), (stop,), (step,), factor)
+
+
+@handler("serial", "start", "stop=None", "step=1", "unroll=None", "dtype='int32'")
+def _serial(st, node, a):
+    return loop_range(st, "serial", node, a)
+
+
+@handler("unroll", "start", "stop=None", "step=1")
+def _unroll(st, node, a):
+    return loop_range(st, "unroll", node, a)
+
+
+@handler("grid", "*extents")
+def _grid(st, node, a):
+    stops = [expr.int_value(st, e) for e in a["extents"]]
+    if not stops:
+        st.diags.error("E0305", "`T.grid` needs at least one extent", node.span)
+        return POISON
+    if POISON in stops:
+        return POISON
+    zero = tuple(ir.IntImm(s.dtype, 0) for s in stops)
+    one = tuple(ir.IntImm(s.dtype, 1) for s in stops)
+    return LoopRange("grid", zero, tuple(stops), one)
+
+
+_KINDS = {"let": "an immutable `T.let` binding", "loopvar": "a loop variable", "id": "a thread id",
+          "param": "a kernel parameter", "const": "a constant", "var": "a symbolic extent",
+          "buffer": "a buffer", "pointer": "a pointer binding", "handle": "a handle parameter",
+          "namespace": "the dialect module", "builtin": "the dialect module", "layout": "an imported layout name",
+          "axis": "an imported layout axis", "import": "an imported name"}
+
+
+_stmt_ImportFrom = _stmt_Import
+_STMT = DispatchTable("_stmt_", globals())  # statement class -> its _stmt_ function
+CALLS["range"] = loop_range
