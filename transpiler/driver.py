@@ -2,7 +2,6 @@
 output texts out. The CLI and the tests call this; it only chains the stages."""
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, field
 
 from transpiler.diag.diagnostics import Diagnostic, Diagnostics
@@ -33,21 +32,12 @@ STAGES = ("ast", "check", "cuda", "launcher")
 
 def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None = None,
                    launcher_name: str | None = None, line_info: bool = False) -> Result:
-    """Run the pipeline up to `until` (one of STAGES); stops at the first stage with errors."""
-    # The stages build many small immutable objects and no reference cycles worth
-    # collecting mid-run; pausing the cyclic collector halves the time of big files.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _compile(source, until, arch, launcher_name, line_info)
-    finally:
-        if enabled:
-            gc.enable()
+    """Run the pipeline up to `until` (one of STAGES); stops at the first stage with errors.
 
-
-def _compile(source: SourceFile, until: str, arch: str | None, launcher_name: str | None, line_info: bool) -> Result:
-    # Each stage is imported when the run gets to it, with the cyclic collector
-    # paused: their hundred-odd dataclasses make much of a small run's time.
+    Process-wide settings (the cyclic collector, the recursion limit) are the
+    caller's: the `tirxc` command makes them in transpiler/cli/main.py (main)."""
+    # Each stage is imported when the run gets to it (`--check` never imports the
+    # printer, `--emit ast` not even the checker).
     from transpiler.syntax.parse import parse
 
     diags = Diagnostics()

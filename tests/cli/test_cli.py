@@ -287,11 +287,41 @@ def test_help_has_usage_options_and_examples():
     result = run("--help")
     assert result.returncode == 0
     out = text(result.stdout)
-    for fragment in ("Usage: tirxc [OPTIONS] KERNEL.tx", "--emit [cuda|launcher|ast]", "--check", "--arch",
+    for fragment in ("Usage: tirxc [OPTIONS] KERNEL.tx", "   or: tirxc COMMAND [ARGS]...",
+                     "--emit [cuda|launcher|ast]", "--check", "--arch",
                      "--explain CODE", "--version", "Examples:", "tirxc kernel.tx -o kernel.cu",
                      "tirxc - -o kernel.cu", "Exit status: 0 success, 1 the input has errors, 2 usage error"):
         assert fragment in out, fragment
+    commands = out.split("\nCommands:\n", 1)[1].split("\n\n", 1)[0]
+    assert [line.split()[0] for line in commands.splitlines()] == ["run", "info", "layout"]
     assert run("-h").stdout == result.stdout
+
+
+# ---- commands ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["run", "info", "layout"])
+def test_a_command_has_its_own_usage_and_help(command):
+    result = run(command, "--no-such-flag")
+    assert result.returncode == 2 and result.stdout == b""
+    assert text(result.stderr).startswith(f"Usage: tirxc {command} [OPTIONS] ")
+    assert f"Try 'tirxc {command} " in text(result.stderr)
+    shown = run(command, "--help")
+    assert shown.returncode == 0 and text(shown.stdout).startswith(f"Usage: tirxc {command} [OPTIONS] ")
+
+
+@pytest.mark.parametrize("args", [["./run"], ["--", "run"], ["--check", "run"]])
+def test_a_kernel_file_named_like_a_command(tmp_path, args):
+    """Only a first word that names a command runs it; `./run`, `-- run` or any
+    option first compile the file."""
+    (tmp_path / "run").write_bytes(SAMPLE.read_bytes())
+    result = run(*args, cwd=tmp_path)
+    assert result.returncode == 0, text(result.stderr)
+    assert result.stdout == (b"" if "--check" in args else run(SAMPLE).stdout.replace(b"smem_demo.tx", b"run", 1))
+
+
+def test_the_commands_options_are_not_the_compilers():
+    assert run("info", SAMPLE, "-o", "x.cu").returncode == 2  # `-o` is the compile command's
+    assert run(SAMPLE, "--json").returncode == 2  # `--json` is info's
 
 
 # ---- the last-resort guard -----------------------------------------------------------------------

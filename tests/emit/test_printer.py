@@ -1,4 +1,4 @@
-"""The C printer: literal texts (DECISIONS 11), parenthesisation, and the
+"""The C printer: literal texts (docs/design.md, decision 11), parenthesisation, and the
 statement forms, on hand-built IR."""
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""The CUDA snippets of the seed chapter (seeds/000, "Buffer and memory") as
-targeted assertions, each from a small inline `.tx` source. Where DECISIONS.md
-differs from the seed (natural alignment of register arrays, `const` on
-read-only parameters) the test follows DECISIONS.md and says so.
+"""The CUDA snippets of the TIRx documentation's "Buffers and memory" chapter
+("the seed" below) as targeted assertions, each from a small inline `.tx`
+source. Where docs/design.md differs from the seed (natural alignment of
+register arrays, decision 12; `const` on read-only parameters, decision 8) the
+test follows docs/design.md and says so.
 """
 from __future__ import annotations
 
@@ -98,8 +99,8 @@ def smem_demo(A_ptr: T.handle, B_ptr: T.handle):
 
 def test_smem_demo_is_the_seed_kernel():
     cu = cuda(SMEM_DEMO)
-    # The seed's kernel, except `const` on the read-only A (DECISIONS 8 spells the
-    # parameters; read-only buffers are deliberately `const`).
+    # The seed's kernel, except `const` on the read-only A (docs/design.md, decision 8,
+    # spells the parameters; read-only buffers are deliberately `const`).
     expected = textwrap.dedent("""\
         extern "C" __global__ void __launch_bounds__(128)
         smem_demo_kernel(const float* __restrict__ A_ptr, float* __restrict__ B_ptr) {
@@ -124,7 +125,7 @@ def test_smem_demo_launch_spec():
 
 
 def test_launch_bounds_for_a_single_thread():
-    """DECISIONS 8: the constant block size, whatever it is (blocks are always
+    """docs/design.md, decision 8: the constant block size, whatever it is (blocks are always
     constant: the checker rejects a symbolic T.thread_id extent)."""
     cu = cuda("""
     @T.prim_func
@@ -233,7 +234,7 @@ def regs(A_ptr: T.handle, B_ptr: T.handle):
 
 def test_register_array_with_unroll():
     body = lines(cuda(REGISTERS.format(align="")))
-    # DECISIONS 12: natural alignment for local arrays (the seed's alignas(64) is its known wart)
+    # docs/design.md, decision 12: natural alignment for local arrays (the seed's alignas(64) is its known wart)
     assert "float r_ptr[4];" in body
     start = body.index("r_ptr[0] = A_ptr[(tx * 4)];")
     assert body[start:start + 5] == [
@@ -349,7 +350,7 @@ def test_scalar_is_a_one_element_array():
     assert "acc_ptr[0] = acc_ptr[0] + A_ptr[((tx * 4) + phase_ptr[0])];" in body
     assert "phase_ptr[0] = phase_ptr[0] + 1;" in body
     assert "B_ptr[tx] = acc_ptr[0];" in body
-    assert not any("alignas" in line for line in body)  # DECISIONS 12, not the seed's alignas(64)
+    assert not any("alignas" in line for line in body)  # decision 12 (docs/design.md), not the seed's alignas(64)
 
 
 @pytest.mark.parametrize("other", [SCALAR_SUGAR, SCALAR_LOCAL_SCALAR], ids=["sugar", "local_scalar"])
@@ -436,7 +437,7 @@ def test_vload_vstore():
         tx = T.thread_id([64])
         B.vstore([tx * 4], A.vload([tx * 4], dtype="float32x4"))
     """)
-    # the seed prints `*(float4*)(A_ptr + ...)`; A is read-only, so `const float*` (DECISIONS.md), and
+    # the seed prints `*(float4*)(A_ptr + ...)`; A is read-only, so `const float*` (design.md, decision 8), and
     # the vector cast keeps the const instead of casting it away
     assert "*(float4*)(B_ptr + (tx * 4)) = *(const float4*)(A_ptr + (tx * 4));" in lines(cu)
 
@@ -545,7 +546,7 @@ def test_func_call_source_is_pasted_once_verbatim():
     assert "B_ptr[tx] = my_relu(A_ptr[tx]) + my_relu(-A_ptr[tx]);" in body
 
 
-# ---- floor division (DECISIONS 7) ------------------------------------------------------------------------
+# ---- floor division (docs/design.md, decision 7) ---------------------------------------------------------
 
 DIVISION = """
 @T.prim_func
@@ -593,7 +594,7 @@ def test_true_division_of_integers_is_an_error():
     assert "//" in " ".join(d.message + " " + str(getattr(d, "help", "")) for d in result.diagnostics)
 
 
-# ---- literals (DECISIONS 11) ----------------------------------------------------------------------------
+# ---- literals (docs/design.md, decision 11) --------------------------------------------------------------
 
 LITERALS = """
 @T.prim_func
@@ -643,7 +644,7 @@ def test_literal(stmt, line):
     assert ("#include <math_constants.h>" in cu) == uses_constants
 
 
-# ---- includes (DECISIONS 21) ------------------------------------------------------------------------------
+# ---- includes (docs/design.md, decision 21) ----------------------------------------------------------------
 
 def test_no_headers_for_a_float_kernel():
     cu = cuda(SMEM_DEMO)

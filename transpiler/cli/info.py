@@ -18,7 +18,7 @@ import click
 
 from transpiler import ir
 from transpiler.target import ptx
-from transpiler.cli.main import _read_input, _report, _same_file, _write, _write_stdout
+from transpiler.cli.files import print_diagnostics, read_input, same_file, write_file, write_stdout
 from transpiler.target.arch import ARCHS, BASE_ARCH, STATIC_SHARED_LIMIT, TMEM_COLUMNS, TMEM_LANES, arch_name, runs_on
 from transpiler.ir.walk import all_exprs, all_stmts
 from transpiler.cli import svg as svgs
@@ -97,7 +97,7 @@ def _arrays(body: ir.Stmt, scope: str) -> list[dict]:
 
 
 def _source_name(c_name: str) -> str:
-    """`A_ptr` holds the source's `A` (architecture.md, naming); other C names stay."""
+    """`A_ptr` holds the source's `A` (docs/architecture.md, "Naming and dead code"); other C names stay."""
     return c_name[:-4] if c_name.endswith("_ptr") and len(c_name) > 4 else c_name
 
 
@@ -163,8 +163,8 @@ def _overlaps(placed: list[ir.Placement]) -> list[dict]:
 
 
 def _tmem(lk) -> dict | None:
-    """Tensor memory: the columns the kernel's tcgen05.alloc takes (all 128 lanes of
-    each), and the columns each tmem buffer addresses from its `allocated_addr`."""
+    """Tensor memory: the columns the kernel's tcgen05.alloc takes (all TMEM_LANES lanes
+    of each), and the columns each tmem buffer addresses from its `allocated_addr`."""
     allocated = None
     for e in all_exprs(lk.body):
         if isinstance(e, ir.Call) and e.func in _ALLOC_HELPERS and isinstance(e.args[1], ir.IntImm):
@@ -374,7 +374,8 @@ _UNUSED_FILL, _OVERLAP_FILL, _FREE_FILL = "#E6E6E6", "#CC3311", "#FFFFFF"
 
 def render_svg(rep: dict) -> str:
     """The arena map (bytes along x, one row per buffer, padding grey, overlaps red) and the
-    tensor-memory columns (128 lanes by 512 columns) of every kernel, top to bottom."""
+    tensor-memory columns (TMEM_LANES lanes by TMEM_COLUMNS columns) of every kernel, top
+    to bottom."""
     parts: list = []
     y = 30.0
     for k in rep["kernels"]:
@@ -461,7 +462,7 @@ def _draw_tmem(picture, k: dict, top: float) -> None:
     picture.text(10, top, f"kernel {k['name']}: tensor memory, {t['lanes']} lanes x {t['columns']} columns, "
                           f"{head}", size=14, weight="bold")
     y = top + 20
-    picture.text(_LEFT - 8, y + t["lanes"] / 2, "lanes 0..127", size=12, anchor="end")
+    picture.text(_LEFT - 8, y + t["lanes"] / 2, f"lanes 0..{t['lanes'] - 1}", size=12, anchor="end")
     picture.rect(_LEFT, y, t["columns"] * scale, t["lanes"], fill="#F4F4F4", stroke="#BBBBBB",
                  title="tensor memory of the SM")
     if allocated is not None:
@@ -499,14 +500,14 @@ def info_command(kernel_file, as_json, svg_path):
     per-architecture limits, the dynamic arena's byte map, tensor-memory columns,
     register arrays, minimum architecture and the launcher's parameters."""
     from transpiler.driver import compile_file
-    if svg_path and kernel_file != "-" and _same_file(kernel_file, svg_path):
+    if svg_path and kernel_file != "-" and same_file(kernel_file, svg_path):
         raise click.UsageError(f"refusing to overwrite the input file '{kernel_file}' with the picture")
-    name, data = _read_input(kernel_file)
+    name, data = read_input(kernel_file)
     result = compile_file(name, data, until="cuda")
-    _report(result)
+    print_diagnostics(result)
     if not result.ok:
         sys.exit(1)
     rep = report(result.program)
     if svg_path:
-        _write(svg_path, render_svg(rep))
-    _write_stdout(json.dumps(rep, indent=2) + "\n" if as_json else render_text(rep))
+        write_file(svg_path, render_svg(rep))
+    write_stdout(json.dumps(rep, indent=2) + "\n" if as_json else render_text(rep))

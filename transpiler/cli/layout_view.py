@@ -21,8 +21,8 @@ import click
 from transpiler.syntax import ast
 from transpiler import ir
 from transpiler.ir import layout as layouts
-from transpiler.sema.check import LAYOUT_MODULE, ConstEvaluator, ModuleChecker
-from transpiler.cli.main import _write, _write_stdout
+from transpiler.sema.check import LAYOUT_MODULE, layout_arg, layout_evaluator, layout_value
+from transpiler.cli.files import write_file as _write, write_stdout as _write_stdout
 from transpiler.diag.diagnostics import Diagnostic, Diagnostics, Renderer, did_you_mean, use_colour
 from transpiler.target.dtypes import known_dtype_names, parse_dtype
 from transpiler.sema.intrinsics import LAYOUT_CTORS
@@ -78,11 +78,8 @@ def _read(source: SourceFile, diags: Diagnostics) -> ir.Layout | None:
     expr = _expression(module, source, diags)
     if expr is None:
         return None
-    checker = ModuleChecker(source, diags, None)
-    for stmt in parse(SourceFile("<prelude>", PRELUDE), Diagnostics()).body:
-        checker._import(stmt)
-    evaluator = ConstEvaluator(checker)
-    layout = evaluator.layout_value(expr)
+    evaluator = layout_evaluator(source, diags, parse(SourceFile("<prelude>", PRELUDE), Diagnostics()))
+    layout = layout_value(evaluator, expr)
     if layout is None or layout is POISON:
         return None
     if not layout.shard:
@@ -97,7 +94,7 @@ def _read(source: SourceFile, diags: Diagnostics) -> ir.Layout | None:
     else:
         scope = "shared"
     extents = tuple(it.extent for it in layout.shard)
-    checked = evaluator.layout_arg(expr, extents, parse_dtype("float32"), scope, expr.span)
+    checked = layout_arg(evaluator, expr, extents, parse_dtype("float32"), scope, expr.span)
     if checked is POISON:
         return None
     # What a buffer's own extents would have rejected, had the shape not come from the layout.

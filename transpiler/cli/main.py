@@ -1,27 +1,30 @@
-"""The `tirxc` command: wires the stages together, owns file I/O and exit codes.
+"""The `tirxc` command: one click group parses every command line (docs/design.md,
+decision 23), and this module owns the exit codes and the process-wide settings
+of a run.
+
+`tirxc KERNEL.tx [options]` compiles (the group's own parameters); when the
+first word names a command, `tirxc run|info|layout ...` runs that command
+(its own module) instead. A kernel file named like a command is compiled as
+`tirxc ./run` or `tirxc -- run`.
 
 Exit codes: 0 success, 1 the input has errors, 2 usage errors (unknown flag,
 missing or unreadable input, unwritable output), 3 an internal error (a bug in
 tirxc: reported in one line, never as a traceback), 128 + N when stopped by
 signal N (SIGINT 130, SIGTERM 143, SIGHUP 129; no output file is left changed
 or half written).
-
-The plain command lines (`tirxc K.tx -o K.cu --launcher K.py` and the like)
-are read by `_plain_options` without importing click, which costs a small
-run more time than compiling its kernel; every other command line, and every
-usage error, goes through click (`_click_command`), so that help, messages and
-exit codes have one source.
 """
 from __future__ import annotations
 
 import gc
 import os
 import signal
-import stat
 import sys
 
-from transpiler import __version__
-from transpiler.diag.diagnostics import Renderer, explain, use_colour
+import click
+
+from transpiler import __version__, driver
+from transpiler.cli.files import print_diagnostics, read_input, same_file, write_file, write_stdout
+from transpiler.diag.diagnostics import explain
 
 EXAMPLES = """\b
 Examples:
@@ -32,117 +35,20 @@ Examples:
   tirxc kernel.tx --check                check only; exit 1 on errors
   cat kernel.tx | tirxc - -o kernel.cu   read standard input
   tirxc --explain E0500                  explain a diagnostic code
+  tirxc info kernel.tx                   what each kernel needs (tirxc info -h)
+
+\b
+A kernel file named like a command is compiled as `tirxc ./run` or `tirxc -- run`.
 
 \b
 Exit status: 0 success, 1 the input has errors, 2 usage error,
 3 internal error (a bug in tirxc).
 """
 
-
-def _usage_error(message: str) -> Exception:
-    """A usage error found while running (unreadable input, unwritable output ...):
-    click's UsageError, with click imported only on this path."""
-    import click
-
-    return click.UsageError(message)
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write via a temporary file in the same folder and rename, so that readers
-    (and `make`) never see a partial file and a failed run leaves the old one.
-    A device or FIFO (`-o /dev/null`, `-o >(...)`) is written in place: renaming
-    over it would replace the device node with a plain file."""
-    try:
-        existing = os.stat(path).st_mode
-    except OSError:
-        existing = None
-    if existing is not None and not stat.S_ISREG(existing) and not stat.S_ISDIR(existing):
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = _temporary_file(directory)
-    try:
-        # The temporary file is private (0600); give it the mode the file it
-        # replaces had, or what a plain open() would have given it.
-        os.chmod(tmp, existing & 0o7777 if existing is not None else 0o666 & ~_umask())
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _temporary_file(directory: str) -> tuple[int, str]:
-    """A new private (0600) file with an unpredictable name, as tempfile.mkstemp
-    makes it (O_EXCL: never an existing file or link), without importing tempfile."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(100):
-        path = os.path.join(directory, f".tirxc-{os.urandom(6).hex()}.tmp")
-        try:
-            return os.open(path, flags, 0o600), path
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no unused temporary file name in '{directory}'")
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _read_input(path: str) -> tuple[str, bytes]:
-    if path == "-":
-        try:
-            return "<stdin>", sys.stdin.buffer.read()
-        except (AttributeError, OSError, ValueError):  # no usable standard input (closed)
-            raise _usage_error("cannot read standard input")
-    try:
-        with open(path, "rb") as handle:
-            return path, handle.read()
-    except IsADirectoryError:
-        raise _usage_error(f"'{path}' is a directory, not a .tx file")
-    except FileNotFoundError:
-        raise _usage_error(f"no such file: '{path}'")
-    except OSError as err:
-        raise _usage_error(f"cannot read '{path}': {err.strerror}")
-
-
-def _write(path: str, text: str) -> None:
-    """Write an output file atomically; a path that cannot be written is a usage error."""
-    try:
-        write_atomic(path, text)
-    except OSError as err:
-        raise _usage_error(f"cannot write '{path}': {err.strerror or err}")
-
-
-def _write_stdout(text: str) -> None:
-    # Bytes, so that the output is UTF-8 whatever the locale says.
-    stream = getattr(sys.stdout, "buffer", None)
-    if stream is not None:
-        sys.stdout.flush()
-        stream.write(text.encode("utf-8"))
-        stream.flush()
-    else:
-        sys.stdout.write(text)
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def _report(result) -> None:
-    if result.diagnostics:
-        renderer = Renderer(result.source, colour=use_colour(sys.stderr))
-        sys.stderr.write(renderer.render_all(result.diagnostics))
+# The commands besides compiling, in the order `tirxc --help` lists them; each is
+# imported only when it runs or help is shown.
+COMMANDS = ("run", "info", "layout")
+RECURSION_LIMIT = 10000  # the stages recurse once per level of nesting of the input
 
 
 def _module_name(path: str | None) -> str | None:
@@ -154,21 +60,19 @@ def _module_name(path: str | None) -> str | None:
 def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", launcher_path: str | None = None,
                    check_only: bool = False, arch: str | None = None, line_info: bool = False) -> None:
     """The compile command once its options are known; usage errors are click's UsageError."""
-    from transpiler.driver import compile_file
-
     if arch is not None:
         from transpiler.target.arch import parse_arch
         if parse_arch(arch) is None:
-            raise _usage_error(f"unknown architecture '{arch}' (expected sm_80, sm_90, sm_90a, sm_100a ...)")
+            raise click.UsageError(f"unknown architecture '{arch}' (expected sm_80, sm_90, sm_90a, sm_100a ...)")
     for target in (output, launcher_path):
-        if target and target != "-" and kernel != "-" and _same_file(kernel, target):
-            raise _usage_error(f"refusing to overwrite the input file '{kernel}' with output")
-    name, data = _read_input(kernel)
+        if target and target != "-" and kernel != "-" and same_file(kernel, target):
+            raise click.UsageError(f"refusing to overwrite the input file '{kernel}' with output")
+    name, data = read_input(kernel)
     until = "check" if check_only else emit if emit == "ast" else "launcher" if (emit == "launcher" or launcher_path) else "cuda"
     module_name = _module_name(launcher_path) or _module_name(output if emit == "launcher" else None) \
         or _module_name(kernel)
-    result = compile_file(name, data, until=until, arch=arch, launcher_name=module_name, line_info=line_info)
-    _report(result)
+    result = driver.compile_file(name, data, until=until, arch=arch, launcher_name=module_name, line_info=line_info)
+    print_diagnostics(result)
     if not result.ok:
         sys.exit(1)
     if check_only:
@@ -182,102 +86,99 @@ def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", l
     else:
         text = result.cuda
     if launcher_path and emit != "launcher":
-        _write(launcher_path, result.launcher)
+        write_file(launcher_path, result.launcher)
     if output is None or output == "-":
-        _write_stdout(text)
+        write_stdout(text)
     else:
-        _write(output, text)
+        write_file(output, text)
 
 
-_PLAIN_VALUES = {"-o": "output", "--output": "output", "--launcher": "launcher_path", "--emit": "emit",
-                 "--arch": "arch"}
-_PLAIN_FLAGS = {"--check": "check_only", "--line-info": "line_info"}
-_EMIT_CHOICES = ("cuda", "launcher", "ast")
+class TirxcGroup(click.Group):
+    """The compile command, which also has subcommands.
 
+    A command line whose first word names a command (`tirxc info k.tx`) runs that
+    command; any other is the compile command's own (`tirxc k.tx -o k.cu`,
+    `tirxc --explain E0100`, `tirxc -- run`), parsed as a plain click command
+    would parse it. `tirxc --help` shows the compile options and the commands."""
 
-def _plain_options(args: list) -> dict | None:
-    """compile_kernel's arguments for a plain command line: one KERNEL.tx, the
-    options above each written as a separate word (a later one wins, as in
-    click), values that do not look like options. None for anything else
-    (help, --version, --explain, `--opt=value`, unknown or missing words ...),
-    which click then parses."""
-    options: dict = {}
-    words = iter(args)
-    for word in words:
-        if word in _PLAIN_FLAGS:
-            options[_PLAIN_FLAGS[word]] = True
-        elif word in _PLAIN_VALUES:
-            value = next(words, None)
-            if value is None or not _plain_word(value):
-                return None
-            options[_PLAIN_VALUES[word]] = value
-        elif _plain_word(word) and "kernel" not in options:
-            options["kernel"] = word
-        else:
-            return None
-    if "kernel" not in options or options.get("emit", "cuda") not in _EMIT_CHOICES:
+    # A plain command's parsing (options anywhere, no extra words), not a group's.
+    allow_extra_args = False
+    allow_interspersed_args = True
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name == "run":
+            from transpiler.cli.run import run_command
+            return run_command
+        if name == "info":
+            from transpiler.cli.info import info_command
+            return info_command
+        if name == "layout":
+            from transpiler.cli.layout_view import layout_command
+            return layout_command
         return None
-    return options
+
+    @staticmethod
+    def names_a_command(args: list[str]) -> bool:
+        return bool(args) and args[0] in COMMANDS
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not self.names_a_command(args):
+            return click.Command.parse_args(self, ctx, args)
+        click.Command.parse_args(self, ctx, [])  # the compile options at their defaults
+        ctx.args = list(args)  # the command and its words, for invoke
+        return ctx.args
+
+    def invoke(self, ctx: click.Context):
+        if not ctx.args:
+            return click.Command.invoke(self, ctx)
+        name, command, args = self.resolve_command(ctx, ctx.args)
+        ctx.invoked_subcommand = name
+        with command.make_context(name, args, parent=ctx) as sub_ctx:
+            return command.invoke(sub_ctx)
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        params = super().get_params(ctx)
+        if ctx.command is not self:
+            # Asked for a command's usage line: `tirxc info [OPTIONS] ...`, without
+            # the compile command's KERNEL.tx.
+            params = [p for p in params if not isinstance(p, click.Argument)]
+        return params
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return click.Command.collect_usage_pieces(self, ctx)  # [OPTIONS] KERNEL.tx
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Right under the usage line, on the help page only (a usage error shows the compile usage).
+        formatter.write_usage(ctx.command_path, self.subcommand_metavar, prefix="   or: ")
+        super().format_help_text(ctx, formatter)
 
 
-def _plain_word(word: str) -> bool:
-    return word == "-" or (word != "" and not word.startswith("-"))
-
-
-def _click_command():
-    """The compile command as click parses it: every form of the command line, help,
-    --version, --explain and the usage errors."""
-    import click
-
-    @click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXAMPLES)
-    @click.argument("kernel", required=False, metavar="KERNEL.tx")
-    @click.option("-o", "--output", metavar="PATH", help="Write the main output here ('-' or none: standard output).")
-    @click.option("--emit", type=click.Choice(_EMIT_CHOICES), default="cuda", show_default=True,
-                  help="What to write to the output.")
-    @click.option("--launcher", "launcher_path", metavar="PATH", help="Also write the CuPy launcher module here.")
-    @click.option("--check", "check_only", is_flag=True, help="Parse and check only; write nothing.")
-    @click.option("--arch", metavar="SM", help="Target architecture to enforce, e.g. sm_80, sm_90a, sm_100a.")
-    @click.option("--line-info", is_flag=True, help="Emit #line directives pointing into the .tx file.")
-    @click.option("--explain", "explain_code", metavar="CODE", help="Explain a diagnostic code and exit.")
-    @click.version_option(__version__, "--version", prog_name="tirxc", message="%(prog)s %(version)s")
-    def compile_command(kernel, output, emit, launcher_path, check_only, arch, line_info, explain_code):
-        """Transpile a TIRx kernel file (.tx) to CUDA (.cu) and a CuPy launcher."""
-        if explain_code:
-            text = explain(explain_code)
-            if text is None:
-                raise click.UsageError(f"unknown diagnostic code '{explain_code}'")
-            click.echo(text, nl=False)
-            return
-        if kernel is None:
-            raise click.UsageError("missing KERNEL.tx (use '-' for standard input)")
-        compile_kernel(kernel, output, emit, launcher_path, check_only, arch, line_info)
-
-    return compile_command
-
-
-def _plain_compile(args: list, options: dict) -> None:
-    """Run a plain command line without click; exits as click's standalone mode does."""
-    try:
-        compile_kernel(**options)
-    except Exception as error:
-        import click  # already loaded if this is a usage error
-
-        if not isinstance(error, click.UsageError):
-            raise
-        # Shown with click's usage line, as click shows the errors of the commands it runs.
-        context = _click_command().make_context("tirxc", list(args))
-        click.UsageError(error.format_message(), context).show()
-        sys.exit(error.exit_code)
-    sys.exit(0)
-
-
-# Subcommands live in their own modules; `tirxc FILE` stays the plain compile
-# command, as users of nvcc-like tools expect.
-SUBCOMMANDS = {
-    "run": "transpiler.cli.run:run_command",
-    "info": "transpiler.cli.info:info_command",
-    "layout": "transpiler.cli.layout_view:layout_command",
-}
+@click.group("tirxc", cls=TirxcGroup, invoke_without_command=True, subcommand_metavar="COMMAND [ARGS]...",
+             context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXAMPLES)
+@click.argument("kernel", required=False, metavar="KERNEL.tx")
+@click.option("-o", "--output", metavar="PATH", help="Write the main output here ('-' or none: standard output).")
+@click.option("--emit", type=click.Choice(("cuda", "launcher", "ast")), default="cuda", show_default=True,
+              help="What to write to the output.")
+@click.option("--launcher", "launcher_path", metavar="PATH", help="Also write the CuPy launcher module here.")
+@click.option("--check", "check_only", is_flag=True, help="Parse and check only; write nothing.")
+@click.option("--arch", metavar="SM", help="Target architecture to enforce, e.g. sm_80, sm_90a, sm_100a.")
+@click.option("--line-info", is_flag=True, help="Emit #line directives pointing into the .tx file.")
+@click.option("--explain", "explain_code", metavar="CODE", help="Explain a diagnostic code and exit.")
+@click.version_option(__version__, "--version", prog_name="tirxc", message="%(prog)s %(version)s")
+def tirxc(kernel, output, emit, launcher_path, check_only, arch, line_info, explain_code):
+    """Transpile a TIRx kernel file (.tx) to CUDA (.cu) and a CuPy launcher."""
+    if explain_code:
+        text = explain(explain_code)
+        if text is None:
+            raise click.UsageError(f"unknown diagnostic code '{explain_code}'")
+        click.echo(text, nl=False)
+        return
+    if kernel is None:
+        raise click.UsageError("missing KERNEL.tx (use '-' for standard input)")
+    compile_kernel(kernel, output, emit, launcher_path, check_only, arch, line_info)
 
 
 class _Signalled(BaseException):
@@ -308,20 +209,24 @@ def _handle_signals() -> dict:
 
 
 def main(argv=None) -> None:
-    """The `tirxc` command; ends with SystemExit, as a click command does.
+    """The `tirxc` command; ends with SystemExit, as a click command does
+    (SystemExit(0) on success).
 
-    Called without argv, as the `tirxc` script and `python -m transpiler` call
-    it, the compile command owns the process: once the standard streams are
-    flushed it ends the process at once (`_exit_now`), without the
-    interpreter's teardown, which frees every object of the run one by one and
-    takes a tenth of a small run. Output files are closed by then."""
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    The process-wide settings of a run are made here and nowhere else in tirxc:
+    a recursion limit deep enough for deeply nested input; the cyclic garbage
+    collector paused for the run (the stages build many small objects and no
+    cycles worth collecting: collecting would walk the syntax tree and IR again
+    and again, 0.8 s of a 20,000-statement file), then resumed; handlers for
+    SIGINT, SIGTERM and SIGHUP. Called without argv, as the `tirxc` script and
+    `python -m transpiler` call it, the compile command owns the process: once
+    the standard streams are flushed it ends the process at once (`_exit_now`),
+    without the interpreter's teardown, which frees every object of the run one
+    by one and takes a tenth of a small run. Output files are closed by then."""
     args = list(sys.argv[1:] if argv is None else argv)
-    owns_process = argv is None and not (args and args[0] in SUBCOMMANDS)
-    if owns_process:
-        # The run is short and ends with os._exit: the cyclic collector would only walk the
-        # syntax tree and IR once the stages are done (0.8 s of a 20,000-statement file).
-        gc.disable()
+    owns_process = argv is None and not TirxcGroup.names_a_command(args)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+    collecting = gc.isenabled()
+    gc.disable()
     previous = _handle_signals()
     try:
         _main(args)
@@ -332,6 +237,8 @@ def main(argv=None) -> None:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+        if collecting:
+            gc.enable()
 
 
 def _exit_now(code) -> None:
@@ -351,17 +258,7 @@ def _exit_now(code) -> None:
 
 def _main(args: list) -> None:
     try:
-        if args and args[0] in SUBCOMMANDS:
-            import importlib
-            module, _, attr = SUBCOMMANDS[args[0]].partition(":")
-            command = getattr(importlib.import_module(module), attr)
-            prog = f"tirxc {args.pop(0)}"
-        else:
-            options = _plain_options(args)
-            if options is not None:
-                _plain_compile(args, options)
-            command, prog = _click_command(), "tirxc"
-        command.main(args=args, prog_name=prog, standalone_mode=True)
+        tirxc.main(args=args, prog_name="tirxc", standalone_mode=True)
     except (KeyboardInterrupt, _Signalled) as err:  # 128 + the signal, as a shell reports it
         sys.stderr.write("tirxc: interrupted\n")
         sys.exit(128 + getattr(err, "signum", signal.SIGINT))

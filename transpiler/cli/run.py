@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from transpiler.cli.main import _read_input, _report, write_atomic
+from transpiler.cli.files import print_diagnostics, read_input, write_atomic
 
 
 def cache_dir() -> Path:
@@ -114,7 +114,7 @@ def time_kernel(kernel, args, repeat: int) -> list[float]:
 def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
     """Transpile KERNEL.tx, launch its kernels on the GPU, and report median times."""
     from transpiler.driver import compile_file
-    name, data = _read_input(kernel_file)
+    name, data = read_input(kernel_file)
     scalars = {}
     for item in scalar_args:
         key, sep, value = item.partition("=")
@@ -130,7 +130,7 @@ def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
     stem = Path(name).stem if name != "<stdin>" else "stdin"
     # with #line directives, so that an NVRTC error names the .tx line (the launcher's CompileError)
     result = compile_file(name, data, until="launcher", launcher_name=stem, line_info=True)
-    _report(result)
+    print_diagnostics(result)
     if not result.ok:
         sys.exit(1)
     try:
