@@ -43,7 +43,7 @@ Keys of a case (a dict):
   note         (optional) prose about what the caller passes.
 
 Buffers with a layout or an elem_offset (samples/layout_views.tx). The
-launcher's rule for what the caller passes is not settled yet (DECISIONS.md 20
+launcher's rule for what the caller passes is not settled yet (docs/design.md, decision 20
 says only that a non-row-major layout takes an array whose strides realise it,
 and that elem_offset follows "one documented rule"). `make_inputs` gives B as:
   add_one_col_major  a Fortran-ordered (4, 8) array: its strides realise

@@ -36,7 +36,7 @@ __device__ __forceinline__ void tirx_warpgroup_sync(int barrier_id) {
 }
 
 
-# ---- the PTX instruction table (DECISIONS 15, 16) -------------------------------------------------
+# ---- the PTX instruction table (docs/design.md, decisions 15 and 16) -------------------------------------------------
 #
 # Each known instruction becomes one small `__device__ __forceinline__` helper
 # wrapping `asm volatile`. Operands, in call order, are registers written
