@@ -38,6 +38,13 @@ SRC = r"""
 __device__ __forceinline__ int bump(int* p) { return atomicAdd(p, 1); }
 """
 
+SRC64 = r"""
+__device__ __forceinline__ int32_t add64(uint64_t* p, int32_t k) {
+  atomicAdd(p, (uint64_t)k);
+  return k + int32_t(1) + (int32_t)uint64_t(2);
+}
+"""
+
 
 @T.prim_func
 def literals(F_ptr: T.handle, D_ptr: T.handle, H_ptr: T.handle, B_ptr: T.handle, U_ptr: T.handle, L_ptr: T.handle):
@@ -113,6 +120,48 @@ def memory(A_ptr: T.handle, H_ptr: T.handle, C_ptr: T.handle):
 '''
 
 
+NARROW = '''\
+@T.prim_func
+def narrow(A_ptr: T.handle, S_ptr: T.handle, H_ptr: T.handle, U_ptr: T.handle, Q_ptr: T.handle, L_ptr: T.handle,
+           I_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64,), "uint8")
+    S = T.match_buffer(S_ptr, (64,), "int8")
+    H = T.match_buffer(H_ptr, (64,), "uint16")
+    U = T.match_buffer(U_ptr, (64,), "uint32")
+    Q = T.match_buffer(Q_ptr, (64,), "uint64")
+    L = T.match_buffer(L_ptr, (64,), "uint64")
+    I = T.match_buffer(I_ptr, (64,), "int32")
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([64])
+    A[tx] = (A[tx] + A[tx + 1]) // T.uint8(2) + ((~A[tx]) >> 4) + T.min(A[tx] * A[tx], A[tx + 2])
+    S[tx] = T.truncdiv(S[tx], S[tx + 1]) + (S[tx] << 2) + T.abs(S[tx] - S[tx + 1]) - (S[tx] // S[tx + 1])
+    H[tx] = H[tx] * H[tx + 1] + T.Select(H[tx] - H[tx + 1] > H[tx], H[tx] ^ H[tx + 1], H[tx])
+    I[tx] = T.clz(A[tx]) + T.popcount(S[tx]) + T.clz(H[tx]) + T.int32(U[tx]) // 3 + T.int32(T.abs(U[tx]))
+    Q[tx] = T.abs(Q[tx]) + T.uint64(T.cuda.func_call("add64", L.ptr_to([tx]), I[tx], source_code=SRC64,
+                                                      return_type="int32"))
+
+
+@T.prim_func
+def fp8(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle, F_ptr: T.handle, P_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64,), "float8_e4m3fn")
+    B = T.match_buffer(B_ptr, (64,), "float8_e5m2")
+    C = T.match_buffer(C_ptr, (64,), "int32")
+    F = T.match_buffer(F_ptr, (64,), "float32")
+    P = T.match_buffer(P_ptr, (64,), "float4_e2m1fn")
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([64])
+    A[tx] = A[tx] + A[tx] * A[tx + 1] - T.max(A[tx], A[tx + 1]) / T.min(A[tx], T.float8_e4m3fn(0.3))
+    A[tx + 1] = -A[tx] + T.abs(A[tx]) + T.exp(A[tx])
+    B[tx] = T.cast(A[tx], "float8_e5m2") + T.float8_e5m2(1.5)
+    P[tx] = T.cast(B[tx], "float4_e2m1fn") + P[tx]
+    if A[tx] < A[tx + 1] and B[tx] != T.float8_e5m2(0.0):
+        C[tx] = T.int32(A[tx])
+    F[tx] = T.float32(A[tx]) + T.float32(B[tx]) + T.sigmoid(F[tx])
+'''
+
+
 def targets(cuda: str) -> tuple[str, ...]:
     """The architectures a file is compiled for: sm_80 and sm_90a where its recorded minimum
     allows them, sm_100a for Blackwell-only files."""
@@ -141,7 +190,7 @@ def compiled(tmp_path_factory):
         cuda = generate(sample)
         cu.write_text(cuda, encoding="utf-8")
         jobs.extend((sample.stem, cu, arch) for arch in targets(cuda))
-    features = transpile(FEATURES, name="features.tx")
+    features = transpile(FEATURES + NARROW, name="features.tx")
     assert features.ok, [(d.span.line, d.code, d.message) for d in features.diagnostics]
     cu = out_dir / "features.cu"
     cu.write_text(features.cuda, encoding="utf-8")

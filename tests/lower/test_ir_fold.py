@@ -339,3 +339,125 @@ def test_walk_expr_visits_parents_before_children():
     nodes = list(ir.walk_expr(e))
     assert nodes[0] is e and nodes.index(inner) < nodes.index(Y)
     assert sorted(map(repr, nodes)) == sorted(map(repr, [e, e.cond, X, i32(0), inner, X, Y, i32(1)]))
+
+
+# ---- folding equals run time: conversions, NaN, large counts -------------------------------------------
+
+FP8 = parse_dtype("float8_e4m3fn")
+E5M2 = parse_dtype("float8_e5m2")
+FP4 = parse_dtype("float4_e2m1fn")
+E8M0 = parse_dtype("float8_e8m0fnu")
+UINT8 = parse_dtype("uint8")
+INT16 = parse_dtype("int16")
+UINT16 = parse_dtype("uint16")
+UINT64 = parse_dtype("uint64")
+
+
+@pytest.mark.parametrize("value, dtype, expected", [
+    (2 ** 60 + 2 ** 36 + 1, FLOAT32, 2.0 ** 60 + 2.0 ** 37),   # through float64: 2**60 (a tie, to even)
+    (-(2 ** 60 + 2 ** 36 + 1), FLOAT32, -(2.0 ** 60 + 2.0 ** 37)),
+    (2 ** 64 - 1, FLOAT32, 2.0 ** 64),
+    (2 ** 60 + 2 ** 52 + 1, BFLOAT16, 2.0 ** 60 + 2.0 ** 53),   # through float32: 2**60
+    (2 ** 63 + 1, FLOAT64, 2.0 ** 63),
+    (65520, FLOAT16, math.inf),
+    (1 + 2 ** -8 + 2 ** -30, BFLOAT16, 1 + 2 ** -7),            # float64 -> bfloat16 rounds once
+    (0.3, FP8, 0.3125), (1000.0, FP8, 448.0), (464.0, FP8, 448.0), (math.inf, FP8, 448.0),
+    (-math.inf, E5M2, -57344.0), (61440.0, E5M2, 57344.0), (0.1, E5M2, 0.09375),
+    (2 ** -10, FP8, 0.0), (3 * 2 ** -11, FP8, 2 ** -9),          # subnormals, ties to even
+    (-2 ** -12, FP8, -0.0), (2.6, FP4, 3.0), (100.0, FP4, 6.0),
+])
+def test_round_float_rounds_once_as_cuda_converts(value, dtype, expected):
+    got = ir.round_float(value, dtype)
+    assert got == expected and math.copysign(1, got) == math.copysign(1, expected)
+
+
+def test_formats_without_a_rule_do_not_fold():
+    e = ir.FloatImm(E8M0, 2.0)
+    assert isinstance(ir.binop("*", e, e), ir.BinOp)
+    assert isinstance(ir.cast(E8M0, f32(3.0)), ir.Cast) and isinstance(ir.cast(FLOAT32, e), ir.Cast)
+    nan4 = ir.FloatImm(FP4, math.nan)  # fp4 has no NaN: what the run time makes of it is not folded
+    assert isinstance(ir.cast(FLOAT32, nan4), ir.Cast) and isinstance(ir.cast(FP4, f32(math.nan)), ir.Cast)
+    assert ir.cast(FP8, f32(math.nan)).value != ir.cast(FP8, f32(math.nan)).value  # e4m3 has one
+
+
+def test_fp8_arithmetic_folds_rounded_to_fp8():
+    a, b = ir.FloatImm(FP8, 0.3125), ir.FloatImm(FP8, 448.0)
+    assert ir.binop("+", a, ir.FloatImm(FP8, 0.3125)).value == 0.625
+    assert ir.binop("*", b, b).value == 448.0  # saturates
+    assert ir.binop("+", ir.FloatImm(FP8, 1.0), ir.FloatImm(FP8, 0.0625)).value == 1.0  # 1.0625: tie, even
+    assert ir.const(0.3, FP8).value == 0.3125
+
+
+@pytest.mark.parametrize("dtype", [FLOAT32, FLOAT64, FLOAT16, BFLOAT16, FP8])
+def test_min_max_with_a_nan_fold_to_the_other_operand(dtype):
+    nan, one = ir.FloatImm(dtype, math.nan), ir.FloatImm(dtype, 1.0)
+    for op in ("min", "max"):
+        assert ir.binop(op, nan, one).value == 1.0 and ir.binop(op, one, nan).value == 1.0
+        assert math.isnan(ir.binop(op, nan, nan).value)
+        zeros = ir.binop(op, ir.FloatImm(dtype, -0.0), ir.FloatImm(dtype, 0.0))
+        assert isinstance(zeros, ir.BinOp)  # which zero is the run time's (fminf) to say
+
+
+def test_float_floor_division_folds_as_lowering_prints_it():
+    # floor(a / b) with the quotient rounded first, as `floorf(a / b)`; Python's 1.0 // 0.1 is 9.0
+    assert ir.binop("floordiv", f32(1.0), f32(0.1)).value == 10.0
+    assert ir.binop("floordiv", f32(-7.5), f32(2.0)).value == -4.0
+    assert math.copysign(1, ir.binop("floordiv", f32(-0.0), f32(2.0)).value) == -1
+    assert ir.binop("floormod", f32(-7.5), f32(2.0)).value == 0.5
+    # a - b * floor(a / b) whose product does not round exactly: an fma could differ, not folded
+    odd = ir.binop("floormod", f32(1.0), f32(0.1))
+    assert isinstance(odd, ir.BinOp) or odd.value == as_f32(1.0 - as_f32(as_f32(0.1) * 10.0))
+
+
+def test_a_large_shift_count_is_refused_before_shifting():
+    import time
+    start = time.perf_counter()
+    for op in ("<<", ">>"):
+        for count in (10 ** 9, 2 ** 62, 64, -1):
+            assert isinstance(ir.binop(op, ir.IntImm(INT64, 1), ir.IntImm(INT64, count)), ir.BinOp)
+    assert ir.binop("<<", ir.IntImm(INT64, 1), ir.IntImm(INT64, 63)).value == -2 ** 63
+    huge = ir.IntImm(INT64, 1 << 100_000)  # no IntImm of the checker is this large; none folds if it were
+    assert isinstance(ir.binop("*", huge, huge), ir.BinOp)
+    assert time.perf_counter() - start < 0.5
+
+
+def test_non_negativity_of_conversions():
+    u = ir.Var(UINT32, "u")
+    n = ir.Var(INT32, "n")  # known non-negative below
+    assert not ir.nonneg(ir.cast(INT32, u), set())          # T.int32(u) of a uint32 may be negative
+    assert ir.nonneg(ir.cast(INT64, u), set())               # widened: keeps its value
+    assert ir.nonneg(ir.cast(INT64, n), {"n"})
+    assert not ir.nonneg(ir.cast(INT8, n), {"n"})            # narrowed: may wrap negative
+    assert ir.nonneg(ir.cast(INT32, ir.binop("<", n, n)), set())
+    assert not ir.nonneg(ir.cast(INT16, ir.Var(UINT16, "h")), set())
+    assert ir.nonneg(ir.cast(INT32, ir.Var(UINT16, "h")), set())
+
+
+def test_sums_of_narrow_non_negative_values_may_wrap():
+    a, b = ir.Var(INT8, "a"), ir.Var(INT8, "b")
+    assert not ir.nonneg(ir.binop("+", a, b), {"a", "b"})    # 100 + 100 is -56 in int8
+    assert not ir.nonneg(ir.binop("*", a, b), {"a", "b"})
+    assert ir.nonneg(ir.binop(">>", a, b), {"a", "b"}) and ir.nonneg(ir.binop("truncdiv", a, b), {"a", "b"})
+    assert ir.nonneg(ir.binop("+", X, Y), {"x", "y"})        # 32-bit index arithmetic does not overflow
+
+
+def test_promotion_facts():
+    a, b = ir.Var(UINT8, "a"), ir.Var(UINT8, "b")
+    assert ir.promoted(UINT8) and ir.promoted(INT16) and not ir.promoted(INT32) and not ir.promoted(BOOL)
+    assert ir.leaves_range(ir.binop("+", a, b)) and ir.leaves_range(ir.unary("~", a))
+    assert not ir.leaves_range(ir.binop(">>", a, b)) and not ir.leaves_range(ir.binop("&", a, b))
+    s = ir.Var(INT8, "s")
+    assert ir.leaves_range(ir.binop("truncdiv", s, ir.Var(INT8, "t")))      # -128 / -1
+    assert not ir.leaves_range(ir.binop("truncdiv", s, ir.IntImm(INT8, 3)))
+    assert not ir.leaves_range(ir.binop("truncdiv", a, b))                  # unsigned: in range
+    h = ir.Var(UINT16, "h")
+    assert ir.overflows_int(ir.binop("*", h, h)) and not ir.overflows_int(ir.binop("*", h, ir.IntImm(UINT16, 3)))
+    assert ir.overflows_int(ir.binop("<<", s, s)) and not ir.overflows_int(ir.binop("<<", a, b))
+    assert ir.overflows_int(ir.binop("*", ir.Var(INT16, "i"), ir.IntImm(INT16, 3)))  # two such sum past int
+    assert not ir.overflows_int(ir.binop("*", a, b))  # uint8 products are far from int's limits
+    # congruent operands serve + - & | ^ ~, and a product only where it is computed unsigned
+    assert ir.modular_operands(ir.binop("+", a, b)) and ir.modular_operands(ir.unary("~", a))
+    assert not ir.modular_operands(ir.binop("*", a, b))                     # (a * b) * c could overflow
+    assert ir.modular_operands(ir.binop("*", h, h)) and ir.modular_operands(ir.binop("*", a, ir.IntImm(UINT8, 3)))
+    assert ir.modular_operands(ir.binop("<<", s, s)) and not ir.modular_operands(ir.binop("<<", a, b))
+    assert not ir.modular_operands(ir.binop(">>", a, b)) and not ir.modular_operands(ir.unary("!", a))

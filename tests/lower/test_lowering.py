@@ -196,7 +196,7 @@ def test_step_sign_from_facts():
     assert "for (int k = 0; (step > 0) ? (k < m) : (k > m); k += step) {" in result.cuda
 
 
-# ---- non-negativity facts (DECISIONS 7) -----------------------------------------------------------------
+# ---- non-negativity facts (docs/design.md, decision 7) -----------------------------------------------------------------
 
 def test_facts_flow_through_lets_and_loops():
     body = kernel_lines(kernel("""
@@ -517,12 +517,13 @@ def test_an_array_whose_name_is_in_scope_keeps_the_suffix():
 
 def test_floor_division_of_narrow_integers_divides_in_int():
     # C promotes int8/int16 operands to int; the helper template takes one T, so the
-    # division happens in int and the result is cast back (fuzz finding F8).
+    # division happens in int and the result is cast back (fuzz finding F8). The int8
+    # difference is wrapped to int8 before it is widened (lower/narrow.py): -128 - 1 is 127.
     body = kernel_lines(kernel("""
         A[tx] = (A[0] - A[1]) // T.int8(3)
         A[tx + 1] = T.floormod(A[2], T.int8(-5))
     """, buffers='A = T.match_buffer(A_ptr, (128,), "int8")'))
-    assert "A_ptr[tx] = (signed char)tirx_floordiv((int)(A_ptr[0] - A_ptr[1]), 3);" in body
+    assert "A_ptr[tx] = (signed char)tirx_floordiv((int)((signed char)(A_ptr[0] - A_ptr[1])), 3);" in body
     assert "A_ptr[(tx + 1)] = (signed char)tirx_floormod((int)A_ptr[2], -5);" in body
 
 
@@ -564,3 +565,120 @@ def test_a_meta_var_binding_is_a_compile_time_value():
         A[tx] = A[tx] * k + T.meta_var(2)
     """, buffers='A = T.match_buffer(A_ptr, (64,), "float32")'))
     assert body[-1] == "A_ptr[tx] = (A_ptr[tx] * 4.0f) + 2.0f;"
+
+
+# ---- C forms of what CUDA lacks for a dtype ---------------------------------------------------------------
+
+def test_narrow_results_are_converted_back_only_where_the_consumer_needs_them():
+    body = kernel_lines(kernel("""
+        A[tx] = (A[tx] + A[tx + 1]) // T.uint8(2)
+        A[tx + 1] = (A[tx] + A[tx + 1]) - A[tx + 2]
+        if A[tx] - A[tx + 1] < A[tx]:
+            A[tx] = T.uint8(0)
+        C[tx] = T.int32(A[tx] * A[tx])
+    """, params="A_ptr: T.handle, C_ptr: T.handle",
+         buffers='A = T.match_buffer(A_ptr, (128,), "uint8")\n    C = T.match_buffer(C_ptr, (64,), "int32")'))
+    assert "A_ptr[tx] = ((unsigned char)(A_ptr[tx] + A_ptr[(tx + 1)])) / 2u;" in body
+    assert "A_ptr[(tx + 1)] = (A_ptr[tx] + A_ptr[(tx + 1)]) - A_ptr[(tx + 2)];" in body  # the store wraps
+    assert "if (((unsigned char)(A_ptr[tx] - A_ptr[(tx + 1)])) < A_ptr[tx]) {" in body
+    assert "C_ptr[tx] = (int)((unsigned char)(A_ptr[tx] * A_ptr[tx]));" in body
+
+
+def test_narrow_conversion_pass_is_idempotent_and_keeps_wide_code():
+    from transpiler.lower.narrow import exact
+    from transpiler.target.dtypes import parse_dtype
+    u8 = parse_dtype("uint8")
+    a, b = ir.Var(u8, "a"), ir.Var(u8, "b")
+    once = exact(ir.binop("<", ir.binop("+", a, b), a))
+    assert exact(once) == once and isinstance(once.a, ir.Cast)
+    wide = ir.binop("<", ir.binop("+", ir.Var(ir.INT32, "x"), ir.Var(ir.INT32, "y")), ir.Var(ir.INT32, "x"))
+    assert exact(wide) is wide
+
+
+def test_clz_and_popcount_count_within_the_dtype():
+    body = kernel_lines(kernel("""
+        C[tx] = T.clz(S[tx]) + T.popcount(S[tx]) + T.clz(U[tx]) + T.popcount(U[tx])
+    """, params="S_ptr: T.handle, U_ptr: T.handle, C_ptr: T.handle",
+         buffers='S = T.match_buffer(S_ptr, (64,), "int16")\n    U = T.match_buffer(U_ptr, (64,), "uint8")\n'
+                 '    C = T.match_buffer(C_ptr, (64,), "int32")'))
+    assert ("C_ptr[tx] = (((__clz((unsigned short)S_ptr[tx]) - 16) + __popc((unsigned short)S_ptr[tx])) + "
+            "(__clz(U_ptr[tx]) - 24)) + __popc(U_ptr[tx]);") in body
+
+
+def test_abs_of_unsigned_values_is_the_value():
+    body = kernel_lines(kernel("""
+        Q[tx] = T.abs(Q[tx])
+        U[tx] = T.abs(U[tx])
+        S[tx] = T.abs(S[tx])
+    """, params="Q_ptr: T.handle, U_ptr: T.handle, S_ptr: T.handle",
+         buffers='Q = T.match_buffer(Q_ptr, (64,), "uint64")\n    U = T.match_buffer(U_ptr, (64,), "uint32")\n'
+                 '    S = T.match_buffer(S_ptr, (64,), "int8")'))
+    assert "Q_ptr[tx] = Q_ptr[tx];" in body and "U_ptr[tx] = U_ptr[tx];" in body
+    assert "S_ptr[tx] = (signed char)abs(S_ptr[tx]);" in body  # abs(-128) is int8's -128 again
+
+
+def test_fp8_goes_through_float32():
+    body = kernel_lines(kernel("""
+        A[tx] = A[tx] * A[tx + 1]
+        B[tx] = T.cast(A[tx], "float8_e5m2")
+        if A[tx] < A[tx + 1]:
+            A[tx] = -A[tx]
+    """, params="A_ptr: T.handle, B_ptr: T.handle",
+         buffers='A = T.match_buffer(A_ptr, (128,), "float8_e4m3fn")\n'
+                 '    B = T.match_buffer(B_ptr, (64,), "float8_e5m2")'))
+    assert "A_ptr[tx] = (__nv_fp8_e4m3)(((float)A_ptr[tx]) * ((float)A_ptr[(tx + 1)]));" in body
+    assert "B_ptr[tx] = (__nv_fp8_e5m2)((float)A_ptr[tx]);" in body
+    assert "if (((float)A_ptr[tx]) < ((float)A_ptr[(tx + 1)])) {" in body
+    assert "A_ptr[tx] = (__nv_fp8_e4m3)-((float)A_ptr[tx]);" in body
+
+
+def test_large_unrolled_shift_counts_compile_quickly():
+    import time
+    start = time.perf_counter()
+    result = transpile(HEADER + kernel("""
+        for i in T.unroll(3):
+            L[tx] = L[tx] + (T.int64(1) << T.int64(i * 1000000000))
+    """, params="L_ptr: T.handle", buffers='L = T.match_buffer(L_ptr, (64,), "int64")'))
+    assert time.perf_counter() - start < 5  # folding it would build a number of 10**9 bits (9 GB, 19 s)
+    # the checker may refuse the count; what reaches lowering is printed, never folded
+    assert result.ok and "(1LL << 1000000000LL)" in result.cuda or not result.ok
+
+
+# ---- T.cuda.func_call sources and <cstdint> ---------------------------------------------------------------
+
+FIXED = '''
+SRC = r"""
+__device__ __forceinline__ int32_t add_at(uint64_t* p, int32_t k) {
+  atomicAdd(p, (uint64_t)k);  // uint8_t, in a comment, is not used
+  return k;
+}
+"""
+
+'''
+
+
+def test_fixed_width_names_of_func_call_sources_are_defined():
+    cu = compile_ok(FIXED + kernel("""
+        B[tx] = T.cuda.func_call("add_at", A.ptr_to([tx]), B[tx], source_code=SRC, return_type="int32")
+    """, params="A_ptr: T.handle, B_ptr: T.handle",
+        buffers='A = T.match_buffer(A_ptr, (64,), "uint64")\n    B = T.match_buffer(B_ptr, (64,), "int32")')).cuda
+    prelude = cu[cu.index("// The <cstdint>"):cu.index("__device__ __forceinline__ int32_t add_at")]
+    assert "#ifdef __CUDACC_RTC__\ntypedef int int32_t;\n#else\n#include <cstdint>\n#endif\n" in prelude
+    assert "typedef unsigned long long tirx_uint64_t;\n#define uint64_t tirx_uint64_t\n" in prelude
+    assert "uint8_t" not in prelude and "int64_t" not in prelude.replace("uint64_t", "")
+    assert "add_at(&A_ptr[tx], B_ptr[tx])" in cu  # an `unsigned long long*` where the source says uint64_t*
+
+
+def test_sources_without_fixed_width_names_get_no_prelude():
+    cu = compile_ok(FIXED.replace("int32_t", "int").replace("uint64_t", "unsigned long long") + kernel("""
+        B[tx] = T.cuda.func_call("add_at", A.ptr_to([tx]), B[tx], source_code=SRC, return_type="int32")
+    """, params="A_ptr: T.handle, B_ptr: T.handle",
+        buffers='A = T.match_buffer(A_ptr, (64,), "uint64")\n    B = T.match_buffer(B_ptr, (64,), "int32")')).cuda
+    assert "cstdint" not in cu and "typedef" not in cu
+
+
+def test_fixed_width_names_are_found_outside_comments_and_strings():
+    from transpiler.target.cnames import fixed_width_names
+    src = 'int64_t f(uint8_t x) { /* int16_t */ const char* s = "uint32_t"; return x; } // int32_t'
+    assert fixed_width_names(src) == ["uint8_t", "int64_t"]
+    assert fixed_width_names("my_int32_t x; int32_tx y;") == []

@@ -14,7 +14,8 @@ import struct
 from transpiler import __version__
 from transpiler.codegen.jinja import environment
 from transpiler import ir
-from transpiler.target.dtypes import FLOAT32, DType, c_type
+from transpiler.target.cnames import FIXED_WIDTH
+from transpiler.target.dtypes import FLOAT32, DType, c_type, parse_dtype
 from transpiler.ir.program import Program
 from transpiler.target import ptx
 
@@ -93,8 +94,8 @@ def float64_text(value: float) -> str:
 
 
 def narrow_float_text(value: float, dtype: DType) -> str:
-    """For half / bfloat16, printed as a cast of a float literal: the shortest
-    float32 text whose conversion to dtype gives the value."""
+    """For half, bfloat16 and the fp8 / fp6 / fp4 formats, printed as a cast of a float
+    literal: the shortest float32 text whose conversion to dtype gives the value."""
     target = ir.round_float(value, dtype)
     return shortest_text(target, lambda t: ir.round_float(decimal_to_float32(t), dtype))
 
@@ -130,7 +131,7 @@ def _float_text(v: float, d: DType) -> str:
         return ("-" if v < 0 else "") + ("CUDART_INF" if wide else "CUDART_INF_F")
     if wide:
         return float64_text(v)
-    if d.bits == 16:
+    if d.bits < 32:  # half, bfloat16 and narrower: a float literal, converted
         return narrow_float_text(v, d) + "f"
     return float32_text(v) + "f"
 
@@ -466,6 +467,16 @@ def func_source_parts(program: Program, line_info: bool = False) -> list[str]:
     return parts
 
 
+def fixed_width_parts(names: list[str]) -> dict:
+    """The typedefs that give the func_call sources the <cstdint> names they use (docs/design.md, decision 18):
+    `typedef int int32_t;` where NVRTC has none, and for a 64-bit name a macro for a type of
+    tirxc's own spelling (`long long`), the one its pointers and atomics have, under nvcc too,
+    where <cstdint> has made `int64_t` a `long`."""
+    narrow = [(c_type(parse_dtype(FIXED_WIDTH[n])), n) for n in names if not n.endswith("64_t")]
+    wide = [(c_type(parse_dtype(FIXED_WIDTH[n])), n) for n in names if n.endswith("64_t")]
+    return {"fixed_width": bool(names), "narrow_ints": narrow, "wide_ints": wide}
+
+
 def param_text(p: ir.Param) -> str:
     if p.kind == "buffer" or p.kind == "workspace":  # only a buffer's storage may be read-only
         const = "const " if p.buffer.storage.readonly else ""
@@ -504,6 +515,7 @@ def render_cuda(program: Program, line_info: bool = False) -> str:
         helpers=[ptx.helper_source(h) for h in program.helpers],
         func_sources=func_source_parts(program, line_info),
         kernels=kernel_parts(program, line_info),
+        **fixed_width_parts(program.fixed_width),
     )
     return environment().get_template("kernel.cu.j2").render(**values)
 

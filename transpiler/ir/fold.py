@@ -1,6 +1,10 @@
 """Constructors that fold constants as IR nodes are built, and the facts
-(non-negativity) that printing division relies on: the integer semantics of a
-kernel in one place, for folding and for the launcher's host arithmetic."""
+(non-negativity, C's integer promotion) that lowering and printing rely on: the
+integer and floating-point semantics of a kernel in one place, for folding, for
+lowering's C forms and for the launcher's host arithmetic. A constant folded here
+equals what the generated CUDA computes at run time; where the run time is not
+known exactly (a format without a rounding rule here, a float result the compiler
+may compute with an fma), nothing is folded."""
 from __future__ import annotations
 
 import math
@@ -11,34 +15,89 @@ from transpiler.ir.nodes import NOWHERE
 from transpiler.target.dtypes import BOOL, DType, int_range
 from transpiler.syntax.source import Span
 
+# ---- floating-point formats ----------------------------------------------------------------
+
+# name -> (significand bits p, the implicit one included; the exponent of the least normal
+# value; the largest finite value; whether overflow saturates to it rather than giving an
+# infinity; whether the format has a NaN). Conversions into fp8, fp6 and fp4 are the CUDA
+# headers' constructors, all round-to-nearest-even with __NV_SATFINITE (infinities too become
+# the largest finite value); fp6 and fp4 have no NaN, and what a NaN becomes there is not
+# folded. float8_e8m0fnu (a scale, rounded toward +inf by its constructor) has no entry:
+# nothing of that dtype folds.
+_FORMATS: dict[str, tuple[int, int, float, bool, bool]] = {
+    "float64": (53, -1022, 1.7976931348623157e308, False, True),
+    "float32": (24, -126, 3.4028234663852886e38, False, True),
+    "float16": (11, -14, 65504.0, False, True),
+    "bfloat16": (8, -126, 3.3895313892515355e38, False, True),
+    "float8_e4m3fn": (4, -6, 448.0, True, True),
+    "float8_e5m2": (3, -14, 57344.0, True, True),
+    "float6_e2m3fn": (4, 0, 7.5, True, False),
+    "float6_e3m2fn": (3, -2, 28.0, True, False),
+    "float4_e2m1fn": (2, 0, 6.0, True, False),
+}
+
+
+def _round_ratio(num: int, den: int, fmt: tuple) -> float:
+    """num / den (den > 0, num != 0) rounded once, to nearest even, to a format of _FORMATS:
+    the exact value, as the hardware's cvt.rn converts it (no rounding through float64)."""
+    p, emin, largest, saturates, _ = fmt
+    negative = num < 0
+    num = -num if negative else num
+    e = num.bit_length() - den.bit_length()  # floor(log2(num / den)) is e or e - 1
+    if (num << -e if e < 0 else num) < (den << e if e > 0 else den):
+        e -= 1
+    q = max(e, emin) - (p - 1)  # the weight of the last significand bit (fixed below the normals)
+    n, d = (num, den << q) if q >= 0 else (num << -q, den)
+    m, r = divmod(n, d)
+    if 2 * r > d or (2 * r == d and m & 1):
+        m += 1
+    try:
+        value = math.ldexp(m, q)
+    except OverflowError:
+        value = math.inf
+    if value > largest:
+        value = largest if saturates else math.inf
+    return -value if negative else value
+
+
+def round_float(value, dtype: DType) -> float:
+    """An int or a Python float converted to a float dtype as CUDA converts it: rounded
+    once to nearest even (an int exactly, never through float64); out of range an infinity,
+    or the largest finite value for the saturating fp8 / fp6 / fp4 formats. A format without
+    a rule here (float8_e8m0fnu) gets the value unchanged (see float_folds)."""
+    fmt = _FORMATS.get(dtype.name)
+    if value.__class__ is not float:  # an int (or bool)
+        value = int(value)
+        if -(1 << 53) <= value <= 1 << 53:
+            value = float(value)  # exact
+        elif fmt is None or dtype.bits == 64:
+            return float(value)  # Python's int -> float is correctly rounded
+        else:
+            return _round_ratio(value, 1, fmt)
+    if fmt is None or dtype.bits == 64 or value != value:
+        return value
+    if value in (math.inf, -math.inf):
+        return math.copysign(fmt[2], value) if fmt[3] else value
+    if dtype.bits == 32:
+        try:
+            return struct.unpack("<f", struct.pack("<f", value))[0]  # C's (float) of a double: one rounding
+        except OverflowError:
+            return math.copysign(math.inf, value)
+    if value == 0.0:
+        return value
+    num, den = value.as_integer_ratio()
+    return _round_ratio(num, den, fmt)
+
+
+def float_folds(dtype: DType, value: float | None = None) -> bool:
+    """Whether folding knows what the run time makes of a value of this float dtype (of
+    `value` in particular, when given): not for a format without a rule, nor for a NaN of
+    a format that has none."""
+    fmt = _FORMATS.get(dtype.name)
+    return fmt is not None and (value is None or value == value or fmt[4])
+
+
 # ---- constructors that fold ---------------------------------------------------------
-
-def round_float(value: float, dtype: DType) -> float:
-    """A Python float rounded to the precision of a float dtype (nearest even;
-    out of range gives an infinity). float64 and formats without a rounding rule
-    here (fp8 and narrower) are returned unchanged."""
-    value = float(value)
-    if math.isnan(value) or math.isinf(value):
-        return value
-    if dtype.bits == 32 or dtype.name == "bfloat16":
-        try:
-            value = struct.unpack("<f", struct.pack("<f", value))[0]
-        except OverflowError:
-            return math.copysign(math.inf, value)
-        if dtype.name == "bfloat16":
-            bits = struct.unpack("<I", struct.pack("<f", value))[0]
-            bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-            if bits & 0x7F800000 == 0x7F800000:
-                return math.copysign(math.inf, value)
-            value = struct.unpack("<f", struct.pack("<I", bits))[0]
-        return value
-    if dtype.bits == 16:
-        try:
-            return struct.unpack("<e", struct.pack("<e", value))[0]
-        except OverflowError:
-            return math.copysign(math.inf, value)
-    return value
-
 
 def const(value, dtype: DType) -> Expr:
     if dtype.is_float:
@@ -67,6 +126,81 @@ def _floordiv(a: int, b: int) -> int:
     return a // b
 
 
+def _fold_int(op: str, a: int, b: int, dtype: DType):
+    """The value of `a op b` on integer constants of dtype, before the wrap to it; None
+    when it is not folded: a zero divisor, a shift count outside 0 .. bits - 1 (checked
+    before shifting: `1 << 10**9` would build a number of a billion bits), or an operand
+    that is no value of a 64-bit integer, so that nothing folded grows past 128 bits."""
+    if op in _DIVISIONS and b == 0:
+        return None
+    if op in ("<<", ">>") and not 0 <= b < dtype.bits:
+        return None
+    if not (_INT_LIMIT[0] <= a <= _INT_LIMIT[1] and _INT_LIMIT[0] <= b <= _INT_LIMIT[1]):
+        return None
+    return _FOLD[op](a, b)
+
+
+_DIVISIONS = frozenset({"floordiv", "floormod", "truncdiv", "truncmod", "/"})
+_INT_LIMIT = (-(1 << 64), 1 << 64)
+
+
+def _fold_float(op: str, a: FloatImm, b: FloatImm):
+    """The value of `a op b` on float constants as the generated CUDA computes it, rounded
+    to the result's dtype (a bool for a comparison); None when it is not folded. Every
+    operation is computed in float64 and rounded once to the dtype: for + - * / that is
+    the correctly rounded result in float32 and every narrower format (float64 carries
+    more than twice their precision plus two bits, so the double rounding is innocuous),
+    which is what the hardware computes (the fp8 formats through float32, the same)."""
+    dtype = a.dtype
+    av, bv = round_float(a.value, dtype), round_float(b.value, b.dtype)
+    if not (float_folds(dtype, av) and float_folds(b.dtype, bv)):
+        return None
+    if op in _DIVISIONS and bv == 0:
+        return None
+    if op in ("min", "max"):
+        # what the printed min / max (fminf, fmin, __hmin ...) return: the other operand
+        # when one is a NaN; zeros of different signs are left to the run time
+        if av != av or bv != bv:
+            return bv if av != av else av
+        if av == bv == 0 and math.copysign(1, av) != math.copysign(1, bv):
+            return None
+        return min(av, bv) if op == "min" else max(av, bv)
+    if op == "floordiv" or op == "floormod":
+        return _fold_float_floor(op, av, bv, dtype)
+    fold = _FOLD.get(op)
+    if fold is None:
+        return None
+    try:
+        value = fold(av, bv)
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return None
+    if op in _BOOL_RESULT:
+        return value
+    value = round_float(value, dtype)
+    return value if float_folds(dtype, value) else None
+
+
+def _fold_float_floor(op: str, a: float, b: float, dtype: DType):
+    """`T.floordiv` / `T.floormod` on floats as lowering prints them: floor(a / b), and
+    a - b * floor(a / b), each operation rounded to the dtype. The latter is folded only
+    when the product and difference rounded apart agree with one fused multiply-add,
+    which nvcc may use instead; non-finite values are not folded."""
+    q = round_float(a / b, dtype)
+    if not math.isfinite(q) or not math.isfinite(a):
+        return None
+    floor = q if q == math.floor(q) else float(math.floor(q))  # floor(-0.0) is -0.0
+    if op == "floordiv":
+        return floor
+    from fractions import Fraction  # only a folded float floormod needs it
+
+    apart = round_float(a - round_float(b * floor, dtype), dtype)
+    exact = Fraction(a) - Fraction(b) * Fraction(floor)
+    fused = 0.0 if exact == 0 else _round_ratio(exact.numerator, exact.denominator, _FORMATS[dtype.name])
+    if apart != fused or math.copysign(1, apart) != math.copysign(1, fused) or not float_folds(dtype, apart):
+        return None
+    return apart
+
+
 def _truncdiv(a: int, b: int) -> int:
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
@@ -87,21 +221,37 @@ COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 _BOOL_RESULT = frozenset(COMPARISONS + ("&&", "||"))  # operations whose value is a bool
 _IMMEDIATES = frozenset({IntImm, FloatImm})  # the classes is_const accepts
 
-# The integer operations the generated launcher evaluates on the host (grid extents,
-# workspace sizes), with their Python spelling; min and max are calls there. Host
-# values are non-negative, so truncating division prints as `//` too.
-HOST_OPS = {"+": "+", "-": "-", "*": "*", "floordiv": "//", "floormod": "%", "truncdiv": "//", "truncmod": "%",
-            "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
+# The operations the generated launcher evaluates on the host (grids, buffer shapes and
+# strides, workspace sizes), keyed by BinOp.op or Call.func, with their Python spelling:
+# an operator where Python's gives C's result, else a function of the launcher's runtime
+# (transpiler/runtime/launch.py, "host arithmetic") that computes C's result or refuses the
+# arguments (a zero divisor). codegen/launcher.py (py_expr) adds what no table can say: the
+# check of each result that could leave its dtype's range, and of each shift count.
+HOST_OPS = {"+": "+", "-": "-", "*": "*", "floordiv": "floordiv", "floormod": "floormod",
+            "truncdiv": "truncdiv", "truncmod": "truncmod", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^",
+            "min": "min", "max": "max", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!=",
+            "&&": "and", "||": "or", "math:abs": "abs", "math:clz": "clz", "math:popcount": "popcount"}
 
 
 def is_host_node(e: Expr) -> bool:
-    """Whether the launcher evaluates this node itself (its operands aside): integer
-    constants, variables, the HOST_OPS, min and max, and integer casts."""
-    if isinstance(e, (IntImm, Var)):
-        return True
-    if isinstance(e, BinOp):
-        return e.op in HOST_OPS or e.op in ("min", "max")
-    return isinstance(e, Cast) and e.dtype.is_int
+    """Whether the launcher evaluates this node itself (its operands aside), exactly as the
+    kernel's C would: integer and bool constants and variables, the HOST_OPS, `-`, `~` and
+    `!`, selects, and conversions, all over integer and bool scalars. No floating-point
+    value: nvcc's rounding (contracted multiply-adds) is not the host's to repeat."""
+    cls = e.__class__
+    if cls is IntImm or cls is Var:
+        operands = ()
+    elif cls is BinOp and e.op in HOST_OPS:
+        operands = (e.a, e.b)
+    elif cls is Call and e.func in HOST_OPS:
+        operands = e.args
+    elif cls is UnaryOp or cls is Cast:
+        operands = (e.a,)
+    elif cls is Select:
+        operands = (e.cond, e.a, e.b)
+    else:
+        return False
+    return all((x.dtype.is_int or x.dtype.is_bool) and x.dtype.lanes == 1 for x in (e, *operands))
 
 
 _QUOTIENT_OF = {"floormod": "floordiv", "truncmod": "truncdiv"}
@@ -140,19 +290,11 @@ def binop(op: str, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
     dtype = BOOL if op in _BOOL_RESULT else a.dtype
     a_const, b_const = a.__class__ in _IMMEDIATES, b.__class__ in _IMMEDIATES  # is_const, for every node built
     if a_const and b_const:
-        if op in ("floordiv", "floormod", "truncdiv", "truncmod", "/") and b.value == 0:
-            return BinOp(dtype, op, a, b, span)
-        av, bv = a.value, b.value
-        if a.dtype.is_float:  # fold in the operands' own precision
-            av, bv = round_float(av, a.dtype), round_float(bv, b.dtype)
-        try:
-            value = _FOLD[op](av, bv)
-        except (OverflowError, ValueError, ZeroDivisionError):
+        value = _fold_float(op, a, b) if a.dtype.is_float else _fold_int(op, a.value, b.value, a.dtype)
+        if value is None:
             return BinOp(dtype, op, a, b, span)
         if dtype.is_float:
-            return FloatImm(dtype, round_float(value, dtype), span)
-        if op in ("<<", ">>") and not 0 <= b.value < dtype.bits:
-            return BinOp(dtype, op, a, b, span)
+            return FloatImm(dtype, value, span)
         return IntImm(dtype, _wrap(int(value), dtype), span)
     if dtype.is_float and op not in COMPARISONS:
         # Floating-point identities are only safe for exact cases that keep NaN and -0.0 behaviour.
@@ -233,11 +375,15 @@ def mul(a: Expr, b: Expr) -> Expr:
 
 def unary(op: str, a: Expr, span: Span = NOWHERE) -> Expr:
     if is_const(a):
-        if op == "-":
-            return const(-a.value, a.dtype) if a.dtype.is_float else IntImm(a.dtype, _wrap(-a.value, a.dtype), span)
-        if op == "!":
+        if op == "-" and a.dtype.is_float:
+            value = -round_float(a.value, a.dtype)
+            if float_folds(a.dtype, value):
+                return FloatImm(a.dtype, value, span)
+        elif op == "-":
+            return IntImm(a.dtype, _wrap(-a.value, a.dtype), span)
+        elif op == "!" and (not a.dtype.is_float or float_folds(a.dtype, round_float(a.value, a.dtype))):
             return IntImm(BOOL, int(not a.value), span)
-        if op == "~" and a.dtype.is_int:
+        elif op == "~" and a.dtype.is_int:
             return IntImm(a.dtype, _wrap(~a.value, a.dtype), span)
     if op == "!" and isinstance(a, UnaryOp) and a.op == "!":
         return a.a
@@ -245,19 +391,30 @@ def unary(op: str, a: Expr, span: Span = NOWHERE) -> Expr:
 
 
 def cast(dtype: DType, a: Expr, span: Span = NOWHERE) -> Expr:
+    """A conversion, folded as CUDA converts: integers wrap to the width; an integer or
+    float becomes a float rounded once (round_float); a float becomes an integer only
+    when its truncation is in the dtype's range (out of range, or a NaN, the hardware
+    saturates where C leaves it undefined: not folded)."""
     if a.dtype == dtype:
         return a
     if is_const(a) and dtype.lanes == 1 and a.dtype.lanes == 1:
+        value = a.value
+        if a.dtype.is_float:
+            value = round_float(value, a.dtype)  # the value the run time holds
+            if not float_folds(a.dtype, value):
+                return Cast(dtype, a, span)
         if dtype.is_float:
-            return FloatImm(dtype, round_float(a.value, dtype), span)
-        if dtype.is_bool:
-            return IntImm(dtype, int(bool(a.value)), span)
-        if dtype.is_int and isinstance(a, IntImm):
-            return IntImm(dtype, _wrap(a.value, dtype), span)
-        if dtype.is_int and isinstance(a, FloatImm) and math.isfinite(a.value):
+            value = round_float(value, dtype)
+            if float_folds(dtype, value):
+                return FloatImm(dtype, value, span)
+        elif dtype.is_bool:
+            return IntImm(dtype, int(bool(value)), span)
+        elif dtype.is_int and a.__class__ is IntImm:
+            return IntImm(dtype, _wrap(value, dtype), span)
+        elif dtype.is_int and math.isfinite(value):
             lo, hi = int_range(dtype)
-            if lo <= math.trunc(a.value) <= hi:  # C truncates toward zero; out of range is undefined
-                return IntImm(dtype, math.trunc(a.value), span)
+            if lo <= math.trunc(value) <= hi:  # C truncates toward zero
+                return IntImm(dtype, math.trunc(value), span)
     return Cast(dtype, a, span)
 
 
@@ -270,7 +427,9 @@ def select(cond: Expr, a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
 # ---- facts --------------------------------------------------------------------------------
 
 def nonneg(e: Expr, facts: set[str]) -> bool:
-    """Whether e is provably >= 0 (DECISIONS 7); `facts` names the variables known to be."""
+    """Whether e is provably >= 0 (docs/design.md, decision 7); `facts` names the variables known to be.
+    Sums and products of non-negative values count as non-negative in 32 and 64 bits (index
+    arithmetic does not overflow), never in 8 or 16, where `100 + 100` is an int8's -56."""
     kind = e.dtype.kind
     if kind == "uint" or kind == "bool":
         return True
@@ -279,6 +438,8 @@ def nonneg(e: Expr, facts: set[str]) -> bool:
         op = e.op
         if op in _NONNEG_IF_BOTH:
             return nonneg(e.a, facts) and nonneg(e.b, facts)
+        if op in _NONNEG_IF_BOTH_WIDE:
+            return e.dtype.bits >= 32 and nonneg(e.a, facts) and nonneg(e.b, facts)
         if op == "floormod":
             return nonneg(e.b, facts)
         if op == "&":
@@ -291,7 +452,14 @@ def nonneg(e: Expr, facts: set[str]) -> bool:
     if cls is Builtin:
         return True
     if cls is Cast:
-        return e.a.dtype.is_int and nonneg(e.a, facts) and e.a.dtype.bits <= e.dtype.bits
+        # A non-negative integer keeps its value in a wider type, or in a signed one of its
+        # own width when it was signed; an unsigned one of the same width (`T.int32(u)` of
+        # a uint32) or a narrowing may come out negative.
+        src = e.a.dtype
+        if src.is_bool:
+            return True
+        return src.is_int and nonneg(e.a, facts) and (src.bits < e.dtype.bits or
+                                                      (src.bits == e.dtype.bits and src.is_signed))
     if cls is Select:
         return nonneg(e.a, facts) and nonneg(e.b, facts)
     if cls is Call and e.func == "__shfl_sync":
@@ -299,4 +467,77 @@ def nonneg(e: Expr, facts: set[str]) -> bool:
     return False
 
 
-_NONNEG_IF_BOTH = frozenset({"+", "*", "floordiv", "truncdiv", "truncmod", "min", "max", ">>", "|", "^"})
+_NONNEG_IF_BOTH = frozenset({"floordiv", "truncdiv", "truncmod", "min", "max", ">>", "|", "^"})
+_NONNEG_IF_BOTH_WIDE = frozenset({"+", "*"})  # and no wrap: at 32 bits and more (see nonneg)
+
+
+# ---- C's integer promotion --------------------------------------------------------------------
+# C computes nothing narrower than int: the operands of an 8- or 16-bit operation are
+# widened to int (an unsigned constant, printed `3u`, to unsigned int), and so is the result.
+# The IR's value of such an operation is its exact result wrapped to the dtype (as folding
+# computes it); C's is the exact result itself, which for the operations of leaves_range
+# can leave the dtype's range (uint8 `200 + 100` is 300, not 44; `~b` is negative). It is
+# still congruent to the wrapped value modulo 2**bits, so it serves wherever only the low
+# bits count: a store or a `let` of the dtype, a conversion to a type no wider, and the
+# operands of an operation that takes congruent operands (modular_operands). Anywhere else
+# (a division, a shift right, a comparison, a call, a wider conversion) lowering converts it
+# back to its dtype (lower/narrow.py). The other operations keep operands that hold their
+# exact values in range: `&`, `|`, `^` of two values in range are in range (for signed
+# types too: they are sign-extended alike), as are `>>`, min, max, the remainders and the
+# unsigned quotients; a comparison gives 0 or 1.
+
+def promoted(dtype: DType) -> bool:
+    """Whether C computes on values of this dtype as int: the 8- and 16-bit integers."""
+    return dtype.bits < 32 and dtype.is_int and dtype.lanes == 1
+
+
+_LEAVES_RANGE = frozenset({"+", "-", "*", "<<", "~"})
+_CONGRUENT = frozenset({"+", "-", "&", "|", "^", "~"})
+
+
+def leaves_range(e: Expr) -> bool:
+    """Whether the C value of e, an operation of a promoted dtype whose operands hold their
+    exact values, may lie outside the dtype's range: + - * << and unary - ~, and a signed
+    truncating division by what may be -1 (`-128 / -1` is 128)."""
+    cls = e.__class__
+    if cls is BinOp:
+        if e.op in _LEAVES_RANGE:
+            return True
+        return e.op == "truncdiv" and e.dtype.is_signed and not (e.b.__class__ is IntImm and e.b.value != -1)
+    return cls is UnaryOp and e.op != "!"
+
+
+def modular_operands(e: Expr) -> bool:
+    """Whether an operation of a promoted dtype gives the right low bits from operands that
+    are only congruent to their values modulo 2**bits (the left one, for `<<`): + - & | ^ and
+    unary - ~, whose C values grow at most linearly; a product or left shift only where it is
+    computed in unsigned int (an unsigned constant operand, or overflows_int), since one of
+    values already outside the range could overflow int."""
+    cls = e.__class__
+    if cls is UnaryOp:
+        return e.op != "!"
+    if cls is not BinOp:
+        return False
+    op = e.op
+    if op in _CONGRUENT:
+        return True
+    if op == "*":
+        return overflows_int(e) or any(x.__class__ is IntImm and not x.dtype.is_signed for x in (e.a, e.b))
+    return op == "<<" and overflows_int(e)
+
+
+def overflows_int(e: BinOp) -> bool:
+    """Whether an operation of a promoted dtype could make C's int arithmetic overflow
+    (undefined), so that lowering computes it in unsigned int: a 16-bit product (65535 *
+    65535 overflows int, and so does the sum of two int16 products, 2**30 each), a left
+    shift of a signed value (negative: undefined before C++20) or of a uint16 (65535 << 15);
+    not where an unsigned constant operand makes it unsigned already, nor for uint8, whose
+    products and shifts stay far from int's limits."""
+    op, dtype = e.op, e.dtype
+    if op == "<<":
+        if not dtype.is_signed and dtype.bits == 8:
+            return False
+        return not (e.a.__class__ is IntImm and not dtype.is_signed)
+    if op == "*" and dtype.bits == 16:
+        return dtype.is_signed or not (e.a.__class__ is IntImm or e.b.__class__ is IntImm)
+    return False

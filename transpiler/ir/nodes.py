@@ -449,7 +449,7 @@ class Placement:
 @dataclass(frozen=True, eq=False, repr=False)
 class Workspace:
     """A global-memory buffer the kernel allocates (`T.alloc_buffer(..., scope="global")`,
-    DECISIONS 19): a hidden pointer parameter after the others, which the launcher
+    docs/design.md, decision 19): a hidden pointer parameter after the others, which the launcher
     allocates, zero-fills before every launch and passes; the caller never sees it."""
     name: str  # the source name
     c_name: str  # the pointer parameter

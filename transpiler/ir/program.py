@@ -59,6 +59,9 @@ class Program:
     min_arch: int
     arch_suffix: str
     func_lines: dict[str, int] = field(default_factory=dict)  # func_call name -> .tx line of its first source line
+    # The <cstdint> names (`int32_t` ...) that the func_call sources use, which the .cu defines
+    # before them (target/cnames.py FIXED_WIDTH order)
+    fixed_width: list[str] = field(default_factory=list)
 
     @property
     def file_name(self) -> str:

@@ -16,11 +16,14 @@ from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.ir.program import CheckedModule, Kernel, LoweredKernel, Program
 from transpiler.diag.diagnostics import Diagnostics
-from transpiler.target.dtypes import FLOAT32, INT32, header
-from transpiler.sema.intrinsics import c_math_name
+from transpiler.target.dtypes import INT32, header
+from transpiler.target.cmath import PURE_CALLS, via_float32
 from transpiler.ir.fold import nonneg
+from transpiler.lower import cforms
+from transpiler.lower.narrow import exact_stmt
 from transpiler.target import ptx
 from transpiler.target.arch import BASE_ARCH
+from transpiler.target.cnames import FIXED_WIDTH, fixed_width_names
 from transpiler.ir.walk import all_exprs, all_stmts, declares
 
 
@@ -52,7 +55,7 @@ class KernelLowerer:
         self.depth = 0  # statements around the one being lowered (0: it lands at the top of the body)
         # the variables of the `T.unroll` loops being expanded, bound to this copy's value
         self.unrolled: dict[str, ir.Expr] = {}
-        # global workspaces (DECISIONS 19), as stmt() meets them: at the kernel's top level, in source order
+        # global workspaces (docs/design.md, decision 19), as stmt() meets them: at the kernel's top level, in source order
         self.workspaces: list[ir.Buffer] = []
 
     # -- expressions ---------------------------------------------------------------------------------
@@ -63,7 +66,11 @@ class KernelLowerer:
         runs for every node of every expression."""
         cls = e.__class__
         if cls is ir.BinOp:
-            return self.division(e) if e.op in _FLOOR_OPS else ir.map_children(e, self.expr)
+            if e.op in _FLOOR_OPS:
+                return self.division(e)
+            if e.a.dtype.bits < 16 and e.a.dtype.is_float:  # fp8 and narrower: through float32
+                return cforms.arith(e.op, self.expr(e.a), self.expr(e.b), e.span)
+            return ir.map_children(e, self.expr)
         if cls is ir.Var:
             return self.unrolled.get(e.name, e)
         if cls is ir.IntImm or cls is ir.FloatImm:
@@ -82,6 +89,10 @@ class KernelLowerer:
             return ir.Address(e.dtype, e.buffer.storage, index, e.span)
         if cls is ir.Call and e.func.startswith("math:"):
             return self.math(e)
+        if cls is ir.UnaryOp and via_float32(e.a.dtype):
+            return cforms.unary(e.op, self.expr(e.a), e.span)
+        if cls is ir.Cast and via_float32(e.dtype):
+            return cforms.convert(e.dtype, self.expr(e.a), e.span)
         return ir.map_children(e, self.expr)
 
     def index(self, buf: ir.Buffer, indices) -> ir.Expr:
@@ -100,11 +111,9 @@ class KernelLowerer:
         a, b = self.expr(e.a), self.expr(e.b)
         if ir.is_const(a) and ir.is_const(b):  # e.g. in an unrolled copy
             return ir.binop(e.op, a, b, e.span)
-        if e.dtype.is_float:
-            floor = ir.Call(e.dtype, "math:floor", (ir.binop("/", a, b),))
-            if e.op == "floordiv":
-                return self.math(floor)
-            return ir.binop("-", a, ir.binop("*", b, self.math(floor)))
+        if e.dtype.is_float:  # each operation rounded to the dtype, as folding computes it
+            floor = self.math(ir.Call(e.dtype, "math:floor", (cforms.arith("/", a, b),)))
+            return floor if e.op == "floordiv" else cforms.arith("-", a, cforms.arith("*", b, floor))
         if nonneg(a, self.nonneg_names) and nonneg(b, self.nonneg_names):
             return ir.binop("truncdiv" if e.op == "floordiv" else "truncmod", a, b, e.span)
         shift = _pow2(b)
@@ -121,21 +130,8 @@ class KernelLowerer:
         return ir.Call(e.dtype, helper, (a, b), e.span)
 
     def math(self, e: ir.Call) -> ir.Expr:
-        name = e.func[len("math:"):]
         args = tuple(self.expr(a) for a in e.args)
-        dtype = args[0].dtype
-        if name == "sigmoid":
-            one = ir.const(1, dtype if not dtype.bits == 16 else FLOAT32)
-            x = args[0] if dtype.bits != 16 else ir.cast(FLOAT32, args[0])
-            value = ir.binop("/", one, ir.binop("+", one, self.math(ir.Call(x.dtype, "math:exp", (ir.unary("-", x),)))))
-            return ir.cast(dtype, value)
-        c_name, via_float = c_math_name(name, dtype)
-        self.pure_calls.add(c_name)
-        if via_float:
-            widened = tuple(ir.cast(FLOAT32, a) for a in args)
-            result = ir.Call(FLOAT32 if e.dtype == dtype else e.dtype, c_name, widened, e.span)
-            return ir.cast(e.dtype, result)
-        return ir.Call(e.dtype, c_name, args, e.span)
+        return cforms.math(e.func[len("math:"):], args, e.dtype, e.span, self.pure_calls)
 
     # -- statements ----------------------------------------------------------------------------------------
     def stmt(self, s: ir.Stmt) -> ir.Stmt | None:
@@ -233,6 +229,8 @@ class KernelLowerer:
         # Renaming changes variable and array names only, so the facts of the
         # body as dropping left it answer every later question about it.
         body, facts = drop_unused(body, self.pure_calls)
+        if facts.promoted:  # 8- or 16-bit integers: C's promotion made exact (lower/narrow.py)
+            body = exact_stmt(body)
         self.facts = facts
         var_names = reuse_source_names(body, self.module.source, self._global_names(facts))
         _align_vector_arrays(facts)
@@ -260,7 +258,7 @@ class KernelLowerer:
             grid=tuple(k.grid), block=tuple(block),  # host-side: floor division stays `//`
             static_shared_bytes=_static_shared_bytes(facts), dynamic_shared_bytes=k.arena_bytes if arena else 0,
             min_arch=max(BASE_ARCH, k.min_arch), arch_suffix=k.arch_suffix, arena=arena_map,
-            launch_bounds=threads or None,  # DECISIONS 8: the constant block size, 1 included
+            launch_bounds=threads or None,  # docs/design.md, decision 8: the constant block size, 1 included
             arg_order=tuple(p.name for p in k.args), tmem=tuple(self.tmem.values()),
             span=k.name_span,
             workspaces=tuple(ir.Workspace(ws.name, ws.storage.name, ws.dtype, ws.shape, ws.align, ws.span)
@@ -295,6 +293,7 @@ class _Facts:
         self.calls: dict[str, None] = {}  # called functions, in order of first call
         self.headers: set[str] = set()  # that the dtypes of the expressions, arrays and pointers need
         self.non_finite = False  # a float constant prints as an infinity or NaN
+        self.promoted = False  # an 8- or 16-bit integer dtype appears (ir.promoted)
         self.stored: list[ir.Storage] = []  # storage of each Store and VecStore
         self.vector_writes: list[tuple[ir.Storage, object]] = []  # (storage, value dtype) of each VecStore
         self.pointers: list[ir.Storage] = []  # declared by PointerDecl
@@ -418,6 +417,7 @@ def _scan(body: ir.Stmt) -> _Facts:
             dtypes[id(node.storage.dtype)] = node.storage.dtype
             reads.add(id(node.storage.base))
     facts.headers = {h for h in map(_header, dtypes.values()) if h}
+    facts.promoted = any(map(ir.promoted, dtypes.values()))
     return facts
 
 
@@ -430,7 +430,7 @@ def _static_shared_bytes(facts: _Facts) -> int:
 def align_vector_arrays(body: ir.Stmt) -> None:
     """A register or static shared array read or written as a vector (`*(float4*)r_ptr`)
     must be aligned to the vector's size; local arrays otherwise keep their natural
-    alignment (DECISIONS 12)."""
+    alignment (docs/design.md, decision 12)."""
     _align_vector_arrays(_scan(body))
 
 
@@ -608,19 +608,16 @@ class _Scope:
         return False
 
 
-# Calls without side effects: a value made only of these may be dropped with its
-# unused declaration. Any other call (T.cuda.func_call, atomics, PTX helpers, clock
-# reads, ...) is kept as a statement of its own when its result is unused.
-PURE_CALLS = frozenset({
-    "min", "max", "__hmin", "__hmax", "tirx_floordiv", "tirx_floormod",
-    "__shfl_sync", "__shfl_xor_sync", "__shfl_up_sync", "__shfl_down_sync",
-    "__ballot_sync", "__any_sync", "__all_sync",
-})
-
-
-def _impure_calls(e: ir.Expr, pure) -> list[ir.Call]:
-    """The outermost calls in e that may have side effects, in evaluation order."""
-    if e.__class__ is ir.Call and e.func not in pure:
+def _impure_calls(e: ir.Expr, pure) -> list[ir.Expr]:
+    """What must still run of e when its value is dropped, in evaluation order: the
+    outermost calls that may have side effects, and whole any conditional (`?:`,
+    `&&`, `||`) with such a call in a part the source may skip, so that the call
+    runs only when the source evaluates it."""
+    cls = e.__class__
+    if cls is ir.Call and e.func not in pure:
+        return [e]
+    if (cls is ir.Select and (_impure_calls(e.a, pure) or _impure_calls(e.b, pure))) or \
+            (cls is ir.BinOp and e.op in ("&&", "||") and _impure_calls(e.b, pure)):
         return [e]
     out = []
     for x in ir.NODE_EXPRS[e.__class__](e):
@@ -771,8 +768,9 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
     archs = [ptx.helper_arch(h) for h in helpers]
     min_arch = max([BASE_ARCH] + [k.spec.min_arch for k in kernels] + [a for a, _ in archs])
     suffix = "a" if any(k.spec.arch_suffix == "a" for k in kernels) or any(s == "a" for _, s in archs) else ""
+    used = {name for source in module.func_sources.values() for name in fixed_width_names(source)}
     return Program(module.source.name, kernels, dict(module.func_sources), helpers, headers, min_arch, suffix,
-                   func_lines=_func_source_lines(module, kernels))
+                   func_lines=_func_source_lines(module, kernels), fixed_width=[n for n in FIXED_WIDTH if n in used])
 
 
 def _func_source_lines(module: CheckedModule, kernels: list[LoweredKernel]) -> dict[str, int]:

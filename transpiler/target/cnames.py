@@ -134,3 +134,16 @@ def source_code_names(source: str) -> set[str]:
         else:
             previous = None
     return {n for n in names if n not in _KEYWORDS.split()}
+
+
+# The fixed-width integer names of <cstdint>, with the dtype each denotes in tirxc's output.
+FIXED_WIDTH = {"int8_t": "int8", "uint8_t": "uint8", "int16_t": "int16", "uint16_t": "uint16",
+               "int32_t": "int32", "uint32_t": "uint32", "int64_t": "int64", "uint64_t": "uint64"}
+_FIXED_WIDTH_USE = re.compile(r"\b(u?int(?:8|16|32|64)_t)\b")
+
+
+def fixed_width_names(source: str) -> list[str]:
+    """The fixed-width integer names a piece of inline CUDA uses (comments and strings
+    aside), in FIXED_WIDTH's order."""
+    used = set(_FIXED_WIDTH_USE.findall(re.sub(_COMMENT_OR_STRING, " ", source, flags=re.S)))
+    return [name for name in FIXED_WIDTH if name in used]
