@@ -44,7 +44,8 @@ RESULTS = ROOT / "bench" / "results"
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing tirxc
 
 from transpiler.driver import compile_source  # noqa: E402
-from transpiler.sema.intrinsics import MATH, PREDICATES  # noqa: E402
+from transpiler.sema.registry import MATH  # noqa: E402
+from transpiler.target.cmath import PREDICATES  # noqa: E402
 from transpiler.target.ptx import EXAMPLES as PTX_EXAMPLES, lookup as ptx_lookup  # noqa: E402
 from transpiler.syntax.source import SourceFile  # noqa: E402
 

@@ -104,11 +104,14 @@ CODES: dict[str, tuple[str, str]] = {
               "kind (a buffer where a value is expected, a string where a shape is expected...). The "
               "message names the parameter. `T.unroll` expands its body at compile time: a loop makes "
               "at most 4096 copies, nested unrolled loops together too, and the unrolled code holds at "
-              "most 32768 statements."),
+              "most 32768 statements and 524288 expression nodes and statements (copies times the "
+              "size of the body, nested unrolled loops multiplied out)."),
     "E0306": ("operation not valid on this value",
               "The value does not support the operation: for example indexing a scalar, calling a "
               "buffer, taking `.data` of a number, using a buffer region or a pointer as a value, or "
-              "an integer division by a constant zero."),
+              "an integer division by a constant zero -- also one that only becomes constant in a "
+              "copy of `T.unroll` (`7 // i` where `i` is 0), unless a condition keeps that copy from "
+              "running it (`if i != 0:`, `T.if_then_else(i > 0, 7 // i, 0)`)."),
     "E0307": ("immutable binding reassigned",
               "`x: T.let = v` is an immutable binding, and so are thread ids, loop variables, kernel "
               "parameters, symbolic extents, pointer bindings and module constants. Bind the new "
@@ -153,7 +156,8 @@ CODES: dict[str, tuple[str, str]] = {
     "E0318": ("literal out of range",
               "An integer literal does not fit the dtype it takes from the other operand or from its "
               "destination (for example 3000000000 in an int32 expression, -1 with a uint32), or a "
-              "constant shift count is negative or not smaller than the operand's width. Convert the "
+              "constant shift count is negative or not smaller than the operand's width (also one that "
+              "becomes constant in a copy of `T.unroll`). Convert the "
               "other side to a wider or signed type first, e.g. `T.int64(x) + 3000000000`. Compile-time "
               "constants themselves are bounded: integers have at most 4096 bits, and strings and "
               "tuples built with `+` at most 64 MiB per file."),
@@ -317,10 +321,16 @@ CODES: dict[str, tuple[str, str]] = {
               "`TileLayout(S[extents : strides])`: the product of the extents equals the number of "
               "elements of the buffer, extents and strides have the same length, and memory buffers "
               "use memory strides only (thread axes such as `laneid` are for distributed register "
-              "buffers)."),
+              "buffers). Extents are positive, extents and strides fit in a 32-bit `int`, a layout "
+              "covers at most 2^31 - 1 elements (indices are `int`s), and `S[...]` / `R[...]` take "
+              "extents and strides only (`S[:]` and a third `:` part are errors)."),
     "E0518": ("unsupported feature",
               "The construct is part of TIRx but tirxc does not support it yet. The message names it; "
-              "see docs/ for the list of supported constructs."),
+              "see docs/ for the list of supported constructs. Among them: a call with side effects "
+              "whose value tirxc would need twice (`0 < f() < 10`, `T.ceildiv(x, f())`) inside an "
+              "operand that may not run (after `and` / `or`, in a branch of a conditional): tirxc "
+              "evaluates such a call once, in a local before the statement, which is not possible "
+              "there."),
     "E0519": ("register buffer spread over threads indexed directly",
               "A local buffer whose layout has thread axes (`S[(32, 8) : (1 @ laneid, 1)]`) describes "
               "registers spread over the threads of a warp or CTA; an index alone does not say whether "

@@ -131,7 +131,7 @@ def allocate(st, node, a, scope, *, scalar: bool = False):
     return views.new_allocation(st, shape, dtype, scope, layout, align, node.span, scalar=scalar)
 
 
-# -- global workspaces (DECISIONS 19) ----------------------------------------------------------------
+# -- global workspaces (docs/design.md, decision 19) ----------------------------------------------------------------
 def allocate_workspace(st, node, a):
     """`T.alloc_buffer(shape, dtype, scope="global")`: a buffer the launcher allocates, zero-fills
     before every launch and passes as a hidden pointer parameter (lower.py adds the parameter)."""
@@ -207,13 +207,15 @@ def not_on_host(st, e: ir.Expr) -> str | None:
     The launcher knows the symbolic extents and the integer scalar parameters."""
     known = {var.name for var, _ in st.extents.values()}
     known.update(p.name for p in st.args if p.kind == "scalar" and p.dtype.is_int)
-    for node in ir.walk_expr(e):
+    nodes = list(ir.walk_expr(e))
+    for node in nodes:  # a name or a load says most: before the operation around it (`T.int32(f)`)
         if isinstance(node, ir.Var) and node.name not in known:
             if any(p.kind == "scalar" and p.name == node.name for p in st.args):
                 return f"`{node.name}`, a parameter that is not an integer"
             return f"`{node.name}`, which is known only on the GPU"
         if isinstance(node, (ir.BufferLoad, ir.Load)):
             return "a value read from memory"
+    for node in nodes:
         if not ir.is_host_node(node):
             return "an operation the launcher does not evaluate"
     return None

@@ -1,5 +1,5 @@
 """The checker: resolves names, types every expression, enforces the rules of
-DECISIONS.md and the reference, and elaborates each kernel into buffer-level IR.
+docs/design.md, and elaborates each kernel into buffer-level IR.
 
 Every problem is reported through `Diagnostics` and checking carries on, so one
 run lists every error of a file. This module is the top of sema: module level
@@ -40,7 +40,7 @@ def check(module: ast.Module, source: SourceFile, diags: Diagnostics, arch: str 
     return run(ModuleState(source, diags, arch), module)
 
 
-# -- module level (DECISIONS 2 and 3) -------------------------------------------------------------
+# -- module level (docs/design.md, decisions 2 and 3) -------------------------------------------------------------
 
 def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
     kernels = []
@@ -216,7 +216,7 @@ def dialect_decorator(ms, decorator: ast.Expr) -> str | None:
 
 
 def const_value(ms: ModuleState, node: ast.Expr):
-    """A module-level constant expression (DECISIONS 3), evaluated with the expression checker
+    """A module-level constant expression (docs/design.md, decision 3), evaluated with the expression checker
     at module level (state.at_module_level), accepting only compile-time results: numbers,
     strings, tuples, dtypes and layouts."""
     value = elab(at_module_level(ms), node)

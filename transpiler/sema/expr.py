@@ -7,9 +7,8 @@ from transpiler import ir
 from transpiler.diag.diagnostics import did_you_mean
 from transpiler.ir import layout as layouts
 from transpiler.syntax import ast
-from transpiler.syntax.source import Span
 from transpiler.target.dtypes import BOOL, DType, INT32, has_c_vector, known_dtype_names, parse_dtype
-from transpiler.sema import scalars, state
+from transpiler.sema import effects, scalars, state
 from transpiler.sema.values import ArrayType, Axis, AxisTerm, Builtin, DTypeVal, HandleType, LayoutCtor, LayoutPart, LetType, Method, Namespace, POISON, Pointer, Poison, PtxMnemonic, PyConst, Region, SmemPool, TmemPool
 from transpiler.sema.registry import CALLS, HANDLERS, LAYOUT_CTORS, DispatchTable, _dtype_value, _known_dotted_names, _suggest, bind_args, is_default
 from transpiler.sema.scalars import INT_BITS, _kind
@@ -178,7 +177,10 @@ def _elab_IfExp(st, node: ast.IfExp):
     if isinstance(test, PyConst):
         return elab(st, node.body if test.value else node.orelse)
     cond = scalars.condition(st, test, node.test.span)
-    a, b = elab(st, node.body), elab(st, node.orelse)
+    with effects.Lazy(st, cond):  # each branch runs only when the test selects it
+        a = elab(st, node.body)
+    with effects.Lazy(st, effects.negate(cond)):
+        b = elab(st, node.orelse)
     a, b = scalars.unify(st, a, b, node.body.span, node.orelse.span)
     if POISON in (cond, a, b):
         return POISON
@@ -186,7 +188,14 @@ def _elab_IfExp(st, node: ast.IfExp):
 
 
 def _elab_BoolOp(st, node: ast.BoolOp):
-    vals = [elab(st, v) for v in node.values]
+    vals = [elab(st, node.values[0])]
+    held = None  # the condition under which the next value is evaluated (None: not known)
+    for later in node.values[1:]:  # evaluated only when the ones before leave the result open
+        tested = effects.truth(vals[-1])
+        tested = tested if node.op == "and" or tested is None else effects.negate(tested)
+        held = tested if held is None else held if tested is None else ir.binop("&&", held, tested)
+        with effects.Lazy(st, held):
+            vals.append(elab(st, later))
     if all(isinstance(v, PyConst) for v in vals):
         result = vals[0].value
         for v in vals[1:]:
@@ -247,7 +256,9 @@ def _elab_BinOp(st, node: ast.BinOp):
 
 def _elab_Compare(st, node: ast.Compare):
     operands = [node.left] + list(node.comparators)
-    vals = [elab(st, o) for o in operands]
+    vals = _compare_operands(st, node, operands)
+    if vals is None:
+        return POISON
     result = None
     for i, op in enumerate(node.ops):
         left, right = vals[i], vals[i + 1]
@@ -272,6 +283,39 @@ def _elab_Compare(st, node: ast.Compare):
             result = ir.binop("&&", scalars.as_value(st, result, node.span, BOOL), scalars.as_value(st, part, node.span, BOOL),
                               node.span)
     return result
+
+
+def _compare_operands(st, node: ast.Compare, operands):
+    """The operands of a comparison, checked in order. `a < b < c` is `a < b and b < c` with b
+    evaluated once: a b with side effects is bound first (effects.py); c and what follows are
+    evaluated only when the comparisons before them hold (lazily). None after an error."""
+    what = "a comparison chain around a call with side effects"
+    vals = [elab(st, operands[0]), elab(st, operands[1])]
+    if len(operands) == 2:
+        return vals
+    vals = effects.share(st, vals, (1,), what, operands[1].span)
+    if vals is None:
+        return None
+    held = None  # the comparisons so far, as far as they are typed alike (a guard, nothing reported)
+    opened = 0
+    try:
+        for k in range(2, len(operands)):
+            left, right = vals[k - 2], vals[k - 1]
+            if isinstance(left, ir.Expr) and isinstance(right, ir.Expr) and left.dtype == right.dtype \
+                    and left.dtype.lanes == 1:
+                part = ir.binop(node.ops[k - 2], left, right)
+                held = part if held is None else ir.binop("&&", held, part)
+            st.lazy += 1
+            st.conds.append(held)
+            opened += 1
+            vals.append(elab(st, operands[k]))
+            if k < len(operands) - 1 and not effects.is_pure(vals[k]):
+                effects.lazy_refusal(st, what, operands[k].span)
+                return None
+    finally:
+        st.lazy -= opened
+        del st.conds[len(st.conds) - opened:]
+    return vals
 
 
 # -- subscripts and attributes ---------------------------------------------------------------
@@ -324,7 +368,7 @@ def subscript_type(st, base, node: ast.Subscript):
 def subscript_buffer(st, buf: ir.Buffer, node: ast.Subscript):
     indices, sliced = index_nodes(node)
     if sliced or len(indices) < len(buf.shape):
-        return region(st, buf, indices, node)
+        return region(st, buf, indices, node, None if sliced else len(indices))
     vector = ramp_access(st, buf, indices, node.span)
     if vector is not None:
         if vector is POISON or not scalars.direct_access_ok(st, buf, node.span, "read"):
@@ -339,12 +383,7 @@ def subscript_buffer(st, buf: ir.Buffer, node: ast.Subscript):
     return scalars.load(st, buf, vals, node.span)
 
 
-def wrong_index_count(st, buf: ir.Buffer, count: int, span: Span) -> None:
-    dims = f"{buf.ndim} dimension{'s' if buf.ndim != 1 else ''}"
-    given = f"{count} ind{'ex was' if count == 1 else 'ices were'} given"
-    st.diags.error("E0506", f"`{buf.name}` has {dims} but {given}", span,
-                     help=f"give one index per dimension: `{buf.name}[{', '.join('ijkl'[:buf.ndim])}]`"
-                     if buf.ndim <= 4 else "give one index per dimension")
+wrong_index_count = scalars.wrong_index_count
 
 
 def index_values(st, buf: ir.Buffer, nodes):
@@ -359,10 +398,15 @@ def index_values(st, buf: ir.Buffer, nodes):
                                       f"`{buf.name}` (extent {extent.value})", index.span)
             return POISON
         vals.append(v)
+    if buf.layout is not None and not all(map(effects.is_pure, vals)):
+        # a layout may use a coordinate more than once (`i // 8`, `i % 8`; a swizzle): evaluated once
+        vals = effects.share(st, vals, range(len(vals)), "an index with side effects", nodes[0].span, "idx")
+        if vals is None:
+            return POISON
     return tuple(vals)
 
 
-def region(st, buf: ir.Buffer, indices, node):
+def region(st, buf: ir.Buffer, indices, node, count=None):
     starts, extents = [], []
     for dim in range(buf.ndim):
         if dim >= len(indices):
@@ -379,6 +423,10 @@ def region(st, buf: ir.Buffer, indices, node):
             stop = int_value(st, index.upper) if index.upper is not None else buf.shape[dim]
             if POISON in (start, stop):
                 return POISON
+            bounds = effects.share(st, [start, stop], (0,), "a slice bound with side effects", index.span, "idx")
+            if bounds is None:  # the start is in the extent too: evaluated once
+                return POISON
+            start, stop = bounds
             starts.append(start)
             extents.append(ir.binop("-", stop, start))
         else:
@@ -387,7 +435,11 @@ def region(st, buf: ir.Buffer, indices, node):
                 return POISON
             starts.append(v)
             extents.append(ir.IntImm(INT32, 1))
-    return Region(buf, tuple(starts), tuple(extents))
+    if not all(map(effects.is_pure, starts)):  # a tensor-memory address uses a start twice (lane, column)
+        starts = effects.share(st, starts, range(len(starts)), "a region index with side effects", node.span, "idx")
+        if starts is None:
+            return POISON
+    return Region(buf, tuple(starts), tuple(extents), count)
 
 
 def _elab_Attribute(st, node: ast.Attribute):
@@ -419,7 +471,9 @@ def _elab_Attribute(st, node: ast.Attribute):
 def axis_term(st, left, right, node: ast.BinOp):
     if isinstance(right, Axis):
         value = scalars.as_value(st, left, node.left.span, INT32)
-        return POISON if value is POISON else AxisTerm(value, right.name)
+        if value is not POISON and not effects.is_pure(value):  # used in every index through the layout
+            value = effects.once(st, value, "a layout value with side effects", node.left.span, "off")
+        return POISON if value in (POISON, None) else AxisTerm(value, right.name)
     if not isinstance(left, Poison) and not isinstance(right, Poison):
         st.diags.error("E0306", f"`@` binds a stride to a layout axis, but its right side is {_kind(right)}",
                          node.right.span,

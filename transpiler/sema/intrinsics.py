@@ -7,11 +7,12 @@ import re
 from transpiler import ir
 from transpiler.diag.diagnostics import Note, did_you_mean
 from transpiler.syntax import ast
-from transpiler.target.dtypes import BOOL, DType, FLOAT32, HANDLE, INT32, UINT32, VOID, known_dtype_names, parse_dtype
-from transpiler.sema import state, registry, scalars, expr, ptx_calls
+from transpiler.target.dtypes import BOOL, DType, FLOAT32, HANDLE, INT32, UINT32, VOID, dtype_alias, known_dtype_names, parse_dtype
+from transpiler.sema import state, registry, scalars, expr, ptx_calls, effects
 from transpiler.sema.values import DynamicExtent, DTypeVal, LaunchConfig, Namespace, POISON, Pointer, Poison, PyConst, Ramp, Void
 from transpiler.sema.state import _SymbolicPending
-from transpiler.sema.registry import LAYOUT_CTORS, MATH, PREDICATES, c_math_name  # noqa: F401 (re-exported)
+from transpiler.sema.registry import LAYOUT_CTORS, MATH  # noqa: F401 (re-exported)
+from transpiler.target.cmath import PREDICATES
 from transpiler.sema.registry import CALLS, HANDLERS, _DefaultArg, _suggest, handler, is_default
 from transpiler.sema.scalars import article
 from transpiler.sema.expr import kind_of
@@ -55,6 +56,8 @@ def call_dialect(st, func: Namespace, node: ast.Call):
                          help="use it as a parameter annotation or in `ty_args=[...]` of `T.alloc_tensor` / "
                               "`T.decl_tensor`")
         return POISON
+    if dotted not in HANDLERS and dotted in registry.KNOWN_UNSUPPORTED:
+        return registry.unsupported(st, node, f"`T.{dotted}`", help=registry.KNOWN_UNSUPPORTED[dotted])
     if dotted not in HANDLERS:
         st.diags.error("E0301", f"`T.{dotted}` is not a function", node.func.span,
                          help=_suggest(dotted, list(HANDLERS) + list(MATH), "T"))
@@ -194,8 +197,11 @@ def _minmax(st, op, node, a):
 @handler("if_then_else", "cond", "true_value", "false_value")
 def _if_then_else(st, node, a):
     cond = scalars.condition(st, expr.elab(st, a["cond"]), a["cond"].span)
-    x, y = scalars.unify(st, expr.elab(st, a["true_value"]), expr.elab(st, a["false_value"]),
-                      a["true_value"].span, a["false_value"].span)
+    with effects.Lazy(st, cond):  # printed as `c ? x : y`: each value runs only when selected
+        x = expr.elab(st, a["true_value"])
+    with effects.Lazy(st, effects.negate(cond)):
+        y = expr.elab(st, a["false_value"])
+    x, y = scalars.unify(st, x, y, a["true_value"].span, a["false_value"].span)
     if POISON in (cond, x, y):
         return POISON
     return ir.select(cond, x, y, node.span)
@@ -235,14 +241,22 @@ def _truncmod(st, node, a):
 
 def _trunc(st, op, node, a):
     x, y = _int_operands(st, op, node, a)
-    if x is POISON:
+    if x is POISON or not _divisor_in_copies(st, op, x, y, a):
         return POISON
-    return ir.binop(op, x, y, node.span)
+    return effects.binop(st, op, x, y, node.span)  # `T.truncmod(f(), 1)`: f() still runs
 
 
-def _int_operands(st, op, node, a):
-    """Two integer operands of one dtype and a divisor that is not a constant zero; POISONs on error."""
-    x, y = _two_values(st, a["a"], a["b"], node.span)
+def _divisor_in_copies(st, op, x, y, a) -> bool:
+    """A divisor that becomes a constant in `T.unroll` copies is not 0 in those that run it."""
+    if not st.unroll_vars or isinstance(y, ir.IntImm):
+        return True
+    return scalars.checked_in_copies(st, op, y, x.dtype, a["a"].span, a["b"].span)
+
+
+def _int_operands(st, op, node, a, values=None):
+    """Two integer operands of one dtype and a divisor that is not a constant zero; POISONs on error.
+    values: the operands as _two_values checked them already (each argument is checked once)."""
+    x, y = _two_values(st, a["a"], a["b"], node.span) if values is None else values
     if isinstance(x, PyConst):  # both constants
         x, y = scalars.as_value(st, x, a["a"].span), scalars.as_value(st, y, a["b"].span)
     if POISON in (x, y):
@@ -265,9 +279,14 @@ def _ceildiv(st, node, a):
     x, y = _two_values(st, a["a"], a["b"], node.span)
     if isinstance(x, PyConst) and all(type(v.value) is int for v in (x, y)) and y.value != 0:
         return PyConst(-(-x.value // y.value))  # a compile-time constant, e.g. for extents
-    x, y = _int_operands(st, "ceildiv", node, a)
-    if x is POISON:
+    x, y = _int_operands(st, "ceildiv", node, a, (x, y))
+    if x is POISON or not _divisor_in_copies(st, "floordiv", x, y, a):
         return POISON
+    # `(x + y - 1) // y` uses the divisor twice: evaluated once (effects.py)
+    shared = effects.share(st, [x, y], (1,), "a `T.ceildiv` whose divisor has side effects", a["b"].span)
+    if shared is None:
+        return POISON
+    x, y = shared
     one = ir.const(1, x.dtype)
     return ir.binop("floordiv", ir.binop("-", ir.add(x, y), one), y, node.span)
 
@@ -631,7 +650,7 @@ def pointer_arg(st, node):
 
 # -- inline CUDA ----------------------------------------------------------------------------------------------
 def func_call(st, node, a):
-    """`T.cuda.func_call(name, *args, source_code=SRC, return_type=...)` (DECISIONS 18), or in the
+    """`T.cuda.func_call(name, *args, source_code=SRC, return_type=...)` (docs/design.md, decision 18), or in the
     newer spelling `T.cuda.func_call(name, *args, SRC, ty=dtype)`: the source as the last positional
     argument, the result type as `ty=`."""
     name = literal_string(st, a["name"], "the function name", "write it in quotes: `\"my_func\"`")
@@ -713,7 +732,8 @@ def return_type(st, arg, keyword: str = "return_type"):
         dtype = parse_dtype(val.value)
         if dtype is None:
             st.diags.error("E0510", f"`{keyword}=\"{val.value}\"` is neither a dtype nor \"void\"", arg.span,
-                             help=did_you_mean(val.value, known_dtype_names() + ["void"]))
+                             help=f"did you mean `{dtype_alias(val.value)}`?" if dtype_alias(val.value)
+                             else did_you_mean(val.value, known_dtype_names() + ["void"]))
         return dtype
     if val is not POISON:
         st.diags.error("E0510", f"`{keyword}=` takes a dtype or \"void\", not {kind_of(val)}", arg.span)

@@ -233,7 +233,7 @@ def parameter(st, param: ast.Param) -> None:
 
 
 def finish_params(st) -> None:
-    """C parameter order (DECISIONS 8): buffer pointers, scalars, then symbolic extents."""
+    """C parameter order (docs/design.md, decision 8): buffer pointers, scalars, then symbolic extents."""
     args = []
     for p in st.args:
         if p.kind == "buffer" and p.buffer is not None:
@@ -345,9 +345,9 @@ def attach_param(st, handle: str, buf: ir.Buffer, name: str, span) -> ir.Buffer:
     return buf
 
 
-# -- the shared-memory budget (DECISIONS 13) ----------------------------------------------------------
+# -- the shared-memory budget (docs/design.md, decision 13) ----------------------------------------------------------
 def shared_budget(st) -> tuple[int, int]:
-    """Static shared bytes and the arena's bytes, checked against the limits (DECISIONS 13)."""
+    """Static shared bytes and the arena's bytes, checked against the limits (docs/design.md, decision 13)."""
     static, crossing = 0, None
     for buf in st.statics:
         if buf.storage is not None:

@@ -136,7 +136,7 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg):
 
 # -- tensor memory ---------------------------------------------------------------------------------
 def tcgen05_rules(st, instr, args, arg_nodes, node) -> None:
-    """DECISIONS 14: column counts, warp-uniform guards, the slot, matching dealloc."""
+    """docs/design.md, decision 14: column counts, warp-uniform guards, the slot, matching dealloc."""
     mnemonic = instr.mnemonic
     kind = mnemonic.split(".")[1]
     if kind in ("alloc", "dealloc", "relinquish_alloc_permit"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 from transpiler.diag.diagnostics import did_you_mean
 from transpiler.syntax import ast
-from transpiler.target.dtypes import DType, parse_dtype
+from transpiler.target.dtypes import parse_dtype
 from transpiler.sema.values import DTypeVal, LayoutCtor, POISON
 
 
@@ -44,7 +44,7 @@ CALLS: dict[str, object] = {}
 
 
 
-# name -> (arity, float only). The C name is chosen at lowering (c_math_name).
+# name -> (arity, float only). The C name is chosen at lowering (target/cmath.py).
 MATH = {
     "exp": (1, True), "exp2": (1, True), "exp10": (1, True), "log": (1, True), "log2": (1, True),
     "log10": (1, True), "log1p": (1, True), "sqrt": (1, True), "rsqrt": (1, True), "sin": (1, True),
@@ -57,39 +57,26 @@ MATH = {
 }
 
 
-# half/bfloat16 functions of cuda_fp16.h / cuda_bf16.h; other math on them goes through float
-_HALF_MATH = {"exp", "exp2", "exp10", "log", "log2", "log10", "sqrt", "rsqrt", "sin", "cos", "floor", "ceil",
-              "trunc"}
-
-
-PREDICATES = {"isnan", "isinf", "isfinite"}
-
-
-def c_math_name(name: str, dtype: DType) -> tuple[str, bool]:
-    """The C function for a math intrinsic on dtype, and whether it goes through float32."""
-    if name == "abs":
-        if dtype.is_float:
-            return c_math_name("fabs", dtype)
-        return ("abs" if dtype.bits <= 32 else "llabs"), False
-    if name == "clz":
-        return ("__clz" if dtype.bits <= 32 else "__clzll"), False
-    if name == "popcount":
-        return ("__popc" if dtype.bits <= 32 else "__popcll"), False
-    if name in PREDICATES:
-        return name, dtype.bits < 32
-    if dtype.name == "float64":
-        return name, False
-    if dtype.name == "float32":
-        return name + "f", False
-    if dtype.bits == 16 and name in _HALF_MATH:
-        return "h" + name, False
-    if dtype.bits == 16 and name == "fabs":
-        return "__habs", False
-    return name + "f", True  # other low-precision math: via float32
-
-
 # the layout constructors, as `T.<name>` and as names imported from tvm.tirx.layout
 LAYOUT_CTORS = {name: LayoutCtor(name) for name in ("TileLayout", "S", "R", "ComposeLayout")}
+
+
+# TIRx functions tirxc knows by name but does not implement (from the TIRx documentation and
+# the TIRx implementation), with a hint where one helps: a call says "`T.cuda.warp_sum` is not
+# supported yet" (intrinsics.call_dialect) rather than suggesting another function of a similar
+# name. Not handlers: a handler of the same name, when there is one, is what runs.
+KNOWN_UNSUPPORTED = {
+    "cuda.warp_sum": "write the shuffle loop with `T.tvm_warp_shuffle_xor`",
+    "cuda.warp_max": "write the shuffle loop with `T.tvm_warp_shuffle_xor`",
+    "cuda.warp_min": "write the shuffle loop with `T.tvm_warp_shuffle_xor`",
+    "cuda.cta_sum": None, "cuda.cta_max": None, "cuda.cta_min": None,
+    "cuda.ldg": "read the element directly (`A[i]`): read-only parameters are `const __restrict__`",
+    "cuda.make_float2": None, "cuda.cvta_generic_to_shared": None, "cuda.clock64": None,
+    "cuda.fdividef": "divide with `/`", "cuda.ffs_u32": None, "cuda.float22bfloat162_rn": None,
+    "cuda.get_tmem_addr": None, "cuda.mbarrier_wait_acquire_cluster": None, "cuda.copy_bytes": None,
+    "tvm_warp_activemask": None, "alloc_tcgen05_ldst_frag": None, "wg_reg_tile": None, "call_packed": None,
+    "tvm_struct_get": None, "ptr": None, "evaluate": "write the expression as a statement of its own",
+}
 
 
 def handler(name: str, *params: str):
@@ -124,7 +111,8 @@ def _known_dotted_names(handler_count: int) -> tuple[tuple[str, ...], frozenset[
     """The dotted names after `T.` that tirxc knows, and a set of them together with every
     prefix of one that a `.` ends (`cuda` of `cuda.func_call`). Built once, not for every `T.x`
     in a kernel; handlers register as modules load, so their count is the cache key."""
-    names = tuple(HANDLERS) + tuple(MATH) + ("Buffer", "Tensor", "prim_func", "function") + tuple(LAYOUT_CTORS)
+    names = tuple(HANDLERS) + tuple(MATH) + ("Buffer", "Tensor", "prim_func", "function") + tuple(LAYOUT_CTORS) \
+        + tuple(KNOWN_UNSUPPORTED)
     prefixes = {name[:i] for name in names for i, char in enumerate(name) if char == "."}
     return names, frozenset(names) | prefixes
 
@@ -207,3 +195,4 @@ def bind_args(st, node: ast.Call, params, what: str):
 def unsupported(st, node, what, code="E0518", help=None):
     st.diags.error(code, f"{what} is not supported yet", node.span, help=help)
     return POISON
+

@@ -7,7 +7,8 @@ from transpiler import ir
 from transpiler.diag.diagnostics import did_you_mean
 from transpiler.ir import layout as layouts
 from transpiler.syntax.source import Span
-from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32, INT64, int_range, parse_dtype
+from transpiler.sema import effects, unrolled
+from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32, INT64, UNLOWERABLE, VECTOR_LANES, dtype_alias, int_range, known_dtype_names, parse_dtype
 from transpiler.sema.values import Axis, AxisTerm, DTypeVal, Handle, IdTuple, LaunchConfig, LayoutPart, LayoutVal, Method, Namespace, POISON, Pointer, PyConst, Ramp, Region, Void
 
 
@@ -232,6 +233,9 @@ def as_value(st, val, span: Span, dtype: DType | None = None):
                          help="give the `T.cuda.func_call` a `return_type=` such as \"float32\"" if inline
                          else "use it as a statement of its own")
         return POISON
+    if isinstance(val, Region) and val.indices is not None:  # `A[i]` of a 2-D `A`: as a store says
+        wrong_index_count(st, val.buffer, val.indices, span)
+        return POISON
     if isinstance(val, Region):
         st.diags.error("E0306", f"a region of `{val.buffer.name}` is not a value", span,
                          help="index single elements, e.g. `A[i, j]`")
@@ -253,9 +257,12 @@ def text_str(st, value: str, span: Span):
 
 
 def unknown_dtype(st, name: str, span: Span) -> None:
-    from transpiler.target.dtypes import UNLOWERABLE, VECTOR_LANES, known_dtype_names
     base, _, lanes = name.rpartition("x")
-    if name in UNLOWERABLE:
+    alias = dtype_alias(name)
+    if alias is not None:  # another tool's spelling, or stray case or blanks: name the TIRx dtype
+        shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)  # `float32\n`
+        st.diags.error("E0302", f"unknown dtype `{shown}`", span, help=f"did you mean `{alias}`?")
+    elif name in UNLOWERABLE:
         lowerable = [n for n in known_dtype_names() if n.startswith(name.split("_")[0])]
         st.diags.error("E0302", f"dtype `{name}` has no CUDA type", span,
                          help=did_you_mean(name, lowerable))
@@ -368,10 +375,16 @@ def arith(st, op: str, left, right, span: Span, span_a: Span, span_b: Span):
     if a is POISON or b is POISON:
         return POISON
     dtype = a.dtype
+    if st.unroll_vars and b.__class__ is not ir.IntImm and op in _CHECKED_OPS and dtype.is_int \
+            and not checked_in_copies(st, op, b, dtype, span_a, span_b):
+        return POISON
     if dtype.lanes == 1 and (op in _RING_OPS and (dtype.is_int or dtype.is_float)
                              or op in _FLOOR_OPS and dtype.is_int and not (b.__class__ is ir.IntImm
                                                                            and b.value == 0)):
-        return ir.binop(op, a, b, span)  # what nearly all arithmetic is: nothing below can object
+        result = ir.binop(op, a, b, span)  # what nearly all arithmetic is: nothing below can object
+        if result.__class__ is ir.IntImm and not (a.__class__ is ir.IntImm and b.__class__ is ir.IntImm):
+            return effects.binop(st, op, a, b, span)  # `f() * 0`: folding must not drop f()
+        return result
     if op == "/" and not dtype.is_float:
         st.diags.error("E0304", f"`/` on {dtype} operands", span, help="use `//` for floor division")
         return POISON
@@ -399,10 +412,30 @@ def arith(st, op: str, left, right, span: Span, span_a: Span, span_b: Span):
         st.diags.error("E0318", f"shift count {b.value} is outside 0..{dtype.bits - 1} for {dtype}", span_b,
                          help="shifting by the width of the type or more is undefined in CUDA C++")
         return POISON
-    return ir.binop(op, a, b, span)
+    return effects.binop(st, op, a, b, span)
+
+
+_CHECKED_OPS = ("floordiv", "floormod", "truncdiv", "truncmod", "<<", ">>")  # see checked_in_copies
+
+
+def checked_in_copies(st, op: str, b: ir.Expr, dtype: DType, span_a: Span, span_b: Span) -> bool:
+    """Inside `T.unroll`: a divisor or shift count that becomes a constant in the unrolled copies
+    is valid in each copy that runs it (unrolled.py). False after an error."""
+    if op in ("<<", ">>"):
+        return unrolled.check_operand(st, "shift", b, dtype, span_b)
+    where = unrolled.operator_span(st, span_a, span_b, _op_text(op), span_b)
+    return unrolled.check_operand(st, "division", b, dtype, where)
 
 
 # -- element access ----------------------------------------------------------------------------------
+def wrong_index_count(st, buf: ir.Buffer, count: int, span: Span) -> None:
+    dims = f"{buf.ndim} dimension{'s' if buf.ndim != 1 else ''}"
+    given = f"{count} ind{'ex was' if count == 1 else 'ices were'} given"
+    st.diags.error("E0506", f"`{buf.name}` has {dims} but {given}", span,
+                     help=f"give one index per dimension: `{buf.name}[{', '.join('ijkl'[:buf.ndim])}]`"
+                     if buf.ndim <= 4 else "give one index per dimension")
+
+
 def load(st, buf: ir.Buffer, indices, span):
     # (direct_access_ok can only object to tensor memory and laid-out buffers)
     if (buf.scope == "tmem" or buf.layout is not None) and not direct_access_ok(st, buf, span, "read"):

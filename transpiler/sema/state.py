@@ -9,7 +9,7 @@ from transpiler.syntax import ast
 from transpiler.syntax.source import SourceFile, Span
 from transpiler.target.arch import parse_arch
 from transpiler.target.cnames import c_name
-from transpiler.target.dtypes import INT32
+from transpiler.target.dtypes import INT32, dtype_alias, parse_dtype
 from transpiler.sema.values import Binding, Builtin, DynamicExtent, POISON
 
 
@@ -104,6 +104,14 @@ class KernelState:
         self.pools: list = []  # SMEMPool / TMEMPool objects, checked when the kernel ends
         self.tmem_alloc = None  # (slot buffer, columns, span) of the kernel's tcgen05.alloc
         self.arch_errors: set[str] = set()
+        # effects.py and unrolled.py: lazily evaluated operands being checked, the conditions under
+        # which the current expression runs (None: not known), the variables of the enclosing
+        # `T.unroll` loops (name -> (variable, its values)) and the work their checks have done
+        self.lazy = 0
+        self.conds: list = []
+        self.unroll_vars: dict = {}
+        self.unroll_lets: dict = {}  # `T.let` variables bound inside unrolled bodies -> their values
+        self.unroll_work = 0
 
 
 def at_module_level(module: ModuleState) -> KernelState:
@@ -151,7 +159,7 @@ def lookup(st, name: str, span: Span):
                          notes=[Note("it was bound inside a block that has ended", closed.span)], help=fix)
         return POISON
     candidates = [n for s in st.scopes for n in s] + list(st.module.globals) + ["range"]
-    st.diags.error("E0300", f"unknown name `{name}`", span, help=did_you_mean(name, candidates))
+    st.diags.error("E0300", f"unknown name `{name}`", span, help=_unknown_name_help(name, candidates))
     return POISON
 
 
@@ -159,9 +167,22 @@ def _module_lookup(st, name: str, span: Span):
     binding = st.module.globals.get(name)
     if binding is None:
         st.diags.error("E0300", f"unknown name `{name}`", span,
-                       help=did_you_mean(name, st.module.globals))
+                       help=_unknown_name_help(name, st.module.globals))
         return POISON
     return binding.value
+
+
+def _unknown_name_help(name: str, candidates) -> str | None:
+    """A close name in scope; for a dtype written as a bare name (`float32`, `fp16`), how to
+    write it."""
+    dtype = parse_dtype(name)
+    canonical = dtype.name if dtype is not None else None
+    guess = did_you_mean(name, candidates) if canonical is None else None
+    if guess is None and canonical is None:
+        canonical = dtype_alias(name)
+    if canonical is None:
+        return guess
+    return f"write the dtype as a string: \"{canonical}\" or T.{canonical}"
 
 
 def dynamic_extent(st, extent: DynamicExtent, span: Span):

@@ -7,35 +7,13 @@ from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.syntax.source import Span
-from transpiler.target.dtypes import DType, FLOAT32, INT32
-from transpiler.sema import state, scalars, expr, threads, views
+from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32
+from transpiler.sema import state, scalars, expr, threads, views, effects, loops, unrolled
 from transpiler.sema.values import ArrayType, Binding, DTypeVal, Handle, IdTuple, LayoutPart, LayoutVal, LetType, LoopRange, POISON, Pointer, Poison, PyConst, Region, SmemPool, TmemPool, Void
 from transpiler.sema.state import CNames, _SymbolicPending
-from transpiler.sema.registry import CALLS, DispatchTable, handler, is_default
+from transpiler.sema.registry import DispatchTable, handler, is_default
 from transpiler.sema.scalars import SCALAR_INDEX, article
 from transpiler.sema.expr import _BINOPS, index_nodes, kind_of
-
-
-# The implicit bounds of a loop (`range(n)` starts at 0 and steps by 1): shared, as IR
-# expressions are immutable and compare by value.
-_ZERO, _ONE = ir.IntImm(INT32, 0), ir.IntImm(INT32, 1)
-
-
-UNROLL_COPIES = 4096  # nested `T.unroll` loops: copies of the innermost body
-
-
-UNROLL_STATEMENTS = 32768  # and statements after unrolling (copies times the body's statements)
-
-
-def _statement_count(stmts) -> int:
-    """Statements in a block, nested blocks included."""
-    count, stack = 0, list(stmts)
-    while stack:
-        node = stack.pop()
-        count += 1
-        for name in ("body", "orelse"):
-            stack.extend(getattr(node, name, None) or ())
-    return count
 
 
 def __init__(st, module, fdef: ast.FunctionDef):
@@ -428,6 +406,8 @@ def let(st, target: ast.Name, dtype: DType | None, stmt):
     var = ir.Var(value.dtype, state.fresh(st, name), target.span)
     if is_nonneg(st, value):
         st.nonneg.add(var.name)
+    if st.unroll_vars and value.dtype.is_int:  # a constant in each unrolled copy (unrolled.py)
+        st.unroll_lets[var.name] = value
     state.bind(st, name, Binding(var, "let", target.span))
     return ir.LetStmt(var, value, stmt.span)
 
@@ -455,6 +435,8 @@ def _stmt_AugAssign(st, stmt: ast.AugAssign):
         return scalar_store(st, buf, new, stmt.span, stmt.value.span) if new is not POISON else None
     if isinstance(target, ast.Subscript):
         current = expr.elab(st, target)
+        if isinstance(current, (ir.BufferLoad, ir.BufferVecLoad)):  # read and written at one index
+            return update_element(st, op, current, stmt)
         new = scalars.arith(st, op, current, expr.elab(st, stmt.value), stmt.span, target.span, stmt.value.span)
         if new is POISON:
             return None
@@ -463,21 +445,41 @@ def _stmt_AugAssign(st, stmt: ast.AugAssign):
     return None
 
 
+def update_element(st, op: str, current, stmt: ast.AugAssign):
+    """`A[i] op= v`: the element is read, then written at the same index, checked once; an index
+    with side effects is computed once (effects.py). The read's checks are the write's."""
+    indices = effects.share(st, list(current.indices), range(len(current.indices)),
+                            "an element update whose index has side effects", stmt.target.span, "idx")
+    if indices is None:
+        return None
+    current = current.__class__(current.dtype, current.buffer, tuple(indices), current.span)
+    new = scalars.arith(st, op, current, expr.elab(st, stmt.value), stmt.span, stmt.target.span, stmt.value.span)
+    if new is POISON:
+        return None
+    if isinstance(current, ir.BufferVecLoad):
+        return ir.BufferVecStore(current.buffer, current.indices, new, stmt.span)
+    return ir.BufferStore(current.buffer, current.indices, new, stmt.span)
+
+
 def _stmt_If(st, stmt: ast.If):
     test = expr.elab(st, stmt.test)
     if isinstance(test, PyConst) or isinstance(test, ir.IntImm):
         taken = stmt.body if (test.value if isinstance(test, PyConst) else test.value) else stmt.orelse
-        return block(st, taken, new_scope=False)  # DECISIONS 6: only the taken branch exists
+        return block(st, taken, new_scope=False)  # docs/design.md, decision 6: only the taken branch exists
     cond = scalars.condition(st, test, stmt.test.span)
+    header, st.pending = st.pending, []  # what the condition needs: before the `if`, not in its body
     st.depth += 1
     st.guards.append(cond if cond is not POISON else ir.IntImm(INT32, 1))
-    then = block(st, stmt.body)
+    with effects.Guard(st, cond):
+        then = block(st, stmt.body)
     orelse = None
     if stmt.orelse:
         st.guards[-1] = ir.unary("!", st.guards[-1])
-        orelse = block(st, stmt.orelse)
+        with effects.Guard(st, effects.negate(cond)):
+            orelse = block(st, stmt.orelse)
     st.guards.pop()
     st.depth -= 1
+    st.pending = header
     if cond is POISON:
         return None
     return ir.If(cond, ir.seq(then), ir.seq(orelse) if orelse else None, stmt.span)
@@ -485,9 +487,19 @@ def _stmt_If(st, stmt: ast.If):
 
 def _stmt_While(st, stmt: ast.While):
     cond = scalars.condition(st, expr.elab(st, stmt.test), stmt.test.span)
-    body = loop_body(st, stmt.body, "while")
+    header, st.pending = st.pending, []
+    with effects.Guard(st, cond):
+        body = loop_body(st, stmt.body, "while")
     if cond is POISON:
         return None
+    if header:
+        # What the condition binds first (effects.py) is evaluated before every test:
+        # `while (true) { int tmp = ...; if (!(cond)) { break; } body }`.
+        st.pending = header
+        name_anonymous_storage(st)
+        st.pending = []
+        test = ir.If(ir.unary("!", cond), ir.Break(stmt.span), None, stmt.test.span)
+        return ir.While(ir.IntImm(BOOL, 1), ir.seq(header + [test] + body), stmt.span)
     return ir.While(cond, ir.seq(body), stmt.span)
 
 
@@ -517,6 +529,11 @@ def _stmt_For(st, stmt: ast.For):
                          help=f"`T.grid` with {len(targets)} extents gives {len(targets)} loop variables"
                          if len(targets) > 1 else None)
         ok = False
+    unrolled = ok and rng.kind == "unroll"
+    wide = [False] * len(targets)
+    if ok and not unrolled:  # the range is evaluated once, before the loop (loops.py)
+        rng, wide = loops.evaluate_once(st, rng, [t.id for t in targets], stmt.iter.span)
+    header, st.pending = st.pending, []  # what the range needs: before the loop, not in its body
     state.push(st)
     loop_vars = []
     for i, target in enumerate(targets):
@@ -530,41 +547,55 @@ def _stmt_For(st, stmt: ast.For):
             st.nonneg.add(var.name)
         state.bind(st, target.id, Binding(var, "loopvar", target.span))
         loop_vars.append(var)
-    unrolled = ok and rng.kind == "unroll"
-    copies = unroll_copies(st, stmt, rng) if unrolled else 1
+    copies = loops.unroll_copies(st, stmt, rng) if unrolled else 1
     if copies is None:
         state.pop(st)
+        st.pending = header
         return None
     enclosing, st.unrolled = st.unrolled, st.unrolled * max(copies, 1)
+    guards = 0
+    if unrolled and loop_vars:  # unrolled.py checks each copy's divisions
+        st.unroll_vars[loop_vars[0].name] = (loop_vars[0], range(rng.starts[0].value, rng.stops[0].value,
+                                                                 rng.steps[0].value), targets[0].id)
+    elif len(loop_vars) == len(targets):  # the body runs only when the range is not empty
+        for var, start, stop, step in zip(loop_vars, rng.starts, rng.stops, rng.steps):
+            if isinstance(step, ir.IntImm):
+                st.conds.append(ir.binop("<" if step.value > 0 else ">", start, stop))
+                guards += 1
     body = loop_body(st, stmt.body, "unroll" if unrolled else "serial")
+    del st.conds[len(st.conds) - guards:]
+    if unrolled and loop_vars:
+        st.unroll_vars.pop(loop_vars[0].name, None)
     st.unrolled = enclosing
+    st.pending = header
     state.pop(st)
     if not ok or len(loop_vars) != len(targets):
         return None
+    if unrolled and not unrolled_fits(st, stmt, body, copies):
+        return None
+    if unrolled and copies == 0:
+        return None  # an empty `T.unroll`: nothing to expand (its body was still checked)
     out: ir.Stmt = ir.seq(body)
-    for var, start, stop, step in reversed(list(zip(loop_vars, rng.starts, rng.stops, rng.steps))):
+    for k in reversed(range(len(loop_vars))):
+        var, start, stop, step = loop_vars[k], rng.starts[k], rng.stops[k], rng.steps[k]
         kind = "unroll" if unrolled else ("pragma_unroll" if rng.unroll_factor else "serial")
-        out = ir.For(var, start, stop, step, out, kind, rng.unroll_factor, stmt.span)
+        if wide[k]:
+            out = loops.wide_loop(st, var, targets[k].id, start, stop, step, out, kind, rng.unroll_factor, stmt.span)
+        else:
+            out = ir.For(var, start, stop, step, out, kind, rng.unroll_factor, stmt.span)
     return out
 
 
-def unroll_copies(st, stmt: ast.For, rng: LoopRange) -> int | None:
-    """How many copies of its body an unrolled loop makes; None (with an error) when the
-    copies of all enclosing `T.unroll` loops together would pass the limits: nested
-    unrolls multiply, and 20 nested `T.unroll(2)` would otherwise be a million copies."""
-    trips = max(0, -(-(rng.stops[0].value - rng.starts[0].value) // rng.steps[0].value))
-    total = st.unrolled * trips
-    statements = total * _statement_count(stmt.body)
-    if total > UNROLL_COPIES or statements > UNROLL_STATEMENTS:
-        what = (f"{total} copies of this body" if total > UNROLL_COPIES
-                else f"{statements} statements")
-        limit = (f"{UNROLL_COPIES} copies" if total > UNROLL_COPIES else f"{UNROLL_STATEMENTS} statements")
-        st.diags.error("E0305", f"unrolling makes {what} (with the enclosing `T.unroll` loops); the limit "
-                                  f"is {limit}", stmt.iter.span,
-                         help="use `T.serial(n, unroll=True)` for some of the loops and let the compiler "
-                              "unroll")
-        return None
-    return trips
+def unrolled_fits(st, stmt: ast.For, body, copies: int) -> bool:
+    """The code an unrolled loop becomes (with the enclosing `T.unroll` loops) stays within
+    unrolled.UNROLL_NODES expression nodes and statements."""
+    total = st.unrolled * copies * unrolled.unrolled_size(body)
+    if total <= unrolled.UNROLL_NODES:
+        return True
+    st.diags.error("E0305", f"unrolling makes {total} expression nodes and statements (with the enclosing "
+                            f"`T.unroll` loops); the limit is {unrolled.UNROLL_NODES}", stmt.iter.span,
+                   help="use `T.serial(n, unroll=True)` for some of the loops and let the compiler unroll")
+    return False
 
 
 def _stmt_Break(st, stmt):
@@ -650,81 +681,6 @@ def _stmt_Import(st, stmt):
     return None
 
 
-# -- loops -------------------------------------------------------------------------------------------
-def loop_range(st, kind: str, node: ast.Call, args):
-    """`range(...)`, `T.serial(...)` or `T.unroll(...)`, its arguments bound (bind_args)."""
-    first = expr.int_value(st, args["start"])
-    if is_default(args["stop"]):
-        start, stop = _ZERO, first
-    else:
-        start, stop = first, expr.int_value(st, args["stop"])
-    step = _ONE if is_default(args["step"]) else expr.int_value(st, args["step"])
-    if start is POISON or stop is POISON or step is POISON:
-        return POISON
-    if start.dtype != stop.dtype:
-        start = ir.cast(stop.dtype, start) if isinstance(start, ir.IntImm) else start
-        stop = ir.cast(start.dtype, stop) if isinstance(stop, ir.IntImm) else stop
-    if start.dtype != stop.dtype:
-        st.diags.error("E0303", f"loop bounds have different dtypes: {start.dtype} and {stop.dtype}", node.span)
-        return POISON
-    if isinstance(step, ir.IntImm) and step.value == 0:
-        st.diags.error("E0305", "a loop step cannot be zero", node.span)
-        return POISON
-    step = ir.cast(start.dtype, step)
-    factor = 0
-    if kind == "serial" and "unroll" in args and not is_default(args["unroll"]):
-        unroll = expr.elab(st, args["unroll"])
-        if isinstance(unroll, PyConst) and unroll.value is True:
-            factor = -1
-        elif isinstance(unroll, PyConst) and isinstance(unroll.value, int) and not isinstance(unroll.value, bool) \
-                and unroll.value > 0:
-            factor = unroll.value
-        elif isinstance(unroll, PyConst) and unroll.value is False:
-            factor = -2
-        else:
-            st.diags.error("E0305", "`unroll=` takes True, False or a positive count", args["unroll"].span)
-    if "dtype" in args and not is_default(args["dtype"]):
-        dtype = expr.dtype_arg(st, args["dtype"])
-        if dtype is not None and dtype != INT32:
-            st.diags.error("E0518", f"{dtype} loop variables are not supported yet", args["dtype"].span,
-                             help="loop variables are int32; leave `dtype=` out")
-            return POISON
-    if kind == "unroll":
-        if not all(isinstance(x, ir.IntImm) for x in (start, stop, step)):
-            st.diags.error("E0202", "`T.unroll` needs constant bounds", node.span,
-                             help="use `T.serial(n, unroll=True)` for a `#pragma unroll` loop")
-            return POISON
-        trips = max(0, -(-(stop.value - start.value) // step.value))
-        if trips > UNROLL_COPIES:
-            st.diags.error("E0305", f"`T.unroll` of {trips} iterations; the limit is {UNROLL_COPIES}", node.span,
-                             help="use `T.serial(n, unroll=True)` and let the compiler unroll")
-            return POISON
-    return LoopRange(kind, (start,), (stop,), (step,), factor)
-
-
-@handler("serial", "start", "stop=None", "step=1", "unroll=None", "dtype='int32'")
-def _serial(st, node, a):
-    return loop_range(st, "serial", node, a)
-
-
-@handler("unroll", "start", "stop=None", "step=1")
-def _unroll(st, node, a):
-    return loop_range(st, "unroll", node, a)
-
-
-@handler("grid", "*extents")
-def _grid(st, node, a):
-    stops = [expr.int_value(st, e) for e in a["extents"]]
-    if not stops:
-        st.diags.error("E0305", "`T.grid` needs at least one extent", node.span)
-        return POISON
-    if POISON in stops:
-        return POISON
-    zero = tuple(ir.IntImm(s.dtype, 0) for s in stops)
-    one = tuple(ir.IntImm(s.dtype, 1) for s in stops)
-    return LoopRange("grid", zero, tuple(stops), one)
-
-
 _KINDS = {"let": "an immutable `T.let` binding", "loopvar": "a loop variable", "id": "a thread id",
           "param": "a kernel parameter", "const": "a constant", "var": "a symbolic extent",
           "buffer": "a buffer", "pointer": "a pointer binding", "handle": "a handle parameter",
@@ -734,4 +690,3 @@ _KINDS = {"let": "an immutable `T.let` binding", "loopvar": "a loop variable", "
 
 _stmt_ImportFrom = _stmt_Import
 _STMT = DispatchTable("_stmt_", globals())  # statement class -> its _stmt_ function
-CALLS["range"] = loop_range

@@ -218,7 +218,7 @@ def declare_id(st, kind: str, node, a, label: str):
     if previous is None or previous[0] is None and extents is not None:
         st.ids[kind] = (extents, node.span)
     extents = st.ids[kind][0]
-    if kind == "thread_id" and len(extents) > 1 and st.linear_id_users:
+    if kind == "thread_id" and extents is not None and len(extents) > 1 and st.linear_id_users:
         st.diags.error("E0403", f"`T.thread_id` with {len(extents)} dimensions after warp-level ids", node.span,
                          notes=[Note("this id was computed from `threadIdx.x` alone",
                                      st.linear_id_users[0])],
@@ -394,7 +394,7 @@ def launch_shape(st):
 
 
 def check_closure(st, threads: int, consts: dict, spans: dict, source: str | None) -> None:
-    """The warp-level ids agree with the block size (DECISIONS 9, reference section 7.7)."""
+    """The warp-level ids agree with the block size (docs/design.md, decision 9)."""
     def expect(kind, expected, message):
         if kind not in consts or kind == source:
             return

@@ -84,10 +84,12 @@ class Pointer:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Region:
-    """`A[m0:m0+BM, 0:BK]`: a rectangular part of a buffer, not a value."""
+    """`A[m0:m0+BM, 0:BK]`: a rectangular part of a buffer, not a value. `indices`: how many
+    indices it was written with when it has no slice (`A[i]` of a 2-D `A`), else None."""
     buffer: ir.Buffer
     starts: tuple
     extents: tuple
+    indices: int | None = None
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -9,7 +9,7 @@ from transpiler.ir import layout as layouts
 from transpiler.syntax import ast
 from transpiler.target.arch import INDEX_LIMIT
 from transpiler.target.dtypes import DType, INT32
-from transpiler.sema import registry, scalars, expr
+from transpiler.sema import registry, scalars, expr, effects
 from transpiler.sema.values import AxisTerm, LayoutPart, LayoutVal, POISON, PyConst
 from transpiler.sema.registry import CALLS, is_default
 from transpiler.sema.expr import kind_of
@@ -170,7 +170,7 @@ def check_view_bounds(st, base: ir.Buffer, storage: ir.Storage, shape, dtype: DT
 
 
 def index_fits(st, shape, layout, offset: ir.Expr, span) -> bool:
-    """Element indices are C `int`s (DECISIONS: 32-bit indexing): a buffer whose largest
+    """Element indices are C `int`s (docs/design.md, decision 10: 32-bit indexing): a buffer whose largest
     element index is known now and exceeds INT32_MAX is an error. Symbolic shapes are
     checked by the launcher, against the arrays it is given."""
     extent = view_extent(shape, layout)
@@ -199,6 +199,15 @@ def view_extent(shape, layout) -> int | None:
 def layout_subscript(st, kind: str, node: ast.Subscript):
     if len(node.indices) == 1 and isinstance(node.indices[0], ast.Slice):
         sl = node.indices[0]
+        if sl.lower is None:
+            st.diags.error("E0517", f"`{kind}[...]` needs its extents before the `:`", sl.span,
+                             help=f"write `{kind}[(4, 8):(8, 1)]`: extents, then strides")
+            return POISON
+        if sl.step is not None:
+            st.diags.error("E0517", f"a layout takes extents and strides (`{kind}[extents:strides]`), not a "
+                                      f"third part", sl.step.span,
+                             help=f"write `{kind}[(4, 8):(8, 1)]` with one `:`")
+            return POISON
         extents = layout_list(st, sl.lower, "extent")
         strides = layout_list(st, sl.upper, "stride") if sl.upper is not None else None
     else:
@@ -242,14 +251,31 @@ def layout_item(st, node, what):
             return POISON
         return val
     if isinstance(val, PyConst) and isinstance(val.value, tuple):
-        return tuple(ir.IntImm(INT32, v) for v in val.value)
-    v = scalars.as_value(st, val, node.span, INT32)
+        elts = node.elts if isinstance(node, ast.Tuple) and len(node.elts) == len(val.value) else None
+        items = tuple(layout_int(st, PyConst(v), elts[i].span if elts else node.span, what)
+                      for i, v in enumerate(val.value))
+        return POISON if POISON in items else items
+    return layout_int(st, val, node.span, what)
+
+
+def layout_int(st, val, span, what):
+    """One extent or stride: an int32 value; a constant extent is positive."""
+    if isinstance(val, PyConst) and isinstance(val.value, int) and not isinstance(val.value, bool) \
+            and not -2 ** 31 <= val.value < 2 ** 31:
+        st.diags.error("E0517", f"layout {what} {val.value} does not fit in a 32-bit `int`", span)
+        return POISON
+    v = scalars.as_value(st, val, span, INT32)
     if v is POISON:
         return POISON
     if not v.dtype.is_int:
-        st.diags.error("E0517", f"layout {what}s are integers", node.span)
+        st.diags.error("E0517", f"layout {what}s are integers", span)
         return POISON
-    return v
+    if what == "extent" and isinstance(v, ir.IntImm) and v.value <= 0:
+        st.diags.error("E0517", f"layout extent {v.value} is not positive", span)
+        return POISON
+    if effects.is_pure(v):
+        return v
+    return effects.once(st, v, "a layout value with side effects", span, "off") or POISON
 
 
 def layout_sum(st, left, right, node):
@@ -268,6 +294,10 @@ def layout_sum(st, left, right, node):
             if not v.dtype.is_int:
                 st.diags.error("E0517", "layout offsets are integers", sub.span)
                 return POISON
+            if not effects.is_pure(v):  # added into every index through the layout
+                v = effects.once(st, v, "a layout value with side effects", sub.span, "off")
+                if v is None:
+                    return POISON
             parts.append(LayoutPart(offset=(("m", v),)))
     if node.op != "+":
         st.diags.error("E0517", "layout parts combine with `+`", node.span)
@@ -277,6 +307,14 @@ def layout_sum(st, left, right, node):
 
 
 def make_layout(st, part: LayoutPart, node) -> LayoutVal:
+    count = 1
+    for it in part.shard:
+        count *= it.extent.value if isinstance(it.extent, ir.IntImm) else 1
+    if count > INDEX_LIMIT:
+        st.diags.error("E0517", f"the layout covers {count} elements; element indices are 32-bit `int`s, so a "
+                                  f"layout covers at most {INDEX_LIMIT} (2^31 - 1)", node.span,
+                         help="split the data over several buffers")
+        return POISON
     text = scalars.source_text(st, node.span)
     return LayoutVal(ir.Layout(part.shard, part.replica, part.offset, None, text))
 
@@ -379,6 +417,10 @@ def new_view(st, base: ir.Buffer, shape, dtype, scope, layout, offset, align, sp
     storage = base.storage
     if storage is None:
         return POISON
+    if not effects.is_pure(offset):  # added into every access of the view: evaluated once, here
+        offset = effects.once(st, offset, "a view offset with side effects", span, "off")
+        if offset is None:
+            return POISON
     if dtype != storage.dtype:
         if storage.kind == "param":
             st.diags.error("E0518", "reinterpreting a parameter buffer with another dtype is not supported",

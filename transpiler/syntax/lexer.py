@@ -68,6 +68,11 @@ class Lexer:
             if kind in NUMBERS:
                 held = last = tok
                 continue
+            if kind == "NAME" and not tok.isascii():
+                # Python reads identifiers NFKC-normalised (`ﬁ` is `fi`); keywords are recognised
+                # before, as written. The token keeps the span of the text as written.
+                tok = Token("NAME", unicodedata.normalize("NFKC", tok), tok.start_pos, tok.line, tok.col,
+                            tok.end_line, tok.end_col, tok.end_pos)
             if kind == "STRING" and tok.value[-2:] in ('""', "''") and len(strip_prefix(tok.value)[1]) == 2 \
                     and self.text.startswith(tok.value[-1], tok.end_pos):
                 # `"""abc` with no closing quotes lexes as an empty string and a stray quote.

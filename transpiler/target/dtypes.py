@@ -104,7 +104,7 @@ _VECTOR_CTYPES = {
 }
 _PACKED = {4: "unsigned int", 8: "uint2", 16: "uint4"}
 
-_VECTOR_RE = re.compile(r"^(.*?)x(\d+)$")
+_VECTOR_RE = re.compile(r"(.*?)x([1-9][0-9]*)", re.ASCII)  # fullmatch: no trailing newline, no `x04`
 
 
 @lru_cache(maxsize=None)
@@ -115,7 +115,7 @@ def parse_dtype(name: str) -> DType | None:
     if name in _SCALARS:
         kind, bits, _, _ = _SCALARS[name]
         return DType(name, kind, bits)
-    match = _VECTOR_RE.match(name)
+    match = _VECTOR_RE.fullmatch(name)
     if match and match.group(1) in _SCALARS and int(match.group(2)) in VECTOR_LANES:
         base = match.group(1)
         kind, bits, _, _ = _SCALARS[base]
@@ -123,6 +123,40 @@ def parse_dtype(name: str) -> DType | None:
             return None
         return DType(name, kind, bits, int(match.group(2)))
     return None
+
+
+# Spellings of other tools and languages, for a hint naming the TIRx dtype (never accepted).
+ALIASES = {"fp64": "float64", "fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "half": "float16",
+           "float": "float32", "double": "float64", "f16": "float16", "f32": "float32", "f64": "float64",
+           "fp8": "float8_e4m3fn", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2", "fp8_e4m3": "float8_e4m3fn",
+           "fp8_e5m2": "float8_e5m2", "int": "int32", "uint": "uint32", "long": "int64", "short": "int16",
+           "char": "int8", "byte": "uint8", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+           "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "s32": "int32", "s64": "int64",
+           "s16": "int16", "s8": "int8", "b16": "uint16", "b32": "uint32", "b64": "uint64", "pred": "bool",
+           "boolean": "bool", "bfloat": "bfloat16", "bfloat16_t": "bfloat16", "float32_t": "float32",
+           "float16_t": "float16", "int32_t": "int32", "int64_t": "int64", "uint32_t": "uint32",
+           "uint64_t": "uint64", "int8_t": "int8", "uint8_t": "uint8", "int16_t": "int16", "uint16_t": "uint16",
+           "__half": "float16", "__nv_bfloat16": "bfloat16", "nv_bfloat16": "bfloat16", "tf32": "float32"}
+
+
+def dtype_alias(name: str) -> str | None:
+    """The TIRx dtype a string that is not one most likely means (`fp32` -> float32, `"float32\\n"`
+    -> float32, `Float32` -> float32), or None."""
+    text = name.strip().lower()
+    if text in _SCALARS and text != name:
+        return text
+    base = ALIASES.get(text)
+    if base is not None:
+        return base
+    match = _LOOSE_VECTOR_RE.fullmatch(text)
+    if match is not None:
+        element, lanes = ALIASES.get(match.group(1), match.group(1)), int(match.group(2))
+        if element in _SCALARS and lanes in VECTOR_LANES and f"{element}x{lanes}" != name:
+            return f"{element}x{lanes}"
+    return None
+
+
+_LOOSE_VECTOR_RE = re.compile(r"(.*?)x([0-9]+)", re.ASCII)  # `float32x04` too, for dtype_alias
 
 
 def known_dtype_names() -> list[str]:
