@@ -1,5 +1,7 @@
 # tirxc developer tasks. `make demo` and `make test` are the two set-up commands
 # of a fresh clone (README); both create the virtual environment on first use.
+# Transpiling needs only the package (.installed); the test targets add the test
+# extras, CuPy among them (.installed-test).
 
 PYTHON ?= python3
 VENV := .venv
@@ -15,6 +17,10 @@ LAUNCHERS := $(patsubst samples/%.tx,$(BUILD)/%.py,$(SAMPLES))
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(BIN)/.installed-test: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
@@ -32,14 +38,14 @@ $(BUILD)/%.cu $(BUILD)/%.py: samples/%.tx $(BIN)/.installed | $(BUILD)
 $(BUILD):
 	mkdir -p $@
 
-test: $(BIN)/.installed
+test: $(BIN)/.installed-test
 	$(BIN)/python -m pytest -q
 
 # Regenerate every sample's CUDA and diff it against the reviewed golden files.
-golden-check: $(BIN)/.installed
+golden-check: $(BIN)/.installed-test
 	$(BIN)/python -m pytest -q tests/emit/test_golden.py
 
-update-golden: $(BIN)/.installed
+update-golden: $(BIN)/.installed-test
 	$(BIN)/python -m pytest -q tests/emit/test_golden.py --update-golden
 
 # Generated documentation: the error codes, and the tables of docs/user-guide.md

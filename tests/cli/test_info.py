@@ -107,8 +107,9 @@ def test_decl_buffer_views_over_a_named_arena():
 
 def test_alignment_padding_unused_tail_and_rewind():
     arena = kernel("padded.tx", PADDED)["arena"]
+    # the alignment each view's address has: at offset 0 the arena's (128), not the 4 asked for
     assert spans(arena["buffers"], "name", "start", "end", "align") == [
-        ("flag", 0, 4, 4), ("tile", 128, 384, 128), ("again", 0, 64, 4)]
+        ("flag", 0, 4, 128), ("tile", 128, 384, 128), ("again", 0, 64, 128)]
     # `again` covers 4..64 after the rewind; 64..128 is the padding before the 128-aligned `tile`
     assert spans(arena["gaps"], "start", "end", "kind", "align") == [(64, 128, "padding", 128),
                                                                       (384, 1024, "unused", None)]
@@ -263,3 +264,111 @@ def test_global_workspaces_are_listed_apart_from_the_parameters():
     assert [p["name"] for p in k["params"]] == ["A", "total", "n"]
     assert spans(k["workspaces"], "name", "dtype", "shape", "line") == [
         ("partials", "float32", ["ceildiv(n, 256)"], 31), ("tickets", "int32", ["1"], 32)]
+
+
+# ---- the alignment a view has, overlaps in linear time, host expressions -------------------------------------
+
+UNALIGNED = """\
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def views(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64,), "float32")
+    T.device_entry()
+    tx = T.thread_id([64])
+    arena = T.alloc_buffer((256,), "float32", scope="shared.dyn")
+    V0 = T.decl_buffer((4,), "float32", data=arena.data, elem_offset=1, scope="shared.dyn")
+    V1 = T.decl_buffer((4,), "float32", data=arena.data, elem_offset=4, scope="shared.dyn")
+    V2 = T.decl_buffer((4,), "float32", data=arena.data, elem_offset=8, scope="shared.dyn")
+    V3 = T.decl_buffer((4,), "float32", data=arena.data, elem_offset=32, scope="shared.dyn")
+    V4 = T.decl_buffer((4,), "float32", data=arena.data, scope="shared.dyn")
+    V0[0] = A[tx]
+    V1[0] = V0[1]
+    V2[0] = V1[1]
+    V3[0] = V2[1]
+    A[tx] = V3[1] + V4[0]
+"""
+
+
+def test_a_views_alignment_is_the_one_its_address_has():
+    """A view at byte 4 of a 64-byte aligned arena is 4-byte aligned, whatever align= says;
+    one at byte 0 has the arena's alignment."""
+    arena = kernel("unaligned.tx", UNALIGNED)["arena"]
+    assert arena["align"] == 64
+    assert spans(arena["buffers"], "name", "start", "align") == [("V0", 4, 4), ("V1", 16, 16), ("V2", 32, 32),
+                                                                 ("V3", 128, 64), ("V4", 0, 64)]
+    text = info.render_text(info.report(compile_file("unaligned.tx", UNALIGNED.encode(), until="cuda").program))
+    assert "    4..20       16  V0      float32[4]      4    10\n" in text
+    assert info.address_align(96, 1024) == 32 and info.address_align(0, 16) == 16 and \
+        info.address_align(-1, 64) is None
+
+
+class _Placed:
+    def __init__(self, name, start, end):
+        self.name, self.start, self.end = name, start, end
+
+
+def test_overlaps_are_every_pair_sharing_bytes_in_the_order_of_a_pairwise_scan():
+    import random
+    rng = random.Random(7)
+    for _ in range(200):
+        placed = []
+        for i in range(rng.randrange(0, 14)):
+            start = rng.randrange(0, 40)
+            placed.append(_Placed(f"b{i}", start, start + rng.randrange(0, 12)))
+        expected = [(later.name, earlier.name, max(earlier.start, later.start), min(earlier.end, later.end))
+                    for i, later in enumerate(placed) for earlier in placed[:i]
+                    if max(earlier.start, later.start) < min(earlier.end, later.end)]
+        assert spans(info._overlaps(placed), "buffer", "with", "start", "end") == expected
+
+
+def test_overlaps_take_time_in_the_views_and_overlaps_not_their_square():
+    """100,000 views side by side: a pairwise scan would compare 5e9 pairs."""
+    import time
+    placed = [_Placed(f"v{i}", 16 * i, 16 * i + 16) for i in range(100_000)]
+    placed.append(_Placed("whole", 0, 16 * 100_000))
+    started = time.perf_counter()
+    overlaps = info._overlaps(placed)
+    assert len(overlaps) == 100_000 and overlaps[0]["buffer"] == "whole"
+    assert time.perf_counter() - started < 10
+
+
+def test_many_views_are_reported_in_linear_time():
+    views = 3000
+    lines = ["from tvm.script import tirx as T", "", "", "@T.prim_func", "def views(A_ptr: T.handle):",
+             '    A = T.match_buffer(A_ptr, (64,), "float32")', "    T.device_entry()", "    tx = T.thread_id([64])",
+             f'    arena = T.alloc_buffer(({views * 4},), "float32", scope="shared.dyn")']
+    lines += [f'    V{i} = T.decl_buffer((4,), "float32", data=arena.data, elem_offset={4 * i}, scope="shared.dyn")'
+              for i in range(views)]
+    lines += ["    V0[0] = A[tx]", f"    A[tx] = V{views - 1}[1]", ""]
+    program = compile_file("views.tx", "\n".join(lines).encode(), until="cuda").program
+    import time
+    started = time.perf_counter()
+    report = info.report(program)
+    info.render_text(report)
+    info.render_svg(report)
+    assert time.perf_counter() - started < 10
+    assert len(report["kernels"][0]["arena"]["buffers"]) == views and report["kernels"][0]["arena"]["overlaps"] == []
+
+
+HOST = """\
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def host(A_ptr: T.handle, n: T.int32, m: T.int32):
+    A = T.match_buffer(A_ptr, ((T.truncdiv(n - 1000, 1000) + 1) * 1000, T.truncmod(m, 7) + T.min(n, 3),
+                               T.Select(n > m, n, m)), "float32")
+    T.device_entry()
+    bx = T.cta_id([T.ceildiv(n, 256)])
+    tx = T.thread_id([32])
+    A[0, 0, 0] = 1.0
+"""
+
+
+def test_host_expressions_are_shown_as_the_source_writes_them():
+    k = kernel("host.tx", HOST)
+    assert k["grid"] == ["ceildiv(n, 256)", "1", "1"]
+    assert k["params"][0]["shape"] == ["(truncdiv(n - 1000, 1000) + 1) * 1000", "truncmod(m, 7) + min(n, 3)",
+                                       "n if (n > m) else m"]

@@ -248,7 +248,7 @@ def test_rank_three_shows_one_grid_per_leading_index(capsys):
     ("S[(4, 8):(1@laneid, 4@TLane)]", "<layout>:1:1: error[E0517]: `TLane` / `TCol` axes are for tensor memory"),
     ("S[4:1@bx]", "<layout>:1:1: error[E0518]: register buffers distributed over `bx` are not supported"),
     ("S[4.0]", "<layout>:1:3: error[E0303]: float literal `4.0` used as an int32 value"),
-    ("S[4] + R[0:1]", "<layout>:1:1: error[E0517]: layout extent 0 is not positive"),
+    ("S[4] + R[0:1]", "<layout>:1:10: error[E0517]: layout extent 0 is not positive"),  # at the extent
     ("ComposeLayout(32, 3, 3, S[8])", "<layout>:1:1: error[E0517]: this swizzle reaches bit 38 of the element "
                                       "index, which is a 32-bit int"),
     ("# no layout", "<layout>:1:12: error[E0517]: no layout here"),

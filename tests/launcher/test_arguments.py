@@ -10,6 +10,7 @@ tests/gpu/test_validation.py the same with real CuPy arrays on a GPU.
 """
 from __future__ import annotations
 
+import itertools
 import sys
 import types
 
@@ -17,7 +18,17 @@ import numpy
 import pytest
 
 from tests.conftest import SAMPLES
-from tests.hostile._util import FakeArray, load_launcher, ok
+from tests.hostile._util import FakeArray as _FakeArray, load_launcher, ok
+
+_addresses = itertools.count(1)
+
+
+class FakeArray(_FakeArray):
+    """tests.hostile's FakeArray, at an address of its own unless given one: the launcher refuses
+    arrays that share memory when the kernel writes one of them."""
+
+    def __init__(self, shape, typestr="<f4", strides=None, address=None, readonly=False):
+        super().__init__(shape, typestr, strides, next(_addresses) << 32 if address is None else address, readonly)
 
 INT_MAX = 2 ** 31 - 1
 
@@ -181,7 +192,11 @@ def test_arrays_reaching_past_int_max_are_rejected(copy4, saxpy):
         copy4.launch_config(FakeArray((n + 1, 4)), FakeArray((n + 1, 4)))
     with pytest.raises(ValueError, match=r"32-bit ints"):
         saxpy.launch_config(2.0, FakeArray((INT_MAX + 1,)), FakeArray((INT_MAX + 1,)))
-    saxpy.launch_config(2.0, FakeArray((INT_MAX,)), FakeArray((INT_MAX,)))
+    n = INT_MAX - 255  # the grid is T.ceildiv(n, 256): (n + 255) // 256 in the kernel's int32 arithmetic
+    assert saxpy.launch_config(2.0, FakeArray((n,)), FakeArray((n,)))[0] == (2 ** 23 - 1, 1, 1)
+    with pytest.raises(ValueError, match=r"saxpy\(\): the grid cannot be computed for these arguments: 2147483648 "
+                                         r"does not fit in int32, and int32 arithmetic may not overflow"):
+        saxpy.launch_config(2.0, FakeArray((n + 1,)), FakeArray((n + 1,)))
 
 
 def test_the_index_limit_counts_layout_strides_and_offsets(tmp_path):
@@ -223,11 +238,11 @@ class CupyArray:
     """What the launcher reads of a cupy.ndarray; `shape` and `strides` can be set in place,
     as CuPy's can."""
 
-    def __init__(self, shape, dtype="float32", address=1 << 20, device=0):
+    def __init__(self, shape, dtype="float32", address=None, device=0):
         self.dtype = numpy.dtype(dtype)
         self.shape = tuple(shape)
         self.strides = numpy.empty(shape, self.dtype).strides
-        self.data = _Memory(address, device)
+        self.data = _Memory(next(_addresses) << 32 if address is None else address, device)
 
     @property
     def _c_contiguous(self):
@@ -269,7 +284,7 @@ def _armed(kernel):
 
 def test_a_good_call_launches_once(saxpy, fake_cupy):
     recorder = _armed(saxpy)
-    saxpy(2.0, FakeArray((300,)), FakeArray((300,)))
+    saxpy(2.0, FakeArray((300,), address=1 << 20), FakeArray((300,), address=1 << 21))
     assert len(recorder.calls) == 1
     grid, block, args, shared = recorder.calls[0]
     assert (grid, block, shared) == ((2, 1, 1), (256, 1, 1), 0)
@@ -411,8 +426,9 @@ def test_an_array_reshaped_in_place_is_checked_again(saxpy, fake_cupy):
 def test_alternating_signatures_each_launch_with_their_own_plan(saxpy, fake_cupy):
     recorder = _armed(saxpy)
     small, large, host_view = CupyArray((300,)), CupyArray((600,)), FakeArray((300,))
+    outputs = {small: CupyArray((300,)), large: CupyArray((600,)), host_view: FakeArray((300,))}
     for x in (small, large, small, host_view, large, host_view):
-        saxpy(2.0, x, x)
+        saxpy(2.0, x, outputs[x])
     assert [(call[0], int(call[2][3])) for call in recorder.calls] == \
         [((2, 1, 1), 300), ((3, 1, 1), 600), ((2, 1, 1), 300)] * 2
 
@@ -577,3 +593,137 @@ def test_an_empty_array_takes_any_strides(tmp_path, fake_cupy):
     rows(CupyArray((0, 4)), 0)
     rows(odd, 0)
     assert len(recorder.calls) == 4
+
+
+# ---- pointers, extents and strides that an array interface can get wrong ---------------------------------
+
+def test_a_null_data_pointer_with_elements_is_refused(saxpy, fake_cupy):
+    with pytest.raises(ValueError, match=r"^saxpy\(\): argument 'x' has a NULL data pointer, but it has elements$"):
+        saxpy.launch_config(2.0, FakeArray((10,), address=0), FakeArray((10,)))
+    assert saxpy.launch_config(2.0, FakeArray((0,), address=0), FakeArray((0,), address=0))[0] == (0, 1, 1)
+    recorder = _armed(saxpy)
+    saxpy(2.0, CupyArray((300,)), CupyArray((300,)))  # the plan, and the common case's latest pointers
+    for null in (FakeArray((300,), address=0), CupyArray((300,), address=0)):
+        with pytest.raises(ValueError, match=r"argument 'x' has a NULL data pointer, but it has elements"):
+            saxpy(2.0, null, CupyArray((300,)))
+    assert len(recorder.calls) == 1
+
+
+@pytest.mark.parametrize("shape", [(-1,), (2.5,), ("3",), (None,)])
+def test_extents_must_be_non_negative_integers(saxpy, shape):
+    with pytest.raises(ValueError, match=r"argument 'x' has the shape .*: an array's extents are non-negative "
+                                         r"integers"):
+        saxpy.launch_config(2.0, FakeArray(shape), FakeArray((3,)))
+
+
+def test_numpy_integer_extents_and_strides_are_integers(copy4):
+    shape, strides = (numpy.int64(8), numpy.int32(4)), (numpy.int64(16), numpy.int64(4))
+    assert copy4.launch_config(FakeArray(shape, strides=strides), FakeArray((8, 4)))[0] == (1, 1, 1)
+
+
+def test_strides_must_be_one_integer_per_dimension(copy4):
+    with pytest.raises(ValueError, match=r"argument 'A' has 1 strides \(16,\) for its 2 dimensions"):
+        copy4.launch_config(FakeArray((8, 4), strides=(16,)), FakeArray((8, 4)))
+    with pytest.raises(ValueError, match=r"argument 'A' has 3 strides"):
+        copy4.launch_config(FakeArray((8, 4), strides=(16, 4, 4)), FakeArray((8, 4)))
+    with pytest.raises(TypeError, match=r"argument 'A' has the strides \(16\.0, 4\): byte strides are integers"):
+        copy4.launch_config(FakeArray((8, 4), strides=(16.0, 4)), FakeArray((8, 4)))
+
+
+def test_a_data_pointer_must_be_an_address(saxpy, fake_cupy):
+    for pointer in (-16, 2 ** 64, 1.5e6, "1024"):
+        with pytest.raises(ValueError, match=r"argument 'x' has the data pointer .* which is not an address"):
+            saxpy.launch_config(2.0, FakeArray((10,), address=pointer), FakeArray((10,)))
+
+
+# ---- arrays that share memory: the kernel's parameters are __restrict__ -----------------------------------
+
+SHARES = r"arguments 'x' and 'y' share memory, but the kernel writes 'y' and takes its buffers as __restrict__"
+
+
+def test_the_same_array_for_a_read_and_a_written_buffer_is_refused(saxpy, fake_cupy):
+    recorder = _armed(saxpy)
+    for x in (FakeArray((300,)), CupyArray((300,))):
+        with pytest.raises(ValueError, match=rf"^saxpy\(\): {SHARES}"):
+            saxpy(2.0, x, x)
+    assert recorder.calls == []
+
+
+@pytest.mark.parametrize("offset, refused", [(0, True), (64, True), (1216, True), (1280, False), (-1216, True),
+                                             (-1280, False)])
+def test_overlapping_arrays_are_refused_and_adjacent_ones_accepted(saxpy, fake_cupy, offset, refused):
+    """x covers bytes [base, base + 1280): y may start at its end or end at its start."""
+    recorder = _armed(saxpy)
+    base = 1 << 24
+    for kind in (FakeArray, CupyArray):
+        if refused:
+            with pytest.raises(ValueError, match=SHARES):
+                saxpy(2.0, kind((320,), address=base), kind((320,), address=base + offset))
+        else:
+            saxpy(2.0, kind((320,), address=base), kind((320,), address=base + offset))
+    assert len(recorder.calls) == (0 if refused else 2)
+
+
+def test_the_common_case_checks_overlap_only_when_a_pointer_changes(saxpy, fake_cupy, monkeypatch):
+    recorder = _armed(saxpy)
+    checks = []
+    check_overlap = type(saxpy)._check_overlap
+    monkeypatch.setattr(type(saxpy), "_check_overlap", lambda self, plan, pointers: checks.append(1) or
+                        check_overlap(self, plan, pointers))
+    x, y = CupyArray((300,)), CupyArray((300,))
+    for _ in range(5):
+        saxpy(2.0, x, y)
+    assert len(checks) == 1  # the first call's
+    saxpy(2.0, x, CupyArray((300,)))
+    assert len(checks) == 2
+    with pytest.raises(ValueError, match=SHARES):  # the remembered pointers hide no new overlap
+        saxpy(2.0, x, CupyArray((300,), address=x.data.ptr + 64))
+    saxpy(2.0, x, y)
+    assert len(recorder.calls) == 7
+
+
+READ_TWICE = '''from tvm.script import tirx as T
+
+
+@T.prim_func
+def add(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    T.device_entry()
+    tx = T.thread_id([64])
+    C[tx] = A[tx] + B[tx]
+'''
+
+
+def test_buffers_the_kernel_only_reads_may_share_memory(tmp_path, fake_cupy):
+    add = _module(tmp_path, READ_TWICE, "add").add
+    recorder = _armed(add)
+    a = CupyArray((64,))
+    add(a, a, CupyArray((64,)))
+    with pytest.raises(ValueError, match=r"arguments 'A' and 'C' share memory, but the kernel writes 'C'"):
+        add(a, CupyArray((64,)), a)
+    assert len(recorder.calls) == 1
+
+
+INTERLEAVED = '''from tvm.script import tirx as T
+from tvm.tirx.layout import TileLayout, S
+
+
+@T.prim_func
+def odd_even(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64,), "float32", layout=TileLayout(S[64:2]), align=4)
+    B = T.match_buffer(B_ptr, (64,), "float32", layout=TileLayout(S[64:2]), align=4)
+    T.device_entry()
+    tx = T.thread_id([64])
+    B[tx] = A[tx]
+'''
+
+
+def test_interleaved_strided_arrays_do_not_share_memory(tmp_path, fake_cupy):
+    """The even and the odd elements of one array: their byte ranges overlap, their elements
+    do not (NumPy's exact test decides)."""
+    kernel = _module(tmp_path, INTERLEAVED, "odd_even").odd_even
+    recorder = _armed(kernel)
+    base = 1 << 24
+    kernel(FakeArray((64,), strides=(8,), address=base), FakeArray((64,), strides=(8,), address=base + 4))
+    with pytest.raises(ValueError, match=r"arguments 'A' and 'B' share memory, but the kernel writes 'B'"):
+        kernel(FakeArray((64,), strides=(8,), address=base), FakeArray((64,), strides=(8,), address=base + 8))
+    assert len(recorder.calls) == 1

@@ -141,3 +141,43 @@ def test_the_compile_path_raises_compile_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(module.CompileError, match=r'^kernels/broken\.tx:6: error: identifier "undefined_in_helper"'):
         module._module(0)
+
+
+STEALS = '''from tvm.script import tirx as T
+
+SRC = r"""
+#line 1 "SECRET"
+__device__ __forceinline__ float steal(float x) {
+    return x + not_declared;
+}
+"""
+
+
+@T.prim_func
+def steals(A: T.Buffer((64,), "float32")):
+    T.device_entry()
+    tx = T.thread_id([64])
+    A[tx] = T.cuda.func_call("steal", A[tx], source_code=SRC, return_type="float32")
+'''
+
+
+@pytest.mark.parametrize("line_info", [True, False])
+def test_a_line_directive_in_inline_cuda_cannot_make_compile_error_read_a_file(tmp_path, monkeypatch, line_info):
+    """A `#line` in a func_call source names any file it likes, and NVRTC reports its errors
+    there: CompileError gives that file's name and line but reads only the .tx file itself."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("token = s3cr3t\nsecond\n")
+    (tmp_path / "steals.tx").write_text(STEALS)
+    monkeypatch.chdir(tmp_path)
+    text = STEALS.replace("SECRET", str(secret))
+    module = load_launcher(tmp_path, ok(text, "steals.tx", until="launcher", launcher_name="steals",
+                                        line_info=line_info).launcher, "steals")
+    assert module.LINE_FILE == ("steals.tx" if line_info else "")
+    log = f'{secret}(3): error: identifier "not_declared" is undefined\n'
+    error = module.compile_error(log)
+    assert str(error).split("\n") == [f'{secret}:3: error: identifier "not_declared" is undefined',
+                                      "steals.tx: NVRTC rejected the generated CUDA (1 error; NVRTC's log is the "
+                                      "`log` attribute)"]
+    assert error.errors == [(str(secret), 3, 'identifier "not_declared" is undefined')]
+    quoted = module.compile_error('steals.tx(14): error: something\n')
+    assert ("  14 |     tx = T.thread_id([64])" in str(quoted)) == line_info  # the .tx file itself: quoted

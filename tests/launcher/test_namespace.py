@@ -130,7 +130,8 @@ def test_the_runtime_is_embedded_verbatim(generated):
     embedded = [node.value.value for node in tree.body if isinstance(node, ast.Assign)
                 and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["__tirxc_runtime__"]
                 and isinstance(node.value, ast.Constant)]
-    assert embedded == ["\n" + RUNTIME.read_text(encoding="utf-8")]
+    assert embedded == ["\n" + "\n\n".join((RUNTIME.parent / name).read_text(encoding="utf-8")
+                                          for name in ("launch.py", "nvrtc.py", "arith.py"))]
     assert runtime_literal().startswith("r'''\n")  # readable: the file as it is, not repr()'s one line
 
 
@@ -146,3 +147,30 @@ def test_a_launcher_copied_alone_needs_no_tirxc(tmp_path, generated):
             "print(alone.min.launch_config(A(), 8), 'cupy' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert out.stdout == "((8, 1, 1), (32, 1, 1), 0) False\n"
+
+
+HELPERS = '''from tvm.script import tirx as T
+''' + "".join(f'''
+
+@T.prim_func
+def {name}(A_ptr: T.handle, m: T.int32):
+    n = T.int32()
+    A = T.match_buffer(A_ptr, (n,), "float32")
+    T.device_entry()
+    bx = T.cta_id([T.ceildiv(n, 32) + T.truncdiv(m, 4) + T.abs(m)])
+    tx = T.thread_id([32])
+    A[tx] = T.float32(bx)
+''' for name in ("c_int", "c_cast", "floordiv", "truncdiv", "truncmod", "shift_count", "abs", "HostArithmeticError"))
+
+
+def test_kernels_named_like_the_host_arithmetic_leave_the_grids_alone(tmp_path):
+    """The grids call the runtime's host arithmetic (c_int, floordiv, truncdiv ...), which a
+    kernel of that name does not replace."""
+    module = load_launcher(tmp_path, ok(HELPERS, "helpers.tx", launcher_name="helpers").launcher, "helpers")
+    for name in ("c_int", "c_cast", "floordiv", "truncdiv", "truncmod", "shift_count", "abs", "HostArithmeticError"):
+        kernel = getattr(module, name)
+        assert kernel.name == name
+        assert kernel.launch_config(FakeArray((100,)), -9)[0] == (4 - 2 + 9, 1, 1)
+        with pytest.raises(ValueError, match=r"the grid cannot be computed for these arguments: 2147483648 does "
+                                             r"not fit in int32"):
+            kernel.launch_config(FakeArray((100,)), -2 ** 31)

@@ -6,6 +6,7 @@ tests/gpu/test_workspace.py runs samples/global_workspace.tx on a GPU.
 """
 from __future__ import annotations
 
+import itertools
 import sys
 import types
 
@@ -13,7 +14,17 @@ import numpy
 import pytest
 
 from tests.conftest import SAMPLES
-from tests.hostile._util import FakeArray, load_launcher, ok
+from tests.hostile._util import FakeArray as _FakeArray, load_launcher, ok
+
+_addresses = itertools.count(1)
+
+
+class FakeArray(_FakeArray):
+    """tests.hostile's FakeArray, at an address of its own unless given one: the launcher refuses
+    arrays that share memory when the kernel writes one of them."""
+
+    def __init__(self, shape, typestr="<f4", strides=None, address=None, readonly=False):
+        super().__init__(shape, typestr, strides, next(_addresses) << 32 if address is None else address, readonly)
 
 SAMPLE = (SAMPLES / "global_workspace.tx").read_text()
 
@@ -163,14 +174,14 @@ def test_a_launch_gets_zeroed_workspaces_it_did_not_ask_for(tmp_path, stub):
     _, module = _launcher(tmp_path, SAMPLE, "global_workspace")
     kernel = module.global_sum
     _armed(kernel, stub)
-    kernel(FakeArray((1000,)), FakeArray((1,)))
+    kernel(FakeArray((1000,), address=1 << 20), FakeArray((1,), address=1 << 21))
     (_, partials, psize, _), (_, tickets, tsize, _) = [e for e in stub.events if e[0] == "alloc"]
     assert (psize, tsize) == (4 * 4, 4)  # ceildiv(1000, 256) floats, one int
     memsets = [e for e in stub.events if e[0] == "memset"]
     assert memsets == [("memset", partials, 0, 16, 0), ("memset", tickets, 0, 4, 0)]
     kind, grid, args, stream = stub.events[-1]
     assert kind == "launch" and grid == (4, 1, 1) and len(args) == 5
-    assert [_pointer(a) for a in args[:2]] == [1 << 20, 1 << 20] and int(args[2]) == 1000
+    assert [_pointer(a) for a in args[:2]] == [1 << 20, 1 << 21] and int(args[2]) == 1000
     assert [_pointer(a) for a in args[3:]] == [partials, tickets]
 
 

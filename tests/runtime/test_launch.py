@@ -1,23 +1,25 @@
-"""The launcher's runtime (transpiler/runtime/launch.py) as a plain module, without a GPU
-and without tirxc: kernel tables written by hand, arrays that are small objects exposing
+"""The launcher's runtime (transpiler/runtime/launch.py, nvrtc.py and arith.py, run in one
+namespace as each launcher runs them) as a plain module, without a GPU and without tirxc:
+kernel tables written by hand, arrays that are small objects exposing
 `__cuda_array_interface__`. Each test gets a fresh copy of the module, as each generated
 launcher runs its own."""
 from __future__ import annotations
 
 import ast
-import importlib.util
 import itertools
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import numpy
 import pytest
 
-from transpiler.runtime import launch
+from transpiler.runtime import launch, nvrtc
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RUNTIME = ROOT / "transpiler" / "runtime"
+RUNTIME_MODULES = ("launch.py", "nvrtc.py", "arith.py")  # as transpiler/codegen/launcher.py embeds them
 _copies = itertools.count()
 
 
@@ -57,10 +59,11 @@ SAXPY = spec([buffer("x", ("n",), readonly=True), buffer("y", ("n",)), scalar("a
 
 @pytest.fixture
 def runtime():
-    """A fresh copy of the runtime module (its caches and program are per launcher)."""
-    module_spec = importlib.util.spec_from_file_location(f"tirxc_runtime_{next(_copies)}", launch.__file__)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
+    """A fresh copy of the runtime (its caches and program are per launcher): its files in one
+    module object, as a launcher runs them."""
+    module = types.ModuleType(f"tirxc_runtime_{next(_copies)}")
+    text = "\n\n".join((RUNTIME / name).read_text(encoding="utf-8") for name in RUNTIME_MODULES)
+    exec(compile(text, str(RUNTIME / "launch.py"), "exec"), vars(module))
     return module
 
 
@@ -254,8 +257,12 @@ def test_no_element_past_the_32_bit_index(runtime):
         kernel(2).launch_config(FakeArray((2 ** 31 - 1,), "|u1"))
     assert str(caught.value) == "k(): argument 'A' of shape (2147483647,) reaches element 2147483648, but the " \
                                 "kernel indexes with 32-bit ints: at most element 2147483647 (2^31 - 1)"
-    with pytest.raises(ValueError, match=r"of shape \(2147483648,\) reaches element 2147483647, but"):
+    with pytest.raises(ValueError, match=r"has shape \(2147483648,\), but the kernel indexes with 32-bit ints: "
+                                         r"extent 'n' is at most 2147483647"):
         kernel(0).launch_config(FakeArray((2 ** 31,), "|u1"))  # one element too many, counted from 0
+    constant = kernel_of(runtime, spec([buffer("A", (2 ** 31,), "uint8", 1, align=1)], ["A"]))
+    with pytest.raises(ValueError, match=r"of shape \(2147483648,\) reaches element 2147483647, but"):
+        constant.launch_config(FakeArray((2 ** 31,), "|u1"))
 
 
 # ---- workspaces -----------------------------------------------------------------------------------------
@@ -326,7 +333,7 @@ CUDA = '#line 1 "kernels/k.tx"\n__device__ float f(float x) {\n#line 12 "we\\"ir
 
 
 def test_mapped_errors_name_the_tx_line_and_quote_it(runtime, tmp_path, monkeypatch):
-    runtime.load("k.tx", 75, "", CUDA, {})
+    runtime.load("k.tx", 75, "", CUDA, {}, line_file="kernels/k.tx")
     (tmp_path / "kernels").mkdir()
     (tmp_path / "kernels" / "k.tx").write_text("\ufefffirst\nsecond line\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
@@ -344,6 +351,38 @@ def test_mapped_errors_name_the_tx_line_and_quote_it(runtime, tmp_path, monkeypa
         'we"ird\u00e9.tx:12: catastrophic error: cannot open source file',
         "k.tx: NVRTC rejected the generated CUDA (2 errors; NVRTC's log is the `log` attribute)",
     ]
+
+
+def test_only_the_launchers_own_tx_file_is_ever_quoted(runtime, tmp_path, monkeypatch):
+    """A `#line` in inline CUDA can name any file: CompileError reports its errors by that name
+    and line, but reads nothing but the .tx file at the path tirxc's own directives give."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("password = hunter2\n")
+    (tmp_path / "k.tx").write_text("first\n")
+    monkeypatch.chdir(tmp_path)
+    cuda = f'#line 1 "k.tx"\nint a;\n#line 1 "{secret}"\nint b = c;\n#line 1 "other/k.tx"\nint d = e;\n'
+    log = (f'{secret}(1): error: identifier "c" is undefined\n'
+           'other/k.tx(1): error: identifier "e" is undefined\n'
+           'k.tx(1): error: something\n')
+    for line_file in ("k.tx", ""):
+        runtime.load("k.tx", 75, "", cuda, {}, line_file=line_file)
+        text = str(runtime.compile_error(log))
+        assert "hunter2" not in text and f'{secret}:1: error: identifier "c" is undefined' in text
+        assert 'other/k.tx:1: error: identifier "e" is undefined\nk.tx:1: error: something\n' in text
+        assert ("  1 | first" in text) == (line_file == "k.tx")
+    runtime.load("other.tx", 75, "", cuda, {}, line_file=str(secret))  # a line file not named SOURCE_FILE
+    assert "hunter2" not in str(runtime.compile_error(log))
+
+
+def test_a_tx_file_that_is_not_a_regular_file_is_not_read(runtime, tmp_path, monkeypatch):
+    """SOURCE_FILE may have been a FIFO or a device (`tirxc /dev/stdin`): reading it could block."""
+    import os
+    fifo = tmp_path / "k.tx"
+    os.mkfifo(fifo)
+    monkeypatch.chdir(tmp_path)
+    runtime.load("k.tx", 75, "", '#line 1 "k.tx"\nint b = c;\n', {}, line_file="k.tx")
+    assert str(runtime.compile_error('k.tx(1): error: identifier "c" is undefined\n')).split("\n")[:1] == \
+        ['k.tx:1: error: identifier "c" is undefined']
 
 
 def test_unmapped_errors_quote_the_generated_cuda(runtime):
@@ -369,14 +408,14 @@ def test_a_log_without_errors_is_passed_on_whole(runtime):
     ("\\303\\251t\\303\\251", "\u00e9t\u00e9"), ("\\1\\0012", "\x01\x012"), ("bad\\377", "bad\ufffd"),
 ])
 def test_line_directive_names_are_c_unescaped(literal, name):
-    assert launch._c_unescape(literal) == name
+    assert nvrtc._c_unescape(literal) == name
 
 
 def test_an_unreadable_file_quotes_nothing(tmp_path):
-    assert launch._file_line(str(tmp_path / "missing.tx"), 1) is None
+    assert nvrtc._file_line(str(tmp_path / "missing.tx"), 1) is None
     (tmp_path / "a.tx").write_text("one\ntwo\n", encoding="utf-8")
-    assert launch._file_line(str(tmp_path / "a.tx"), 2) == "two\n"
-    assert launch._file_line(str(tmp_path / "a.tx"), 3) is None
+    assert nvrtc._file_line(str(tmp_path / "a.tx"), 2) == "two\n"
+    assert nvrtc._file_line(str(tmp_path / "a.tx"), 3) is None
 
 
 # ---- small helpers ------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ exit status 2), raised here so that every command words it the same way.
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -18,17 +19,32 @@ from transpiler.diag.diagnostics import Renderer, use_colour
 def write_atomic(path: str, text: str) -> None:
     """Write via a temporary file in the same folder and rename, so that readers
     (and `make`) never see a partial file and a failed run leaves the old one.
-    A device or FIFO (`-o /dev/null`, `-o >(...)`) is written in place: renaming
-    over it would replace the device node with a plain file."""
+
+    A symbolic link is written through, and stays a link: the temporary file goes next
+    to the file the link leads to, and replaces that file. A dangling link, or a link to
+    a directory, is an error that changes nothing. A device or FIFO (`-o /dev/null`,
+    `-o /dev/stdout` on a terminal or pipe, `-o >(...)`) is written in place: renaming
+    over it would replace the device node with a plain file; so is a file that a link
+    reaches only through /proc (an open file of this process that has no path)."""
     try:
-        existing = os.stat(path).st_mode
-    except OSError:
+        existing = os.stat(path).st_mode  # through links
+    except (FileNotFoundError, NotADirectoryError):
         existing = None
-    if existing is not None and not stat.S_ISREG(existing) and not stat.S_ISDIR(existing):
+    link = os.path.islink(path)
+    if link and existing is None:
+        raise _output_error(path, f"it is a symbolic link to '{os.readlink(path)}', which does not exist")
+    if link and stat.S_ISDIR(existing):
+        raise _output_error(path, f"it is a symbolic link to the directory '{os.path.realpath(path)}'")
+    target = path
+    in_place = existing is not None and not stat.S_ISREG(existing) and not stat.S_ISDIR(existing)
+    if link and stat.S_ISREG(existing):
+        target = os.path.realpath(path)
+        in_place = not same_file(target, path)  # no path leads to the file: write it in place
+    if in_place:
         with open(path, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         return
-    directory = os.path.dirname(os.path.abspath(path))
+    directory = os.path.dirname(os.path.abspath(target))
     fd, tmp = _temporary_file(directory)
     try:
         # The temporary file is private (0600); give it the mode the file it
@@ -36,13 +52,18 @@ def write_atomic(path: str, text: str) -> None:
         os.chmod(tmp, existing & 0o7777 if existing is not None else 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+
+
+def _output_error(path: str, why: str) -> OSError:
+    """An OSError whose strerror is `why` (write_file words it as "cannot write 'path': why")."""
+    return OSError(errno.EINVAL, why, path)
 
 
 def _temporary_file(directory: str) -> tuple[int, str]:
@@ -107,6 +128,37 @@ def same_file(a: str, b: str) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def compile_file(name: str, data: bytes, **options):
+    """driver.compile_file, where a grid, shape or stride that the launcher cannot compute on the
+    host (which the checker lets through) is an error of the input at its place (E0325), not an
+    internal error of tirxc."""
+    from transpiler import driver
+    from transpiler.codegen.launcher import HostExprError
+    try:
+        return driver.compile_file(name, data, **options)
+    except HostExprError as err:
+        from transpiler.diag.diagnostics import Diagnostic
+        from transpiler.syntax.source import SourceFile
+        result = driver.Result(SourceFile.from_bytes(name, data)[0])
+        span = err.span if err.span is not None else result.source.span(1, 1)
+        result.diagnostics = [Diagnostic("E0325", "error", str(err), span,
+                                         help="compute extents and grids from constants, symbolic extents and "
+                                              "integer scalar parameters, with integer operations")]
+        return result
+
+
+def same_output(a: str, b: str) -> bool:
+    """Whether two output paths name one file however they are spelled (`k.py`, `./k.py`,
+    `d/../k.py`, a symbolic link to it), whether or not it exists yet; a device or FIFO
+    (`/dev/null`, `/dev/stdout` on a terminal) takes both outputs, so it does not count."""
+    try:
+        if not stat.S_ISREG(os.stat(a).st_mode) and not stat.S_ISDIR(os.stat(a).st_mode):
+            return False
+    except OSError:
+        pass
+    return same_file(a, b) or os.path.realpath(a) == os.path.realpath(b)
 
 
 def print_diagnostics(result) -> None:

@@ -11,6 +11,7 @@ are all printed from it, so they cannot disagree.
 """
 from __future__ import annotations
 
+import heapq
 import json
 import sys
 
@@ -114,23 +115,32 @@ def _arena(lk) -> dict | None:
         return None
     whole, views = lk.spec.arena[0], lk.spec.arena[1:]
     size = lk.spec.dynamic_shared_bytes
+    arena_align = lk.arena.align if lk.arena is not None else whole.align
     buffers = []
     for p in views:
         entry = _placement(p)
         entry["bytes"] = p.end - p.start
-        entry["align"] = p.align
+        entry["align"] = address_align(p.start, arena_align)
         buffers.append(entry)
     placed = [p for p in views if p.start >= 0]
     return {
         "name": whole.name or None,
         "c_name": lk.arena.name if lk.arena is not None else None,
         "bytes": size,
-        "align": lk.arena.align if lk.arena is not None else whole.align,
+        "align": arena_align,
         "accessed": lk.arena is not None,
         "buffers": buffers,
         "gaps": _gaps(placed, size),
         "overlaps": _overlaps(placed),
     }
+
+
+def address_align(offset: int, arena_align: int) -> int | None:
+    """The alignment a view's address has: the largest power of two dividing its byte offset in
+    the arena, at most the arena's own (None where the offset is not known)."""
+    if offset < 0:
+        return None
+    return arena_align if offset == 0 else min(offset & -offset, arena_align)
 
 
 def _gaps(placed: list[ir.Placement], size: int) -> list[dict]:
@@ -151,14 +161,26 @@ def _gaps(placed: list[ir.Placement], size: int) -> list[dict]:
 
 
 def _overlaps(placed: list[ir.Placement]) -> list[dict]:
-    """Each pair of buffers sharing bytes (or columns): the later one, the earlier one, the range."""
+    """Each pair of buffers sharing bytes (or columns): the later one, the earlier one, the range;
+    by the later one's place in `placed`, then the earlier one's. A sweep in address order that
+    keeps the buffers not yet ended: time in the number of buffers and of overlaps, never in
+    their product (an arena of thousands of views)."""
+    order = sorted(range(len(placed)), key=lambda i: (placed[i].start, i))
+    live: list[tuple[int, int]] = []  # a heap of (end, index) of the buffers started and not ended
+    pairs = []
+    for i in order:
+        start, end = placed[i].start, placed[i].end
+        while live and live[0][0] <= start:
+            heapq.heappop(live)
+        if start >= end:
+            continue
+        pairs.extend((max(i, j), min(i, j)) for _, j in live)  # each began at or before `start` and ends after it
+        heapq.heappush(live, (end, i))
     out = []
-    for i, later in enumerate(placed):
-        for earlier in placed[:i]:
-            start, end = max(earlier.start, later.start), min(earlier.end, later.end)
-            if start < end:
-                out.append({"buffer": later.name, "with": earlier.name, "start": start, "end": end,
-                            "size": end - start})
+    for i, j in sorted(pairs):
+        later, earlier = placed[i], placed[j]
+        start, end = max(earlier.start, later.start), min(earlier.end, later.end)
+        out.append({"buffer": later.name, "with": earlier.name, "start": start, "end": end, "size": end - start})
     return out
 
 
@@ -203,28 +225,44 @@ def _params(spec: ir.LaunchSpec) -> list[dict]:
 # ---- host expressions ------------------------------------------------------------------------
 
 def host_text(e: ir.Expr) -> str:
-    """A grid extent or shape entry as the source would write it: `ceildiv(n, 256)` for
-    the `(n + 255) // 256` that `T.ceildiv` folds to."""
-    if isinstance(e, ir.IntImm):
+    """A grid extent or shape entry as the source would write it (without `T.`): `ceildiv(n, 256)`
+    for the `(n + 255) // 256` that `T.ceildiv` folds to, `truncdiv(a, b)`, `min(a, b)`."""
+    cls = e.__class__
+    if cls is ir.IntImm:
         return str(e.value)
-    if isinstance(e, ir.Var):
+    if cls is ir.Var:
         return e.name
-    if isinstance(e, ir.Cast):
-        return host_text(e.a)
-    if isinstance(e, ir.BinOp):
+    if cls is ir.Cast:
+        (low, high), (to_low, to_high) = e.a.dtype.int_bounds, e.dtype.int_bounds
+        widening = e.dtype.is_int and e.a.dtype.is_int and to_low <= low and high <= to_high
+        return host_text(e.a) if widening else f"{e.dtype.name}({host_text(e.a)})"
+    if cls is ir.UnaryOp:
+        return f"{'not ' if e.op == '!' else e.op}{_operand(e.a)}"
+    if cls is ir.Select:
+        return f"{_operand(e.a)} if {_operand(e.cond)} else {_operand(e.b)}"
+    if cls is ir.Call and e.func in ir.HOST_OPS:
+        return f"{e.func.removeprefix('math:')}({', '.join(host_text(a) for a in e.args)})"
+    if cls is ir.BinOp:
         if e.op == "floordiv" and isinstance(e.b, ir.IntImm) and e.b.value > 1 and isinstance(e.a, ir.BinOp) \
                 and e.a.op == "+" and ir.is_const(e.a.b, e.b.value - 1):
             return f"ceildiv({host_text(e.a.a)}, {e.b.value})"
-        if e.op in ("min", "max"):
+        if e.op in _SOURCE_OPS:
+            return f"{_operand(e.a)} {_SOURCE_OPS[e.op]} {_operand(e.b)}"
+        if e.op in ir.HOST_OPS:  # min, max, truncdiv, truncmod
             return f"{e.op}({host_text(e.a)}, {host_text(e.b)})"
-        if e.op in ir.HOST_OPS:
-            return f"{_operand(e.a)} {ir.HOST_OPS[e.op]} {_operand(e.b)}"
     return "?"
+
+
+# the binary operations that the source writes as operators, in its spelling
+_SOURCE_OPS = {"+": "+", "-": "-", "*": "*", "floordiv": "//", "floormod": "%", "<<": "<<", ">>": ">>", "&": "&",
+               "|": "|", "^": "^", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!=",
+               "&&": "and", "||": "or"}
 
 
 def _operand(e: ir.Expr) -> str:
     text = host_text(e)
-    nested = isinstance(e, ir.BinOp) and e.op in ir.HOST_OPS and not text.startswith("ceildiv(")
+    nested = (isinstance(e, ir.BinOp) and e.op in _SOURCE_OPS and not text.startswith("ceildiv(")) or \
+        isinstance(e, ir.Select)
     return f"({text})" if nested else text
 
 
@@ -337,7 +375,7 @@ def _arena_text(a: dict) -> list[str]:
     rows = [["bytes", "size", "buffer", "type", "align", "line"]]
     for b in a["buffers"]:
         rows.append([_range(b["start"], b["end"]), str(b["bytes"]) if b["start"] >= 0 else "?", b["name"],
-                     _type(b["dtype"], b["shape"]), str(b["align"]), str(b["line"])])
+                     _type(b["dtype"], b["shape"]), "?" if b["align"] is None else str(b["align"]), str(b["line"])])
     out.extend(_table(rows, "    ", {1, 4, 5}))
     for g in a["gaps"]:
         why = f"padding: {g['before']} is aligned to {g['align']} B" if g["kind"] == "padding" else "unused"
@@ -430,7 +468,7 @@ def _draw_arena(picture, k: dict, top: float, padding: str) -> None:
         if b["start"] >= 0:
             _band(picture, _LEFT + b["start"] * scale, _LEFT + b["end"] * scale, y, svgs.colour(i),
                   f"{b['name']} {_type(b['dtype'], b['shape'])}: bytes {b['start']}..{b['end']}, "
-                  f"align {b['align']}, line {b['line']}", f"{b['start']}..{b['end']}")
+                  f"align {b['align'] or '?'}, line {b['line']}", f"{b['start']}..{b['end']}")
         y += _ROW
     picture.text(_LEFT - 8, y + _ROW - _GAP - 5, "padding / unused", size=12, anchor="end", fill="#555")
     picture.rect(_LEFT, y, _WIDTH - _LEFT - _RIGHT, _ROW - _GAP, fill=_FREE_FILL, stroke="#BBBBBB")

@@ -22,8 +22,9 @@ import sys
 
 import click
 
-from transpiler import __version__, driver
-from transpiler.cli.files import print_diagnostics, read_input, same_file, write_file, write_stdout
+from transpiler import __version__
+from transpiler.cli.files import compile_file, print_diagnostics, read_input, same_file, same_output, write_file, \
+    write_stdout
 from transpiler.diag.diagnostics import explain
 
 EXAMPLES = """\b
@@ -61,17 +62,24 @@ def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", l
                    check_only: bool = False, arch: str | None = None, line_info: bool = False) -> None:
     """The compile command once its options are known; usage errors are click's UsageError."""
     if arch is not None:
-        from transpiler.target.arch import parse_arch
-        if parse_arch(arch) is None:
+        from transpiler.target.arch import BASE_ARCH, parse_arch
+        parsed = parse_arch(arch)
+        if parsed is None:
             raise click.UsageError(f"unknown architecture '{arch}' (expected sm_80, sm_90, sm_90a, sm_100a ...)")
+        if parsed[0] < BASE_ARCH:
+            raise click.UsageError(f"--arch {arch} is older than sm_{BASE_ARCH}, the oldest architecture tirxc "
+                                   f"(and CUDA 13) compiles for")
     for target in (output, launcher_path):
         if target and target != "-" and kernel != "-" and same_file(kernel, target):
             raise click.UsageError(f"refusing to overwrite the input file '{kernel}' with output")
+    if output and launcher_path and output != "-" and same_output(output, launcher_path):
+        raise click.UsageError(f"-o '{output}' and --launcher '{launcher_path}' name the same file: give each "
+                               f"output its own path")
     name, data = read_input(kernel)
     until = "check" if check_only else emit if emit == "ast" else "launcher" if (emit == "launcher" or launcher_path) else "cuda"
     module_name = _module_name(launcher_path) or _module_name(output if emit == "launcher" else None) \
         or _module_name(kernel)
-    result = driver.compile_file(name, data, until=until, arch=arch, launcher_name=module_name, line_info=line_info)
+    result = compile_file(name, data, until=until, arch=arch, launcher_name=module_name, line_info=line_info)
     print_diagnostics(result)
     if not result.ok:
         sys.exit(1)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from transpiler.cli.files import print_diagnostics, read_input, write_atomic
+from transpiler.cli.files import compile_file, print_diagnostics, read_input, write_atomic
 
 
 def cache_dir() -> Path:
@@ -55,7 +55,7 @@ def make_inputs(kernel, size: int, scalars: dict, seed: int):
             args.append(type(default)(scalars.get(name, default)))
             values[param["c_name"]] = scalars.get(name, default)
             continue
-        shape = tuple(kernel._eval(d, values) for d in param["shape"])
+        shape = kernel._host(param["shape"], values, f"the shape of argument '{name}'")
         dtype = numpy.dtype(_numpy_dtype(param["dtype"]))
         if dtype.kind == "f":
             host = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
@@ -78,7 +78,7 @@ def _device_array(host, param, kernel, values):
     strides = param["strides"]
     if strides is None:
         return cupy.asarray(host)
-    elements = [kernel._eval(s, values) for s in strides]
+    elements = kernel._host(strides, values, f"the strides of argument '{param['name']}'")
     span = 1 + sum((d - 1) * s for d, s in zip(host.shape, elements))
     backing = cupy.zeros(span, dtype=host.dtype)
     view = cupy.lib.stride_tricks.as_strided(backing, host.shape, tuple(s * host.itemsize for s in elements))
@@ -113,7 +113,6 @@ def time_kernel(kernel, args, repeat: int) -> list[float]:
 @click.option("--scalar", "scalar_args", multiple=True, metavar="NAME=VALUE", help="A scalar parameter's value.")
 def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
     """Transpile KERNEL.tx, launch its kernels on the GPU, and report median times."""
-    from transpiler.driver import compile_file
     name, data = read_input(kernel_file)
     scalars = {}
     for item in scalar_args:
@@ -158,8 +157,11 @@ def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
                f"seed {seed}")
     for kname in names:
         kernel = getattr(module, kname)
-        args = make_inputs(kernel, size, scalars, seed)
-        grid, block, shared = kernel.launch_config(*args)
+        try:
+            args = make_inputs(kernel, size, scalars, seed)
+            grid, block, shared = kernel.launch_config(*args)
+        except (ArithmeticError, TypeError, ValueError) as err:  # the launcher's refusal of these inputs
+            _fail(str(err))
         try:
             times = time_kernel(kernel, args, repeat)
         except module.CompileError as err:

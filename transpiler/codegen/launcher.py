@@ -15,27 +15,102 @@ from functools import lru_cache
 from transpiler import __version__, data_text
 from transpiler import ir
 from transpiler.ir import layout as layouts
+from transpiler.codegen.cuda import c_string
 from transpiler.codegen.jinja import environment
 from transpiler.ir.program import Program
 
 
 class HostExprError(ValueError):
-    pass
+    """A grid, shape or stride expression the launcher cannot evaluate before the launch (a
+    floating-point value, a read from memory ...): `span` locates the node, when known."""
+
+    def __init__(self, message: str, span=None):
+        super().__init__(message)
+        self.span = span
 
 
 def py_expr(e: ir.Expr) -> str:
-    """A host-side integer expression as Python source; variables come from the dict `v`."""
+    """A host-side expression as Python source with the kernel's integer semantics (docs/design.md,
+    decision 7): variables come from the dict `v`, each operation is spelled as ir.HOST_OPS says
+    (an operator, or a function of the launcher's runtime), and each result that could leave
+    its dtype's range goes through the runtime's c_int, which wraps where C wraps (uint32,
+    uint64) and refuses the arguments where C's value is undefined (signed overflow)."""
     if not ir.is_host_node(e):
-        raise HostExprError(f"cannot evaluate {type(e).__name__} on the host")
-    if isinstance(e, ir.IntImm):
+        raise HostExprError(f"it uses {_describe(e)}, which the launcher does not compute on the host",
+                            e.span if e.span is not ir.NOWHERE else None)
+    cls = e.__class__
+    if cls is ir.IntImm:
         return str(e.value)
-    if isinstance(e, ir.Var):
+    if cls is ir.Var:
         return f"v[{e.name!r}]"
-    if isinstance(e, ir.BinOp) and e.op in ir.HOST_OPS:
-        return f"({py_expr(e.a)} {ir.HOST_OPS[e.op]} {py_expr(e.b)})"
-    if isinstance(e, ir.BinOp):  # min or max
-        return f"{e.op}({py_expr(e.a)}, {py_expr(e.b)})"
-    return py_expr(e.a)  # an integer cast
+    if cls is ir.Select:
+        return f"({py_expr(e.a)} if {py_expr(e.cond)} else {py_expr(e.b)})"
+    if cls is ir.Cast:
+        return _conversion(e.a, e.dtype)
+    if cls is ir.UnaryOp:
+        a = py_expr(e.a)
+        if e.op == "!":
+            return f"(not {a})"
+        if e.op == "~" and e.dtype.is_signed:
+            return f"(~{a})"  # always in range
+        return _checked(f"{e.op}{a}", e.dtype)
+    if cls is ir.Call:  # T.abs, T.clz, T.popcount
+        a = py_expr(e.args[0])
+        name = ir.HOST_OPS[e.func]
+        if name == "abs":
+            return _checked(f"abs({a})", e.dtype) if e.dtype.is_signed else a
+        return f"{name}({a}, {_width(e.args[0].dtype)})"
+    a, b = py_expr(e.a), py_expr(e.b)
+    op, spelling = e.op, ir.HOST_OPS[e.op]
+    if op in ("&&", "||"):
+        a, b = (text if x.dtype.is_bool else f"bool({text})" for x, text in ((e.a, a), (e.b, b)))
+    if op in ("<<", ">>") and not (isinstance(e.b, ir.IntImm) and 0 <= e.b.value < _width(e.dtype)):
+        b = f"shift_count({b}, {_width(e.dtype)})"
+    call = spelling.isidentifier() and spelling not in ("and", "or")
+    text = f"{spelling}({a}, {b})" if call else f"{a} {spelling} {b}"
+    overflows = op in ("+", "-", "*", "<<") or (
+        op in ("floordiv", "truncdiv") and e.dtype.is_signed and not (isinstance(e.b, ir.IntImm) and e.b.value != -1))
+    if overflows:
+        return _checked(text, e.dtype)
+    return text if call else f"({text})"
+
+
+def _checked(text: str, dtype) -> str:
+    """`text`, an operation of this dtype, through the runtime's check of C's result."""
+    return f"c_int({text}, {dtype.name!r})"
+
+
+def _width(dtype) -> int:
+    """The bits C computes an integer of this dtype in: int, or 64 bits."""
+    return 64 if dtype.bits > 32 else 32
+
+
+def _conversion(a: ir.Expr, dtype) -> str:
+    """C's conversion of an integer or bool to dtype: nothing to do where dtype holds every value
+    of a's dtype, else the runtime's c_cast."""
+    text = py_expr(a)
+    low, high = a.dtype.int_bounds
+    target_low, target_high = dtype.int_bounds
+    if not dtype.is_bool and target_low <= low and high <= target_high:
+        return text
+    return f"c_cast({text}, {dtype.name!r})"
+
+
+def _describe(e: ir.Expr) -> str:
+    if not (e.dtype.is_int or e.dtype.is_bool):
+        return f"a {e.dtype.name} value"
+    for operand in (getattr(e, "a", None), getattr(e, "b", None), getattr(e, "cond", None), *getattr(e, "args", ())):
+        if isinstance(operand, ir.Expr) and not (operand.dtype.is_int or operand.dtype.is_bool):
+            return f"a {operand.dtype.name} value"
+    if isinstance(e, (ir.Load, ir.BufferLoad)):
+        return "a value read from memory"
+    if isinstance(e, ir.Builtin):
+        return f"`{e.name}`, known only on the GPU"
+    if isinstance(e, ir.Call):
+        return f"a call of `{e.func.removeprefix('math:')}`"
+    if isinstance(e, ir.BinOp):
+        return f"the operation `{e.op}`"
+    return f"{type(e).__name__}"
 
 
 class PyCode(str):
@@ -94,19 +169,32 @@ def base_offset(buf: ir.Buffer) -> int:
     return offset
 
 
+def _on_host(what: str, span, make):
+    """make(), or the HostExprError it raises told what was being computed, and located."""
+    try:
+        return make()
+    except HostExprError as err:
+        raise HostExprError(f"the launcher cannot compute {what} before the launch: {err}",
+                            err.span or span) from None
+
+
 def kernel_data(spec: ir.LaunchSpec) -> dict:
     params = []
     for p in spec.params:
         if p.kind == "buffer":
             buf = p.buffer
+            shape = _on_host(f"the shape of `{buf.name}`", buf.span, lambda: tuple(_dim(e) for e in buf.shape))
+            strides = _on_host(f"the strides of `{buf.name}`", buf.span, lambda: array_strides(buf))
             params.append({"name": buf.name, "c_name": p.name, "kind": "buffer", "dtype": buf.dtype.name,
-                           "shape": tuple(_dim(e) for e in buf.shape), "strides": array_strides(buf),
+                           "shape": shape, "strides": strides,
                            "offset": base_offset(buf), "align": buf.align, "itemsize": buf.dtype.nbytes,
                            "readonly": buf.storage.readonly})
         elif p.kind == "workspace":
             buf = p.buffer
+            shape = _on_host(f"the shape of workspace `{buf.name}`", buf.span,
+                             lambda: tuple(_dim(e) for e in buf.shape))
             params.append({"name": buf.name, "c_name": p.name, "kind": "workspace", "dtype": buf.dtype.name,
-                           "shape": tuple(_dim(e) for e in buf.shape), "itemsize": buf.dtype.nbytes})
+                           "shape": shape, "itemsize": buf.dtype.nbytes})
         else:
             params.append({"name": p.name, "c_name": p.name, "kind": p.kind, "dtype": p.dtype.name})
     order = [next(q for q in params if q["c_name"] == name) for name in spec.arg_order]
@@ -120,7 +208,8 @@ def kernel_data(spec: ir.LaunchSpec) -> dict:
                 host_exprs += [it.stride for it in p.buffer.layout.shard]
     host_vars = {node.name for e in host_exprs for node in ir.walk_expr(e) if isinstance(node, ir.Var)}
     keyed = [q["name"] for q in order if q["kind"] == "scalar" and q["c_name"] in host_vars]
-    grid = "(" + ", ".join(py_expr(e) for e in spec.grid) + ")"
+    grid = _on_host(f"the grid of `{spec.name}`", spec.span,
+                    lambda: "(" + ", ".join(py_expr(e) for e in spec.grid) + ")")
     block = tuple(e.value for e in spec.block)
     return {
         "name": spec.name, "symbol": spec.symbol,
@@ -138,12 +227,22 @@ def render_launcher(program: Program, cuda: str, module_name: str | None = None)
     kernels = [kernel_data(lk.spec) for lk in program.kernels]
     source = program.file_name
     return template.render(version=__version__, source=_py_text(source), source_repr=repr(source),
+                           line_file_repr=repr(line_file(program, cuda)),
                            cuda_repr=_literal(cuda), runtime=runtime_literal(), runtime_line=runtime_line(),
                            kernels=kernels, repr=repr, literal=py_literal, arch=program.min_arch,
                            suffix=repr(program.arch_suffix))
 
 
-RUNTIME_MODULE = "launch.py"  # in transpiler/runtime/
+def line_file(program: Program, cuda: str) -> str:
+    """The path of the .tx file that the CUDA's `#line` directives (--line-info) give, as the
+    runtime may read it to quote a line of a compile error; "" when the CUDA has none."""
+    directive = re.compile(r"^#line [0-9]+ " + re.escape(c_string(program.source_name)) + "$", re.M)
+    return program.source_name if directive.search(cuda) else ""
+
+
+# The launcher's runtime: these files of transpiler/runtime/, verbatim and in this order, in one
+# namespace (launch.py first: only it may hold a `from __future__` import)
+RUNTIME_MODULES = ("launch.py", "nvrtc.py", "arith.py")
 RUNTIME_ASSIGNMENT = "__tirxc_runtime__ = {{ runtime }}"  # a line of the template
 
 
@@ -155,12 +254,18 @@ def runtime_line() -> int:
 
 
 @lru_cache(maxsize=None)
+def runtime_text() -> str:
+    """The runtime's source: its files, each verbatim, one blank line apart."""
+    return "\n\n".join(data_text("runtime", name) for name in RUNTIME_MODULES)
+
+
+@lru_cache(maxsize=None)
 def runtime_literal() -> str:
     """The runtime's source as the Python literal the launcher runs: a newline, then the
-    file verbatim, in a raw triple-quoted string (readable in the launcher, whose
-    tracebacks then quote its lines), or through repr() should the file ever hold what
+    files verbatim, in a raw triple-quoted string (readable in the launcher, whose
+    tracebacks then quote its lines), or through repr() should they ever hold what
     such a string cannot."""
-    text = data_text("runtime", RUNTIME_MODULE)
+    text = runtime_text()
     if "'''" in text or text.endswith(("\\", "'")) or _NOT_LITERAL.search(text):
         return repr("\n" + text)
     return "r'''\n" + text + "'''"

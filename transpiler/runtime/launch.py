@@ -1,32 +1,33 @@
-"""The runtime of every generated launcher: argument checks, launch plans, compiling the
-embedded CUDA through CuPy, workspaces, CompileError.
+"""The runtime of every generated launcher: argument checks, launch plans, workspaces, the
+launch. nvrtc.py (compiling the embedded CUDA, CompileError) and arith.py (the kernel's integer
+arithmetic on the host) complete it.
 
-tirxc embeds this file verbatim in each launcher it writes (templates/launcher.py.j2),
-which runs it in a module object of its own and then calls `load` with the launcher's
-program: its .tx file's name, architecture, CUDA source and kernel table. So this module
-imports nothing from tirxc -- the standard library, and CuPy and NumPy when a kernel is
-first checked or launched -- and its names never meet the kernels' names, which are the
-launcher module's globals. Imported as `transpiler.runtime.launch` (for its tests) it has
-no program until `load` is called.
+tirxc embeds the three files verbatim, this one first, in each launcher it writes
+(templates/launcher.py.j2, transpiler/codegen/launcher.py RUNTIME_MODULES), which runs them
+in one module object of its own and then calls `load` with the launcher's program: its .tx
+file's name, architecture, CUDA source and kernel table. So they import nothing from tirxc --
+the standard library, and CuPy and NumPy when a kernel is first checked or launched -- and
+their names never meet the kernels' names, which are the launcher module's globals. Imported
+as `transpiler.runtime.launch` (for its tests) it has no program until `load` is called, and
+neither compiles nor computes a program's host expressions.
 
 The per-call path (`_Kernel.__call__`) was tuned for speed (docs/benchmarks.md): measure
 before adding work to it.
 """
 from __future__ import annotations
 
-import os
-import re
-import tempfile
 import threading
 
 STATIC_SHARED_LIMIT = 48 * 1024
 INDEX_LIMIT = 2 ** 31 - 1  # the kernel indexes with C ints (docs/reliability.md)
+GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)  # blocks per grid dimension, x y z
 WORKSPACE_CACHE_SIZE = 8  # cached workspace allocations per kernel; the oldest goes first
 
 # The launcher's program, set by `load`: the .tx file it came from, the oldest architecture
 # (and its suffix, "a" for sm_90a) the CUDA needs, the CUDA source, and each kernel's entry:
 # {name: {"symbol", "args", "keyed", "params", "grid", "block", "static_shared", "dynamic_shared"}}
 SOURCE_FILE = ""
+LINE_FILE = ""  # the path of SOURCE_FILE that tirxc's `#line` directives in the CUDA give ("" without them)
 MIN_ARCH = 0
 ARCH_SUFFIX = ""
 CUDA_SOURCE = ""
@@ -34,10 +35,12 @@ KERNELS = {}
 CALLABLES = {}  # {name: the kernel's callable (_Kernel)}, which the launcher exports
 
 
-def load(source_file: str, min_arch: int, arch_suffix: str, cuda_source: str, kernels: dict) -> dict:
+def load(source_file: str, min_arch: int, arch_suffix: str, cuda_source: str, kernels: dict,
+         line_file: str = "") -> dict:
     """Make this module the runtime of one launcher and return its kernels' callables."""
-    global SOURCE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE, KERNELS
+    global SOURCE_FILE, LINE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE, KERNELS
     SOURCE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE = source_file, min_arch, arch_suffix, cuda_source
+    LINE_FILE = line_file
     KERNELS = kernels
     CALLABLES.clear()
     CALLABLES.update((name, _Kernel(name, spec)) for name, spec in kernels.items())
@@ -77,6 +80,15 @@ def _describe(value) -> str:
     return type(value).__module__.split(".")[0] + "." + type(value).__name__
 
 
+def _whole(value) -> int:
+    """An int, or a NumPy integer (anything with __index__); TypeError for anything else
+    (a float, which int() would truncate)."""
+    try:
+        return value.__index__()
+    except AttributeError:
+        raise TypeError(f"{value!r} is not an integer") from None
+
+
 class _Kernel:
     """One kernel of the module: validates arguments, computes the launch, launches."""
 
@@ -110,10 +122,11 @@ class _Kernel:
                 arrays[name] = self._array(param, value)
             else:
                 scalars[name] = self._scalar(param, value)
-                values[param["c_name"]] = int(scalars[name]) if param["dtype"].startswith(("int", "uint")) else None
+                integral = param["dtype"].startswith(("int", "uint", "bool"))
+                values[param["c_name"]] = int(scalars[name]) if integral else None
         self._infer_extents(arrays, values)
         for name, (iface, shape) in arrays.items():
-            self._check_array(self.params[name], iface, shape, values)
+            arrays[name] = (iface, shape, self._check_array(self.params[name], iface, shape, values))
         return values, arrays, scalars
 
     def _array(self, param, value):
@@ -127,7 +140,14 @@ class _Kernel:
         if iface["data"][1] and not param["readonly"]:
             raise ValueError(f"{self.name}(): argument '{param['name']}' is read-only, but the kernel writes "
                              f"'{param['name']}': pass a writable array")
-        return iface, tuple(int(d) for d in iface["shape"])
+        try:
+            shape = tuple(_whole(d) for d in iface["shape"])
+            if any(d < 0 for d in shape):
+                raise TypeError("negative")
+        except TypeError:
+            raise ValueError(f"{self.name}(): argument '{param['name']}' has the shape {iface['shape']!r}: an "
+                             f"array's extents are non-negative integers") from None
+        return iface, shape
 
     def _scalar(self, param, value):
         import numpy
@@ -162,6 +182,9 @@ class _Kernel:
                 if isinstance(expected, str):
                     known = values.get(expected)
                     if known is None:
+                        if dim > INDEX_LIMIT:
+                            raise ValueError(f"{self.name}(): argument '{name}' has shape {shape}, but the kernel "
+                                             f"indexes with 32-bit ints: extent '{expected}' is at most 2147483647")
                         values[expected] = dim
                     elif known != dim:
                         raise ValueError(f"{self.name}(): extent '{expected}' is {known} from an earlier argument "
@@ -180,9 +203,23 @@ class _Kernel:
             return values[entry]
         return entry(values)
 
+    def _host(self, entries, values, what: str) -> tuple:
+        """The values of host expressions (ints, extents' names, the program's lambdas), computed
+        as the kernel's C would; a ValueError naming `what` where C leaves them undefined."""
+        try:
+            return tuple(self._eval(entry, values) for entry in entries)
+        except ArithmeticError as err:  # arith.py's HostArithmeticError, which C leaves undefined
+            raise ValueError(f"{self.name}(): {what} cannot be computed for these arguments: {err}") from None
+
     def _check_array(self, param, iface, shape, values):
+        """Check one array against its parameter. Return where its elements lie around its data
+        pointer: (low, high, dense, shape, byte strides, itemsize), its bytes from pointer + low
+        to pointer + high, all of them an element's if dense; None when it has no element."""
         name = param["name"]
-        expected_shape = tuple(self._eval(d, values) for d in param["shape"])
+        expected_shape = self._host(param["shape"], values, f"the shape of argument '{name}'")
+        if any(d < 0 for d in expected_shape):
+            raise ValueError(f"{self.name}(): argument '{name}' would have the shape {expected_shape} for these "
+                             f"arguments: an extent is negative")
         if shape != expected_shape:
             raise ValueError(f"{self.name}(): argument '{name}' must have shape {expected_shape}, got {shape}")
         kind, _ = _DTYPES.get(param["dtype"], (None, None))
@@ -197,8 +234,17 @@ class _Kernel:
         if strides is None:
             expected = self._c_strides(shape, itemsize)
         else:
-            expected = tuple(self._eval(s, values) * itemsize for s in strides)
+            expected = tuple(s * itemsize for s in self._host(strides, values, f"the strides of argument '{name}'"))
         actual = iface.get("strides")
+        if actual is not None:
+            try:
+                actual = tuple(_whole(s) for s in actual)
+            except TypeError:
+                raise TypeError(f"{self.name}(): argument '{name}' has the strides {actual!r}: byte strides are "
+                                f"integers") from None
+            if len(actual) != len(shape):
+                raise ValueError(f"{self.name}(): argument '{name}' has {len(actual)} strides {actual} for its "
+                                 f"{len(shape)} dimensions")
         if not all(shape):
             pass  # no element to address: any strides will do (NumPy and CuPy call it contiguous)
         elif actual is not None:
@@ -218,10 +264,32 @@ class _Kernel:
             if last > INDEX_LIMIT or any(dim > INDEX_LIMIT for dim in shape):
                 raise ValueError(f"{self.name}(): argument '{name}' of shape {shape} reaches element {last}, but "
                                  f"the kernel indexes with 32-bit ints: at most element 2147483647 (2^31 - 1)")
-        address = int(iface["data"][0]) - param["offset"] * itemsize
-        if address % param["align"] and all(shape):
+        pointer = self._pointer(name, iface)
+        if not all(shape):
+            return None
+        if not pointer:
+            raise ValueError(f"{self.name}(): argument '{name}' has a NULL data pointer, but it has elements")
+        if (pointer - param["offset"] * itemsize) % param["align"]:
             raise ValueError(f"{self.name}(): argument '{name}' must be {param['align']}-byte aligned, its data "
-                             f"pointer is 0x{int(iface['data'][0]):x}")
+                             f"pointer is 0x{pointer:x}")
+        low = sum((dim - 1) * stride for dim, stride in zip(shape, expected) if stride < 0)
+        high = sum((dim - 1) * stride for dim, stride in zip(shape, expected) if stride > 0) + itemsize
+        count = 1
+        for dim in shape:
+            count *= dim
+        return low, high, high - low == count * itemsize, shape, expected, itemsize
+
+    def _pointer(self, name: str, iface) -> int:
+        """An array's data pointer: an integer address."""
+        pointer = iface["data"][0]
+        try:
+            pointer = _whole(pointer)
+        except TypeError:
+            pointer = -1
+        if not 0 <= pointer < 1 << 64:
+            raise ValueError(f"{self.name}(): argument '{name}' has the data pointer {iface['data'][0]!r}, which is "
+                             f"not an address")
+        return pointer
 
     @staticmethod
     def _c_strides(shape, itemsize):
@@ -247,7 +315,7 @@ class _Kernel:
         """(slot, param, bytes) of each workspace, from the extents and scalars in `values`."""
         sizes = []
         for slot, param in self.workspaces:
-            shape = tuple(int(self._eval(d, values)) for d in param["shape"])
+            shape = self._host(param["shape"], values, f"the shape of workspace '{param['name']}'")
             count = 1
             for dim in shape:
                 count *= dim
@@ -261,31 +329,50 @@ class _Kernel:
         return sizes
 
     def _config(self, values):
-        grid = tuple(int(g) for g in self.spec["grid"](values))
+        grid = tuple(int(g) for g in self._host((self.spec["grid"],), values, "the grid")[0])
+        if not all(0 <= g <= limit for g, limit in zip(grid, GRID_LIMITS)):
+            raise ValueError(f"{self.name}(): the grid would be {grid} for these arguments, but CUDA takes from 0 "
+                             f"to {GRID_LIMITS} blocks per dimension")
         return grid, tuple(self.spec["block"]), self.spec["dynamic_shared"]
 
     def __call__(self, *args, stream=None):
         """Check the arguments, then launch. A call whose arrays have the shapes, dtypes and
         strides of an earlier call reuses that call's checks and launch configuration;
-        pointers (alignment, device) and scalar values are checked on every call."""
+        pointers (alignment, NULL, device, overlap) and scalar values are checked on every call."""
         # The common case in a few tests per array: one device, arrays like the latest call's,
-        # each a C-contiguous CuPy array that starts where its buffer does (the plan's `fast`).
-        # Anything else, or a failed test, takes the full path, which words the errors.
+        # each a C-contiguous CuPy array with elements that starts where its buffer does (the
+        # plan's `fast`), at the pointer the plan last checked for it (`checked`: aligned, not
+        # NULL, apart from the other arrays) or at one that passes those checks. Anything else,
+        # or a failed test, takes the full path, which words the errors.
         plan = self._last
         values = None
         if _ONLY_DEVICE[0] == 0 and plan is not None and plan.fast is not None and len(args) == self._arity \
                 and (not plan.keyed or self._keyed_values(args) == plan.keyed):
             values = list(plan.constants)
+            checked = plan.checked
+            fresh = False
             cupy_array = _CUPY_ARRAY[0]
             for index, slot, shape, dtype, align in plan.fast:
                 value = args[index]
                 # (`is not dtype` may miss an equal dtype that is another object: the full path
                 # then decides)
                 if type(value) is not cupy_array or not value._c_contiguous or value.shape != shape \
-                        or value.dtype is not dtype or value.data.ptr % align:
+                        or value.dtype is not dtype:
                     values = None
                     break
+                pointer = value.data.ptr
+                if pointer != checked[slot]:  # else aligned, not NULL and apart from the others
+                    if pointer % align or not pointer:
+                        values = None
+                        break
+                    fresh = True
                 values[slot] = value
+            else:
+                if fresh:
+                    pointers = list(plan.constants)
+                    for _, slot, _, _, _ in plan.fast:
+                        pointers[slot] = values[slot].data.ptr
+                    self._check_overlap(plan, pointers)
         if values is None:
             plan, values, device = self._checked_buffers(args)
         else:
@@ -334,6 +421,7 @@ class _Kernel:
         cupy_array = _CUPY_ARRAY[0]
         while True:  # once, or twice when the latest plan is not these arguments'
             values = list(plan.constants)
+            pointers = list(plan.constants)
             for index, slot, signature, offset_bytes, align, nonempty, param in plan.buffers:
                 value = args[index]
                 if type(value) is cupy_array:
@@ -351,10 +439,13 @@ class _Kernel:
                     iface = getattr(value, "__cuda_array_interface__", None)
                     if iface is None or _interface_signature(value, iface) != signature:
                         break
-                    pointer = int(iface["data"][0])
+                    pointer = self._pointer(param["name"], iface)
                     owner = (_CUDA_RUNTIME[0] or _cuda_runtime()).pointerGetAttributes(pointer).device if pointer \
                         else device
                     passed = None
+                if not pointer and nonempty:
+                    raise ValueError(f"{self.name}(): argument '{param['name']}' has a NULL data pointer, but it "
+                                     f"has elements")
                 if owner != device and nonempty:
                     raise ValueError(f"{self.name}(): argument '{param['name']}' is on device {owner}, but the "
                                      f"current device is {device}")
@@ -366,7 +457,10 @@ class _Kernel:
                     import numpy
                     passed = numpy.uint64(address)
                 values[slot] = passed
+                pointers[slot] = pointer
             else:
+                if pointers != plan.checked:
+                    self._check_overlap(plan, pointers)
                 break
             if looked_up:  # the plan made for these very arrays: one changed while it was read
                 raise ValueError(f"{self.name}(): an argument's shape, strides or dtype changed while the "
@@ -444,16 +538,45 @@ class _Kernel:
                     convertible, low, high = int, int(info.min), int(info.max)
                 plan.scalars.append((index, slot, param, exact, convertible, low, high, [(None, None)]))
         plan.constants = tuple(constants)
+        # the pairs of arrays that must not overlap, the kernel's buffer parameters being __restrict__:
+        # both have elements and the kernel writes one; by slot, with where each one's bytes lie
+        # around its pointer
+        plan.extents = {slot: arrays[param["name"]][2] for _, slot, *_, param in plan.buffers}
+        writes = {slot: not param["readonly"] for _, slot, *_, param in plan.buffers}
+        plan.pairs = tuple((i, j, *plan.extents[i][:2], *plan.extents[j][:2])
+                           for j in plan.extents for i in plan.extents
+                           if i < j and plan.extents[i] and plan.extents[j] and (writes[i] or writes[j]))
+        plan.checked = [None] * len(constants)  # by slot: the latest pointers found not to overlap
         # what __call__'s common case checks, when every array of this signature is a C-contiguous
-        # CuPy array (signature (shape, dtype)) that starts where its buffer does
+        # CuPy array (signature (shape, dtype)) with elements that starts where its buffer does
         plan.fast = None
-        if all(len(signature) == 2 and not offset_bytes for _, _, signature, offset_bytes, _, _, _ in plan.buffers):
+        if all(len(signature) == 2 and not offset_bytes and nonempty
+               for _, _, signature, offset_bytes, _, nonempty, _ in plan.buffers):
             plan.fast = tuple((index, slot, *signature, align)
                               for index, slot, signature, _, align, _, _ in plan.buffers)
         if len(self._plans) >= 64:
             self._plans.clear()
         self._plans[key] = plan
         return plan
+
+    def _check_overlap(self, plan, pointers):
+        """Refuse arrays that share memory when the kernel writes one of them: its parameters are
+        __restrict__, so nvcc may read one through the non-coherent cache while the other is
+        written. `pointers` holds each array's data pointer in its slot, each already checked for
+        alignment. Pairs whose bytes lie apart are told by two comparisons; the pointers are then
+        remembered (`checked`), so that a call passing the same arrays again pays one comparison
+        per array for all three checks."""
+        for i, j, low_i, high_i, low_j, high_j in plan.pairs:
+            a, b = pointers[i], pointers[j]
+            if a + low_i < b + high_j and b + low_j < a + high_i and \
+                    _shares_memory(plan.extents[i], a, plan.extents[j], b):
+                first, second = self.spec["params"][i], self.spec["params"][j]
+                written = [p["name"] for p in (first, second) if not p["readonly"]]
+                raise ValueError(f"{self.name}(): arguments '{first['name']}' and '{second['name']}' share memory, "
+                                 f"but the kernel writes {' and '.join(repr(n) for n in written)} and takes its "
+                                 f"buffers as __restrict__ pointers (nvcc may read one through the read-only "
+                                 f"cache while the other is written): pass arrays that do not overlap")
+        plan.checked = pointers
 
     def _lookup(self, args):
         """The plan for `args`, made (validating every argument) if there is none yet; it
@@ -491,7 +614,7 @@ class _Plan:
     at launch: grid, block, shared bytes, symbolic extents, and where each argument goes
     among the kernel's parameters."""
     __slots__ = ("grid", "block", "shared", "empty", "keyed", "constants", "buffers", "scalars",
-                 "workspaces", "fast")
+                 "workspaces", "fast", "extents", "pairs", "checked")
 
 
 _CUPY_ARRAY = [None]  # cupy.ndarray once CuPy is imported: its arrays take a faster path
@@ -512,6 +635,30 @@ def _cuda_runtime():
         _CUPY_ARRAY[0] = cupy.ndarray
     _CUDA_RUNTIME[0] = runtime
     return runtime
+
+
+class _Bytes:
+    """The byte layout of an array at a pointer, as a NumPy array interface (never read)."""
+
+    def __init__(self, extent, pointer):
+        _, _, _, shape, strides, itemsize = extent
+        self.__array_interface__ = {"data": (pointer, True), "shape": shape, "strides": strides,
+                                    "typestr": f"|V{itemsize}", "version": 3}
+
+
+def _shares_memory(first, a, second, b) -> bool:
+    """Whether two arrays (extents of _check_array) at pointers a and b, whose bytes lie within
+    each other's range, have a byte in common: certainly when both are dense, else as NumPy's
+    exact solver says (interleaved strided views do not); a problem too hard for it counts as
+    shared."""
+    if first[2] and second[2]:
+        return True
+    import numpy
+    try:
+        return bool(numpy.shares_memory(numpy.asarray(_Bytes(first, a)), numpy.asarray(_Bytes(second, b)),
+                                        max_work=1 << 20))
+    except getattr(numpy, "exceptions", numpy).TooHardError:
+        return True
 
 
 def _signature(args):
@@ -558,137 +705,3 @@ def _as_stream(stream):
     if handle is None:
         raise TypeError(f"stream must be a CuPy or PyTorch stream, got {_describe(stream)}")
     return cupy.cuda.ExternalStream(handle)
-
-
-_modules = {}
-_modules_lock = threading.Lock()
-
-
-def _module(device: int):
-    """The embedded CUDA, compiled for `device` once per process: the first launch of any of
-    this launcher's kernels there compiles it, for all of them."""
-    import cupy
-    with _modules_lock:
-        module = _modules.get(device)
-        if module is not None:
-            return module
-        cc = int(cupy.cuda.Device(device).compute_capability)
-        if cc < MIN_ARCH:
-            raise RuntimeError(f"{SOURCE_FILE} needs sm_{MIN_ARCH}{ARCH_SUFFIX} or newer, but device {device} is "
-                               f"sm_{cc}")
-        try:
-            if ARCH_SUFFIX:
-                module = _compile_arch_specific(f"sm_{cc}{ARCH_SUFFIX}")
-            else:
-                module = cupy.RawModule(code=CUDA_SOURCE, options=("--std=c++17",))
-                module.compile()
-        except cupy.cuda.compiler.CompileException as err:
-            raise compile_error(err.get_message()) from None
-        _modules[device] = module
-        return module
-
-
-class CompileError(RuntimeError):
-    """NVRTC rejected the embedded CUDA. `errors` lists (file, line, message) of each error:
-    the .tx file and line where the CUDA carries `#line` directives (tirxc --line-info),
-    else file None and the line of CUDA_SOURCE; `log` is NVRTC's own text."""
-
-    def __init__(self, message: str, errors: list, log: str):
-        super().__init__(message)
-        self.errors = errors
-        self.log = log
-
-
-# `file(LINE): error: message` and `file(LINE): warning #177-D: message` in NVRTC's log
-_LOG_ENTRY = re.compile(r"(?P<file>.+?)\((?P<line>[0-9]+)\): (?P<kind>catastrophic error|error|warning|remark)"
-                        r"(?: #[\w-]+)?: (?P<message>.*)")
-_LINE_DIRECTIVE = re.compile(r'^#line [0-9]+ "((?:[^"\\\n]|\\.)*)"$', re.M)
-
-
-def compile_error(log: str) -> CompileError:
-    """NVRTC's log as a C compiler's errors, each followed by its source line:
-    `kernel.tx:12: error: ...` where `#line` directives map the CUDA to the .tx file (the
-    line is quoted when that file is readable from the working directory), else
-    `kernel.tx (generated CUDA, line 40): error: ...` with the line of the embedded CUDA."""
-    mapped = {_c_unescape(name) for name in _LINE_DIRECTIVE.findall(CUDA_SOURCE)}
-    errors, lines = [], []
-    for text in log.splitlines():
-        entry = _LOG_ENTRY.fullmatch(text)
-        if entry is None or not entry["kind"].endswith("error"):
-            continue
-        name, line, message = entry["file"], int(entry["line"]), entry["message"]
-        if name in mapped:
-            errors.append((name, line, message))
-            lines.append(f"{name}:{line}: {entry['kind']}: {message}")
-            quoted = _file_line(name, line)
-        else:
-            errors.append((None, line, message))
-            lines.append(f"{SOURCE_FILE} (generated CUDA, line {line}): {entry['kind']}: {message}")
-            source = CUDA_SOURCE.split("\n")
-            quoted = source[line - 1] if 0 < line <= len(source) else None
-        if quoted is not None and quoted.strip():
-            lines.append(f"  {line} | {quoted.rstrip()}")
-    if not errors:
-        return CompileError(f"{SOURCE_FILE}: NVRTC rejected the generated CUDA:\n{log}", [], log)
-    count = f"{len(errors)} error{'s' if len(errors) != 1 else ''}"
-    lines.append(f"{SOURCE_FILE}: NVRTC rejected the generated CUDA ({count}; NVRTC's log is the `log` attribute)")
-    return CompileError("\n".join(lines), errors, log)
-
-
-def _file_line(path: str, line: int):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            for number, text in enumerate(handle, 1):
-                if number == line:
-                    return text.lstrip("\ufeff") if number == 1 else text
-    except OSError:
-        return None
-    return None
-
-
-def _c_unescape(text: str) -> str:
-    """The file name a `#line` directive's C string literal spells (as tirxc escapes it)."""
-    out, i = bytearray(), 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text):
-            digits = re.match(r"[0-7]{1,3}", text[i + 1:i + 4])
-            if digits:
-                out.append(int(digits.group(), 8) & 0xFF)
-                i += 1 + len(digits.group())
-                continue
-            out += {"n": b"\n", "t": b"\t"}.get(text[i + 1], text[i + 1].encode("utf-8", "surrogatepass"))
-            i += 2
-            continue
-        out += text[i].encode("utf-8", "surrogatepass")
-        i += 1
-    return out.decode("utf-8", "replace")
-
-
-def _compile_arch_specific(arch: str):
-    """CuPy appends its own -arch=sm_XX; features of sm_90a/sm_100a need the suffix, so
-    compile to a cubin with NVRTC directly and load that."""
-    import cupy
-    from cupy_backends.cuda.libs import nvrtc
-    options = [f"--gpu-architecture={arch}", "--std=c++17"]
-    include = os.path.join(cupy.cuda.get_cuda_path() or "", "include")
-    if os.path.isdir(include):
-        options.append(f"-I{include}")
-    program = nvrtc.createProgram(CUDA_SOURCE, SOURCE_FILE + ".cu", [], [])
-    try:
-        try:
-            nvrtc.compileProgram(program, options)
-        except nvrtc.NVRTCError:
-            raise cupy.cuda.compiler.CompileException(nvrtc.getProgramLog(program), CUDA_SOURCE,
-                                                      SOURCE_FILE + ".cu", options, "nvrtc") from None
-        cubin = nvrtc.getCUBIN(program)
-    finally:
-        nvrtc.destroyProgram(program)
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as handle:
-        handle.write(cubin)
-    try:
-        module = cupy.RawModule(path=handle.name)
-        for spec in KERNELS.values():  # RawModule loads lazily: load before the file goes
-            module.get_function(spec["symbol"])
-        return module
-    finally:
-        os.unlink(handle.name)
