@@ -13,6 +13,11 @@ accepted input's `.cu` (distinct texts only) is compiled with nvcc; errors that 
 lie inside `T.cuda.func_call` sources (pasted unchanged, so a mutant that corrupted
 them wrote bad CUDA itself) are counted apart, not as findings.
 
+With `--arith N`, N random integer expressions (tests/fuzz/arith.py, expression i of
+seed s from `f"{s}:arith:{i}"`) are also compiled and run on the host by the oracle
+of tests/hostrun/ (g++), loaded and folded, and compared with TIRx's semantics; each
+disagreement is shrunk and bucketed by the shrunk expression's root (kind "value").
+
 Findings are bucketed by signature (exception type and innermost tirxc frame,
 or the broken invariant); the first input of each bucket is minimised (lines,
 then tokens) and written to `--crash-dir` together with the original. Turn a
@@ -186,10 +191,16 @@ def run(args) -> dict:
         "top_error_codes": dict(total["codes"].most_common(30)),
         "findings": total["findings"],
     }
+    if args.arith:
+        arith_findings(args, total["findings"])
+        report["arith_expressions"] = args.arith
     if args.crash_dir and total["findings"]:
         crash_dir = Path(args.crash_dir)
         crash_dir.mkdir(parents=True, exist_ok=True)
         for n, (sig, bucket) in enumerate(sorted(total["findings"].items())):
+            if bucket["kind"] == "value":
+                (crash_dir / f"finding{n:02d}-value.txt").write_text(bucket["detail"], encoding="utf-8")
+                continue
             origin, text = make_input(args.seed, bucket["first"])
             (crash_dir / f"finding{n:02d}-input{bucket['first']}.tx").write_text(text, encoding="utf-8",
                                                                                     errors="surrogatepass")
@@ -198,6 +209,34 @@ def run(args) -> dict:
                 (crash_dir / f"finding{n:02d}-min.tx").write_text(small, encoding="utf-8", errors="surrogatepass")
                 bucket["minimised"] = small if len(small) < 4000 else small[:4000] + "..."
     return report
+
+
+def arith_findings(args, findings: dict, batch: int = 200, shrunk: int = 20) -> None:
+    """Run the differential check on `args.arith` random expressions (host g++ needed)."""
+    from tests.hostrun import oracle
+    if not oracle.available():
+        print("g++ is not on PATH: no differential check", file=sys.stderr)
+        return
+    from tests.hostrun.kernels import check_probes, explain
+    from .arith import probe_from_seed
+    from .test_differential import shrink
+    done = 0
+    for start in range(0, args.arith, batch):
+        probes = [probe_from_seed(f"{args.seed}:arith:{i}") for i in range(start, min(args.arith, start + batch))]
+        for verdict in check_probes(probes):
+            if verdict.problem is None:
+                continue
+            small = verdict
+            if done < shrunk:
+                _, small = shrink(verdict.probe, verdict)
+                done += 1
+            root = small.probe.expr
+            what = getattr(root, "op", None) or getattr(root, "fn", None) or type(root).__name__
+            signature = f"value:{root.dtype}:{type(root).__name__}:{what}:{verdict.variant}"
+            bucket = findings.setdefault(signature, {"kind": "value", "message": small.problem[:500],
+                                                     "first": verdict.probe.name, "count": 0,
+                                                     "origin": "arith", "detail": explain(small)[-3000:]})
+            bucket["count"] += 1
 
 
 def _same(text: str, signature: str, time_limit: float) -> bool:
@@ -235,6 +274,8 @@ def main(argv=None) -> int:
     parser.add_argument("--memory-mb", type=int, default=3072, help="address-space limit per worker")
     parser.add_argument("--nvcc-every", type=int, default=100,
                         help="compile every N-th accepted input's .cu with nvcc (0: never)")
+    parser.add_argument("--arith", type=int, default=0,
+                        help="also check N random integer expressions against TIRx semantics on the host (g++)")
     parser.add_argument("--work", default="/tmp/tirxc-fuzz", help="folder for the workers' partial results")
     parser.add_argument("--crash-dir", default="/tmp/tirxc-fuzz/findings")
     parser.add_argument("--out", help="write the JSON report here")

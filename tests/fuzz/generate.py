@@ -11,13 +11,19 @@ What it makes: one to three kernels per file; buffer parameters as
 `T.handle` + `T.match_buffer` or `T.Buffer(...)` annotations, with constant
 or symbolic extents, layouts, element offsets and alignments; scalar
 parameters; a 1-3 dimensional grid and block, warp and lane ids; bodies of
-typed expressions (int, float, half, 64-bit, unsigned, bool), buffer loads
+typed expressions (int, float, half, 64-bit, unsigned, bool; 8- and 16-bit
+integers with every operator, casts between all integer widths, clz / popcount /
+abs on each, narrowed values widened again, comparisons of narrow sums), buffer loads
 and stores, scalars (`x: T.float32 = ...`, `T.let`, `T.local_scalar`),
 shared and register arrays, the dynamic shared arena with views, loops
 (`range`, `T.serial`, `T.unroll`, `T.grid`, `while` with break/continue),
 branches, barriers, printf with hostile format strings, asserts with
 hostile messages, atomics, warp shuffles, vector loads and stores, and
-`T.cuda.func_call` with inline CUDA. Names are usually plain and sometimes
+`T.cuda.func_call` with inline CUDA. Calls with side effects (atomics, func_call)
+also go where a printer might write an operand twice or re-evaluate it: chained
+comparisons, T.ceildiv, T.min / T.max, selects, floor division and modulo, abs /
+clz / popcount, products with 0, loop bounds (`range`, `T.serial`) and `while`
+conditions (harness.check_input counts them in the CUDA: tests/fuzz/effects.py). Names are usually plain and sometimes
 hostile (C keywords, CUDA built-ins, generated names). A small fraction of
 decisions is deliberately wrong (a dtype mix, an unknown name), to keep
 the error paths busy too.
@@ -69,6 +75,8 @@ class HypothesisDraw:
 
 FLOATS = ("float32", "float16", "float64", "bfloat16")
 INTS = ("int32", "int64", "uint32", "int8", "uint8", "int16", "uint16", "uint64")
+NARROW = ("int8", "uint8", "int16", "uint16")
+_BITS = {"int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "int32": 32, "uint32": 32, "int64": 64, "uint64": 64}
 BUFFER_DTYPES = ("float32",) * 6 + ("int32",) * 4 + ("float16",) * 2 + FLOATS + INTS
 PLAIN_NAMES = ("a", "b", "c", "v", "w", "acc", "tmp", "s", "t0", "t1", "val", "res", "x", "y", "z", "k2", "idx",
                "q", "r", "m0")
@@ -210,27 +218,31 @@ class KernelGen:
             if named is not None:
                 return named
             text = _int_text(d, wide=dtype in ("int64", "uint64"))
-            if dtype in ("int8", "uint8", "int16", "uint16") or dtype.startswith("uint"):
+            if dtype in NARROW or dtype.startswith("uint"):
                 text = str(d.int(0, 100)) if d.bool(0.95) else text
             if dtype != "int32" and d.bool(0.7):
                 return f"T.{dtype}({text})"
             return text
-        roll = d.int(0, 14)
+        roll = d.int(0, 17)
         if roll < 7:
             op = d.choice(("+", "-", "*", "//", "%", "&", "|", "^", "<<", ">>", "+", "*", "-"))
-            right = self.int_expr(depth + 1, dtype) if not op in ("<<", ">>") or d.bool(0.3) else str(d.int(0, 31))
+            if op in ("<<", ">>") and not d.bool(0.3):  # a count in range, mostly
+                right = str(d.int(0, _BITS[dtype] - 1) if d.bool(0.95) else d.int(0, 31))
+            else:
+                right = self.int_expr(depth + 1, dtype)
             if op in ("//", "%") and d.bool(0.8):
-                right = str(d.choice((1, 2, 3, 4, 7, 8, 16, 32, -3)))
+                right = str(d.choice((1, 2, 3, 4, 7, 8, 16, 32, -3) if dtype[0] == "i" else (1, 2, 3, 4, 7, 8, 16)))
             return f"({self.int_expr(depth + 1, dtype)} {op} {right})"
         if roll == 7:
             return f"T.{d.choice(('min', 'max'))}({self.int_expr(depth + 1, dtype)}, {self.int_expr(depth + 1, dtype)})"
         if roll == 8:
-            f = d.choice(("floordiv", "floormod", "truncdiv", "truncmod"))
-            return f"T.{f}({self.int_expr(depth + 1, dtype)}, {d.choice(('3', '4', '-2', '16'))})"
+            f = d.choice(("floordiv", "floormod", "truncdiv", "truncmod", "ceildiv"))
+            divisor = d.choice(("3", "4", "-2", "16") if dtype[0] == "i" else ("3", "4", "16"))
+            return f"T.{f}({self.int_expr(depth + 1, dtype)}, {divisor})"
         if roll == 9:
-            src = d.choice(FLOATS[:3] + ("int32", "int64", "uint32", "int8"))
+            src = d.choice(FLOATS[:3] + INTS + ("int32", "int32"))
             inner = self.float_expr(depth + 1, src) if src in FLOATS else self.int_expr(depth + 1, src)
-            return f"T.cast({inner}, \"{dtype}\")"
+            return f"T.cast({inner}, \"{dtype}\")" if d.bool(0.5) else f"T.{dtype}({inner})"
         if roll == 10:
             return f"({self.int_expr(depth + 1, dtype)} if {self.bool_expr(depth + 1)} else {self.int_expr(depth + 1, dtype)})"
         if roll == 11:
@@ -239,9 +251,83 @@ class KernelGen:
         if roll == 12:
             op = "~" if dtype.startswith("uint") else d.choice(("-", "~"))
             return f"{op}{self.int_expr(depth + 1, dtype)}"
-        if roll == 13 and dtype in ("int32", "uint32"):
-            return f"T.{d.choice(('clz', 'popcount'))}({self.int_expr(depth + 1, dtype)})"
+        if roll == 13:
+            # clz / popcount count within the operand's width (int32 results); abs keeps the dtype
+            src = d.choice(INTS) if d.bool(0.5) else dtype
+            if dtype == "int32" or d.bool(0.5):
+                inner = self.int_expr(depth + 1, src)
+                call = f"T.{d.choice(('clz', 'popcount'))}({inner})"
+                return call if dtype == "int32" else f"T.{dtype}({call})"
+            if dtype[0] == "i":
+                return f"T.abs({self.int_expr(depth + 1, dtype)})"
+        if roll == 14 and dtype in NARROW:  # arithmetic on narrowed values, widened again
+            narrow = d.choice(NARROW)
+            op = d.choice(("+", "-", "*", "//", "%", "<<", ">>", "&"))
+            right = str(d.int(1, _BITS[narrow] - 1)) if op in ("<<", ">>", "//", "%") else \
+                f"T.{narrow}({self.int_expr(depth + 2)})"
+            return f"T.{dtype}(T.{narrow}({self.int_expr(depth + 2)}) {op} {right})"
+        if roll >= 15:
+            effect = self.effect_expr(depth, dtype)
+            if effect is not None:
+                return effect
         return f"T.{dtype}({self.int_expr(depth + 1, 'int32')})" if dtype != "int32" else self.int_expr(depth + 1)
+
+    def effect_call(self) -> str | None:
+        """An int32 expression with a side effect: an atomic add on an int32 buffer element."""
+        bufs = [b for b in self.bufs(writable=True) if b["dtype"] == "int32"]
+        if not bufs:
+            return None
+        buf = self.d.choice(bufs)
+        op = self.d.choice(("atomic_add", "atomic_add", "atomic_max", "atomic_min"))
+        value = self.d.choice(("1", "2", "-1") + tuple(self.vars_of("int32")[:2]))
+        return f"T.cuda.{op}({buf['name']}.ptr_to([{self.index(buf, 2)}]), {value})"
+
+    def effect_expr(self, depth: int, dtype: str = "int32") -> str | None:
+        """A call with side effects where a printer might write an operand twice: ceildiv,
+        min / max, a select, floor division and modulo, abs, a chained comparison."""
+        call = self.effect_call()
+        if call is None:
+            return None
+        d = self.d
+        other = self.int_expr(depth + 2)
+        how = d.int(0, 9)
+        if how == 0:
+            text = f"T.ceildiv({other}, {call})" if d.bool(0.5) else f"T.ceildiv({call}, {d.choice(('3', '-4', '8'))})"
+        elif how == 1:
+            text = f"T.{d.choice(('min', 'max'))}({call}, {other})" if d.bool(0.5) else \
+                f"T.{d.choice(('min', 'max'))}({other}, {call})"
+        elif how == 2:
+            text = f"T.if_then_else({self.bool_expr(depth + 2)}, {call}, {other})"
+        elif how == 3:
+            text = f"({other} if {self.bool_expr(depth + 2)} else {call})"
+        elif how == 4:
+            text = f"({call} {d.choice(('//', '%'))} {d.choice(('3', '-3', '4', '-8', '7'))})"
+        elif how == 5:
+            fn = d.choice(("floordiv", "floormod", "truncdiv", "truncmod"))
+            text = f"T.{fn}({call}, {d.choice(('3', '-2', '16'))})"
+        elif how == 6:
+            text = f"T.{d.choice(('abs', 'clz', 'popcount'))}({call})"
+        elif how == 7:
+            text = f"T.int32({self.chain(depth + 1, call)})"
+        elif how == 8:
+            text = f"({call} {d.choice(('*', '&', '%', '//'))} {d.choice(('0', '1'))})" if d.bool(0.5) else \
+                f"(0 * {call})"
+        else:
+            text = call
+        return text if dtype == "int32" else f"T.{dtype}({text})"
+
+    def chain(self, depth: int, middle: str | None = None) -> str:
+        """A chained comparison `a < b <= c` (each operand evaluated once, lazily)."""
+        d = self.d
+        dtype = "int32" if middle is not None else d.choice(("int32",) * 3 + INTS)
+        parts = [self.int_expr(depth + 1, dtype), middle or self.int_expr(depth + 1, dtype)]
+        if d.bool(0.4):
+            parts.append(self.effect_call() or self.int_expr(depth + 1, dtype) if dtype == "int32"
+                         else self.int_expr(depth + 1, dtype))
+        else:
+            parts.append(self.int_expr(depth + 1, dtype))
+        ops = [d.choice(("<", "<=", ">", ">=", "==", "!=")) for _ in parts[1:]]
+        return "(" + parts[0] + "".join(f" {op} {p}" for op, p in zip(ops, parts[1:])) + ")"
 
     def float_expr(self, depth: int = 0, dtype: str = "float32") -> str:
         d = self.d
@@ -269,6 +355,15 @@ class KernelGen:
         if roll == 9:
             return f"({self.float_expr(depth + 1, dtype)} if {self.bool_expr(depth + 1)} else {self.float_expr(depth + 1, dtype)})"
         if roll == 10:
+            if dtype == "float32" and d.bool(0.2):  # a call with side effects inside an expression
+                fname, src_name = self.module.device_function(d)
+                call = (f"T.cuda.func_call(\"{fname}\", {self.float_expr(depth + 2)}, source_code={src_name}, "
+                        f"return_type=\"float32\")")
+                other = self.float_expr(depth + 1)
+                return d.choice((f"T.{d.choice(('min', 'max'))}({call}, {other})",
+                                 f"({call} if {self.bool_expr(depth + 1)} else {other})",
+                                 f"T.if_then_else({self.bool_expr(depth + 1)}, {other}, {call})",
+                                 f"({call} * {other})"))
             return f"-{self.float_expr(depth + 1, dtype)}"
         return f"T.fma({self.float_expr(depth + 1, dtype)}, {self.float_expr(depth + 1, dtype)}, " \
                f"{self.float_expr(depth + 1, dtype)})" if dtype in ("float32", "float64") else \
@@ -276,11 +371,14 @@ class KernelGen:
 
     def bool_expr(self, depth: int = 0) -> str:
         d = self.d
-        roll = d.int(0, 9)
+        roll = d.int(0, 10)
+        if roll == 10 and depth < 3:
+            return self.chain(depth, self.effect_call() if d.bool(0.3) else None)
         if depth >= 3 or roll < 5:
             cmp = d.choice(("<", "<=", ">", ">=", "==", "!="))
             if d.bool(0.7):
-                return f"{self.int_expr(depth + 1)} {cmp} {self.int_expr(depth + 1)}"
+                dtype = "int32" if d.bool(0.6) else d.choice(INTS)  # narrow sums compared, too
+                return f"{self.int_expr(depth + 1, dtype)} {cmp} {self.int_expr(depth + 1, dtype)}"
             dtype = d.choice(("float32", "float16", "float64"))
             return f"{self.float_expr(depth + 1, dtype)} {cmp} {self.float_expr(depth + 1, dtype)}"
         if roll < 8:
@@ -318,7 +416,8 @@ class KernelGen:
             buf = d.choice(writable)
             self.emit(indent, f"{self.load(buf, 0)} = {self.expr(buf['dtype'])}")
         elif roll < 6:  # scalar
-            dtype = d.choice(("float32", "int32", "float32", "int32", "float16", "float64", "int64", "uint32"))
+            dtype = d.choice(("float32", "int32", "float32", "int32", "float16", "float64", "int64", "uint32") +
+                             NARROW + ("uint64",))
             name = self.fresh()
             how = d.int(0, 3)
             if how == 0:
@@ -409,7 +508,15 @@ class KernelGen:
         d = self.d
         var = self.fresh(d.choice(("i", "j", "k", "it", "step")))
         how = d.int(0, 5)
-        if how == 0:
+        if how in (0, 2) and d.bool(0.4) and self.effect_call() is not None:
+            # bounds with side effects: evaluated once, before the first iteration
+            call = self.effect_call()
+            bound = d.choice((f"T.min({call}, {d.int(1, 8)})", call, f"T.ceildiv({d.int(1, 64)}, {call})",
+                              f"T.max({call} % 8, 1)"))
+            header = d.choice((f"for {var} in range({bound}):", f"for {var} in T.serial({bound}):",
+                               f"for {var} in range({d.int(-2, 2)}, {bound}):",
+                               f"for {var} in range({call}, {bound}):"))
+        elif how == 0:
             header = f"for {var} in range({d.int(1, 8)}):"
         elif how == 1:
             start, stop = d.int(-4, 4), d.int(-4, 16)
@@ -435,7 +542,11 @@ class KernelGen:
             counter = var
             self.emit(indent, f"{counter}: T.int32 = 0")
             self.scope.vars.append((counter, "int32", False))
-            self.emit(indent, f"while {counter} < {d.int(0, 6)}:")
+            call = self.effect_call() if d.bool(0.2) else None
+            if call is not None:  # a condition with a side effect, evaluated each time round
+                self.emit(indent, f"while {counter} < {d.int(0, 6)} and {call} > -1000:")
+            else:
+                self.emit(indent, f"while {counter} < {d.int(0, 6)}:")
             self.emit(indent + 1, f"{counter} += 1")
             self.loop_depth += 1
             self.nested(indent + 1, budget)
@@ -577,7 +688,8 @@ class KernelGen:
             self.scope.bufs.append({"name": name, "dtype": dtype, "shape": tuple(shape), "writable": d.bool(0.85),
                                     "align16": align16})
         for _ in range(d.int(0, 2)):
-            dtype = d.choice(("int32", "float32", "float32", "int64", "float16", "uint32", "bool", "float64"))
+            dtype = d.choice(("int32", "float32", "float32", "int64", "float16", "uint32", "bool", "float64", "int8",
+                              "uint8", "int16", "uint16"))
             name = self.fresh(d.choice(("alpha", "beta", "m", "count", "scale")))
             params.append(f"{name}: T.{dtype}")
             self.scope.vars.append((name, dtype, False))

@@ -1,10 +1,10 @@
 """The fuzzing invariants, shared by the CI tests (tests/fuzz/test_fuzz.py) and
 the long campaign (tests/fuzz/campaign.py).
 
-`check_input(text)` runs the whole pipeline in process through
-`transpiler.driver.compile_file` (bytes, as the CLI reads them; up to the
-launcher) and returns a
-`Finding` when an invariant is broken, else an `Outcome`:
+`check_input(text)` runs the whole pipeline in process through the compile
+function the CLI calls (`transpiler.cli.files.compile_file`, else
+`transpiler.driver.compile_file`; bytes, as the CLI reads them; up to the
+launcher) and returns a `Finding` when an invariant is broken, else an `Outcome`:
 
 * no exception escapes the pipeline (the CLI would print `tirxc: internal
   error` and exit 3 -- never acceptable);
@@ -14,7 +14,10 @@ launcher) and returns a
   points inside the file (line within the file, column within the line or one
   past its end, end not before start); rendering them does not fail;
 * an accepted input has CUDA text and a launcher; the CUDA encodes as UTF-8,
-  the launcher is valid Python, and `--emit ast` works.
+  the launcher is valid Python, and `--emit ast` works;
+* no call with side effects (atomics, printf, `T.cuda.func_call`, PTX) appears in
+  the kernels' CUDA more often than the source can evaluate it (T.unroll copies
+  counted), nor in a `for` header's condition or increment (tests/fuzz/effects.py).
 
 Whether an accepted input's `.cu` compiles is checked by `nvcc_check`
 (sampled: nvcc takes about a second per file).
@@ -35,8 +38,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from transpiler.syntax import ast as tx_ast
+from . import effects
 from transpiler.diag.diagnostics import Renderer
-from transpiler.driver import compile_file
+from transpiler import driver
+from transpiler.cli import files as cli_files
+
+# The CLI's own entry point where it has one (it turns some library exceptions into
+# diagnostics of the input), else the library's.
+compile_file = getattr(cli_files, "compile_file", driver.compile_file)
 from transpiler.syntax.source import SourceFile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +80,7 @@ class Outcome:
 
 @dataclass
 class Finding:
-    """A broken invariant: `kind` is crash, hang, location, render, output."""
+    """A broken invariant: `kind` is crash, hang, location, render, output, effects."""
     kind: str
     message: str
     signature: str  # what buckets equal findings together
@@ -181,6 +190,9 @@ def check_input(text: str, name: str = "fuzz.tx", *, time_limit: float = TIME_LI
     except SyntaxError as err:
         return Finding("output", f"the launcher is not valid Python: {err}", "output:launcher-syntax")
     sources = tuple(getattr(result.program, "func_sources", {}).values())
+    problem = effects.check(result.module, result.cuda, sources)
+    if problem:
+        return Finding("effects", problem, "effects:" + problem.split("`")[1] if "`" in problem else "effects")
     return Outcome(True, (), result.cuda, result.launcher, sources)
 
 

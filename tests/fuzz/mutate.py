@@ -5,8 +5,11 @@ changed in one to four places at a time.
 input number i of a campaign with seed s is `mutant(Random(f"{s}:{i}"), ...)`
 and any finding can be regenerated from its number.
 
-Mutations work on tokens (replace with a dictionary entry or another token of
-the file, drop, double), on lines (drop, duplicate, swap, re-indent, splice a
+Mutations work on tokens (replace with a dictionary entry -- since 2026-12-01 also
+8- and 16-bit arithmetic that wraps, clz / popcount / abs of narrow values, folds
+with NaN, calls with side effects in chained comparisons, ceildiv, min / max and
+loop bounds, dtype strings with a newline -- or another token of the file, drop,
+double), on lines (drop, duplicate, swap, re-indent, splice a
 line from another seed file), on numbers (boundary values: 0, -1, 2**31 - 1,
 2**31, 2**63, 2**64, 10**30 ...), on names (rename every occurrence of a name
 to a hostile one: C and CUDA keywords, generated names, Python builtins),
@@ -72,7 +75,7 @@ STRINGS = [
     '"float4_e2m1fn"', '"handle"', '"void"', '"shared"', '"shared.dyn"', '"local"', '"global"', '"tmem"',
     '"warp"', '""', '"%d\\n"', '"%s"', '"%f %d"', '"%n"', '"\\\\"', '"\\n\\r\\t"', '"*/"', '"\\x00"', '"??/"',
     '"\\ud800"', '"\\U0010ffff"', '"\u202e"', '"a\\\nb"', "'\"\"\"'", '"__device__ void f() {}"',
-    'r"""\n#include <x>\n"""', '"default"',
+    'r"""\n#include <x>\n"""', '"default"', '"int8\\n"', '"float32\n"', '"uint8 "', '"int16\\x00"',
 ]
 
 EXPRESSIONS = [
@@ -82,6 +85,13 @@ EXPRESSIONS = [
     "1 << 40", "-(-2147483648)", "layout=None", "T.cast(tx, \"float16\")", "T.reinterpret(tx, \"float32\")",
     "T.exp(1.0)", "T.max(1, 2)", "T.floordiv(tx, 0)", "T.ceildiv(tx, 3)", "T.if_then_else(tx < 1, 1, 2)",
     "lambda: 0", "f(x)", "x if x else y", "not x", "x and y", "-x", "~x", "x ** 2", "x @ y",
+    "T.uint8(200) + T.uint8(100)", "(T.uint8(200) + T.uint8(100)) // 2", "~T.uint8(0) >> 4", "T.int8(-128) // -1",
+    "T.int16(-32768) % T.int16(-1)", "T.int32(T.uint32(4294967295)) // 2", "T.clz(T.int8(1))",
+    "T.popcount(T.int16(-1))",
+    "T.abs(T.uint32(5))", "T.abs(T.int8(-128))", "T.cast(T.int64(1152921573326323713), \"float32\")",
+    "T.min(T.float32(1e400) - T.float32(1e400), 1.0)", "T.truncdiv(T.int8(-7), 2)", "T.uint16(65535) * T.uint16(65535)",
+    "0 < T.cuda.atomic_add(A.ptr_to([0]), 1) < 10", "T.ceildiv(tx, T.cuda.atomic_add(A.ptr_to([0]), 1))",
+    "T.max(T.cuda.atomic_add(A.ptr_to([0]), 1), tx)", "T.cuda.atomic_add(A.ptr_to([0]), 1) * 0",
     "T.thread_id([32])", "T.cta_id([2])", "T.alloc_shared((64,), \"float32\")", "T.alloc_local((4,))",
     "T.decl_buffer((4,), \"float32\", data=A.data)", "T.device_entry()", "T.cuda.cta_sync()", "T.grid(2, 2)",
     "T.unroll(4)", "T.serial(3)", "range(10)", "range(0, 10, -1)", "range(5, 0, -2)", "T.meta_var(3)",
@@ -105,6 +115,9 @@ STATEMENTS = [
     "exec(\"print(1)\")", "__import__(\"os\").system(\"echo pwned\")", "del x", "global g", "x = yield",
     "lambda: 0", "class C:\n        pass", "def f():\n        pass", "async def f():\n        pass",
     "T.static_assert(1 == 2, \"no\")", "T.cuda.atomic_add(A.ptr_to([0]), T.float32(1))",
+    "for i in range(T.cuda.atomic_add(A.ptr_to([0]), 1)):\n        pass",
+    "if 0 <= T.cuda.atomic_add(A.ptr_to([0]), 1) < 4:\n        pass", "t: T.uint8 = T.uint8(250) + T.uint8(10)",
+    "u: T.int16 = T.int16(-32768) - T.int16(1)",
 ]
 
 

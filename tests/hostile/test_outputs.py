@@ -8,7 +8,14 @@ directories for every sample):
   ASCII-only one, for a file with non-ASCII text, and so are the diagnostics' bytes;
   a non-ASCII file name that the locale cannot decode still gives whole outputs;
 * two `make -j` runs over all samples at once, into the same folder, leave every
-  output whole and equal to what the library produces.
+  output whole and equal to what the library produces;
+* an output path that is a symbolic link is written through: `-o link.cu` (or
+  `--launcher link.py`) where the link names a file writes that file and leaves the
+  link a link (relative links, chains of links, the target's mode kept);
+  `-o /dev/stdout` writes standard output, whether it is a pipe or a file; a
+  dangling link either gets its target created or is refused, never replaced; a
+  link to a directory is refused with exit status 2 and a message saying so, and
+  nothing is deleted.
 """
 from __future__ import annotations
 
@@ -202,3 +209,156 @@ def test_two_parallel_make_runs_into_one_folder(tmp_path):
         result = ok(sample.read_text(encoding="utf-8"), f"samples/{sample.name}", launcher_name=sample.stem)
         assert (build / f"{sample.stem}.cu").read_text(encoding="utf-8") == result.cuda, sample.name
         assert (build / f"{sample.stem}.py").read_text(encoding="utf-8") == result.launcher, sample.name
+
+
+# ---- symbolic links -----------------------------------------------------------------------------------
+
+SAXPY = SAMPLES / "saxpy.tx"
+
+
+@pytest.fixture(scope="module")
+def saxpy_outputs():
+    result = ok(SAXPY.read_text(encoding="utf-8"), "saxpy.tx", launcher_name="real")
+    return result.cuda, result.launcher
+
+
+def _no_temporary_files(*folders):
+    for folder in folders:
+        stray = [p.name for p in folder.iterdir() if p.name.startswith(".tirxc-")]
+        assert not stray, f"temporary files left in {folder}: {stray}"
+
+
+def _link_status(link, target: str):
+    assert link.is_symlink(), f"{link.name} is no longer a symbolic link"
+    assert os.readlink(link) == target, f"{link.name} now points at {os.readlink(link)!r}"
+
+
+def test_output_through_a_symlink_writes_the_target(tmp_path, saxpy_outputs):
+    cuda, _ = saxpy_outputs
+    real = tmp_path / "real.cu"
+    real.write_text("// old\n")
+    real.chmod(0o640)
+    link = tmp_path / "link.cu"
+    link.symlink_to("real.cu")
+    proc = _tirxc([str(SAXPY), "-o", str(link)], tmp_path, _env())
+    assert proc.returncode == 0, proc.stderr.decode()
+    _link_status(link, "real.cu")
+    assert real.read_text(encoding="utf-8") == cuda
+    assert real.stat().st_mode & 0o777 == 0o640, "the target's mode changed"
+    _no_temporary_files(tmp_path)
+
+
+def test_launcher_through_symlinks_relative_and_chained(tmp_path, saxpy_outputs):
+    """`--launcher out/link.py` -> ../real/hop.py -> real.py (a relative link to another
+    folder, then a chain): the last file is written, both links stay."""
+    _, launcher = saxpy_outputs
+    (tmp_path / "out").mkdir()
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / "real.py"
+    real.write_text("# old\n")
+    (tmp_path / "real" / "hop.py").symlink_to("real.py")
+    link = tmp_path / "out" / "link.py"
+    link.symlink_to("../real/hop.py")
+    proc = _tirxc([str(SAXPY), "--launcher", str(link), "-o", str(tmp_path / "out" / "k.cu")], tmp_path, _env())
+    assert proc.returncode == 0, proc.stderr.decode()
+    _link_status(link, "../real/hop.py")
+    _link_status(tmp_path / "real" / "hop.py", "real.py")
+    text = real.read_text(encoding="utf-8")
+    compile(text, "real.py", "exec")
+    assert "CUDA_SOURCE" in text and text.count("\n") == launcher.count("\n")
+    _no_temporary_files(tmp_path / "out", tmp_path / "real")
+
+
+def test_output_to_dev_stdout_through_a_pipe(tmp_path, saxpy_outputs):
+    cuda, _ = saxpy_outputs
+    before = os.readlink("/dev/stdout") if os.path.islink("/dev/stdout") else None
+    proc = _tirxc([str(SAXPY), "-o", "/dev/stdout"], tmp_path, _env())
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stdout.decode("utf-8") == cuda
+    assert before is None or os.readlink("/dev/stdout") == before
+
+
+def _stdout_to_file(tmp_path, output: str):
+    """Run tirxc with `-o output` and standard output redirected to a regular file."""
+    captured = tmp_path / "captured.txt"
+    with open(captured, "wb") as handle:
+        proc = subprocess.run([sys.executable, "-m", "transpiler", str(SAXPY), "-o", output], cwd=tmp_path,
+                              env=_env(), stdout=handle, stderr=subprocess.PIPE, timeout=120)
+    return proc, captured
+
+
+def test_output_to_a_link_to_standard_output_in_a_file(tmp_path, saxpy_outputs):
+    """`-o out` where out -> /proc/self/fd/1 (what /dev/stdout is) and standard output is
+    a regular file: the file gets the CUDA, the link stays a link."""
+    cuda, _ = saxpy_outputs
+    link = tmp_path / "stdout-link"
+    link.symlink_to("/proc/self/fd/1")
+    proc, captured = _stdout_to_file(tmp_path, str(link))
+    assert proc.returncode == 0, proc.stderr.decode()
+    _link_status(link, "/proc/self/fd/1")
+    assert captured.read_text(encoding="utf-8") == cuda
+    _no_temporary_files(tmp_path)
+
+
+def test_output_to_dev_stdout_in_a_file(tmp_path, saxpy_outputs):
+    """The same with /dev/stdout itself. Guarded: run only once a private link of the
+    same shape is written through, so that a CLI that replaces links never gets to
+    replace /dev/stdout (tests may run as root)."""
+    cuda, _ = saxpy_outputs
+    canary = tmp_path / "canary"
+    canary.symlink_to("/proc/self/fd/1")
+    proc, _ = _stdout_to_file(tmp_path, str(canary))
+    if proc.returncode != 0 or not canary.is_symlink():
+        pytest.fail("a link to standard output is not written through (see the test above): "
+                    "not trying /dev/stdout")
+    before = os.readlink("/dev/stdout") if os.path.islink("/dev/stdout") else None
+    proc, captured = _stdout_to_file(tmp_path, "/dev/stdout")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert captured.read_text(encoding="utf-8") == cuda
+    if before is not None:
+        assert os.path.islink("/dev/stdout") and os.readlink("/dev/stdout") == before
+    assert not [p for p in os.listdir("/dev") if p.startswith(".tirxc-")]
+
+
+def test_output_to_a_dangling_link(tmp_path, saxpy_outputs):
+    """Either the link's target is created (as `echo > link` does) or the path is refused
+    (exit 2, naming it); the link itself is never replaced by a file."""
+    cuda, _ = saxpy_outputs
+    link = tmp_path / "dangling.cu"
+    link.symlink_to("made.cu")
+    proc = _tirxc([str(SAXPY), "-o", str(link)], tmp_path, _env())
+    _link_status(link, "made.cu")
+    if proc.returncode == 0:
+        assert (tmp_path / "made.cu").read_text(encoding="utf-8") == cuda
+    else:
+        assert proc.returncode == 2, proc.stderr.decode()
+        assert "dangling.cu" in proc.stderr.decode() and not (tmp_path / "made.cu").exists()
+    assert "Traceback" not in proc.stderr.decode()
+    _no_temporary_files(tmp_path)
+
+
+@pytest.mark.parametrize("option", ["-o", "--launcher"])
+def test_output_to_a_link_to_a_directory_is_refused(tmp_path, option):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("keep\n")
+    link = tmp_path / "out"
+    link.symlink_to("folder")
+    args = [str(SAXPY), option, str(link)] + (["-o", str(tmp_path / "k.cu")] if option == "--launcher" else [])
+    proc = _tirxc(args, tmp_path, _env())
+    stderr = proc.stderr.decode()
+    assert proc.returncode == 2, (proc.returncode, stderr)
+    assert "directory" in stderr and "out" in stderr and "Traceback" not in stderr, stderr
+    _link_status(link, "folder")
+    assert sorted(p.name for p in folder.iterdir()) == ["keep.txt"]
+    assert (folder / "keep.txt").read_text() == "keep\n"
+    _no_temporary_files(tmp_path, folder)
+
+
+def test_output_to_a_directory_is_refused(tmp_path):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    proc = _tirxc([str(SAXPY), "-o", str(folder)], tmp_path, _env())
+    assert proc.returncode == 2 and "directory" in proc.stderr.decode(), proc.stderr.decode()
+    assert folder.is_dir() and not list(folder.iterdir())
+    _no_temporary_files(tmp_path)
