@@ -18,6 +18,7 @@ from transpiler.ir import layout as layouts
 from transpiler.codegen.cuda import c_string
 from transpiler.codegen.jinja import environment
 from transpiler.ir.program import Program
+from transpiler.target.arch import INDEX_LIMIT, STATIC_SHARED_LIMIT
 
 
 class HostExprError(ValueError):
@@ -230,7 +231,8 @@ def render_launcher(program: Program, cuda: str, module_name: str | None = None)
                            line_file_repr=repr(line_file(program, cuda)),
                            cuda_repr=_literal(cuda), runtime=runtime_literal(), runtime_line=runtime_line(),
                            kernels=kernels, repr=repr, literal=py_literal, arch=program.min_arch,
-                           suffix=repr(program.arch_suffix))
+                           suffix=repr(program.arch_suffix), static_shared_limit=STATIC_SHARED_LIMIT,
+                           index_limit=INDEX_LIMIT)
 
 
 def line_file(program: Program, cuda: str) -> str:

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import threading
 
+# Set by load() from tirxc's table of target facts: the static shared memory a block has
+# without opting in, and the largest element index (the kernel indexes with C ints).
 STATIC_SHARED_LIMIT = 48 * 1024
-INDEX_LIMIT = 2 ** 31 - 1  # the kernel indexes with C ints (docs/reliability.md)
+INDEX_LIMIT = 2 ** 31 - 1
 GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)  # blocks per grid dimension, x y z
 WORKSPACE_CACHE_SIZE = 8  # cached workspace allocations per kernel; the oldest goes first
 
@@ -36,10 +38,11 @@ CALLABLES = {}  # {name: the kernel's callable (_Kernel)}, which the launcher ex
 
 
 def load(source_file: str, min_arch: int, arch_suffix: str, cuda_source: str, kernels: dict,
-         line_file: str = "") -> dict:
+         line_file: str = "", static_shared_limit: int = STATIC_SHARED_LIMIT, index_limit: int = INDEX_LIMIT) -> dict:
     """Make this module the runtime of one launcher and return its kernels' callables."""
-    global SOURCE_FILE, LINE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE, KERNELS
+    global SOURCE_FILE, LINE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE, KERNELS, STATIC_SHARED_LIMIT, INDEX_LIMIT
     SOURCE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE = source_file, min_arch, arch_suffix, cuda_source
+    STATIC_SHARED_LIMIT, INDEX_LIMIT = static_shared_limit, index_limit
     LINE_FILE = line_file
     KERNELS = kernels
     CALLABLES.clear()
