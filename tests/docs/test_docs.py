@@ -29,7 +29,7 @@ def test_regenerating_changes_nothing(gen_docs):
 
 
 def test_every_handler_has_a_snippet(gen_docs):
-    from transpiler.sema.intrinsics import HANDLERS
+    from transpiler.sema.registry import HANDLERS
     used = set()
     for snippet in gen_docs.all_snippets():
         own = snippet.text.split("\n")[snippet.line - 1:]

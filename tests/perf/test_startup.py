@@ -20,7 +20,7 @@ from transpiler.cli import main as cli
 
 from transpiler import ir
 from transpiler.target.dtypes import FLOAT32, INT32
-from transpiler.sema.kernel import CNames
+from transpiler.sema.state import CNames
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SAXPY = ROOT / "samples" / "saxpy.tx"

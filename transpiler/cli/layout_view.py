@@ -21,11 +21,12 @@ import click
 from transpiler.syntax import ast
 from transpiler import ir
 from transpiler.ir import layout as layouts
-from transpiler.sema.check import LAYOUT_MODULE, layout_arg, layout_evaluator, layout_value
+from transpiler.sema.check import LAYOUT_MODULE, layout_evaluator
+from transpiler.sema.views import layout_arg, layout_value
 from transpiler.cli.files import write_file as _write, write_stdout as _write_stdout
 from transpiler.diag.diagnostics import Diagnostic, Diagnostics, Renderer, did_you_mean, use_colour
 from transpiler.target.dtypes import known_dtype_names, parse_dtype
-from transpiler.sema.intrinsics import LAYOUT_CTORS
+from transpiler.sema.registry import LAYOUT_CTORS
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
 from transpiler.cli.svg import Svg, hue

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from transpiler.ir.nodes import Address, ArrayDecl, Block, For, If, LetStmt, PointerDecl, While, BinOp, BufferAddress, BufferLoad, BufferVecLoad, Call, Cast, Expr, Load, Reinterpret, Select, Seq, Stmt, UnaryOp, VecLoad
+from transpiler.ir.nodes import (Address, ArrayDecl, Block, For, If, LetStmt, PointerDecl, While, BinOp,
+                                 BufferAddress, BufferLoad, BufferVecLoad, Call, Cast, Expr, Load, Reinterpret,
+                                 Select, Seq, Stmt, UnaryOp, VecLoad)
 from transpiler.ir.nodes import LEAVES, NODE_EXPRS, _no_exprs
 from transpiler.ir.fold import binop, cast, select, unary
 

@@ -23,14 +23,14 @@ from transpiler.ir.program import CheckedModule, Kernel
 from transpiler.syntax import ast
 from transpiler.syntax.source import SourceFile, Span
 from transpiler.target.cnames import source_code_names
-from transpiler.sema import access, buffers, intrinsics, pools, ptx_calls, threads, views  # noqa: F401 (their handlers register)
+# every call family, imported so that its handlers register
+from transpiler.sema import access, buffers, intrinsics, pools, ptx_calls, threads, views  # noqa: F401
 from transpiler.sema.expr import elab
 from transpiler.sema.kernel import check_kernel
 from transpiler.sema.registry import LAYOUT_CTORS
 from transpiler.sema.state import KernelState, ModuleState, at_module_level
 from transpiler.sema.values import (POISON, Axis, Binding, DTypeVal, DynamicExtent, LayoutPart, LayoutVal, Namespace,
                                     Poison, PyConst)
-from transpiler.sema.views import layout_arg, layout_value  # noqa: F401 (for the layout viewer)
 
 DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir", "tvm.tirx")
 LAYOUT_MODULE = "tvm.tirx.layout"

@@ -9,8 +9,11 @@ from transpiler.ir import layout as layouts
 from transpiler.syntax import ast
 from transpiler.target.dtypes import BOOL, DType, INT32, has_c_vector, known_dtype_names, parse_dtype
 from transpiler.sema import effects, scalars, state
-from transpiler.sema.values import ArrayType, Axis, AxisTerm, Builtin, DTypeVal, HandleType, LayoutCtor, LayoutPart, LetType, Method, Namespace, POISON, Pointer, Poison, PtxMnemonic, PyConst, Region, SmemPool, TmemPool
-from transpiler.sema.registry import CALLS, HANDLERS, LAYOUT_CTORS, DispatchTable, _dtype_value, _known_dotted_names, _suggest, bind_args, is_default
+from transpiler.sema.values import (ArrayType, Axis, AxisTerm, Builtin, DTypeVal, HandleType, LayoutCtor, LayoutPart,
+                                    LetType, Method, Namespace, POISON, Pointer, Poison, PtxMnemonic, PyConst,
+                                    Region, SmemPool, TmemPool)
+from transpiler.sema.registry import (CALLS, HANDLERS, LAYOUT_CTORS, DispatchTable, _dtype_value,
+                                      _known_dotted_names, _suggest, bind_args, is_default)
 from transpiler.sema.scalars import INT_BITS, _kind
 
 

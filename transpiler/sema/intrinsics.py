@@ -7,11 +7,13 @@ import re
 from transpiler import ir
 from transpiler.diag.diagnostics import Note, did_you_mean
 from transpiler.syntax import ast
-from transpiler.target.dtypes import BOOL, DType, FLOAT32, HANDLE, INT32, UINT32, VOID, dtype_alias, known_dtype_names, parse_dtype
+from transpiler.target.dtypes import (BOOL, DType, FLOAT32, HANDLE, INT32, UINT32, VOID, dtype_alias,
+                                      known_dtype_names, parse_dtype)
 from transpiler.sema import state, registry, scalars, expr, ptx_calls, effects
-from transpiler.sema.values import DynamicExtent, DTypeVal, LaunchConfig, Namespace, POISON, Pointer, Poison, PyConst, Ramp, Void
+from transpiler.sema.values import (DynamicExtent, DTypeVal, LaunchConfig, Namespace, POISON, Pointer, Poison,
+                                    PyConst, Ramp, Void)
 from transpiler.sema.state import _SymbolicPending
-from transpiler.sema.registry import LAYOUT_CTORS, MATH  # noqa: F401 (re-exported)
+from transpiler.sema.registry import MATH
 from transpiler.target.cmath import PREDICATES
 from transpiler.sema.registry import CALLS, HANDLERS, _DefaultArg, _suggest, handler, is_default
 from transpiler.sema.scalars import article

@@ -11,8 +11,9 @@ from transpiler.target.arch import SHARED_OPT_IN_MAX, STATIC_SHARED_LIMIT, arch_
 from transpiler.ir.program import Kernel
 from transpiler.target.dtypes import INT32, UINT32, parse_dtype
 from transpiler.sema import state, registry, expr, threads, views, buffers, pools, statements
-from transpiler.sema.values import Binding, DTypeVal, Handle, HandleType, LaunchConfig, LayoutPart, LayoutVal, POISON, PyConst, Void
-from transpiler.sema.state import CNames, KernelState, ModuleState, _SymbolicPending  # noqa: F401 (CNames: its old home)
+from transpiler.sema.values import (Binding, DTypeVal, Handle, HandleType, LaunchConfig, LayoutPart, LayoutVal,
+                                    POISON, PyConst, Void)
+from transpiler.sema.state import KernelState, ModuleState, _SymbolicPending
 from transpiler.sema.registry import is_default
 from transpiler.sema.expr import kind_of
 

@@ -8,8 +8,10 @@ from transpiler.diag.diagnostics import did_you_mean
 from transpiler.ir import layout as layouts
 from transpiler.syntax.source import Span
 from transpiler.sema import effects, unrolled
-from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32, INT64, UNLOWERABLE, VECTOR_LANES, dtype_alias, int_range, known_dtype_names, parse_dtype
-from transpiler.sema.values import Axis, AxisTerm, DTypeVal, Handle, IdTuple, LaunchConfig, LayoutPart, LayoutVal, Method, Namespace, POISON, Pointer, PyConst, Ramp, Region, Void
+from transpiler.target.dtypes import (BOOL, DType, FLOAT32, INT32, INT64, UNLOWERABLE, VECTOR_LANES, dtype_alias,
+                                      int_range, known_dtype_names, parse_dtype)
+from transpiler.sema.values import (Axis, AxisTerm, DTypeVal, Handle, IdTuple, LaunchConfig, LayoutPart, LayoutVal,
+                                    Method, Namespace, POISON, Pointer, PyConst, Ramp, Region, Void)
 
 
 _INT_ONLY = ("floordiv", "floormod", "<<", ">>", "&", "|", "^")

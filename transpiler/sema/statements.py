@@ -9,50 +9,12 @@ from transpiler.syntax import ast
 from transpiler.syntax.source import Span
 from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32
 from transpiler.sema import state, scalars, expr, threads, views, effects, loops, unrolled
-from transpiler.sema.values import ArrayType, Binding, DTypeVal, Handle, IdTuple, LayoutPart, LayoutVal, LetType, LoopRange, POISON, Pointer, Poison, PyConst, Region, SmemPool, TmemPool, Void
-from transpiler.sema.state import CNames, _SymbolicPending
+from transpiler.sema.values import (ArrayType, Binding, DTypeVal, IdTuple, LayoutPart, LayoutVal, LetType, LoopRange,
+                                    POISON, Pointer, Poison, PyConst, Region, SmemPool, TmemPool, Void)
+from transpiler.sema.state import _SymbolicPending
 from transpiler.sema.registry import DispatchTable, handler, is_default
 from transpiler.sema.scalars import SCALAR_INDEX, article
 from transpiler.sema.expr import _BINOPS, index_nodes, kind_of
-
-
-def __init__(st, module, fdef: ast.FunctionDef):
-    st.module = module
-    st.diags = module.diags
-    st.fdef = fdef
-    st.scopes: list[dict[str, Binding]] = [{}]
-    st.closed: dict[str, Binding] = {}  # names whose block ended: for a precise error
-    st.cnames = CNames()
-    st.c_spellings: dict[str, str] = {}  # source name -> cnames.c_name of it
-    st.params: list[ir.Param] = []
-    st.args: list[ir.Param] = []
-    st.extents: dict[str, tuple[ir.Var, Span]] = {}
-    st.handles: dict[str, Handle] = {}  # handle parameters not bound yet
-    st.matched: dict[str, Span] = {}  # handle parameter -> its `T.match_buffer`
-    st.pending: list[ir.Stmt] = []
-    st.device = False
-    st.depth = 0
-    st.loops: list[str] = []  # kinds of the enclosing loops: serial, unroll, while
-    st.unrolled = 1  # copies the enclosing `T.unroll` loops make of the current statement
-    st.ids: dict[str, tuple[list[ir.Expr] | None, Span]] = {}  # kind -> (extents, first declaration)
-    st.unnamed_ids: set[str] = set()  # C names of ids not bound to a source name yet
-    st.linear_id_users: list[Span] = []  # warp-level ids, computed from the linear thread index
-    st.failed_ids: set[str] = set()  # kinds of id with a declaration that had an error
-    st.entry = None  # the `T.device_entry(...)` statement
-    st.launch_kinds: set[str] = set()  # cta_id / thread_id: extents given by `launch=T.cuda.LaunchConfig`
-    st.launch_smem: tuple[int, Span] | None = None  # its `dynamic_smem_bytes=`
-    st.nonneg: set[str] = set()
-    st.arena: ir.Buffer | None = None
-    st.views: list[ir.Buffer] = []
-    st.statics: list[ir.Buffer] = []
-    st.min_arch = 0
-    st.arch_suffix = ""
-    st.id_vars: dict[str, ir.Var] = {}  # kind -> the id's variable, once bound to a name
-    st.id_kinds: dict[str, str] = {}  # C name of an id -> its kind
-    st.guards: list[ir.Expr] = []  # conditions of the enclosing `if`s (tcgen05 needs a warp-uniform one)
-    st.pools: list = []  # SMEMPool / TMEMPool objects, checked when the kernel ends
-    st.tmem_alloc = None  # (slot buffer, columns, span) of the kernel's tcgen05.alloc
-    st.arch_errors: set[str] = set()
 
 
 # -- statements -------------------------------------------------------------------------------------
