@@ -192,8 +192,11 @@ def test_step_sign_from_facts():
     """, params="A_ptr: T.handle, m: T.int32, step: T.int32"))
     directions = [f.direction for f in fors(result)]
     assert directions == [1, 0]
-    assert "for (int k = 0; k < m; k += tx + 1) {" in result.cuda
-    assert "for (int k = 0; (step > 0) ? (k < m) : (k > m); k += step) {" in result.cuda
+    # neither step is bounded well enough to rule out `k += step` passing INT_MAX below m: both
+    # loops count in 64 bits (docs/design.md, decision 5)
+    assert "for (long long k_wide = 0LL; k_wide < ((long long)m); k_wide += (long long)(tx + 1)) {" in result.cuda
+    assert ("for (long long k_wide_1 = 0LL; (((long long)step) > 0) ? (k_wide_1 < ((long long)m)) : "
+            "(k_wide_1 > ((long long)m)); k_wide_1 += (long long)step) {") in result.cuda
 
 
 # ---- non-negativity facts (docs/design.md, decision 7) -----------------------------------------------------------------
