@@ -143,12 +143,12 @@ def test_the_refusals_say_why(tmp_path):
         "shifts a 32-bit value by 0 to 31 bits"
 
 
-def test_narrow_arithmetic_that_leaves_its_type_is_refused(tmp_path):
-    """C computes int8 arithmetic in int and tirxc's folding narrows it: where the two differ,
-    there is no one right extent."""
-    kernel = shaped(tmp_path, "T.int32(c + T.int8(1))", "c: T.int8")
-    assert expected_extent(kernel, 100) == 101
-    assert "128 does not fit in int8" in expected_extent(kernel, 127)
+def test_narrow_arithmetic_wraps_as_in_the_kernel(tmp_path):
+    """The kernel converts an 8- or 16-bit result back to its type, as folding does
+    (lower/narrow.py): the host wraps it alike, 100 + 200 in uint8 is 44."""
+    kernel = shaped(tmp_path, "T.int32(c + T.uint8(200))", "c: T.uint8")
+    assert expected_extent(kernel, 50) == 250
+    assert expected_extent(kernel, 100) == 44
 
 
 def test_uint32_and_uint64_arithmetic_wraps_as_in_c(tmp_path):
@@ -241,3 +241,10 @@ def test_a_floating_point_extent_is_an_error_at_its_place(tmp_path):
                          capture_output=True, text=True, timeout=120, env=env)
     assert run.returncode == 1 and run.stderr.startswith("f.tx:6:32: error[E0325]: the launcher cannot compute")
     assert not (tmp_path / "f.py").exists()
+
+
+def test_clz_and_popcount_count_within_the_operands_own_bits(tmp_path):
+    """As the kernel's __clz(x) - 24 for a uint8 (lower/cforms.py): 1 has 7 leading zeros in 8 bits."""
+    kernel = shaped(tmp_path, "T.int32(T.clz(c)) + T.int32(T.popcount(c))", "c: T.uint8")
+    assert expected_extent(kernel, 1) == 7 + 1
+    assert expected_extent(kernel, 255) == 0 + 8

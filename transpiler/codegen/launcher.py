@@ -34,8 +34,9 @@ def py_expr(e: ir.Expr) -> str:
     """A host-side expression as Python source with the kernel's integer semantics (docs/design.md,
     decision 7): variables come from the dict `v`, each operation is spelled as ir.HOST_OPS says
     (an operator, or a function of the launcher's runtime), and each result that could leave
-    its dtype's range goes through the runtime's c_int, which wraps where C wraps (uint32,
-    uint64) and refuses the arguments where C's value is undefined (signed overflow)."""
+    its dtype's range goes through the runtime's c_int, which wraps where the kernel wraps
+    (uint32, uint64, and the 8- and 16-bit types, whose results the kernel converts back)
+    and refuses the arguments where C's value is undefined (32- and 64-bit signed overflow)."""
     if not ir.is_host_node(e):
         raise HostExprError(f"it uses {_describe(e)}, which the launcher does not compute on the host",
                             e.span if e.span is not ir.NOWHERE else None)
@@ -60,7 +61,7 @@ def py_expr(e: ir.Expr) -> str:
         name = ir.HOST_OPS[e.func]
         if name == "abs":
             return _checked(f"abs({a})", e.dtype) if e.dtype.is_signed else a
-        return f"{name}({a}, {_width(e.args[0].dtype)})"
+        return f"{name}({a}, {e.args[0].dtype.bits})"  # counted within the operand's own bits
     a, b = py_expr(e.a), py_expr(e.b)
     op, spelling = e.op, ir.HOST_OPS[e.op]
     if op in ("&&", "||"):

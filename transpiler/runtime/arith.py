@@ -17,20 +17,23 @@ _BOUNDS.update((f"int{bits}", (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)) for b
 _BOUNDS.update((f"uint{bits}", (0, (1 << bits) - 1)) for bits in (8, 16, 32, 64))
 
 
+_WRAPPING = frozenset({"uint32", "uint64", "int8", "uint8", "int16", "uint16"})
+
+
 class HostArithmeticError(ArithmeticError):
     """A host expression whose value the kernel's C arithmetic does not define for these arguments."""
 
 
 def c_int(value: int, dtype: str) -> int:
-    """The result of a C operation of this dtype: the exact value when the dtype holds it;
-    modulo 2^32 or 2^64 for uint32 and uint64, whose C arithmetic wraps; else refused: C
-    leaves signed overflow undefined, and computes int8 ... uint16 operations in int where
-    tirxc's constant folding narrows them, so no one value would be right."""
+    """The result of an operation of this dtype in the kernel: the exact value when the dtype
+    holds it; wrapped to the dtype's width for uint32 and uint64, whose C arithmetic wraps, and
+    for the 8- and 16-bit types, whose results the kernel converts back to their type as
+    constant folding does; else refused: C leaves signed 32- and 64-bit overflow undefined."""
     low, high = _BOUNDS[dtype]
     if low <= value <= high:
         return value
-    if dtype == "uint32" or dtype == "uint64":
-        return value & high
+    if dtype in _WRAPPING:
+        return c_cast(value, dtype)
     raise HostArithmeticError(f"{value} does not fit in {dtype}, and {dtype} arithmetic may not overflow")
 
 
