@@ -388,11 +388,12 @@ def _scan(body: ir.Stmt) -> _Facts:
                 storage = e.storage
                 facts.accessed.append(storage)
                 used.add(id(storage))
-                if storage is not own:
+                # (an address, even in a store to its own array, escapes: a call may read through it)
+                if storage is not own or ecls is Address:
                     reads.add(id(storage))
                 if storage.base is not None:
                     used.add(id(storage.base))
-                    if storage is not own:
+                    if storage is not own or ecls is Address:
                         reads.add(id(storage.base))
                 if ecls is VecLoad:
                     facts.vector_reads.append((storage, e.dtype))
