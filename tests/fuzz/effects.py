@@ -42,6 +42,21 @@ class _Skip(Exception):
     pass
 
 
+_DIALECT = {"T"}  # the names the file being counted binds the dialect to (source_counts sets it)
+
+
+def _dialect_names(module: ast.Module) -> set[str]:
+    """`from tvm.script import tirx as X`, `import tvm.script.tirx as X`: the X; "T" without an import."""
+    names = set()
+    for stmt in module.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module in ("tvm.script", "tvm"):
+            names |= {a.asname or a.name for a in stmt.names if a.name in ("tirx", "tir")}
+        elif isinstance(stmt, ast.Import):
+            names |= {a.asname for a in stmt.names if a.asname and a.name.endswith((".tirx", ".tir"))}
+    has_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in module.body)
+    return names if has_import else {"T"}
+
+
 def _dotted(e) -> str | None:
     """`T.cuda.atomic_add` -> "cuda.atomic_add"; `T.ptx["..."]` -> "ptx"."""
     parts = []
@@ -51,7 +66,7 @@ def _dotted(e) -> str | None:
     if isinstance(e, ast.Subscript):
         inner = _dotted(e.value)
         return inner if inner == "ptx" or (inner or "").startswith("ptx.") else None
-    if isinstance(e, ast.Name) and e.id == "T":
+    if isinstance(e, ast.Name) and e.id in _DIALECT:
         return ".".join(reversed(parts))
     return None
 
@@ -143,6 +158,8 @@ _MATH = {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt
 
 def source_counts(module: ast.Module) -> Counter | None:
     """C name -> how many times the kernels can evaluate it at most, per launch point; None: skip."""
+    global _DIALECT
+    _DIALECT = _dialect_names(module)
     consts: dict[str, int] = {}
     counts: Counter = Counter()
     try:
