@@ -6,10 +6,11 @@ middle operand of `a < b < c`, the divisor of `T.ceildiv`, the element of `A[i] 
 through a layout that splits it, a view's offset, a loop's stop and step, which C re-reads at
 every iteration -- or where folding would drop it (`f() * 0`), an operand that is not pure is
 bound first to a fresh immutable local (`int tmp = atomicAdd(...);`), queued on `st.pending` so
-that it lands just before the statement being checked (a `while` condition's before each test). Inside a lazily evaluated operand (the right side of `and` / `or`, a
-branch of `x if c else y` or of `T.if_then_else`) there is no such place: the value may not be
-computed at all, so binding it first would change what the kernel does; that case is reported
-as not supported yet.
+that it lands just before the statement being checked (a `while` condition's before each
+test). Inside a lazily evaluated operand (the right side of `and` / `or`, a branch of
+`x if c else y` or of `T.if_then_else`) there is no such place: the value may not be computed
+at all, so binding it first would change what the kernel does; that case is reported as not
+supported yet.
 
 `st.lazy` counts the lazily evaluated operands being checked; `st.conds` holds the conditions
 under which the expression being checked is evaluated (enclosing `if`s, non-empty loops, the
