@@ -218,7 +218,6 @@ REJECTED = [
     ("def f(**kw):\n    pass\n", 1, 7, "`**kwargs` parameter"),
     ("def f(a, /, b):\n    pass\n", 1, 10, "positional-only marker `/`"),
     ("def f(a=1):\n    pass\n", 1, 9, "default parameter value"),
-    ("def f() -> None:\n    pass\n", 1, 12, "`->` return annotation"),
     ("x = A[...]\n", 1, 7, "`...` (Ellipsis)"),
     ("x = 1j\n", 1, 5, "complex number"),
     ("for i in a:\n    pass\nelse:\n    pass\n", 1, 1, "`else` clause on a loop"),

@@ -184,8 +184,18 @@ def kernel_name(ms, fdef: ast.FunctionDef) -> None:
                        help="rename the kernel or the function of the `T.cuda.func_call` source")
 
 
+# The options of `@T.prim_func(...)` / `@T.function(...)`: what they mean in TVM (a private
+# symbol, TVM's well-formedness check before lowering) has no effect on the CUDA tirxc writes.
+DECORATOR_OPTIONS = ("private", "check_well_formed")
+
+
 def decorators(ms, fdef: ast.FunctionDef, prim: list) -> None:
-    """`@T.prim_func` once, optionally `(private=True)`, and no other decorator."""
+    """`@T.prim_func` once, optionally `(private=..., check_well_formed=...)`, no other decorator,
+    and no return annotation but `-> None`."""
+    returns = fdef.returns
+    if returns is not None and not (isinstance(returns, ast.Constant) and returns.value is None):
+        ms.diags.error("E0203", "a kernel returns nothing", returns.span,
+                       help="write `-> None` or leave the annotation out")
     for decorator in fdef.decorators:
         if decorator not in prim:
             ms.diags.error("E0203", "a kernel takes no decorator besides `@T.prim_func`", decorator.span)
@@ -194,15 +204,16 @@ def decorators(ms, fdef: ast.FunctionDef, prim: list) -> None:
     if not isinstance(prim[0], ast.Call):
         return
     call = prim[0]
+    options = ", ".join(f"`{name}=`" for name in DECORATOR_OPTIONS)
     for arg in call.args:
         ms.diags.error("E0203", "`@T.prim_func` takes no positional arguments", arg.span,
-                         help="the only option is `private=True`")
+                       help=f"its options are {options}")
     for kw in call.keywords:
-        if kw.name != "private":
+        if kw.name not in DECORATOR_OPTIONS:
             ms.diags.error("E0311", f"`@T.prim_func` has no parameter `{kw.name}`", kw.span,
-                             help=did_you_mean(kw.name, ["private"]) or "the only option is `private=True`")
+                           help=did_you_mean(kw.name, DECORATOR_OPTIONS) or f"its options are {options}")
         elif not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)):
-            ms.diags.error("E0203", "`private=` takes True or False", kw.value.span)
+            ms.diags.error("E0203", f"`{kw.name}=` takes True or False", kw.value.span)
 
 
 def dialect_decorator(ms, decorator: ast.Expr) -> str | None:

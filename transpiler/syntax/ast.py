@@ -242,6 +242,7 @@ class FunctionDef(Node):
     decorators: tuple[Expr, ...]
     body: tuple["Stmt", ...]
     name_span: Span | None = None
+    returns: Expr | None = None  # the `-> X` annotation, if any
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -290,6 +291,8 @@ def dump(node: object, indent: str = "  ") -> str:
                 if f.name in ("span", "name_span"):
                     continue
                 item = getattr(value, f.name)
+                if item is None and f.name == "returns":
+                    continue
                 if isinstance(item, Node) or (isinstance(item, tuple) and item and isinstance(item[0], Node)):
                     children.append((f.name, item))
                 elif isinstance(item, tuple) and not item:

@@ -45,7 +45,6 @@ _UNSUPPORTED_HELP = {
     "complex number": None,
     "bytes literal": "use a plain string",
     "`else` clause on a loop": "use a flag variable",
-    "`->` return annotation": "kernels return nothing; remove the annotation",
     "default parameter value": "use a module-level constant",
     "positional-only marker `/`": None,
     "`match` statement": "use `if`/`elif`",
@@ -328,15 +327,13 @@ class Builder:
         *decorators, func = children
         if isinstance(func, ast.FunctionDef):
             return ast.FunctionDef(self._block_span(span, func.body), func.name, func.params, tuple(decorators),
-                                   func.body, func.name_span)
+                                   func.body, func.name_span, func.returns)
         return func
 
     def funcdef(self, span, children):
-        name, params, returns, body = children
-        if returns is not None:
-            self._reject("`->` return annotation", returns.span)
+        name, params, returns, body = children  # `-> X` is the checker's to judge
         return ast.FunctionDef(self._block_span(span, body), self._name(name), tuple(params or ()), (), body,
-                               self._tok(name))
+                               self._tok(name), returns)
 
     def parameters(self, span, children):
         return [c for c in children if c is not None]
