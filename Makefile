@@ -12,7 +12,7 @@ BUILD := build
 CUDA_OUT := $(patsubst samples/%.tx,$(BUILD)/%.cu,$(SAMPLES))
 LAUNCHERS := $(patsubst samples/%.tx,$(BUILD)/%.py,$(SAMPLES))
 
-.PHONY: demo samples test golden-check update-golden bench bench-gpu docs clean
+.PHONY: demo samples test golden-check update-golden bench bench-gpu docs clean cmake-example
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,13 @@ $(BUILD):
 
 test: $(BIN)/.installed-test
 	$(BIN)/python -m pytest -q
+
+# The C++ host interface's CMake example (docs/cpp.md): tirxc at build time, nvcc, a static
+# library and a C++ test program (which skips its launches without a GPU). Needs cmake and nvcc.
+cmake-example: $(BIN)/.installed
+	cmake -S docs/examples/cmake -B $(BUILD)/cmake-example -DTIRXC_EXECUTABLE=$(CURDIR)/$(TIRXC)
+	cmake --build $(BUILD)/cmake-example
+	$(BUILD)/cmake-example/example
 
 # Regenerate every sample's CUDA and diff it against the reviewed golden files.
 golden-check: $(BIN)/.installed-test

@@ -359,8 +359,10 @@ def sass_table(sources: dict, arch: str, compile_, cuobjdump: str, problems: lis
             text = sources[sample][variant]
             if text is None:
                 continue
+            # an arch-specific file (sm_90a) compiles for its own target: the generic one traps
+            suffix = "a" if re.search(r"// Minimum architecture: sm_\d+a", text) else ""
             try:
-                per_variant[variant] = sass_counts(compile_, cuobjdump, text, arch)
+                per_variant[variant] = sass_counts(compile_, cuobjdump, text, arch + suffix)
             except Exception as err:
                 problems.append(f"{sample}/{variant} SASS: {type(err).__name__}: {str(err)[:200]}")
         for symbol in sorted(per_variant.get("tirxc", {})):
@@ -700,6 +702,20 @@ def gpu_run(args) -> int:
     else:
         errors.append("launcher overhead skipped: time budget spent")
 
+    # -- the Hopper BF16 GEMM against cuBLAS, side by side (bench/gemm_hopper.py) -----------------
+    gemm = None
+    if "gemm" in args.parts:
+        if device.compute_capability == "90":
+            print("[gpu] BF16 GEMM (samples/gemm_bf16_hopper.tx) against cuBLAS", flush=True)
+            try:
+                from bench.gemm_hopper import run as run_gemm
+                gemm = run_gemm(rounds=5)
+            except Exception as err:
+                errors.append(f"gemm: {type(err).__name__}: {err}")
+                traceback.print_exc()
+        else:
+            errors.append(f"gemm skipped: it needs an sm_90 GPU, this is sm_{device.compute_capability}")
+
     # -- static SASS instruction counts (code size, free of timing noise) -------------------------
     sass_rows = []
     cuobjdump = find_cuobjdump()
@@ -712,7 +728,8 @@ def gpu_run(args) -> int:
         errors.append("SASS counts skipped: " + ("no cuobjdump" if not cuobjdump else "time budget spent"))
 
     results = {"meta": meta, "kernels": kernel_rows, "compile": compile_rows, "launcher": launcher_rows,
-               "sass": sass_rows, "errors": errors, "elapsed_s": round(time.perf_counter() - started, 1)}
+               "sass": sass_rows, "gemm_hopper": gemm, "errors": errors,
+               "elapsed_s": round(time.perf_counter() - started, 1)}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1, default=str) + "\n", encoding="utf-8")
@@ -902,8 +919,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*", help="only these samples or case ids")
     ap.add_argument("--tag", help="free text stored in the JSON's meta (e.g. the git commit measured)")
     ap.add_argument("--no-sass", action="store_true", help="dry run: skip the SASS instruction counts")
-    ap.add_argument("--parts", nargs="*", default=["compile", "kernels", "launcher", "sass"],
-                    choices=["compile", "kernels", "launcher", "sass"],
+    ap.add_argument("--parts", nargs="*", default=["compile", "kernels", "launcher", "gemm", "sass"],
+                    choices=["compile", "kernels", "launcher", "gemm", "sass"],
                     help="what to run (default all; kernels need compile)")
     args = ap.parse_args(argv)
     if args.dry_run:

@@ -5,7 +5,8 @@ own venv (bench/.venv-ref; matplotlib is no dependency of tirxc):
 
 writes docs/img/transpile_ratio.png (process-to-process time of both tools
 and the ratio per sample) and docs/img/transpile_scaling.png (time and peak
-memory against kernel size).
+memory against kernel size). Given bench/results/gemm_hopper.json (bench/gemm_hopper.py),
+it writes docs/img/gemm_hopper.png instead.
 """
 from __future__ import annotations
 
@@ -96,9 +97,37 @@ def plot_scaling(results: dict, out: Path) -> None:
     plt.close(fig)
 
 
+def plot_gemm(results: dict, out: Path) -> None:
+    """TFLOP/s against the problem size: the TIRx GEMM (the kernel the size picks, and both
+    kernels) and cuBLAS, from bench/gemm_hopper.py's results."""
+    rows = results["rows"]
+    sizes = [r["size"] for r in rows]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.plot(sizes, [r["cublas_tflops"] for r in rows], "o-", color="black", label="cuBLAS (cublasGemmEx, BF16)")
+    ax.plot(sizes, [r["tirxc_tflops"] for r in rows], "s-", color="tab:blue", linewidth=2,
+            label="gemm_bf16_hopper.tx (kernel picked by size)")
+    ax.plot(sizes, [r["wide_tflops"] for r in rows], ":", color="tab:blue", label="128 x 256 tiles")
+    ax.plot(sizes, [r["narrow_tflops"] for r in rows], "--", color="tab:cyan", label="128 x 64 tiles")
+    ax.plot(sizes, [0.7 * r["cublas_tflops"] for r in rows], color="tab:red", linewidth=0.8, alpha=0.6,
+            label="70 % of cuBLAS")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sizes, [f"{s}³" for s in sizes])
+    ax.set_ylabel("TFLOP/s")
+    ax.set_ylim(0, None)
+    ax.set_title("BF16 GEMM C = A @ B^T on an H200 (FP32 accumulation)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(out / "gemm_hopper.png", dpi=110)
+    plt.close(fig)
+
+
 def main() -> None:
     results = json.loads(Path(sys.argv[1]).read_text())
     out_dir = Path(sys.argv[2])
+    if "rows" in results:  # bench/gemm_hopper.py's results
+        plot_gemm(results, out_dir)
+        return
     out_dir.mkdir(parents=True, exist_ok=True)
     plot_ratio(results, out_dir / "transpile_ratio.png")
     plot_scaling(results, out_dir / "transpile_scaling.png")

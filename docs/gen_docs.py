@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing tirxc
 from transpiler.driver import compile_source  # noqa: E402
 from transpiler.sema.registry import MATH  # noqa: E402
 from transpiler.target.cmath import PREDICATES  # noqa: E402
-from transpiler.target.ptx import EXAMPLES as PTX_EXAMPLES, lookup as ptx_lookup  # noqa: E402
+from transpiler.target.ptx import FAMILIES as PTX_FAMILIES, lookup as ptx_lookup  # noqa: E402
 from transpiler.syntax.source import SourceFile  # noqa: E402
 
 SHOW_MARK = "# show"
@@ -211,9 +211,10 @@ def math_table() -> str:
 
 
 def ptx_table() -> str:
-    """The instructions of tirxc's PTX table (transpiler/ptx.py), with operands and minimum architecture."""
+    """One spelling of each family of tirxc's PTX table (transpiler/target/ptx/; docs/ptx.md has them
+    all), with operands and minimum architecture."""
     out = ["| PTX instruction | operands | minimum architecture |", "|---|---|---|"]
-    for mnemonic in PTX_EXAMPLES:
+    for mnemonic in (family.examples[0] for family in PTX_FAMILIES):
         instr = ptx_lookup(mnemonic)
         counts = {}
         for operand in instr.operands:
@@ -223,7 +224,8 @@ def ptx_table() -> str:
     return "\n".join(out)
 
 
-PTX_ROLES = {"out": "output register(s)", "in": "input register(s)", "addr": "address(es)", "imm": "immediate(s)"}
+PTX_ROLES = {"out": "output register(s)", "inout": "register(s) read and written", "in": "input register(s)",
+             "addr": "address(es)", "imm": "immediate(s)"}
 
 
 # -- the comparison page's numbers ---------------------------------------------------------------------

@@ -16,6 +16,8 @@ SAMPLES = ROOT / "samples"
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/golden/*.cu from the current output instead of comparing")
+    parser.addoption("--update-conformance", action="store_true", default=False,
+                     help="rewrite tests/conformance/expected.json and docs/conformance.md from the current run")
 
 
 @pytest.fixture

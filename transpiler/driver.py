@@ -21,6 +21,7 @@ class Result:
     program: object | None = None  # lower.Program once lowering ran
     cuda: str | None = None
     launcher: str | None = None
+    header: str | None = None  # the C++ header (docs/cpp.md), when asked for
 
     @property
     def ok(self) -> bool:
@@ -31,8 +32,13 @@ STAGES = ("ast", "check", "cuda", "launcher")
 
 
 def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None = None,
-                   launcher_name: str | None = None, line_info: bool = False) -> Result:
+                   launcher_name: str | None = None, line_info: bool = False, header_module: str | None = None,
+                   header_include: str | None = None, cu_name: str | None = None) -> Result:
     """Run the pipeline up to `until` (one of STAGES); stops at the first stage with errors.
+
+    With `header_module` (the C++ namespace, codegen/host_cpp.py module_name), also the C++
+    header in `header`, and `cuda` ends with the host code of its entry points, which includes
+    the header as `header_include` (`cu_name` names the .cu for `#line` with line_info).
 
     Process-wide settings (the cyclic collector, the recursion limit) are the
     caller's: the `tirxc` command makes them in transpiler/cli/main.py (main)."""
@@ -65,6 +71,16 @@ def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None 
         from transpiler.codegen.launcher import render_launcher
 
         result.launcher = render_launcher(result.program, result.cuda, module_name=launcher_name)
+    if header_module is not None:
+        from transpiler.codegen import host_cpp
+
+        try:
+            result.header = host_cpp.render_header(result.program, header_module)
+            result.cuda += host_cpp.render_host(result.program, header_module, header_include or "kernel.h",
+                                                result.cuda, cu_name)
+        except host_cpp.UnsupportedHost as err:
+            diags.error("E0800", str(err), err.span, help="use the CuPy launcher for this kernel for now")
+            result.header = None
     result.diagnostics = diags.sorted()
     return result
 

@@ -518,6 +518,47 @@ def _mma_check(before, after):
     assert_allclose(after[2], ref, **SGEMM)
 
 
+# ---------------------------------------------------------------- gemm_bf16_hopper
+
+def _bf16_bits(x):
+    """float32 -> bfloat16 bit patterns (uint16, the launcher's bfloat16), rounded to nearest even."""
+    bits = x.astype(np.float32).view(np.uint32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def _bf16_value(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def _hopper_inputs(m, n, k):
+    def inputs(rng):
+        return [_bf16_bits(rng.uniform(-1.0, 1.0, (m, k))), _bf16_bits(rng.uniform(-1.0, 1.0, (n, k))),
+                np.full((m, n), 0x7FC0, np.uint16)]  # the sentinel: a bfloat16 NaN
+    return inputs
+
+
+def _hopper_check(before, after):
+    _unchanged(before, after, 0, 1)
+    ref = _bf16_value(before[0]).astype(np.float64) @ _bf16_value(before[1]).astype(np.float64).T
+    # fp32 accumulation, then one rounding to bfloat16 (8 significant bits)
+    assert_allclose(_bf16_value(after[2]), ref, rtol=1e-2, atol=1e-2 * np.abs(ref).max())
+
+
+# ---------------------------------------------------------------- softmax_meta
+
+def _softmax_inputs(rng):
+    x = rng.standard_normal((512, 1024)).astype(np.float32) * 4
+    x[7, :] += 80.0  # a row whose exponentials overflow float32 without the max subtracted
+    return [x, _out((512, 1024))]
+
+
+def _softmax_check(before, after):
+    _unchanged(before, after, 0)
+    x = before[0].astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    assert_allclose(after[1], e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
 # ---------------------------------------------------------------- smem_pool
 
 def _smem_pool_inputs(rng):
@@ -591,6 +632,15 @@ CASES = [
          make_inputs=_sgemm_inputs, check=_sgemm_check, launch=_launch([32, 32], [16, 16])),
     dict(id="mma_gemm_fp16.mma_gemm", sample="mma_gemm_fp16", kernel="mma_gemm", seed=1700,
          make_inputs=_mma_inputs, check=_mma_check, launch=_launch([16, 16], [128])),
+    # M, N and K unequal, several k-tiles per stage ring (K = 640: 10 tiles through 4 and 8 stages)
+    dict(id="gemm_bf16_hopper.gemm_bf16_hopper", sample="gemm_bf16_hopper", kernel="gemm_bf16_hopper",
+         seed=2600, make_inputs=_hopper_inputs(384, 512, 640), check=_hopper_check,
+         launch=_launch([2, 3], [384], 196608)),
+    dict(id="gemm_bf16_hopper.gemm_bf16_hopper_narrow", sample="gemm_bf16_hopper",
+         kernel="gemm_bf16_hopper_narrow", seed=2601, make_inputs=_hopper_inputs(256, 192, 640),
+         check=_hopper_check, launch=_launch([3, 2], [384], 196608)),
+    dict(id="softmax_meta.softmax_meta", sample="softmax_meta", kernel="softmax_meta", seed=2700,
+         make_inputs=_softmax_inputs, check=_softmax_check, launch=_launch([512], [256])),
     dict(id="smem_pool.smem_pool", sample="smem_pool", kernel="smem_pool", seed=1800,
          make_inputs=_smem_pool_inputs, check=_smem_pool_check, launch=_launch([16], [256], 65536)),
 

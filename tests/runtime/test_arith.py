@@ -11,7 +11,7 @@ from transpiler.runtime.arith import HostArithmeticError
 def test_the_runtime_is_embedded_in_this_order():
     from transpiler.codegen.launcher import RUNTIME_MODULES
     from tests.runtime.test_launch import RUNTIME_MODULES as LOADED
-    assert RUNTIME_MODULES == LOADED == ("launch.py", "nvrtc.py", "arith.py")
+    assert RUNTIME_MODULES == LOADED == ("launch.py", "nvrtc.py", "arith.py", "tensormap.py")
 
 
 @pytest.mark.parametrize("a, b, floor, trunc", [(7, 2, 3, 3), (-7, 2, -4, -3), (7, -2, -4, -3), (-7, -2, 3, 3),

@@ -19,7 +19,7 @@ from transpiler.runtime import launch, nvrtc
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RUNTIME = ROOT / "transpiler" / "runtime"
-RUNTIME_MODULES = ("launch.py", "nvrtc.py", "arith.py")  # as transpiler/codegen/launcher.py embeds them
+RUNTIME_MODULES = ("launch.py", "nvrtc.py", "arith.py", "tensormap.py")  # as transpiler/codegen/launcher.py embeds them
 _copies = itertools.count()
 
 
@@ -59,6 +59,10 @@ SAXPY = spec([buffer("x", ("n",), readonly=True), buffer("y", ("n",)), scalar("a
 
 @pytest.fixture
 def runtime():
+    return fresh_runtime()
+
+
+def fresh_runtime():
     """A fresh copy of the runtime (its caches and program are per launcher): its files in one
     module object, as a launcher runs them."""
     module = types.ModuleType(f"tirxc_runtime_{next(_copies)}")
@@ -74,7 +78,7 @@ def kernel_of(runtime, entry, name="k"):
 # ---- the module itself ------------------------------------------------------------------------------------
 
 def test_the_runtime_imports_only_the_standard_library_cupy_and_numpy():
-    allowed = {"__future__", "os", "re", "tempfile", "threading", "cupy", "cupy_backends", "numpy"}
+    allowed = {"__future__", "ctypes", "os", "re", "tempfile", "threading", "cupy", "cupy_backends", "numpy"}
     for path in RUNTIME.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):

@@ -131,7 +131,8 @@ def test_syntax_error(source, code, line, col, fragment):
 
 def test_every_syntax_code_is_exercised_and_documented():
     used = {row[1] for row in SYNTAX_ERRORS} | {"E0109"}
-    assert {c for c in CODES if c.startswith("E01")} - {"E0112"} <= used
+    # E0130-E0159 are the checker's codes for the Python level (sema/pyeval.py)
+    assert {c for c in CODES if c.startswith("E01") and not "E0130" <= c <= "E0159"} - {"E0112"} <= used
     assert all(code in CODES for code in used)
 
 
@@ -179,12 +180,7 @@ REJECTED = [
     ("@dataclass\nclass A(B):\n    x: int = 1\n", 2, 1, "class definition"),
     ("f = lambda x: x + 1\n", 1, 5, "lambda"),
     ("f = lambda x=1, *a, **k: x\n", 1, 5, "lambda"),
-    ("x = [i for i in range(4)]\n", 1, 5, "list comprehension"),
-    ("x = [i for i in a if i > 0 for j in b]\n", 1, 5, "list comprehension"),
-    ("x = {k: v for k, v in a}\n", 1, 5, "dict comprehension"),
     ("x = {i for i in a}\n", 1, 5, "set comprehension"),
-    ("x = (i for i in a)\n", 1, 5, "generator expression"),
-    ("x = sum(i for i in a)\n", 1, 9, "generator expression"),
     ("x = {1, 2}\n", 1, 5, "set literal"),
     ("from tvm.tirx.layout import *\n", 1, 29, "`import *`"),
     ("from . import kernels\n", 1, 6, "relative import"),
@@ -206,18 +202,11 @@ REJECTED = [
     ("x = a not in b\n", 1, 5, "`not in` operator"),
     ("x = a is None\n", 1, 5, "`is` operator"),
     ("x = a is not None\n", 1, 5, "`is not` operator"),
-    ("x = f\"{a}\"\n", 1, 5, "f-string"),
     ("x = b\"raw\"\n", 1, 5, "bytes literal"),
     ("x = (y := 1)\n", 1, 6, "walrus operator `:=`"),
-    ("a, *rest = x\n", 1, 4, "starred expression"),
-    ("x = [*a, 1]\n", 1, 6, "starred expression"),
-    ("f(*args)\n", 1, 3, "`*` argument unpacking"),
-    ("f(**kwargs)\n", 1, 3, "`**` argument unpacking"),
-    ("x = {**a}\n", 1, 6, "`**` argument unpacking"),
     ("def f(*args):\n    pass\n", 1, 7, "`*args` parameter"),
     ("def f(**kw):\n    pass\n", 1, 7, "`**kwargs` parameter"),
     ("def f(a, /, b):\n    pass\n", 1, 10, "positional-only marker `/`"),
-    ("def f(a=1):\n    pass\n", 1, 9, "default parameter value"),
     ("x = A[...]\n", 1, 7, "`...` (Ellipsis)"),
     ("x = 1j\n", 1, 5, "complex number"),
     ("for i in a:\n    pass\nelse:\n    pass\n", 1, 1, "`else` clause on a loop"),
@@ -241,7 +230,7 @@ def test_rejected_construct_is_named(source, line, col, construct):
 def test_rejected_constructs_inside_a_kernel_are_all_reported():
     source = ("@T.prim_func\n"
               "def k(a: T.handle):\n"
-              "    x = [i for i in range(4)]\n"
+              "    x = {i for i in range(4)}\n"
               "    y = lambda: 1\n"
               "    z = 2 ** 3 ** 4\n"
               "    assert a is not None\n")
@@ -263,7 +252,7 @@ def test_all_errors_of_a_file_in_source_order():
               "def k(a: T.handle):\n"                # 9
               "    b = (1, 2]\n"                     # 10: E0104, and parsing goes on inside the kernel
               "    c = 0777\n"                       # 11: E0110
-              "    d = [i for i in a]\n"             # 12: E0109
+              "    d = {i for i in a}\n"             # 12: E0109
               "    e = 'open\n"                      # 13: E0102
               "    f = )\n"                          # 14: E0104
               "g = 1 2\n")                           # 15: E0100

@@ -49,7 +49,10 @@ def kernel_report(lk) -> dict:
         "grid": [host_text(e) for e in spec.grid],
         "block": block,
         "threads": threads,
-        "launch_bounds": spec.launch_bounds,
+        "launch_bounds": None if spec.max_registers else spec.launch_bounds,
+        "min_blocks": spec.min_blocks,
+        "max_registers": spec.max_registers,
+        "cluster": list(spec.cluster) if spec.cluster else None,
         "shared": {
             "static": spec.static_shared_bytes,
             "dynamic": spec.dynamic_shared_bytes,
@@ -219,6 +222,11 @@ def _params(spec: ir.LaunchSpec) -> list[dict]:
     for p in spec.params:
         if p.kind == "extent":
             out.append({"name": p.name, "kind": "extent", "dtype": p.dtype.name})
+    for p in spec.params:
+        tm = p.tensor_map
+        if p.kind == "tensormap" and tm is not None:  # encoded by the launcher (docs/design.md, decision 24)
+            out.append({"name": p.name, "kind": "tensor map", "dtype": tm.buffer.dtype.name,
+                        "maps": tm.buffer.name, "box": list(tm.box[::-1]), "swizzle": tm.swizzle})
     return out
 
 
@@ -309,7 +317,11 @@ def _kernel_text(k: dict) -> list[str]:
             (f" (and {more} more PTX helper{'s' if more != 1 else ''})" if more else "")
     out.append(f"  architecture   {arch}")
     out.append(f"  grid           ({', '.join(k['grid'])})")
-    bounds = f", __launch_bounds__({k['launch_bounds']})" if k["launch_bounds"] else ""
+    bounds = f", __launch_bounds__({k['launch_bounds']}{', ' + str(k['min_blocks']) if k['min_blocks'] else ''})" \
+        if k["launch_bounds"] else \
+        f", __maxnreg__({k['max_registers']})" if k["max_registers"] else ""
+    if k["cluster"]:
+        bounds += f", clusters of ({', '.join(map(str, k['cluster']))})"
     out.append(f"  block          ({', '.join(map(str, k['block']))}): {k['threads']} threads{bounds}")
     out.extend(_shared_text(k["shared"]))
     if k["arena"] is not None:
@@ -325,14 +337,19 @@ def _kernel_text(k: dict) -> list[str]:
                            for r in regs], "    ", {2}))
     else:
         out.append("  registers      no register arrays")
-    out.append("  parameters     in call order" + (" (then the extents read off the arrays)"
-                                                   if any(p["kind"] == "extent" for p in k["params"]) else ""))
+    then = [what for kind, what in (("extent", "the extents read off the arrays"),
+                                     ("tensor map", "the tensor maps the launcher encodes"))
+            if any(p["kind"] == kind for p in k["params"])]
+    out.append("  parameters     in call order" + (f" (then {' and '.join(then)})" if then else ""))
     rows = []
     for p in k["params"]:
         if p["kind"] == "buffer":
             rows.append([p["name"], "buffer", p["dtype"], "(" + ", ".join(p["shape"]) + ("," if len(p["shape"]) == 1
                                                                                       else "") + ")",
                          "read-only" if p["readonly"] else ""])
+        elif p["kind"] == "tensor map":
+            rows.append([p["name"], "tensor map", p["dtype"], f"of {p['maps']}, box ({', '.join(map(str, p['box']))})",
+                         f"swizzle {p['swizzle']}" if p["swizzle"] else ""])
         else:
             rows.append([p["name"], p["kind"], p["dtype"], "", ""])
     if rows:

@@ -32,6 +32,7 @@ Examples:
   tirxc kernel.tx -o kernel.cu           write CUDA
   tirxc kernel.tx                        CUDA to standard output
   tirxc kernel.tx --launcher kernel.py   CUDA to stdout, the CuPy launcher to kernel.py
+  tirxc kernel.tx -o kernel.cu --header kernel.h   CUDA with C++ entry points, and their header
   tirxc kernel.tx --emit ast             print the syntax tree
   tirxc kernel.tx --check                check only; exit 1 on errors
   cat kernel.tx | tirxc - -o kernel.cu   read standard input
@@ -59,7 +60,8 @@ def _module_name(path: str | None) -> str | None:
 
 
 def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", launcher_path: str | None = None,
-                   check_only: bool = False, arch: str | None = None, line_info: bool = False) -> None:
+                   check_only: bool = False, arch: str | None = None, line_info: bool = False,
+                   header_path: str | None = None) -> None:
     """The compile command once its options are known; usage errors are click's UsageError."""
     if arch is not None:
         from transpiler.target.arch import BASE_ARCH, parse_arch
@@ -69,17 +71,38 @@ def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", l
         if parsed[0] < BASE_ARCH:
             raise click.UsageError(f"--arch {arch} is older than sm_{BASE_ARCH}, the oldest architecture tirxc "
                                    f"(and CUDA 13) compiles for")
-    for target in (output, launcher_path):
+    for target in (output, launcher_path, header_path):
         if target and target != "-" and kernel != "-" and same_file(kernel, target):
             raise click.UsageError(f"refusing to overwrite the input file '{kernel}' with output")
     if output and launcher_path and output != "-" and same_output(output, launcher_path):
         raise click.UsageError(f"-o '{output}' and --launcher '{launcher_path}' name the same file: give each "
                                f"output its own path")
+    if header_path and header_path != "-" and output and output != "-" and same_output(output, header_path):
+        raise click.UsageError(f"-o '{output}' and --header '{header_path}' name the same file: give each "
+                               f"output its own path")
+    if header_path and launcher_path and same_output(launcher_path, header_path):
+        raise click.UsageError(f"--launcher '{launcher_path}' and --header '{header_path}' name the same file: give "
+                               f"each output its own path")
+    if (header_path or emit == "header") and emit == "ast":
+        raise click.UsageError("--header writes the C++ interface of the CUDA: not with --emit ast")
+    if header_path == "-" and emit != "header":
+        raise click.UsageError("--header - would write the header to standard output: use --emit header")
     name, data = read_input(kernel)
     until = "check" if check_only else emit if emit == "ast" else "launcher" if (emit == "launcher" or launcher_path) else "cuda"
     module_name = _module_name(launcher_path) or _module_name(output if emit == "launcher" else None) \
         or _module_name(kernel)
-    result = compile_file(name, data, until=until, arch=arch, launcher_name=module_name, line_info=line_info)
+    header_options = {}
+    if emit == "header" or header_path:
+        from transpiler.codegen.host_cpp import module_name as cpp_module
+
+        header_file = header_path if header_path and header_path != "-" else \
+            output if emit == "header" and output and output != "-" else None
+        stem = _module_name(header_file) or _module_name(output) or _module_name(kernel) or "kernels"
+        header_options = dict(header_module=cpp_module(stem),
+                              header_include=os.path.basename(header_file) if header_file else f"{stem}.h",
+                              cu_name=output if emit != "header" and output and output != "-" else None)
+    result = compile_file(name, data, until=until, arch=arch, launcher_name=module_name, line_info=line_info,
+                          **header_options)
     print_diagnostics(result)
     if not result.ok:
         sys.exit(1)
@@ -91,10 +114,14 @@ def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", l
         text = dump(result.module)
     elif emit == "launcher":
         text = result.launcher
+    elif emit == "header":
+        text = result.header
     else:
         text = result.cuda
     if launcher_path and emit != "launcher":
         write_file(launcher_path, result.launcher)
+    if header_path and header_path != "-" and emit != "header":
+        write_file(header_path, result.header)
     if output is None or output == "-":
         write_stdout(text)
     else:
@@ -168,15 +195,18 @@ class TirxcGroup(click.Group):
              context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXAMPLES)
 @click.argument("kernel", required=False, metavar="KERNEL.tx")
 @click.option("-o", "--output", metavar="PATH", help="Write the main output here ('-' or none: standard output).")
-@click.option("--emit", type=click.Choice(("cuda", "launcher", "ast")), default="cuda", show_default=True,
+@click.option("--emit", type=click.Choice(("cuda", "launcher", "header", "ast")), default="cuda", show_default=True,
               help="What to write to the output.")
 @click.option("--launcher", "launcher_path", metavar="PATH", help="Also write the CuPy launcher module here.")
+@click.option("--header", "header_path", metavar="PATH",
+              help="Also write the C++ header of the kernels' entry points here; the CUDA then holds them "
+                   "(docs/cpp.md).")
 @click.option("--check", "check_only", is_flag=True, help="Parse and check only; write nothing.")
 @click.option("--arch", metavar="SM", help="Target architecture to enforce, e.g. sm_80, sm_90a, sm_100a.")
 @click.option("--line-info", is_flag=True, help="Emit #line directives pointing into the .tx file.")
 @click.option("--explain", "explain_code", metavar="CODE", help="Explain a diagnostic code and exit.")
 @click.version_option(__version__, "--version", prog_name="tirxc", message="%(prog)s %(version)s")
-def tirxc(kernel, output, emit, launcher_path, check_only, arch, line_info, explain_code):
+def tirxc(kernel, output, emit, launcher_path, header_path, check_only, arch, line_info, explain_code):
     """Transpile a TIRx kernel file (.tx) to CUDA (.cu) and a CuPy launcher."""
     if explain_code:
         text = explain(explain_code)
@@ -186,7 +216,7 @@ def tirxc(kernel, output, emit, launcher_path, check_only, arch, line_info, expl
         return
     if kernel is None:
         raise click.UsageError("missing KERNEL.tx (use '-' for standard input)")
-    compile_kernel(kernel, output, emit, launcher_path, check_only, arch, line_info)
+    compile_kernel(kernel, output, emit, launcher_path, check_only, arch, line_info, header_path)
 
 
 class _Signalled(BaseException):

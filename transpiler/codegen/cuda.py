@@ -17,7 +17,7 @@ from transpiler import ir
 from transpiler.target.cnames import FIXED_WIDTH
 from transpiler.target.dtypes import FLOAT32, DType, c_type, parse_dtype
 from transpiler.ir.program import Program
-from transpiler.target import ptx
+from transpiler.target import ptx, tma
 
 INDENT = "  "
 
@@ -286,7 +286,8 @@ class CPrinter:
 
     def _e_Address(self, e: ir.Address, top):
         if e.index is None:
-            return e.storage.name
+            # a tensor map is a `__grid_constant__` parameter: its address is the one TMA takes
+            return f"&{e.storage.name}" if e.storage.kind == "tensormap" else e.storage.name
         return f"&{e.storage.name}[{self.expr(e.index)}]"
 
     def pointer(self, storage: ir.Storage, index: ir.Expr) -> str:
@@ -481,6 +482,8 @@ def param_text(p: ir.Param) -> str:
     if p.kind == "buffer" or p.kind == "workspace":  # only a buffer's storage may be read-only
         const = "const " if p.buffer.storage.readonly else ""
         return f"{const}{c_type(p.dtype)}* __restrict__ {p.name}"
+    if p.kind == "tensormap":
+        return f"const __grid_constant__ {tma.C_TYPE} {p.name}"
     return f"{c_type(p.dtype)} {p.name}"
 
 
@@ -495,7 +498,10 @@ def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
         spec = lk.spec
         parts.append({
             "symbol": spec.symbol,
-            "launch_bounds": spec.launch_bounds,
+            "launch_bounds": None if spec.max_registers else
+            ", ".join(str(n) for n in (spec.launch_bounds, spec.min_blocks) if n) if spec.launch_bounds else None,
+            "max_registers": spec.max_registers,
+            "cluster": ", ".join(map(str, spec.cluster)) if spec.cluster else None,
             "params": [param_text(p) for p in spec.params],
             "body": "\n".join(printer.lines),
             # the signature counts as the `def` line
@@ -512,7 +518,10 @@ def render_cuda(program: Program, line_info: bool = False) -> str:
         source=c_comment(program.file_name),
         min_arch=f"sm_{program.min_arch}{program.arch_suffix}",
         headers=program.headers,
+        arch_guards=ptx.guard_definitions(program.helpers),
         helpers=[ptx.helper_source(h) for h in program.helpers],
+        tensor_map=tma.C_DEFINITION if any(p.kind == "tensormap" for lk in program.kernels
+                                            for p in lk.spec.params) else None,
         func_sources=func_source_parts(program, line_info),
         kernels=kernel_parts(program, line_info),
         **fixed_width_parts(program.fixed_width),

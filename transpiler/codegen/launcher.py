@@ -18,6 +18,7 @@ from transpiler.ir import layout as layouts
 from transpiler.codegen.cuda import c_string
 from transpiler.codegen.jinja import environment
 from transpiler.ir.program import Program
+from transpiler.target import tma
 from transpiler.target.arch import INDEX_LIMIT, STATIC_SHARED_LIMIT
 
 
@@ -197,6 +198,8 @@ def kernel_data(spec: ir.LaunchSpec) -> dict:
                              lambda: tuple(_dim(e) for e in buf.shape))
             params.append({"name": buf.name, "c_name": p.name, "kind": "workspace", "dtype": buf.dtype.name,
                            "shape": shape, "itemsize": buf.dtype.nbytes})
+        elif p.kind == "tensormap":
+            params.append(tensor_map_data(p))
         else:
             params.append({"name": p.name, "c_name": p.name, "kind": p.kind, "dtype": p.dtype.name})
     order = [next(q for q in params if q["c_name"] == name) for name in spec.arg_order]
@@ -208,6 +211,9 @@ def kernel_data(spec: ir.LaunchSpec) -> dict:
             host_exprs += p.buffer.shape
             if p.buffer.layout is not None:
                 host_exprs += [it.stride for it in p.buffer.layout.shard]
+    for p in spec.params:
+        if p.kind == "tensormap" and p.tensor_map is not None:
+            host_exprs += list(p.tensor_map.dims) + list(p.tensor_map.strides)
     host_vars = {node.name for e in host_exprs for node in ir.walk_expr(e) if isinstance(node, ir.Var)}
     keyed = [q["name"] for q in order if q["kind"] == "scalar" and q["c_name"] in host_vars]
     grid = _on_host(f"the grid of `{spec.name}`", spec.span,
@@ -221,7 +227,22 @@ def kernel_data(spec: ir.LaunchSpec) -> dict:
         "grid": grid, "block": block,
         "static_shared": spec.static_shared_bytes, "dynamic_shared": spec.dynamic_shared_bytes,
         "arch": spec.min_arch, "suffix": spec.arch_suffix,
+        "cluster": tuple(spec.cluster) if spec.cluster else None,
     }
+
+
+def tensor_map_data(p: ir.Param) -> dict:
+    """A tensor-map parameter: which buffer it maps and the fields of its encoding, its extents
+    and strides as host expressions (docs/design.md, decision 24)."""
+    tm = p.tensor_map
+    if tm is None:  # a `T.TensorMap()` parameter: the caller's encoding, passed as it is
+        return {"name": p.name, "c_name": p.name, "kind": "tensormap", "dtype": "uint64"}
+    dims = _on_host(f"the extents of tensor map `{p.name}`", tm.span, lambda: tuple(_dim(e) for e in tm.dims))
+    strides = _on_host(f"the strides of tensor map `{p.name}`", tm.span, lambda: tuple(_dim(e) for e in tm.strides))
+    return {"name": p.name, "c_name": p.name, "kind": "tensormap", "dtype": "uint64", "buffer": tm.buffer.name,
+            "data_type": tm.data_type, "dims": dims, "strides": strides, "box": tm.box,
+            "element_strides": tm.element_strides, "interleave": tm.interleave, "swizzle": tm.swizzle,
+            "l2_promotion": tm.l2_promotion, "oob_fill": tm.oob_fill}
 
 
 def render_launcher(program: Program, cuda: str, module_name: str | None = None) -> str:
@@ -233,7 +254,8 @@ def render_launcher(program: Program, cuda: str, module_name: str | None = None)
                            cuda_repr=_literal(cuda), runtime=runtime_literal(), runtime_line=runtime_line(),
                            kernels=kernels, repr=repr, literal=py_literal, arch=program.min_arch,
                            suffix=repr(program.arch_suffix), static_shared_limit=STATIC_SHARED_LIMIT,
-                           index_limit=INDEX_LIMIT)
+                           index_limit=INDEX_LIMIT,
+                           tensor_map_limits=py_literal(tma.limits()))
 
 
 def line_file(program: Program, cuda: str) -> str:
@@ -245,7 +267,7 @@ def line_file(program: Program, cuda: str) -> str:
 
 # The launcher's runtime: these files of transpiler/runtime/, verbatim and in this order, in one
 # namespace (launch.py first: only it may hold a `from __future__` import)
-RUNTIME_MODULES = ("launch.py", "nvrtc.py", "arith.py")
+RUNTIME_MODULES = ("launch.py", "nvrtc.py", "arith.py", "tensormap.py")
 RUNTIME_ASSIGNMENT = "__tirxc_runtime__ = {{ runtime }}"  # a line of the template
 
 

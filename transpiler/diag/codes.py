@@ -45,8 +45,10 @@ CODES: dict[str, tuple[str, str]] = {
               "the expression or name intermediate values with `T.let`."),
     "E0109": ("construct not supported in a kernel file",
               "`.tx` files are parsed, never executed, so Python features that need an interpreter "
-              "(`class`, `lambda`, comprehensions, `try`, `global`, `yield`, `import *`, f-strings, "
-              "`**`, `in`, `is` and so on) are rejected with the name of the construct. The message "
+              "(`class`, `lambda`, set comprehensions, `try`, `global`, `yield`, `import *`, "
+              "`**`, `in`, `is` and so on) are rejected with the name of the construct (list, dict and "
+              "generator comprehensions, f-strings and `*` unpacking are evaluated when the kernel is "
+              "compiled: E0130-E0139). The message "
               "suggests the TIRx spelling where one exists (for example `T.pow` for `**`)."),
     "E0110": ("invalid number literal",
               "Integers may be decimal, hexadecimal (`0x`), octal (`0o`) or binary (`0b`), with `_` "
@@ -61,6 +63,45 @@ CODES: dict[str, tuple[str, str]] = {
               "errors are more likely to be consequences of earlier ones. Fix the errors shown and "
               "run tirxc again."),
     # ---- module level ----------------------------------------------------------
+    # ---- the Python level, evaluated at compile time (sema/pyeval.py, macros.py) -----------
+    "E0130": ("misplaced `*` or `**`",
+              "`*seq` unpacks a compile-time sequence into a call's positional arguments, a tuple or "
+              "list display, or (one per tuple) a tuple assignment's targets; `**d` unpacks a "
+              "compile-time dict into a call's keyword arguments or a dict display. Anywhere else "
+              "there is nothing to unpack into."),
+    "E0131": ("cannot unpack",
+              "`*x`, `**x` and tuple assignment unpack values known when the kernel is compiled: a "
+              "tuple, list, string, dict, a `range` of constant integers, or the ids of "
+              "`T.cta_id([...])`. A buffer or a value known only at run time cannot be unpacked."),
+    "E0132": ("not a compile-time sequence",
+              "A comprehension (`[f(i) for i in range(4)]`) is evaluated when the kernel is "
+              "compiled, as TVMScript evaluates it with Python: it iterates over a tuple, list, "
+              "string, dict or a `range` whose bounds are constants. A loop over run-time bounds "
+              "is a kernel loop: write a `for` statement."),
+    "E0133": ("compile-time condition required",
+              "A comprehension's `if`, `bool(...)`, `any` and `all` decide while the kernel is "
+              "compiled, so their condition must be known then. A condition known only at run time "
+              "belongs in an `if` statement or a `T.if_then_else`."),
+    "E0135": ("compile-time evaluation too long",
+              "Compile-time evaluation (comprehension items, helper function statements, inlined "
+              "helper bodies) has a budget of 100,000 steps per file, so that a mistake such as "
+              "`range(10**9)` stops with an error instead of running for hours."),
+    "E0136": ("helper recursion too deep",
+              "A helper function (a plain `def` evaluated at compile time, or an `@T.inline` / "
+              "`@T.macro` inlined at each call) called itself, directly or not, more than 64 levels "
+              "deep. Recursion over a compile-time value must reach its base case within that depth."),
+    "E0137": ("compile-time evaluation failed",
+              "A builtin or an operation on compile-time values failed as it would in Python: "
+              "`int(\"x\")`, a missing dict key, `min` of an empty sequence, a slice step of zero, "
+              "or a builtin such as `min` applied to a value known only at run time (use `T.min`)."),
+    "E0138": ("invalid call of a helper function",
+              "A call of a helper function of the file must bind each of its parameters exactly "
+              "once, positionally or by name, unless the parameter has a default value."),
+    "E0139": ("helper function not supported here",
+              "A plain helper function (without a decorator) is evaluated when the kernel is compiled "
+              "and computes compile-time values: numbers, strings, tuples, dicts, dtypes and layouts. "
+              "Device code (stores, allocations, kernel loops) belongs in an `@T.inline` or "
+              "`@T.macro` helper, which is inlined where it is called."),
     "E0200": ("import not available in a standalone kernel file",
               "A `.tx` file may import the TIRx dialect (`from tvm.script import tirx as T`) and "
               "layout names (`from tvm.tirx.layout import TileLayout, S, ...`). Other modules cannot "
@@ -238,9 +279,12 @@ CODES: dict[str, tuple[str, str]] = {
               "symbolic extents, and a constant grid has at most 2^31-1 blocks in x and 65535 in y "
               "and z. Ids are int32 or uint32. Warp-level extents may be left out when the block size "
               "is known."),
-    "E0406": ("clusters are not supported",
-              "Cluster ids need launch attributes that CuPy cannot pass. tirxc does not support "
-              "`T.cluster_id`, `T.cta_id_in_cluster` or `preferred=` yet."),
+    "E0406": ("unsupported cluster feature",
+              "tirxc supports thread-block clusters whose shape is a compile-time constant of at most "
+              "8 CTAs (the portable size), written into the kernel as `__cluster_dims__`. Preferred "
+              "cluster shapes (`preferred=`, `T.cuda.LaunchConfig(preferred_cluster=...)`), larger "
+              "clusters and the `T.cuda.cluster_*` names that TIRx does not define are not supported "
+              "yet."),
     # ---- memory ----------------------------------------------------------------
     "E0500": ("second dynamic shared memory allocation",
               "A kernel has at most one `scope=\"shared.dyn\"` allocation: the dynamic shared arena, "
@@ -367,13 +411,28 @@ CODES: dict[str, tuple[str, str]] = {
               "`T.decl_tensor(data, ty_args=[T.Tensor(...)])` take exactly one `T.Tensor(...)`, written "
               "in place, in a list. A view's offset is part of its layout: "
               "`layout=T.TileLayout(T.S[64] + 64)`."),
+    "E0526": ("invalid tensor map",
+              "A TMA tensor map is allocated with `A_map = T.tvm_stack_alloca(\"tensormap\", 1)` and "
+              "encoded once, before `T.device_entry()`, with `T.call_packed(\"runtime.cuTensorMapEncodeTiled\", "
+              "A_map, dtype, rank, A.data, *extents, *byte_strides, *box, *element_strides, interleave, "
+              "swizzle, l2_promotion, oob_fill)`, innermost dimension first: rank 1 to 5, a box of 1 to 256 "
+              "elements per dimension whose inner row is a multiple of 16 bytes and fits the swizzle span "
+              "(32, 64 or 128 bytes for swizzle 1, 2, 3), element strides 1 to 8, byte strides multiples "
+              "of 16. What depends on the arrays (their address, extents and strides) is checked by the "
+              "launcher before each launch."),
+    "E0527": ("invalid kernel attribute",
+              "`T.attr({...})`, in the device region, sets kernel attributes once each: "
+              "\"tirx.launch_bounds_min_blocks_per_sm\" (the second argument of `__launch_bounds__`, at "
+              "least 1), \"tirx.max_registers\" (CUDA's `__maxnreg__`, 24 to 255, which replaces "
+              "`__launch_bounds__` and so excludes the first) and \"tirx.dyn_smem_bytes\" (the dynamic "
+              "shared memory the launch asks for: at least the kernel's arena)."),
     # ---- PTX and tensor memory ---------------------------------------------------
     "E0601": ("unknown PTX instruction",
               "`T.ptx[\"mnemonic\"](...)` and `T.ptx.a.b.c(...)` accept the instructions of tirxc's PTX "
-              "table: ldmatrix / stmatrix, mma.sync (m16n8k16, m16n8k8), cp.async with commit / wait, "
-              "cp.async.bulk and its tensor form, mbarrier init / arrive / expect_tx / try_wait, "
-              "fences, wgmma fence / commit / wait, setmaxnreg, and tcgen05 alloc / dealloc / "
-              "relinquish / ld / st / wait / commit / fence. The help line shows close spellings. In "
+              "table (docs/ptx.md lists every family with example spellings): ld / st / red / atom, "
+              "mov, prefetch, barriers, fences, elect.sync, mapa, packed cvt, f32x2 arithmetic, "
+              "ldmatrix / stmatrix, mma.sync, wgmma, setmaxnreg, cp.async, cp.async.bulk(.tensor), "
+              "mbarrier and the tcgen05 family. The help line shows close spellings. In "
               "the attribute form `__` stands for `::` and a trailing `_` escapes a Python keyword "
               "(`T.ptx.cp.async_.commit_group()`)."),
     "E0602": ("invalid PTX operand",
@@ -381,7 +440,22 @@ CODES: dict[str, tuple[str, str]] = {
               "register buffer of the right dtype (`r[0]` of a uint32 buffer for b16/b32 registers, "
               "of a float32 buffer for f32), inputs as values of the register's dtype, memory "
               "operands as pointers into the right memory (`A.ptr_to([i])`, `bar.data`), and "
-              "immediates as compile-time integers."),
+              "immediates as compile-time integers. A `.bN` operand takes any N-bit value or register "
+              "(`.b32`: int32, uint32 or float32); a predicate operand any integer or bool value."),
+    "E0603": ("invalid PTX form",
+              "The mnemonic belongs to a family of tirxc's PTX table, but this combination of "
+              "modifiers is not an instruction of the PTX ISA (a shape with no such type, a "
+              "semantics without a scope, a modifier the instruction does not take). The message "
+              "says which rule the spelling breaks; docs/ptx.md shows valid spellings."),
+    "E0604": ("`pred=` on an instruction with a destination",
+              "`pred=` guards an instruction with a predicate (`@p` in PTX): it runs only where the "
+              "value is non-zero. An instruction that writes registers or returns a value would leave "
+              "them unset where it does not run, so tirxc allows `pred=` only on instructions without "
+              "a destination; branch around the others with `if`."),
+    "E0605": ("PTX immediate out of range",
+              "The immediate operand must be one of the values the PTX ISA allows for it, such as "
+              "wgmma's scale (-1 or 1) and transpose (0 or 1) immediates or setmaxnreg's register "
+              "count (24 to 256, a multiple of 8)."),
     "E0719": ("tensor memory accessed directly",
               "Tensor memory is not addressable by loads and stores: only tcgen05 instructions "
               "(`tcgen05.ld` / `tcgen05.st` between tensor memory and registers, tcgen05.mma, "
@@ -421,6 +495,40 @@ CODES: dict[str, tuple[str, str]] = {
     "E0712": ("tensor memory never freed",
               "Every tensor-memory allocation must be freed before the kernel ends: call "
               "`tmem_pool.dealloc()` (or relinquish and dealloc by hand)."),
+    # ---- the T.cuda helper library ------------------------------------------------
+    "E0720": ("invalid pointer argument of a T.cuda helper",
+              "The argument is a pointer (`A.data`, `A.ptr_to([i])`, `T.address_of(A[i])`, "
+              "`A.access_ptr(...)`) into the memory the helper works on: an mbarrier, a matrix "
+              "described by a wgmma or tcgen05 descriptor and the scratch of `T.cuda.cta_sum` live in "
+              "shared memory, `T.cuda.ldg` reads global memory."),
+    "E0721": ("wrong dtype for a T.cuda helper",
+              "The helper takes or points to values of one dtype, as in TIRx: an mbarrier is a "
+              "uint64, a matrix descriptor a uint64, a wgmma fence register a float32 or uint32 "
+              "element of a local buffer, a packed float2 a uint64 and a bfloat16x2 or fp8x4 a "
+              "uint32. Convert the value or declare the buffer with that dtype."),
+    "E0722": ("invalid compile-time argument of a T.cuda helper",
+              "The argument selects the code the helper generates and must be a constant from the "
+              "list the message gives: a swizzle mode (0 none, 1 32B, 2 64B, 3 128B; tcgen05 also "
+              "4), a reduction width or warp count (a power of two up to 32), a reduction (`\"sum\"`, "
+              "`\"max\"`, `\"min\"`), a vector width, a special register's name and width."),
+    "E0800": ("kernel not supported by the C++ host interface yet",
+              "`--header` (and `--emit header`) write a C++ entry point per kernel (docs/cpp.md). A "
+              "kernel that needs something the C++ interface does not compute on the host yet (a "
+              "parameter kind such as a TMA tensor map, or cluster dimensions that are not constants) "
+              "is reported at the kernel; the CUDA and the CuPy launcher are still available without "
+              "`--header`."),
+    "E0723": ("inconsistent cluster shape",
+              "A thread-block cluster is a box of CTAs (`T.cta_id_in_cluster([x, y, z])`, or "
+              "`cluster=` of the launch configuration) that tiles the grid: each grid extent is a "
+              "whole number of clusters, and `T.cluster_id` counts those clusters. Without "
+              "`T.cta_id_in_cluster` the shape is the grid divided by `T.cluster_id`'s extents. "
+              "`T.cta_id_in_pair` (the CTA's half of a CTA pair) needs an even cluster declared by "
+              "`T.cta_id_in_cluster`."),
+    "E0724": ("tensor-memory data that does not pack into columns",
+              "Tensor memory is lanes of 32-bit columns. A buffer of 4-, 8- or 16-bit elements packs "
+              "32 / bits of them into each column along TCol (two float16, four uint8), so a tcgen05 "
+              "address into it starts at a column boundary: a region starting at element 1 of a "
+              "float16 row would point inside a column. 64-bit dtypes do not fit."),
     # ---- warnings --------------------------------------------------------------
     "W0001": ("no kernels in file",
               "The file parsed and checked cleanly but defines no `@T.prim_func` kernel, so the "

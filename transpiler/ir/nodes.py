@@ -427,9 +427,27 @@ class VecStore(Stmt):
 class Param:
     """A kernel parameter."""
     name: str  # C name: A_ptr for buffers and workspaces, the source name for scalars
-    kind: str  # buffer scalar extent workspace
+    kind: str  # buffer scalar extent workspace tensormap
     dtype: DType
     buffer: Buffer | None = None
+    span: Span = _span_field()
+    tensor_map: "TensorMapSpec | None" = None  # kind "tensormap"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TensorMapSpec:
+    """A TMA tensor map the launcher encodes before each launch (docs/design.md, decision 24): what
+    `T.call_packed("runtime.cuTensorMapEncodeTiled", ...)` said, innermost dimension first."""
+    buffer: Buffer  # the parameter buffer whose data it maps
+    data_type: int  # CUtensorMapDataType
+    dims: tuple[Expr, ...]  # elements, host expressions
+    strides: tuple[Expr, ...]  # bytes, of dimensions 1 .. rank-1
+    box: tuple[int, ...]
+    element_strides: tuple[int, ...]
+    interleave: int
+    swizzle: int
+    l2_promotion: int
+    oob_fill: int
     span: Span = _span_field()
 
 
@@ -477,6 +495,10 @@ class LaunchSpec:
     workspaces: tuple[Workspace, ...] = ()  # launcher-allocated buffers; also in params, as kind "workspace"
     span: Span = _span_field()  # the kernel's `def` (its name)
     tmem: tuple[Placement, ...] = ()  # tensor-memory buffers (columns), as declared
+    min_blocks: int | None = None  # `__launch_bounds__`'s second argument
+    max_registers: int | None = None  # `__maxnreg__`, in place of `__launch_bounds__`
+    cluster: tuple[int, int, int] | None = None  # thread-block cluster shape (`__cluster_dims__`)
+    cluster: tuple[int, int, int] | None = None  # `__cluster_dims__`: thread-block cluster shape
 
 
 # ---- tables derived from the schema -------------------------------------------------------

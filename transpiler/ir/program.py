@@ -25,6 +25,7 @@ class Kernel:
     arena_bytes: int
     views: list[ir.Buffer]
     static_shared_bytes: int
+    attrs: dict = field(default_factory=dict)  # `T.attr` kernel attributes: key -> int
 
 
 @dataclass

@@ -38,11 +38,14 @@ CALLABLES = {}  # {name: the kernel's callable (_Kernel)}, which the launcher ex
 
 
 def load(source_file: str, min_arch: int, arch_suffix: str, cuda_source: str, kernels: dict,
-         line_file: str = "", static_shared_limit: int = STATIC_SHARED_LIMIT, index_limit: int = INDEX_LIMIT) -> dict:
+         line_file: str = "", static_shared_limit: int = STATIC_SHARED_LIMIT, index_limit: int = INDEX_LIMIT,
+         tensor_map_limits: dict | None = None) -> dict:
     """Make this module the runtime of one launcher and return its kernels' callables."""
     global SOURCE_FILE, LINE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE, KERNELS, STATIC_SHARED_LIMIT, INDEX_LIMIT
     SOURCE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE = source_file, min_arch, arch_suffix, cuda_source
     STATIC_SHARED_LIMIT, INDEX_LIMIT = static_shared_limit, index_limit
+    if tensor_map_limits:  # tensormap.py's, in this namespace when embedded
+        globals()["TENSOR_MAP_LIMITS"].update(tensor_map_limits)
     LINE_FILE = line_file
     KERNELS = kernels
     CALLABLES.clear()
@@ -123,6 +126,9 @@ class _Kernel:
             param = self.params[name]
             if param["kind"] == "buffer":
                 arrays[name] = self._array(param, value)
+            elif param["kind"] == "tensormap":  # a map the caller encoded (`T.TensorMap()`)
+                scalars[name] = tensor_map_argument(self, param, value)
+                values[param["c_name"]] = None
             else:
                 scalars[name] = self._scalar(param, value)
                 integral = param["dtype"].startswith(("int", "uint", "bool"))
@@ -153,6 +159,8 @@ class _Kernel:
         return iface, shape
 
     def _scalar(self, param, value):
+        if param["kind"] == "tensormap":
+            return tensor_map_argument(self, param, value)
         import numpy
         dtype = _scalar_dtype(param["dtype"])
         if getattr(value, "__cuda_array_interface__", None) is not None or isinstance(value, (str, bytes)) \
@@ -336,6 +344,10 @@ class _Kernel:
         if not all(0 <= g <= limit for g, limit in zip(grid, GRID_LIMITS)):
             raise ValueError(f"{self.name}(): the grid would be {grid} for these arguments, but CUDA takes from 0 "
                              f"to {GRID_LIMITS} blocks per dimension")
+        cluster = self.spec.get("cluster")
+        if cluster and any(g % c for g, c in zip(grid, cluster)):
+            raise ValueError(f"{self.name}(): the grid would be {grid} for these arguments, which clusters of "
+                             f"{tuple(cluster)} blocks do not divide (the kernel's __cluster_dims__)")
         return grid, tuple(self.spec["block"]), self.spec["dynamic_shared"]
 
     def __call__(self, *args, stream=None):
@@ -398,6 +410,8 @@ class _Kernel:
         if plan.empty:
             return  # an empty problem: nothing to launch
         function = self._functions.get(device) or self._function(device)
+        if plan.tensor_maps:
+            attach_tensor_maps(self, plan, values)
         if stream is None:
             if plan.workspaces:
                 self._attach_workspaces(plan, values, device)
@@ -507,7 +521,7 @@ class _Kernel:
         plan.grid, plan.block, plan.shared = grid, block, shared
         plan.empty = 0 in grid
         signature, plan.keyed = key
-        plan.buffers, plan.scalars = [], []
+        plan.buffers, plan.scalars, plan.tensor_maps = [], [], []
         plan.workspaces = [(slot, param["c_name"], size) for slot, param, size in self._workspace_sizes(values)]
         constants = []
         for slot, param in enumerate(self.spec["params"]):
@@ -517,6 +531,11 @@ class _Kernel:
             if param["kind"] == "workspace":
                 constants.append(None)
                 continue
+            if param["kind"] == "tensormap" and "buffer" in param:  # encoded at each launch for its array's address
+                constants.append(None)
+                buffer_slot = next(i for i, p in enumerate(self.spec["params"]) if p["name"] == param["buffer"])
+                plan.tensor_maps.append((slot, buffer_slot, param, tensor_map_fields(self, param, values), {}))
+                continue
             constants.append(None)
             index = position[param["name"]]
             if param["kind"] == "buffer":
@@ -525,6 +544,8 @@ class _Kernel:
                 # alignment, emptiness
                 plan.buffers.append((index, slot, signature[index], param["offset"] * param["itemsize"],
                                      param["align"], all(arrays[param["name"]][1]), param))
+            elif param["kind"] == "tensormap":  # the caller's map: checked at every call by _scalar
+                plan.scalars.append((index, slot, param, None, None, None, None, [(None, None)]))
             else:
                 # the kernel's NumPy scalar type, passed as it is, and the Python type that converts
                 # to it after a range check alone; anything else (NaN included) takes the full
@@ -617,7 +638,7 @@ class _Plan:
     at launch: grid, block, shared bytes, symbolic extents, and where each argument goes
     among the kernel's parameters."""
     __slots__ = ("grid", "block", "shared", "empty", "keyed", "constants", "buffers", "scalars",
-                 "workspaces", "fast", "extents", "pairs", "checked")
+                 "workspaces", "fast", "extents", "pairs", "checked", "tensor_maps")
 
 
 _CUPY_ARRAY = [None]  # cupy.ndarray once CuPy is imported: its arrays take a faster path

@@ -8,7 +8,7 @@ from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.syntax import ast
 from transpiler.target.dtypes import HANDLE, INT32, has_c_vector
-from transpiler.sema import registry, scalars, expr, views
+from transpiler.sema import registry, scalars, expr, views, tensormaps
 from transpiler.sema.values import POISON, PyConst, Void
 from transpiler.sema.registry import CALLS, handler, is_default
 from transpiler.sema.scalars import article
@@ -22,8 +22,11 @@ def _address_of(st, node, a):
         return ir.BufferAddress(HANDLE, val.buffer, val.indices, node.span)
     if isinstance(val, ir.Buffer):
         return ir.BufferAddress(HANDLE, val, None, node.span)
+    if isinstance(val, tensormaps.TensorMapSlot):
+        return tensormaps.address(st, val, node.span)
     if val is not POISON:
-        st.diags.error("E0306", "`T.address_of` takes a buffer element such as `A[i]`", target.span)
+        st.diags.error("E0306", "`T.address_of` takes a buffer element such as `A[i]`, or a tensor map",
+                       target.span)
     return POISON
 
 

@@ -9,7 +9,7 @@ from transpiler.diag.diagnostics import Note
 from transpiler.ir import layout as layouts
 from transpiler.syntax import ast
 from transpiler.target.dtypes import INT32
-from transpiler.sema import registry, expr, ptx_calls, views
+from transpiler.sema import registry, expr, ptx_calls, tmem_packing, views
 from transpiler.sema.values import Handle, POISON, Pointer
 from transpiler.sema.registry import default_arg, handler, is_default
 from transpiler.sema.expr import kind_of
@@ -403,11 +403,9 @@ def decl_tmem(st, node, a):
     shape = views.shape_arg(st, a["shape"], symbolic=False)
     dtype = expr.dtype_or_default(st, a["dtype"])
     column = expr.int_value(st, a["allocated_addr"])
-    if None in (shape, dtype) or column is POISON:
+    if None in (shape, dtype) or column is POISON or not tmem_packing.check_dtype(st, dtype, node.span):
         return POISON
-    if dtype.bits != 32:
-        st.diags.error("E0517", f"tensor memory holds 32-bit cells; a {dtype} buffer needs packing", node.span)
-        return POISON
+    column = tmem_packing.relative_column(st, column)  # TIRx's `tmem_addr[0] + c`: column c
     layout = None
     if not is_default(a["layout"]):
         layout = views.layout_value(st, a["layout"])
@@ -423,7 +421,7 @@ def decl_tmem(st, node, a):
     buf = ptx_calls.tmem_buffer(st, shape, dtype, layout, ir.cast(INT32, column), node.span)
     if buf is not POISON and isinstance(column, ir.IntImm) and st.tmem_alloc is not None \
             and st.tmem_alloc[1] is not None:
-        columns, width = st.tmem_alloc[1], layouts.tmem_columns(buf.layout)
+        columns, width = st.tmem_alloc[1], tmem_packing.columns(layouts.tmem_columns(buf.layout), dtype)
         if width is not None and column.value + width > columns:
             st.diags.error("E0708", f"this view needs columns {column.value}..{column.value + width}, "
                                       f"past the {columns} allocated columns", node.span,

@@ -8,8 +8,9 @@ statements, expr.py expressions, and the family modules the T.* calls, which
 register themselves in registry.py when imported here.
 
 The layering, bottom to top (each imports only modules before it):
-values, state, registry, scalars, expr, threads, ptx_calls, intrinsics, views,
-buffers, access, pools, statements, kernel, check.
+values, state, registry, scalars, expr, pyeval (the Python level: `*`, comprehensions,
+dicts; pyeval_builtins, pyeval_fstring), threads, ptx_calls, intrinsics, views, buffers,
+access, pools, statements, macros (helper functions), kernel, check.
 """
 from __future__ import annotations
 
@@ -24,13 +25,14 @@ from transpiler.syntax import ast
 from transpiler.syntax.source import SourceFile, Span
 from transpiler.target.cnames import source_code_names
 # every call family, imported so that its handlers register
-from transpiler.sema import access, buffers, intrinsics, pools, ptx_calls, threads, views  # noqa: F401
+from transpiler.sema import access, buffers, cuda_helpers, tcgen05_desc, intrinsics, pools, ptx_calls, threads, views  # noqa: F401
+from transpiler.sema import macros, pyeval, pyeval_builtins, pyeval_fstring, statements  # (they register in expr.py and registry.py)
 from transpiler.sema.expr import elab
 from transpiler.sema.kernel import check_kernel
 from transpiler.sema.registry import LAYOUT_CTORS
 from transpiler.sema.state import KernelState, ModuleState, at_module_level
 from transpiler.sema.values import (POISON, Axis, Binding, DTypeVal, DynamicExtent, LayoutPart, LayoutVal, Namespace,
-                                    Poison, PyConst)
+                                    Poison, PyConst, PyDict, LibraryName, SliceVal)
 
 DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir", "tvm.tirx")
 LAYOUT_MODULE = "tvm.tirx.layout"
@@ -56,6 +58,8 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
         elif isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Constant) \
                 and isinstance(stmt.value.value, str):
             continue  # docstring
+        elif isinstance(stmt, ast.FunctionDef) and macros.decorator_kind(at_module_level(ms), stmt) is not None:
+            helper(ms, stmt)
         elif isinstance(stmt, ast.FunctionDef):
             kernel = kernel_of(ms, stmt)
             if kernel is not None:
@@ -100,11 +104,43 @@ def import_(ms, stmt) -> None:
                 bind_global(ms, name, Binding(POISON, "import", alias.span))
         elif stmt.module == "__future__":
             continue
+        elif stmt.module in LIBRARY_MODULES:
+            library_import(ms, stmt.module, alias)
         else:
             bad_import(ms, stmt.module, stmt.span)
             for other in stmt.names:  # their uses stay quiet
                 bind_global(ms, other.asname or other.name, Binding(POISON, "import", other.span))
             return
+
+
+# TIRx's helper library (python/tvm/backend/cuda/lang/, re-exported as tvm.tirx.lang.*): the names each
+# module exports. Its pools are the dialect's `T.SMEMPool` / `T.TMEMPool`; the rest are `@T.meta_class`
+# classes with `@T.inline` methods, which tirxc does not support yet (LibraryName, refused at use).
+_LANG = {
+    "pipeline": ("MBarrier", "TMABar", "TCGen05Bar", "PipelineState", "Pipeline"),
+    "warp_role": ("WarpRole", "WarpgroupRole"),
+    "tile_scheduler": ("BaseTileScheduler", "ClusterPersistentScheduler2D", "GroupMajor3D",
+                       "RankAwareGroupMajorTileScheduler", "IndexedTripleTileScheduler", "FlashAttentionLinearScheduler",
+                       "FlashAttentionLPTScheduler", "ClusterLaunchControlScheduler"),
+    "alloc_pool": ("SMEMPool", "TMEMPool"),
+    "smem_desc": ("SmemDescriptor",),
+}
+LIBRARY_MODULES = {f"{prefix}.{name}": names for name, names in _LANG.items()
+                   for prefix in ("tvm.tirx.lang", "tvm.backend.cuda.lang")}
+LIBRARY_MODULES.update({prefix: sum(_LANG.values(), ()) for prefix in ("tvm.tirx.lang", "tvm.backend.cuda.lang")})
+LIBRARY_MODULES["tvm.tirx.bench"] = ("bench", "DistributedBenchContext")
+
+
+def library_import(ms, module: str, alias) -> None:
+    name = alias.asname or alias.name
+    if alias.name not in LIBRARY_MODULES[module]:
+        ms.diags.error("E0200", f"`{alias.name}` is not a name of `{module}` that tirxc knows", alias.span,
+                       help=did_you_mean(alias.name, LIBRARY_MODULES[module]))
+        bind_global(ms, name, Binding(POISON, "import", alias.span))
+    elif alias.name in ("SMEMPool", "TMEMPool"):
+        bind_global(ms, name, Binding(Namespace(("T", alias.name)), "import", alias.span))
+    else:
+        bind_global(ms, name, Binding(LibraryName(alias.name, module), "import", alias.span))
 
 
 def bad_import(ms, module: str, span: Span) -> None:
@@ -118,21 +154,47 @@ def bind_global(ms, name: str, binding: Binding) -> None:
 
 
 def constant(ms, stmt: ast.Assign) -> None:
+    if isinstance(stmt.target, (ast.Tuple, ast.List)):  # `shape, dtype = (32, 32), "float32"`
+        value = const_value(ms, stmt.value)
+        names = list(statements.target_names(stmt.target))
+        parts = None if value is POISON else statements.flatten_targets(at_module_level(ms), stmt.target, value)
+        for target in names:
+            if not isinstance(target, ast.Name):
+                ms.diags.error("E0201", "only names can be assigned at module level", target.span)
+        for target, item in parts or [(t, POISON) for t in names]:
+            if isinstance(target, ast.Name):
+                bind_constant(ms, target, item)
+        return
     if not isinstance(stmt.target, ast.Name):
         ms.diags.error("E0201", "only plain names can be assigned at module level", stmt.target.span)
         return
-    name = stmt.target.id
-    value = const_value(ms, stmt.value)
+    bind_constant(ms, stmt.target, const_value(ms, stmt.value))
+
+
+def bind_constant(ms, target: ast.Name, value) -> None:
+    name = target.id
     if isinstance(value, DynamicExtent) and not value.name:
         value = DynamicExtent(name, value.span)  # each kernel's C name for it
     previous = ms.globals.get(name)
     if previous is not None:
-        ms.diags.error("E0314", f"`{name}` is already defined", stmt.target.span,
+        ms.diags.error("E0314", f"`{name}` is already defined", target.span,
                          notes=[Note("first defined here", previous.span)],
                          help="module-level names are constants; use a new name")
         return
     # a constant whose value had an error is bound to POISON: its uses stay quiet
-    ms.globals[name] = Binding(value, "const", stmt.target.span)
+    ms.globals[name] = Binding(value, "const", target.span)
+
+
+def helper(ms, fdef: ast.FunctionDef) -> None:
+    """A plain `def` or an `@T.inline` / `@T.macro` helper at module level (macros.py)."""
+    previous = ms.globals.get(fdef.name)
+    if previous is not None:
+        ms.diags.error("E0314", f"`{fdef.name}` is already defined", fdef.name_span,
+                       notes=[Note("first defined here", previous.span)])
+        return
+    st = at_module_level(ms)
+    value = macros.define(st, fdef, macros.decorator_kind(st, fdef))
+    ms.globals[fdef.name] = Binding(value if value is not None else POISON, "const", fdef.name_span)
 
 
 # -- kernels ---------------------------------------------------------------------------------
@@ -231,7 +293,8 @@ def const_value(ms: ModuleState, node: ast.Expr):
     at module level (state.at_module_level), accepting only compile-time results: numbers,
     strings, tuples, dtypes and layouts."""
     value = elab(at_module_level(ms), node)
-    if isinstance(value, (PyConst, Poison, ir.IntImm, ir.FloatImm, LayoutVal, LayoutPart, DTypeVal, DynamicExtent)):
+    if isinstance(value, (PyConst, Poison, ir.IntImm, ir.FloatImm, LayoutVal, LayoutPart, DTypeVal, DynamicExtent,
+                          tuple, PyDict, SliceVal)):
         return value
     ms.diags.error("E0202", "module-level values must be compile-time constants", node.span)
     return POISON

@@ -11,8 +11,8 @@ from transpiler.target.dtypes import BOOL, DType, INT32, has_c_vector, known_dty
 from transpiler.sema import effects, scalars, state
 from transpiler.sema.values import (ArrayType, Axis, AxisTerm, Builtin, DTypeVal, HandleType, LayoutCtor, LayoutPart,
                                     LetType, Method, Namespace, POISON, Pointer, Poison, PtxMnemonic, PyConst,
-                                    Region, SmemPool, TmemPool)
-from transpiler.sema.registry import (CALLS, HANDLERS, LAYOUT_CTORS, DispatchTable, _dtype_value,
+                                    Region, SmemPool, TmemPool, Helper, PyDict, LibraryName)
+from transpiler.sema.registry import (CALLS, HANDLERS, LAYOUT_CTORS, PY_BUILTINS, DispatchTable, _dtype_value,
                                       _known_dotted_names, _suggest, bind_args, is_default)
 from transpiler.sema.scalars import INT_BITS, _kind
 
@@ -21,7 +21,8 @@ _BINOPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "floordiv", "%": "floor
            "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
 
 
-_LAYOUT_OPERANDS = (LayoutPart, AxisTerm)  # operand classes that make `+` a layout sum
+_LAYOUT_OPERANDS = (LayoutPart, AxisTerm)
+_BUILTIN_VALUES = {name: Builtin(name) for name in PY_BUILTINS | {"range"}}  # operand classes that make `+` a layout sum
 
 
 BUFFER_ATTRS = ("data", "shape", "dtype", "elem_offset", "ptr_to", "vload", "vstore", "view", "permute",
@@ -132,7 +133,14 @@ def _elab_unsupported(st, node: ast.Expr):
 
 
 def _elab_Name(st, node: ast.Name):
-    return state.lookup(st, node.id, node.span)
+    name = node.id
+    if st.at_module_level and st.scopes:  # a comprehension or helper at module level (pyeval.py)
+        for scope in reversed(st.scopes):
+            if name in scope:
+                return scope[name].value
+    if name in _BUILTIN_VALUES and state.binding(st, name) is None and name not in st.module.globals:
+        return _BUILTIN_VALUES[name]
+    return state.lookup(st, name, node.span)
 
 
 def _elab_Constant(st, node: ast.Constant):
@@ -153,6 +161,9 @@ def _elab_List(st, node: ast.List):
 
 
 def _sequence(st, elts):
+    for e in elts:
+        if e.__class__ is ast.Starred:
+            return CALLS["sequence"](st, elts)
     items = [elab(st, e) for e in elts]
     if any(isinstance(i, Poison) for i in items):
         return POISON
@@ -162,12 +173,17 @@ def _sequence(st, elts):
 
 
 def _elab_Call(st, node: ast.Call):
-    return call(st, elab(st, node.func), node)
-
-
-def _elab_Dict(st, node: ast.Dict):
-    st.diags.error("E0306", "dict literals are only accepted as `T.func_attr` arguments", node.span)
-    return POISON
+    func = elab(st, node.func)
+    for arg in node.args:
+        if arg.__class__ is ast.Starred:
+            break
+    else:
+        if not node.keywords or not any(k.__class__ is ast.DoubleStarred for k in node.keywords):
+            return call(st, func, node)
+    if isinstance(func, Poison):
+        return POISON
+    node = CALLS["expand_call"](st, node)  # `*seq` / `**d`, expanded once for every handler (pyeval.py)
+    return POISON if node is None else call(st, func, node)
 
 
 def _elab_Slice(st, node: ast.Slice):
@@ -327,6 +343,8 @@ def _elab_Subscript(st, node: ast.Subscript):
     if isinstance(base, Poison):
         return POISON
     if isinstance(base, ir.Buffer):
+        if len(node.indices) == 1 and node.indices[0].__class__ is ast.Name:  # `A[fs]`, fs a tuple of slices
+            node = CALLS["slice_index"](st, node)
         return subscript_buffer(st, base, node)
     if isinstance(base, Namespace) and base.path == ("T", "ptx"):
         if len(node.indices) == 1:
@@ -338,19 +356,8 @@ def _elab_Subscript(st, node: ast.Subscript):
         return subscript_type(st, base, node)
     if isinstance(base, LayoutCtor) and base.name in ("S", "R"):
         return CALLS["layout_subscript"](st, base.name, node)
-    if isinstance(base, PyConst) and isinstance(base.value, tuple) and len(node.indices) == 1:
-        index = const_int(st, node.indices[0], "a tuple index")
-        if index is None:
-            return POISON
-        if not -len(base.value) <= index < len(base.value):
-            st.diags.error("E0507", f"tuple index {index} out of range", node.indices[0].span)
-            return POISON
-        return PyConst(base.value[index])
-    if isinstance(base, tuple) and len(node.indices) == 1:
-        index = const_int(st, node.indices[0], "a tuple index")
-        if index is None or not -len(base) <= index < len(base):
-            return POISON
-        return base[index]
+    if isinstance(base, (PyConst, tuple, PyDict)) and len(node.indices) == 1:
+        return CALLS["ct_subscript"](st, base, node)  # pyeval.py
     st.diags.error("E0306", f"{_kind(base)} cannot be indexed", node.value.span)
     return POISON
 
@@ -459,6 +466,8 @@ def _elab_Attribute(st, node: ast.Attribute):
                 else PyConst(tuple(s.value for s in base.shape))
         if node.attr == "dtype":
             return PyConst(base.dtype.name)
+        if node.attr == "allocated_addr" and base.scope == "tmem":  # TIRx's full addresses (tmem_packing.py)
+            return CALLS["tmem_allocated_addr"](st, base, node)
         if node.attr in BUFFER_ATTRS:
             return Method(base, node.attr)
         st.diags.error("E0301", f"buffers have no attribute `{node.attr}`", node.span,
@@ -466,6 +475,10 @@ def _elab_Attribute(st, node: ast.Attribute):
         return POISON
     if isinstance(base, (SmemPool, TmemPool)):
         return Method(base, node.attr)
+    if isinstance(base, (PyDict, PyConst, tuple)):
+        return CALLS["ct_attribute"](st, base, node)  # `d.items`, `", ".join` ... (pyeval_builtins.py)
+    if isinstance(base, LibraryName):
+        return library_name(st, base, node.value)
     st.diags.error("E0306", f"{_kind(base)} has no attribute `{node.attr}`", node.span)
     return POISON
 
@@ -492,10 +505,16 @@ def call(st, func, node: ast.Call):
     if isinstance(func, Poison):
         return POISON
     if isinstance(func, Namespace):
+        if func.path == _META_VAR:
+            return CALLS["meta_var"](st, node)
         return CALLS["dialect"](st, func, node)
+    if isinstance(func, Helper):
+        return CALLS["helper"](st, func, node)
     if isinstance(func, DTypeVal):
         return CALLS["dtype"](st, func.dtype, node)
     if isinstance(func, Method):
+        if isinstance(func.obj, (PyDict, PyConst, tuple)):
+            return CALLS["ct_method"](st, func, node)
         if isinstance(func.obj, (SmemPool, TmemPool)):
             return CALLS["pool"](st, func.obj, func.name, node)
         return CALLS["buffer"](st, func, node)
@@ -503,10 +522,10 @@ def call(st, func, node: ast.Call):
         return CALLS["ptx"](st, (), node, func.mnemonic)
     if isinstance(func, LayoutCtor):
         return CALLS["layout"](st, func.name, node)
-    if isinstance(func, Builtin) and func.name == "range":
-        args = bind_args(st, node, ("start", "stop=None", "step=1"),
-                         "range" if isinstance(node.func, ast.Name) else "T.serial")
-        return POISON if args is None else CALLS["range"](st, "serial", node, args)
+    if isinstance(func, Builtin):
+        return _builtin_call(st, func, node)
+    if isinstance(func, LibraryName):
+        return library_name(st, func, node.func)
     st.diags.error("E0306", f"{kind_of(func)} is not callable", node.func.span)
     return POISON
 
@@ -515,10 +534,38 @@ def call(st, func, node: ast.Call):
 PURE_CALLS = ("min", "max", "ceildiv", "floordiv", "floormod", "meta_var", "dynamic")
 
 
+def _builtin_call(st, func: Builtin, node: ast.Call):
+    if func.name == "range":
+        args = bind_args(st, node, ("start", "stop=None", "step=1"),
+                         "range" if isinstance(node.func, ast.Name) else "T.serial")
+        return POISON if args is None else CALLS["range"](st, "serial", node, args)
+    return CALLS["builtin"](st, func.name, node)
+
+
+_META_VAR = ("T", "meta_var")
+
+
+def library_name(st, value: LibraryName, node):
+    st.diags.error("E0518", f"`{value.name}` (from `{value.module}`) is not supported yet", node.span,
+                   help="tirxc does not run TIRx's `@T.meta_class` helper library; write the barrier, warp-role or "
+                        "scheduler code in the kernel (`T.ptx[...]`, `T.cuda.*`), or as an `@T.inline` helper")
+    return POISON
+
+
 def _module_call(st, func, node: ast.Call):
     """A call in a module-level constant: only those that fold over constants."""
     if isinstance(func, Poison):
         return POISON
+    if isinstance(func, LibraryName):
+        return library_name(st, func, node.func)
+    if isinstance(func, Builtin):
+        return _builtin_call(st, func, node)
+    if isinstance(func, Helper):
+        return CALLS["helper"](st, func, node)
+    if isinstance(func, Method) and isinstance(func.obj, (PyDict, PyConst, tuple)):
+        return CALLS["ct_method"](st, func, node)
+    if isinstance(func, Namespace) and func.path == _META_VAR:
+        return CALLS["meta_var"](st, node)
     if isinstance(func, LayoutCtor):
         return CALLS["layout"](st, func.name, node)
     if isinstance(func, DTypeVal) and (node.args or node.keywords):

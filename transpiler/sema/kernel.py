@@ -9,8 +9,8 @@ from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.target.arch import SHARED_OPT_IN_MAX, STATIC_SHARED_LIMIT, arch_name, limits
 from transpiler.ir.program import Kernel
-from transpiler.target.dtypes import INT32, UINT32, parse_dtype
-from transpiler.sema import state, registry, expr, threads, views, buffers, pools, statements
+from transpiler.target.dtypes import INT32, UINT32, UINT64, parse_dtype
+from transpiler.sema import state, registry, expr, threads, views, buffers, pools, statements, tensormaps, attrs
 from transpiler.sema.values import (Binding, DTypeVal, Handle, HandleType, LaunchConfig, LayoutPart, LayoutVal,
                                     POISON, PyConst, Void)
 from transpiler.sema.state import KernelState, ModuleState, _SymbolicPending
@@ -52,10 +52,12 @@ def run(st: KernelState) -> Kernel:
     grid, block = threads.launch_shape(st)
     static_bytes, arena_bytes = shared_budget(st)
     check_launch_smem(st, arena_bytes)
+    attrs.check_dynamic_smem(st, arena_bytes)
     if st.diags.has_errors:
         return None
     return Kernel(fdef.name, fdef.span, fdef.name_span, st.params, st.args, ir.seq(stmts), grid, block,
-                  st.nonneg, st.min_arch, st.arch_suffix, st.arena, arena_bytes, st.views, static_bytes)
+                  st.nonneg, st.min_arch, st.arch_suffix, st.arena, arena_bytes, st.views, static_bytes,
+                  attrs.values(st))
 
 
 # -- T.device_entry() -------------------------------------------------------------------------------
@@ -209,6 +211,11 @@ def parameter(st, param: ast.Param) -> None:
         state.bind(st, param.name, Binding(buf, "buffer", param.span))
         return
     kind = expr.elab(st, annotation)
+    if tensormaps.is_type(kind):
+        slot = tensormaps.parameter(st, param.name, param.span)
+        st.args.append(ir.Param(slot.c_name, "tensormap", UINT64, None, param.span))
+        state.bind(st, param.name, Binding(slot, "tensormap", param.span))
+        return
     if isinstance(kind, HandleType):
         handle = Handle(param.name, param.span)
         st.handles[param.name] = handle
@@ -239,7 +246,7 @@ def finish_params(st) -> None:
     for p in st.args:
         if p.kind == "buffer" and p.buffer is not None:
             args.append(p)
-        elif p.kind == "scalar":
+        elif p.kind in ("scalar", "tensormap"):
             args.append(p)
     st.args = args
     pointers = [p for p in args if p.kind == "buffer"]
@@ -253,7 +260,7 @@ def finish_params(st) -> None:
                                         "it from the array")
         if var.name not in passed:
             extents.append(ir.Param(var.name, "extent", INT32, None, span))
-    st.params = pointers + scalars + extents
+    st.params = pointers + scalars + extents + tensormaps.params(st)
 
 
 def shape_mentions(buf, var) -> bool:
@@ -279,11 +286,18 @@ def host_stmt(st, stmt) -> None:
     if isinstance(stmt, ast.Assert):
         statements.static_assert(st, stmt, host=True)
         return
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None \
+            and expr.is_dialect_call(st, stmt.value, ("tvm_stack_alloca",)):
+        stmt = ast.Assign(stmt.span, stmt.target, stmt.value)  # `A_map: T.handle("tensormap") = ...`
     if isinstance(stmt, ast.Assign) and isinstance(stmt.target, ast.Name):
         name = stmt.target.id
         if not statements.is_new_name(st, stmt.target):
             return
         val = expr.elab(st, stmt.value)
+        if tensormaps.is_allocation(val):
+            state.bind(st, name, Binding(tensormaps.bind(st, name, val, stmt.target.span), "tensormap",
+                                         stmt.target.span))
+            return
         if isinstance(val, ir.Buffer) and val.storage is None:
             bind_param_buffer(st, name, val, stmt)
             return

@@ -8,9 +8,9 @@ from transpiler.ir import layout as layouts
 from transpiler.syntax import ast
 from transpiler.target import ptx
 from transpiler.target.arch import TMEM_COLUMNS, TMEM_MIN_ALLOC_COLUMNS
-from transpiler.target.dtypes import HANDLE, INT32, UINT32, VOID, parse_dtype
-from transpiler.sema import state, registry, scalars, expr, threads
-from transpiler.sema.values import POISON, Pointer, Poison, Region, Void
+from transpiler.target.dtypes import BOOL, HANDLE, INT32, UINT32, VOID, parse_dtype
+from transpiler.sema import state, registry, scalars, expr, threads, tmem_packing
+from transpiler.sema.values import POISON, Pointer, Poison, PyConst, Region, Void
 from transpiler.sema.registry import CALLS, is_default
 
 
@@ -24,20 +24,38 @@ _TCGEN05_KEYWORD_FORMS = {
 def ptx_call(st, path: tuple[str, ...], node: ast.Call, mnemonic: str | None = None):
     """A call of T.ptx.<path>(...) or of T.ptx["mnemonic"](...)."""
     if mnemonic is None:
+        if path == ("pred",):
+            return predicate_evidence(st, node)
         if len(path) == 2 and path[0] == "tcgen05" and path[1] in _TCGEN05_KEYWORD_FORMS:
             return tcgen05_keyword_form(st, path[1], node)
         mnemonic = ptx.from_attribute_path(path)
-    instr = ptx.lookup(mnemonic)
-    if instr is None:
+    found = ptx.forms(mnemonic)
+    if isinstance(found, str):
+        st.diags.error("E0603", f"`{mnemonic}` is not a valid form: {found}", node.func.span,
+                         help="see docs/ptx.md for the forms of each family")
+        return POISON
+    if found is None:
         close = ptx.close_mnemonics(mnemonic)
         st.diags.error("E0601", f"`{mnemonic}` is not a PTX instruction tirxc knows", node.func.span,
                          help=("did you mean " + " or ".join(f"`{c}`" for c in close) + "?") if close else
                          "see `tirxc --explain E0601` for the supported instructions")
         return POISON
-    if node.keywords:
-        st.diags.error("E0311", f"`{mnemonic}` takes its operands positionally", node.keywords[0].span)
+    pred = None
+    for keyword in node.keywords:
+        if keyword.name != "pred":
+            st.diags.error("E0311", f"`{mnemonic}` takes its operands positionally (and `pred=`)", keyword.span)
+            return POISON
+        pred = keyword
+    return ptx_instruction_call(st, found, list(node.args), node, pred)
+
+
+def predicate_evidence(st, node: ast.Call):
+    """`T.ptx.pred(x)`: TIRx's mark that an integer is meant as a predicate; tirxc takes any
+    integer or bool value where a predicate goes, so the mark is the value itself."""
+    args = registry.bind_args(st, node, ("x",), "T.ptx.pred")
+    if args is None:
         return POISON
-    return ptx_instruction_call(st, instr, list(node.args), node)
+    return predicate_value(st, args["x"], "`T.ptx.pred(...)`")
 
 
 def tcgen05_keyword_form(st, name: str, node: ast.Call):
@@ -55,42 +73,133 @@ def tcgen05_keyword_form(st, name: str, node: ast.Call):
                                   f"pair (2)", args["cta_group"].span)
         return POISON
     operands = [args[p] for p in positional] + ([args["n_cols"]] if takes_cols else [])
-    return ptx_instruction_call(st, ptx.lookup(template.format(g=group)), operands, node)
+    return ptx_instruction_call(st, [ptx.lookup(template.format(g=group))], operands, node)
+
+
+# -- choosing the form -----------------------------------------------------------------------------
+def _describe(instr: ptx.Instruction) -> str:
+    return ", ".join(op.describe() for op in instr.operands) or "none"
+
+
+def choose_form(st, candidates: list[ptx.Instruction], arg_nodes, node: ast.Call, cache: dict):
+    """The form a call means: the one with as many operands as the call has arguments; where
+    several have that many, the first whose operand roles and widths fit the arguments."""
+    fitting = [f for f in candidates if len(f.operands) == len(arg_nodes)]
+    if not fitting:
+        mnemonic = candidates[0].mnemonic
+        if len(candidates) == 1:
+            instr = candidates[0]
+            n = len(instr.operands)
+            st.diags.error("E0305", f"`{mnemonic}` takes {n} operand{'s' if n != 1 else ''} ({_describe(instr)}), "
+                                      f"got {len(arg_nodes)}", node.span)
+        else:
+            forms = "; ".join(f"{len(f.operands)} ({_describe(f)})" for f in candidates)
+            st.diags.error("E0305", f"`{mnemonic}` takes {forms} operands, got {len(arg_nodes)}", node.span)
+        return None
+    if len(fitting) == 1:
+        return fitting[0]
+    for form in fitting:
+        if all(_fits(st, op, i, arg_nodes[i], cache) for i, op in enumerate(form.operands)):
+            return form
+    return fitting[0]  # none fits: the canonical form's checks say why
+
+
+def _elab_once(st, index: int, arg, cache: dict):
+    if index not in cache:
+        cache[index] = expr.elab(st, arg)
+    return cache[index]
+
+
+def _fits(st, op: ptx.Operand, index: int, arg, cache: dict) -> bool:
+    if op.role == "imm":
+        val = _elab_once(st, index, arg, cache)
+        return isinstance(val, ir.IntImm) or (isinstance(val, PyConst) and isinstance(val.value, int))
+    val = _elab_once(st, index, arg, cache)
+    is_addr = isinstance(val, (Pointer, ir.BufferAddress))
+    if op.role == "addr":
+        return is_addr
+    if is_addr:
+        return False
+    if op.role in ("out", "inout") and not isinstance(val, ir.BufferLoad):
+        return False
+    dtype = getattr(val, "dtype", None)
+    if dtype is None or op.kind == "pred":
+        return True
+    return dtype.nbytes == parse_dtype(op.dtype).nbytes or (isinstance(val, ir.IntImm) and op.role == "in")
 
 
 # -- operands --------------------------------------------------------------------------------------
-def ptx_instruction_call(st, instr: ptx.Instruction, arg_nodes, node: ast.Call):
-    if len(arg_nodes) != len(instr.operands):
-        roles = ", ".join(op.name or f"{op.role} {op.kind if op.role in ('in', 'out') else op.space}".strip()
-                          for op in instr.operands) or "none"
-        st.diags.error("E0305", f"`{instr.mnemonic}` takes {len(instr.operands)} operand"
-                                  f"{'s' if len(instr.operands) != 1 else ''} ({roles}), got {len(arg_nodes)}",
-                         node.span)
+def ptx_instruction_call(st, candidates, arg_nodes, node: ast.Call, pred=None):
+    cache: dict = {}
+    instr = choose_form(st, candidates, arg_nodes, node, cache)
+    if instr is None:
         return POISON
     args, template = [], []
     for index, (op, arg) in enumerate(zip(instr.operands, arg_nodes)):
-        value = ptx_operand(st, instr, index, op, arg)
+        value = ptx_operand(st, instr, index, op, arg, cache)
         if value is POISON:
             return POISON
         if op.role == "imm":
             template.append(str(value))
         else:
             args.append(value)
-    state.require_arch(st, instr.min_arch, f"`{instr.mnemonic}`", node.span, instr.suffix)
+    if pred is not None:
+        if instr.has_dest:
+            st.diags.error("E0604", f"`pred=` guards only instructions without a destination; `{instr.mnemonic}` "
+                                      f"writes {'a result' if instr.returns else 'registers'}", pred.span,
+                             help="branch around it with `if` instead")
+            return POISON
+        guard = predicate_value(st, pred.value, f"`pred=` of `{instr.mnemonic}`")
+        if guard is POISON:
+            return POISON
+        instr = ptx.predicated(instr)
+        args.append(guard)
+    require_instruction_arch(st, instr, node.span)
     if instr.mnemonic.startswith("tcgen05."):
         tcgen05_rules(st, instr, args, arg_nodes, node)
     name = instr.helper + (f"<{', '.join(template)}>" if template else "")
     if instr.returns:
-        return ir.Call(parse_dtype(ptx._C[instr.returns][1]), name, tuple(args), node.span)
+        return ir.Call(parse_dtype(ptx.KINDS[instr.returns][1]), name, tuple(args), node.span)
     return Void(ir.Evaluate(ir.Call(VOID, name, tuple(args), node.span), node.span))
 
 
-def ptx_operand(st, instr, index: int, op: ptx.Operand, arg):
+def require_instruction_arch(st, instr: ptx.Instruction, span) -> None:
+    """An arch-specific family needs one of its architectures with the `a` suffix (the
+    target's own, when it is one of them); the others a minimum architecture."""
+    target = st.module.arch
+    if instr.suffix and target is not None and target[1] == "a" and target[0] in instr.specific:
+        state.require_arch(st, target[0], f"`{instr.mnemonic}`", span, "a")
+        return
+    state.require_arch(st, instr.min_arch, f"`{instr.mnemonic}`", span, instr.suffix)
+
+
+def predicate_value(st, arg, where: str):
+    """A predicate operand: any integer or bool value, true when non-zero (as uint32)."""
+    val = expr.elab(st, arg)
+    value = scalars.as_value(st, val, arg.span, UINT32)
+    if value is POISON:
+        return POISON
+    if not (value.dtype.is_int or value.dtype == BOOL):
+        st.diags.error("E0602", f"{where} is a predicate: an integer or bool value, got {value.dtype}", arg.span)
+        return POISON
+    if isinstance(value, ir.IntImm):
+        return ir.IntImm(UINT32, 1 if value.value else 0, value.span)
+    return value if value.dtype == UINT32 else ir.cast(UINT32, value)
+
+
+def ptx_operand(st, instr, index: int, op: ptx.Operand, arg, cache: dict | None = None):
     where = f"operand {index + 1} of `{instr.mnemonic}`"
+    cache = {} if cache is None else cache
     if op.role == "imm":
-        return expr.const_int(st, arg, f"{where} (an immediate)")
+        value = expr.const_int(st, arg, f"{where} (an immediate)")
+        if value is not None and op.choices and value not in op.choices:
+            shown = ", ".join(map(str, op.choices)) if len(op.choices) <= 8 else \
+                f"{op.choices[0]}, {op.choices[1]}, ... {op.choices[-1]}"
+            st.diags.error("E0605", f"{where} ({op.describe()}) is {value}; the ISA allows {shown}", arg.span)
+            return POISON
+        return POISON if value is None else value
     if op.role == "addr":
-        val = expr.elab(st, arg)
+        val = _elab_once(st, index, arg, cache)
         if isinstance(val, Pointer):
             val = ir.BufferAddress(HANDLE, val.buffer, None, arg.span)
         if isinstance(val, Poison):
@@ -100,26 +209,31 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg):
                              help="pass a pointer such as `A.ptr_to([i])`, `A.data` or `T.address_of(A[i])`")
             return POISON
         scope = val.buffer.scope
-        wanted = ("shared", "shared.dyn") if op.space == "shared" else ("global",)
-        if scope not in wanted:
+        wanted = {"shared": ("shared", "shared.dyn"), "global": ("global",)}.get(op.space)
+        if wanted is not None and scope not in wanted:
             st.diags.error("E0602", f"{where} is a {op.space} memory address, but `{val.buffer.name}` is in "
                                       f"{scope} memory", arg.span)
             return POISON
         return val
-    val = expr.elab(st, arg)
-    if op.role == "in" and op.name == "taddr" and isinstance(val, (ir.Buffer, Region)):
+    val = _elab_once(st, index, arg, cache)
+    if op.role == "in" and op.name in ("taddr", "d_tmem", "scale_a_tmem", "scale_b_tmem") \
+            and isinstance(val, (ir.Buffer, Region)) and (val if isinstance(val, ir.Buffer) else val.buffer).scope == "tmem":
         return tmem_address(st, val, arg)
+    if op.role == "in" and op.kind == "pred":
+        return predicate_value(st, arg, where) if not isinstance(val, Poison) else POISON
     dtype = parse_dtype(op.dtype)
-    if op.role == "out":
+    accepts = [parse_dtype(d) for d in op.accepts]
+    if op.role in ("out", "inout"):
         if not (isinstance(val, ir.BufferLoad) and val.buffer.scope == "local"):
             if not isinstance(val, Poison):
-                st.diags.error("E0602", f"{where} is an output register: pass an element of a register "
-                                          f"buffer, such as `r[0]`", arg.span)
+                st.diags.error("E0602", f"{where} is {'an output' if op.role == 'out' else 'a read-and-written'} "
+                                          f"register: pass an element of a register buffer, such as `r[0]`",
+                                 arg.span)
             return POISON
-        if val.dtype != dtype:
+        if val.dtype not in accepts:
             st.diags.error("E0602", f"{where} is a {op.kind} register, but `{val.buffer.name}` holds "
                                       f"{val.dtype}", arg.span,
-                             help=f"declare the register buffer as \"{dtype}\"")
+                             help="declare the register buffer as " + " or ".join(f'"{d}"' for d in op.accepts))
             return POISON
         return val
     value = scalars.as_value(st, val, arg.span, dtype)
@@ -128,6 +242,8 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg):
     if value.dtype != dtype:
         if isinstance(value, ir.IntImm) and dtype.is_int:
             return ir.cast(dtype, value)
+        if value.dtype in accepts:  # a .bN operand takes any N-bit value: pass its bits
+            return ir.Reinterpret(dtype, value, arg.span)
         st.diags.error("E0602", f"{where} is a {op.kind} value, got {value.dtype}", arg.span,
                          help=f"convert it: `T.cast(..., \"{dtype}\")` or `T.reinterpret(\"{dtype}\", ...)`")
         return POISON
@@ -216,7 +332,10 @@ def tmem_address(st, val, arg):
     starts = val.starts if isinstance(val, Region) else tuple(ir.IntImm(INT32, 0) for _ in buf.shape)
     axes = layouts.apply(buf.layout, list(starts), list(buf.shape))
     lane = layouts.linear_index(axes.get("TLane", []))
-    column = layouts.linear_index(axes.get("TCol", []), buf.allocated_addr)
+    index = layouts.linear_index(axes.get("TCol", []))  # in elements: 8/16-bit data packs (tmem_packing.py)
+    if not tmem_packing.check_boundary(st, index, buf.dtype, arg.span):
+        return POISON
+    column = tmem_packing.column(index, buf.dtype, buf.allocated_addr)
     offset = ir.add(ir.binop("<<", lane, ir.IntImm(INT32, 16)), column)
     return ir.add(base, ir.cast(UINT32, offset))
 

@@ -39,8 +39,23 @@ HANDLERS: dict[str, tuple] = {}
 #   "layout"      T.TileLayout(...), S[...]     fn(st, name, node)                views.py
 #   "layout_subscript" S[...] / R[...]          fn(st, kind, node)                views.py
 #   "layout_sum"  part + part                   fn(st, left, right, node)         views.py
-#   "range"       range(...) / T.serial(...)    fn(st, kind, node, args)          statements.py
+#   "range"       range(...) / T.serial(...)    fn(st, kind, node, args)          loops.py
+#   "ct_subscript" t[i], t[a:b], d[k]          fn(st, base, node)                pyeval.py
+#   "sequence"    (a, *b) / [*a, b]             fn(st, elts)                      pyeval.py
+#   "expand_call" f(*a, **d)                    fn(st, node) -> node or None      pyeval.py
+#   "builtin"     len(x), zip(a, b) ...         fn(st, name, node)                pyeval_builtins.py
+#   "ct_attribute" d.items, s.join ...         fn(st, base, node)                pyeval_builtins.py
+#   "ct_method"   d.items(), s.join(t) ...      fn(st, method, node)              pyeval_builtins.py
+#   "slice_index" A[fs], fs = (slice(..), ..)   fn(st, node) -> node              pyeval_builtins.py
+#   "meta_var"    T.meta_var(x)                 fn(st, node)                      pyeval_builtins.py
+#   "helper"      a call of a `def` of the file fn(st, helper, node)              macros.py
 CALLS: dict[str, object] = {}
+
+
+# The Python builtins a `.tx` file may call at compile time (pyeval_builtins.py); `range` is the
+# loop range of state.py. A name the file binds hides the builtin.
+PY_BUILTINS = frozenset(("len", "zip", "enumerate", "min", "max", "sum", "abs", "int", "float", "bool", "str",
+                         "tuple", "list", "dict", "sorted", "reversed", "any", "all", "isinstance", "slice"))
 
 
 
@@ -62,19 +77,11 @@ LAYOUT_CTORS = {name: LayoutCtor(name) for name in ("TileLayout", "S", "R", "Com
 
 
 # TIRx functions tirxc knows by name but does not implement (from the TIRx documentation and
-# the TIRx implementation), with a hint where one helps: a call says "`T.cuda.warp_sum` is not
+# the TIRx implementation), with a hint where one helps: a call says "`T.cuda.copy_bytes` is not
 # supported yet" (intrinsics.call_dialect) rather than suggesting another function of a similar
-# name. Not handlers: a handler of the same name, when there is one, is what runs.
+# name. Never a handler's name (tests/sema/test_registry.py).
 KNOWN_UNSUPPORTED = {
-    "cuda.warp_sum": "write the shuffle loop with `T.tvm_warp_shuffle_xor`",
-    "cuda.warp_max": "write the shuffle loop with `T.tvm_warp_shuffle_xor`",
-    "cuda.warp_min": "write the shuffle loop with `T.tvm_warp_shuffle_xor`",
-    "cuda.cta_sum": None, "cuda.cta_max": None, "cuda.cta_min": None,
-    "cuda.ldg": "read the element directly (`A[i]`): read-only parameters are `const __restrict__`",
-    "cuda.make_float2": None, "cuda.cvta_generic_to_shared": None, "cuda.clock64": None,
-    "cuda.fdividef": "divide with `/`", "cuda.ffs_u32": None, "cuda.float22bfloat162_rn": None,
-    "cuda.get_tmem_addr": None, "cuda.mbarrier_wait_acquire_cluster": None, "cuda.copy_bytes": None,
-    "tvm_warp_activemask": None, "alloc_tcgen05_ldst_frag": None, "wg_reg_tile": None, "call_packed": None,
+    "cuda.copy_bytes": None, "tvm_warp_activemask": None, "alloc_tcgen05_ldst_frag": None, "wg_reg_tile": None,
     "tvm_struct_get": None, "ptr": None, "evaluate": "write the expression as a statement of its own",
 }
 

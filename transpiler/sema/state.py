@@ -103,6 +103,8 @@ class KernelState:
         self.guards: list[ir.Expr] = []  # conditions of the enclosing `if`s (tcgen05 needs a warp-uniform one)
         self.pools: list = []  # SMEMPool / TMEMPool objects, checked when the kernel ends
         self.tmem_alloc = None  # (slot buffer, columns, span) of the kernel's tcgen05.alloc
+        self.tensor_maps: list = []  # tensormaps.TensorMapSlot, in allocation order
+        self.kernel_attrs: dict = {}  # `T.attr` key -> (value, span) (attrs.py)
         self.arch_errors: set[str] = set()
         # effects.py and unrolled.py: lazily evaluated operands being checked, the conditions under
         # which the current expression runs (None: not known), the variables of the enclosing

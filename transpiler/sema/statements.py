@@ -8,11 +8,12 @@ from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.syntax.source import Span
 from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32
-from transpiler.sema import state, scalars, expr, threads, views, effects, loops, unrolled
+from transpiler.sema import state, scalars, expr, threads, views, effects, loops, unrolled, pyeval
 from transpiler.sema.values import (ArrayType, Binding, DTypeVal, IdTuple, LayoutPart, LayoutVal, LetType, LoopRange,
-                                    POISON, Pointer, Poison, PyConst, Region, SmemPool, TmemPool, Void)
+                                    POISON, Pointer, Poison, PyConst, Region, SmemPool, TmemPool, Void, PyDict,
+                                    Helper)
 from transpiler.sema.state import _SymbolicPending
-from transpiler.sema.registry import DispatchTable, handler, is_default
+from transpiler.sema.registry import CALLS, DispatchTable, handler, is_default
 from transpiler.sema.scalars import SCALAR_INDEX, article
 from transpiler.sema.expr import _BINOPS, index_nodes, kind_of
 
@@ -76,7 +77,7 @@ def _stmt_Assign(st, stmt: ast.Assign):
     target = stmt.target
     if isinstance(target, ast.Subscript):
         return store(st, target, expr.elab(st, stmt.value), stmt)
-    if isinstance(target, ast.Tuple):
+    if isinstance(target, (ast.Tuple, ast.List)):
         return assign_tuple(st, target, expr.elab(st, stmt.value), stmt)
     if not isinstance(target, ast.Name):
         st.diags.error("E0312", "cannot assign to this expression", target.span)
@@ -143,6 +144,8 @@ def scalar_store(st, buf, val, span, value_span):
         st.diags.error("E0303", f"assigning a {val.dtype} value to {buf.dtype} scalar `{buf.name}`", value_span,
                          help=f"convert it: `T.cast(..., \"{buf.dtype}\")`")
         return None
+    if isinstance(val, ir.BufferLoad) and val.buffer is buf:
+        return None  # `x = x` (an inline helper returning the scalar it was given): nothing to store
     return ir.BufferStore(buf, SCALAR_INDEX, val, span)
 
 
@@ -174,10 +177,11 @@ def bind_new(st, target: ast.Name, val, stmt):
     if isinstance(val, (Pointer, ir.BufferAddress)):
         state.bind(st, name, Binding(val, "pointer", target.span))
         return None
-    # `k = T.meta_var(4)` names a compile-time value; a plain `k = 4` is a mutable scalar
-    if isinstance(val, (LayoutVal, Region)) or (
-            isinstance(val, PyConst) and (not isinstance(val.value, (bool, int, float))
-                                          or expr.is_dialect_call(st, stmt.value, ("meta_var",)))):
+    # `k = T.meta_var(v)` names v itself (a run-time expression is substituted at each use, as in
+    # TVMScript); a plain `k = 4` is a mutable scalar; tuples, lists and dicts are compile-time values
+    if isinstance(val, (LayoutVal, Region, tuple, PyDict, Helper)) or (
+            isinstance(val, PyConst) and not isinstance(val.value, (bool, int, float))) or \
+            expr.is_dialect_call(st, stmt.value, ("meta_var",)):
         state.bind(st, name, Binding(val, "const", target.span))
         return None
     value = scalars.as_value(st, val, stmt.value.span)
@@ -227,37 +231,69 @@ def new_scalar(st, name: str, dtype: DType, span: Span) -> ir.Buffer:
 
 
 def assign_tuple(st, target: ast.Tuple, val, stmt):
-    """`bx, by = T.cta_id([gx, gy])`, or unpacking a constant tuple."""
-    bad = next((elt for elt in target.elts if not isinstance(elt, ast.Name)), None)
-    if bad is not None:
-        st.diags.error("E0312", "tuple assignment binds plain names", bad.span)
-        return None
+    """`a, b = x, y` (`*rest` and nested tuples allowed): the right side is evaluated in full,
+    then each target is bound or assigned as `target = item` would be (a thread id, a buffer, a
+    constant, a new mutable scalar, a store), each item evaluated once."""
     if val is POISON:
-        for elt in target.elts:
-            if existing_binding(st, elt.id) is None:
+        for elt in target_names(target):
+            if isinstance(elt, ast.Name) and existing_binding(st, elt.id) is None:
                 state.bind(st, elt.id, Binding(POISON, "other", elt.span))
         return None
-    if isinstance(val, IdTuple):
-        items = list(val.vars)
-    elif isinstance(val, PyConst) and isinstance(val.value, tuple):
-        items = [PyConst(v) for v in val.value]
-    else:
-        st.diags.error("E0312", f"cannot unpack {kind_of(val)}", stmt.value.span,
-                         help="tuple assignment unpacks thread ids (`bx, by = T.cta_id([gx, gy])`) or a "
-                              "constant tuple")
+    if isinstance(val, IdTuple) and len(val.vars) != len(target.elts):
+        st.diags.error("E0312", f"{len(target.elts)} names for {len(val.vars)} ids", target.span)
         return None
-    if len(items) != len(target.elts):
-        what = "ids" if isinstance(val, IdTuple) else "values"
-        st.diags.error("E0312", f"{len(target.elts)} names for {len(items)} {what}", target.span)
+    parts = flatten_targets(st, target, val)
+    if parts is None:
         return None
-    for elt, item in zip(target.elts, items):
-        if not is_new_name(st, elt):
-            continue
-        if isinstance(item, ir.Var):
+    # a mutable scalar is read now (its value, not the variable, is what the target gets)
+    parts = [(t, scalars.load(st, v, SCALAR_INDEX, stmt.value.span) if isinstance(v, ir.Buffer) and v.scalar else v)
+             for t, v in parts]
+    writes = [t for t, _ in parts if not isinstance(t, ast.Name) or existing_binding(st, t.id) is not None]
+    if writes and len(parts) > 1:  # `a, b = b, a`: every item is read before any target is written
+        parts = [(t, effects.bind(st, v, "tmp", stmt.value.span) if isinstance(v, ir.Expr)
+                  and not effects.is_invariant(v) else v) for t, v in parts]
+    out = []
+    for elt, item in parts:
+        if isinstance(elt, ast.Subscript):
+            out.append(store(st, elt, item, ast.Assign(stmt.span, elt, ast.Value(stmt.value.span, item))))
+        elif not isinstance(elt, ast.Name):
+            st.diags.error("E0312", "cannot assign to this expression", elt.span)
+        elif existing_binding(st, elt.id) is not None:
+            out.append(reassign(st, elt, existing_binding(st, elt.id), ast.Value(stmt.value.span, item), stmt))
+        elif isinstance(item, ir.Var) and isinstance(val, IdTuple):
             threads.bind_id(st, elt, item)
-        else:
+        elif isinstance(item, PyConst):
             state.bind(st, elt.id, Binding(item, "const", elt.span))
-    return None
+        else:
+            out.append(bind_new(st, elt, item, ast.Assign(stmt.span, elt, ast.Value(stmt.value.span, item))))
+    return [s for s in out if s is not None]
+
+
+def target_names(target):
+    """The targets of a tuple target, nested tuples and `*rest` looked into."""
+    for elt in target.elts:
+        elt = elt.value if isinstance(elt, ast.Starred) else elt
+        if isinstance(elt, (ast.Tuple, ast.List)):
+            yield from target_names(elt)
+        else:
+            yield elt
+
+
+def flatten_targets(st, target, val):
+    """[(target, item)] for a tuple target unpacking val, nested tuples unpacked too; None after an error."""
+    parts = pyeval.split_items(st, target, val)
+    if parts is None:
+        return None
+    out = []
+    for t, v in parts:
+        if isinstance(t, (ast.Tuple, ast.List)):
+            inner = flatten_targets(st, t, v)
+            if inner is None:
+                return None
+            out.extend(inner)
+        else:
+            out.append((t, v))
+    return out
 
 
 def store(st, target: ast.Subscript, val, stmt):
@@ -634,8 +670,7 @@ def _stmt_With(st, stmt):
 
 
 def _stmt_FunctionDef(st, stmt):
-    st.diags.error("E0203", "nested functions are not supported", stmt.name_span)
-    return None
+    return CALLS["nested_def"](st, stmt)  # a helper (macros.py)
 
 
 def _stmt_Import(st, stmt):

@@ -7,17 +7,22 @@ from transpiler import ir
 from transpiler.diag.diagnostics import Note, did_you_mean
 from transpiler.syntax import ast
 from transpiler.target.arch import MAX_THREADS_PER_BLOCK as MAX_BLOCK
-from transpiler.target.dtypes import INT32, UINT32, parse_dtype
+from transpiler.target.arch import FEATURES
+from transpiler.target.cuda_lib import sreg_helper
+from transpiler.target.dtypes import INT32, UINT32, VOID, parse_dtype
 from transpiler.sema import state, registry, scalars, expr
-from transpiler.sema.values import Binding, IdTuple, POISON, PyConst
+from transpiler.sema.values import Binding, IdTuple, POISON, PyConst, Void
 from transpiler.sema.registry import default_arg, handler, is_default
 from transpiler.sema.expr import kind_of
 
 
 _ID_KINDS = {  # kind of id -> the most extents it takes
     "cta_id": 3, "thread_id": 3, "warp_id": 1, "lane_id": 1, "warpgroup_id": 1, "warp_id_in_wg": 1,
-    "thread_id_in_wg": 1,
+    "thread_id_in_wg": 1, "cta_id_in_cluster": 3, "cluster_id": 3, "cta_id_in_pair": 1,
 }
+# the ids of the launch's shape, which the warp-level ids are not computed from
+_LAUNCH_KINDS = ("cta_id", "thread_id", "cta_id_in_cluster", "cluster_id", "cta_id_in_pair")
+CLUSTER_ATTR = "tirx.cluster_dims"  # the kernel attribute (Kernel.attrs) lowering puts in LaunchSpec.cluster
 
 
 _INFERRED_ID = {"extents": default_arg("None"), "dtype": default_arg("'int32'")}  # `T.cuda.warp_id()`: from the block
@@ -33,6 +38,29 @@ def _cta_id(st, node, a):
     if not is_default(a["preferred"]):
         return registry.unsupported(st, node, "`preferred=` (preferred cluster shapes)", "E0406")
     return scope_id(st, "cta_id", node, a)
+
+
+@handler("cta_id_in_cluster", "extents=None", "preferred=None", "dtype='int32'")
+def _cta_id_in_cluster(st, node, a):
+    if not is_default(a["preferred"]):
+        return registry.unsupported(st, node, "`preferred=` (preferred cluster shapes)", "E0406")
+    return cluster_scope_id(st, "cta_id_in_cluster", node, a)
+
+
+@handler("cluster_id", "extents=None", "dtype='int32'")
+def _cluster_id(st, node, a):
+    return cluster_scope_id(st, "cluster_id", node, a)
+
+
+@handler("cta_id_in_pair", "dtype='int32'")
+def _cta_id_in_pair(st, node, a):
+    return cluster_scope_id(st, "cta_id_in_pair", node, {"extents": default_arg("None"), "dtype": a["dtype"]})
+
+
+@handler("cuda.cluster_sync")
+def _cluster_sync(st, node, a):
+    state.require_arch(st, _CLUSTER_ARCH[0], "`T.cuda.cluster_sync`", node.span, _CLUSTER_ARCH[1])
+    return Void(ir.Evaluate(ir.Call(VOID, "tirx_cuda_cluster_sync", (), node.span), node.span))
 
 
 @handler("thread_id", "extents=None", "dtype='int32'")
@@ -203,12 +231,12 @@ def declare_id(st, kind: str, node, a, label: str):
     if previous is not None and extents is not None and previous[0] is not None \
             and [str(e) for e in previous[0]] != [str(e) for e in extents]:
         if kind in st.launch_kinds:
-            field = "grid" if kind == "cta_id" else "block"
+            field = {"cta_id": "grid", "thread_id": "block"}.get(kind, "cluster")
             st.diags.error("E0521", f"`T.{kind}` gives other extents than the launch configuration's "
                                       f"`{field}=`", node.span,
                              notes=[Note(f"the launch configuration's `{field}=` is here", previous[1])],
-                             help=f"leave the extents out (`T.{kind}()`), or use "
-                                  f"`T.cuda.{'block' if kind == 'cta_id' else 'thread'}_idx(\"x\")`")
+                             help=f"leave the extents out (`T.{kind}()`)" + ("" if field == "cluster" else
+                                  f", or use `T.cuda.{'block' if kind == 'cta_id' else 'thread'}_idx(\"x\")`"))
             return POISON
         st.diags.error("E0403", f"`T.{kind}` declared again with different extents", node.span,
                          notes=[Note("first declared here", previous[1])],
@@ -225,12 +253,12 @@ def declare_id(st, kind: str, node, a, label: str):
                          help="declare `T.thread_id` before `T.warp_id`, `T.lane_id` and the other "
                               "warp-level ids")
         return POISON
-    if kind not in ("cta_id", "thread_id"):
+    if kind not in _LAUNCH_KINDS:
         st.linear_id_users.append(node.span)
     count = len(extents) if extents is not None else 1
     names = [kind] if count == 1 else [f"{kind}_{axis}" for axis in "xyz"[:count]]
     return IdTuple(tuple(new_id_var(st, kind, name, dtype, value, node.span)
-                         for name, value in zip(names, id_values(st, kind, count))))
+                         for name, value in zip(names, id_values(st, kind, count, node.span))))
 
 
 def new_id_var(st, kind: str, name: str, dtype, value: ir.Expr, span) -> ir.Var:
@@ -282,9 +310,9 @@ def id_extents(st, kind: str, node, call, label: str | None = None):
         if isinstance(v, ir.IntImm) and v.value <= 0:
             st.diags.error("E0405", f"extent {v.value} is not positive", span)
             return POISON
-        if kind != "cta_id" and not isinstance(v, ir.IntImm):
+        if kind not in ("cta_id", "cluster_id") and not isinstance(v, ir.IntImm):
             st.diags.error("E0405", f"{label} extents must be compile-time constants", span,
-                             help="only the grid (`T.cta_id`, `grid=`) may depend on parameters")
+                             help="only the grid (`T.cta_id`, `grid=`, `T.cluster_id`) may depend on parameters")
             return POISON
         if kind == "cta_id" and isinstance(v, ir.IntImm) and v.value > MAX_GRID[i]:
             st.diags.error("E0405", f"a grid has at most {MAX_GRID[i]} blocks in dimension "
@@ -315,16 +343,20 @@ def bind_id(st, target: ast.Name, var: ir.Var):
 def warp_uniform(st) -> set[str]:
     """Ids with one value per warp: tests on them keep whole warps together."""
     return {name for name, kind in st.id_kinds.items()
-            if kind in ("warp_id", "warpgroup_id", "warp_id_in_wg", "cta_id")}
+            if kind in ("warp_id", "warpgroup_id", "warp_id_in_wg") + _LAUNCH_KINDS[:1] + _LAUNCH_KINDS[2:]}
 
 
 def warp_id_var(st) -> ir.Var | None:
     return st.id_vars.get("warp_id")
 
 
-def id_values(st, kind: str, count: int) -> list[ir.Expr]:
+def id_values(st, kind: str, count: int, span=None) -> list[ir.Expr]:
     if kind in ("cta_id", "thread_id"):
         return [_launch_index(kind, axis) for axis in range(count)]
+    if kind in _CLUSTER_SREGS:
+        return [_sreg(f"{_CLUSTER_SREGS[kind]}.{axis}", span) for axis in "xyz"[:count]]
+    if kind == "cta_id_in_pair":  # the CTA's rank in the cluster, modulo 2 (TIRx: the linear cluster index)
+        return [ir.binop("floormod", ir.cast(INT32, _sreg("cluster_ctarank", span)), ir.IntImm(INT32, 2))]
     linear = linear_tid(st)
     full = ir.IntImm(UINT32, 0xFFFFFFFF)
     zero = ir.IntImm(INT32, 0)
@@ -359,7 +391,8 @@ def launch_shape(st):
     one = ir.IntImm(INT32, 1)
     grid = list(st.ids["cta_id"][0]) if "cta_id" in st.ids else []
     grid += [one] * (3 - len(grid))
-    consts = {k: e[0].value for k, (e, _) in st.ids.items() if k not in ("cta_id", "thread_id") and e}
+    grid = cluster_shape(st, grid)
+    consts = {k: e[0].value for k, (e, _) in st.ids.items() if k not in _LAUNCH_KINDS and e}
     spans = {k: span for k, (_, span) in st.ids.items()}
     source = None  # the declaration the block size comes from
     if "thread_id" in st.failed_ids:
@@ -378,7 +411,7 @@ def launch_shape(st):
                 threads, source = consts[kind] * unit, kind
                 break
         if threads is None and spans:
-            inferred = [k for k in spans if k != "cta_id"]
+            inferred = [k for k in spans if k not in _LAUNCH_KINDS]
             if inferred:
                 st.diags.error("E0405", "the block size cannot be inferred", spans[inferred[0]],
                                  help="give the extents (`T.warp_id([4])`) or declare `T.thread_id([...])`")
@@ -431,3 +464,89 @@ MAX_GRID = (2 ** 31 - 1, 65535, 65535)
 
 # the ids that fix the block size when `T.thread_id` is not declared: kind -> threads per unit
 _BLOCK_FROM = (("warp_id", 32), ("warpgroup_id", 128), ("lane_id", 1), ("thread_id_in_wg", 1))
+
+
+# -- thread-block clusters ----------------------------------------------------------------------------
+_CLUSTER_ARCH = FEATURES["cluster"]
+_CLUSTER_SREGS = {"cta_id_in_cluster": "cluster_ctaid", "cluster_id": "clusterid"}
+MAX_CLUSTER = 8  # CTAs in a portable cluster; larger ones need an opt-in attribute at launch
+
+
+def _sreg(reg: str, span=None) -> ir.Expr:
+    return ir.Call(UINT32, sreg_helper(reg), (), span) if span is not None else ir.Call(UINT32, sreg_helper(reg), ())
+
+
+def cluster_scope_id(st, kind: str, node, a):
+    """`T.cta_id_in_cluster([...])`, `T.cluster_id([...])`, `T.cta_id_in_pair()`: ids read from the
+    cluster special registers; the cluster's shape goes to the launch (`__cluster_dims__`)."""
+    if st.device:
+        state.require_arch(st, _CLUSTER_ARCH[0], "thread-block clusters", node.span, _CLUSTER_ARCH[1])
+    return scope_id(st, kind, node, a)
+
+
+def launch_cluster(st, node) -> None:
+    """`T.cuda.LaunchConfig(cluster=(x, y, z))`: the cluster shape given up front, as if declared by
+    `T.cta_id_in_cluster([x, y, z])`."""
+    extents = id_extents(st, "cta_id_in_cluster", node, node, "`cluster=`")
+    if extents is POISON:
+        st.failed_ids.add("cta_id_in_cluster")
+        return
+    st.ids["cta_id_in_cluster"] = (extents, node.span)
+    st.launch_kinds.add("cta_id_in_cluster")
+    state.require_arch(st, _CLUSTER_ARCH[0], "thread-block clusters", node.span, _CLUSTER_ARCH[1])
+
+
+def cluster_shape(st, grid: list) -> list:
+    """The cluster shape, from `T.cta_id_in_cluster` (or the launch configuration) or inferred from
+    the grid and `T.cluster_id`; checked against the grid, which `T.cluster_id` may imply. Records
+    it as the kernel attribute CLUSTER_ATTR and returns the grid."""
+    kinds = ("cta_id_in_cluster", "cluster_id", "cta_id_in_pair")
+    if not any(k in st.ids for k in kinds) or any(k in st.failed_ids for k in kinds):
+        return grid
+    one = ir.IntImm(INT32, 1)
+    cluster, span = st.ids.get("cta_id_in_cluster", (None, None))
+    counts, counts_span = st.ids.get("cluster_id", (None, None))
+    counts = list(counts) + [one] * (3 - len(counts)) if counts else None
+    has_grid = st.ids.get("cta_id", (None,))[0] is not None
+    if cluster is None:
+        if counts and has_grid and all(isinstance(e, ir.IntImm) for e in grid + counts) \
+                and all(g.value % c.value == 0 for g, c in zip(grid, counts)):
+            cluster = [ir.IntImm(INT32, g.value // c.value) for g, c in zip(grid, counts)]
+        else:
+            where = next(s for k in kinds for e, s in [st.ids.get(k, (None, None))] if s is not None)
+            st.diags.error("E0723", "the cluster's shape is not known", where,
+                           help="give it: `T.cta_id_in_cluster([2])` or `T.cuda.LaunchConfig(..., cluster=(2, 1, 1))`")
+            return grid
+        span = counts_span
+    dims = [e.value for e in cluster] + [1] * (3 - len(cluster))
+    size = prod(dims)
+    if size > MAX_CLUSTER:
+        registry.unsupported(st, _At(span), f"a cluster of {size} CTAs (more than the portable {MAX_CLUSTER})",
+                             "E0406", help="use at most 8 CTAs per cluster")
+        return grid
+    if "cta_id_in_pair" in st.ids and size % 2:
+        st.diags.error("E0723", f"`T.cta_id_in_pair` needs CTA pairs, but a cluster has {size} CTA"
+                                f"{'s' if size != 1 else ''}", st.ids["cta_id_in_pair"][1],
+                       notes=[Note("the cluster's shape is given here", span)])
+    if "cta_id_in_pair" in st.ids and "cta_id_in_cluster" not in st.ids:
+        st.diags.error("E0723", "`T.cta_id_in_pair` needs the cluster's shape from `T.cta_id_in_cluster`",
+                       st.ids["cta_id_in_pair"][1])
+    if not has_grid and counts:
+        grid = [ir.mul(c, ir.IntImm(INT32, d)) for c, d in zip(counts, dims)]
+    for axis, (g, d) in enumerate(zip(grid, dims)):
+        c = counts[axis] if counts else None
+        if isinstance(g, ir.IntImm) and g.value % d:
+            st.diags.error("E0723", f"the grid's {g.value} blocks in {'xyz'[axis]} are not a whole number of "
+                                    f"clusters of {d}", st.ids["cta_id"][1] if has_grid else span,
+                           notes=[Note("the cluster's shape is given here", span)])
+        elif has_grid and isinstance(g, ir.IntImm) and isinstance(c, ir.IntImm) and c.value * d != g.value:
+            st.diags.error("E0723", f"{c.value} clusters of {d} blocks in {'xyz'[axis]} do not make the grid's "
+                                    f"{g.value}", counts_span, notes=[Note("the grid is given here", st.ids["cta_id"][1])])
+    st.kernel_attrs[CLUSTER_ATTR] = (tuple(dims), span)
+    return grid
+
+
+class _At:
+    """A node stand-in for a diagnostic at a span."""
+    def __init__(self, span):
+        self.span = span

@@ -29,6 +29,40 @@ class PyConst:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class PyDict:
+    """A compile-time dict: constant keys (in insertion order) to elaborated values (pyeval.py)."""
+    items: dict
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SliceVal:
+    """`slice(lower, upper, step)` as a value (each part an elaborated value or None), for indexing
+    a buffer with a compile-time tuple of slices: `fs = (slice(0, 32), slice(0, 8)); A[fs]`."""
+    lower: object
+    upper: object
+    step: object
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Helper:
+    """A function of the file evaluated or inlined by the checker (macros.py): a plain `def`
+    computing compile-time values (kind "def"), or an `@T.inline` / `@T.macro` device helper.
+    `scopes`: the scopes it was defined in (nested helpers see the kernel's names)."""
+    fdef: object  # ast.FunctionDef
+    kind: str  # def inline macro
+    scopes: tuple = ()
+    defaults: tuple = ()  # (name, elaborated default value) for each parameter with a default
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LibraryName:
+    """A name imported from TIRx's helper library (`from tvm.tirx.lang.pipeline import MBarrier`) that
+    tirxc recognises but does not implement: the import is accepted, a use is refused by name."""
+    name: str
+    module: str
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Namespace:
     """A dotted prefix of the dialect, e.g. ("T", "cuda")."""
     path: tuple[str, ...]
@@ -149,7 +183,7 @@ class PtxMnemonic:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Builtin:
-    """A Python builtin the dialect uses (range)."""
+    """A Python builtin: range, or one of the compile-time builtins of pyeval_builtins.py."""
     name: str
 
 

@@ -127,8 +127,54 @@ class IfExp(Node):
     orelse: "Expr"
 
 
+@dataclass(frozen=True, eq=False, repr=False)
+class Starred(Node):
+    """`*value` in a call's arguments, a tuple or list display or a tuple target"""
+    value: "Expr"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class DoubleStarred(Node):
+    """`**value` among a call's keyword arguments"""
+    value: "Expr"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Comprehension(Node):
+    """`for target in iter if cond ...` of a comprehension"""
+    target: "Expr"
+    iter: "Expr"
+    ifs: tuple["Expr", ...] = ()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ListComp(Node):
+    """`[elt for ...]`, `(elt for ...)` (kind "generator") or `{key: elt for ...}` (kind "dict",
+    with `key`): evaluated at compile time"""
+    elt: "Expr"
+    generators: tuple[Comprehension, ...]
+    kind: str = "list"  # list generator dict
+    key: "Expr | None" = None
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FString(Node):
+    """An f-string, with the plain strings written next to it: each part is a literal `str`, or a
+    `{...}` field as (expression text, line, column of its first character, conversion or "",
+    format spec); the checker parses and evaluates the fields (sema/pyeval_fstring.py)."""
+    parts: tuple
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Value(Node):
+    """A value the checker has already elaborated (an element of a `*` expansion), standing in
+    for an expression: never made by the parser."""
+    value: object
+
+
 Expr = (Name | Constant | Attribute | Call | Slice | Subscript | Tuple | List | Dict | BinOp | UnaryOp
-        | BoolOp | Compare | IfExp)
+        | BoolOp | Compare | IfExp | Starred | DoubleStarred | ListComp | FString
+        | Value)
 
 
 # ---- statements ----------------------------------------------------------------
@@ -229,9 +275,10 @@ class Assert(Node):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Param(Node):
-    """`name: annotation` of a `def`"""
+    """`name: annotation = default` of a `def`"""
     name: str
     annotation: Expr | None
+    default: Expr | None = None
 
 
 @dataclass(frozen=True, eq=False, repr=False)

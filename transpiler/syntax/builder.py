@@ -19,7 +19,6 @@ _UNSUPPORTED_HELP = {
     "`not in` operator": "compare explicitly, for example `a != b and a != c`",
     "`is` operator": "compare with `==`",
     "`is not` operator": "compare with `!=`",
-    "f-string": "use a plain string",
     "walrus operator `:=`": "assign on its own line",
     "`global` statement": "kernels see module constants directly; they cannot rebind them",
     "`nonlocal` statement": None,
@@ -31,21 +30,14 @@ _UNSUPPORTED_HELP = {
     "`async`": None,
     "`import *`": "import the names you use: `from tvm.tirx.layout import TileLayout, S`",
     "relative import": None,
-    "list comprehension": "write a `for` loop, or `T.grid` for nested loops",
-    "generator expression": "write a `for` loop",
-    "dict comprehension": None,
     "set comprehension": None,
     "set literal": "use a tuple",
-    "starred expression": None,
-    "`*` argument unpacking": "pass the arguments one by one",
     "`*args` parameter": None,
     "`**kwargs` parameter": None,
-    "`**` argument unpacking": None,
     "`...` (Ellipsis)": "use `pass`, or `:` to take a whole dimension",
     "complex number": None,
     "bytes literal": "use a plain string",
     "`else` clause on a loop": "use a flag variable",
-    "default parameter value": "use a module-level constant",
     "positional-only marker `/`": None,
     "`match` statement": "use `if`/`elif`",
 }
@@ -340,9 +332,7 @@ class Builder:
 
     def param(self, span, children):
         name, annotation, default = children
-        if default is not None:
-            self._reject("default parameter value", default.span)
-        return ast.Param(span, self._name(name), annotation)
+        return ast.Param(span, self._name(name), annotation, default)
 
     def star_param(self, span, children):
         self._reject("`*args` parameter", span)
@@ -429,8 +419,10 @@ class Builder:
                     self._problem(SyntaxProblem("E0100", "positional argument follows keyword argument",
                                                 item.span, "move it before the keyword arguments"))
                 args.append(item)
+            elif kind == "kwstar":
+                keywords.append(item)
             elif kind == "kw":
-                if any(k.name == item.name for k in keywords):
+                if any(isinstance(k, ast.Keyword) and k.name == item.name for k in keywords):
                     self._problem(SyntaxProblem("E0100", f"keyword argument `{item.name}` repeated",
                                                 item.span))
                 keywords.append(item)
@@ -451,16 +443,13 @@ class Builder:
         return ("kw", ast.Keyword(span, name.id, value))
 
     def genexp_arg(self, span, children):
-        self._reject("generator expression", span)
-        return None
+        return ("pos", self.genexp(span, children))
 
     def star_arg(self, span, children):
-        self._reject("`*` argument unpacking", span)
-        return None
+        return ("pos", ast.Starred(span, children[0]))
 
     def kwstar_arg(self, span, children):
-        self._reject("`**` argument unpacking", span)
-        return None
+        return ("kwstar", ast.DoubleStarred(span, children[0]))
 
     def subscript(self, span, children):
         value, indices = children
@@ -508,24 +497,77 @@ class Builder:
 
     def strings(self, span, children):
         parts = []
+        formatted = False
         for tok in children:
             prefix, body = strip_prefix(tok.value)
             quote = 3 if tok.type == "LONG_STRING" else 1
             inner = body[quote:-quote]
-            if "f" in prefix:
-                self._reject("f-string", self._tok(tok))
             if "b" in prefix:
                 self._reject("bytes literal", self._tok(tok))
-            parts.append(inner if "r" in prefix else _unescape(inner))
+            if "f" in prefix:
+                formatted = True
+                parts.extend(self._fstring(tok, inner, "r" in prefix, tok.col + len(prefix) + quote))
+            else:
+                parts.append(inner if "r" in prefix else _unescape(inner))
+        if formatted:
+            return ast.FString(span, tuple(parts))
         return ast.Constant(span, "".join(parts))
+
+    def _fstring(self, tok, inner: str, raw: bool, col: int) -> list:
+        """The parts of one f-string's body (from line tok.line, column col): literal text, with
+        `{{` and `}}` as braces, and fields `{expression!conversion:spec}` kept as text."""
+        parts, text, line, i = [], [], tok.line, 0
+
+        def literal():
+            if text:
+                joined = "".join(text)
+                parts.append(joined if raw else _unescape(joined))
+                text.clear()
+
+        def where(k):  # the line and column of inner[k]
+            before = inner[:k]
+            newlines = before.count("\n")
+            return (line + newlines, (col + k) if not newlines else k - before.rindex("\n"))
+
+        while i < len(inner):
+            char = inner[i]
+            if char in "{}" and inner[i + 1:i + 2] == char:
+                text.append(char)
+                i += 2
+            elif char == "}":
+                at = where(i)
+                self._problem(SyntaxProblem("E0100", "f-string: single `}` is not allowed",
+                                            Span(self.file, at[0], at[1], at[0], at[1] + 1), "write `}}`"))
+                i += 1
+            elif char == "{":
+                literal()
+                end = _field_end(inner, i + 1)
+                at = where(i)
+                if end is None:
+                    self._problem(SyntaxProblem("E0100", "f-string: `{` is never closed",
+                                                Span(self.file, at[0], at[1], at[0], at[1] + 1), "write `{{`"))
+                    break
+                expr, conversion, spec = _split_field(inner[i + 1:end])
+                start = where(i + 1)
+                if not expr.strip() or "{" in spec:
+                    what = "an empty `{}` field" if not expr.strip() else "a nested `{...}` in a format spec"
+                    self._problem(SyntaxProblem("E0100", f"f-string: {what} is not supported",
+                                                Span(self.file, at[0], at[1], at[0], at[1] + 1)))
+                else:
+                    parts.append((expr, start[0], start[1], conversion, spec))
+                i = end + 1
+            else:
+                text.append(char)
+                i += 1
+        literal()
+        return parts
 
     def ellipsis(self, span, children):
         self._reject("`...` (Ellipsis)", span)
         return self._placeholder(span)
 
     def star_expr(self, span, children):
-        self._reject("starred expression", span)
-        return children[0]
+        return ast.Starred(span, children[0])
 
     def empty_tuple(self, span, children):
         return ast.Tuple(span, ())
@@ -560,7 +602,7 @@ class Builder:
 
     def dict(self, span, children):
         items = (children[0] if children else None) or []
-        return ast.Dict(span, tuple(k for k, _ in items), tuple(v for _, v in items))
+        return ast.Dict(span, tuple(k for k, _ in items), tuple(v for _, v in items))  # key None: `**v`
 
     def dict_items(self, span, children):
         return [c for c in children if c is not None]
@@ -569,8 +611,7 @@ class Builder:
         return (children[0], children[1])
 
     def dict_unpack(self, span, children):
-        self._reject("`**` argument unpacking", span)
-        return (children[0], children[0])
+        return (None, ast.DoubleStarred(span, children[0]))
 
     def set(self, span, children):
         self._reject("set literal", span)
@@ -582,13 +623,80 @@ class Builder:
             return self._placeholder(span)
         return build
 
-    listcomp = _comprehension("list comprehension")
-    genexp = _comprehension("generator expression")
-    dictcomp = _comprehension("dict comprehension")
     setcomp = _comprehension("set comprehension")
 
+    # Comprehensions are evaluated at compile time (sema/pyeval.py). `comp_for` and `comp_if`
+    # give the clauses in order, a `for` as a Comprehension and an `if` as its condition; the
+    # comprehension attaches each condition to the `for` before it.
+    def listcomp(self, span, children):
+        return ast.ListComp(span, children[0], _clauses(children[1]), "list")
+
+    def genexp(self, span, children):
+        return ast.ListComp(span, children[0], _clauses(children[1]), "generator")
+
+    def dictcomp(self, span, children):
+        return ast.ListComp(span, children[1], _clauses(children[2]), "dict", children[0])
+
     def comp_for(self, span, children):
-        return None
+        target, iterable, rest = children
+        return [ast.Comprehension(span, target, iterable, ())] + (rest or [])
 
     def comp_if(self, span, children):
-        return None
+        test, rest = children
+        return [test] + (rest or [])
+
+
+def _field_end(body: str, start: int) -> int | None:
+    """The index of the `}` closing an f-string field that starts at body[start], or None."""
+    depth, quote, k = 0, None, start
+    while k < len(body):
+        char = body[k]
+        if quote:
+            if char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "}":
+            if depth == 0:
+                return k
+            depth -= 1
+        k += 1
+    return None
+
+
+def _split_field(field: str) -> tuple[str, str, str]:
+    """`expression!conversion:spec` split at the first `!` (not `!=`) and `:` outside brackets."""
+    depth, quote, expr_end, conversion, spec = 0, None, None, "", ""
+    for k, char in enumerate(field):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and char == "!" and field[k + 1:k + 2] != "=" and expr_end is None:
+            expr_end = k
+            rest = field[k + 1:]
+            conversion, _, spec = rest.partition(":")
+            return field[:k], conversion, spec
+        elif depth == 0 and char == ":":
+            return field[:k], conversion, field[k + 1:]
+    return field, conversion, spec
+
+
+def _clauses(items) -> tuple:
+    """The clauses of a comprehension, each `if` condition attached to the `for` before it."""
+    out: list[ast.Comprehension] = []
+    for item in items:
+        if isinstance(item, ast.Comprehension):
+            out.append(item)
+        else:
+            last = out[-1]
+            out[-1] = ast.Comprehension(last.span, last.target, last.iter, last.ifs + (item,))
+    return tuple(out)

@@ -67,7 +67,49 @@ FEATURES: dict[str, tuple[int, str]] = {
     "wgmma": (90, "a"),
     "setmaxnreg": (90, "a"),
     "tcgen05": (100, "a"),  # tensor memory and the fifth-generation tensor core
+    "memory": (BASE_ARCH, ""),  # ld / st / red / atom (with .sem and .scope: sm_70), mov, prefetch, bar
+    "cvt.packed": (80, ""),  # cvt to f16x2 / bf16x2
+    "cvt.fp8": (89, ""),  # cvt to and from e4m3x2 / e5m2x2
+    "cache.hint": (80, ""),  # .L2::cache_hint, .L2::64B/128B/256B prefetch sizes, eviction priorities, createpolicy
+    "cluster": (90, ""),  # mapa, barrier.cluster, elect.sync, the .cluster scope, shared::cluster
+    "f32x2": (100, ""),  # add / sub / mul / fma on .f32x2 pairs
 }
+
+# The architectures each arch-specific (`a`) family exists on, named by the nvcc feature
+# macros that say so in device code (`__CUDA_ARCH_FEAT_SM90_ALL` for sm_90a), and the
+# family-specific targets (sm_100f: `__CUDA_ARCH_FAMILY_SPECIFIC__ == 1000`) that have it
+# too. A helper of such a family compiles its instruction only under one of these and
+# traps elsewhere, as CUTLASS does, so that one .cu builds with plain `-arch=sm_90a` (whose
+# generic compute_90 pass lacks the instruction) as well as with `-gencode`.
+SPECIFIC: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    "wgmma": ((90,), ()),
+    "setmaxnreg": ((90, 100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
+    "tcgen05": ((100, 101, 103, 110), (100, 101, 103, 110)),
+}
+
+
+def guard_macro(feature: str) -> str:
+    """The macro a .cu defines where an arch-specific family's instructions exist ("" for a
+    family every target has): its helpers compile the instruction under `#ifdef` of it."""
+    return f"TIRX_HAS_{feature.upper().replace('.', '_')}" if feature in SPECIFIC else ""
+
+
+def guard_condition(feature: str) -> str:
+    """The preprocessor condition under which guard_macro(feature) is defined ("" when every
+    target has the family)."""
+    if feature not in SPECIFIC:
+        return ""
+    specific, families = SPECIFIC[feature]
+    terms = [f"defined(__CUDA_ARCH_FEAT_SM{a}_ALL)" for a in specific]
+    if families:
+        terms.append("(defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && ("
+                     + " || ".join(f"__CUDA_ARCH_FAMILY_SPECIFIC__ == {a * 10}" for a in families) + "))")
+    return " || ".join(terms)
+
+
+def specific_archs(feature: str) -> tuple[int, ...]:
+    """The architectures an arch-specific family runs on with the `a` suffix."""
+    return SPECIFIC[feature][0] if feature in SPECIFIC else ()
 
 ARCH_RE = re.compile(r"^sm_(\d+)([af]?)$")
 

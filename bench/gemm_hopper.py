@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""The Hopper BF16 GEMM written in TIRx (samples/gemm_bf16_hopper.tx) against cuBLAS, side by
+side in one run: C = A @ B^T with A (M, K), B (N, K), C (M, N) in bfloat16 and float32
+accumulation, at square sizes from 1024 to 8192.
+
+Both are timed the same way: CUDA-graph replay of back-to-back launches (so that neither the
+launcher's nor cuBLAS's host time hides in the kernel's), interleaved rounds, the median.
+cuBLAS is called through cublasGemmEx with BF16 operands and FP32 compute, by ctypes (CuPy has
+no bfloat16 dtype, and its cuBLAS binding refuses calls during a graph capture); the arrays are
+uint16 bit patterns, which the tirxc launcher accepts for a bfloat16 buffer. Correctness: tirxc's C against cuBLAS's, and at 1024 against a float32
+product of the same bfloat16 inputs.
+
+Run on the GPU machine from the repository root (lark from the carried wheel):
+
+    PYTHONPATH=.:/tmp/site python3 bench/gemm_hopper.py --out gemm.json
+
+bench/gpu.py runs it as its `gemm` part.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = Path(os.environ.get("TIRXC_GEMM_SAMPLE", ROOT / "samples" / "gemm_bf16_hopper.tx"))
+SIZES = (1024, 2048, 4096, 6144, 8192)
+CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT, OP_N, OP_T = 14, 68, -1, 0, 1
+
+
+def load_launcher():
+    """The generated launcher module of the sample (transpiled here, from the source tree)."""
+    sys.path.insert(0, str(ROOT))
+    from bench.gpu import use_source_checkout
+    use_source_checkout()
+    from transpiler.driver import compile_source
+    from transpiler.syntax.source import SourceFile
+    result = compile_source(SourceFile(SAMPLE.name, SAMPLE.read_text()), until="launcher",
+                            launcher_name="gemm_bf16_hopper")
+    if not result.ok:
+        raise SystemExit("\n".join(d.message for d in result.diagnostics))
+    path = Path(tempfile.mkdtemp()) / "gemm_bf16_hopper_launcher.py"
+    path.write_text(result.launcher)
+    spec = importlib.util.spec_from_file_location("gemm_bf16_hopper_launcher", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def to_bf16_bits(np, x):
+    """float32 -> bfloat16 bit patterns (uint16), rounding to nearest even."""
+    bits = x.astype(np.float32).view(np.uint32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def from_bf16_bits(xp, bits):
+    return (bits.astype(xp.uint32) << 16).view(xp.float32)
+
+
+class Cublas:
+    """cublasGemmEx through ctypes, on a handle of its own bound to the capturing stream: CuPy's
+    binding refuses every cuBLAS call during a stream capture, which the timing needs."""
+
+    def __init__(self, cupy, stream):
+        import ctypes
+        for name in ("libcublas.so.13", "libcublas.so.12", "libcublas.so"):
+            try:
+                self.lib = ctypes.CDLL(name)
+                break
+            except OSError:
+                continue
+        else:
+            raise RuntimeError("libcublas not found")
+        self.handle = ctypes.c_void_p()
+        assert self.lib.cublasCreate_v2(ctypes.byref(self.handle)) == 0
+        assert self.lib.cublasSetStream_v2(self.handle, ctypes.c_void_p(stream.ptr)) == 0
+        self.workspace = cupy.empty(64 << 20, cupy.uint8)  # so that no allocation happens while captured
+        assert self.lib.cublasSetWorkspace_v2(self.handle, ctypes.c_void_p(self.workspace.data.ptr),
+                                              ctypes.c_size_t(self.workspace.nbytes)) == 0
+        self.one, self.zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
+
+    def gemm(self, a, b, c, m, n, k):
+        """C (M, N) = A (M, K) @ B (N, K)^T, row-major: column-major C^T = op_T(B') op_N(A')."""
+        import ctypes
+        p, i = ctypes.c_void_p, ctypes.c_int
+        status = self.lib.cublasGemmEx(self.handle, i(OP_T), i(OP_N), i(n), i(m), i(k), ctypes.byref(self.one),
+                                       p(b.data.ptr), i(CUDA_R_16BF), i(k), p(a.data.ptr), i(CUDA_R_16BF), i(k),
+                                       ctypes.byref(self.zero), p(c.data.ptr), i(CUDA_R_16BF), i(n),
+                                       i(CUBLAS_COMPUTE_32F), i(CUBLAS_GEMM_DEFAULT))
+        if status != 0:
+            raise RuntimeError(f"cublasGemmEx failed: status {status}")
+
+
+def time_graph(cupy, stream, launch, reps: int, rounds: int) -> list[float]:
+    """Milliseconds per launch, per round: `reps` launches captured once in a CUDA graph, replayed."""
+    with stream:
+        launch()  # first call: compiles, encodes the tensor maps, allocates cuBLAS's workspace
+        stream.synchronize()
+        stream.begin_capture()
+        for _ in range(reps):
+            launch()
+        graph = stream.end_capture()
+        graph.launch(stream)
+        stream.synchronize()
+        out = []
+        for _ in range(rounds):
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record(stream)
+            graph.launch(stream)
+            end.record(stream)
+            end.synchronize()
+            out.append(cupy.cuda.get_elapsed_time(start, end) / reps)
+    return out
+
+
+def wide_enough(m: int, n: int, sms: int) -> bool:
+    """Whether the 128 x 256 tiles keep most multiprocessors busy (else the 128 x 64 kernel runs)."""
+    return (m // 128) * (n // 256) >= sms // 2
+
+
+def run(sizes=SIZES, rounds: int = 7) -> dict:
+    import cupy
+    import numpy as np
+    module = load_launcher()
+    stream = cupy.cuda.Stream(non_blocking=True)
+    cublas = Cublas(cupy, stream)
+    rng = np.random.default_rng(0)
+    rows = []
+    for size in sizes:
+        m = n = k = size
+        a = cupy.asarray(to_bf16_bits(np, rng.standard_normal((m, k), np.float32)))
+        b = cupy.asarray(to_bf16_bits(np, rng.standard_normal((n, k), np.float32)))
+        c_tirxc = cupy.zeros((m, n), cupy.uint16)
+        c_cublas = cupy.zeros((m, n), cupy.uint16)
+        cupy.cuda.Device().synchronize()  # the copies and fills ran on the legacy stream, which `stream` skips
+        sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        chosen = module.gemm_bf16_hopper if wide_enough(m, n, sms) else module.gemm_bf16_hopper_narrow
+        with stream:
+            chosen(a, b, c_tirxc)
+            cublas.gemm(a, b, c_cublas, m, n, k)
+        stream.synchronize()
+        got, want = from_bf16_bits(cupy, c_tirxc), from_bf16_bits(cupy, c_cublas)
+        scale = float(cupy.abs(want).max())
+        error = float(cupy.abs(got - want).max()) / scale
+        row = {"size": size, "max_rel_error_vs_cublas": round(error, 6)}
+        # the narrow kernel must be right too: it is timed below
+        c_other = cupy.zeros((m, n), cupy.uint16)
+        cupy.cuda.Device().synchronize()
+        other = module.gemm_bf16_hopper_narrow if chosen is module.gemm_bf16_hopper else module.gemm_bf16_hopper
+        with stream:
+            other(a, b, c_other)
+        stream.synchronize()
+        error = max(error, float(cupy.abs(from_bf16_bits(cupy, c_other) - want).max()) / scale)
+        row["max_rel_error_vs_cublas"] = round(error, 6)
+        if size == 1024:
+            exact = from_bf16_bits(cupy, a) @ from_bf16_bits(cupy, b).T
+            row["max_rel_error_vs_fp32"] = round(float(cupy.abs(got - exact).max()) / float(cupy.abs(exact).max()), 6)
+        kernels = {"wide": module.gemm_bf16_hopper, "narrow": module.gemm_bf16_hopper_narrow}
+        chosen = "wide" if wide_enough(m, n, sms) else "narrow"
+        row["kernel"] = chosen
+        reps = max(2, int(2e10 // (2 * size ** 3)) + 2)
+        flops = 2.0 * m * n * k
+        times = {name: [] for name in kernels}
+        c_ms = []
+        for _ in range(2):  # interleaved: each side twice, alternating
+            for name, kernel in kernels.items():
+                times[name] += time_graph(cupy, stream, lambda: kernel(a, b, c_tirxc), reps, rounds)
+            c_ms += time_graph(cupy, stream, lambda: cublas.gemm(a, b, c_cublas, m, n, k), reps, rounds)
+        c = statistics.median(c_ms)
+        for name in kernels:
+            row[f"{name}_tflops"] = round(flops / statistics.median(times[name]) / 1e9, 1)
+        t = statistics.median(times[chosen])
+        row.update(tirxc_ms=round(t, 5), cublas_ms=round(c, 5), tirxc_tflops=round(flops / t / 1e9, 1),
+                   cublas_tflops=round(flops / c / 1e9, 1), ratio=round(c / t, 3), ok=error < 2e-2)
+        rows.append(row)
+        print(f"{size:5d}^3: tirxc {row['tirxc_tflops']:6.1f} TFLOP/s ({chosen}; wide {row['wide_tflops']}, narrow "
+              f"{row['narrow_tflops']})  cuBLAS {row['cublas_tflops']:6.1f} TFLOP/s  {100 * row['ratio']:5.1f} %  "
+              f"max rel error {error:.2e}", flush=True)
+    return {"title": "BF16 GEMM C = A @ B^T (BF16 in and out, FP32 accumulation)", "rows": rows}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", help="JSON results path")
+    ap.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
+    ap.add_argument("--rounds", type=int, default=7)
+    args = ap.parse_args(argv)
+    result = run(tuple(args.sizes), args.rounds)
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    return 0 if all(r["ok"] for r in result["rows"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,668 @@
+"""The C++ host interface: a header (`tirxc k.tx --header k.h`) and host code appended to the
+`.cu`, with one typed entry point per kernel (docs/cpp.md; the design in docs/design.md).
+
+Per kernel `k` of module `m` (the header's file stem), in namespace `tirxc::m`:
+
+    cudaError_t k_launch_config(args..., extents..., tirxc::launch_config* config);  // header, inline
+    size_t k_workspace_bytes(args..., extents...);         // header, inline; kernels with workspaces
+    cudaError_t k(args..., extents..., [void* workspace, size_t workspace_bytes,] cudaStream_t stream = 0);
+
+The arguments are the kernel's in the .tx file's order (a buffer as a pointer to its element
+(0, ..., 0), a scalar by value), then its symbolic extents in the order of the kernel's C
+parameters. Everything the CuPy launcher computes before a launch comes from the same
+LaunchSpec, through the same host expressions (codegen/cpp_expr.py mirrors py_expr), and is
+checked in the same order with the same words (transpiler/runtime/launch.py): extents, each
+buffer's shape, index limit, NULL pointer and alignment, workspace sizes, the grid. The entry
+point adds what needs the device or the pointers together: overlap of written buffers, the
+architecture and shared memory of the current device (once per device), the workspace, the
+launch (cudaLaunchKernel; a kernel launched in clusters has them as `__cluster_dims__`).
+"""
+from __future__ import annotations
+
+import re
+
+from transpiler import __version__
+from transpiler import ir
+from transpiler.codegen.cpp_expr import cpp_expr, value_type, variables
+from transpiler.codegen.cuda import c_comment, c_string
+from transpiler.codegen.jinja import environment
+from transpiler.codegen.launcher import HostExprError, array_strides, base_offset
+from transpiler.ir.program import Program
+from transpiler.target import cnames, tma
+from transpiler.target.arch import INDEX_LIMIT, STATIC_SHARED_LIMIT
+from transpiler.target.dtypes import c_type, header as dtype_header
+
+GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)
+HOST_KINDS = ("buffer", "scalar", "extent", "workspace", "tensormap")  # the parameter kinds served
+WORKSPACE_ALIGN = 256  # each workspace's offset in the caller's allocation (cudaMalloc's alignment)
+# Names the generated functions use inside the module's namespace: a parameter must not hide them.
+_INSIDE = frozenset({"detail", "tirxc", "std", "config", "stream", "workspace", "workspace_bytes", "last_error",
+                     "extents"})
+_FIXED_WIDTH_API = {"int8": "::std::int8_t", "int16": "::std::int16_t", "int32": "::std::int32_t",
+                    "int64": "::std::int64_t", "uint8": "::std::uint8_t", "uint16": "::std::uint16_t",
+                    "uint32": "::std::uint32_t", "uint64": "::std::uint64_t"}
+
+
+class UnsupportedHost(ValueError):
+    """A kernel the C++ host interface cannot serve yet (E0800), located at `span`."""
+
+    def __init__(self, message: str, span=None):
+        super().__init__(message)
+        self.span = span
+
+
+def module_name(stem: str) -> str:
+    """The C++ namespace (inside `tirxc`) of a module: its file stem as a safe identifier."""
+    name = re.sub(r"\W", "_", cnames.ascii_name(stem)) or "kernels"
+    if name[0].isdigit():
+        name = "m" + name
+    return cnames.c_name(name, _INSIDE)
+
+
+def header_guard(module: str) -> str:
+    return f"TIRXC_{module.upper()}_H_"
+
+
+def api_type(dtype) -> str:
+    """The C++ type of a scalar argument or an extent in the interface: <cstdint>'s fixed-width
+    names for integers, else the kernel's C type (float, double, half ...)."""
+    return _FIXED_WIDTH_API.get(dtype.name, c_type(dtype))
+
+
+def _py_tuple_format(rank: int) -> str:
+    return "(" + ", ".join(["%lld"] * rank) + ("," if rank == 1 else "") + ")"
+
+
+def _c_text(text: str) -> str:
+    """A message for a printf format inside a C string literal: `%` doubled, C-escaped."""
+    return c_string(text.replace("%", "%%"))[1:-1]
+
+
+class _Names:
+    """Unique C++ names in one scope: source names made safe (cnames), `_`-suffixed on clashes."""
+
+    def __init__(self, taken=()):
+        self.taken = set(taken)
+
+    def fresh(self, name: str) -> str:
+        out = cnames.c_name(name, _INSIDE | self.taken)
+        while out in self.taken:
+            out += "_"
+        self.taken.add(out)
+        return out
+
+
+def kernel_host_data(spec: ir.LaunchSpec, entry: str) -> dict:
+    """One kernel's entry point as plain data for the templates."""
+    for p in spec.params:
+        if p.kind not in HOST_KINDS:
+            raise UnsupportedHost(f"the C++ host interface does not support the {p.kind} parameter `{p.name}` of "
+                                  f"`{spec.name}` yet", p.span if p.span is not ir.NOWHERE else spec.span)
+    names = _Names()
+    by_c = {p.name: p for p in spec.params}
+    args = []  # the interface's arguments, in order
+    for c_name in spec.arg_order:
+        p = by_c[c_name]
+        if p.kind == "tensormap" and p.tensor_map is not None:
+            continue  # encoded by the entry point from the buffer it maps
+        source = p.buffer.name if p.kind == "buffer" else p.name
+        args.append({"param": p, "name": names.fresh(source), "source": source})
+    for p in spec.params:
+        if p.kind == "extent":
+            args.append({"param": p, "name": names.fresh(p.name), "source": p.name})
+    for a in args:
+        p = a["param"]
+        if p.kind == "buffer":
+            const = "const " if p.buffer.storage.readonly else ""
+            a["decl"] = f"{const}{c_type(p.buffer.dtype)}* {a['name']}"
+        elif p.kind == "tensormap":  # a map the caller encodes: the address of its 128 bytes
+            a["decl"] = f"const void* {a['name']}"
+        else:
+            a["decl"] = f"{api_type(p.dtype)} {a['name']}"
+    cluster = spec.cluster or None
+    if cluster is not None:
+        cluster = tuple(c.value if isinstance(c, ir.IntImm) else c for c in cluster)
+        if not all(isinstance(c, int) and c > 0 for c in cluster):
+            raise UnsupportedHost(f"the C++ host interface needs constant cluster dimensions (`{spec.name}`)",
+                                  spec.span)
+        cluster = tuple(cluster) + (1,) * (3 - len(cluster))
+    data = {
+        "name": spec.name, "entry": entry, "symbol": spec.symbol, "args": args,
+        "workspaces": [p for p in spec.params if p.kind == "workspace"],
+        "tensor_maps": [p for p in spec.params if p.kind == "tensormap" and p.tensor_map is not None],
+        "cluster": cluster, "span": spec.span,
+    }
+    data["prepare"] = _prepare_body(spec, entry, args, data["workspaces"], cluster, data["tensor_maps"])
+    return data
+
+
+def _prepare_body(spec, entry, args, workspaces, cluster, tensor_maps) -> list[str]:
+    """The statements of `detail::<entry>_prepare`: every check the CuPy launcher's
+    launch_config makes, in its order, and the launch configuration."""
+    k = spec.name
+    out = []
+    vars_needed = {}
+    host_exprs = list(spec.grid) + [e for ws in workspaces for e in ws.buffer.shape]
+    host_exprs += [e for p in tensor_maps for e in p.tensor_map.dims + p.tensor_map.strides]
+    for a in args:
+        p = a["param"]
+        if p.kind == "buffer":
+            host_exprs += list(p.buffer.shape)
+            if p.buffer.layout is not None:
+                host_exprs += [it.stride for it in p.buffer.layout.shard]
+    by_c = {a["param"].name: a for a in args}
+    local = {}
+    for var in variables(host_exprs):
+        a = by_c.get(var.name)
+        if a is None:
+            raise UnsupportedHost(f"the C++ host interface cannot compute `{var.name}` before launching `{k}`",
+                                  spec.span)
+        local[var.name] = f"tirx_v_{a['name']}"
+        vars_needed[var.name] = (a, var.dtype)
+    used = set(local)
+    for a in args:
+        p = a["param"]
+        if p.kind != "buffer" and p.name not in used:
+            out.append(f"static_cast<void>({a['name']});")
+    out.append("if (config == nullptr) return detail::fail(::cudaErrorInvalidValue, "
+               f"\"{_c_text(k)}(): the launch configuration's pointer is NULL\");")
+    out.append("detail::arith tirx_ar;")
+    # extents: what the launcher infers from array shapes is never negative nor above the index limit
+    for a in args:
+        p = a["param"]
+        if p.kind != "extent":
+            continue
+        tests = []
+        if p.dtype.is_signed:
+            tests.append(f"{a['name']} < 0")
+        if p.dtype.int_bounds[1] > INDEX_LIMIT:
+            tests.append(f"{a['name']} > {INDEX_LIMIT}")
+        if tests:
+            fmt = "%llu" if not p.dtype.is_signed else "%lld"
+            cast = "unsigned long long" if not p.dtype.is_signed else "long long"
+            out.append(f"if ({' || '.join(tests)}) return detail::fail(::cudaErrorInvalidValue, "
+                       f"\"{_c_text(k)}(): extent '{_c_text(a['source'])}' is {fmt}, but an extent is from 0 to "
+                       f"{INDEX_LIMIT} (the kernel indexes with 32-bit ints)\", static_cast<{cast}>({a['name']}));")
+    for name, (a, dtype) in vars_needed.items():
+        out.append(f"const {value_type(dtype)} {local[name]} = static_cast<{value_type(dtype)}>({a['name']});")
+    buffers = [a for a in args if a["param"].kind == "buffer"]
+    for index, a in enumerate(buffers):
+        out += _buffer_checks(k, a, index, local)
+    # workspaces
+    sizes = []
+    for index, p in enumerate(workspaces):
+        out += _workspace_checks(k, p, index, local)
+        sizes.append(f"tirx_w{index}")
+    # the grid
+    grid = []
+    for axis, e in enumerate(spec.grid):
+        text = _host(e, local, f"the grid of `{k}`", spec.span)
+        out.append(f"const {value_type(e.dtype)} tirx_g{axis} = {text};")
+        grid.append(f"tirx_g{axis}")
+    out.append(f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the grid cannot "
+               f"be computed for these arguments: %s\", tirx_ar.text);")
+    tests = " || ".join(f"detail::less({g}, 0) || detail::less({limit}LL, {g})" for g, limit in zip(grid, GRID_LIMITS))
+    limits = "(" + ", ".join(str(x) for x in GRID_LIMITS) + ")"
+    out.append(f"if ({tests}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the grid would be "
+               f"(%lld, %lld, %lld) for these arguments, but CUDA takes from 0 to {limits} blocks per dimension\", "
+               + ", ".join(f"detail::wide({g})" for g in grid) + ");")
+    if cluster is not None:
+        tests = " || ".join(f"detail::wide({g}) % {c} != 0" for g, c in zip(grid, cluster) if c != 1) or "false"
+        out.append(f"if ({tests}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the grid would be "
+                   f"(%lld, %lld, %lld) for these arguments, which clusters of ({cluster[0]}, {cluster[1]}, "
+                   f"{cluster[2]}) blocks do not divide (the kernel's __cluster_dims__)\", "
+                   + ", ".join(f"detail::wide({g})" for g in grid) + ");")
+    for axis, g in enumerate(grid):
+        out.append(f"config->grid[{axis}] = static_cast<unsigned int>({g});")
+    for axis, e in enumerate(spec.block):
+        out.append(f"config->block[{axis}] = {e.value}u;")
+    for axis, c in enumerate(cluster or (1, 1, 1)):
+        out.append(f"config->cluster[{axis}] = {c}u;")
+    if tensor_maps:  # checked where the CuPy launcher checks them: for a launch, not launch_config
+        out.append("if (plan != nullptr) {")
+        for index, p in enumerate(tensor_maps):
+            out += ["  " + x for x in _tensor_map_checks(k, p, index, local)]
+        out.append("}")
+    out.append(f"config->shared_bytes = {spec.dynamic_shared_bytes}u;")
+    total = " + ".join(f"detail::round_up({s})" for s in sizes) if sizes else "0u"
+    out.append(f"config->workspace_bytes = {total};")
+    out.append("return ::cudaSuccess;")
+    return out
+
+
+def _host(e: ir.Expr, local: dict, what: str, span) -> str:
+    try:
+        return cpp_expr(e, local)
+    except HostExprError as err:
+        raise HostExprError(f"the launcher cannot compute {what} before the launch: {err}", err.span or span) \
+            from None
+
+
+def _dims(exprs, prefix: str, local: dict, what: str, span) -> tuple[list[str], list[str]]:
+    """Statements computing each of `exprs` into `<prefix><i>`, and those names."""
+    out, names = [], []
+    for i, e in enumerate(exprs):
+        name = f"{prefix}{i}"
+        out.append(f"const {value_type(e.dtype)} {name} = {_host(e, local, what, span)};")
+        names.append(name)
+    return out, names
+
+
+def _buffer_checks(k: str, a: dict, index: int, local: dict) -> list[str]:
+    p = a["param"]
+    buf = p.buffer
+    name, src = a["name"], _c_text(a["source"])
+    shape_exprs = list(buf.shape)
+    rank = len(shape_exprs)
+    body, dims = _dims(shape_exprs, "tirx_d", local, f"the shape of `{buf.name}`", buf.span)
+    body.append(f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the shape of "
+                f"argument '{src}' cannot be computed for these arguments: %s\", tirx_ar.text);")
+    shape_args = ", ".join(f"detail::wide({d})" for d in dims)
+    shape_fmt = _py_tuple_format(rank)
+    if rank:
+        tests = " || ".join(f"detail::less({d}, 0)" for d in dims)
+        body.append(f"if ({tests}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): argument '{src}' "
+                    f"would have the shape {shape_fmt} for these arguments: an extent is negative\", {shape_args});")
+    strides = array_strides(buf)
+    if strides == "unsupported":
+        body.append(f"return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the layout of '{src}' cannot be "
+                    f"described by array strides\");")
+        return ["{"] + ["  " + s for s in body] + ["}"]
+    if strides is None:  # row-major: elements
+        if rank:
+            body.append(f"const long long tirx_s{rank - 1} = 1;")
+        for i in range(rank - 2, -1, -1):
+            step = f"detail::index_step(0, tirx_s{i + 1}, detail::wide({dims[i + 1]}))"
+            body.append(f"const long long tirx_s{i} = {step};")
+    else:
+        stride_exprs = [it.stride for it in buf.layout.shard]
+        more, snames = _dims(stride_exprs, "tirx_t", local, f"the strides of `{buf.name}`", buf.span)
+        body += more
+        body.append(f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the strides "
+                    f"of argument '{src}' cannot be computed for these arguments: %s\", tirx_ar.text);")
+        for i, s in enumerate(snames):
+            body.append(f"const long long tirx_s{i} = detail::wide({s});")
+    body = [s for s in body if s]
+    offset = base_offset(buf)
+    itemsize = buf.dtype.nbytes
+    nonempty = " && ".join(f"{d} != 0" for d in dims) or "true"
+    body.append(f"const bool tirx_nonempty = {nonempty};")
+    body.append("if (tirx_nonempty) {")
+    inner = [f"long long tirx_last = {offset};"]
+    for i, d in enumerate(dims):
+        inner.append(f"tirx_last = detail::index_step(tirx_last, detail::wide({d}) - 1, tirx_s{i});")
+    big = " || ".join([f"tirx_last > {INDEX_LIMIT}"] + [f"detail::wide({d}) > {INDEX_LIMIT}" for d in dims])
+    inner.append(f"if ({big}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): argument '{src}' of "
+                 f"shape {shape_fmt} reaches element %lld, but the kernel indexes with 32-bit ints: at most element "
+                 f"2147483647 (2^31 - 1)\", {shape_args + ', ' if shape_args else ''}tirx_last);")
+    inner.append(f"if ({name} == nullptr) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): argument "
+                 f"'{src}' has a NULL data pointer, but it has elements\");")
+    address = f"reinterpret_cast<::std::uintptr_t>({name})"
+    if offset:
+        address = f"({address} - {offset * itemsize}u)"
+    inner.append(f"if ({address} % {buf.align}u != 0) return detail::fail(::cudaErrorInvalidValue, "
+                 f"\"{_c_text(k)}(): argument '{src}' must be {buf.align}-byte aligned, its data pointer is %p\", "
+                 f"static_cast<const void*>({name}));")
+    inner.append("if (plan != nullptr) {")
+    low = " + ".join(f"(tirx_s{i} < 0 ? (detail::wide({d}) - 1) * tirx_s{i} : 0)" for i, d in enumerate(dims)) or "0"
+    high = " + ".join(f"(tirx_s{i} > 0 ? (detail::wide({d}) - 1) * tirx_s{i} : 0)" for i, d in enumerate(dims)) or "0"
+    count = " * ".join(f"detail::wide({d})" for d in dims) or "1"
+    inner += [f"  const long long tirx_low = ({low}) * {itemsize}, tirx_high = ({high} + 1) * {itemsize};",
+              f"  const ::std::uintptr_t tirx_at = reinterpret_cast<::std::uintptr_t>({name});",
+              f"  plan->extents[{index}].low = tirx_at + static_cast<::std::uintptr_t>(tirx_low);",
+              f"  plan->extents[{index}].high = tirx_at + static_cast<::std::uintptr_t>(tirx_high);",
+              f"  plan->extents[{index}].dense = tirx_high - tirx_low == {count} * {itemsize};",
+              "}"]
+    body += ["  " + s for s in inner]
+    body.append("} else if (plan != nullptr) {")
+    body.append(f"  plan->extents[{index}] = detail::extent{{0, 0, true}};")
+    body.append("}")
+    use = "read" if buf.storage.readonly else "written"
+    return [f"// argument '{_comment(a['source'])}': {buf.dtype.name}, {use}", "{"] \
+        + ["  " + s for s in body] + ["}"]
+
+
+def _workspace_checks(k: str, p, index: int, local: dict) -> list[str]:
+    buf = p.buffer
+    src = _c_text(buf.name)
+    dims_body, dims = _dims(list(buf.shape), "tirx_d", local, f"the shape of workspace `{buf.name}`", buf.span)
+    shape_fmt = _py_tuple_format(len(dims))
+    shape_args = ", ".join(f"detail::wide({d})" for d in dims)
+    body = dims_body + [
+        f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the shape of workspace "
+        f"'{src}' cannot be computed for these arguments: %s\", tirx_ar.text);"]
+    if dims:
+        tests = " || ".join(f"detail::less({d}, 0)" for d in dims)
+        body.append(f"if ({tests}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): workspace '{src}' "
+                    f"would have the shape {shape_fmt} for these arguments: an extent is negative\", {shape_args});")
+    count = "1"
+    for d in dims:
+        count = f"detail::index_step(0, {count}, detail::wide({d}))"
+    body.append(f"const long long tirx_count = {count};")
+    body.append(f"if (tirx_count - 1 > {INDEX_LIMIT}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): "
+                f"workspace '{src}' of shape {shape_fmt} would have %lld elements, but the kernel indexes with 32-bit "
+                f"ints: at most 2147483648 elements\", {shape_args + ', ' if shape_args else ''}tirx_count);")
+    body.append(f"tirx_w{index} = static_cast<::std::size_t>(tirx_count) * {buf.dtype.nbytes}u;")
+    body.append(f"if (plan != nullptr) plan->workspaces[{index}] = tirx_w{index};")
+    return [f"// workspace '{_comment(buf.name)}': {buf.dtype.name}", f"::std::size_t tirx_w{index} = 0;", "{"] \
+        + ["  " + s for s in body] + ["}"]
+
+
+def _tensor_map_checks(k: str, p, index: int, local: dict) -> list[str]:
+    """The fields of one tensor map for these arguments, checked as tensormap.py (the CuPy
+    launcher's runtime) checks them, into the plan."""
+    tm, name = p.tensor_map, _c_text(p.name)
+    body, dims = _dims(list(tm.dims), "tirx_d", local, f"the extents of tensor map `{p.name}`", tm.span)
+    body.append(f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the extents of "
+                f"tensor map '{name}' cannot be computed for these arguments: %s\", tirx_ar.text);")
+    more, strides = _dims(list(tm.strides), "tirx_t", local, f"the strides of tensor map `{p.name}`", tm.span)
+    body += more
+    body.append(f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the strides of "
+                f"tensor map '{name}' cannot be computed for these arguments: %s\", tirx_ar.text);")
+    for i, d in enumerate(dims):
+        body.append(f"if (detail::less({d}, 1) || detail::less({tma.MAX_DIM}LL, {d})) return detail::fail("
+                    f"::cudaErrorInvalidValue, \"{_c_text(k)}(): tensor map '{name}' would have the extent %lld in "
+                    f"dimension {i} (innermost first) for these arguments; TMA takes 1 to 2**32\", detail::wide({d}));")
+    for i, t in enumerate(strides):
+        body.append(f"if (detail::wide({t}) % {tma.GLOBAL_ALIGN} != 0 || detail::less({t}, 0) || "
+                    f"!detail::less({t}, {tma.MAX_STRIDE}LL)) return detail::fail(::cudaErrorInvalidValue, "
+                    f"\"{_c_text(k)}(): tensor map '{name}' would have the byte stride %lld in dimension {i + 1} for "
+                    f"these arguments; TMA takes multiples of {tma.GLOBAL_ALIGN} below 2**40\", detail::wide({t}));")
+    for i, d in enumerate(dims):
+        body.append(f"plan->map_dims[{index}][{i}] = static_cast<unsigned long long>({d});")
+    for i, t in enumerate(strides):
+        body.append(f"plan->map_strides[{index}][{i}] = static_cast<unsigned long long>({t});")
+    return [f"// tensor map '{_comment(p.name)}' of argument '{_comment(tm.buffer.name)}'", "{"] \
+        + ["  " + x for x in body] + ["}"]
+
+
+def _comment(text: str) -> str:
+    return c_comment(text)
+
+
+def _entry_names(program: Program) -> list[str]:
+    """Each kernel's entry-point name, unique with its `_launch_config` and `_workspace_bytes`."""
+    taken = {"last_error", "detail"}
+    out = []
+    for lk in program.kernels:
+        name = cnames.c_name(lk.spec.name, _INSIDE | taken)
+        while {name, f"{name}_launch_config", f"{name}_workspace_bytes"} & taken:
+            name += "_"
+        taken |= {name, f"{name}_launch_config", f"{name}_workspace_bytes"}
+        out.append(name)
+    return out
+
+
+def host_data(program: Program) -> list[dict]:
+    return [kernel_host_data(lk.spec, entry) for lk, entry in zip(program.kernels, _entry_names(program))]
+
+
+def _api_headers(kernels) -> list[str]:
+    out = []
+    for k in kernels:
+        for a in k["args"]:
+            p = a["param"]
+            dtype = p.buffer.dtype if p.kind == "buffer" else p.dtype
+            h = dtype_header(dtype)
+            if h and h not in out:
+                out.append(h)
+    return out
+
+
+def render_header(program: Program, module: str) -> str:
+    """The header: the launch_config struct, the module's helpers and last_error, each kernel's
+    launch_config (and workspace_bytes) defined inline, each entry point declared."""
+    kernels = host_data(program)
+    parts = []
+    for k in kernels:
+        parts.append(_kernel_header(k))
+    return environment().get_template("host.h.j2").render(
+        version=__version__, source=c_comment(program.file_name), guard=header_guard(module), module=module,
+        headers=_api_headers(kernels), body="\n".join(parts))
+
+
+def _signature(k: dict, extra: list[str]) -> str:
+    return ", ".join([a["decl"] for a in k["args"]] + extra)
+
+
+def _call_args(k: dict, extra: list[str]) -> str:
+    return ", ".join([a["name"] for a in k["args"]] + extra)
+
+
+def _kernel_header(k: dict) -> str:
+    e = k["entry"]
+    lines = ["", f"// ---- {c_comment(k['name'])} " + "-" * max(4, 80 - len(k['name'])), "// Arguments:"]
+    for a in k["args"]:
+        p = a["param"]
+        if p.kind == "buffer":
+            shape = ", ".join(_shape_text(x) for x in p.buffer.shape)
+            use = "read" if p.buffer.storage.readonly else "written"
+            comma = "," if len(p.buffer.shape) == 1 else ""
+            lines.append(f"//   {a['name']}: {p.buffer.dtype.name} buffer of shape ({shape}{comma}), {use}")
+        elif p.kind == "extent":
+            lines.append(f"//   {a['name']}: symbolic extent ({p.dtype.name})")
+        else:
+            lines.append(f"//   {a['name']}: {p.dtype.name} scalar")
+    count = sum(1 for a in k["args"] if a["param"].kind == "buffer")
+    lines.append("namespace detail {")
+    members = []
+    if count:
+        members.append(f"extent extents[{count}];  // each buffer argument's bytes")
+    if k["workspaces"]:
+        members.append(f"::std::size_t workspaces[{len(k['workspaces'])}];  // each workspace's bytes")
+    if k["tensor_maps"]:
+        members.append(f"unsigned long long map_dims[{len(k['tensor_maps'])}][5];  // each tensor map's extents")
+        members.append(f"unsigned long long map_strides[{len(k['tensor_maps'])}][4];  // and byte strides")
+    lines.append(f"// What {e}() needs beyond the launch configuration.")
+    lines.append(f"struct {e}_plan {{")
+    lines += ["  " + m for m in members or ["char unused;"]]
+    lines.append("};")
+    lines.append("")
+    signature = _signature(k, ["::tirxc::launch_config* config", f"{e}_plan* plan"])
+    lines.append(f"inline ::cudaError_t {e}_prepare({signature}) noexcept {{")
+    if not members:
+        lines.append("  static_cast<void>(plan);")
+    lines += ["  " + s for s in k["prepare"]]
+    lines += ["}", "}  // namespace detail", ""]
+    lines.append("// The grid, block, shared memory and workspace of a launch with these arguments, after the")
+    lines.append("// checks the launch makes that need no device; cudaErrorInvalidValue and last_error() if one fails.")
+    signature = _signature(k, ["::tirxc::launch_config* config"])
+    lines.append(f"inline ::cudaError_t {e}_launch_config({signature}) noexcept {{")
+    lines.append(f"  return detail::{e}_prepare({_call_args(k, ['config', 'nullptr'])});")
+    lines.append("}")
+    extra = ["::cudaStream_t stream = 0"]
+    if k["workspaces"]:
+        lines.append("")
+        lines.append("// The bytes of global workspace a launch with these arguments needs (SIZE_MAX if the")
+        lines.append("// arguments are refused: last_error() says why).")
+        lines.append(f"inline ::std::size_t {e}_workspace_bytes({_signature(k, [])}) noexcept {{")
+        lines.append("  ::tirxc::launch_config config;")
+        lines.append(f"  return detail::{e}_prepare({_call_args(k, ['&config', 'nullptr'])}) == ::cudaSuccess "
+                     f"? config.workspace_bytes : static_cast<::std::size_t>(-1);")
+        lines.append("}")
+        extra = ["void* workspace", "::std::size_t workspace_bytes"] + extra
+    lines.append("")
+    lines.append("// Checks the arguments and launches on `stream`; cudaSuccess, or the error (last_error() says why).")
+    lines.append(f"::cudaError_t {e}({_signature(k, extra)}) noexcept;")
+    return "\n".join(lines)
+
+
+def _shape_text(e) -> str:
+    if isinstance(e, ir.IntImm):
+        return str(e.value)
+    if isinstance(e, ir.Var):
+        return e.name
+    return "expr"
+
+
+def render_host(program: Program, module: str, header_include: str, cuda: str,
+                cu_name: str | None = None) -> str:
+    """The host code appended to the .cu: each entry point, compiled by nvcc with the kernels."""
+    kernels = host_data(program)
+    parts = [_kernel_entry(k, program) for k in kernels]
+    undefine = [name for name in ("int64_t", "uint64_t") if f"#define {name} " in cuda]
+    tensor_maps = any(k["tensor_maps"] for k in kernels)
+    text = "\n" + environment().get_template("host.cu.j2").render(
+        module=module, header=c_string(header_include), body="\n".join(parts), undefine=undefine,
+        tensor_maps=tensor_maps, map_align=tma.GLOBAL_ALIGN, map_bytes=tma.BYTES,
+        line="#line @LINE@" if "\n#line " in cuda and cu_name else None)
+    if "#line @LINE@" in text:  # back to the .cu's own lines after the kernels' `#line` directives
+        after = cuda.count("\n") + text[:text.index("#line @LINE@")].count("\n") + 2
+        text = text.replace("#line @LINE@", f"#line {after} {c_string(cu_name)}", 1)
+    return text
+
+
+def _kernel_entry(k: dict, program: Program) -> str:
+    e, name = k["entry"], _c_text(k["name"])
+    spec = next(lk.spec for lk in program.kernels if lk.spec.name == k["name"])
+    buffers = [a for a in k["args"] if a["param"].kind == "buffer"]
+    extra = ["::cudaStream_t stream"]
+    if k["workspaces"]:
+        extra = ["void* workspace", "::std::size_t workspace_bytes"] + extra
+    lines = ["", "namespace detail {",
+             f"// Once per device: the architecture, and the shared memory opt-in above {STATIC_SHARED_LIMIT} bytes.",
+             f"static ::cudaError_t {e}_setup() noexcept {{",
+             "  int device = 0;",
+             "  ::cudaError_t status = ::cudaGetDevice(&device);",
+             f"  if (status != ::cudaSuccess) return fail(status, \"{name}(): no current CUDA device: %s\", "
+             "::cudaGetErrorString(status));",
+             "  static ::std::atomic<int> done[max_devices];",
+             "  if (device < max_devices && done[device].load(::std::memory_order_acquire)) return ::cudaSuccess;",
+             "  int major = 0, minor = 0;",
+             "  status = ::cudaDeviceGetAttribute(&major, ::cudaDevAttrComputeCapabilityMajor, device);",
+             "  if (status == ::cudaSuccess) status = ::cudaDeviceGetAttribute(&minor, ::cudaDevAttrComputeCapabilityMinor, device);",
+             f"  if (status != ::cudaSuccess) return fail(status, \"{name}(): cannot query device %d: %s\", device, "
+             "::cudaGetErrorString(status));",
+             f"  if (major * 10 + minor < {spec.min_arch}) return fail(::cudaErrorNoKernelImageForDevice, \"{name}(): "
+             f"the kernel needs sm_{spec.min_arch}{spec.arch_suffix} or newer, but device %d is sm_%d%d\", device, major, minor);"]
+    total = spec.static_shared_bytes + spec.dynamic_shared_bytes
+    if total > STATIC_SHARED_LIMIT:
+        lines += [
+            "  int optin = 0;",
+            "  status = ::cudaDeviceGetAttribute(&optin, ::cudaDevAttrMaxSharedMemoryPerBlockOptin, device);",
+            f"  if (status != ::cudaSuccess) return fail(status, \"{name}(): cannot query device %d: %s\", device, "
+            "::cudaGetErrorString(status));",
+            f"  if (optin < {total}) return fail(::cudaErrorInvalidValue, \"{name}(): the kernel needs {total} bytes of "
+            f"shared memory per block ({spec.static_shared_bytes} static, {spec.dynamic_shared_bytes} dynamic), but "
+            f"device %d allows %d\", device, optin);",
+            f"  status = ::cudaFuncSetAttribute(reinterpret_cast<const void*>(&::{k['symbol']}), "
+            f"::cudaFuncAttributeMaxDynamicSharedMemorySize, {spec.dynamic_shared_bytes});",
+            f"  if (status != ::cudaSuccess) return fail(status, \"{name}(): cannot allow {spec.dynamic_shared_bytes} "
+            f"bytes of dynamic shared memory: %s\", ::cudaGetErrorString(status));"]
+    lines += ["  if (device < max_devices) done[device].store(1, ::std::memory_order_release);",
+              "  return ::cudaSuccess;", "}", "}  // namespace detail", ""]
+    lines.append(f"::cudaError_t {e}({_signature(k, extra)}) noexcept {{")
+    body = ["::tirxc::launch_config tirx_config;"]
+    body.append(f"detail::{e}_plan tirx_plan;")
+    body.append(f"::cudaError_t tirx_status = detail::{e}_prepare({_call_args(k, ['&tirx_config', '&tirx_plan'])});")
+    body.append("if (tirx_status != ::cudaSuccess) return tirx_status;")
+    # overlap of written buffers (their parameters are __restrict__), in the launcher's slot order
+    slot = {a["param"].name: i for i, a in enumerate(buffers)}
+    ordered = [a for p in spec.params for a in buffers if a["param"] is p]
+    for j, bj in enumerate(ordered):
+        for bi in ordered[:j]:
+            ri, rj = bi["param"].buffer.storage.readonly, bj["param"].buffer.storage.readonly
+            if ri and rj:
+                continue
+            written = " and ".join(f"'{_c_text(b['source'])}'" for b in (bi, bj)
+                                   if not b["param"].buffer.storage.readonly)
+            x, y = slot[bi["param"].name], slot[bj["param"].name]
+            body.append(f"if (detail::overlaps(tirx_plan.extents[{x}], tirx_plan.extents[{y}])) return detail::fail("
+                        f"::cudaErrorInvalidValue, \"{name}(): arguments '{_c_text(bi['source'])}' and "
+                        f"'{_c_text(bj['source'])}' share memory, but the kernel writes {written} and takes its "
+                        f"buffers as __restrict__ pointers (nvcc may read one through the read-only cache while the "
+                        f"other is written): pass arrays that do not overlap\");")
+    body.append("if (tirx_config.grid[0] == 0 || tirx_config.grid[1] == 0 || tirx_config.grid[2] == 0) "
+                "return ::cudaSuccess;  // an empty problem: nothing to launch")
+    if k["workspaces"]:
+        body += [
+            "if (tirx_config.workspace_bytes != 0) {",
+            f"  if (workspace == nullptr) return detail::fail(::cudaErrorInvalidValue, \"{name}(): the workspace is "
+            "NULL, but the launch needs %zu bytes of it\", tirx_config.workspace_bytes);",
+            f"  if (reinterpret_cast<::std::uintptr_t>(workspace) % {WORKSPACE_ALIGN}u != 0) return detail::fail("
+            f"::cudaErrorInvalidValue, \"{name}(): the workspace must be {WORKSPACE_ALIGN}-byte aligned, its pointer "
+            "is %p\", workspace);",
+            f"  if (workspace_bytes < tirx_config.workspace_bytes) return detail::fail(::cudaErrorInvalidValue, "
+            f"\"{name}(): the workspace has %zu bytes, but the launch needs %zu ({e}_workspace_bytes)\", "
+            "workspace_bytes, tirx_config.workspace_bytes);",
+            "}"]
+    body.append(f"tirx_status = detail::{e}_setup();")
+    body.append("if (tirx_status != ::cudaSuccess) return tirx_status;")
+    if k["workspaces"]:
+        body += [
+            "if (tirx_config.workspace_bytes != 0) {  // every launch starts from zeros, as the CuPy launcher's",
+            "  tirx_status = ::cudaMemsetAsync(workspace, 0, tirx_config.workspace_bytes, stream);",
+            f"  if (tirx_status != ::cudaSuccess) return detail::fail(tirx_status, \"{name}(): cannot clear the "
+            "workspace: %s\", ::cudaGetErrorString(tirx_status));",
+            "}"]
+    # the kernel's parameters, each in a local of its C type
+    args_by_c = {a["param"].name: a for a in k["args"]}
+    locals_, maps = [], []
+    ws_index = 0
+    for i, p in enumerate(spec.params):
+        local = f"tirx_p{i}"
+        if p.kind == "buffer":
+            a = args_by_c[p.name]
+            buf = p.buffer
+            ctype = ("const " if buf.storage.readonly else "") + c_type(buf.dtype) + "*"
+            back = base_offset(buf) * buf.dtype.nbytes
+            value = a["name"] if not back else \
+                f"reinterpret_cast<{ctype}>(reinterpret_cast<::std::uintptr_t>({a['name']}) - {back}u)"
+            body.append(f"{ctype} {local} = {value};")
+        elif p.kind == "workspace":
+            ctype = c_type(p.buffer.dtype) + "*"
+            # an empty workspace is NULL, as the CuPy launcher passes it
+            body.append(f"{ctype} {local} = tirx_plan.workspaces[{ws_index}] == 0 ? nullptr : "
+                        f"reinterpret_cast<{ctype}>(static_cast<char*>(workspace) + {offset_expr(ws_index)});")
+            ws_index += 1
+        elif p.kind == "tensormap" and p.tensor_map is None:
+            a = args_by_c[p.name]
+            body.append(f"if ({a['name']} == nullptr) return detail::fail(::cudaErrorInvalidValue, \"{name}(): argument "
+                        f"'{_c_text(a['source'])}' is NULL: pass the address of the {tma.BYTES}-byte CUtensorMap the "
+                        f"kernel takes\");")
+            body.append(f"::{tma.C_TYPE} {local};")
+            body.append(f"::std::memcpy(&{local}, {a['name']}, sizeof {local});")
+        elif p.kind != "tensormap":
+            a = args_by_c[p.name]
+            ctype = c_type(p.dtype)
+            body.append(f"{ctype} {local} = static_cast<{ctype}>({a['name']});")
+        if p.kind == "tensormap" and p.tensor_map is not None:
+            maps.append((i, p))
+        locals_.append(f"&{local}")
+    slot_of = {p.buffer.name: i for i, p in enumerate(spec.params) if p.kind == "buffer"}
+    for index, (i, p) in enumerate(maps):
+        tm = p.tensor_map
+        rank = len(tm.dims)
+        body += [f"::{tma.C_TYPE} tirx_p{i};  // tensor map '{_comment(p.name)}', encoded for this launch's address",
+                 "{",
+                 f"  const unsigned int tirx_box[] = {{{', '.join(f'{b}u' for b in tm.box)}}};",
+                 f"  const unsigned int tirx_element_strides[] = {{{', '.join(f'{b}u' for b in tm.element_strides)}}};",
+                 f"  tirx_status = detail::encode_tensor_map(&tirx_p{i}, \"{name}(): tensor map '{_c_text(p.name)}'\", "
+                 f"\"'{_c_text(tm.buffer.name)}'\", {tm.data_type}, {rank}, tirx_p{slot_of[tm.buffer.name]}, "
+                 f"tirx_plan.map_dims[{index}], tirx_plan.map_strides[{index}], tirx_box, tirx_element_strides, "
+                 f"{tm.interleave}, {tm.swizzle}, {tm.l2_promotion}, {tm.oob_fill});",
+                 "  if (tirx_status != ::cudaSuccess) return tirx_status;",
+                 "}"]
+    if locals_:
+        body.append(f"void* tirx_args[] = {{{', '.join(locals_)}}};")
+    args = "tirx_args" if locals_ else "nullptr"
+    grid = "dim3(tirx_config.grid[0], tirx_config.grid[1], tirx_config.grid[2])"
+    block = "dim3(tirx_config.block[0], tirx_config.block[1], tirx_config.block[2])"
+    kernel = f"reinterpret_cast<const void*>(&::{k['symbol']})"
+    # a kernel launched in clusters has its shape in the .cu (`__cluster_dims__`), so it launches
+    # like any other; launch_config reports the shape and refuses grids it does not divide
+    body.append(f"tirx_status = ::cudaLaunchKernel({kernel}, {grid}, {block}, {args}, tirx_config.shared_bytes, "
+                "stream);")
+    body.append(f"if (tirx_status != ::cudaSuccess) return detail::fail(tirx_status, \"{name}(): the launch failed: "
+                "%s\", ::cudaGetErrorString(tirx_status));")
+    body.append("return ::cudaSuccess;")
+    lines += ["  " + s for s in body]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def offset_expr(index: int) -> str:
+    """The byte offset of workspace `index` in the caller's allocation."""
+    if index == 0:
+        return "0"
+    return " + ".join(f"detail::round_up(tirx_plan.workspaces[{i}])" for i in range(index))

@@ -1,0 +1,123 @@
+"""The PTX instruction table (docs/ptx.md; docs/design.md, decisions 15 and 16) and the fixed
+helpers. Data and its rendering only: the checker (sema/ptx_calls.py) decides which form
+a call means.
+
+Each family file lists `Family`s: a regular expression over the mnemonic's modifier slots,
+a builder that turns a match into the instruction's forms (operand lists with their
+assembly text; several when operands are optional or the form is chosen by the operands,
+as wgmma's ss / rs), the FEATURES row that says which architecture it needs, and example
+spellings (the docs, "did you mean", and the nvcc test corpus)."""
+from __future__ import annotations
+
+import re
+
+from transpiler.target.arch import guard_condition, guard_macro, specific_archs
+from transpiler.target.ptx.helpers import HELPERS
+from transpiler.target.ptx.model import KINDS, Family, Form, Instruction, Operand
+from transpiler.target.ptx import async_copy, memory, tcgen05, tensor_core
+
+__all__ = ["HELPERS", "KINDS", "Family", "Instruction", "Operand", "FAMILIES", "EXAMPLES", "lookup", "forms",
+           "close_mnemonics", "from_attribute_path", "is_helper", "helper_source", "helper_arch", "family_of"]
+
+FAMILIES: list[Family] = tensor_core.FAMILIES + async_copy.FAMILIES + tcgen05.FAMILIES + memory.FAMILIES
+_COMPILED = [(re.compile(f.pattern + r"$"), f) for f in FAMILIES]
+
+# Spellings shown in "did you mean" help: every family's examples.
+EXAMPLES: tuple[str, ...] = tuple(e for f in FAMILIES for e in f.examples)
+
+_BY_HELPER: dict[str, Instruction] = {}
+_CACHE: dict[str, list[Instruction] | str | None] = {}
+
+
+def _variant(form: Form, index: int) -> str:
+    """Helper-name suffix of a mnemonic's forms after the first (which keeps the plain name)."""
+    if index == 0:
+        return ""
+    return f"v{index}"
+
+
+def forms(mnemonic: str) -> list[Instruction] | str | None:
+    """Every form of an exact PTX mnemonic (first: the canonical one); a string saying why a
+    spelling that matches a family is not a valid form; None when no family matches."""
+    if mnemonic in _CACHE:
+        return _CACHE[mnemonic]
+    result: list[Instruction] | str | None = None
+    for pattern, family in _COMPILED:
+        match = pattern.match(mnemonic)
+        if not match:
+            continue
+        built = family.build(match)
+        if isinstance(built, str):
+            result = built
+            break
+        built = built if isinstance(built, list) else [built]
+        result = []
+        for index, form in enumerate(built):
+            feature = form.feature or family.feature
+            instr = Instruction(mnemonic, form.operands, form.asm, feature, form.returns, _variant(form, index),
+                                clobbers_memory=family.clobbers_memory, specific=specific_archs(feature))
+            result.append(instr)
+            _BY_HELPER[instr.helper] = instr
+        break
+    _CACHE[mnemonic] = result
+    return result
+
+
+def lookup(mnemonic: str) -> Instruction | None:
+    """The canonical form of an exact PTX mnemonic, or None when tirxc does not know it."""
+    found = forms(mnemonic)
+    return found[0] if isinstance(found, list) else None
+
+
+def predicated(instr: Instruction) -> Instruction:
+    """The form guarded by a `pred=` value."""
+    guarded = instr.with_pred()
+    _BY_HELPER[guarded.helper] = guarded
+    return guarded
+
+
+def family_of(mnemonic: str) -> Family | None:
+    return next((f for pattern, f in _COMPILED if pattern.match(mnemonic)), None)
+
+
+def close_mnemonics(mnemonic: str) -> list[str]:
+    from difflib import get_close_matches  # an error path only
+
+    return get_close_matches(mnemonic, EXAMPLES, n=3, cutoff=0.5)
+
+
+def from_attribute_path(parts) -> str:
+    """`T.ptx.tcgen05.wait__ld.sync.aligned` -> "tcgen05.wait::ld.sync.aligned" (`__` is `::`,
+    a trailing `_` escapes a Python keyword such as `async_`)."""
+    return ".".join(p.rstrip("_") if p.endswith("_") and not p.endswith("__") else p for p in parts).replace("__", "::")
+
+
+def is_helper(name: str) -> bool:
+    return name in HELPERS or name.split("<", 1)[0] in _BY_HELPER
+
+
+def helper_source(name: str) -> str:
+    base = name.split("<", 1)[0]
+    if base in HELPERS:
+        return HELPERS[base][2]
+    return _BY_HELPER[base].source()
+
+
+def guard_definitions(helpers) -> list[tuple[str, str, str]]:
+    """(family, macro, condition) of each arch-specific family the helpers use, in first-use
+    order: the .cu defines each macro once, where nvcc compiles for an architecture that has the
+    family, and the family's helpers trap elsewhere (docs/design.md, decision 16)."""
+    out = {}
+    for name in helpers:
+        instr = _BY_HELPER.get(name.split("<", 1)[0])
+        if instr is not None and guard_macro(instr.feature) and instr.feature not in out:
+            out[instr.feature] = (instr.feature, guard_macro(instr.feature), guard_condition(instr.feature))
+    return list(out.values())
+
+
+def helper_arch(name: str) -> tuple[int, str]:
+    base = name.split("<", 1)[0]
+    if base in HELPERS:
+        return HELPERS[base][0], ""
+    instr = _BY_HELPER[base]
+    return instr.min_arch, instr.suffix

@@ -1,0 +1,182 @@
+"""Asynchronous copies and their synchronisation: cp.async (with commit / wait groups),
+cp.async.bulk and its tensor form, mbarrier, and the fences."""
+from __future__ import annotations
+
+from transpiler.target.ptx.model import Family, Form, Operand, refs
+
+_SHARED = r"\.shared(?:::cta)?"
+_CLUSTER = Operand("in", "u32", name="cluster_addr")  # a shared::cluster address, as mapa gives it
+_SEM = r"(?:\.(?P<sem>release|relaxed))?(?:\.(?P<scope>cta|cluster))?"
+
+
+def _fixed(asm: str, *operands: Operand):
+    return lambda m: Form(tuple(operands), asm.replace("@", m[0]))
+
+
+def _cp_async(m):
+    ops = (Operand("addr", space="shared"), Operand("addr", space="global"), Operand("imm", name="bytes", choices=(4, 8, 16)))
+    forms = [Form(ops, f"{m[0]} [$0], [$1], $2;")]
+    if m["hint"]:
+        forms = [Form(ops + (Operand("in", "u64", name="cache_policy"),), f"{m[0]} [$0], [$1], $2, $3;")]
+    else:  # the optional src-size: bytes past it are filled with zeros
+        forms.append(Form(ops + (Operand("in", "u32", name="src_size"),), f"{m[0]} [$0], [$1], $2, $3;"))
+    return forms
+
+
+def _mbar_arrive(m):
+    shared = Operand("addr", space="shared")
+    sink = "_" if "cluster" in (m["space"] or "") else None
+    if m["expect"]:
+        tx = Operand("in", "u32", name="tx_bytes")
+        forms = [Form((shared, tx), f"{m[0]} _, [$0], $1;"),
+                 Form((Operand("out", "b64", name="state"), shared, tx), f"{m[0]} $0, [$1], $2;")]
+    else:
+        count = Operand("in", "u32", name="count")
+        forms = [Form((shared,), f"{m[0]} _, [$0];"), Form((shared, count), f"{m[0]} _, [$0], $1;"),
+                 Form((Operand("out", "b64", name="state"), shared), f"{m[0]} $0, [$1];"),
+                 Form((Operand("out", "b64", name="state"), shared, count), f"{m[0]} $0, [$1], $2;")]
+    if sink:  # a remote barrier's state cannot be returned; its address may be a shared::cluster one (mapa)
+        forms = [f for f in forms if f.operands[0].role != "out"]
+        forms += [Form((_CLUSTER,) + f.operands[1:], f.asm) for f in forms]
+    return forms
+
+
+def _tx(m):
+    tx = Operand("in", "u32", name="tx_bytes")
+    forms = [Form((Operand("addr", space="shared"), tx), f"{m[0]} [$0], $1;")]
+    if m[0].endswith("shared::cluster.b64"):
+        forms.append(Form((_CLUSTER, tx), f"{m[0]} [$0], $1;"))
+    return forms
+
+
+def _mbar_wait(m):
+    """try_wait / test_wait, .parity or by phase state: the result as a returned value
+    (tirxc's spelling) or in a destination register (TIRx's), with try_wait's optional
+    suspend-time hint."""
+    shared = Operand("addr", space="shared")
+    phase = Operand("in", "u32", name="parity") if m["parity"] else Operand("in", "b64", name="state")
+    test = m["op"] == "test_wait"
+    forms = [Form((shared, phase), "{\n.reg .pred p;\n" + m[0] + " p, [$0], $1;\nselp.u32 $r, 1, 0, p;\n}",
+                  returns="u32")]
+    dest = Operand("out", "pred", name="done")
+    forms.append(Form((dest, shared, phase), "{\n.reg .pred p;\n" + m[0] + " p, [$1], $2;\nselp.u32 $0, 1, 0, p;\n}"))
+    if not test:
+        forms.append(Form((dest, shared, phase, Operand("in", "u32", name="suspend_hint")),
+                          "{\n.reg .pred p;\n" + m[0] + " p, [$1], $2, $3;\nselp.u32 $0, 1, 0, p;\n}"))
+    return forms
+
+
+def _bulk_tensor(m):
+    dims = int(m["dims"])
+    ops = ((Operand("addr", space="shared", name="dst"), Operand("in", "u64", name="tensor_map"))
+           + tuple(Operand("in", "s32", name=f"c{i}") for i in range(dims)) + (Operand("addr", space="shared", name="mbar"),))
+    asm = f"{m[0]} [$0], [$1, {{{refs(2, dims)}}}], [${2 + dims}]"
+    if m["hint"]:
+        ops += (Operand("in", "u64", name="cache_policy"),)
+        asm += f", ${len(ops) - 1}"
+    return Form(ops, asm + ";")
+
+
+def _bulk_tensor_store(m):
+    dims = int(m["dims"])
+    ops = ((Operand("in", "u64", name="tensor_map"),) + tuple(Operand("in", "s32", name=f"c{i}") for i in range(dims))
+           + (Operand("addr", space="shared", name="src"),))
+    asm = f"{m[0]} [$0, {{{refs(1, dims)}}}], [${1 + dims}]"
+    if m["hint"]:
+        ops += (Operand("in", "u64", name="cache_policy"),)
+        asm += f", ${len(ops) - 1}"
+    return Form(ops, asm + ";")
+
+
+def _bulk(m):
+    dst = Operand("addr", space="shared", name="dst")
+    if m["dst"] == "global":
+        ops = (Operand("addr", space="global", name="dst"), Operand("addr", space="shared", name="src"),
+               Operand("in", "u32", name="bytes"))
+        asm = f"{m[0]} [$0], [$1], $2"
+    elif m["src"] == "shared::cta":  # shared::cta -> a cluster peer's shared memory
+        ops = (dst, Operand("addr", space="shared", name="src"), Operand("in", "u32", name="bytes"),
+               Operand("addr", space="shared", name="mbar"))
+        asm = f"{m[0]} [$0], [$1], $2, [$3]"
+    else:
+        ops = (dst, Operand("addr", space="global", name="src"), Operand("in", "u32", name="bytes"),
+               Operand("addr", space="shared", name="mbar"))
+        asm = f"{m[0]} [$0], [$1], $2, [$3]"
+    if m["hint"]:
+        ops += (Operand("in", "u64", name="cache_policy"),)
+        asm += f", ${len(ops) - 1}"
+    return Form(ops, asm + ";")
+
+
+_HINT = r"(?P<hint>\.L2::cache_hint)?"
+FAMILIES = [
+    Family(rf"cp\.async\.(?P<kind>ca|cg){_SHARED}\.global(?:\.L2::(?:64B|128B|256B))?{_HINT}", _cp_async, "cp.async",
+           ("cp.async.cg.shared.global", "cp.async.ca.shared.global", "cp.async.cg.shared.global.L2::128B",
+            "cp.async.ca.shared::cta.global.L2::cache_hint"),
+           "copy 4, 8 or 16 bytes global -> shared asynchronously (src_size: bytes read, the rest zero)"),
+    Family(r"cp\.async\.commit_group", _fixed("@;"), "cp.async", ("cp.async.commit_group",)),
+    Family(r"cp\.async\.wait_group", _fixed("@ $0;", Operand("imm", name="groups")), "cp.async", ("cp.async.wait_group",)),
+    Family(r"cp\.async\.wait_all", _fixed("@;"), "cp.async", ("cp.async.wait_all",)),
+    Family(r"cp\.async\.mbarrier\.arrive(?:\.noinc)?" + _SHARED + r"\.b64", _fixed("@ [$0];", Operand("addr", space="shared")),
+           "mbarrier", ("cp.async.mbarrier.arrive.shared.b64", "cp.async.mbarrier.arrive.noinc.shared::cta.b64")),
+    Family(rf"mbarrier\.init{_SHARED}\.b64", _fixed("@ [$0], $1;", Operand("addr", space="shared"),
+                                                   Operand("in", "u32", name="count")), "mbarrier",
+           ("mbarrier.init.shared::cta.b64", "mbarrier.init.shared.b64")),
+    Family(rf"mbarrier\.inval{_SHARED}\.b64", _fixed("@ [$0];", Operand("addr", space="shared")), "mbarrier",
+           ("mbarrier.inval.shared::cta.b64",)),
+    Family(r"mbarrier\.arrive(?P<expect>\.expect_tx)?" + _SEM + r"(?P<space>\.shared(?:::cta|::cluster)?)\.b64",
+           _mbar_arrive, "mbarrier.tx",
+           ("mbarrier.arrive.shared::cta.b64", "mbarrier.arrive.shared.b64", "mbarrier.arrive.expect_tx.shared::cta.b64",
+            "mbarrier.arrive.relaxed.cta.shared::cta.b64", "mbarrier.arrive.release.cluster.shared::cluster.b64",
+            "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64"),
+           "arrive on a barrier (optional count; expect_tx adds expected transaction bytes)"),
+    Family(r"mbarrier\.(?:expect_tx|complete_tx)" + _SEM + r"\.shared(?:::cta|::cluster)?\.b64", _tx, "mbarrier.tx",
+           ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64", "mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64",
+            "mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64")),
+    Family(r"mbarrier\.(?P<op>try_wait|test_wait)(?P<parity>\.parity)?(?:\.(?:acquire|relaxed))?(?:\.(?:cta|cluster))?"
+           + _SHARED + r"\.b64", _mbar_wait, "mbarrier.tx",
+           ("mbarrier.try_wait.parity.shared::cta.b64", "mbarrier.test_wait.parity.shared::cta.b64",
+            "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64", "mbarrier.try_wait.shared::cta.b64",
+            "mbarrier.test_wait.shared::cta.b64"),
+           "has the phase completed? (returned, or written to a destination register)"),
+    Family(r"fence\.proxy\.async(?:\.shared::cta|\.shared::cluster|\.global)?", _fixed("@;"), "bulk",
+           ("fence.proxy.async.shared::cta", "fence.proxy.async", "fence.proxy.async.global")),
+    Family(r"fence\.mbarrier_init\.release\.cluster", _fixed("@;"), "bulk", ("fence.mbarrier_init.release.cluster",)),
+    Family(r"fence\.(?:acq_rel|sc)\.(?:cta|gpu|sys)", _fixed("@;"), "fence", ("fence.acq_rel.gpu", "fence.sc.cta")),
+    Family(r"fence\.(?:acq_rel|sc)\.cluster", _fixed("@;"), "cluster", ("fence.acq_rel.cluster",)),
+    Family(r"fence\.proxy\.(?:alias|tensormap::generic\.release\.(?:cta|cluster|gpu|sys))", _fixed("@;"), "bulk",
+           ("fence.proxy.alias", "fence.proxy.tensormap::generic.release.gpu")),
+    Family(r"cp\.async\.bulk\.(?P<dst>shared::cluster|shared::cta|global)\.(?P<src>global|shared::cta)"
+           r"(?:\.mbarrier::complete_tx::bytes)?(?:\.bulk_group)?" + _HINT, _bulk, "bulk",
+           ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+            "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
+            "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
+            "cp.async.bulk.global.shared::cta.bulk_group",
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"),
+           "bulk copy of `bytes` (a multiple of 16) completing on an mbarrier or a bulk group"),
+    Family(r"cp\.async\.bulk\.tensor\.(?P<dims>[1-5])d\.shared::(?:cluster|cta)\.global\.tile"
+           r"\.mbarrier::complete_tx::bytes" + _HINT, _bulk_tensor, "bulk",
+           ("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+            "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"),
+           "TMA load of a tile named by a tensor map"),
+    Family(r"cp\.async\.bulk\.tensor\.(?P<dims>[1-5])d\.shared::(?:cluster|cta)\.global"
+           r"\.mbarrier::complete_tx::bytes" + _HINT, _bulk_tensor, "bulk",
+           ("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes",)),
+    Family(r"cp\.async\.bulk\.tensor\.(?P<dims>[1-5])d\.global\.shared::cta(?:\.tile)?\.bulk_group" + _HINT,
+           _bulk_tensor_store, "bulk",
+           ("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group"),
+           "TMA store of a tile"),
+    Family(r"cp\.async\.bulk\.commit_group", _fixed("@;"), "bulk", ("cp.async.bulk.commit_group",)),
+    Family(r"cp\.async\.bulk\.wait_group(?:\.read)?", _fixed("@ $0;", Operand("imm", name="groups")), "bulk",
+           ("cp.async.bulk.wait_group", "cp.async.bulk.wait_group.read")),
+    Family(r"cp\.async\.bulk\.prefetch\.L2\.global" + _HINT,
+           lambda m: Form((Operand("addr", space="global"), Operand("in", "u32", name="bytes"))
+                          + ((Operand("in", "u64", name="cache_policy"),) if m["hint"] else ()),
+                          f"{m[0]} [$0], $1" + (", $2;" if m["hint"] else ";")), "bulk",
+           ("cp.async.bulk.prefetch.L2.global",)),
+    Family(r"cp\.async\.bulk\.prefetch\.tensor\.(?P<dims>[1-5])d\.L2\.global(?:\.tile)?",
+           lambda m: Form((Operand("in", "u64", name="tensor_map"),)
+                          + tuple(Operand("in", "s32", name=f"c{i}") for i in range(int(m["dims"]))),
+                          f"{m[0]} [$0, {{{refs(1, int(m['dims']))}}}];"), "bulk",
+           ("cp.async.bulk.prefetch.tensor.2d.L2.global",)),
+]

@@ -1,0 +1,221 @@
+"""Memory and data-movement families: ld / st / red / atom with their semantics, scopes,
+state spaces, cache operators and hints; mov; prefetch; barriers; elect.sync; mapa;
+packed cvt and f32x2 arithmetic."""
+from __future__ import annotations
+
+from transpiler.target.ptx.model import Family, Form, Operand, regs, vec
+
+# ld / st / red / atom modifiers are read as a set of slots: each token of the mnemonic
+# after the opcode fills one slot, in any order ptxas accepts.
+_SLOTS = {
+    "sem": {"weak", "volatile", "relaxed", "acquire", "release", "acq_rel"},
+    "scope": {"cta", "cluster", "gpu", "sys"},
+    "space": {"global", "shared", "shared::cta", "shared::cluster"},
+    "cop": {"ca", "cg", "cs", "lu", "cv", "wb", "wt"},
+    "evict": {"L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate",
+              "L2::evict_first", "L2::evict_last", "L2::evict_normal"},
+    "hint": {"L2::cache_hint"},
+    "size": {"L2::64B", "L2::128B", "L2::256B"},
+    "vec": {"v2", "v4"},
+    "nc": {"nc"},
+    "op": {"and", "or", "xor", "cas", "exch", "add", "inc", "dec", "min", "max"},
+    "type": {"b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64"},
+}
+_REG = {"b8": "b32", "u8": "u32", "s8": "s32", "b16": "b16", "u16": "u16", "s16": "b16", "b32": "b32", "u32": "u32",
+        "s32": "s32", "f32": "f32", "b64": "b64", "u64": "u64", "s64": "s64", "f64": "f64"}
+_SEMS = {"ld": {"weak", "volatile", "relaxed", "acquire"}, "st": {"weak", "volatile", "relaxed", "release"},
+         "red": {"relaxed", "release"}, "atom": {"relaxed", "acquire", "release", "acq_rel"}}
+_COPS = {"ld": {"ca", "cg", "cs", "lu", "cv"}, "st": {"wb", "cg", "cs", "wt"}, "red": set(), "atom": set()}
+
+
+def _slots(opcode: str, tokens: list[str]) -> dict[str, str] | str:
+    found: dict[str, str] = {}
+    for token in tokens:
+        slot = next((s for s, values in _SLOTS.items() if token in values), None)
+        if slot is None:
+            return f"`.{token}` is not a modifier of {opcode}"
+        if slot in found:
+            return f"two {slot} modifiers (`.{found[slot]}`, `.{token}`)"
+        found[slot] = token
+    if "type" not in found:
+        return f"{opcode} needs a type"
+    sem = found.get("sem")
+    if sem and sem not in _SEMS[opcode]:
+        return f"{opcode} has no `.{sem}`"
+    if sem in ("relaxed", "acquire", "release", "acq_rel") and "scope" not in found:
+        return f"`.{sem}` needs a scope (.cta, .cluster, .gpu, .sys)"
+    if "scope" in found and sem in (None, "weak", "volatile") and opcode in ("ld", "st"):
+        return "a scope goes with .relaxed, .acquire or .release"
+    if found.get("cop") and found["cop"] not in _COPS[opcode]:
+        return f"{opcode} has no `.{found['cop']}`"
+    if opcode in ("red", "atom") and "op" not in found:
+        return f"{opcode} needs an operation (.add, .min, ...)"
+    if opcode in ("ld", "st") and "op" in found:
+        return f"{opcode} takes no operation"
+    if "vec" in found and opcode in ("red", "atom"):
+        return "vector forms of red / atom are not supported yet"
+    if "nc" in found and (opcode != "ld" or found.get("space") != "global" or found.get("sem") not in (None, "weak")):
+        return "`.nc` is a weak global load"
+    if "size" in found and opcode != "ld":
+        return "prefetch sizes go with ld"
+    return found
+
+
+def _address(found: dict[str, str]) -> Operand:
+    space = found.get("space", "")
+    if space == "shared::cluster":
+        return Operand("in", "u32", name="cluster_addr")  # a shared::cluster address (from mapa)
+    if space.startswith("shared"):
+        return Operand("addr", space="shared")
+    return Operand("addr", space="global" if space == "global" else "generic")
+
+
+def _feature(found: dict[str, str]) -> str | None:
+    if found.get("scope") == "cluster" or found.get("space") == "shared::cluster":
+        return "cluster"
+    if "hint" in found or "size" in found or "evict" in found:
+        return "cache.hint"
+    return None
+
+
+def _memory(m):
+    opcode, *tokens = m[0].split(".")
+    tokens = _merge(tokens)
+    found = _slots(opcode, tokens)
+    if isinstance(found, str):
+        return found
+    kind = _REG[found["type"]]
+    lanes = int(found.get("vec", "v1")[1:])
+    addr = _address(found)
+    hint = (Operand("in", "u64", name="cache_policy"),) if "hint" in found else ()
+    if opcode == "ld":
+        ops = regs("out", kind, lanes) + (addr,) + hint
+        dst = vec(0, lanes) if lanes > 1 else "$0"
+        text = f"{m[0]} {dst}, [${lanes}]" + (f", ${lanes + 1}" if hint else "") + ";"
+    elif opcode == "st":
+        ops = (addr,) + regs("in", kind, lanes) + hint
+        src = vec(1, lanes) if lanes > 1 else "$1"
+        text = f"{m[0]} [$0], {src}" + (f", ${lanes + 1}" if hint else "") + ";"
+    elif opcode == "red":
+        ops = (addr, Operand("in", kind)) + hint
+        text = f"{m[0]} [$0], $1" + (", $2" if hint else "") + ";"
+    else:
+        values = 2 if found["op"] == "cas" else 1
+        ops = (Operand("out", kind), addr) + regs("in", kind, values) + hint
+        text = f"{m[0]} $0, [$1], " + ", ".join(f"${2 + i}" for i in range(values + len(hint))) + ";"
+    return Form(ops, text, feature=_feature(found))
+
+
+def _merge(tokens: list[str]) -> list[str]:
+    """`shared::cta` and `L2::cache_hint` are single tokens already; nothing to merge but
+    the empty token a trailing dot would leave."""
+    return [t for t in tokens if t]
+
+
+def _mov(m):
+    t = m["t"]
+    if t == "b64":  # a plain move, or packing / unpacking two 32-bit halves ({lo, hi})
+        return [Form((Operand("out", "b64"), Operand("in", "b64")), f"{m[0]} $0, $1;"),
+                Form((Operand("out", "b64"), Operand("in", "b32"), Operand("in", "b32")), f"{m[0]} $0, {{$1, $2}};"),
+                Form((Operand("out", "b32"), Operand("out", "b32"), Operand("in", "b64")), f"{m[0]} {{$0, $1}}, $2;")]
+    if t == "b32":
+        return [Form((Operand("out", "b32"), Operand("in", "b32")), f"{m[0]} $0, $1;"),
+                Form((Operand("out", "b32"), Operand("in", "b16"), Operand("in", "b16")), f"{m[0]} $0, {{$1, $2}};"),
+                Form((Operand("out", "b16"), Operand("out", "b16"), Operand("in", "b32")), f"{m[0]} {{$0, $1}}, $2;")]
+    return Form((Operand("out", t), Operand("in", t)), f"{m[0]} $0, $1;")
+
+
+def _bar(m):
+    op = m["op"]
+    if op == "arrive":
+        return Form((Operand("in", "u32", name="barrier"), Operand("in", "u32", name="threads")), f"{m[0]} $0, $1;")
+    return [Form((Operand("in", "u32", name="barrier"),), f"{m[0]} $0;"),
+            Form((Operand("in", "u32", name="barrier"), Operand("in", "u32", name="threads")), f"{m[0]} $0, $1;")]
+
+
+def _elect(m):
+    mask = Operand("in", "u32", name="membermask")
+    return [Form((mask,), "{\n.reg .pred p;\nelect.sync _|p, $0;\nselp.u32 $r, 1, 0, p;\n}", returns="u32"),
+            Form((Operand("out", "pred", name="elected"), mask), "{\n.reg .pred p;\nelect.sync _|p, $1;\nselp.u32 $0, 1, 0, p;\n}"),
+            Form((Operand("out", "u32", name="lane"), Operand("out", "pred", name="elected"), mask),
+                 "{\n.reg .pred p;\nelect.sync $0|p, $2;\nselp.u32 $1, 1, 0, p;\n}")]
+
+
+def _mapa(m):
+    rank = Operand("in", "u32", name="cta_rank")
+    if m["space"]:
+        return Form((Operand("out", "u32"), Operand("addr", space="shared"), rank), f"{m[0]} $0, $1, $2;")
+    return Form((Operand("out", "u64"), Operand("addr", space="generic"), rank), f"{m[0]} $0, $1, $2;")
+
+
+def _cvt_pack(m):
+    dst, src = m["dst"], m["src"]
+    if src == "f32":  # two f32 values -> one packed pair (a in the upper half)
+        if dst in ("e4m3x2", "e5m2x2") and not m["sat"]:
+            return "conversions to fp8 pairs are `.satfinite`"
+        kind = "b16" if dst in ("e4m3x2", "e5m2x2") else "b32"
+        return Form((Operand("out", kind), Operand("in", "f32"), Operand("in", "f32")), f"{m[0]} $0, $1, $2;",
+                    feature="cvt.fp8" if kind == "b16" else None)
+    if dst != "f16x2" or m["sat"]:
+        return "fp8 pairs widen to `.f16x2`"
+    return Form((Operand("out", "b32"), Operand("in", "b16")), f"{m[0]} $0, $1;", feature="cvt.fp8")
+
+
+def _f32x2(m):
+    n = 3 if m["op"] == "fma" else 2
+    return Form((Operand("out", "b64"),) + regs("in", "b64", n), f"{m[0]} $0, " + ", ".join(f"${i + 1}" for i in range(n)) + ";")
+
+
+def _fixed(asm: str, *operands: Operand):
+    return lambda m: Form(tuple(operands), asm.replace("@", m[0]))
+
+
+_TOKENS = r"(?:\.(?:[A-Za-z0-9_]+(?:::[A-Za-z0-9_]+)*))+"
+FAMILIES = [
+    Family(rf"(?:ld|st|red|atom){_TOKENS}", _memory, "memory",
+           ("ld.global.acquire.gpu.b32", "ld.acquire.gpu.global.b32", "ld.relaxed.cta.shared::cta.u32",
+            "ld.global.v4.f32", "ld.global.nc.L1::no_allocate.v2.b32", "ld.global.L2::cache_hint.b64",
+            "ld.global.L2::128B.f32", "ld.volatile.shared.s32", "st.global.b32", "st.release.gpu.global.u32",
+            "st.shared::cta.v2.f32", "st.global.L2::cache_hint.u64", "red.relaxed.gpu.global.add.u32",
+            "red.release.sys.global.add.u64", "red.global.min.s32", "atom.global.add.u32", "atom.acq_rel.gpu.global.cas.b32",
+            "atom.shared.exch.b64", "atom.global.add.f32", "ld.shared::cluster.u32"),
+           "loads, stores, reductions and atomics with their qualifiers"),
+    Family(r"mov\.(?P<t>b16|b32|b64|u32|u64|s32|f32|f64)", _mov, "memory",
+           ("mov.b64", "mov.b32", "mov.u32", "mov.f32"), "move; .b64 / .b32 also pack and unpack halves",
+           clobbers_memory=False),
+    Family(r"prefetch(?:\.(?:global|local))?\.(?:L1|L2|L2::evict_last|L2::evict_normal)",
+           lambda m: Form((Operand("addr", space="global" if ".global" in m[0] else "generic"),), f"{m[0]} [$0];",
+                          feature="cache.hint" if "evict" in m[0] else None),
+           "memory", ("prefetch.global.L2", "prefetch.global.L1", "prefetch.L2", "prefetch.global.L2::evict_last"),
+           "prefetch a line into a cache level"),
+    Family(r"prefetch\.tensormap", _fixed("@ [$0];", Operand("addr", space="generic")), "bulk", ("prefetch.tensormap",)),
+    Family(r"(?:bar|barrier)\.(?P<op>sync|arrive)(?:\.aligned)?", _bar, "memory",
+           ("bar.sync", "bar.arrive", "barrier.sync", "barrier.sync.aligned", "barrier.arrive"),
+           "named barriers: wait (sync) or only arrive"),
+    Family(r"bar\.warp\.sync", _fixed("@ $0;", Operand("in", "u32", name="membermask")), "memory", ("bar.warp.sync",)),
+    Family(r"barrier\.cluster\.(?:arrive(?:\.release|\.relaxed)?|wait(?:\.acquire)?)(?:\.aligned)?", _fixed("@;"),
+           "cluster", ("barrier.cluster.arrive", "barrier.cluster.wait", "barrier.cluster.arrive.release.aligned",
+                       "barrier.cluster.wait.acquire")),
+    Family(r"elect\.sync", _elect, "cluster", ("elect.sync",), "elect one lane of the member mask"),
+    Family(r"mapa(?P<space>\.shared::cluster)?\.(?:u32|u64)", _mapa, "cluster", ("mapa.u64", "mapa.shared::cluster.u32"),
+           "the address of the same variable in another CTA of the cluster"),
+    Family(r"cvt\.rn(?P<sat>\.satfinite)?(?:\.relu)?\.(?P<dst>f16x2|bf16x2|e4m3x2|e5m2x2)\.(?P<src>f32|e4m3x2|e5m2x2)",
+           _cvt_pack, "cvt.packed",
+           ("cvt.rn.f16x2.f32", "cvt.rn.bf16x2.f32", "cvt.rn.relu.f16x2.f32", "cvt.rn.satfinite.e4m3x2.f32",
+            "cvt.rn.satfinite.e5m2x2.f32", "cvt.rn.f16x2.e4m3x2"),
+           "packed conversions (two values in one register)", clobbers_memory=False),
+    Family(r"(?P<op>add|sub|mul|fma)(?:\.(?:rn|rz|rm|rp))?(?:\.ftz)?(?:\.sat)?\.f32x2", _f32x2, "f32x2",
+           ("add.rn.f32x2", "sub.f32x2", "mul.rz.ftz.f32x2", "fma.rn.f32x2"), "arithmetic on f32 pairs held in .b64",
+           clobbers_memory=False),
+    Family(r"createpolicy\.fractional\.L2::(?:evict_last|evict_normal|evict_first|evict_unchanged)"
+           r"(?:\.L2::(?:evict_unchanged|evict_first))?\.b64",
+           lambda m: [Form((Operand("out", "b64", name="policy"),), f"{m[0]} $0;", feature="cache.hint"),
+                      Form((Operand("out", "b64", name="policy"), Operand("in", "f32", name="fraction")),
+                           f"{m[0]} $0, $1;", feature="cache.hint")], "memory",
+           ("createpolicy.fractional.L2::evict_last.b64", "createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64"),
+           "a cache policy for the `.L2::cache_hint` forms (fraction: of the accesses it applies to, default 1.0)",
+           clobbers_memory=False),
+    Family(r"griddepcontrol\.(?:wait|launch_dependents)", _fixed("@;"), "cluster",
+           ("griddepcontrol.wait", "griddepcontrol.launch_dependents")),
+    Family(r"nanosleep\.u32", _fixed("@ $0;", Operand("in", "u32", name="ns")), "memory", ("nanosleep.u32",)),
+]

@@ -1,0 +1,41 @@
+"""Facts about TMA tensor maps (`CUtensorMap`, made by the driver's cuTensorMapEncodeTiled):
+the driver's enumerations and the limits the driver enforces. The checker uses them for what
+is known at compile time, and the launchers (through their program data) for the rest."""
+from __future__ import annotations
+
+# CUtensorMapDataType, by the element dtype of the mapped buffer (the driver's numbering).
+# Signed 8-bit elements travel as UINT8 (a copy moves bits); int16 has no TMA type.
+DATA_TYPES = {
+    "uint8": 0, "int8": 0, "float8_e4m3fn": 0, "float8_e5m2": 0,
+    "uint16": 1, "uint32": 2, "int32": 3, "uint64": 4, "int64": 5,
+    "float16": 6, "float32": 7, "float64": 8, "bfloat16": 9,
+}
+# The types a trailing `force_cu_dtype` may name instead: FLOAT32_FTZ, TFLOAT32(_FTZ) and the
+# packed sub-byte forms (10 .. 15).
+FORCED_DATA_TYPES = range(0, 16)
+
+# CUtensorMapSwizzle -> the bytes of one swizzle span (0: no swizzle).
+SWIZZLE_BYTES = {0: 0, 1: 32, 2: 64, 3: 128}
+INTERLEAVES = {0: 0, 1: 16, 2: 32}  # CUtensorMapInterleave -> bytes (0: none)
+L2_PROMOTIONS = range(0, 4)  # none, 64B, 128B, 256B
+OOB_FILLS = range(0, 2)  # zeros, NaN (as a request-zero-FMA)
+
+MAX_RANK = 5
+MAX_BOX = 256  # elements per box dimension
+MAX_ELEMENT_STRIDE = 8
+GLOBAL_ALIGN = 16  # bytes: the address and every stride
+MAX_DIM = 1 << 32
+MAX_STRIDE = 1 << 40
+BYTES = 128  # sizeof(CUtensorMap); it is passed as a 64-byte aligned __grid_constant__ parameter
+ALIGN = 64
+
+# The C type of a tensor-map kernel parameter: an opaque, suitably aligned copy of the
+# driver's CUtensorMap, so that the .cu needs no driver header (NVRTC has none).
+C_TYPE = "tirx_tensor_map"
+C_DEFINITION = f"struct __align__({ALIGN}) {C_TYPE} {{ unsigned long long opaque[{BYTES // 8}]; }};"
+
+
+def limits() -> dict:
+    """The launcher's copy of these facts (its runtime imports nothing of tirxc)."""
+    return {"max_box": MAX_BOX, "align": GLOBAL_ALIGN, "max_dim": MAX_DIM, "max_stride": MAX_STRIDE,
+            "swizzle_bytes": SWIZZLE_BYTES, "interleave_bytes": INTERLEAVES, "bytes": BYTES}
