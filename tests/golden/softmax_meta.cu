@@ -31,8 +31,6 @@ softmax_meta_kernel(const float* __restrict__ X_ptr, float* __restrict__ Y_ptr) 
   }
   __syncthreads();
   largest_ptr[0] = scratch_ptr[(lane % 8)];
-  largest_ptr[0] = max(largest_ptr[0], __shfl_xor_sync(0xffffffffu, largest_ptr[0], 16));
-  largest_ptr[0] = max(largest_ptr[0], __shfl_xor_sync(0xffffffffu, largest_ptr[0], 8));
   largest_ptr[0] = max(largest_ptr[0], __shfl_xor_sync(0xffffffffu, largest_ptr[0], 4));
   largest_ptr[0] = max(largest_ptr[0], __shfl_xor_sync(0xffffffffu, largest_ptr[0], 2));
   largest_ptr[0] = max(largest_ptr[0], __shfl_xor_sync(0xffffffffu, largest_ptr[0], 1));
@@ -55,8 +53,6 @@ softmax_meta_kernel(const float* __restrict__ X_ptr, float* __restrict__ Y_ptr) 
   }
   __syncthreads();
   total_ptr[0] = scratch_ptr[(lane % 8)];
-  total_ptr[0] = total_ptr[0] + __shfl_xor_sync(0xffffffffu, total_ptr[0], 16);
-  total_ptr[0] = total_ptr[0] + __shfl_xor_sync(0xffffffffu, total_ptr[0], 8);
   total_ptr[0] = total_ptr[0] + __shfl_xor_sync(0xffffffffu, total_ptr[0], 4);
   total_ptr[0] = total_ptr[0] + __shfl_xor_sync(0xffffffffu, total_ptr[0], 2);
   total_ptr[0] = total_ptr[0] + __shfl_xor_sync(0xffffffffu, total_ptr[0], 1);
