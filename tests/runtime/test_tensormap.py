@@ -111,3 +111,17 @@ def test_a_callers_map_is_its_128_bytes():
     for wrong in (b"short", 7, None):
         with pytest.raises(TypeError, match="argument 'tmap' must be an encoded tensor map"):
             runtime.tensor_map_argument(kernel, param, wrong)
+
+
+def test_tensor_map_reads_the_arrays_interface_outermost_first():
+    runtime = _runtime()
+    encoder = runtime._ENCODER[0] = _FakeEncoder()
+    array = FakeArray((32, 64), typestr="<u2", address=1 << 20)
+    encoded = runtime.tensor_map(array, (8, 16), dtype="bfloat16", swizzle=1)
+    assert encoded.nbytes == 128
+    # the driver's order: innermost dimension first, byte strides of dimensions 1.., bfloat16 = 9
+    assert encoder.calls == [(9, 2, 1 << 20, [64, 32], [128], [16, 8], [1, 1], (0, 1, 0, 0))]
+    with pytest.raises(ValueError, match="a box is 1 to 256 elements per dimension, not 300"):
+        runtime.tensor_map(array, (300, 16))
+    with pytest.raises(ValueError, match="the box \\(8,\\) has 1 dimensions, the array 2"):
+        runtime.tensor_map(array, (8,))

@@ -137,9 +137,6 @@ def tensor_map(array, box, *, dtype=None, element_strides=None, interleave=0, sw
     if strides[-1] != itemsize:
         raise ValueError("tensor_map(): the array's innermost dimension must be contiguous")
 
-    class _Named:  # the error messages' names
-        name = "tensor_map"
-
     param = {"name": "map", "buffer": "array", "data_type": data_type, "dims": shape[::-1],
              "strides": tuple(strides[:-1])[::-1], "box": tuple(box)[::-1], "element_strides": element_strides[::-1],
              "interleave": interleave, "swizzle": swizzle, "l2_promotion": l2_promotion, "oob_fill": oob_fill}
@@ -149,7 +146,15 @@ def tensor_map(array, box, *, dtype=None, element_strides=None, interleave=0, sw
                              f"not {size}")
     fields = (data_type, len(shape), param["dims"], param["strides"], param["box"], param["element_strides"],
               interleave, swizzle, l2_promotion, oob_fill)
-    return encode_tensor_map(_Named, param, fields, iface["data"][0])
+    return encode_tensor_map(_TENSOR_MAP_CALLER, param, fields, iface["data"][0])
+
+
+class _TensorMapCaller:
+    """What encode_tensor_map's messages name when `tensor_map` calls it: `tensor_map(): ...`."""
+    name = "tensor_map"
+
+
+_TENSOR_MAP_CALLER = _TensorMapCaller()
 
 
 def _product(values) -> int:

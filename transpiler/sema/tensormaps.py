@@ -16,7 +16,7 @@ from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.target import tma
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
-from transpiler.sema import expr
+from transpiler.sema import expr, state
 from transpiler.sema.registry import handler
 from transpiler.sema.values import POISON, Pointer, PyConst, Void
 
@@ -63,7 +63,6 @@ def parameter(st, name: str, span) -> TensorMapSlot:
 
 
 def _slot(st, name: str, span) -> TensorMapSlot:
-    from transpiler.sema import state
     slot = TensorMapSlot(name, state.fresh(st, name), span)
     storage = ir.Storage(slot.c_name, UINT64, "global", "tensormap", tma.BYTES // 8, tma.ALIGN)
     slot.buffer = ir.Buffer(name, (ir.IntImm(INT32, tma.BYTES // 8),), UINT64, "global", storage, span=span)
