@@ -1,7 +1,8 @@
 """PTX forms on the GPU, checked against NumPy (the kernels of tests/ptx/kernels/gpu_forms.tx):
 ld / st / red / atom with their qualifiers and `pred=`, mov.b64 packing and unpacking, packed
 cvt, shared-memory vector stores, mbarrier arrive / test_wait / try_wait (parity and phase
-state, count, `pred=`), elect.sync and named barriers (bar.arrive / bar.sync). mapa needs a
+state, count, `pred=`), elect.sync and named barriers (bar.arrive / bar.sync); and from
+gpu_forms17.tx `preserve_dst=`, .b128, f16x2 and vector reductions, .local and `T.ptx.addr`. mapa needs a
 cluster launch and f32x2 an sm_100 GPU: those are compiled only (tests/ptx/test_nvcc.py)."""
 from __future__ import annotations
 
@@ -116,3 +117,38 @@ def test_wgmma_ss_with_a_runtime_zero_scale_then_rs_accumulating(module):
     cupy.cuda.Device().synchronize()
     want = 2 * (a.astype(np.float32) @ bt.astype(np.float32).T)
     assert np.allclose(D.get(), want, rtol=1e-3, atol=1e-3)
+
+
+def test_preserve_dst_keeps_the_destination_where_the_predicate_is_false(launcher_for):
+    """`pred=` with `preserve_dst=True` on ld: threads whose predicate is false keep the
+    register's earlier value (the destination is bound read-write)."""
+    import cupy
+
+    module = launcher_for("gpu_forms17", (KERNELS / "gpu_forms17.tx").read_text())
+    a = np.arange(128, dtype=np.int32) * 11 + 3
+    out = cupy.zeros(256, cupy.int32)
+    module.keep(cupy.asarray(a), out)
+    cupy.cuda.Device().synchronize()
+    got = out.get()
+    on = np.arange(128) % 3 == 0
+    assert np.array_equal(got[:128], np.where(on, a, -5))
+    assert np.array_equal(got[128:], np.where(~on, a, -7))
+
+
+def test_b128_half_precision_and_vector_reductions_and_local_memory(launcher_for):
+    """ld / st .b128 as (low, high) halves (stored swapped), an f16x2 add.noftz reduction, a .v4.f32
+    reduction, a store and load through .local, and a store to `T.ptx.addr(P.ptr_to([tx]), 8)`."""
+    import cupy
+
+    module = launcher_for("gpu_forms17", (KERNELS / "gpu_forms17.tx").read_text())
+    u = np.arange(256, dtype=np.uint64) * np.uint64(0x100000001) + np.uint64(7)
+    bufs = [cupy.asarray(u), cupy.zeros(256, cupy.uint64), cupy.zeros(4, cupy.uint32), cupy.zeros(4, cupy.float32),
+            cupy.zeros(128, cupy.uint32), cupy.zeros(130, cupy.uint32)]
+    module.wide(*bufs)
+    cupy.cuda.Device().synchronize()
+    v, h, f, o, p = (b.get() for b in bufs[1:])
+    assert np.array_equal(v.reshape(128, 2), u.reshape(128, 2)[:, ::-1])
+    assert h[0] == 0x58005400  # 128 x (1.0 high, 0.5 low) in f16: 128.0 and 64.0
+    assert np.array_equal(f, np.array([128, 256, 384, 512], np.float32))
+    assert np.array_equal(o, np.arange(128, dtype=np.uint32) * 3)
+    assert np.array_equal(p, np.concatenate([[0, 0], np.arange(1, 129)]).astype(np.uint32))

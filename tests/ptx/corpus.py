@@ -7,7 +7,7 @@ from transpiler.target.arch import FEATURES
 
 
 def instructions(max_arch: int, with_specific: bool = True):
-    """(instruction, predicated?) for each form of each example needing at most sm_{max_arch}."""
+    """Each form of each example needing at most sm_{max_arch}, and its `pred=` form."""
     seen = set()
     for family in ptx.FAMILIES:
         for mnemonic in family.examples:
@@ -20,8 +20,10 @@ def instructions(max_arch: int, with_specific: bool = True):
                     continue
                 seen.add(instr.helper)
                 yield instr
-                if not instr.has_dest:
-                    yield ptx.predicated(instr)
+                # guarded by `pred=` (with `preserve_dst=True` where it writes registers)
+                yield ptx.predicated(instr, instr.has_dest)
+                for k in instr.sinkable:  # each operand the ISA lets be `_` (T.ptx.SINK)
+                    yield ptx.sunk(instr, (k,))
 
 
 def _imm(op) -> str:
@@ -35,6 +37,8 @@ def call(instr, index: int) -> list[str]:
     lines, args, imms = [], [], []
     for k, op in enumerate(instr.operands):
         name = f"v{index}_{k}"
+        if k in instr.sinks:
+            continue
         if op.role in ("out", "inout"):
             lines.append(f"  {op.ctype} {name} = ({op.ctype})seed;")
             args.append(name)
@@ -51,7 +55,7 @@ def call(instr, index: int) -> list[str]:
     result = f"sink[{index}] = (unsigned long long)" if instr.returns else ""
     lines.append(f"  {result}{instr.helper}{template}({', '.join(args)});")
     for k, op in enumerate(instr.operands):
-        if op.role in ("out", "inout"):
+        if op.role in ("out", "inout") and k not in instr.sinks:
             lines.append(f"  sink[{index}] += (unsigned long long)v{index}_{k};")
     return lines
 

@@ -30,7 +30,9 @@ JOBS = [
     ("corpus100", "sm_100a"), ("corpus100", "compute_100a"),
     ("hopper_forms", "sm_90a"), ("hopper_forms", "compute_90a"), ("hopper_forms", "sm_100a"),
     ("blackwell_forms", "sm_100a"), ("blackwell_forms", "compute_100a"), ("blackwell_forms", "sm_100f"),
-    ("wgmma_shapes", "compute_90a"), ("gpu_forms", "compute_90a"),
+    ("pair_forms", "sm_100a"), ("pair_forms", "compute_100a"),
+    ("wgmma_shapes", "compute_90a"), ("gpu_forms", "compute_90a"), ("gpu_forms17", "compute_90a"), ("gpu_forms_last", "compute_90a"),
+    ("gpu_forms_last", "sm_80"),
 ]
 
 

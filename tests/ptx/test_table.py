@@ -24,7 +24,7 @@ def test_helper_names_are_unique_per_form():
     names = {}
     for mnemonic in ptx.EXAMPLES:
         for instr in ptx.forms(mnemonic):
-            for variant in (instr, ptx.predicated(instr)):
+            for variant in (instr, ptx.predicated(instr), ptx.predicated(instr, True)):
                 assert names.setdefault(variant.helper, (mnemonic, variant.operands)) == (mnemonic, variant.operands)
 
 

@@ -159,7 +159,10 @@ CODES: dict[str, tuple[str, str]] = {
               "value to a new name, or copy the value into a mutable scalar (`x: T.int32 = v`) and "
               "assign that. A buffer is changed through its elements (`A[i] = v`)."),
     "E0308": ("chained assignment",
-              "`a = b = c` is rejected, as in TIRx. Write two assignments."),
+              "`a = b = c` in a kernel body (or before `T.device_entry()`, or in a `@T.macro`) is "
+              "refused, as TIRx's parser refuses it; the first assignment is still checked. Write "
+              "two assignments. At module level and in plain helper functions it is Python's "
+              "chained assignment: the value is computed once and bound to each target."),
     "E0309": ("operand of the wrong type",
               "Conditions of `if`, `while` and `T.if_then_else` are `bool` or integer values, never "
               "floating point; `and`, `or`, `not` take `bool` or integer operands; bitwise operators "
@@ -450,12 +453,29 @@ CODES: dict[str, tuple[str, str]] = {
     "E0604": ("`pred=` on an instruction with a destination",
               "`pred=` guards an instruction with a predicate (`@p` in PTX): it runs only where the "
               "value is non-zero. An instruction that writes registers or returns a value would leave "
-              "them unset where it does not run, so tirxc allows `pred=` only on instructions without "
-              "a destination; branch around the others with `if`."),
+              "them unset where it does not run, so on such an instruction tirxc wants "
+              "`preserve_dst=True` beside `pred=`: the destinations are then read and written, and keep "
+              "their values where it does not run. `preserve_dst=True` without `pred=`, or on an "
+              "instruction without a destination, is this error too."),
     "E0605": ("PTX immediate out of range",
               "The immediate operand must be one of the values the PTX ISA allows for it, such as "
               "wgmma's scale (-1 or 1) and transpose (0 or 1) immediates or setmaxnreg's register "
               "count (24 to 256, a multiple of 8)."),
+    "E0606": ("a CTA-pair instruction outside a cluster of CTA pairs",
+              "A tcgen05 instruction of `cta_group::2` (alloc, dealloc, relinquish_alloc_permit, mma, "
+              "commit, cp, shift) works on a pair of CTAs of one cluster, so the kernel's cluster, "
+              "declared before the instruction (`T.cta_id_in_cluster([2])` or a launch "
+              "configuration's `cluster=`), must have an even number of CTAs."),
+    "E0607": ("a tcgen05.ld / st fragment that does not exist",
+              "`T.alloc_tcgen05_ldst_frag(instr_shape, (rows, cols), dtype)` lays a warpgroup's "
+              "registers out as one `.xN` repetition of a tcgen05.ld / st shape does: `32x32b` (128 "
+              "rows, or 64 for a CTA pair's float32 accumulator), `16x64b`, `16x128b` or `16x256b` "
+              "(64 or 128 rows), of 32- or 16-bit data, with columns a power-of-two multiple of what "
+              "one repetition covers (the repetition count within the ISA's limit for the shape)."),
+    "E0608": ("the sink operand `T.ptx.SINK` where the ISA takes none",
+              "`T.ptx.SINK` writes PTX's sink symbol `_` in place of an operand whose value is not "
+              "wanted. The ISA allows it only at some operands (the halves of a `mov` unpack: "
+              "`T.ptx.mov.b64(T.ptx.SINK, hi, packed)`), and never at all of them at once."),
     "E0719": ("tensor memory accessed directly",
               "Tensor memory is not addressable by loads and stores: only tcgen05 instructions "
               "(`tcgen05.ld` / `tcgen05.st` between tensor memory and registers, tcgen05.mma, "
@@ -535,6 +555,11 @@ CODES: dict[str, tuple[str, str]] = {
               "generated `.cu` contains only its header."),
     "W0002": ("unused value",
               "An expression statement computes a value that is never used."),
+    "W0303": ("a store converts a float to an integer",
+              "A buffer store (or an assignment to a mutable scalar) converts its value to the buffer's "
+              "dtype, as TIRx's `BufferStore` does. Converting a float to an integer drops the "
+              "fraction (it truncates toward zero), so tirxc warns, as TIRx does; write the "
+              "conversion (`T.int32(x)`) to say it is meant."),
     "W0101": ("pool views overlap while in use",
               "After `pool.move_base_to(...)` rewinds an `SMEMPool`, a new allocation reuses bytes of "
               "an earlier one. That is the point of rewinding, but here the earlier view is still "

@@ -8,7 +8,7 @@ from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.syntax import ast
 from transpiler.target.dtypes import HANDLE, INT32, has_c_vector
-from transpiler.sema import registry, scalars, expr, views, tensormaps
+from transpiler.sema import registry, scalars, expr, views, tensormaps, retype
 from transpiler.sema.values import POISON, PyConst, Void
 from transpiler.sema.registry import CALLS, handler, is_default
 from transpiler.sema.scalars import article
@@ -143,8 +143,7 @@ def view(st, buf: ir.Buffer, node: ast.Call):
     if len(dims) == 1 and isinstance(dims[0], PyConst) and isinstance(dims[0].value, tuple):
         dims = [PyConst(v) for v in dims[0].value]
     if len(dims) == 1 and isinstance(dims[0], PyConst) and isinstance(dims[0].value, str):
-        st.diags.error("E0518", "reinterpreting views (`view(dtype)`) are not supported yet", node.span)
-        return POISON
+        return retype.view_dtype(st, buf, node.args[0], node.span)
     total = buf.const_shape()
     if total is None or buf.layout is not None and layout_node is None:
         st.diags.error("E0514", "`view` needs a buffer with a constant row-major shape", node.span)
@@ -164,6 +163,8 @@ def view(st, buf: ir.Buffer, node: ast.Call):
                              help=f"the known extents must divide {count}")
             return POISON
         shape[shape.index(-1)] = count // known
+    if layout_node is not None and -1 not in shape and all(x > 0 for x in shape):
+        return _laid_out_view(st, buf, node, layout_node, tuple(ir.IntImm(INT32, x) for x in shape), count)
     if any(x <= 0 for x in shape) or prod(shape) != count:
         st.diags.error("E0514", f"cannot view {count} elements of `{buf.name}` as "
                                   f"({', '.join(map(str, shape))})", node.span,
@@ -176,6 +177,21 @@ def view(st, buf: ir.Buffer, node: ast.Call):
         if layout is POISON:
             return POISON
     return replace(buf, name=scalars.source_text(st, node.span) or f"{buf.name}.view(...)", shape=new_shape,
+                   layout=layout, span=node.span, scalar=False)
+
+
+def _laid_out_view(st, buf: ir.Buffer, node, layout_node, shape, count: int):
+    """`buf.view(*shape, layout=L)`: TIRx's view with a layout takes the shape as given; what it
+    needs of buf is the layout's storage (its memory span, per thread when L has thread axes)."""
+    layout = views.layout_arg(st, layout_node, shape, buf.dtype, buf.scope, node.span)
+    if layout is POISON:
+        return POISON
+    span = layouts.memory_span(layout)
+    if span is not None and span > count:
+        st.diags.error("E0514", f"the layout of this view spans {span} elements of storage; `{buf.name}` has "
+                                f"{count}", node.span, help="view a larger buffer, or use a smaller layout")
+        return POISON
+    return replace(buf, name=scalars.source_text(st, node.span) or f"{buf.name}.view(...)", shape=shape,
                    layout=layout, span=node.span, scalar=False)
 
 

@@ -154,6 +154,11 @@ def bind_global(ms, name: str, binding: Binding) -> None:
 
 
 def constant(ms, stmt: ast.Assign) -> None:
+    if stmt.chain:  # `a = b = value`: the value once, bound to each target in order
+        value = const_value(ms, stmt.value)
+        for target in (stmt.target,) + stmt.chain:
+            constant(ms, ast.Assign(stmt.span, target, ast.Value(stmt.value.span, value)))
+        return
     if isinstance(stmt.target, (ast.Tuple, ast.List)):  # `shape, dtype = (32, 32), "float32"`
         value = const_value(ms, stmt.value)
         names = list(statements.target_names(stmt.target))

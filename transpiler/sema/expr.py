@@ -10,7 +10,8 @@ from transpiler.syntax import ast
 from transpiler.target.dtypes import BOOL, DType, INT32, has_c_vector, known_dtype_names, parse_dtype
 from transpiler.sema import effects, scalars, state
 from transpiler.sema.values import (ArrayType, Axis, AxisTerm, Builtin, DTypeVal, HandleType, LayoutCtor, LayoutPart,
-                                    LetType, Method, Namespace, POISON, Pointer, Poison, PtxMnemonic, PyConst,
+                                    LayoutVal, LetType, Method, Namespace, POISON, Pointer, Poison, PtxMnemonic,
+                                    PyConst,
                                     Region, SmemPool, TmemPool, Helper, PyDict, LibraryName)
 from transpiler.sema.registry import (CALLS, HANDLERS, LAYOUT_CTORS, PY_BUILTINS, DispatchTable, _dtype_value,
                                       _known_dotted_names, _suggest, bind_args, is_default)
@@ -479,6 +480,12 @@ def _elab_Attribute(st, node: ast.Attribute):
         return CALLS["ct_attribute"](st, base, node)  # `d.items`, `", ".join` ... (pyeval_builtins.py)
     if isinstance(base, LibraryName):
         return library_name(st, base, node.value)
+    if isinstance(base, LayoutVal):
+        if node.attr in LAYOUT_METHODS:
+            return Method(base, node.attr)
+        st.diags.error("E0518", f"the layout method `{node.attr}` is not supported yet", node.span,
+                       help=f"tirxc has {', '.join(f'`{m}`' for m in LAYOUT_METHODS)}")
+        return POISON
     st.diags.error("E0306", f"{_kind(base)} has no attribute `{node.attr}`", node.span)
     return POISON
 
@@ -517,6 +524,8 @@ def call(st, func, node: ast.Call):
             return CALLS["ct_method"](st, func, node)
         if isinstance(func.obj, (SmemPool, TmemPool)):
             return CALLS["pool"](st, func.obj, func.name, node)
+        if isinstance(func.obj, LayoutVal):
+            return CALLS["layout_method"](st, func.obj.layout, func.name, node)
         return CALLS["buffer"](st, func, node)
     if isinstance(func, PtxMnemonic):
         return CALLS["ptx"](st, (), node, func.mnemonic)
@@ -543,6 +552,7 @@ def _builtin_call(st, func: Builtin, node: ast.Call):
 
 
 _META_VAR = ("T", "meta_var")
+LAYOUT_METHODS = ("tile_to", "tile", "apply")  # sema/layout_methods.py
 
 
 def library_name(st, value: LibraryName, node):
@@ -564,6 +574,8 @@ def _module_call(st, func, node: ast.Call):
         return CALLS["helper"](st, func, node)
     if isinstance(func, Method) and isinstance(func.obj, (PyDict, PyConst, tuple)):
         return CALLS["ct_method"](st, func, node)
+    if isinstance(func, Method) and isinstance(func.obj, LayoutVal):
+        return CALLS["layout_method"](st, func.obj.layout, func.name, node)
     if isinstance(func, Namespace) and func.path == _META_VAR:
         return CALLS["meta_var"](st, node)
     if isinstance(func, LayoutCtor):

@@ -153,8 +153,14 @@ def _cast_upper(st, node, a):
 
 @handler("reinterpret", "dtype", "x")
 def _reinterpret(st, node, a):
-    dtype = expr.dtype_arg(st, a["dtype"])
-    val = expr.value(st, a["x"])
+    target, source = expr.elab(st, a["dtype"]), expr.elab(st, a["x"])
+    if isinstance(source, Pointer) or (isinstance(target, PyConst) and target.value == "handle") \
+            or (isinstance(target, DTypeVal) and target.dtype.kind == "handle"):
+        return registry.unsupported(st, node, "`T.reinterpret` to or from a pointer", help=(
+            "declare a buffer of another element type over the same bytes with "
+            "`buf.view(dtype)` or `T.decl_buffer(shape, dtype, data=buf.data)`"))
+    dtype = expr.dtype_arg(st, ast.Value(a["dtype"].span, target))
+    val = scalars.as_value(st, source, a["x"].span)
     if dtype is None or val is POISON:
         return POISON
     if dtype.nbytes != val.dtype.nbytes:
@@ -348,11 +354,6 @@ def _meta_var(st, node, a):
 
 @handler("func_attr", "attrs")
 def _func_attr(st, node, a):
-    return Void(ir.Seq(()))
-
-
-@handler("hint", "message=''")
-def _hint(st, node, a):
     return Void(ir.Seq(()))
 
 
@@ -777,7 +778,6 @@ for _name in ("cuda.cluster_id", "cuda.cluster_dim", "cuda.cluster_cta_id", "cud
     _make_unsupported(_name, f"`T.{_name}` (thread-block clusters)", "E0406")
 
 for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative launch"),
-                     ("vectorized", "use `vload` / `vstore` for vector access"),
                      ("parallel", "use thread ids; CUDA kernels have no parallel loops"),
                      ("thread_binding", "use `T.thread_id`"),
                      ("Broadcast", None),

@@ -10,12 +10,14 @@ from transpiler.syntax import ast
 from transpiler.target.arch import SHARED_OPT_IN_MAX, STATIC_SHARED_LIMIT, arch_name, limits
 from transpiler.ir.program import Kernel
 from transpiler.target.dtypes import INT32, UINT32, UINT64, parse_dtype
-from transpiler.sema import state, registry, expr, threads, views, buffers, pools, statements, tensormaps, attrs
+from transpiler.sema import (state, registry, expr, threads, views, buffers, pools, statements, tensormaps, attrs,
+                             effects)
 from transpiler.sema.values import (Binding, DTypeVal, Handle, HandleType, LaunchConfig, LayoutPart, LayoutVal,
-                                    POISON, PyConst, Void)
+                                    LetType, POISON, PyConst, Void)
 from transpiler.sema.state import KernelState, ModuleState, _SymbolicPending
 from transpiler.sema.registry import is_default
 from transpiler.sema.expr import kind_of
+from transpiler.sema.statements import existing_binding
 
 
 def _contains_call(node) -> bool:
@@ -174,7 +176,7 @@ def looks_like_host(stmt) -> bool:
     if isinstance(stmt, ast.ExprStmt):
         value = stmt.value
         return isinstance(value, ast.Constant) or (isinstance(value, ast.Call) and isinstance(
-            value.func, ast.Attribute) and value.func.attr == "func_attr")
+            value.func, ast.Attribute) and value.func.attr in ("func_attr", "match_buffer"))
     if isinstance(stmt, ast.Assign) and isinstance(stmt.target, ast.Name):
         value = stmt.value
         if isinstance(value, ast.Call):
@@ -276,19 +278,26 @@ def host_stmt(st, stmt) -> None:
         val = expr.elab(st, stmt.value)
         if isinstance(val, Void) and isinstance(val.stmt, ir.Seq) and not val.stmt.body:
             return  # T.func_attr and hints
-        if isinstance(val, ir.Buffer):
-            st.diags.error("E0511", "the buffer `T.match_buffer` returns is not bound to a name", stmt.span,
-                             help="write `A = T.match_buffer(...)`")
+        if isinstance(val, ir.Buffer) and val.storage is None and handle_of(st, stmt.value) is not None:
+            handle = handle_of(st, stmt.value)  # an unnamed `T.match_buffer(B_ptr, ...)` binds the handle
+            name = handle[:-4] if handle.endswith("_ptr") and len(handle) > 4 else handle
+            bind_param_buffer(st, name, val, ast.Assign(stmt.span, ast.Name(stmt.span, name), stmt.value),
+                              bind=False)
         elif val is not POISON:
-            st.diags.error("E0401", "only parameter binding is allowed before `T.device_entry()`", stmt.span,
-                             help=move)
+            st.diags.error("E0401", "this statement before `T.device_entry()` is not supported yet", stmt.span,
+                             help=f"{move}; before it tirxc accepts parameter bindings, symbolic extents "
+                                  f"and compile-time values")
         return
     if isinstance(stmt, ast.Assert):
-        statements.static_assert(st, stmt, host=True)
+        check = statements.static_assert(st, stmt, host=True)
+        if check is not None:
+            st.pending.append(check)  # first in the device code (statements.block flushes pending)
         return
     if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None \
             and expr.is_dialect_call(st, stmt.value, ("tvm_stack_alloca",)):
         stmt = ast.Assign(stmt.span, stmt.target, stmt.value)  # `A_map: T.handle("tensormap") = ...`
+    if isinstance(stmt, ast.Assign):
+        statements.chained(st, stmt)
     if isinstance(stmt, ast.Assign) and isinstance(stmt.target, ast.Name):
         name = stmt.target.id
         if not statements.is_new_name(st, stmt.target):
@@ -311,20 +320,45 @@ def host_stmt(st, stmt) -> None:
         if isinstance(val, (PyConst, LayoutVal)):
             state.bind(st, name, Binding(val, "const", stmt.target.span))
             return
+        if host_value(val):  # a shape read (`M = A.shape[0]`) or arithmetic on parameters
+            state.bind(st, name, Binding(val, "let", stmt.target.span))
+            return
         if isinstance(val, LayoutPart):
             state.bind(st, name, Binding(views.make_layout(st, val, stmt.value), "const", stmt.target.span))
             return
         state.bind(st, name, Binding(POISON, "other", stmt.target.span))
         if val is not POISON:
-            st.diags.error("E0401", "before `T.device_entry()` a kernel only binds parameters, symbolic "
-                                      "extents and constants", stmt.span,
-                             help=f"{move}; a value computed once can be a `T.let` there")
+            st.diags.error("E0401", "this value before `T.device_entry()` is not supported yet", stmt.span,
+                             help=f"{move}; before it tirxc binds parameters, symbolic extents, constants "
+                                  f"and arithmetic on parameters")
         return
-    st.diags.error("E0401", "only parameter binding is allowed before `T.device_entry()`", stmt.span,
-                     help=move)
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None \
+            and isinstance(expr.elab(st, stmt.annotation), LetType):
+        if not statements.is_new_name(st, stmt.target):
+            return
+        val = expr.elab(st, stmt.value)
+        if isinstance(val, PyConst) or host_value(val):
+            state.bind(st, stmt.target.id, Binding(val, "let", stmt.target.span))
+            return
+        state.bind(st, stmt.target.id, Binding(POISON, "let", stmt.target.span))
+        if val is POISON:
+            return
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+            and existing_binding(st, stmt.target.id) is None:
+        state.bind(st, stmt.target.id, Binding(POISON, "other", stmt.target.span))  # its uses stay quiet
+    st.diags.error("E0401", "this statement before `T.device_entry()` is not supported yet", stmt.span,
+                     help=f"{move}; before it tirxc accepts parameter bindings, symbolic extents and "
+                          f"compile-time values")
 
 
-def bind_param_buffer(st, name: str, buf: ir.Buffer, stmt) -> None:
+def host_value(val) -> bool:
+    """A scalar the host knows before the launch: arithmetic on parameters and symbolic extents,
+    without loads or calls; used in the device region, it is recomputed there from the kernel's
+    parameters."""
+    return isinstance(val, ir.Expr) and val.dtype.lanes == 1 and effects.is_invariant(val)
+
+
+def bind_param_buffer(st, name: str, buf: ir.Buffer, stmt, *, bind: bool = True) -> None:
     """`A = T.match_buffer(A_ptr, ...)`: the buffer takes the handle's place among the parameters."""
     handle = handle_of(st, stmt.value)
     first = st.matched.get(handle)
@@ -337,7 +371,8 @@ def bind_param_buffer(st, name: str, buf: ir.Buffer, stmt) -> None:
     st.matched[handle] = stmt.value.span
     st.handles.pop(handle, None)
     buf = attach_param(st, handle, buf, name, stmt.span)
-    state.bind(st, name, Binding(buf, "buffer", stmt.target.span))
+    if bind:
+        state.bind(st, name, Binding(buf, "buffer", stmt.target.span))
 
 
 def handle_of(st, call) -> str | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.syntax import ast
-from transpiler.target.dtypes import INT32, INT64, int_range
+from transpiler.target.dtypes import INT32, INT64, UINT32, int_range
 from transpiler.sema import effects, expr, state
 from transpiler.sema.values import LoopRange, POISON, PyConst
 from transpiler.sema.registry import CALLS, handler, is_default
@@ -205,12 +205,22 @@ def loop_range(st, kind: str, node: ast.Call, args):
             factor = -2
         else:
             st.diags.error("E0305", "`unroll=` takes True, False or a positive count", args["unroll"].span)
-    if "dtype" in args and not is_default(args["dtype"]):
+    if "dtype" in args and not is_default(args["dtype"]):  # TIRx: int32 or uint32; the bounds convert
         dtype = expr.dtype_arg(st, args["dtype"])
-        if dtype is not None and dtype != INT32:
-            st.diags.error("E0518", f"{dtype} loop variables are not supported yet", args["dtype"].span,
-                             help="loop variables are int32; leave `dtype=` out")
+        if dtype is None:
             return POISON
+        if dtype not in (INT32, UINT32):
+            st.diags.error("E0518", f"{dtype} loop variables are not supported yet", args["dtype"].span,
+                             help="`dtype=` takes \"int32\" or \"uint32\"; an int64 loop variable comes "
+                                  "from int64 bounds (`T.int64(n)`)")
+            return POISON
+        start, stop, step = (ir.cast(dtype, x) for x in (start, stop, step))
+    if kind == "vectorized":  # TIRx vectorizes a loop of constant extent; here: a `#pragma unroll` loop
+        if not all(isinstance(x, ir.IntImm) for x in (start, stop, step)):
+            st.diags.error("E0202", "`T.vectorized` needs constant bounds", node.span,
+                             help="TIRx vectorizes loops of a constant extent only; use `T.serial` here")
+            return POISON
+        return LoopRange("serial", (start,), (stop,), (step,), -1)
     if kind == "unroll":
         if not all(isinstance(x, ir.IntImm) for x in (start, stop, step)):
             st.diags.error("E0202", "`T.unroll` needs constant bounds", node.span,
@@ -224,9 +234,14 @@ def loop_range(st, kind: str, node: ast.Call, args):
     return LoopRange(kind, (start,), (stop,), (step,), factor)
 
 
-@handler("serial", "start", "stop=None", "step=1", "unroll=None", "dtype='int32'")
+@handler("serial", "start", "stop=None", "step=1", "unroll=None", "dtype='int32'", "annotations=None")
 def _serial(st, node, a):
     return loop_range(st, "serial", node, a)
+
+
+@handler("vectorized", "start", "stop=None", "step=1", "annotations=None", "dtype='int32'")
+def _vectorized(st, node, a):
+    return loop_range(st, "vectorized", node, a)
 
 
 @handler("unroll", "start", "stop=None", "step=1")

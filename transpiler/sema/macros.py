@@ -298,7 +298,9 @@ def _assign_to(st, target, value) -> None:
 
 
 def _run_Assign(st, stmt: ast.Assign) -> None:
-    _assign_to(st, stmt.target, _value(st, stmt.value))
+    value = _value(st, stmt.value)
+    for target in (stmt.target,) + stmt.chain:  # `a = b = value`: one value, each target in order
+        _assign_to(st, target, value)
 
 
 def _run_AnnAssign(st, stmt: ast.AnnAssign) -> None:

@@ -26,6 +26,8 @@ def ptx_call(st, path: tuple[str, ...], node: ast.Call, mnemonic: str | None = N
     if mnemonic is None:
         if path == ("pred",):
             return predicate_evidence(st, node)
+        if path == ("addr",):
+            return address_plus(st, node)
         if len(path) == 2 and path[0] == "tcgen05" and path[1] in _TCGEN05_KEYWORD_FORMS:
             return tcgen05_keyword_form(st, path[1], node)
         mnemonic = ptx.from_attribute_path(path)
@@ -40,13 +42,17 @@ def ptx_call(st, path: tuple[str, ...], node: ast.Call, mnemonic: str | None = N
                          help=("did you mean " + " or ".join(f"`{c}`" for c in close) + "?") if close else
                          "see `tirxc --explain E0601` for the supported instructions")
         return POISON
-    pred = None
+    pred = preserve = None
     for keyword in node.keywords:
-        if keyword.name != "pred":
-            st.diags.error("E0311", f"`{mnemonic}` takes its operands positionally (and `pred=`)", keyword.span)
+        if keyword.name not in ("pred", "preserve_dst"):
+            st.diags.error("E0311", f"`{mnemonic}` takes its operands positionally (and `pred=`, `preserve_dst=`)",
+                           keyword.span)
             return POISON
-        pred = keyword
-    return ptx_instruction_call(st, found, list(node.args), node, pred)
+        if keyword.name == "pred":
+            pred = keyword
+        else:
+            preserve = keyword
+    return ptx_instruction_call(st, found, list(node.args), node, pred, preserve)
 
 
 def predicate_evidence(st, node: ast.Call):
@@ -56,6 +62,39 @@ def predicate_evidence(st, node: ast.Call):
     if args is None:
         return POISON
     return predicate_value(st, args["x"], "`T.ptx.pred(...)`")
+
+
+def address_plus(st, node: ast.Call):
+    """`T.ptx.addr(base, byte_offset)`: the address `byte_offset` bytes past the pointer `base`
+    (TIRx's `[base+offset]` operand). tirxc adds the offset to the pointer in C, so the operand
+    is the same address; the offset is a compile-time multiple of the element size."""
+    args = registry.bind_args(st, node, ("base", "byte_offset"), "T.ptx.addr")
+    if args is None:
+        return POISON
+    base = expr.elab(st, args["base"])
+    offset = expr.const_int(st, args["byte_offset"], "the byte offset of `T.ptx.addr`")
+    if isinstance(base, Poison) or offset is None:
+        return POISON
+    if isinstance(base, Pointer):
+        base = ir.BufferAddress(HANDLE, base.buffer, None, args["base"].span)
+    if not isinstance(base, ir.BufferAddress):
+        st.diags.error("E0602", "the base of `T.ptx.addr` is a pointer", args["base"].span,
+                       help="pass a pointer such as `A.ptr_to([i])`, `A.data` or `T.address_of(A[i])`")
+        return POISON
+    if not -(1 << 31) <= offset < 1 << 31:
+        st.diags.error("E0602", f"the byte offset {offset} of `T.ptx.addr` is not a 32-bit integer",
+                       args["byte_offset"].span)
+        return POISON
+    buf = base.buffer
+    size = buf.dtype.nbytes
+    if offset % size or (buf.layout is not None and not layouts.is_memory_only(buf.layout)) or \
+            buf.scope == "tmem":
+        why = f"a byte offset that is not a multiple of `{buf.name}`'s {size}-byte elements" if offset % size \
+            else f"an offset into `{buf.name}`, whose layout is not plain memory"
+        return registry.unsupported(st, args["byte_offset"], f"`T.ptx.addr` with {why}")
+    indices = base.indices if base.indices is not None else tuple(ir.IntImm(INT32, 0) for _ in buf.shape)
+    last = ir.add(indices[-1], ir.IntImm(indices[-1].dtype, offset // size))
+    return ir.BufferAddress(HANDLE, buf, tuple(indices[:-1]) + (last,), node.span)
 
 
 def tcgen05_keyword_form(st, name: str, node: ast.Call):
@@ -110,11 +149,24 @@ def _elab_once(st, index: int, arg, cache: dict):
     return cache[index]
 
 
+_SINK = object()  # the cache entry of a `T.ptx.SINK` argument
+
+
+def is_sink(arg) -> bool:
+    """`T.ptx.SINK`: the ISA's sink symbol `_` in place of one operand."""
+    return (isinstance(arg, ast.Attribute) and arg.attr == "SINK" and isinstance(arg.value, ast.Attribute)
+            and arg.value.attr == "ptx")
+
+
 def _fits(st, op: ptx.Operand, index: int, arg, cache: dict) -> bool:
+    if cache.get(index) is _SINK:
+        return op.is_dest
     if op.role == "imm":
         val = _elab_once(st, index, arg, cache)
         return isinstance(val, ir.IntImm) or (isinstance(val, PyConst) and isinstance(val.value, int))
     val = _elab_once(st, index, arg, cache)
+    if _is_tmem(val):  # a tensor-memory buffer goes where a tensor-memory address does
+        return op.role == "in" and op.name in ptx.TMEM_OPERANDS
     is_addr = isinstance(val, (Pointer, ir.BufferAddress))
     if op.role == "addr":
         return is_addr
@@ -128,14 +180,52 @@ def _fits(st, op: ptx.Operand, index: int, arg, cache: dict) -> bool:
     return dtype.nbytes == parse_dtype(op.dtype).nbytes or (isinstance(val, ir.IntImm) and op.role == "in")
 
 
+def _is_tmem(val) -> bool:
+    return isinstance(val, (ir.Buffer, Region)) and (val if isinstance(val, ir.Buffer) else val.buffer).scope == "tmem"
+
+
 # -- operands --------------------------------------------------------------------------------------
-def ptx_instruction_call(st, candidates, arg_nodes, node: ast.Call, pred=None):
-    cache: dict = {}
+def _preserve_flag(st, keyword) -> bool | None:
+    """`preserve_dst=`: a compile-time bool (None after an error)."""
+    val = expr.elab(st, keyword.value)
+    if isinstance(val, PyConst) and isinstance(val.value, (bool, int)):
+        return bool(val.value)
+    if isinstance(val, ir.IntImm):
+        return bool(val.value)
+    if not isinstance(val, Poison):
+        st.diags.error("E0602", "`preserve_dst=` is a compile-time `True` or `False`", keyword.value.span)
+    return None
+
+
+def _sinks(st, instr, arg_nodes) -> tuple[int, ...] | None:
+    """The operands written `T.ptx.SINK`, where the ISA allows the sink (None after an error)."""
+    sinks = tuple(i for i, arg in enumerate(arg_nodes) if is_sink(arg))
+    for i in sinks:
+        if i not in instr.sinkable:
+            where = ("`_` goes only in place of " + ", ".join(f"operand {k + 1}" for k in instr.sinkable)
+                     if instr.sinkable else "it takes no `_` operand")
+            st.diags.error("E0608", f"operand {i + 1} of `{instr.mnemonic}` ({instr.operands[i].describe()}) "
+                                      f"cannot be `T.ptx.SINK`: {where}", arg_nodes[i].span)
+            return None
+    if sinks and set(instr.sinkable) <= set(sinks):
+        st.diags.error("E0608", f"every destination of `{instr.mnemonic}` is `T.ptx.SINK`; the ISA wants at "
+                                  "least one register", arg_nodes[sinks[-1]].span)
+        return None
+    return sinks
+
+
+def ptx_instruction_call(st, candidates, arg_nodes, node: ast.Call, pred=None, preserve=None):
+    cache: dict = {i: _SINK for i, arg in enumerate(arg_nodes) if is_sink(arg)}
     instr = choose_form(st, candidates, arg_nodes, node, cache)
     if instr is None:
         return POISON
+    sinks = _sinks(st, instr, arg_nodes) if cache else ()
+    if sinks is None:
+        return POISON
     args, template = [], []
     for index, (op, arg) in enumerate(zip(instr.operands, arg_nodes)):
+        if index in sinks:
+            continue
         value = ptx_operand(st, instr, index, op, arg, cache)
         if value is POISON:
             return POISON
@@ -143,20 +233,35 @@ def ptx_instruction_call(st, candidates, arg_nodes, node: ast.Call, pred=None):
             template.append(str(value))
         else:
             args.append(value)
+    keep = False
+    if preserve is not None:
+        keep = _preserve_flag(st, preserve)
+        if keep is None:
+            return POISON
+        if keep and (pred is None or not instr.has_dest):
+            st.diags.error("E0604", "`preserve_dst=True` keeps the destinations of a `pred=`-guarded instruction; "
+                                      + ("this call has no `pred=`" if instr.has_dest else
+                                         f"`{instr.mnemonic}` has none"), preserve.span)
+            return POISON
     if pred is not None:
-        if instr.has_dest:
-            st.diags.error("E0604", f"`pred=` guards only instructions without a destination; `{instr.mnemonic}` "
-                                      f"writes {'a result' if instr.returns else 'registers'}", pred.span,
-                             help="branch around it with `if` instead")
+        if instr.has_dest and not keep:
+            st.diags.error("E0604", f"`pred=` on `{instr.mnemonic}`, which writes "
+                                      f"{'a result' if instr.returns else 'registers'}, needs `preserve_dst=True` "
+                                      f"(they keep their values where the predicate is false)", pred.span,
+                             help="add `preserve_dst=True`, or branch around it with `if`")
             return POISON
         guard = predicate_value(st, pred.value, f"`pred=` of `{instr.mnemonic}`")
         if guard is POISON:
             return POISON
-        instr = ptx.predicated(instr)
+        instr = ptx.predicated(instr, keep)
         args.append(guard)
+    if sinks:
+        instr = ptx.sunk(instr, sinks)
     require_instruction_arch(st, instr, node.span)
     if instr.mnemonic.startswith("tcgen05."):
         tcgen05_rules(st, instr, args, arg_nodes, node)
+        if "cta_group::2" in instr.mnemonic:
+            require_cta_pairs(st, f"`{instr.mnemonic}`", node.span)
     name = instr.helper + (f"<{', '.join(template)}>" if template else "")
     if instr.returns:
         return ir.Call(parse_dtype(ptx.KINDS[instr.returns][1]), name, tuple(args), node.span)
@@ -209,15 +314,14 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg, cache: dict | None 
                              help="pass a pointer such as `A.ptr_to([i])`, `A.data` or `T.address_of(A[i])`")
             return POISON
         scope = val.buffer.scope
-        wanted = {"shared": ("shared", "shared.dyn"), "global": ("global",)}.get(op.space)
+        wanted = {"shared": ("shared", "shared.dyn"), "global": ("global",), "local": ("local",)}.get(op.space)
         if wanted is not None and scope not in wanted:
             st.diags.error("E0602", f"{where} is a {op.space} memory address, but `{val.buffer.name}` is in "
                                       f"{scope} memory", arg.span)
             return POISON
         return val
     val = _elab_once(st, index, arg, cache)
-    if op.role == "in" and op.name in ("taddr", "d_tmem", "scale_a_tmem", "scale_b_tmem") \
-            and isinstance(val, (ir.Buffer, Region)) and (val if isinstance(val, ir.Buffer) else val.buffer).scope == "tmem":
+    if op.role == "in" and op.name in ptx.TMEM_OPERANDS and _is_tmem(val):
         return tmem_address(st, val, arg)
     if op.role == "in" and op.kind == "pred":
         return predicate_value(st, arg, where) if not isinstance(val, Poison) else POISON
@@ -284,6 +388,33 @@ def tcgen05_rules(st, instr, args, arg_nodes, node) -> None:
                                       f"allocated", arg_nodes[1].span, notes=[Note("allocated here", span)])
 
 
+def require_cta_pairs(st, what: str, span) -> None:
+    """A `cta_group::2` instruction works on a pair of CTAs of one cluster: the kernel's cluster,
+    declared before the instruction (`T.cta_id_in_cluster([...])`, a launch configuration's
+    `cluster=`), must have an even number of CTAs. A shape left to be inferred from
+    `T.cluster_id` and the grid, or CTA pairs declared by `T.cta_id_in_pair`, are not judged
+    here (threads.py checks the pairs)."""
+    if "cta_id_in_pair" in st.ids or "cluster_id" in st.ids or "cta_id_in_cluster" in st.failed_ids:
+        return
+    extents, where = st.ids.get("cta_id_in_cluster", (None, None))
+    if extents is not None and not all(isinstance(e, ir.IntImm) for e in extents):
+        return
+    size = 1
+    for e in extents or ():
+        size *= e.value
+    if size % 2 == 0:
+        return
+    if extents is None:
+        st.diags.error("E0606", f"{what} works on a pair of CTAs, but the kernel has no cluster", span,
+                       help="declare a cluster of CTA pairs before it: `T.cta_id_in_cluster([2])`, or "
+                            "`cluster=(2, 1, 1)` in the launch configuration")
+    else:
+        st.diags.error("E0606", f"{what} works on a pair of CTAs, but the kernel's cluster has {size} "
+                                f"CTA{'s' if size != 1 else ''}", span,
+                       notes=[Note("the cluster's shape is given here", where)],
+                       help="make the cluster an even number of CTAs")
+
+
 def require_warp_uniform_guard(st, what: str, node) -> None:
     guard = st.guards[-1] if st.guards else None
     if guard is None or not is_warp_uniform_test(st, guard):
@@ -341,3 +472,4 @@ def tmem_address(st, val, arg):
 
 
 CALLS["ptx"] = ptx_call
+from transpiler.sema import tcgen05_frag  # noqa: E402,F401  (registers T.alloc_tcgen05_ldst_frag)

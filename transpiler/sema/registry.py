@@ -73,7 +73,8 @@ MATH = {
 
 
 # the layout constructors, as `T.<name>` and as names imported from tvm.tirx.layout
-LAYOUT_CTORS = {name: LayoutCtor(name) for name in ("TileLayout", "S", "R", "ComposeLayout")}
+LAYOUT_CTORS = {name: LayoutCtor(name) for name in ("TileLayout", "S", "R", "ComposeLayout", "wg_local_layout",
+                                                    "tmem_datapath_layout")}
 
 
 # TIRx functions tirxc knows by name but does not implement (from the TIRx documentation and
@@ -81,8 +82,8 @@ LAYOUT_CTORS = {name: LayoutCtor(name) for name in ("TileLayout", "S", "R", "Com
 # supported yet" (intrinsics.call_dialect) rather than suggesting another function of a similar
 # name. Never a handler's name (tests/sema/test_registry.py).
 KNOWN_UNSUPPORTED = {
-    "cuda.copy_bytes": None, "tvm_warp_activemask": None, "alloc_tcgen05_ldst_frag": None, "wg_reg_tile": None,
-    "tvm_struct_get": None, "ptr": None, "evaluate": "write the expression as a statement of its own",
+    "cuda.copy_bytes": None, "tvm_warp_activemask": None, "wg_reg_tile": None,
+    "tvm_struct_get": None, "ptr": None,
 }
 
 

@@ -8,7 +8,7 @@ from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.syntax.source import Span
 from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32
-from transpiler.sema import state, scalars, expr, threads, views, effects, loops, unrolled, pyeval
+from transpiler.sema import state, scalars, expr, threads, views, effects, loops, unrolled, pyeval, stores, directives, layout_methods
 from transpiler.sema.values import (ArrayType, Binding, DTypeVal, IdTuple, LayoutPart, LayoutVal, LetType, LoopRange,
                                     POISON, Pointer, Poison, PyConst, Region, SmemPool, TmemPool, Void, PyDict,
                                     Helper)
@@ -73,7 +73,21 @@ def _stmt_ExprStmt(st, stmt):
     return None
 
 
+def chained(st, stmt: ast.Assign) -> None:
+    """`a = b = c` in a kernel: TIRx's parser refuses it there (E0308); the first assignment is
+    checked as written and the other names are bound to an unknown value, so later errors show."""
+    if not stmt.chain:
+        return
+    st.diags.error("E0308", "chained assignment `a = b = c` is not allowed in a kernel body (TIRx's "
+                              "parser refuses it too)", stmt.chain[0].span, help="write two assignments")
+    for target in stmt.chain:
+        for name in target_names(target) if isinstance(target, (ast.Tuple, ast.List)) else (target,):
+            if isinstance(name, ast.Name) and existing_binding(st, name.id) is None:
+                state.bind(st, name.id, Binding(POISON, "other", name.span))
+
+
 def _stmt_Assign(st, stmt: ast.Assign):
+    chained(st, stmt)
     target = stmt.target
     if isinstance(target, ast.Subscript):
         return store(st, target, expr.elab(st, stmt.value), stmt)
@@ -107,10 +121,20 @@ def is_new_name(st, target) -> bool:
     return False
 
 
+def may_annotate(st, target: ast.Name) -> bool:
+    """An annotated assignment binds a new scalar or let, as TIRx's does, even where the name is
+    bound already (the new binding shadows the old one to the end of the scope); only the
+    dialect's own names cannot be rebound."""
+    existing = existing_binding(st, target.id)
+    if existing is None or existing.kind not in ("builtin", "namespace"):
+        return True
+    return is_new_name(st, target)
+
+
 def reassign(st, target: ast.Name, existing: Binding, value_node, stmt):
     value = existing.value
     if isinstance(value, ir.Buffer) and is_scalar_like(value):
-        val = expr.value(st, value_node, value.dtype)
+        val = stores.stored(st, expr.elab(st, value_node), value_node.span, value.dtype)
         return scalar_store(st, value, val, stmt.span, value_node.span)
     if value is POISON:
         expr.elab(st, value_node)  # the binding already had an error; still check the value
@@ -141,8 +165,9 @@ def scalar_store(st, buf, val, span, value_span):
     if val is POISON:
         return None
     if val.dtype != buf.dtype:
-        st.diags.error("E0303", f"assigning a {val.dtype} value to {buf.dtype} scalar `{buf.name}`", value_span,
-                         help=f"convert it: `T.cast(..., \"{buf.dtype}\")`")
+        st.diags.error("E0303", f"cannot store {article(val.dtype)} value ({val.dtype.lanes} lanes) into "
+                                  f"{buf.dtype} scalar `{buf.name}`", value_span,
+                         help="store one lane, e.g. `v[0]`")
         return None
     if isinstance(val, ir.BufferLoad) and val.buffer is buf:
         return None  # `x = x` (an inline helper returning the scalar it was given): nothing to store
@@ -316,7 +341,7 @@ def store(st, target: ast.Subscript, val, stmt):
         return None
     idx = expr.index_values(st, base, indices)
     value_span = stmt.value.span
-    value = scalars.as_value(st, val, value_span, base.dtype)
+    value = stores.stored(st, val, value_span, base.dtype)
     if idx is POISON or value is POISON:
         return None
     if not scalars.direct_access_ok(st, base, target.span, "written"):
@@ -324,8 +349,8 @@ def store(st, target: ast.Subscript, val, stmt):
     if value.dtype != base.dtype:
         fix = f"store a vector with `{base.name}.vstore([...], value)`" if value.dtype.lanes > 1 else \
             f"convert it: `T.{base.dtype}(...)`"
-        st.diags.error("E0303", f"storing {article(value.dtype)} value into {base.dtype} buffer `{base.name}`",
-                         value_span, help=fix)
+        st.diags.error("E0303", f"cannot store {article(value.dtype)} value ({value.dtype.lanes} lanes) into one "
+                                  f"{base.dtype} element of `{base.name}`", value_span, help=fix)
         return None
     return ir.BufferStore(base, idx, value, stmt.span)
 
@@ -349,7 +374,7 @@ def _stmt_AnnAssign(st, stmt: ast.AnnAssign):
     if not isinstance(target, ast.Name):
         st.diags.error("E0312", "annotated assignments bind a plain name", target.span)
         return None
-    if not is_new_name(st, target):
+    if not may_annotate(st, target):
         return None
     ann = expr.elab(st, stmt.annotation)
     if isinstance(ann, LetType):
@@ -358,7 +383,8 @@ def _stmt_AnnAssign(st, stmt: ast.AnnAssign):
         buf = new_scalar(st, target.id, ann.dtype, target.span)
         if stmt.value is None:
             return None
-        return scalar_store(st, buf, expr.value(st, stmt.value, ann.dtype), stmt.span, stmt.value.span)
+        val = stores.stored(st, expr.elab(st, stmt.value), stmt.value.span, ann.dtype)
+        return scalar_store(st, buf, val, stmt.span, stmt.value.span)
     if isinstance(ann, ArrayType):
         if stmt.value is not None:
             st.diags.error("E0315", "a local array annotation takes no initial value", stmt.value.span,
@@ -430,6 +456,7 @@ def _stmt_AugAssign(st, stmt: ast.AugAssign):
         buf = existing.value
         current = scalars.load(st, buf, SCALAR_INDEX, target.span)
         new = scalars.arith(st, op, current, expr.elab(st, stmt.value), stmt.span, target.span, stmt.value.span)
+        new = stores.stored(st, new, stmt.value.span, buf.dtype)
         return scalar_store(st, buf, new, stmt.span, stmt.value.span) if new is not POISON else None
     if isinstance(target, ast.Subscript):
         current = expr.elab(st, target)
@@ -640,10 +667,13 @@ def static_assert(st, stmt: ast.Assert, *, host: bool):
             st.diags.error("E0317", "static assertion failed" + (f": {message}" if message else ""),
                              stmt.test.span)
         return None
-    if host:
+    if host:  # a check of the parameters (`assert n % 4 == 0`): the kernel traps at its start
+        if isinstance(test, ir.Expr) and test.dtype.lanes == 1 and effects.is_invariant(test):
+            cond = scalars.condition(st, test, stmt.test.span)
+            return None if cond is POISON else ir.Trap(cond, message, stmt.span)
         if test is not POISON:
-            st.diags.error("E0401", "an `assert` before `T.device_entry()` must have a compile-time "
-                                      "condition", stmt.test.span,
+            st.diags.error("E0401", "an `assert` before `T.device_entry()` on more than the parameters is not "
+                                      "supported yet", stmt.test.span,
                              help="move it after `T.device_entry()`, where it traps when it fails")
         return None
     cond = scalars.condition(st, test, stmt.test.span)
@@ -665,8 +695,7 @@ def _static_assert(st, node, a):
 
 
 def _stmt_With(st, stmt):
-    st.diags.error("E0518", "`with` blocks are not supported yet", stmt.span)
-    return None
+    return directives.with_statement(st, stmt, block)
 
 
 def _stmt_FunctionDef(st, stmt):

@@ -2,6 +2,7 @@
 `T.TileLayout(...)`), views and their bounds, and new allocations and views of a kernel."""
 from __future__ import annotations
 
+from dataclasses import replace
 from math import prod
 from transpiler import ir
 from transpiler.diag.diagnostics import Note, did_you_mean
@@ -124,6 +125,10 @@ def layout_arg(st, arg, shape, dtype: DType, scope: str, span):
         return layout
     total = prod(e.value for e in shape) if all(isinstance(e, ir.IntImm) for e in shape) else None
     count = layouts.num_elements(layout)
+    if total is not None and isinstance(count, ir.IntImm) and count.value and total > count.value \
+            and total % count.value == 0 and layouts.is_memory_only(layout):
+        layout = repeated(layout, total // count.value)
+        count = layouts.num_elements(layout)
     if total is not None and isinstance(count, ir.IntImm) and count.value != total:
         st.diags.error("E0517", f"layout covers {count.value} elements but the buffer has {total}", arg.span,
                          help="the product of the `S[...]` extents is the buffer's element count")
@@ -149,6 +154,15 @@ def layout_arg(st, arg, shape, dtype: DType, scope: str, span):
         st.diags.error("E0517", "`TLane` / `TCol` axes are for tensor memory", arg.span)
         return POISON
     return layout
+
+
+def repeated(layout: ir.Layout, times: int) -> ir.Layout:
+    """A memory layout (a swizzle atom) smaller than its buffer, as TIRx applies it: the coordinate
+    is split over the layout's extents with the outermost one unbounded, so the atom repeats
+    along it; the same as the outermost extent `times` larger."""
+    first = layout.shard[0]
+    grown = layouts.Iter(ir.mul(first.extent, ir.IntImm(INT32, times)), first.stride, first.axis)
+    return replace(layout, shard=(grown,) + tuple(layout.shard[1:]))
 
 
 def check_view_bounds(st, base: ir.Buffer, storage: ir.Storage, shape, dtype: DType, layout, offset: ir.Expr,
@@ -240,7 +254,7 @@ def layout_list(st, node, what):
     if isinstance(node, ast.Tuple):
         return [layout_item(st, e, what) for e in node.elts]
     item = layout_item(st, node, what)
-    return [item]
+    return list(item) if isinstance(item, tuple) else [item]  # `S[shape : ...]`, shape a tuple constant
 
 
 def layout_item(st, node, what):
@@ -322,6 +336,8 @@ def make_layout(st, part: LayoutPart, node) -> LayoutVal:
 def layout_ctor(st, name: str, node: ast.Call):
     if name == "ComposeLayout":
         return compose_layout(st, node)
+    if name in ("wg_local_layout", "tmem_datapath_layout"):
+        return CALLS["layout_helper"](st, name, node)  # layout_methods.py
     if name != "TileLayout":
         st.diags.error("E0306", f"`{name}` is written with brackets: `{name}[...]`", node.span)
         return POISON
@@ -423,8 +439,8 @@ def new_view(st, base: ir.Buffer, shape, dtype, scope, layout, offset, align, sp
             return POISON
     if dtype != storage.dtype:
         if storage.kind == "param":
-            st.diags.error("E0518", "reinterpreting a parameter buffer with another dtype is not supported",
-                             span)
+            st.diags.error("E0518", "reinterpreting a parameter buffer with another dtype is not supported yet",
+                             span, help="pass the array with the element type the kernel reads")
             return POISON
         size = None if storage.size is None else storage.size * storage.dtype.nbytes // dtype.nbytes
         storage = ir.Storage("\0", dtype, scope, "view_pointer", size, align, base=storage)

@@ -187,9 +187,10 @@ class ExprStmt(Node):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Assign(Node):
-    """`target = value`"""
+    """`target = value`; `a = b = value` keeps `b` (and any further targets) in chain"""
     target: Expr
     value: Expr
+    chain: tuple[Expr, ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -169,10 +169,9 @@ class Builder:
         return ast.ExprStmt(span, children[0])
 
     def assign(self, span, children):
-        if len(children) > 2:
-            self._problem(SyntaxProblem("E0308", "chained assignment `a = b = c` is not supported", span,
-                                        "write two assignments"))
-        return ast.Assign(span, children[0], children[-1])
+        # `a = b = c`: Python code (module level, plain helpers) binds both; a kernel body
+        # refuses it, as TIRx does (statements.chained), after the parse, so later errors show
+        return ast.Assign(span, children[0], children[-1], tuple(children[1:-1]))
 
     def ann_assign(self, span, children):
         target, annotation, value = children

@@ -73,6 +73,14 @@ FEATURES: dict[str, tuple[int, str]] = {
     "cache.hint": (80, ""),  # .L2::cache_hint, .L2::64B/128B/256B prefetch sizes, eviction priorities, createpolicy
     "cluster": (90, ""),  # mapa, barrier.cluster, elect.sync, the .cluster scope, shared::cluster
     "f32x2": (100, ""),  # add / sub / mul / fma on .f32x2 pairs
+    "atom.sm90": (90, ""),  # vector red / atom, bf16 red / atom, .b128 atom.cas / exch
+    "multimem": (90, ""),  # multimem.ld_reduce / st / red on multicast addresses
+    "tensormap": (90, "a"),  # tensormap.replace
+    "async.release": (100, ""),
+    "multimem.fp8": (100, "a"),
+    "tensormap.sm100": (100, "a"),
+    "bf16.arith": (90, ""),  # setp on .bf16
+    "redux": (80, ""),  # redux.sync  # tensormap.replace's swizzle_atomicity field  # multimem.ld_reduce / st on packed fp8, .acc::f16  # st.async / red.async release forms into global memory
 }
 
 # The architectures each arch-specific (`a`) family exists on, named by the nvcc feature
@@ -85,6 +93,9 @@ SPECIFIC: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "wgmma": ((90,), ()),
     "setmaxnreg": ((90, 100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
     "tcgen05": ((100, 101, 103, 110), (100, 101, 103, 110)),
+    "tensormap": ((90, 100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
+    "multimem.fp8": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
+    "tensormap.sm100": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
 }
 
 

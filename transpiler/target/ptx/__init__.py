@@ -14,12 +14,15 @@ import re
 from transpiler.target.arch import guard_condition, guard_macro, specific_archs
 from transpiler.target.ptx.helpers import HELPERS
 from transpiler.target.ptx.model import KINDS, Family, Form, Instruction, Operand
-from transpiler.target.ptx import async_copy, memory, tcgen05, tensor_core
+from transpiler.target.ptx import arith, async_copy, async_store, memory, multimem, tcgen05, tensor_core
+from transpiler.target.ptx.tcgen05 import TMEM_OPERANDS
 
 __all__ = ["HELPERS", "KINDS", "Family", "Instruction", "Operand", "FAMILIES", "EXAMPLES", "lookup", "forms",
-           "close_mnemonics", "from_attribute_path", "is_helper", "helper_source", "helper_arch", "family_of"]
+           "close_mnemonics", "from_attribute_path", "is_helper", "helper_source", "helper_arch", "family_of",
+           "TMEM_OPERANDS", "sunk"]
 
-FAMILIES: list[Family] = tensor_core.FAMILIES + async_copy.FAMILIES + tcgen05.FAMILIES + memory.FAMILIES
+FAMILIES: list[Family] = (tensor_core.FAMILIES + async_copy.FAMILIES + tcgen05.FAMILIES + async_store.FAMILIES
+                          + memory.FAMILIES + multimem.FAMILIES + arith.FAMILIES)
 _COMPILED = [(re.compile(f.pattern + r"$"), f) for f in FAMILIES]
 
 # Spellings shown in "did you mean" help: every family's examples.
@@ -55,7 +58,8 @@ def forms(mnemonic: str) -> list[Instruction] | str | None:
         for index, form in enumerate(built):
             feature = form.feature or family.feature
             instr = Instruction(mnemonic, form.operands, form.asm, feature, form.returns, _variant(form, index),
-                                clobbers_memory=family.clobbers_memory, specific=specific_archs(feature))
+                                clobbers_memory=family.clobbers_memory, specific=specific_archs(feature),
+                                sinkable=form.sinkable)
             result.append(instr)
             _BY_HELPER[instr.helper] = instr
         break
@@ -69,9 +73,17 @@ def lookup(mnemonic: str) -> Instruction | None:
     return found[0] if isinstance(found, list) else None
 
 
-def predicated(instr: Instruction) -> Instruction:
-    """The form guarded by a `pred=` value."""
-    guarded = instr.with_pred()
+def sunk(instr: Instruction, sinks: tuple[int, ...]) -> Instruction:
+    """The form with the operands at `sinks` written as the sink symbol `_` (T.ptx.SINK)."""
+    result = instr.with_sinks(sinks)
+    _BY_HELPER[result.helper] = result
+    return result
+
+
+def predicated(instr: Instruction, preserve_dst: bool = False) -> Instruction:
+    """The form guarded by a `pred=` value (with `preserve_dst`, its destinations keep their
+    values where the predicate is false)."""
+    guarded = instr.with_pred(preserve_dst)
     _BY_HELPER[guarded.helper] = guarded
     return guarded
 
@@ -86,9 +98,21 @@ def close_mnemonics(mnemonic: str) -> list[str]:
     return get_close_matches(mnemonic, EXAMPLES, n=3, cutoff=0.5)
 
 
+# TIRx's attribute names of the instructions whose base name has a dot (`T.ptx.st_async...`)
+_DOTTED = {"cvt_pack": "cvt.pack", "elect_sync": "elect.sync", "multimem_ld_reduce": "multimem.ld_reduce",
+           "multimem_red": "multimem.red", "multimem_st": "multimem.st", "red_async": "red.async",
+           "redux_sync": "redux.sync", "shfl_sync": "shfl.sync", "st_async": "st.async", "st_bulk": "st.bulk",
+           "tensormap_cp_fenceproxy": "tensormap.cp_fenceproxy", "tensormap_replace": "tensormap.replace",
+           "vote_sync": "vote.sync"}
+
+
 def from_attribute_path(parts) -> str:
     """`T.ptx.tcgen05.wait__ld.sync.aligned` -> "tcgen05.wait::ld.sync.aligned" (`__` is `::`,
-    a trailing `_` escapes a Python keyword such as `async_`)."""
+    a trailing `_` escapes a Python keyword such as `async_`; TIRx's `st_async`,
+    `multimem_ld_reduce`... name the dotted base names `st.async`, `multimem.ld_reduce`...)."""
+    parts = tuple(parts)
+    if parts and parts[0] in _DOTTED:
+        parts = (_DOTTED[parts[0]],) + parts[1:]
     return ".".join(p.rstrip("_") if p.endswith("_") and not p.endswith("__") else p for p in parts).replace("__", "::")
 
 

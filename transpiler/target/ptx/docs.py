@@ -32,12 +32,17 @@ with nvcc.
 - A predicate operand (wgmma's scale-d, tcgen05.mma's enable-input-d) takes any integer
   or bool value, true when non-zero; a predicate destination (try_wait's waitComplete)
   any integer or bool register, set to 0 or 1.
-- `pred=value` guards an instruction without a destination (`@p` in PTX): it runs where
-  the value is non-zero.
+- `pred=value` guards an instruction (`@p` in PTX): it runs where the value is non-zero.
+  On an instruction with a destination it needs `preserve_dst=True` as well: the
+  destination registers are then read and written (`"+"`), and keep their values where
+  the instruction does not run.
 - Several forms of one mnemonic (optional operands, a result returned or written to a
-  register, wgmma's A by descriptor or in registers) are told apart by the number of
-  arguments and, where that is equal, by which arguments are addresses, registers and
-  values, and their widths.
+  register, wgmma's A by descriptor or in registers, tcgen05.mma's A by descriptor or in
+  tensor memory) are told apart by the number of arguments and, where that is equal, by
+  which arguments are addresses, registers, tensor-memory buffers and values, and their
+  widths (a 64-bit A is a descriptor, a 32-bit one a tensor-memory address).
+- A `cta_group::2` tcgen05 instruction works on a CTA pair: the kernel's cluster, declared
+  before it, must have an even number of CTAs (E0606).
 
 ## Architectures
 
@@ -90,7 +95,8 @@ def _strip(part: str) -> str:
 def markdown() -> str:
     out = [INTRO]
     sections = (("Memory, barriers and conversions", "memory"), ("Asynchronous copies and mbarriers", "async_copy"),
-                ("Tensor cores", "tensor_core"), ("tcgen05 (Blackwell)", "tcgen05"))
+                ("Tensor cores", "tensor_core"), ("tcgen05 (Blackwell)", "tcgen05"),
+                ("Multimem and tensor maps", "multimem"))
     for title, module in sections:
         out.append(f"## {title}\n")
         out.append("| spelling | forms (operands) | needs | `pred=` |")
@@ -101,7 +107,7 @@ def markdown() -> str:
             for mnemonic in family.examples:
                 forms = ptx.forms(mnemonic)
                 shown = "<br>".join(_operands(f) for f in forms)
-                pred = "no" if all(f.has_dest for f in forms) else "yes"
+                pred = "with `preserve_dst`" if all(f.has_dest for f in forms) else "yes"
                 out.append(f"| `{mnemonic}` | {shown} | {_arch(forms[0])} | {pred} |")
             if family.summary:
                 out.append(f"| ↳ *{family.summary}* | | | |")

@@ -10,19 +10,23 @@ from transpiler.target.ptx.model import Family, Form, Operand, regs, vec
 _SLOTS = {
     "sem": {"weak", "volatile", "relaxed", "acquire", "release", "acq_rel"},
     "scope": {"cta", "cluster", "gpu", "sys"},
-    "space": {"global", "shared", "shared::cta", "shared::cluster"},
+    "space": {"global", "shared", "shared::cta", "shared::cluster", "local", "const", "param"},
     "cop": {"ca", "cg", "cs", "lu", "cv", "wb", "wt"},
     "evict": {"L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate",
               "L2::evict_first", "L2::evict_last", "L2::evict_normal"},
     "hint": {"L2::cache_hint"},
     "size": {"L2::64B", "L2::128B", "L2::256B"},
-    "vec": {"v2", "v4"},
+    "vec": {"v2", "v4", "v8"},
     "nc": {"nc"},
+    "noftz": {"noftz"},
     "op": {"and", "or", "xor", "cas", "exch", "add", "inc", "dec", "min", "max"},
-    "type": {"b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64"},
+    "type": {"b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64", "b128",
+             "f16", "bf16", "f16x2", "bf16x2"},
 }
 _REG = {"b8": "b32", "u8": "u32", "s8": "s32", "b16": "b16", "u16": "u16", "s16": "b16", "b32": "b32", "u32": "u32",
-        "s32": "s32", "f32": "f32", "b64": "b64", "u64": "u64", "s64": "s64", "f64": "f64"}
+        "s32": "s32", "f32": "f32", "b64": "b64", "u64": "u64", "s64": "s64", "f64": "f64",
+        "f16": "b16", "bf16": "b16", "f16x2": "b32", "bf16x2": "b32"}
+_HALF = ("f16", "bf16", "f16x2", "bf16x2")
 _SEMS = {"ld": {"weak", "volatile", "relaxed", "acquire"}, "st": {"weak", "volatile", "relaxed", "release"},
          "red": {"relaxed", "release"}, "atom": {"relaxed", "acquire", "release", "acq_rel"}}
 _COPS = {"ld": {"ca", "cg", "cs", "lu", "cv"}, "st": {"wb", "cg", "cs", "wt"}, "red": set(), "atom": set()}
@@ -42,7 +46,8 @@ def _slots(opcode: str, tokens: list[str]) -> dict[str, str] | str:
     sem = found.get("sem")
     if sem and sem not in _SEMS[opcode]:
         return f"{opcode} has no `.{sem}`"
-    if sem in ("relaxed", "acquire", "release", "acq_rel") and "scope" not in found:
+    if sem in ("relaxed", "acquire", "release", "acq_rel") and "scope" not in found and opcode in ("ld", "st"):
+        # (red / atom without a scope are .gpu-scoped)
         return f"`.{sem}` needs a scope (.cta, .cluster, .gpu, .sys)"
     if "scope" in found and sem in (None, "weak", "volatile") and opcode in ("ld", "st"):
         return "a scope goes with .relaxed, .acquire or .release"
@@ -52,8 +57,47 @@ def _slots(opcode: str, tokens: list[str]) -> dict[str, str] | str:
         return f"{opcode} needs an operation (.add, .min, ...)"
     if opcode in ("ld", "st") and "op" in found:
         return f"{opcode} takes no operation"
+    space, kind = found.get("space", ""), found["type"]
+    if space in ("local", "const", "param"):
+        if opcode in ("red", "atom"):
+            return f"{opcode} works on global or shared memory, not .{space}"
+        if opcode == "st" and space != "local":
+            return f"st has no .{space} (it is read-only in a kernel)"
+        if sem not in (None, "weak", "volatile") or (sem == "volatile" and space == "local"):
+            return f"`.{sem}` works on global or shared memory, not .{space}"
+        if "hint" in found or "evict" in found or "size" in found or "nc" in found:
+            return f"the cache hints and `.nc` work on global memory, not .{space}"
+    half = kind in _HALF
+    if half and (opcode in ("ld", "st") or found.get("op") not in ("add", "min", "max")):
+        return f"`.{kind}` is a red / atom type (add, min, max); load and store it as .b16 / .b32"
+    if half and "noftz" not in found:
+        return f"the {kind} {found['op']} is spelled `.{found['op']}.noftz`"
+    if "noftz" in found and not half:
+        return "`.noftz` goes with the f16 / bf16 types"
+    if half and found["op"] != "add" and "vec" not in found:
+        return f"the {kind} {found['op']} is a vector form (.v2, .v4{', .v8' if kind in ('f16', 'bf16') else ''})"
+    if kind == "b128":
+        if "vec" in found:
+            return ".b128 has no vector forms"
+        if opcode == "red" or (opcode == "atom" and found["op"] not in ("cas", "exch")):
+            return ".b128 atomics are cas and exch"
+        if "hint" in found:
+            return ".b128 takes no cache hint here"
     if "vec" in found and opcode in ("red", "atom"):
-        return "vector forms of red / atom are not supported yet"
+        if found.get("space", "global") != "global" and space != "":
+            return f"vector {opcode} works on global memory"
+        if kind == "f32" and found["vec"] in ("v2", "v4"):
+            pass
+        elif kind in ("f16", "bf16", "f16x2", "bf16x2") and found["op"] in ("add", "min", "max"):
+            pass
+        else:
+            return f"vector {opcode} is an f32 (.v2, .v4) or f16 / bf16 (.v2, .v4, .v8) add, min or max"
+        if kind == "f32" and found["op"] != "add":
+            return f"the vector f32 {opcode} is an add"
+        if kind in ("f16x2", "bf16x2") and found["vec"] == "v8":
+            return f"the {kind} vectors are .v2 and .v4"
+    elif found.get("vec") == "v8":
+        return ".v8 is a vector of 16-bit red / atom values"
     if "nc" in found and (opcode != "ld" or found.get("space") != "global" or found.get("sem") not in (None, "weak")):
         return "`.nc` is a weak global load"
     if "size" in found and opcode != "ld":
@@ -65,17 +109,43 @@ def _address(found: dict[str, str]) -> Operand:
     space = found.get("space", "")
     if space == "shared::cluster":
         return Operand("in", "u32", name="cluster_addr")  # a shared::cluster address (from mapa)
+    if space in ("const", "param"):
+        return Operand("in", "u64", name=f"{space}_addr")  # an address in that window
     if space.startswith("shared"):
         return Operand("addr", space="shared")
+    if space == "local":
+        return Operand("addr", space="local")
     return Operand("addr", space="global" if space == "global" else "generic")
 
 
 def _feature(found: dict[str, str]) -> str | None:
     if found.get("scope") == "cluster" or found.get("space") == "shared::cluster":
         return "cluster"
+    if (found["type"] == "b128" and "op" in found) or (found.get("vec") and "op" in found) \
+            or found["type"] in ("bf16", "bf16x2"):
+        return "atom.sm90"
     if "hint" in found or "size" in found or "evict" in found:
         return "cache.hint"
     return None
+
+
+_Q = "{\n.reg .b128 tirx_q0, tirx_q1, tirx_q2;\n"  # .b128 values, moved from / to two 64-bit halves
+
+
+def _b128(opcode: str, mnemonic: str, addr: Operand) -> Form:
+    """A .b128 load, store or atomic, its 128-bit values as (low, high) 64-bit halves."""
+    half = lambda role, name: regs(role, "b64", 2, name)  # noqa: E731
+    if opcode == "ld":
+        return Form(half("out", "d") + (addr,), _Q + "mov.b128 tirx_q0, {$0, $1};\n"
+                    f"{mnemonic} tirx_q0, [$2];\nmov.b128 {{$0, $1}}, tirx_q0;\n}}")
+    if opcode == "st":
+        return Form((addr,) + half("in", "b"), _Q + f"mov.b128 tirx_q1, {{$1, $2}};\n{mnemonic} [$0], tirx_q1;\n}}")
+    cas = mnemonic.split(".")[-2] == "cas"
+    ops = half("out", "d") + (addr,) + half("in", "b") + (half("in", "c") if cas else ())
+    text = _Q + "mov.b128 tirx_q0, {$0, $1};\nmov.b128 tirx_q1, {$3, $4};\n" + \
+        ("mov.b128 tirx_q2, {$5, $6};\n" if cas else "") + \
+        f"{mnemonic} tirx_q0, [$2], tirx_q1{', tirx_q2' if cas else ''};\nmov.b128 {{$0, $1}}, tirx_q0;\n}}"
+    return Form(ops, text)
 
 
 def _memory(m):
@@ -84,9 +154,12 @@ def _memory(m):
     found = _slots(opcode, tokens)
     if isinstance(found, str):
         return found
+    addr = _address(found)
+    if found["type"] == "b128":
+        form = _b128(opcode, m[0], addr)
+        return Form(form.operands, form.asm, feature=_feature(found))
     kind = _REG[found["type"]]
     lanes = int(found.get("vec", "v1")[1:])
-    addr = _address(found)
     hint = (Operand("in", "u64", name="cache_policy"),) if "hint" in found else ()
     if opcode == "ld":
         ops = regs("out", kind, lanes) + (addr,) + hint
@@ -97,8 +170,12 @@ def _memory(m):
         src = vec(1, lanes) if lanes > 1 else "$1"
         text = f"{m[0]} [$0], {src}" + (f", ${lanes + 1}" if hint else "") + ";"
     elif opcode == "red":
-        ops = (addr, Operand("in", kind)) + hint
-        text = f"{m[0]} [$0], $1" + (", $2" if hint else "") + ";"
+        ops = (addr,) + regs("in", kind, lanes) + hint
+        text = f"{m[0]} [$0], {vec(1, lanes) if lanes > 1 else '$1'}" + (f", ${lanes + 1}" if hint else "") + ";"
+    elif lanes > 1:  # a vector atom: the old values and the operands, lane by lane
+        ops = regs("out", kind, lanes) + (addr,) + regs("in", kind, lanes) + hint
+        text = f"{m[0]} {vec(0, lanes)}, [${lanes}], {vec(lanes + 1, lanes)}" + \
+            (f", ${2 * lanes + 1}" if hint else "") + ";"
     else:
         values = 2 if found["op"] == "cas" else 1
         ops = (Operand("out", kind), addr) + regs("in", kind, values) + hint
@@ -117,11 +194,13 @@ def _mov(m):
     if t == "b64":  # a plain move, or packing / unpacking two 32-bit halves ({lo, hi})
         return [Form((Operand("out", "b64"), Operand("in", "b64")), f"{m[0]} $0, $1;"),
                 Form((Operand("out", "b64"), Operand("in", "b32"), Operand("in", "b32")), f"{m[0]} $0, {{$1, $2}};"),
-                Form((Operand("out", "b32"), Operand("out", "b32"), Operand("in", "b64")), f"{m[0]} {{$0, $1}}, $2;")]
+                Form((Operand("out", "b32"), Operand("out", "b32"), Operand("in", "b64")), f"{m[0]} {{$0, $1}}, $2;",
+                     sinkable=(0, 1))]
     if t == "b32":
         return [Form((Operand("out", "b32"), Operand("in", "b32")), f"{m[0]} $0, $1;"),
                 Form((Operand("out", "b32"), Operand("in", "b16"), Operand("in", "b16")), f"{m[0]} $0, {{$1, $2}};"),
-                Form((Operand("out", "b16"), Operand("out", "b16"), Operand("in", "b32")), f"{m[0]} {{$0, $1}}, $2;")]
+                Form((Operand("out", "b16"), Operand("out", "b16"), Operand("in", "b32")), f"{m[0]} {{$0, $1}}, $2;",
+                     sinkable=(0, 1))]
     return Form((Operand("out", t), Operand("in", t)), f"{m[0]} $0, $1;")
 
 
@@ -178,8 +257,15 @@ FAMILIES = [
             "ld.global.L2::128B.f32", "ld.volatile.shared.s32", "st.global.b32", "st.release.gpu.global.u32",
             "st.shared::cta.v2.f32", "st.global.L2::cache_hint.u64", "red.relaxed.gpu.global.add.u32",
             "red.release.sys.global.add.u64", "red.global.min.s32", "atom.global.add.u32", "atom.acq_rel.gpu.global.cas.b32",
-            "atom.shared.exch.b64", "atom.global.add.f32", "ld.shared::cluster.u32"),
-           "loads, stores, reductions and atomics with their qualifiers"),
+            "atom.shared.exch.b64", "atom.global.add.f32", "ld.shared::cluster.u32", "ld.local.b32",
+            "st.local.v2.f32", "ld.const.f32", "ld.param.u64", "ld.global.b128", "st.shared::cta.b128",
+            "atom.global.cas.b128", "atom.acq_rel.gpu.shared.exch.b128", "red.global.add.noftz.f16",
+            "red.relaxed.gpu.global.add.noftz.bf16x2", "atom.global.add.noftz.f16x2",
+            "red.global.add.v4.f32", "atom.release.global.min.u64", "red.global.max.noftz.v8.bf16", "atom.global.v2.f32.add",
+            "atom.global.add.noftz.v4.f16x2"),
+           "loads, stores, reductions and atomics with their qualifiers; `.b128` values as (low, high) "
+           "64-bit halves; `.local` takes a local-buffer pointer, `.const` / `.param` a 64-bit address "
+           "in that space"),
     Family(r"mov\.(?P<t>b16|b32|b64|u32|u64|s32|f32|f64)", _mov, "memory",
            ("mov.b64", "mov.b32", "mov.u32", "mov.f32"), "move; .b64 / .b32 also pack and unpack halves",
            clobbers_memory=False),

@@ -35,7 +35,7 @@ KINDS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
 class Operand:
     role: str  # out (written), inout (read and written), in (a value), addr (a memory address), imm (compile time)
     kind: str = "u32"  # register kind of out/inout/in (KINDS)
-    space: str = ""  # addr: shared (a 32-bit shared-window address), global or generic (64-bit)
+    space: str = ""  # addr: shared (a 32-bit shared-window address), local (64-bit local window), global or generic
     name: str = ""
     choices: tuple[int, ...] = ()  # imm: the values the ISA allows (empty: any)
 
@@ -74,8 +74,11 @@ class Instruction:
     returns: str | None = None  # register kind of a returned value (try_wait's predicate as u32)
     variant: str = ""  # distinguishes the helpers of one mnemonic (arity, `pred=`)
     predicated: bool = False  # takes a trailing `pred` value: the instruction runs where it is non-zero
+    preserve_dst: bool = False  # predicated with destinations bound read-write ("+"): kept where it does not run
     clobbers_memory: bool = True
     specific: tuple[int, ...] = field(default=())  # arch-specific: the architectures it exists on
+    sinkable: tuple[int, ...] = ()  # operands the ISA lets be the sink `_` (T.ptx.SINK)
+    sinks: tuple[int, ...] = ()  # operands written `_`: no helper parameter
 
     @property
     def min_arch(self) -> int:
@@ -92,10 +95,16 @@ class Instruction:
     @property
     def helper(self) -> str:
         return ("tirx_ptx_" + "".join(c if c.isalnum() else "_" for c in self.mnemonic).strip("_")
-                + (f"_{self.variant}" if self.variant else "") + ("_pred" if self.predicated else ""))
+                + (f"_{self.variant}" if self.variant else "") + ("_pred" if self.predicated else "")
+                + ("_keep" if self.preserve_dst else "")
+                + ("_sink" + "_".join(str(k) for k in self.sinks) if self.sinks else ""))
 
-    def with_pred(self) -> "Instruction":
-        return replace(self, predicated=True)
+    def with_pred(self, preserve_dst: bool = False) -> "Instruction":
+        return replace(self, predicated=True, preserve_dst=preserve_dst)
+
+    def with_sinks(self, sinks: tuple[int, ...]) -> "Instruction":
+        """The operands at `sinks` written as the sink symbol `_` (they take no argument)."""
+        return replace(self, sinks=tuple(sorted(sinks)))
 
     # -- rendering ----------------------------------------------------------------------------
     def source(self) -> str:
@@ -108,12 +117,14 @@ class Instruction:
         out_refs, in_refs = [], []  # (key, constraint text)
         if self.returns:
             ctype, _, constraint, _ = KINDS[self.returns]
-            out_refs.append(("r", f'"={constraint}"(result)'))
+            out_refs.append(("r", f'"{"+" if self.preserve_dst else "="}{constraint}"(result)'))
         for k, op in enumerate(self.operands):
             name = op.name or f"{prefix[op.role]}{counts[op.role]}"
             counts[op.role] += 1
+            if k in self.sinks:
+                continue
             if op.role in ("out", "inout"):
-                sign = "=" if op.role == "out" else "+"
+                sign = "=" if op.role == "out" and not self.preserve_dst else "+"
                 constraint = KINDS[op.kind][2]
                 if op.kind in ("b16", "b32", "b64", "pred"):
                     # any register of the width: the helper takes it by reference and sees its bits
@@ -121,8 +132,9 @@ class Instruction:
                     types.append(f"typename {tname}")
                     params.append(f"{tname}& {name}")
                     if op.kind == "pred":
-                        before.append(f"  unsigned int {name}_bits = 0;")
-                        out_refs.append((str(k), f'"=r"({name}_bits)'))
+                        before.append(f"  unsigned int {name}_bits = "
+                                      + (f"{name} ? 1u : 0u;" if self.preserve_dst else "0;"))
+                        out_refs.append((str(k), f'"{sign}r"({name}_bits)'))
                         after.append(f"  {name} = ({tname}){name}_bits;")
                     else:  # the checker has made sure the register has the operand's width
                         out_refs.append((str(k), f'"{sign}{constraint}"(*reinterpret_cast<{op.ctype}*>(&{name}))'))
@@ -134,12 +146,18 @@ class Instruction:
                 in_refs.append((str(k), f'"{KINDS[op.kind][2]}"({name})'))
             elif op.role == "addr":
                 params.append(f"const void* {name}")
-                in_refs.append((str(k), f'"r"((unsigned int)__cvta_generic_to_shared({name}))'
-                                if op.space == "shared" else f'"l"({name})'))
+                if op.space == "shared":
+                    in_refs.append((str(k), f'"r"((unsigned int)__cvta_generic_to_shared({name}))'))
+                elif op.space == "local":  # a local-window address
+                    in_refs.append((str(k), f'"l"((unsigned long long)__cvta_generic_to_local({name}))'))
+                else:
+                    in_refs.append((str(k), f'"l"({name})'))
             else:
                 imms.append(f"int {name}")
                 in_refs.append((str(k), f'"n"({name})'))
         text = self.asm
+        for k in self.sinks:
+            text = re.sub(rf"\${k}(?!\d)", "_", text)
         if self.predicated:
             params.append("unsigned int pred")
             in_refs.append(("p", '"r"(pred)'))
@@ -193,6 +211,7 @@ class Form:
     asm: str
     returns: str | None = None
     feature: str | None = None  # a FEATURES row of its own, when the form is newer than its family
+    sinkable: tuple[int, ...] = ()  # operands the ISA lets be the sink `_` (not all of them at once)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ _G = r"cta_group::(?P<g>[12])"
 _TADDR = Operand("in", "u32", name="taddr")
 
 # registers per thread for one repetition of each tcgen05.ld / st shape, and the largest .num
-_LD_SHAPES = {"32x32b": (1, 128), "16x64b": (1, 128), "16x128b": (2, 64), "16x256b": (4, 32), "16x32bx2": (1, 128)}
+# (T.alloc_tcgen05_ldst_frag, sema/tcgen05_frag.py, sizes its fragments from this table too)
+LD_SHAPES = _LD_SHAPES = {"32x32b": (1, 128), "16x64b": (1, 128), "16x128b": (2, 64), "16x256b": (4, 32), "16x32bx2": (1, 128)}
 
 
 def _count(m) -> int | str:
@@ -40,25 +41,78 @@ def _tcgen05_st(m):
     return Form((_TADDR,) + regs("in", "b32", n), f"{m[0]} [$0], {vec(1, n)};")
 
 
+_BLOCK_SCALED = ("mxf8f6f4", "mxf4", "mxf4nvf4")
+TMEM_OPERANDS = ("taddr", "d_tmem", "a_tmem", "sp_meta_tmem", "scale_a_tmem", "scale_b_tmem")
+
+
+def _render(mnemonic: str, parts) -> Form:
+    """parts: (operand, how) with how "$" (a register), "[]" (a tensor-memory address),
+    "p" (the predicate enable_input_d, set from a register) or an int n > 0 (the first of n
+    registers of one vector)."""
+    ops, text, pred, k = [], [], None, 0
+    for op, how in parts:
+        if isinstance(how, int):
+            ops.extend(op)
+            text.append("{" + ", ".join(f"${k + i}" for i in range(how)) + "}")
+            k += how
+            continue
+        ops.append(op)
+        text.append({"$": f"${k}", "[]": f"[${k}]", "p": "p"}[how])
+        pred = k if how == "p" else pred
+        k += 1
+    return Form(tuple(ops), "{\n.reg .pred p;\n" + f"setp.ne.b32 p, ${pred}, 0;\n{mnemonic} {', '.join(text)};\n}}")
+
+
 def _tcgen05_mma(m):
-    """[d-tmem], a-desc, b-desc, idesc, {disable-output-lane}, enable-input-d: the lane mask is
-    optional (4 registers for one CTA, 8 for a pair); block-scaled kinds take the two scale
-    factors' tensor-memory addresses instead."""
-    lanes = 8 if m["g"] == "2" else 4
-    base = (Operand("in", "u32", name="d_tmem"), Operand("in", "u64", name="a_desc"), Operand("in", "u64", name="b_desc"),
-            Operand("in", "u32", name="idesc"))
-    enable = Operand("in", "pred", name="enable_input_d")
-    pre = "{\n.reg .pred p;\n"
+    """[d-tmem], A, b-desc, {[sp-meta-tmem],} idesc, then by variant: {disable-output-lane,}
+    enable-input-d {, scale-input-d} (the lane mask optional: 4 registers for one CTA, 8 for a
+    pair; scale-input-d, an immediate 0..15, only for kind::f16 / tf32); the two scale
+    factors' tensor-memory addresses and enable-input-d (block-scaled kinds); or
+    enable-input-d {, zero-column-mask-desc} (`.ws`). A is a shared-memory descriptor
+    (`a_desc`) or a tensor-memory address (`[a_tmem]`): the forms come in that order, and the
+    argument's width (or a tmem buffer) chooses. `.ashift` needs A in tensor memory;
+    `.collector::a::*` goes with the non-`.ws` forms, `.collector::b0..b3::*` with `.ws`."""
+    kind, ws, sparse = m["kind"], bool(m["ws"]), bool(m["sp"])
+    if ws and m["g"] == "2":
+        return "`.ws` is a single-CTA form (cta_group::1)"
+    if m["scale"] and kind not in _BLOCK_SCALED:
+        return f"kind::{kind} has no block scaling"
+    if not m["scale"] and kind in _BLOCK_SCALED:
+        return f"kind::{kind} needs `.block_scale`"
+    if ws and m["scale"]:
+        return "`.ws` has no block-scaled kinds"
+    if m["buf"] and (m["buf"] == "a") == ws:
+        return ("`.ws` uses the B collector buffers (.collector::b0 .. b3)" if ws
+                else "the collector buffer of this form is A (.collector::a::...)")
+    if m["ashift"] and ws:
+        return "`.ashift` is not a `.ws` qualifier"
+    d = (Operand("in", "u32", name="d_tmem"), "[]")
+    b = (Operand("in", "u64", name="b_desc"), "$")
+    meta = ((Operand("in", "u32", name="sp_meta_tmem"), "[]"),) if sparse else ()
+    idesc = (Operand("in", "u32", name="idesc"), "$")
+    enable = (Operand("in", "pred", name="enable_input_d"), "p")
+    scale_d = (Operand("imm", name="scale_input_d", choices=tuple(range(16))), "$")
     if m["scale"]:
-        if m["kind"] not in ("mxf8f6f4", "mxf4", "mxf4nvf4"):
-            return f"kind::{m['kind']} has no block scaling"
-        ops = base + (Operand("in", "u32", name="scale_a_tmem"), Operand("in", "u32", name="scale_b_tmem"), enable)
-        return Form(ops, pre + f"setp.ne.b32 p, $6, 0;\n{m[0]} [$0], $1, $2, $3, [$4], [$5], p;\n}}")
-    if m["kind"] in ("mxf8f6f4", "mxf4", "mxf4nvf4"):
-        return f"kind::{m['kind']} needs `.block_scale`"
-    masked = base + regs("in", "u32", lanes, "mask") + (enable,)
-    return [Form(masked, pre + f"setp.ne.b32 p, ${4 + lanes}, 0;\n{m[0]} [$0], $1, $2, $3, {vec(4, lanes)}, p;\n}}"),
-            Form(base + (enable,), pre + f"setp.ne.b32 p, $4, 0;\n{m[0]} [$0], $1, $2, $3, p;\n}}")]
+        tails = [((Operand("in", "u32", name="scale_a_tmem"), "[]"), (Operand("in", "u32", name="scale_b_tmem"), "[]"),
+                  enable)]
+    elif ws:
+        tails = [(enable,), (enable, (Operand("in", "u64", name="zero_column_mask_desc"), "$"))]
+    else:
+        lanes = 8 if m["g"] == "2" else 4
+        tails = [((regs("in", "u32", lanes, "mask"), lanes), enable), (enable,)]
+    a_forms = [(Operand("in", "u64", name="a_desc"), "$"), (Operand("in", "u32", name="a_tmem"), "[]")]
+    if m["ashift"]:
+        a_forms = a_forms[1:]
+    forms = []
+    for a in a_forms:
+        for tail in tails:
+            forms.append(_render(m[0], (d, a, b) + meta + (idesc,) + tail))
+    # the forms with scale-input-d come after the others (whose helper names stay as they were)
+    if kind in ("f16", "tf32") and not ws and not sparse:
+        for a in a_forms:
+            for tail in tails:
+                forms.append(_render(m[0], (d, a, b) + meta + (idesc,) + tail + (scale_d,)))
+    return forms
 
 
 def _fixed(asm: str, *operands: Operand):
@@ -103,14 +157,27 @@ FAMILIES = [
            "arrive on an mbarrier when the thread's earlier tcgen05 operations complete"),
     Family(r"tcgen05\.fence::(?:before|after)_thread_sync", _fixed("@;"), "tcgen05",
            ("tcgen05.fence::before_thread_sync", "tcgen05.fence::after_thread_sync")),
-    Family(rf"tcgen05\.mma\.{_G}\.kind::(?P<kind>f16|tf32|f8f6f4|i8|mxf8f6f4|mxf4|mxf4nvf4)"
-           r"(?P<scale>\.block_scale(?:\.block16|\.block32|\.scale_vec::(?:1X|2X|4X))?)?", _tcgen05_mma, "tcgen05",
+    Family(rf"tcgen05\.mma(?P<ws>\.ws)?(?P<sp>\.sp)?\.{_G}\.kind::(?P<kind>f16|tf32|f8f6f4|i8|mxf8f6f4|mxf4|mxf4nvf4)"
+           r"(?P<scale>\.block_scale(?:\.block16|\.block32|\.scale_vec::(?:1X|2X|4X))?)?(?P<ashift>\.ashift)?"
+           r"(?:\.collector::(?P<buf>a|b[0-3])::(?P<cop>fill|use|lastuse|discard))?", _tcgen05_mma, "tcgen05",
            ("tcgen05.mma.cta_group::1.kind::f16", "tcgen05.mma.cta_group::2.kind::tf32",
             "tcgen05.mma.cta_group::1.kind::f8f6f4", "tcgen05.mma.cta_group::1.kind::i8",
             "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale",
             "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.block32",
-            "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16"),
-           "D (tensor memory) = A * B (+ D when enable_input_d); A and B by shared-memory descriptors"),
+            "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16",
+            "tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.scale_vec::1X",
+            "tcgen05.mma.ws.cta_group::1.kind::f16", "tcgen05.mma.ws.cta_group::1.kind::i8",
+            "tcgen05.mma.sp.cta_group::1.kind::f16", "tcgen05.mma.sp.cta_group::2.kind::f8f6f4",
+            "tcgen05.mma.sp.cta_group::1.kind::mxf8f6f4.block_scale.block32",
+            "tcgen05.mma.ws.sp.cta_group::1.kind::tf32", "tcgen05.mma.cta_group::1.kind::f16.collector::a::fill",
+            "tcgen05.mma.cta_group::2.kind::i8.ashift.collector::a::discard",
+            "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.collector::a::lastuse",
+            "tcgen05.mma.ws.cta_group::1.kind::tf32.collector::b2::use"),
+           "D (tensor memory) = A * B (+ D * 2^-scale_input_d when enable_input_d; scale_input_d, an immediate "
+           "0..15, kind::f16 / tf32 only, optional); A by shared-memory descriptor or in tensor "
+           "memory, B by descriptor; `.sp`: A structured-sparse, its metadata in tensor memory; `.ws`: "
+           "weight-stationary; `.collector::a::*` (`.ws`: `::b0`..`::b3`) reuses A (B) from the collector buffer, "
+           "`.ashift` (A in tensor memory) shifts A's rows down by one"),
     Family(rf"tcgen05\.cp\.{_G}\.(?:128x256b|4x256b|128x128b|64x128b\.warpx2::(?:02_13|01_23)|32x128b\.warpx4)"
            r"(?:\.b8x16\.(?:b6x16_p32|b4x16_p64))?",
            _fixed("@ [$0], $1;", _TADDR, Operand("in", "u64", name="s_desc")), "tcgen05",

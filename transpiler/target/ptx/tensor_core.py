@@ -43,7 +43,7 @@ _N_INT = (8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224,
 
 
 def _wgmma(m):
-    n, k = int(m["n"]), int(m["k"])
+    n, k, sparse = int(m["n"]), int(m["k"]), bool(m["sp"])
     d, a, b = m["d"], m["a"], m["b"]
     group = {"f16": "half", "bf16": "half", "tf32": "tf32", "e4m3": "fp8", "e5m2": "fp8",
              "s8": "int", "u8": "int", "b1": "bit"}[a]
@@ -54,8 +54,11 @@ def _wgmma(m):
         "int": (32, ("s32",), ("s8", "u8")),
         "bit": (256, ("s32",), ("b1",)),
     }[group]
-    if k != allowed[0]:
-        return f"{a} inputs take k{allowed[0]}"
+    if sparse and group == "bit":
+        return "the single-bit form has no sparse variant"
+    want_k = allowed[0] * (2 if sparse else 1)  # a sparse A holds half of K
+    if k != want_k:
+        return f"{a} inputs take k{want_k}" + (" in the sparse form" if sparse else "")
     if d not in allowed[1]:
         return f"{a} inputs accumulate in {' or '.join(allowed[1])}"
     if b not in allowed[2] or (group == "half" and a != b):
@@ -73,8 +76,13 @@ def _wgmma(m):
     forms = []
     for form in ("ss", "rs"):
         a_ops = (Operand("in", "u64", name="a_desc"),) if form == "ss" else regs("in", "b32", 4, "a")
-        ops = regs("inout", acc_kind, acc, "d") + a_ops + (Operand("in", "u64", name="b_desc"),
-                                                         Operand("in", "pred", name="scale_d"))
+        ops = regs("inout", acc_kind, acc, "d") + a_ops + (Operand("in", "u64", name="b_desc"),)
+        if sparse:  # the metadata register and the sparsity selector: which thread pair of each
+            # quad holds it (16- and 32-bit inputs: either pair; 8-bit inputs: all four threads)
+            ops += (Operand("in", "b32", name="sp_meta"),
+                    Operand("imm", name="sp_sel", choices=(0, 1) if group in ("half", "tf32") else (0,)))
+        scale_d = len(ops)
+        ops += (Operand("in", "pred", name="scale_d"),)
         if group in ("half", "tf32", "fp8"):
             ops += (Operand("imm", name="scale_a", choices=(-1, 1)), Operand("imm", name="scale_b", choices=(-1, 1)))
         if group == "half":
@@ -83,15 +91,15 @@ def _wgmma(m):
             ops += (Operand("imm", name="trans_b", choices=(0, 1)),)
         a_text = f"${acc}" if form == "ss" else vec(acc, 4)
         first = acc + (1 if form == "ss" else 4)  # b_desc
-        rest = [f"${first}", "p"] + [f"${i}" for i in range(first + 2, len(ops))]
-        asm = ("{\n.reg .pred p;\n" + f"setp.ne.b32 p, ${first + 1}, 0;\n"
+        rest = [f"${i}" if i != scale_d else "p" for i in range(first, len(ops))]
+        asm = ("{\n.reg .pred p;\n" + f"setp.ne.b32 p, ${scale_d}, 0;\n"
                + f"{m[0]} {vec(0, acc)}, {a_text}, {', '.join(rest)};\n" + "}")
         forms.append(Form(ops, asm))
     return forms
 
 
 def _wgmma_pattern() -> str:
-    return (r"wgmma\.mma_async\.sync\.aligned\.m64n(?P<n>\d+)k(?P<k>\d+)(?P<sat>\.satfinite)?"
+    return (r"wgmma\.mma_async(?P<sp>\.sp)?\.sync\.aligned\.m64n(?P<n>\d+)k(?P<k>\d+)(?P<sat>\.satfinite)?"
             r"\.(?P<d>f32|f16|s32)\.(?P<a>f16|bf16|tf32|e4m3|e5m2|s8|u8|b1)\.(?P<b>f16|bf16|tf32|e4m3|e5m2|s8|u8|b1)"
             r"(?P<popc>\.and\.popc)?")
 
@@ -119,9 +127,14 @@ FAMILIES = [
             "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2", "wgmma.mma_async.sync.aligned.m64n64k32.f16.e5m2.e5m2",
             "wgmma.mma_async.sync.aligned.m64n96k32.s32.s8.u8",
             "wgmma.mma_async.sync.aligned.m64n32k32.satfinite.s32.u8.u8",
-            "wgmma.mma_async.sync.aligned.m64n16k256.s32.b1.b1.and.popc"),
+            "wgmma.mma_async.sync.aligned.m64n16k256.s32.b1.b1.and.popc",
+            "wgmma.mma_async.sp.sync.aligned.m64n128k32.f32.bf16.bf16", "wgmma.mma_async.sp.sync.aligned.m64n64k32.f16.f16.f16",
+            "wgmma.mma_async.sp.sync.aligned.m64n32k16.f32.tf32.tf32",
+            "wgmma.mma_async.sp.sync.aligned.m64n64k64.f32.e4m3.e5m2",
+            "wgmma.mma_async.sp.sync.aligned.m64n48k64.satfinite.s32.s8.u8"),
            "warpgroup matrix multiply-accumulate: D (registers, read and written) = A * B + scale_d * D; "
-           "A by descriptor (ss) or in four registers (rs)", clobbers_memory=True),
+           "A by descriptor (ss) or in four registers (rs); `.sp`: A structured-sparse (half of K), with a metadata "
+           "register and a sparsity selector", clobbers_memory=True),
     Family(r"wgmma\.fence\.sync\.aligned", _fixed("@;"), "wgmma", ("wgmma.fence.sync.aligned",)),
     Family(r"wgmma\.commit_group\.sync\.aligned", _fixed("@;"), "wgmma", ("wgmma.commit_group.sync.aligned",)),
     Family(r"wgmma\.wait_group\.sync\.aligned", _fixed("@ $0;", Operand("imm", name="groups")), "wgmma",
