@@ -60,6 +60,8 @@ FEATURES: dict[str, tuple[int, str]] = {
     "cp.async": (80, ""),  # ldgsts: cp.async.ca/cg, commit/wait groups
     "ldmatrix": (75, ""),
     "mma.sync": (80, ""),
+    "mma.sync.int": (75, ""),  # mma.sync m8n8k16 / m8n8k32 integer, m8n8k4 f16
+    "mma.f64": (90, ""),  # mma.sync m16n8k4 / k8 / k16 f64
     "mbarrier": (80, ""),  # init
     "mbarrier.tx": (90, ""),  # arrive, expect_tx, try_wait.parity
     "stmatrix": (90, ""),
@@ -80,6 +82,14 @@ FEATURES: dict[str, tuple[int, str]] = {
     "multimem.fp8": (100, "a"),
     "tensormap.sm100": (100, "a"),
     "bf16.arith": (90, ""),  # setp on .bf16
+    "half.sm80": (80, ""),  # fma .relu and on bf16 (x2), neg / abs on bf16 (x2)
+    "arith.sm80": (80, ""),  # min / max .NaN and on f16 / bf16 (x2)
+    "arith.sm86": (86, ""),  # min / max .xorsign.abs
+    "arith.sm90": (90, ""),  # min / max on u16x2 / s16x2, .relu
+    "arith.sm100": (100, ""),  # the three-input f32 min / max
+    "st.bulk": (100, ""),
+    "redux.f32": (100, "a"),
+    "cvt.sm100": (100, "a"),  # fp6 / fp4 / ue8m0 pairs, fp8 from bf16x2, .rs  # redux.sync min / max on f32
     "redux": (80, ""),  # redux.sync  # tensormap.replace's swizzle_atomicity field  # multimem.ld_reduce / st on packed fp8, .acc::f16  # st.async / red.async release forms into global memory
 }
 
@@ -93,6 +103,8 @@ SPECIFIC: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "wgmma": ((90,), ()),
     "setmaxnreg": ((90, 100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
     "tcgen05": ((100, 101, 103, 110), (100, 101, 103, 110)),
+    "redux.f32": ((100, 101, 103, 110), (100, 101, 103, 110)),
+    "cvt.sm100": ((100, 101, 103, 110), (100, 101, 103, 110)),
     "tensormap": ((90, 100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
     "multimem.fp8": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
     "tensormap.sm100": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),

@@ -14,15 +14,17 @@ import re
 from transpiler.target.arch import guard_condition, guard_macro, specific_archs
 from transpiler.target.ptx.helpers import HELPERS
 from transpiler.target.ptx.model import KINDS, Family, Form, Instruction, Operand
-from transpiler.target.ptx import arith, async_copy, async_store, memory, multimem, tcgen05, tensor_core
+from transpiler.target.ptx import arith, async_copy, async_store, cvt, fp_cvt, half, intmath, memory, misc, mma_more, multimem, tcgen05, tensor_core
 from transpiler.target.ptx.tcgen05 import TMEM_OPERANDS
 
 __all__ = ["HELPERS", "KINDS", "Family", "Instruction", "Operand", "FAMILIES", "EXAMPLES", "lookup", "forms",
            "close_mnemonics", "from_attribute_path", "is_helper", "helper_source", "helper_arch", "family_of",
            "TMEM_OPERANDS", "sunk"]
 
-FAMILIES: list[Family] = (tensor_core.FAMILIES + async_copy.FAMILIES + tcgen05.FAMILIES + async_store.FAMILIES
-                          + memory.FAMILIES + multimem.FAMILIES + arith.FAMILIES)
+FAMILIES: list[Family] = (tensor_core.FAMILIES + mma_more.FAMILIES + async_copy.FAMILIES + tcgen05.FAMILIES + async_store.FAMILIES
+                          + misc.FAMILIES + memory.FAMILIES + multimem.FAMILIES + arith.FAMILIES
+                          + intmath.FAMILIES + half.FAMILIES + cvt.FAMILIES
+                          + fp_cvt.FAMILIES)
 _COMPILED = [(re.compile(f.pattern + r"$"), f) for f in FAMILIES]
 
 # Spellings shown in "did you mean" help: every family's examples.

@@ -94,15 +94,17 @@ def _strip(part: str) -> str:
 
 def markdown() -> str:
     out = [INTRO]
-    sections = (("Memory, barriers and conversions", "memory"), ("Asynchronous copies and mbarriers", "async_copy"),
-                ("Tensor cores", "tensor_core"), ("tcgen05 (Blackwell)", "tcgen05"),
-                ("Multimem and tensor maps", "multimem"))
-    for title, module in sections:
+    sections = (("Memory, barriers and conversions", ("memory", "misc")),
+                ("Asynchronous copies and mbarriers", ("async_copy", "async_store")),
+                ("Tensor cores", ("tensor_core", "mma_more")), ("tcgen05 (Blackwell)", ("tcgen05",)),
+                ("Multimem and tensor maps", ("multimem",)),
+                ("Arithmetic, comparison and conversion", ("arith", "intmath", "half", "cvt", "fp_cvt")))
+    for title, modules in sections:
         out.append(f"## {title}\n")
         out.append("| spelling | forms (operands) | needs | `pred=` |")
         out.append("|---|---|---|---|")
         for family in ptx.FAMILIES:
-            if family.build.__module__.rsplit(".", 1)[1] != module:
+            if family.build.__module__.rsplit(".", 1)[1] not in modules:
                 continue
             for mnemonic in family.examples:
                 forms = ptx.forms(mnemonic)
