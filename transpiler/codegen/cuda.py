@@ -487,6 +487,19 @@ def param_text(p: ir.Param) -> str:
     return f"{c_type(p.dtype)} {p.name}"
 
 
+def kernel_qualifiers(spec: ir.LaunchSpec) -> list[str]:
+    """`__launch_bounds__(threads[, min blocks])`, or `__maxnreg__(n)` in its place (docs/design.md,
+    decision 25), and `__cluster_dims__(x, y, z)` (decision 17)."""
+    out = []
+    if spec.max_registers:
+        out.append(f"__maxnreg__({spec.max_registers})")
+    elif spec.launch_bounds:
+        out.append(f"__launch_bounds__({', '.join(str(n) for n in (spec.launch_bounds, spec.min_blocks) if n)})")
+    if spec.cluster:
+        out.append(f"__cluster_dims__({', '.join(map(str, spec.cluster))})")
+    return out
+
+
 def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
     parts = []
     for lk in program.kernels:
@@ -498,10 +511,7 @@ def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
         spec = lk.spec
         parts.append({
             "symbol": spec.symbol,
-            "launch_bounds": None if spec.max_registers else
-            ", ".join(str(n) for n in (spec.launch_bounds, spec.min_blocks) if n) if spec.launch_bounds else None,
-            "max_registers": spec.max_registers,
-            "cluster": ", ".join(map(str, spec.cluster)) if spec.cluster else None,
+            "qualifiers": kernel_qualifiers(spec),
             "params": [param_text(p) for p in spec.params],
             "body": "\n".join(printer.lines),
             # the signature counts as the `def` line
