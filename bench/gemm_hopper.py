@@ -33,20 +33,20 @@ SIZES = (1024, 2048, 4096, 6144, 8192)
 CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT, OP_N, OP_T = 14, 68, -1, 0, 1
 
 
-def load_launcher():
-    """The generated launcher module of the sample (transpiled here, from the source tree)."""
+def load_launcher(sample: Path = SAMPLE):
+    """The generated launcher module of a sample (transpiled here, from the source tree)."""
     sys.path.insert(0, str(ROOT))
     from bench.gpu import use_source_checkout
     use_source_checkout()
     from transpiler.driver import compile_source
     from transpiler.syntax.source import SourceFile
-    result = compile_source(SourceFile(SAMPLE.name, SAMPLE.read_text()), until="launcher",
-                            launcher_name="gemm_bf16_hopper")
+    result = compile_source(SourceFile(sample.name, sample.read_text()), until="launcher",
+                            launcher_name=sample.stem)
     if not result.ok:
         raise SystemExit("\n".join(d.message for d in result.diagnostics))
-    path = Path(tempfile.mkdtemp()) / "gemm_bf16_hopper_launcher.py"
+    path = Path(tempfile.mkdtemp()) / f"{sample.stem}_launcher.py"
     path.write_text(result.launcher)
-    spec = importlib.util.spec_from_file_location("gemm_bf16_hopper_launcher", path)
+    spec = importlib.util.spec_from_file_location(f"{sample.stem}_launcher", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -123,10 +123,15 @@ def wide_enough(m: int, n: int, sms: int) -> bool:
     return (m // 128) * (n // 256) >= sms // 2
 
 
-def run(sizes=SIZES, rounds: int = 7) -> dict:
+def run(sizes=SIZES, rounds: int = 7, sample: Path = SAMPLE, wide: str = "gemm_bf16_hopper",
+        narrow: str | None = "gemm_bf16_hopper_narrow") -> dict:
+    """The sample's kernels (`wide`, and `narrow` for sizes too small for the wide tiles) against
+    cuBLAS at each size."""
     import cupy
     import numpy as np
-    module = load_launcher()
+    launcher = load_launcher(sample)
+    module = argparse.Namespace(gemm_bf16_hopper=getattr(launcher, wide),
+                                gemm_bf16_hopper_narrow=getattr(launcher, narrow or wide))
     stream = cupy.cuda.Stream(non_blocking=True)
     cublas = Cublas(cupy, stream)
     rng = np.random.default_rng(0)
@@ -181,7 +186,8 @@ def run(sizes=SIZES, rounds: int = 7) -> dict:
         print(f"{size:5d}^3: tirxc {row['tirxc_tflops']:6.1f} TFLOP/s ({chosen}; wide {row['wide_tflops']}, narrow "
               f"{row['narrow_tflops']})  cuBLAS {row['cublas_tflops']:6.1f} TFLOP/s  {100 * row['ratio']:5.1f} %  "
               f"max rel error {error:.2e}", flush=True)
-    return {"title": "BF16 GEMM C = A @ B^T (BF16 in and out, FP32 accumulation)", "rows": rows}
+    return {"title": "BF16 GEMM C = A @ B^T (BF16 in and out, FP32 accumulation)", "sample": sample.name,
+            "rows": rows}
 
 
 def main(argv=None) -> int:

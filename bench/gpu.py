@@ -716,6 +716,20 @@ def gpu_run(args) -> int:
         else:
             errors.append(f"gemm skipped: it needs an sm_90 GPU, this is sm_{device.compute_capability}")
 
+    # -- the samples written with tile primitives, against their bounds (bench/tile_samples.py) -----
+    tile = None
+    if "tile" in args.parts:
+        if device.compute_capability == "90":
+            print("[gpu] tile-primitive samples (softmax_tx, rmsnorm_tx, gemm_tx_hopper)", flush=True)
+            try:
+                from bench.tile_samples import run as run_tile
+                tile = run_tile(rounds=5)
+            except Exception as err:
+                errors.append(f"tile: {type(err).__name__}: {err}")
+                traceback.print_exc()
+        else:
+            errors.append(f"tile samples skipped: they need an sm_90 GPU, this is sm_{device.compute_capability}")
+
     # -- static SASS instruction counts (code size, free of timing noise) -------------------------
     sass_rows = []
     cuobjdump = find_cuobjdump()
@@ -728,7 +742,7 @@ def gpu_run(args) -> int:
         errors.append("SASS counts skipped: " + ("no cuobjdump" if not cuobjdump else "time budget spent"))
 
     results = {"meta": meta, "kernels": kernel_rows, "compile": compile_rows, "launcher": launcher_rows,
-               "sass": sass_rows, "gemm_hopper": gemm, "errors": errors,
+               "sass": sass_rows, "gemm_hopper": gemm, "tile_samples": tile, "errors": errors,
                "elapsed_s": round(time.perf_counter() - started, 1)}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -919,8 +933,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*", help="only these samples or case ids")
     ap.add_argument("--tag", help="free text stored in the JSON's meta (e.g. the git commit measured)")
     ap.add_argument("--no-sass", action="store_true", help="dry run: skip the SASS instruction counts")
-    ap.add_argument("--parts", nargs="*", default=["compile", "kernels", "launcher", "gemm", "sass"],
-                    choices=["compile", "kernels", "launcher", "gemm", "sass"],
+    ap.add_argument("--parts", nargs="*", default=["compile", "kernels", "launcher", "gemm", "tile", "sass"],
+                    choices=["compile", "kernels", "launcher", "gemm", "tile", "sass"],
                     help="what to run (default all; kernels need compile)")
     args = ap.parse_args(argv)
     if args.dry_run:

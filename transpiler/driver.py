@@ -55,6 +55,10 @@ def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None 
     from transpiler.sema.check import check
 
     checked = check(result.module, source, diags, arch=arch)
+    if not diags.has_errors:
+        from transpiler.tile.dispatch import dispatch_module
+
+        dispatch_module(checked, diags)
     if diags.has_errors or until == "check":
         result.diagnostics = diags.sorted()
         return result

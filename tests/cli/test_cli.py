@@ -25,7 +25,7 @@ BROKEN = ("from tvm.script import tirx as T\n"
           "\n"
           "x = = 1\n"
           "y = (1, 2]\n"
-          "z = {i for i in range(4)}\n")
+          "z = 2 ** 3\n")
 
 
 def run(*args, stdin: bytes | None = None, env: dict | None = None, cwd=None, stderr=subprocess.PIPE):
@@ -272,7 +272,7 @@ def test_explain_prints_the_codes_paragraph():
     assert result.returncode == 0
     out = text(result.stdout)
     assert out.startswith("E0109: construct not supported in a kernel file\n\n")
-    assert "`class`, `lambda`, set comprehensions" in out
+    assert "(`try`, `global`, `yield`, `import *`" in out
     assert run("--explain", "e0109").stdout == result.stdout  # case does not matter
     assert "more than 100 syntax errors" not in text(run("--explain", "E0112").stdout)
     assert "stops reading a file after 100 syntax errors" in text(run("--explain", "E0112").stdout)

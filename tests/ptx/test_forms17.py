@@ -190,7 +190,7 @@ def test_single_cta_instructions_need_no_cluster():
     ("atom.shared.add.noftz.v2.f16x2", "vector atom works on global memory"),
     ("red.global.v4.u32.add", "vector red is an f32 (.v2, .v4) or f16 / bf16 (.v2, .v4, .v8) add, min or max"),
     ("red.global.add.noftz.v8.f16x2", "the f16x2 vectors are .v2 and .v4"),
-    ("ld.global.v8.f32", ".v8 is a vector of 16-bit red / atom values"),
+    ("ld.global.v8.u16", ".v8 is a vector of 16-bit red / atom values"),
     ("multimem.st.global.add.u32", "multimem.st takes no operation"),
     ("multimem.ld_reduce.relaxed.global.add.u32", "`.relaxed` needs a scope"),
     ("multimem.red.global.add.s64", "`.add` takes .u32 / .u64 / .s32"),

@@ -25,7 +25,7 @@ from transpiler.target import ptx
     ("cvt.rn.s32.u32", "an integer -> integer cvt takes no rounding mode"),
     ("cvt.ftz.s32.s16", "`.ftz` goes with an .f32"),
     ("cvt.rn.relu.f16.f64", "`.relu` / `.satfinite` are on"),
-    ("cvt.rn.tf32.f32", "the tf32 line is cvt.rna"),
+    ("cvt.rm.tf32.f32", "the tf32 lines are cvt.rna{.satfinite}.tf32.f32 and cvt.rn / .rz"),
     ("bar.red.popc.pred", ".popc reduces to .u32"),
     ("ldu.global.v4.f64", ".v4 takes 16- and 32-bit types"),
 ])
@@ -98,7 +98,7 @@ def test_no_complete_arrive_writes_the_state():
 # -- fp8 / fp6 / fp4 / ue8m0 conversions -----------------------------------------------------------------
 @pytest.mark.parametrize("mnemonic, why", [
     ("cvt.rn.e2m3x2.f32", "conversions to fp8 / fp6 / fp4 pairs are `.satfinite`"),
-    ("cvt.rn.satfinite.e3m2x2.f16x2", "fp6 pairs convert from f32"),
+    ("cvt.rn.e3m2x2.f16x2", "conversions to fp8 / fp6 / fp4 pairs are `.satfinite`"),
 ])
 def test_invalid_narrow_conversions(mnemonic, why):
     result, errs = check(f'T.ptx["{mnemonic}"]()\n', "sm_100a")

@@ -105,3 +105,28 @@ def test_fragments_that_do_not_exist(call, col, why):
     result, errs = check(f"fr = T.alloc_tcgen05_ldst_frag({call})\n")
     assert errs == [(FIRST, col, "E0607")]
     assert why in messages(result)[0]
+
+
+def test_the_atom_layout_imported_from_tvm_tirx_layout_is_the_fragments_layout():
+    """`tcgen05_atom_layout(...)` (tvm.tirx.layout) is the layout `T.alloc_tcgen05_ldst_frag` gives
+    its buffer, so a register buffer declared with it holds the same registers."""
+    result = transpile("""\
+from tvm.script import tirx as T
+from tvm.tirx.layout import tcgen05_atom_layout
+
+
+@T.prim_func
+def k(F_ptr: T.handle):
+    F = T.match_buffer(F_ptr, (128,), "float32")
+    T.device_entry()
+    tx = T.thread_id([128])
+    frag = T.alloc_tcgen05_ldst_frag("16x256b", (64, 32), "float16")
+    same = T.alloc_buffer((64, 32), "float16", scope="local", layout=tcgen05_atom_layout("16x256b", (64, 32), "float16"))
+    same.local()[3] = frag.local()[3]
+    F[tx] = T.float32(same.local()[3])
+""", "k.tx", arch="sm_100a")
+    assert result.ok, [d.message for d in result.diagnostics]
+    assert "h_ptr" not in result.cuda and "half frag_ptr[16];" in result.cuda and "half same_ptr[16];" in result.cuda
+    bad, errs = check('x = T.alloc_buffer((96, 8), "float32", scope="local", '
+                      'layout=T.tcgen05_atom_layout("32x32b", (96, 8), "float32"))\n')
+    assert [e[2] for e in errs] == ["E0607"] and "`tcgen05_atom_layout`: " in messages(bad)[0]

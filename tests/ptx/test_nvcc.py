@@ -32,7 +32,7 @@ JOBS = [
     ("blackwell_forms", "sm_100a"), ("blackwell_forms", "compute_100a"), ("blackwell_forms", "sm_100f"),
     ("pair_forms", "sm_100a"), ("pair_forms", "compute_100a"),
     ("wgmma_shapes", "compute_90a"), ("gpu_forms", "compute_90a"), ("gpu_forms17", "compute_90a"), ("gpu_forms_last", "compute_90a"),
-    ("gpu_forms_last", "sm_80"), ("gpu_forms_arith", "sm_80"),
+    ("gpu_forms_last", "sm_80"), ("gpu_forms_arith", "sm_80"), ("gpu_forms_final", "compute_90a"),
 ]
 
 

@@ -34,7 +34,7 @@ ROWS = [
     ("", "int(all(v >= 0 for v in SQUARES)) + 2 * int(any(v > 20 for v in SQUARES))", 1),
     ("", "sorted((3, 1, 2), reverse=True)[0] * 10 + reversed(SQUARES)[0]", 30 + 16),
     ("", "T.max(*[A[i] for i in [j * 3 for j in range(2)]])", max(A[0], A[3])),
-    ("", "int(isinstance(SQUARES, tuple)) + int(isinstance(3, int)) + abs(-4) + int('12')", 1 + 1 + 4 + 12),
+    ("", "int(isinstance(SQUARES, tuple)) + int(isinstance(3, int)) + abs(-4) + int('12')", 0 + 1 + 4 + 12),
     ("u, v = 1, A[5]\nu2, v2 = v, u", "u2 * 10 + v2", A[5] * 10 + 1),
     ("w1, w2 = A[0], A[1]\nw1, w2 = w2, w1", "w1 * 1000 + w2", A[1] * 1000 + A[0]),
     ("A2 = [0, 0]\nO[30], O[31] = A[2], A[3]", "O[30] - O[31] + SHAPE[0] + len(DT) + len(REST)", A[2] - A[3] + 32 + 7 + 2),
@@ -42,9 +42,19 @@ ROWS = [
     ("", "sum(D.values()) + len(', '.join(D.keys())) * 10 + (1, 2, 1).count(1) * 100", 7 + 40 + 200),
     ("", "len('a,b,c'.split(',')) + (3, 4, 5).index(5) * 10 + int('AB'.lower() == 'ab') * 100", 3 + 20 + 100),
     ("", "len(f'{len(SQUARES)}:{D[\"a\"]:>3}')", 5),
+    ("", "math.prod(SQUARES[1:]) + gcd(12, 18) * 1000 + math.gcd(8, 12, 20) * 10000", 576 + 6000 + 40000),
+    ("", "int(math.log2(64)) + math.ceil(2.5) * 10 + math.floor(-2.5) * 100 + math.isqrt(50) * 1000", 6 + 30 - 300 + 7000),
+    ("", "functools.reduce(lambda a, b: a * b, (4, 8, 2)) + reduce(lambda a, b: a - b, [1, 2, 3], 10) * 100", 64 + 400),
+    ("", "int(math.pi * 1000) + int(math.isfinite(math.inf)) * 10000", 3141),
+    ("", "functools.reduce(operator.mul, SQUARES[1:], 1) + operator.floordiv(-7, 2) * 1000", 576 - 4000),
 ]
 
 HEAD = """\
+import functools
+import math
+import operator
+from functools import reduce
+from math import gcd
 from tvm.script import tirx as T
 
 SQUARES = [i * i for i in range(5)]

@@ -175,12 +175,7 @@ def test_mismatched_bracket_has_a_note_at_the_opener():
 
 # (source, line, col, the construct as the message names it)
 REJECTED = [
-    ("class A:\n    pass\n", 1, 1, "class definition"),
-    ("@dataclass\nclass A(B):\n    x: int = 1\n", 2, 1, "class definition"),
-    ("f = lambda x: x + 1\n", 1, 5, "lambda"),
-    ("f = lambda x=1, *a, **k: x\n", 1, 5, "lambda"),
-    ("x = {i for i in a}\n", 1, 5, "set comprehension"),
-    ("x = {1, 2}\n", 1, 5, "set literal"),
+    ("class A(metaclass=M):\n    pass\n", 1, 9, "keyword argument of a class definition"),
     ("from tvm.tirx.layout import *\n", 1, 29, "`import *`"),
     ("from . import kernels\n", 1, 6, "relative import"),
     ("from ..a.b import c\n", 1, 6, "relative import"),
@@ -188,7 +183,6 @@ REJECTED = [
     ("def f():\n    global N\n", 2, 5, "`global` statement"),
     ("def f():\n    nonlocal n\n", 2, 5, "`nonlocal` statement"),
     ("del x\n", 1, 1, "`del` statement"),
-    ("raise ValueError(\"no\")\n", 1, 1, "`raise` statement"),
     ("try:\n    x = 1\nexcept Exception as e:\n    pass\nfinally:\n    pass\n", 1, 1, "`try` statement"),
     ("try:\n    x = 1\nexcept* E:\n    pass\nelse:\n    pass\n", 1, 1, "`try` statement"),
     ("def f():\n    yield 1\n", 2, 5, "`yield`"),
@@ -197,14 +191,8 @@ REJECTED = [
     ("async def f():\n    pass\n", 1, 1, "`async`"),
     ("x = 2 ** 10\n", 1, 5, "`**` (power)"),
     ("x **= 2\n", 1, 1, "`**` (power)"),
-    ("x = a in b\n", 1, 5, "`in` operator"),
-    ("x = a not in b\n", 1, 5, "`not in` operator"),
-    ("x = a is None\n", 1, 5, "`is` operator"),
-    ("x = a is not None\n", 1, 5, "`is not` operator"),
     ("x = b\"raw\"\n", 1, 5, "bytes literal"),
     ("x = (y := 1)\n", 1, 6, "walrus operator `:=`"),
-    ("def f(*args):\n    pass\n", 1, 7, "`*args` parameter"),
-    ("def f(**kw):\n    pass\n", 1, 7, "`**kwargs` parameter"),
     ("def f(a, /, b):\n    pass\n", 1, 10, "positional-only marker `/`"),
     ("x = A[...]\n", 1, 7, "`...` (Ellipsis)"),
     ("x = 1j\n", 1, 5, "complex number"),
@@ -229,12 +217,12 @@ def test_rejected_construct_is_named(source, line, col, construct):
 def test_rejected_constructs_inside_a_kernel_are_all_reported():
     source = ("@T.prim_func\n"
               "def k(a: T.handle):\n"
-              "    x = {i for i in range(4)}\n"
-              "    y = lambda: 1\n"
+              "    x = 1j\n"
+              "    y = b\"x\"\n"
               "    z = 2 ** 3 ** 4\n"
-              "    assert a is not None\n")
+              "    assert (y := b)\n")
     assert [(line, col, code) for line, col, code, _ in problems(source)] == [
-        (3, 9, "E0109"), (4, 9, "E0109"), (5, 9, "E0109"), (6, 12, "E0109")]
+        (3, 9, "E0109"), (4, 9, "E0109"), (5, 9, "E0109"), (6, 13, "E0109")]
 
 
 # ---- many errors in one run -------------------------------------------------------------
@@ -251,7 +239,7 @@ def test_all_errors_of_a_file_in_source_order():
               "def k(a: T.handle):\n"                # 9
               "    b = (1, 2]\n"                     # 10: E0104, and parsing goes on inside the kernel
               "    c = 0777\n"                       # 11: E0110
-              "    d = {i for i in a}\n"             # 12: E0109
+              "    d = 1j\n"                         # 12: E0109
               "    e = 'open\n"                      # 13: E0102
               "    f = )\n"                          # 14: E0104
               "g = 1 2\n")                           # 15: E0100

@@ -64,7 +64,7 @@ INPUTS: dict[str, tuple[bytes, tuple[str, int, int] | None]] = {
     "deep subscripts": (("x = a" + "[0]" * DEEP + "\n").encode(), ("E0108", 1, None)),
     "deep conditional expressions": (("x = " + "a if b else " * DEEP + "c\n").encode(), ("E0108", 1, None)),
     "deep power": (("x = " + "**".join(["2"] * DEEP) + "\n").encode(), ("E0109", 1, 5)),
-    "deep lambdas": (("f = " + "lambda: " * DEEP + "1\n").encode(), ("E0109", 1, 5)),
+    "deep lambdas": (("f = " + "lambda: " * DEEP + "1\n").encode(), ("E0108", 1, None)),
     "long flat sum": (("x = " + "+".join(["1"] * 150) + "\n").encode(), None),
     "very long line": (("x = '" + "a" * 200_000 + "'\n").encode(), None),
     "many errors": (b"x = = 1\n" * 1000, ("E0100", 1, 5)),

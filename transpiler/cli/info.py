@@ -70,6 +70,10 @@ def kernel_report(lk) -> dict:
         "workspaces": [{"name": w.name, "c_name": w.c_name, "dtype": w.dtype.name,
                         "shape": [host_text(e) for e in w.shape], "align": w.align, "line": w.span.line}
                        for w in spec.workspaces],
+        "tile_calls": [{"line": d.span.line, "col": d.span.col, "call": d.call, "operands": d.operands,
+                        "variant": d.variant, "why": d.why,
+                        "rejected": [{"variant": v, "why": why} for v, why in d.rejected]}
+                       for d in lk.tile_dispatch],
     }
 
 
@@ -358,6 +362,14 @@ def _kernel_text(k: dict) -> list[str]:
         out.append("  workspaces     global memory the launcher allocates and zero-fills before each launch")
         out.extend(_table([[w["name"], _type(w["dtype"], w["shape"]), f"align {w['align']}", f"line {w['line']}"]
                            for w in k["workspaces"]], "    "))
+    if k["tile_calls"]:
+        count = len(k["tile_calls"])
+        out.append(f"  tile calls     {count} call{'s' if count != 1 else ''}, each with the variant dispatch chose")
+        for t in k["tile_calls"]:
+            out.append(f"    line {t['line']}: {t['call']}({t['operands']}) -> {t['variant']}")
+            out.append(f"      because {t['why']}")
+            for r in t["rejected"]:
+                out.append(f"      not {r['variant']}: {r['why']}")
     return out
 
 

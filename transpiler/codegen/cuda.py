@@ -325,6 +325,9 @@ class CPrinter:
         for item in s.body:
             self.stmt(item)
 
+    def _s_Comment(self, s: ir.Comment):
+        self.emit("// " + s.text.replace("\n", " "))
+
     def _s_Block(self, s: ir.Block):
         self.emit("{")
         self.body(s.body)
@@ -446,7 +449,7 @@ _EXPR_RULES = {cls: getattr(CPrinter, "_e_" + cls.__name__) for cls in (
     ir.Reinterpret, ir.Call, ir.Load, ir.VecLoad, ir.Address)}
 _STMT_RULES = {cls: getattr(CPrinter, "_s_" + cls.__name__) for cls in (
     ir.Seq, ir.Block, ir.ArrayDecl, ir.PointerDecl, ir.Store, ir.VecStore, ir.LetStmt, ir.Evaluate, ir.For,
-    ir.While, ir.If, ir.Break, ir.Continue, ir.Return, ir.Trap)}
+    ir.While, ir.If, ir.Break, ir.Continue, ir.Return, ir.Trap, ir.Comment)}
 
 
 def line_directive(line: int, source_name: str) -> str:

@@ -45,10 +45,9 @@ CODES: dict[str, tuple[str, str]] = {
               "the expression or name intermediate values with `T.let`."),
     "E0109": ("construct not supported in a kernel file",
               "`.tx` files are parsed, never executed, so Python features that need an interpreter "
-              "(`class`, `lambda`, set comprehensions, `try`, `global`, `yield`, `import *`, "
-              "`**`, `in`, `is` and so on) are rejected with the name of the construct (list, dict and "
-              "generator comprehensions, f-strings and `*` unpacking are evaluated when the kernel is "
-              "compiled: E0130-E0139). The message "
+              "(`try`, `global`, `yield`, `import *`, `**`, `in` and so on) are rejected with the name "
+              "of the construct (comprehensions, lambdas, f-strings and `*` unpacking are evaluated when "
+              "the kernel is compiled: E0130-E0139, E0340-E0349). The message "
               "suggests the TIRx spelling where one exists (for example `T.pow` for `**`)."),
     "E0110": ("invalid number literal",
               "Integers may be decimal, hexadecimal (`0x`), octal (`0o`) or binary (`0b`), with `_` "
@@ -248,6 +247,52 @@ CODES: dict[str, tuple[str, str]] = {
               "`T.alloc_shared`, `T.alloc_local` and the scalar allocators with `scope=\"global\"` are "
               "errors: they name another kind of memory, and a global scalar would be shared by every "
               "thread of the launch."),
+    # ---- classes (sema/classes.py) -----------------------------------------------
+    "E0330": ("exception raised at compile time",
+              "tirxc evaluates the Python of a `.tx` file while it compiles (the classes' `__init__` "
+              "and plain methods, plain helper functions, the compile-time branches of inlined "
+              "methods), and a `raise` it reaches there is this error, at the `raise`, with the "
+              "exception's message. When the `raise` is inside TIRx's helper library (MBarrier, ...), "
+              "the error points at the call in your file. `raise` names one of Python's builtin "
+              "exceptions (`ValueError(\"...\")`, `TypeError`, `RuntimeError` ...) with a compile-time "
+              "message."),
+    "E0331": ("invalid class definition",
+              "A class of a `.tx` file is decorated `@T.meta_class` or not at all; its bases are "
+              "classes of the file or of the library, in an order Python accepts; its methods take the "
+              "instance first and are plain, `@T.inline`, `@T.macro`, `@staticmethod` or `@property`."),
+    "E0332": ("no such attribute",
+              "The instance (or class) has no attribute of that name: neither `__init__` nor another "
+              "method set it, and no class of its hierarchy defines it."),
+    "E0333": ("invalid instantiation",
+              "A class without `__init__` takes no arguments, and `__init__` returns None."),
+    "E0334": ("attribute assignment to something that is not an instance",
+              "`x.attr = value` sets an attribute of an instance of one of the file's classes (`self.n "
+              "= n`). Buffers, pools, layouts and classes themselves have no attributes to set."),
+    "E0335": ("`raise` under a run-time condition",
+              "An inlined method (`@T.inline`) is checked as kernel code, where an `if` on a run-time "
+              "value becomes a CUDA `if`. A `raise` inside one cannot be honoured: tirxc raises at "
+              "compile time, and the condition is known only on the GPU. Use `assert cond, \"...\"` "
+              "for a run-time check, or make the condition a compile-time one."),
+    "E0339": ("class feature not supported yet",
+              "A Python class feature tirxc's evaluator does not implement yet: `@classmethod`, "
+              "`Enum` bases, nested classes and statements other than methods and `name = value` in a "
+              "class body, `is` chained with other comparisons."),
+    "E0340": ("not a set item",
+              "A compile-time set holds numbers, strings, bools, None and tuples of them, as Python's "
+              "hashable values; lists, dicts, run-time expressions and buffers cannot be set items."),
+    "E0341": ("invalid list or set operation",
+              "A compile-time list changes in place (`append`, `extend`, `insert`, `pop`, `remove`, "
+              "`xs[i] = v` in a plain helper function) as Python's does; the message names what went "
+              "wrong: an index out of range, a position that is not a compile-time integer, a value "
+              "that is not in the list, item assignment into a tuple or a set."),
+    "E0342": ("invalid `*args` / `**kwargs` parameters",
+              "A helper's parameters follow Python's rules: at most one `*args` (or bare `*`), a bare "
+              "`*` followed by a keyword-only parameter, nothing after `**kwargs`. A kernel takes neither: "
+              "its parameters are named buffers, handles and scalars."),
+    "E0343": ("`str.format` failed",
+              "`\"...\".format(...)` formats compile-time values with Python's rules. The message is "
+              "Python's (a missing argument, a bad format spec); fields that read an attribute or an "
+              "item (`{0.x}`, `{0[1]}`) and nested fields in a spec are not supported yet."),
     # ---- thread hierarchy ------------------------------------------------------
     "E0400": ("misplaced `T.device_entry()`",
               "Every kernel has exactly one `T.device_entry()` statement at the top level of its body "
@@ -537,6 +582,28 @@ CODES: dict[str, tuple[str, str]] = {
               "parameter kind such as a TMA tensor map, or cluster dimensions that are not constants) "
               "is reported at the kernel; the CUDA and the CuPy launcher are still available without "
               "`--header`."),
+    "E0901": ("unknown tile primitive",
+              "`Tx.<op>(...)` runs a tile primitive at thread scope and `Tx.<scope>.<op>(...)` at a "
+              "wider one (`warp`, `wg` / `warpgroup`, `cta`, `cluster`, `thread`). The name is not one "
+              "of the primitives docs/tile-primitives.md lists, or the prefix is not a scope."),
+    "E0902": ("tile primitive used where it cannot run",
+              "A tile primitive is device code: it goes after `T.device_entry()`, and its scope comes "
+              "from its namespace (`Tx.warp.copy`), not from a `scope=` argument."),
+    "E0903": ("bad tile-primitive operand",
+              "Operands are buffers or buffer regions (`A[0:64, k:k + 32]`, or a whole buffer), "
+              "numbers or run-time scalars where the primitive takes a value, and strings where it "
+              "takes an op name; `workspace=` is a dict of buffers. Any other keyword argument is a "
+              "config option that the chosen lowering may read."),
+    "E0904": ("no lowering accepts this tile-primitive call",
+              "Dispatch tries the lowerings (variants) registered for the primitive, highest priority "
+              "first, and takes the first whose conditions hold for this call: the operands' memory "
+              "scopes, dtypes, shapes and layouts, the cooperation scope and the threads that reach "
+              "the call, the target architecture, and `dispatch=` when given. The message lists each "
+              "variant with the condition that ruled it out; `tirxc info` shows which variant each "
+              "accepted call got and why."),
+    "E0905": ("unknown dispatch variant",
+              "`dispatch=\"name\"` forces one lowering of a tile primitive; the name must be one of the "
+              "primitive's variants (the message lists them)."),
     "E0723": ("inconsistent cluster shape",
               "A thread-block cluster is a box of CTAs (`T.cta_id_in_cluster([x, y, z])`, or "
               "`cluster=` of the launch configuration) that tiles the grid: each grid extent is a "

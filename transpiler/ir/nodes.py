@@ -327,6 +327,13 @@ class If(Stmt):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class Comment(Stmt):
+    """`// text` on a line of its own: what a lowered tile primitive came from."""
+    text: str
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Break(Stmt):
     """`break;`"""
     span: Span = _span_field()
@@ -384,6 +391,73 @@ class BufferVecStore(Stmt):
     indices: tuple[Expr, ...]
     value: Expr
     span: Span = _span_field()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TileRegion:
+    """A tile-primitive operand: the box `starts[d] .. starts[d] + extents[d]` of a buffer."""
+    buffer: Buffer
+    starts: tuple[Expr, ...]
+    extents: tuple[Expr, ...]
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TileLambda:
+    """A tile-primitive operand that is a function of the destination's coordinates (`select`'s
+    `pred=lambda i, j: i < j`): its body, built over `params`, one variable per dimension."""
+    params: tuple[Var, ...]
+    body: Expr
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ThreadGuard:
+    """A condition of an `if` around a tile-primitive call that depends on thread ids, with the
+    finest level of the thread hierarchy it depends on: "thread" (lane-level ids, `elect_sync()`),
+    "warp", "warpgroup" or "cta". A call at a scope wider than that level runs on part of its threads."""
+    cond: Expr
+    level: str
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ThreadContext:
+    """What tile-primitive dispatch knows of the threads that reach a call."""
+    block: tuple[Expr, ...]  # threadIdx extents (x, y, z), as declared
+    cluster: tuple[int, ...] | None  # the cluster's shape, when the kernel has one
+    guards: tuple[ThreadGuard, ...] = ()
+    arch: int = 0  # the target architecture (`--arch`), 0 when not given
+    tmem_slot: object = None  # the `tcgen05.alloc` slot (a shared uint32 Buffer), once one is seen
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TileCall(Stmt):
+    """`Tx.<scope>.<op>(...)` before dispatch (checker level; transpiler/tile replaces it).
+    operands: (name, value) in the order of the op's signature (transpiler/ir/tile_ops.py), each value
+    a TileRegion, an Expr, a compile-time Python value or None; config: the other keyword arguments."""
+    op: str
+    scope: str  # thread warp warpgroup cta cluster
+    operands: tuple[tuple[str, object], ...]
+    config: tuple[tuple[str, object], ...]
+    workspace: tuple[tuple[str, object], ...]
+    dispatch: str | None
+    threads: ThreadContext
+    span: Span = _span_field()
+
+    def operand(self, name: str):
+        return dict(self.operands)[name]
+
+    def option(self, name: str, default=None):
+        return dict(self.config).get(name, default)
+
+
+def tile_call_exprs(call: TileCall) -> tuple:
+    out = []
+    for _, item in call.operands + call.config:
+        if isinstance(item, TileRegion):
+            out.extend(item.starts)
+        elif isinstance(item, Expr):
+            out.append(item)
+    return tuple(out)
 
 
 # -- storage-level --
@@ -498,7 +572,6 @@ class LaunchSpec:
     min_blocks: int | None = None  # `__launch_bounds__`'s second argument
     max_registers: int | None = None  # `__maxnreg__`, in place of `__launch_bounds__`
     cluster: tuple[int, int, int] | None = None  # thread-block cluster shape (`__cluster_dims__`)
-    cluster: tuple[int, int, int] | None = None  # `__cluster_dims__`: thread-block cluster shape
 
 
 # ---- tables derived from the schema -------------------------------------------------------
@@ -528,10 +601,11 @@ NODE_EXPRS: dict[type, Callable[..., tuple]] = {
     Address: lambda e: () if e.index is None else (e.index,),
     Seq: _no_exprs, Block: _no_exprs, Evaluate: lambda s: (s.value,), LetStmt: attrgetter("var", "value"),
     For: attrgetter("var", "start", "stop", "step"), While: lambda s: (s.cond,), If: lambda s: (s.cond,),
-    Break: _no_exprs, Continue: _no_exprs, Return: _no_exprs, Trap: lambda s: (s.cond,),
+    Comment: _no_exprs, Break: _no_exprs, Continue: _no_exprs, Return: _no_exprs, Trap: lambda s: (s.cond,),
     Allocate: _no_exprs, DeclView: _no_exprs,
     BufferStore: lambda s: _exprs_in(s.indices) + (s.value,),
     BufferVecStore: lambda s: _exprs_in(s.indices) + (s.value,),
+    TileCall: tile_call_exprs,
     ArrayDecl: _no_exprs, PointerDecl: lambda s: (s.offset,),
     Store: attrgetter("index", "value"), VecStore: attrgetter("index", "value"),
 }

@@ -8,6 +8,44 @@ from transpiler.ir import nodes as ir
 from transpiler.syntax.source import SourceFile, Span
 
 
+class CNames:
+    """The C names taken in one kernel. `fresh(name)` takes the first free one of
+    name, name_1, name_2 ...; it remembers per name where the free ones start,
+    so that a kernel with n loops over `i` costs O(n), not O(n²), probes."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+        self.next_suffix: dict[str, int] = {}  # name -> k: name and name_1 ... name_{k-1} are taken
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.taken
+
+    def fresh(self, name: str) -> str:
+        n = self.next_suffix.get(name, 0)
+        candidate = f"{name}_{n}" if n else name
+        while candidate in self.taken:
+            n += 1
+            candidate = f"{name}_{n}"
+        self.taken.add(candidate)
+        self.next_suffix[name] = n + 1
+        return candidate
+
+    def discard(self, name: str) -> None:
+        self.taken.discard(name)
+        self.next_suffix.clear()  # the freed name may come first again for its base
+
+
+@dataclass(frozen=True)
+class TileDispatch:
+    """What dispatch did with one tile-primitive call (`tirxc info` lists these)."""
+    span: Span
+    call: str  # `Tx.warp.copy`
+    operands: str  # the operands, as written in the comment above the lowered code
+    variant: str
+    why: str  # the conditions the chosen variant met
+    rejected: tuple[tuple[str, str], ...]  # (variant, why it was ruled out), in the order tried
+
+
 @dataclass
 class Kernel:
     name: str
@@ -26,6 +64,8 @@ class Kernel:
     views: list[ir.Buffer]
     static_shared_bytes: int
     attrs: dict = field(default_factory=dict)  # `T.attr` kernel attributes: key -> int
+    cnames: CNames | None = None  # the C names the checker took (tile dispatch takes fresh ones)
+    tile_dispatch: list[TileDispatch] = field(default_factory=list)
 
 
 @dataclass
@@ -47,6 +87,7 @@ class LoweredKernel:
     # in the kernel; the printer applies it: the body is not rebuilt around every
     # renamed loop variable.
     var_names: dict[str, str] = field(default_factory=dict)
+    tile_dispatch: list[TileDispatch] = field(default_factory=list)
 
 
 @dataclass

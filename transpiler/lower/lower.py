@@ -21,6 +21,7 @@ from transpiler.target.cmath import PURE_CALLS, via_float32
 from transpiler.ir.fold import nonneg
 from transpiler.lower import cforms
 from transpiler.lower.narrow import exact_stmt
+from transpiler.lower.tma_writes import written_through_maps
 from transpiler.target import ptx
 from transpiler.target.arch import BASE_ARCH
 from transpiler.target.cnames import FIXED_WIDTH, fixed_width_names
@@ -181,6 +182,8 @@ class KernelLowerer:
             return ir.If(cond, then, orelse, s.span)
         if cls is ir.While:
             return ir.While(self.expr(s.cond), self.nested(s.body) or ir.Seq(()), s.span)
+        if cls is ir.Block:  # a lowered tile primitive's code (transpiler/tile/dispatch.py)
+            return ir.Block(self.stmt(s.body) or ir.Seq(()), s.span)
         if cls is ir.For:
             return self.loop(s)
         if cls is ir.Trap:
@@ -234,7 +237,7 @@ class KernelLowerer:
         self.facts = facts
         var_names = reuse_source_names(body, self.module.source, self._global_names(facts))
         _align_vector_arrays(facts)
-        readonly = _readonly_params(facts, k.params)
+        readonly = _readonly_params(facts, k.params, body)
         params = []
         for p in k.params:
             if p.kind == "buffer" and p.buffer is not None and p.buffer.storage.name in readonly:
@@ -266,7 +269,7 @@ class KernelLowerer:
             span=k.name_span,
             workspaces=tuple(ir.Workspace(ws.name, ws.storage.name, ws.dtype, ws.shape, ws.align, ws.span)
                              for ws in workspaces))
-        return LoweredKernel(spec, body, arena, var_names)
+        return LoweredKernel(spec, body, arena, var_names, list(self.kernel.tile_dispatch))
 
     def _global_names(self, facts: "_Facts") -> set[str]:
         """C names visible everywhere in the kernel: parameters, storage, called functions."""
@@ -338,14 +341,12 @@ class _Facts:
 
 
 _ARITHMETIC = frozenset({ir.Var, ir.IntImm, ir.FloatImm, ir.Builtin, ir.BinOp, ir.UnaryOp, ir.Cast, ir.Select})
+_ACCESSES = frozenset({ir.Load, ir.VecLoad, ir.Address})
 
 
 def _header(dtype) -> str | None:
     """The header a dtype needs, if any."""
     return header(dtype) if dtype.kind not in ("void", "handle") else None
-
-
-_ACCESSES = frozenset({ir.Load, ir.VecLoad, ir.Address})
 
 
 def _scan(body: ir.Stmt) -> _Facts:
@@ -738,9 +739,10 @@ def _pure(*exprs: ir.Expr) -> bool:
     return not any(isinstance(x, ir.Call) for e in exprs for x in ir.walk_expr(e))
 
 
-def _readonly_params(facts: _Facts, params) -> set[str]:
-    written = {storage.name for storage in facts.stored}
-    written.update(storage.name for storage in facts.addressed)  # a pointer may be written through
+def _readonly_params(facts: _Facts, params, body: ir.Stmt) -> set[str]:
+    # a pointer may be written through, a store through a view writes its bases, a TMA store its buffer
+    written = {s.name for s in facts.stored + facts.addressed for s in (s, s.base, s.base and s.base.base) if s}
+    written.update(written_through_maps(body, params))
     return {p.name for p in params if p.kind == "buffer" and p.name not in written}
 
 

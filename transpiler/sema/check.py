@@ -10,7 +10,8 @@ register themselves in registry.py when imported here.
 The layering, bottom to top (each imports only modules before it):
 values, state, registry, scalars, expr, pyeval (the Python level: `*`, comprehensions,
 dicts; pyeval_builtins, pyeval_fstring), threads, ptx_calls, intrinsics, views, buffers,
-access, pools, statements, macros (helper functions), kernel, check.
+access, pools, statements, macros (helper functions), class_values + classes (classes of the
+file), prelude (TIRx's helper library as tirxc's own `.tx` sources), kernel, check.
 """
 from __future__ import annotations
 
@@ -27,12 +28,15 @@ from transpiler.target.cnames import source_code_names
 # every call family, imported so that its handlers register
 from transpiler.sema import access, buffers, cuda_helpers, tcgen05_desc, intrinsics, pools, ptx_calls, threads, views  # noqa: F401
 from transpiler.sema import macros, pyeval, pyeval_builtins, pyeval_fstring, statements  # (they register in expr.py and registry.py)
+from transpiler.sema import classes, prelude
+from transpiler.sema import tile_calls  # noqa: F401  (registers Tx.* calls)
+from transpiler.sema import pyeval_modules
 from transpiler.sema.expr import elab
 from transpiler.sema.kernel import check_kernel
 from transpiler.sema.registry import LAYOUT_CTORS
 from transpiler.sema.state import KernelState, ModuleState, at_module_level
-from transpiler.sema.values import (POISON, Axis, Binding, DTypeVal, DynamicExtent, LayoutPart, LayoutVal, Namespace,
-                                    Poison, PyConst, PyDict, LibraryName, SliceVal)
+from transpiler.sema.values import (POISON, Axis, Binding, Builtin, DTypeVal, DynamicExtent, LayoutPart, LayoutVal, Namespace,
+                                    Poison, PyConst, PyDict, LibraryName, SliceVal, Helper)
 
 DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir", "tvm.tirx")
 LAYOUT_MODULE = "tvm.tirx.layout"
@@ -66,12 +70,19 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
                 kernels.append(kernel)
         elif isinstance(stmt, ast.Pass):
             continue
+        elif isinstance(stmt, _PYTHON_STATEMENTS):  # the module's own Python, run now (macros.py)
+            macros.module_statement(at_module_level(ms), stmt)
+        elif isinstance(stmt, ast.ClassDef):
+            classes.module_class(at_module_level(ms), stmt)  # `@T.meta_class` classes (classes.py)
         else:
             ms.diags.error("E0201", f"{_describe_stmt(stmt)} is not allowed at module level", stmt.span,
                              help="module level holds imports, constants and `@T.prim_func` kernels")
     if not kernels and not ms.diags.has_errors:
         ms.diags.warning("W0001", "no `@T.prim_func` kernels in this file", ms.source.end_span())
     return CheckedModule(ms.source, kernels, ms.func_sources, ms.arch)
+
+
+_PYTHON_STATEMENTS = (ast.ExprStmt, ast.For, ast.While, ast.If, ast.AugAssign, ast.Assert)
 
 
 # -- imports and constants ---------------------------------------------------------
@@ -81,9 +92,11 @@ def import_(ms, stmt) -> None:
         for alias in stmt.names:
             if alias.name in DIALECT_MODULES and alias.asname:
                 bind_global(ms, alias.asname, Binding(Namespace(("T",)), "namespace", alias.span))
+            elif alias.name in pyeval_modules.MODULES:  # `import math`: evaluated by tirxc, not imported
+                bind_global(ms, alias.asname or alias.name, Binding(Builtin(alias.name), "import", alias.span))
             else:
-                bad_import(ms, alias.name, alias.span)
-                bind_global(ms, alias.asname or alias.name.split(".")[0], Binding(POISON, "import", alias.span))
+                bound = alias.asname or alias.name.split(".")[0]
+                bind_global(ms, bound, Binding(LibraryName(bound, alias.name, False), "import", alias.span))
         return
     for alias in stmt.names:
         name = alias.asname or alias.name
@@ -106,10 +119,16 @@ def import_(ms, stmt) -> None:
             continue
         elif stmt.module in LIBRARY_MODULES:
             library_import(ms, stmt.module, alias)
+        elif stmt.module in pyeval_modules.MODULES:
+            value = pyeval_modules.imported(stmt.module, alias.name)
+            if value is None:
+                ms.diags.error("E0200", f"`{stmt.module}.{alias.name}` is not supported yet", alias.span,
+                               help=did_you_mean(alias.name, pyeval_modules.MODULES[stmt.module]))
+            bind_global(ms, name, Binding(POISON if value is None else value, "import", alias.span))
         else:
-            bad_import(ms, stmt.module, stmt.span)
-            for other in stmt.names:  # their uses stay quiet
-                bind_global(ms, other.asname or other.name, Binding(POISON, "import", other.span))
+            for other in stmt.names:  # a use is refused (expr.library_name), an unused import is fine
+                bind_global(ms, other.asname or other.name,
+                            Binding(LibraryName(other.name, stmt.module, False), "import", other.span))
             return
 
 
@@ -128,7 +147,9 @@ _LANG = {
 LIBRARY_MODULES = {f"{prefix}.{name}": names for name, names in _LANG.items()
                    for prefix in ("tvm.tirx.lang", "tvm.backend.cuda.lang")}
 LIBRARY_MODULES.update({prefix: sum(_LANG.values(), ()) for prefix in ("tvm.tirx.lang", "tvm.backend.cuda.lang")})
-LIBRARY_MODULES["tvm.tirx.bench"] = ("bench", "DistributedBenchContext")
+LIBRARY_MODULES["tvm.tirx.bench"] = ("bench", "DistributedBenchContext", "CudaProfiler", "EventType",
+                                     "export_to_perfetto_trace", "decode_tag")
+LIBRARY_MODULES["enum"] = ("Enum", "IntEnum")  # a class derived from them is refused by name (classes.py)
 
 
 def library_import(ms, module: str, alias) -> None:
@@ -140,13 +161,9 @@ def library_import(ms, module: str, alias) -> None:
     elif alias.name in ("SMEMPool", "TMEMPool"):
         bind_global(ms, name, Binding(Namespace(("T", alias.name)), "import", alias.span))
     else:
-        bind_global(ms, name, Binding(LibraryName(alias.name, module), "import", alias.span))
-
-
-def bad_import(ms, module: str, span: Span) -> None:
-    ms.diags.error("E0200", f"module `{module}` is not available in a standalone kernel file", span,
-                     help="import the dialect with `from tvm.script import tirx as T` and layouts from "
-                          "`tvm.tirx.layout`")
+        value = prelude.lookup(ms, module, alias.name)  # tirxc's own library (sema/library/), or None
+        bind_global(ms, name, Binding(value if value is not None else LibraryName(alias.name, module), "import",
+                                      alias.span))
 
 
 def bind_global(ms, name: str, binding: Binding) -> None:
@@ -170,8 +187,8 @@ def constant(ms, stmt: ast.Assign) -> None:
             if isinstance(target, ast.Name):
                 bind_constant(ms, target, item)
         return
-    if not isinstance(stmt.target, ast.Name):
-        ms.diags.error("E0201", "only plain names can be assigned at module level", stmt.target.span)
+    if not isinstance(stmt.target, ast.Name):  # `D[k] = v`, `XS[i] = v`: the module's Python (macros.py)
+        macros.module_statement(at_module_level(ms), stmt)
         return
     bind_constant(ms, stmt.target, const_value(ms, stmt.value))
 
@@ -299,7 +316,7 @@ def const_value(ms: ModuleState, node: ast.Expr):
     strings, tuples, dtypes and layouts."""
     value = elab(at_module_level(ms), node)
     if isinstance(value, (PyConst, Poison, ir.IntImm, ir.FloatImm, LayoutVal, LayoutPart, DTypeVal, DynamicExtent,
-                          tuple, PyDict, SliceVal)):
+                          tuple, PyDict, SliceVal, Helper) + classes.CLASS_VALUES):  # (a Helper: `f = lambda x: ...`)
         return value
     ms.diags.error("E0202", "module-level values must be compile-time constants", node.span)
     return POISON

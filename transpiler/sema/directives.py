@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.syntax import ast
-from transpiler.sema import expr, state
+from transpiler.sema import expr, legacy_launch, state
 from transpiler.sema.registry import HANDLERS, handler
 from transpiler.sema.pyeval import kind_of
 from transpiler.sema.values import Binding, Namespace, POISON, Poison, PyConst, Void
@@ -59,6 +59,8 @@ def _hint_call(st, context) -> bool:
 def with_statement(st, stmt: ast.With, block):
     """`with T.hint(...):` runs its body in a scope of its own; any other `with` is not supported
     yet, and its body is still checked (names bound by `as` are unknown values there)."""
+    if legacy_launch.starts_device_code(st, stmt):  # `with T.launch_thread("threadIdx.x", n):`
+        return legacy_launch.with_launch(st, stmt, block)
     hints = [_hint_call(st, item.context) and item.target is None for item in stmt.items]
     if all(hints):
         for item in stmt.items:
@@ -66,7 +68,7 @@ def with_statement(st, stmt: ast.With, block):
         return block(st, stmt.body)
     bad = stmt.items[hints.index(False)]
     st.diags.error("E0518", "this `with` scope is not supported yet", bad.context.span,
-                   help="tirxc accepts `with T.hint(...):`; other scopes are not implemented")
+                   help="tirxc accepts `with T.hint(...):` and `with T.launch_thread(...):`; other scopes are not implemented")
     state.push(st)
     for item in stmt.items:
         if isinstance(item.target, ast.Name):

@@ -9,6 +9,7 @@ from transpiler.ir import layout as layouts
 from transpiler.syntax import ast
 from transpiler.target.dtypes import BOOL, DType, INT32, has_c_vector, known_dtype_names, parse_dtype
 from transpiler.sema import effects, scalars, state
+from transpiler.sema.class_values import CALLABLE, WITH_ATTRS
 from transpiler.sema.values import (ArrayType, Axis, AxisTerm, Builtin, DTypeVal, HandleType, LayoutCtor, LayoutPart,
                                     LayoutVal, LetType, Method, Namespace, POISON, Pointer, Poison, PtxMnemonic,
                                     PyConst,
@@ -141,7 +142,10 @@ def _elab_Name(st, node: ast.Name):
                 return scope[name].value
     if name in _BUILTIN_VALUES and state.binding(st, name) is None and name not in st.module.globals:
         return _BUILTIN_VALUES[name]
-    return state.lookup(st, name, node.span)
+    val = state.lookup(st, name, node.span)
+    if isinstance(val, LibraryName) and not val.available:  # `np` after `import numpy as np`
+        return library_name(st, val, node)
+    return val
 
 
 def _elab_Constant(st, node: ast.Constant):
@@ -271,10 +275,16 @@ def _elab_BinOp(st, node: ast.BinOp):
         return axis_term(st, left, right, node)
     if left.__class__ in _LAYOUT_OPERANDS or right.__class__ in _LAYOUT_OPERANDS:
         return CALLS["layout_sum"](st, left, right, node)
+    if (node.op == "+" or node.op == "*") and (CALLS["is_sequence"](left) or CALLS["is_sequence"](right)):
+        return CALLS["seq_arith"](st, node.op, left, right, node)  # `xs + ys`, `xs * n` (pyeval_lists.py)
     return scalars.arith(st, _BINOPS[node.op], left, right, node.span, node.left.span, node.right.span)
 
 
 def _elab_Compare(st, node: ast.Compare):
+    if "is" in node.ops or "is not" in node.ops:
+        return CALLS["class_is"](st, node)  # identity of compile-time values (classes.py)
+    if "in" in node.ops or "not in" in node.ops:
+        return CALLS["contains"](st, node)  # membership in compile-time containers (pyeval_lists.py)
     operands = [node.left] + list(node.comparators)
     vals = _compare_operands(st, node, operands)
     if vals is None:
@@ -340,6 +350,10 @@ def _compare_operands(st, node: ast.Compare, operands):
 
 # -- subscripts and attributes ---------------------------------------------------------------
 def _elab_Subscript(st, node: ast.Subscript):
+    if any(i.__class__ is ast.Starred for i in node.indices):  # `A[*idx]` (pyeval_lists.py)
+        node = CALLS["expand_subscript"](st, node)
+        if node is None:
+            return POISON
     base = elab(st, node.value)
     if isinstance(base, Poison):
         return POISON
@@ -439,7 +453,9 @@ def region(st, buf: ir.Buffer, indices, node, count=None):
                 return POISON
             start, stop = bounds
             starts.append(start)
-            extents.append(ir.binop("-", stop, start))
+            # `A[m0:m0 + 64]` has the constant extent 64, whatever m0 is (tile primitives need it)
+            same = isinstance(stop, ir.BinOp) and stop.op == "+" and stop.a == start and ir.is_const(stop.b)
+            extents.append(stop.b if same else ir.binop("-", stop, start))
         else:
             v = int_value(st, index)
             if v is POISON:
@@ -486,6 +502,10 @@ def _elab_Attribute(st, node: ast.Attribute):
         st.diags.error("E0518", f"the layout method `{node.attr}` is not supported yet", node.span,
                        help=f"tirxc has {', '.join(f'`{m}`' for m in LAYOUT_METHODS)}")
         return POISON
+    if isinstance(base, WITH_ATTRS):
+        return CALLS["class_attr"](st, base, node)  # classes.py
+    if isinstance(base, Builtin):  # `math.gcd` (pyeval_modules.py)
+        return CALLS["module_attr"](st, base, node)
     st.diags.error("E0306", f"{_kind(base)} has no attribute `{node.attr}`", node.span)
     return POISON
 
@@ -535,6 +555,8 @@ def call(st, func, node: ast.Call):
         return _builtin_call(st, func, node)
     if isinstance(func, LibraryName):
         return library_name(st, func, node.func)
+    if isinstance(func, CALLABLE):
+        return CALLS["class_call"](st, func, node)  # classes.py
     st.diags.error("E0306", f"{kind_of(func)} is not callable", node.func.span)
     return POISON
 
@@ -556,9 +578,15 @@ LAYOUT_METHODS = ("tile_to", "tile", "apply")  # sema/layout_methods.py
 
 
 def library_name(st, value: LibraryName, node):
+    if not value.available:
+        st.diags.error("E0200", f"`{value.name}` comes from module `{value.module}`, which is not available in a "
+                                f"standalone kernel file", node.span,
+                       help="a kernel file may use the dialect, `tvm.tirx.layout`, TIRx's library, `math` and "
+                            "`functools`; compute the value in the file")
+        return POISON
     st.diags.error("E0518", f"`{value.name}` (from `{value.module}`) is not supported yet", node.span,
-                   help="tirxc does not run TIRx's `@T.meta_class` helper library; write the barrier, warp-role or "
-                        "scheduler code in the kernel (`T.ptx[...]`, `T.cuda.*`), or as an `@T.inline` helper")
+                   help="tirxc's own library (transpiler/sema/library/) has the pipeline and warp-role classes and "
+                        "most tile schedulers, not this one; write it in the kernel or as a class of the file")
     return POISON
 
 
@@ -570,6 +598,8 @@ def _module_call(st, func, node: ast.Call):
         return library_name(st, func, node.func)
     if isinstance(func, Builtin):
         return _builtin_call(st, func, node)
+    if isinstance(func, CALLABLE):
+        return CALLS["class_call"](st, func, node)  # classes.py
     if isinstance(func, Helper):
         return CALLS["helper"](st, func, node)
     if isinstance(func, Method) and isinstance(func.obj, (PyDict, PyConst, tuple)):

@@ -43,8 +43,7 @@ bool class namespace template typename new delete this true false operator priva
 def call_dialect(st, func: Namespace, node: ast.Call):
     dotted = func.dotted
     if func.path[0] == "Tx":
-        st.diags.error("E0518", f"tile primitive `Tx.{dotted}` is not supported yet", node.span)
-        return POISON
+        return registry.CALLS["tile_call"](st, func.path, node)
     if dotted in MATH:
         return math(st, dotted, node)
     if func.path[1:2] == ("ptx",):
@@ -156,9 +155,7 @@ def _reinterpret(st, node, a):
     target, source = expr.elab(st, a["dtype"]), expr.elab(st, a["x"])
     if isinstance(source, Pointer) or (isinstance(target, PyConst) and target.value == "handle") \
             or (isinstance(target, DTypeVal) and target.dtype.kind == "handle"):
-        return registry.unsupported(st, node, "`T.reinterpret` to or from a pointer", help=(
-            "declare a buffer of another element type over the same bytes with "
-            "`buf.view(dtype)` or `T.decl_buffer(shape, dtype, data=buf.data)`"))
+        return CALLS["reinterpret_pointer"](st, node, target, source, a)  # retype.py
     dtype = expr.dtype_arg(st, ast.Value(a["dtype"].span, target))
     val = scalars.as_value(st, source, a["x"].span)
     if dtype is None or val is POISON:
@@ -782,7 +779,7 @@ for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative l
                      ("thread_binding", "use `T.thread_id`"),
                      ("Broadcast", None),
                      ("call_extern", "use `T.cuda.func_call` with its source"),
-                     ("print_buffer", None), ("assume", None), ("launch_thread", "use `T.thread_id`"),
+                     ("print_buffer", None), ("assume", None),
                      ("decl_scalar", None),
                      ("cuda.linear_thread_id", "use `T.cuda.thread_idx(\"x\")` or `T.thread_id`")):
     _make_unsupported(_name, f"`T.{_name}`", help=_help)

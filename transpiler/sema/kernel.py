@@ -11,7 +11,7 @@ from transpiler.target.arch import SHARED_OPT_IN_MAX, STATIC_SHARED_LIMIT, arch_
 from transpiler.ir.program import Kernel
 from transpiler.target.dtypes import INT32, UINT32, UINT64, parse_dtype
 from transpiler.sema import (state, registry, expr, threads, views, buffers, pools, statements, tensormaps, attrs,
-                             effects)
+                             effects, legacy_launch)
 from transpiler.sema.values import (Binding, DTypeVal, Handle, HandleType, LaunchConfig, LayoutPart, LayoutVal,
                                     LetType, POISON, PyConst, Void)
 from transpiler.sema.state import KernelState, ModuleState, _SymbolicPending
@@ -59,7 +59,7 @@ def run(st: KernelState) -> Kernel:
         return None
     return Kernel(fdef.name, fdef.span, fdef.name_span, st.params, st.args, ir.seq(stmts), grid, block,
                   st.nonneg, st.min_arch, st.arch_suffix, st.arena, arena_bytes, st.views, static_bytes,
-                  attrs.values(st))
+                  attrs.values(st), st.cnames)
 
 
 # -- T.device_entry() -------------------------------------------------------------------------------
@@ -87,6 +87,9 @@ def split_at_device_entry(st, body: list) -> tuple[list, list]:
         st.entry = first
         index = body.index(first)
         return body[:index], body[index + 1:]
+    legacy = next((i for i, stmt in enumerate(body) if legacy_launch.starts_device_code(st, stmt)), None)
+    if not entries and legacy is not None:  # `T.launch_thread(...)` (legacy_launch.py): the device code
+        return body[:legacy], body[legacy:]
     if not entries:
         st.diags.error("E0400", f"kernel `{st.fdef.name}` has no `T.device_entry()`", st.fdef.name_span,
                          help="write `T.device_entry()` after the `T.match_buffer` calls; the kernel body "
@@ -189,6 +192,10 @@ def looks_like_host(stmt) -> bool:
 
 # -- parameters ------------------------------------------------------------------------------------
 def parameter(st, param: ast.Param) -> None:
+    if param.star:  # (a helper takes them: macros.py)
+        st.diags.error("E0342", f"a kernel takes no `{param.star}{param.name}` parameter", param.span,
+                       help="a kernel's parameters are buffers, handles and scalars, each named")
+        return
     if param.annotation is None:
         st.diags.error("E0310", f"parameter `{param.name}` needs a type annotation", param.span,
                          help="annotate it with `T.handle`, `T.Buffer(shape, dtype)` or a dtype like `T.int32`")

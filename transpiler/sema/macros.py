@@ -16,7 +16,7 @@ from dataclasses import replace
 from transpiler import ir
 from transpiler.diag.diagnostics import Note, did_you_mean
 from transpiler.syntax import ast
-from transpiler.sema import effects, expr, pyeval, state, statements
+from transpiler.sema import effects, expr, pyeval, pyeval_lists, state, statements
 from transpiler.sema.registry import CALLS
 from transpiler.sema.values import Binding, Helper, Namespace, POISON, Poison, PyConst, PyDict, Void
 
@@ -53,18 +53,41 @@ def define(st, fdef: ast.FunctionDef, kind: str) -> Helper | None:
     """The helper a `def` makes, its default values evaluated now (as Python does); None after an
     error."""
     defaults = []  # (annotations are documentation: never evaluated, as TVMScript leaves a helper's alone)
+    if not _check_params(st, fdef):
+        return None
+    keyword_only = False
     for param in fdef.params:
+        keyword_only = keyword_only or param.star == "*"
         if param.default is not None:
             value = expr.elab(st, param.default)
             if isinstance(value, Poison):
                 return None
             defaults.append((param.name, value))
-        elif defaults:
+        elif defaults and not keyword_only and not param.star:
             st.diags.error("E0138", f"parameter `{param.name}` without a default follows one with a default",
                            param.span)
             return None
-    scopes = () if st.at_module_level else tuple(st.scopes)
-    return Helper(fdef, kind, scopes, tuple(defaults))
+    # the scopes it is defined in: a kernel's, or a helper's or comprehension's (also at module level)
+    return Helper(fdef, kind, tuple(st.scopes), tuple(defaults))
+
+
+def _check_params(st, fdef) -> bool:
+    """`*args` / `**kwargs` / a bare `*` where Python allows them (the parser takes them anywhere)."""
+    seen_star = seen_kw = False
+    for k, param in enumerate(fdef.params):
+        problem = None
+        if seen_kw:
+            problem = "no parameter may follow `**" + fdef.params[k - 1].name + "`"
+        elif param.star == "*" and seen_star:
+            problem = "only one `*` parameter is allowed"
+        elif param.star == "*" and not param.name and (k + 1 == len(fdef.params) or fdef.params[k + 1].star == "**"):
+            problem = "a bare `*` must be followed by a keyword-only parameter"
+        if problem is not None:
+            st.diags.error("E0342", problem, param.span)
+            return False
+        seen_star = seen_star or param.star == "*"
+        seen_kw = seen_kw or param.star == "**"
+    return True
 
 
 def nested_def(st, fdef: ast.FunctionDef):
@@ -81,36 +104,61 @@ def nested_def(st, fdef: ast.FunctionDef):
     return None
 
 
+def _elab_Lambda(st, node: ast.Lambda):
+    """`lambda params: body`: a plain helper whose body returns `body` (its defaults evaluated now,
+    the scopes it is written in visible to it, as a Python closure sees them)."""
+    fdef = ast.FunctionDef(node.span, "<lambda>", node.params, (), (ast.Return(node.body.span, node.body),),
+                           node.span)
+    helper = define(st, fdef, "def")
+    return POISON if helper is None else helper
+
+
+expr._ELAB[ast.Lambda] = _elab_Lambda
+
+
 # -- calls -----------------------------------------------------------------------------------------
 def bind_params(st, helper: Helper, node: ast.Call):
     """Parameter name -> elaborated argument, evaluated in the caller's scopes in source order;
     None after an error."""
     fdef = helper.fdef
-    names = [p.name for p in fdef.params]
+    params = fdef.params
+    star = next((p for p in params if p.star == "*"), None)
+    kwstar = next((p for p in params if p.star == "**"), None)
+    positional = [p.name for p in params[:params.index(star) if star else len(params)] if not p.star]
+    names = [p.name for p in params if not p.star]  # may be given by keyword
     values: dict = {}
     ok = True
-    if len(node.args) > len(names):
-        st.diags.error("E0138", f"`{fdef.name}` takes {len(names)} argument{'s' if len(names) != 1 else ''}, "
-                                f"got {len(node.args)}", node.args[len(names)].span)
+    if len(node.args) > len(positional) and (star is None or not star.name):
+        st.diags.error("E0138", f"`{fdef.name}` takes {len(positional)} positional argument"
+                                f"{'s' if len(positional) != 1 else ''}, got {len(node.args)}",
+                       node.args[len(positional)].span)
         ok = False
-    for name, arg in zip(names, node.args):
+    for name, arg in zip(positional, node.args):
         values[name] = expr.elab(st, arg)
+    if star is not None and star.name:  # `*args`: the other positional arguments, a tuple
+        rest = [expr.elab(st, arg) for arg in node.args[len(positional):]]
+        values[star.name] = POISON if any(isinstance(v, Poison) for v in rest) else pyeval.pack(rest)
+    extra: dict = {}
     for kw in node.keywords:
-        if kw.name not in names:
+        if kw.name not in names and kwstar is None:
             st.diags.error("E0138", f"`{fdef.name}` has no parameter `{kw.name}`", kw.span,
                            help=did_you_mean(kw.name, names))
             ok = False
-        elif kw.name in values:
+        elif kw.name in values or kw.name in extra:
             st.diags.error("E0138", f"`{fdef.name}` got two values for `{kw.name}`", kw.span)
             ok = False
-        else:
+        elif kw.name in names:
             values[kw.name] = expr.elab(st, kw.value)
+        else:
+            extra[kw.name] = expr.elab(st, kw.value)
+    if kwstar is not None:  # `**kwargs`: the other keyword arguments, a dict
+        values[kwstar.name] = PyDict(extra)
     for name, default in helper.defaults:
         values.setdefault(name, default)
     missing = [n for n in names if n not in values]
     if missing:
         st.diags.error("E0138", f"`{fdef.name}` is missing its `{missing[0]}` argument", node.span,
-                       notes=[Note("defined here", fdef.name_span)])
+                       notes=[Note("defined here", fdef.name_span or fdef.span)])
         ok = False
     if not ok or any(isinstance(v, Poison) for v in values.values()):
         return None
@@ -167,8 +215,9 @@ def _annotate(st, first: int, name: str, span) -> None:
 def _scopes_for(st, helper: Helper, values: dict, node) -> list:
     params = {}
     for p in helper.fdef.params:
-        params[p.name] = Binding(values[p.name], "buffer" if isinstance(values[p.name], ir.Buffer) else "const",
-                                 p.span)
+        if p.name:  # (a bare `*` binds nothing)
+            params[p.name] = Binding(values[p.name], "buffer" if isinstance(values[p.name], ir.Buffer) else "const",
+                                     p.span)
     outer = list(st.scopes) if helper.kind == "macro-unhygienic" else list(helper.scopes)
     return outer + [params]
 
@@ -244,6 +293,24 @@ def interpret(st, helper: Helper, values: dict, node: ast.Call):
         st.scopes = saved
 
 
+def _where(st) -> str:
+    """Where the interpreter runs, for a message."""
+    return "at module level" if st.scopes and st.scopes[0] is st.module.globals else "in a plain helper function"
+
+
+def module_statement(st, stmt) -> None:
+    """A statement of the file's own Python at module level (`for` building a list, `XS.append(v)`,
+    `D[k] = v`, `if` on constants ...), which Python runs before TVMScript parses the kernels: run by
+    this interpreter, its names bound as module-level names."""
+    saved, st.scopes = st.scopes, [st.module.globals]
+    try:
+        _run(st, [stmt])
+    except (_Stop, _Return, _Break, _Continue):
+        pass
+    finally:
+        st.scopes = saved
+
+
 def _run(st, stmts) -> None:
     for stmt in stmts:
         if not pyeval.step(st, stmt.span):
@@ -273,6 +340,10 @@ def _assign_to(st, target, value) -> None:
     if isinstance(target, ast.Name):
         _local(st, target.id, value, target.span)
         return
+    if isinstance(target, ast.Attribute):  # `self.x = v` (classes.py)
+        if not CALLS["class_assign_py"](st, target, value):
+            raise _Stop
+        return
     if isinstance(target, (ast.Tuple, ast.List)):
         parts = pyeval.split_items(st, target, value)
         if parts is None:
@@ -281,19 +352,25 @@ def _assign_to(st, target, value) -> None:
             _assign_to(st, t, v)
         return
     if isinstance(target, ast.Subscript):
-        base = expr.elab(st, target.value)
-        if isinstance(base, PyDict) and len(target.indices) == 1:
-            key = pyeval.dict_key(st, expr.elab(st, target.indices[0]), target.indices[0])
-            if key is None:
+        if any(i.__class__ is ast.Starred for i in target.indices):
+            target = pyeval_lists.expand_subscript(st, target)
+            if target is None:
                 raise _Stop
-            base.items[key] = value
-            return
+        base = expr.elab(st, target.value)
+        if isinstance(base, Poison):
+            raise _Stop
         if isinstance(base, ir.Buffer):
             st.diags.error("E0139", "a plain helper function computes values; a store into a buffer belongs in an "
                                     "`@T.inline` helper", target.span)
             raise _Stop
-    st.diags.error("E0139", "a plain helper function assigns names, tuples of names and dict items", target.span,
-                   help="build lists with a comprehension: they cannot be changed in place")
+        if len(target.indices) != 1:
+            st.diags.error("E0341", f"{pyeval.kind_of(base)} takes one index", target.span)
+            raise _Stop
+        if not pyeval_lists.set_item(st, base, target, value):
+            raise _Stop
+        return
+    st.diags.error("E0139", "a plain helper function assigns names, tuples of names, attributes and list or "
+                            "dict items", target.span)
     raise _Stop
 
 
@@ -309,6 +386,16 @@ def _run_AnnAssign(st, stmt: ast.AnnAssign) -> None:
 
 
 def _run_AugAssign(st, stmt: ast.AugAssign) -> None:
+    if isinstance(stmt.target, ast.Attribute):  # `self.x += v`
+        _assign_to(st, stmt.target, _value(st, ast.BinOp(stmt.span, stmt.op, stmt.target, stmt.value)))
+        return
+    if isinstance(stmt.target, ast.Subscript):  # `xs[i] += v`: the index evaluated once
+        target = stmt.target
+        if len(target.indices) == 1 and target.indices[0].__class__ is not ast.Starred:
+            index = _value(st, target.indices[0])
+            target = ast.Subscript(target.span, target.value, (pyeval.as_node(index, target.indices[0].span),))
+        _assign_to(st, target, _value(st, ast.BinOp(stmt.span, stmt.op, target, stmt.value)))
+        return
     if not isinstance(stmt.target, ast.Name):
         _assign_to(st, stmt.target, None)  # reports
     _local(st, stmt.target.id, _value(st, ast.BinOp(stmt.span, stmt.op, stmt.target, stmt.value)), stmt.target.span)
@@ -320,7 +407,7 @@ def _run_ExprStmt(st, stmt: ast.ExprStmt) -> None:
     val = expr.elab(st, stmt.value)
     if isinstance(val, Poison):
         raise _Stop
-    emitted = val.stmt if isinstance(val, Void) else ir.Evaluate(val, stmt.span) \
+    emitted = val.stmt if isinstance(val, Void) and val is not pyeval_lists.NONE else ir.Evaluate(val, stmt.span) \
         if isinstance(val, ir.Call) and not val.func.startswith("math:") else None
     if emitted is not None:
         if st.at_module_level:
@@ -330,7 +417,7 @@ def _run_ExprStmt(st, stmt: ast.ExprStmt) -> None:
 
 
 def _run_If(st, stmt: ast.If) -> None:
-    cond = pyeval.truth(st, expr.elab(st, stmt.test), stmt.test, "an `if` in a plain helper function")
+    cond = pyeval.truth(st, expr.elab(st, stmt.test), stmt.test, f"an `if` {_where(st)}")
     if cond is None:
         raise _Stop
     _run(st, stmt.body if cond else stmt.orelse)
@@ -348,7 +435,7 @@ def _loop_body(st, body) -> bool:
 
 
 def _run_For(st, stmt: ast.For) -> None:
-    items = pyeval.iterate(st, expr.elab(st, stmt.iter), stmt.iter, "a `for` in a plain helper function")
+    items = pyeval.iterate(st, expr.elab(st, stmt.iter), stmt.iter, f"a `for` {_where(st)}")
     if items is None:
         raise _Stop
     for item in items:
@@ -359,7 +446,7 @@ def _run_For(st, stmt: ast.For) -> None:
 
 def _run_While(st, stmt: ast.While) -> None:
     while True:
-        cond = pyeval.truth(st, expr.elab(st, stmt.test), stmt.test, "a `while` in a plain helper function")
+        cond = pyeval.truth(st, expr.elab(st, stmt.test), stmt.test, f"a `while` {_where(st)}")
         if cond is None or not pyeval.step(st, stmt.span):
             raise _Stop
         if not cond or not _loop_body(st, stmt.body):
@@ -383,7 +470,7 @@ def _run_Pass(st, stmt) -> None:
 
 
 def _run_Assert(st, stmt: ast.Assert) -> None:
-    cond = pyeval.truth(st, expr.elab(st, stmt.test), stmt.test, "an `assert` in a plain helper function")
+    cond = pyeval.truth(st, expr.elab(st, stmt.test), stmt.test, f"an `assert` {_where(st)}")
     if cond is None:
         raise _Stop
     if not cond:
@@ -404,7 +491,7 @@ def _run_FunctionDef(st, stmt: ast.FunctionDef) -> None:
 
 
 def _unsupported(st, stmt) -> None:
-    st.diags.error("E0139", f"`{type(stmt).__name__}` statements are not supported in a plain helper function yet",
+    st.diags.error("E0139", f"`{type(stmt).__name__}` statements are not supported {_where(st)} yet",
                    stmt.span)
     raise _Stop
 

@@ -328,10 +328,12 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg, cache: dict | None 
     dtype = parse_dtype(op.dtype)
     accepts = [parse_dtype(d) for d in op.accepts]
     if op.role in ("out", "inout"):
+        if isinstance(val, ir.Buffer) and val.scalar and val.scope == "local":  # `v = T.local_scalar(...)`
+            val = ir.BufferLoad(val.dtype, val, (ir.IntImm(INT32, 0),), arg.span)
         if not (isinstance(val, ir.BufferLoad) and val.buffer.scope == "local"):
             if not isinstance(val, Poison):
                 st.diags.error("E0602", f"{where} is {'an output' if op.role == 'out' else 'a read-and-written'} "
-                                          f"register: pass an element of a register buffer, such as `r[0]`",
+                                          f"register: pass a register scalar (`T.local_scalar`) or an element of a register buffer, such as `r[0]`",
                                  arg.span)
             return POISON
         if val.dtype not in accepts:

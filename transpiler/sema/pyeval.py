@@ -14,6 +14,7 @@ from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.sema import expr
+from transpiler.sema.pyeval_box import box_of, fresh, new_list, new_set
 from transpiler.sema.registry import CALLS
 from transpiler.sema.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict
 from transpiler.sema.scalars import _kind
@@ -25,6 +26,9 @@ _SCALARS = (int, float, str, bool, type(None))
 
 def kind_of(val) -> str:
     """What a value is, for a message."""
+    box = box_of(val)
+    if box is not None:
+        return f"a {box.kind}"
     if isinstance(val, PyDict):
         return "a dict"
     if isinstance(val, Helper):
@@ -67,13 +71,16 @@ def pack(items) -> object:
 
 def items_of(val):
     """The items of a compile-time sequence, each an elaborated value; None when val is not one."""
+    box = box_of(val)
+    if box is not None:
+        return [fresh(i) for i in box.items]
     if isinstance(val, PyConst):
         v = val.value
         if isinstance(v, (tuple, str)):
             return [PyConst(x) for x in v]
         return None
     if isinstance(val, tuple):
-        return list(val)
+        return [fresh(i) for i in val]
     if isinstance(val, PyDict):
         return [PyConst(k) for k in val.items]
     if isinstance(val, IdTuple):
@@ -208,7 +215,7 @@ def sequence(st, elts):
 
 def dict_key(st, val, node):
     """A dict key: a hashable compile-time constant. None after an error."""
-    if isinstance(val, PyConst) and isinstance(val.value, _SCALARS + (tuple,)):
+    if isinstance(val, PyConst) and isinstance(val.value, _SCALARS + (tuple,)) and box_of(val) is None:
         return val.value
     if not isinstance(val, Poison):
         st.diags.error("E0137", f"a dict key is a compile-time number, string or tuple, not {kind_of(val)}",
@@ -248,8 +255,9 @@ def ct_subscript(st, base, node: ast.Subscript):
         if key not in base.items:
             st.diags.error("E0137", f"key {key!r} is not in the dict", index_node.span)
             return POISON
-        return base.items[key]
-    if isinstance(base, PyConst) and not isinstance(base.value, (tuple, str)):
+        return fresh(base.items[key])
+    box = box_of(base)
+    if isinstance(base, PyConst) and not isinstance(base.value, (tuple, str)) or box is not None and box.kind == "set":
         st.diags.error("E0306", f"{kind_of(base)} cannot be indexed", node.value.span)
         return POISON
     items = items_of(base)
@@ -263,12 +271,14 @@ def ct_subscript(st, base, node: ast.Subscript):
             st.diags.error("E0137", "a slice step cannot be zero", index_node.step.span)
             return POISON
         picked = items[slice(*bounds)]
-        return PyConst("".join(i.value for i in picked)) if text else pack(picked)
+        if text:
+            return PyConst("".join(i.value for i in picked))
+        return new_list(picked) if box_of(base) is not None else pack(picked)  # a list's slice is a new list
     index = expr.const_int(st, index_node, "a tuple index")
     if index is None:
         return POISON
     if not -len(items) <= index < len(items):
-        st.diags.error("E0507", f"{'string' if text else 'tuple'} index {index} out of range", index_node.span)
+        st.diags.error("E0507", f"{'string' if text else 'list' if box is not None else 'tuple'} index {index} out of range", index_node.span)
         return POISON
     return items[index]
 
@@ -289,7 +299,11 @@ def _elab_ListComp(st, node: ast.ListComp):
         return POISON
     if node.kind == "dict":
         return PyDict(dict(out))
-    return pack(out)
+    if node.kind == "list":
+        return new_list(out)
+    if node.kind == "set":
+        return new_set(st, out, [node.elt] * len(out))
+    return pack(out)  # a generator: consumed as a tuple
 
 
 def _generate(st, node: ast.ListComp, k: int, scope: dict, out: list) -> bool:

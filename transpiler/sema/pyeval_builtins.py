@@ -10,10 +10,12 @@ from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.sema import expr, scalars, state
 from transpiler.sema.pyeval import as_node, items_of, kind_of, pack, step, truth
+from transpiler.sema import pyeval_box, pyeval_fstring, pyeval_lists
 from transpiler.sema.registry import CALLS, PY_BUILTINS
 from transpiler.sema.values import Method, POISON, Poison, PyConst, PyDict, SliceVal
 
-_TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple, "list": tuple, "dict": PyDict}
+_TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple, "list": list, "dict": PyDict,
+          "set": set}
 
 
 def call_builtin(st, name: str, node: ast.Call):
@@ -117,6 +119,8 @@ def _convert(name):
             return PyConst(_TYPES[name]())
         if name == "str" and isinstance(args[0], PyDict):
             return _fail(st, node, "`str` of a dict is not supported")
+        if name == "str" and pyeval_box.box_of(args[0]) is not None and isinstance(args[0], PyConst):
+            return PyConst(str(pyeval_fstring.python_value(st, args[0], node, "`str`")))  # `[1, 2]`
         if name == "bool":
             cond = truth(st, args[0], node, "`bool`")
             return POISON if cond is None else PyConst(cond)
@@ -134,6 +138,21 @@ def _tuple(st, node, args, kwargs):
         return PyConst(())
     items = _seq(st, node, args[0], "tuple")
     return POISON if items is None else pack(items)
+
+
+def _list(st, node, args, kwargs):
+    items = _seq(st, node, args[0], "list") if args else []
+    return POISON if items is None else pyeval_box.new_list(items)
+
+
+def _set(st, node, args, kwargs):
+    items = _seq(st, node, args[0], "set") if args else []
+    return POISON if items is None else pyeval_box.new_set(st, items, [node.args[0] if args else node] * len(items))
+
+
+def _callable(st, node, args, kwargs):
+    from transpiler.sema.values import Builtin, Helper
+    return PyConst(isinstance(args[0], (Helper, Builtin)))
 
 
 def _dict(st, node, args, kwargs):
@@ -177,7 +196,8 @@ def _sorted(st, node, args, kwargs):
     reverse = truth(st, kwargs.get("reverse", PyConst(False)), node, "`reverse=`")
     if values is None or reverse is None:
         return POISON
-    return _py(st, node, lambda v: tuple(sorted(v, reverse=reverse)), values)
+    result = _py(st, node, lambda v: tuple(sorted(v, reverse=reverse)), values)
+    return result if result is POISON else pyeval_box.new_list(PyConst(v) for v in result.value)
 
 
 def _reversed(st, node, args, kwargs):
@@ -199,12 +219,18 @@ def _anyall(name):
 
 def _isinstance(st, node, args, kwargs):
     value, kinds = args
+    of_class = CALLS["class_isinstance"](st, value, kinds)  # classes of the file (classes.py)
+    if of_class is not None:
+        return of_class
     kind_items = items_of(kinds) if isinstance(kinds, tuple) else [kinds]
     types = []
     for k in kind_items or ():
         if getattr(k, "name", None) not in _TYPES:
-            return _fail(st, node, "`isinstance` tests against int, float, bool, str, tuple, list or dict")
+            return _fail(st, node, "`isinstance` tests against int, float, bool, str, tuple, list, set or dict")
         types.append(_TYPES[k.name])
+    box = pyeval_box.box_of(value)
+    if box is not None:
+        return PyConst((list if box.kind == "list" else set) in types)
     if isinstance(value, PyConst):
         return PyConst(any(isinstance(value.value, t) for t in types if t is not PyDict))
     if isinstance(value, tuple):
@@ -224,7 +250,8 @@ _TABLE = {
     "max": (_minmax("max"), 1, 1 << 16, ("default",)), "sum": (_sum, 1, 2, ("start",)),
     "abs": (_abs, 1, 1, ()), "int": (_convert("int"), 0, 1, ()), "float": (_convert("float"), 0, 1, ()),
     "bool": (_convert("bool"), 0, 1, ()), "str": (_convert("str"), 0, 1, ()), "tuple": (_tuple, 0, 1, ()),
-    "list": (_tuple, 0, 1, ()), "dict": (_dict, 0, 1, None), "zip": (_zip, 0, 1 << 16, ()),
+    "list": (_list, 0, 1, ()), "set": (_set, 0, 1, ()), "callable": (_callable, 1, 1, ()),
+    "dict": (_dict, 0, 1, None), "zip": (_zip, 0, 1 << 16, ()),
     "enumerate": (_enumerate, 1, 2, ("start",)), "sorted": (_sorted, 1, 1, ("reverse",)),
     "reversed": (_reversed, 1, 1, ()), "any": (_anyall("any"), 1, 1, ()), "all": (_anyall("all"), 1, 1, ()),
     "isinstance": (_isinstance, 2, 2, ()), "slice": (_slice, 1, 3, ()),
@@ -267,12 +294,15 @@ def slice_index(st, node: ast.Subscript) -> ast.Subscript:
 _METHODS = {
     "dict": {"items": (0, 0), "keys": (0, 0), "values": (0, 0), "get": (1, 2)},
     "tuple": {"index": (1, 1), "count": (1, 1)},
-    "str": {"join": (1, 1), "upper": (0, 0), "lower": (0, 0), "startswith": (1, 1), "endswith": (1, 1),
+    "str": {"format": (0, 1 << 16), "join": (1, 1), "upper": (0, 0), "lower": (0, 0), "startswith": (1, 1), "endswith": (1, 1),
             "replace": (2, 2), "split": (0, 1), "strip": (0, 1)},
 }
 
 
 def _method_kind(obj) -> str | None:
+    box = pyeval_box.box_of(obj)
+    if box is not None:
+        return box.kind
     if isinstance(obj, PyDict):
         return "dict"
     if isinstance(obj, tuple) or (isinstance(obj, PyConst) and isinstance(obj.value, tuple)):
@@ -282,10 +312,20 @@ def _method_kind(obj) -> str | None:
     return None
 
 
+def _table(kind: str):
+    return pyeval_lists.LIST_METHODS if kind == "list" else pyeval_lists.SET_METHODS if kind == "set" \
+        else _METHODS[kind]
+
+
 def ct_attribute(st, base, node: ast.Attribute):
     kind = _method_kind(base)
-    if kind is None or node.attr not in _METHODS[kind]:
-        known = ", ".join(f"`{m}`" for m in _METHODS.get(kind, ()))
+    if kind is None or node.attr not in _table(kind):
+        if kind in ("tuple", "list", "set"):  # (tirxc has every method Python's lists and sets have but `sort(key=)`)
+            st.diags.error("E0306", f"{kind_of(base)} has no attribute `{node.attr}`", node.span,
+                           help="a tuple does not change: make a list (`[...]`)"
+                           if kind == "tuple" and node.attr in pyeval_lists.LIST_METHODS else None)
+            return POISON
+        known = ", ".join(f"`{m}`" for m in (_table(kind) if kind else ()))
         st.diags.error("E0306", f"{kind_of(base)} has no attribute `{node.attr}`" if kind is None else
                        f"`{kind}.{node.attr}` is not supported yet", node.span,
                        help=f"tirxc evaluates {known} of a compile-time {kind}" if known else None)
@@ -296,7 +336,9 @@ def ct_attribute(st, base, node: ast.Attribute):
 def ct_method(st, method: Method, node: ast.Call):
     obj, name = method.obj, method.name
     kind = _method_kind(obj)
-    low, high = _METHODS[kind][name]
+    if kind == "str" and name == "format":
+        return pyeval_fstring.str_format(st, obj.value, node)
+    low, high = _table(kind)[name]
     args = [expr.elab(st, a) for a in node.args]
     if any(isinstance(a, Poison) for a in args):
         return POISON
@@ -304,6 +346,8 @@ def ct_method(st, method: Method, node: ast.Call):
         st.diags.error("E0305", f"`{kind}.{name}` takes {low if low == high else f'{low} to {high}'} positional "
                                 f"argument{'s' if high != 1 else ''}", node.span)
         return POISON
+    if kind in ("list", "set"):
+        return pyeval_lists.call_method(st, obj, name, node, args)
     if kind == "dict":
         items = obj.items
         if name == "get":

@@ -5,6 +5,7 @@ tuple of them, or a dtype), and is formatted as Python's `format` would."""
 from __future__ import annotations
 
 import re
+import string
 
 from transpiler.diag.diagnostics import Diagnostics
 from transpiler.syntax import ast
@@ -12,6 +13,7 @@ from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
 from transpiler.sema import expr
 from transpiler.sema.pyeval import kind_of
+from transpiler.sema.pyeval_box import box_of
 from transpiler.sema.values import DTypeVal, POISON, Poison, PyConst
 
 _CONVERSIONS = {"": lambda v: v, "r": repr, "s": str, "a": ascii}
@@ -73,11 +75,52 @@ def _elab_FString(st, node: ast.FString):
             st.diags.error("E0137", "an f-string field wider than 4096 characters", field.span)
             return POISON
         try:
-            out.append(format(_CONVERSIONS[conversion](val.value), spec))
+            out.append(format(_CONVERSIONS[conversion](python_value(st, val, field, "an f-string")), spec))
         except (TypeError, ValueError) as err:
             st.diags.error("E0137", f"compile-time evaluation failed: {err}", field.span)
             return POISON
     return PyConst("".join(out))
+
+
+def python_value(st, val, node, what: str):
+    """The Python value a compile-time value formats as (a dtype as its name, a list as a list); None
+    (reported) for a value known only at run time."""
+    if isinstance(val, DTypeVal):
+        return val.dtype.name
+    if isinstance(val, PyConst):
+        return list(val.value) if box_of(val) is not None and box_of(val).kind == "list" else val.value
+    if not isinstance(val, Poison):
+        st.diags.error("E0137", f"{what} formats compile-time values, not {kind_of(val)}", node.span,
+                       help="a value known only at run time cannot be part of a string")
+    return None
+
+
+def str_format(st, template: str, node: ast.Call):
+    """`"...".format(*args, **kwargs)`: Python's `str.format` over compile-time values. Fields name
+    an argument by position or keyword; `{0.attr}` and `{0[i]}` are not supported yet."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError as err:
+        st.diags.error("E0343", f"`str.format`: {err}", node.func.span)
+        return POISON
+    for _, name, spec, _ in fields:
+        if name is not None and ("." in name or "[" in name):
+            st.diags.error("E0343", f"`str.format` field `{{{name}}}`: attribute and item access are not "
+                                    f"supported yet", node.func.span, help="pass the value itself")
+            return POISON
+        if spec and ("{" in spec or any(int(d) > 4096 for d in re.findall(r"\d+", spec))):
+            st.diags.error("E0343", f"`str.format` field spec `{spec}`: nested fields and widths over 4096 are "
+                                    f"not supported", node.func.span)
+            return POISON
+    args = [python_value(st, expr.elab(st, a), a, "`str.format`") for a in node.args]
+    kwargs = {k.name: python_value(st, expr.elab(st, k.value), k.value, "`str.format`") for k in node.keywords}
+    if None in args or None in kwargs.values():
+        return POISON
+    try:
+        return PyConst(template.format(*args, **kwargs))
+    except (ValueError, IndexError, KeyError, TypeError) as err:
+        st.diags.error("E0343", f"`str.format` failed: {type(err).__name__}: {err}", node.span)
+        return POISON
 
 
 expr._ELAB[ast.FString] = _elab_FString

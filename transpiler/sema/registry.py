@@ -55,7 +55,8 @@ CALLS: dict[str, object] = {}
 # The Python builtins a `.tx` file may call at compile time (pyeval_builtins.py); `range` is the
 # loop range of state.py. A name the file binds hides the builtin.
 PY_BUILTINS = frozenset(("len", "zip", "enumerate", "min", "max", "sum", "abs", "int", "float", "bool", "str",
-                         "tuple", "list", "dict", "sorted", "reversed", "any", "all", "isinstance", "slice"))
+                         "tuple", "list", "dict", "set", "sorted", "reversed", "any", "all", "isinstance", "slice",
+                         "callable"))
 
 
 
@@ -74,7 +75,7 @@ MATH = {
 
 # the layout constructors, as `T.<name>` and as names imported from tvm.tirx.layout
 LAYOUT_CTORS = {name: LayoutCtor(name) for name in ("TileLayout", "S", "R", "ComposeLayout", "wg_local_layout",
-                                                    "tmem_datapath_layout")}
+                                                    "tmem_datapath_layout", "tcgen05_atom_layout")}
 
 
 # TIRx functions tirxc knows by name but does not implement (from the TIRx documentation and

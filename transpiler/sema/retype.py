@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.syntax import ast
-from transpiler.target.dtypes import INT32
-from transpiler.sema import expr, views
-from transpiler.sema.values import POISON
+from transpiler.target.dtypes import HANDLE, INT32
+from transpiler.sema import expr, registry, views
+from transpiler.sema.registry import CALLS
+from transpiler.sema.values import DTypeVal, POISON, Pointer, PyConst
 
 
 def view_dtype(st, buf: ir.Buffer, dtype_node: ast.Expr, span):
@@ -24,10 +25,6 @@ def view_dtype(st, buf: ir.Buffer, dtype_node: ast.Expr, span):
     if buf.layout is not None:
         st.diags.error("E0518", "`view(dtype)` of a buffer with a layout is not supported yet", span,
                        help="declare the other-typed view with `T.decl_buffer(shape, dtype, data=buf.data)`")
-        return POISON
-    if buf.storage is not None and buf.storage.kind == "param":
-        st.diags.error("E0518", f"`view(dtype)` of the parameter buffer `{buf.name}` is not supported yet",
-                       span, help="pass the array with the element type the kernel reads")
         return POISON
     if not buf.shape:
         return POISON
@@ -57,3 +54,29 @@ def view_dtype(st, buf: ir.Buffer, dtype_node: ast.Expr, span):
     if view is POISON:
         return POISON
     return view
+
+
+def reinterpret_pointer(st, node, target, source, a):
+    """`T.reinterpret("uint64", ptr)` of a pointer (`B.data`, `B.ptr_to([i])`, `T.address_of(B[i])`):
+    its generic address as a 64-bit integer (`(unsigned long long)&B_ptr[i]`), as TIRx reinterprets
+    a handle. The way back, an integer to a pointer (`T.reinterpret(PointerType(...), u64)` before
+    `T.decl_buffer(..., data=ptr)`), is not supported yet."""
+    to_pointer = (isinstance(target, PyConst) and target.value == "handle") or \
+        (isinstance(target, DTypeVal) and target.dtype.kind == "handle")
+    if to_pointer or not isinstance(source, (Pointer, ir.BufferAddress)):
+        return registry.unsupported(st, node, "`T.reinterpret` to a pointer", help=(
+            "declare a buffer of another element type over the same bytes with "
+            "`buf.view(dtype)` or `T.decl_buffer(shape, dtype, data=buf.data)`"))
+    dtype = expr.dtype_arg(st, ast.Value(a["dtype"].span, target))
+    if dtype is None:
+        return POISON
+    if not (dtype.is_int and dtype.bits == 64 and dtype.lanes == 1):
+        st.diags.error("E0303", f"a pointer is reinterpreted as a 64-bit integer (uint64 or int64), not {dtype}",
+                       a["dtype"].span, help="for a shared-memory offset, use `T.cuda.cvta_generic_to_shared(ptr)`")
+        return POISON
+    if isinstance(source, Pointer):
+        source = ir.BufferAddress(HANDLE, source.buffer, None, a["x"].span)
+    return ir.Cast(dtype, source, node.span)
+
+
+CALLS["reinterpret_pointer"] = reinterpret_pointer

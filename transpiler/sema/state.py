@@ -6,6 +6,7 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.diag.diagnostics import Diagnostics, Note, did_you_mean
 from transpiler.syntax import ast
+from transpiler.ir.program import CNames
 from transpiler.syntax.source import SourceFile, Span
 from transpiler.target.arch import parse_arch
 from transpiler.target.cnames import c_name
@@ -14,33 +15,6 @@ from transpiler.sema.values import Binding, Builtin, DynamicExtent, POISON
 
 
 _RANGE = Builtin("range")
-
-
-class CNames:
-    """The C names taken in one kernel. `fresh(name)` takes the first free one of
-    name, name_1, name_2 ...; it remembers per name where the free ones start,
-    so that a kernel with n loops over `i` costs O(n), not O(n²), probes."""
-
-    def __init__(self) -> None:
-        self.taken: set[str] = set()
-        self.next_suffix: dict[str, int] = {}  # name -> k: name and name_1 ... name_{k-1} are taken
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.taken
-
-    def fresh(self, name: str) -> str:
-        n = self.next_suffix.get(name, 0)
-        candidate = f"{name}_{n}" if n else name
-        while candidate in self.taken:
-            n += 1
-            candidate = f"{name}_{n}"
-        self.taken.add(candidate)
-        self.next_suffix[name] = n + 1
-        return candidate
-
-    def discard(self, name: str) -> None:
-        self.taken.discard(name)
-        self.next_suffix.clear()  # the freed name may come first again for its base
 
 
 FOLD_BUDGET = 1 << 26  # bytes of strings and tuples `+` may build in one file (scalars.fold_concat)

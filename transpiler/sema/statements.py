@@ -13,6 +13,7 @@ from transpiler.sema.values import (ArrayType, Binding, DTypeVal, IdTuple, Layou
                                     POISON, Pointer, Poison, PyConst, Region, SmemPool, TmemPool, Void, PyDict,
                                     Helper)
 from transpiler.sema.state import _SymbolicPending
+from transpiler.sema.class_values import CLASS_VALUES
 from transpiler.sema.registry import CALLS, DispatchTable, handler, is_default
 from transpiler.sema.scalars import SCALAR_INDEX, article
 from transpiler.sema.expr import _BINOPS, index_nodes, kind_of
@@ -93,6 +94,8 @@ def _stmt_Assign(st, stmt: ast.Assign):
         return store(st, target, expr.elab(st, stmt.value), stmt)
     if isinstance(target, (ast.Tuple, ast.List)):
         return assign_tuple(st, target, expr.elab(st, stmt.value), stmt)
+    if isinstance(target, ast.Attribute):
+        return CALLS["class_assign"](st, target, stmt.value, stmt)  # `self.x = v` (classes.py)
     if not isinstance(target, ast.Name):
         st.diags.error("E0312", "cannot assign to this expression", target.span)
         return None
@@ -204,7 +207,9 @@ def bind_new(st, target: ast.Name, val, stmt):
         return None
     # `k = T.meta_var(v)` names v itself (a run-time expression is substituted at each use, as in
     # TVMScript); a plain `k = 4` is a mutable scalar; tuples, lists and dicts are compile-time values
-    if isinstance(val, (LayoutVal, Region, tuple, PyDict, Helper)) or (
+    if isinstance(val, CLASS_VALUES[1:2]):
+        CALLS["class_name"](st, name, val)  # C names after the binding: `bar_buf_ptr` (classes.py)
+    if isinstance(val, (LayoutVal, Region, tuple, PyDict, Helper) + CLASS_VALUES) or (
             isinstance(val, PyConst) and not isinstance(val.value, (bool, int, float))) or \
             expr.is_dialect_call(st, stmt.value, ("meta_var",)):
         state.bind(st, name, Binding(val, "const", target.span))
@@ -322,11 +327,15 @@ def flatten_targets(st, target, val):
 
 
 def store(st, target: ast.Subscript, val, stmt):
+    if any(i.__class__ is ast.Starred for i in target.indices):  # `A[*idx] = v` (pyeval_lists.py)
+        target = CALLS["expand_subscript"](st, target)
+        if target is None:
+            return None
     base = expr.elab(st, target.value)
     if base is POISON:
         return None
     if not isinstance(base, ir.Buffer):
-        st.diags.error("E0312", f"cannot assign into {kind_of(base)}", target.value.span)
+        st.diags.error("E0312", f"cannot assign into {pyeval.kind_of(base)}", target.value.span)
         return None
     indices, sliced = index_nodes(target)
     if sliced:
@@ -466,6 +475,8 @@ def _stmt_AugAssign(st, stmt: ast.AugAssign):
         if new is POISON:
             return None
         return store(st, target, new, stmt)
+    if isinstance(target, ast.Attribute):
+        return CALLS["class_aug_assign"](st, stmt)  # `self.x += v` (classes.py)
     st.diags.error("E0312", "cannot assign to this expression", target.span)
     return None
 
@@ -695,7 +706,8 @@ def _static_assert(st, node, a):
 
 
 def _stmt_With(st, stmt):
-    return directives.with_statement(st, stmt, block)
+    done = CALLS["class_with"](st, stmt)  # `with role:` of an instance (classes.py)
+    return directives.with_statement(st, stmt, block) if done is NotImplemented else done
 
 
 def _stmt_FunctionDef(st, stmt):

@@ -14,9 +14,9 @@ from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.target.dtypes import INT32
 from transpiler.target.ptx.tcgen05 import LD_SHAPES
-from transpiler.sema import expr, views
-from transpiler.sema.registry import handler
-from transpiler.sema.values import POISON
+from transpiler.sema import expr, registry, views
+from transpiler.sema.registry import CALLS, handler
+from transpiler.sema.values import POISON, LayoutVal
 
 _FP32_COLUMNS = {"32x32b": 1, "16x64b": 2, "16x128b": 4, "16x256b": 8}  # fp32 columns of a warp per repetition
 
@@ -66,6 +66,24 @@ def _reps(most: int) -> tuple[int, ...]:
 
 @handler("alloc_tcgen05_ldst_frag", "instr_shape", "tensor_shape", "dtype")
 def _alloc_tcgen05_ldst_frag(st, node, a):
+    layout = atom_layout(st, node, a, "T.alloc_tcgen05_ldst_frag")
+    if layout is POISON:
+        return POISON
+    extents = views.shape_arg(st, a["tensor_shape"], symbolic=False)
+    return views.new_allocation(st, tuple(extents), expr.dtype_arg(st, a["dtype"]), "local", layout, 0, node.span)
+
+
+def tcgen05_atom_layout(st, node):
+    """`tcgen05_atom_layout(instr_shape, (rows, cols), dtype)` (from tvm.tirx.layout): the layout
+    itself, for `A.view(..., layout=...)` and register buffers."""
+    a = registry.bind_args(st, node, ("instr_shape", "tensor_shape", "dtype"), "tcgen05_atom_layout")
+    if a is None:
+        return POISON
+    layout = atom_layout(st, node, a, "tcgen05_atom_layout")
+    return POISON if layout is POISON else LayoutVal(layout)
+
+
+def atom_layout(st, node, a, what: str):
     shape = expr.const_str(st, a["instr_shape"], "the tcgen05 shape")
     extents = views.shape_arg(st, a["tensor_shape"], symbolic=False)
     dtype = expr.dtype_arg(st, a["dtype"])
@@ -80,11 +98,13 @@ def _alloc_tcgen05_ldst_frag(st, node, a):
     if isinstance(iters, str):
         span = a["instr_shape"].span if iters.startswith("`") and "is not" in iters else \
             a["dtype"].span if "data (" in iters or "only" in iters else a["tensor_shape"].span
-        st.diags.error("E0607", f"`T.alloc_tcgen05_ldst_frag`: {iters}", span)
+        st.diags.error("E0607", f"`{what}`: {iters}", span)
         return POISON
     c = lambda v: ir.IntImm(INT32, v)  # noqa: E731
-    layout = ir.Layout(tuple(layouts.Iter(c(e), c(s), axis) for e, s, axis in iters), (), (), None,
-                       f"tcgen05_atom_layout({shape!r}, ({rows}, {cols}), {str(dtype)!r})")
-    return views.new_allocation(st, tuple(extents), dtype, "local", layout, 0, node.span)
+    return ir.Layout(tuple(layouts.Iter(c(e), c(s), axis) for e, s, axis in iters), (), (), None,
+                     f"tcgen05_atom_layout({shape!r}, ({rows}, {cols}), {str(dtype)!r})")
+
+
+CALLS["tcgen05_atom_layout"] = tcgen05_atom_layout
 
 

@@ -57,9 +57,12 @@ class Helper:
 @dataclass(frozen=True, eq=False, repr=False)
 class LibraryName:
     """A name imported from TIRx's helper library (`from tvm.tirx.lang.pipeline import MBarrier`) that
-    tirxc recognises but does not implement: the import is accepted, a use is refused by name."""
+    tirxc recognises but does not implement, or from a module it does not evaluate (`import numpy`):
+    the import is accepted (a test file's imports are often unused by its kernels), a use is
+    refused by name."""
     name: str
     module: str
+    available: bool = True  # False: a module tirxc does not evaluate at all (`import numpy`)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -338,6 +338,8 @@ def layout_ctor(st, name: str, node: ast.Call):
         return compose_layout(st, node)
     if name in ("wg_local_layout", "tmem_datapath_layout"):
         return CALLS["layout_helper"](st, name, node)  # layout_methods.py
+    if name == "tcgen05_atom_layout":
+        return CALLS["tcgen05_atom_layout"](st, node)  # tcgen05_frag.py
     if name != "TileLayout":
         st.diags.error("E0306", f"`{name}` is written with brackets: `{name}[...]`", node.span)
         return POISON
@@ -438,9 +440,9 @@ def new_view(st, base: ir.Buffer, shape, dtype, scope, layout, offset, align, sp
         if offset is None:
             return POISON
     if dtype != storage.dtype:
-        if storage.kind == "param":
-            st.diags.error("E0518", "reinterpreting a parameter buffer with another dtype is not supported yet",
-                             span, help="pass the array with the element type the kernel reads")
+        if storage.kind == "param" and dtype.nbytes > storage.dtype.nbytes:
+            st.diags.error("E0518", "a wider element type over a parameter buffer is not supported yet",
+                             span, help="the launcher checks the array's alignment for its own element type only")
             return POISON
         size = None if storage.size is None else storage.size * storage.dtype.nbytes // dtype.nbytes
         storage = ir.Storage("\0", dtype, scope, "view_pointer", size, align, base=storage)

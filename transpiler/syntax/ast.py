@@ -153,7 +153,7 @@ class ListComp(Node):
     with `key`): evaluated at compile time"""
     elt: "Expr"
     generators: tuple[Comprehension, ...]
-    kind: str = "list"  # list generator dict
+    kind: str = "list"  # list generator dict set
     key: "Expr | None" = None
 
 
@@ -166,6 +166,19 @@ class FString(Node):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class Lambda(Node):
+    """`lambda params: body`: a compile-time function (sema/pyeval_lambda.py)"""
+    params: tuple["Param", ...]
+    body: "Expr"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Set(Node):
+    """`{a, b}`: a compile-time set"""
+    elts: tuple["Expr", ...]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Value(Node):
     """A value the checker has already elaborated (an element of a `*` expansion), standing in
     for an expression: never made by the parser."""
@@ -174,7 +187,7 @@ class Value(Node):
 
 Expr = (Name | Constant | Attribute | Call | Slice | Subscript | Tuple | List | Dict | BinOp | UnaryOp
         | BoolOp | Compare | IfExp | Starred | DoubleStarred | ListComp | FString
-        | Value)
+        | Lambda | Set | Value)
 
 
 # ---- statements ----------------------------------------------------------------
@@ -276,10 +289,12 @@ class Assert(Node):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Param(Node):
-    """`name: annotation = default` of a `def`"""
+    """`name: annotation = default` of a `def` (or a lambda); star "*" for `*args` (name "" for a bare
+    `*`, the keyword-only marker), "**" for `**kwargs`"""
     name: str
     annotation: Expr | None
     default: Expr | None = None
+    star: str = ""
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -313,8 +328,24 @@ class ImportFrom(Node):
     names: tuple[ImportAlias, ...]
 
 
+@dataclass(frozen=True, eq=False, repr=False)
+class ClassDef(Node):
+    """`class name(bases):` with its decorators (`@T.meta_class`): run at compile time (sema/classes.py)"""
+    name: str
+    bases: tuple[Expr, ...]
+    decorators: tuple[Expr, ...]
+    body: tuple["Stmt", ...]
+    name_span: Span | None = None
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Raise(Node):
+    """`raise exc` (`from cause` is dropped): an error at compile time where it is reached"""
+    exc: Expr | None
+
+
 Stmt = (ExprStmt | Assign | AnnAssign | AugAssign | If | For | While | With | Break | Continue | Pass
-        | Return | Assert | FunctionDef | Import | ImportFrom)
+        | Return | Assert | FunctionDef | ClassDef | Raise | Import | ImportFrom)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -12,28 +12,17 @@ from transpiler.syntax.source import Span
 from transpiler.syntax.tokens import SyntaxProblem, Token, strip_prefix, token_span
 
 _UNSUPPORTED_HELP = {
-    "class definition": "kernel files hold functions only; group constants at module level",
-    "lambda": "write the expression inline, or use a `T.let` binding",
     "`**` (power)": "use `T.pow(x, y)`, or multiply out a small constant power",
-    "`in` operator": "compare explicitly, for example `a == b or a == c`",
-    "`not in` operator": "compare explicitly, for example `a != b and a != c`",
-    "`is` operator": "compare with `==`",
-    "`is not` operator": "compare with `!=`",
     "walrus operator `:=`": "assign on its own line",
     "`global` statement": "kernels see module constants directly; they cannot rebind them",
     "`nonlocal` statement": None,
     "`try` statement": None,
     "`del` statement": None,
-    "`raise` statement": "use `assert cond, \"message\"`",
     "`yield`": None,
     "`await`": None,
     "`async`": None,
     "`import *`": "import the names you use: `from tvm.tirx.layout import TileLayout, S`",
     "relative import": None,
-    "set comprehension": None,
-    "set literal": "use a tuple",
-    "`*args` parameter": None,
-    "`**kwargs` parameter": None,
     "`...` (Ellipsis)": "use `pass`, or `:` to take a whole dimension",
     "complex number": None,
     "bytes literal": "use a plain string",
@@ -216,7 +205,7 @@ class Builder:
         return self._rejected_stmt("`del` statement", span)
 
     def raise_stmt(self, span, children):
-        return self._rejected_stmt("`raise` statement", span)
+        return ast.Raise(span, children[0])  # `from cause` is dropped: the error is reported at compile time
 
     def yield_stmt(self, span, children):
         return ast.Pass(span)  # yield_expr has reported it
@@ -226,7 +215,14 @@ class Builder:
         return self._placeholder(span)
 
     def classdef(self, span, children):
-        return self._rejected_stmt("class definition", span, "class")
+        name, arguments, body = children[0], children[1:-1], children[-1]
+        bases = []
+        for kind, item in (arguments[0] if arguments and arguments[0] else ()):
+            if kind == "pos":
+                bases.append(item)
+            else:
+                self._reject("keyword argument of a class definition", item.span)
+        return ast.ClassDef(self._block_span(span, body), self._name(name), tuple(bases), (), body, self._tok(name))
 
     def try_stmt(self, span, children):
         return self._rejected_stmt("`try` statement", span, "try")
@@ -319,6 +315,9 @@ class Builder:
         if isinstance(func, ast.FunctionDef):
             return ast.FunctionDef(self._block_span(span, func.body), func.name, func.params, tuple(decorators),
                                    func.body, func.name_span, func.returns)
+        if isinstance(func, ast.ClassDef):
+            return ast.ClassDef(self._block_span(span, func.body), func.name, func.bases, tuple(decorators),
+                                func.body, func.name_span)
         return func
 
     def funcdef(self, span, children):
@@ -333,13 +332,13 @@ class Builder:
         name, annotation, default = children
         return ast.Param(span, self._name(name), annotation, default)
 
-    def star_param(self, span, children):
-        self._reject("`*args` parameter", span)
-        return None
+    def star_param(self, span, children):  # `*args` (a bare `*`: name "", the keyword-only marker)
+        name, annotation = children
+        return ast.Param(span, "" if name is None else self._name(name), annotation, None, "*")
 
     def kwstar_param(self, span, children):
-        self._reject("`**kwargs` parameter", span)
-        return None
+        name, annotation = children
+        return ast.Param(span, self._name(name), annotation, None, "**")
 
     def slash_param(self, span, children):
         self._reject("positional-only marker `/`", span)
@@ -350,15 +349,22 @@ class Builder:
         body, test, orelse = children
         return ast.IfExp(span, test, body, orelse)
 
-    def lambdef(self, span, children):
-        self._reject("lambda", span)
-        return self._placeholder(span)
+    def lambdef(self, span, children):  # a compile-time function (sema/pyeval_lambda.py)
+        params, body = children
+        return ast.Lambda(span, tuple(params or ()), body)
 
     def lambda_params(self, span, children):
-        return None
+        return [c for c in children if c is not None]
 
     def lambda_param(self, span, children):
-        return None
+        name, default = children
+        return ast.Param(span, self._name(name), None, default)
+
+    def lambda_star(self, span, children):
+        return ast.Param(span, "" if children[0] is None else self._name(children[0]), None, None, "*")
+
+    def lambda_kwstar(self, span, children):
+        return ast.Param(span, self._name(children[0]), None, None, "**")
 
     def walrus(self, span, children):
         self._reject("walrus operator `:=`", span)
@@ -378,10 +384,7 @@ class Builder:
 
     def compare(self, span, children):
         left = children[0]
-        ops = tuple(children[1::2])
-        for op in ops:
-            if op in ("in", "not in", "is", "is not"):
-                self._reject(f"`{op}` operator", span)
+        ops = tuple(children[1::2])  # `is`, `in`: compile-time identity and membership (sema/)
         return ast.Compare(span, left, ops, tuple(children[2::2]))
 
     def bitor(self, span, children):
@@ -613,16 +616,7 @@ class Builder:
         return (None, ast.DoubleStarred(span, children[0]))
 
     def set(self, span, children):
-        self._reject("set literal", span)
-        return self._placeholder(span)
-
-    def _comprehension(what):
-        def build(self, span, children):
-            self._reject(what, span)
-            return self._placeholder(span)
-        return build
-
-    setcomp = _comprehension("set comprehension")
+        return ast.Set(span, tuple(children[0]))
 
     # Comprehensions are evaluated at compile time (sema/pyeval.py). `comp_for` and `comp_if`
     # give the clauses in order, a `for` as a Comprehension and an `if` as its condition; the
@@ -635,6 +629,9 @@ class Builder:
 
     def dictcomp(self, span, children):
         return ast.ListComp(span, children[1], _clauses(children[2]), "dict", children[0])
+
+    def setcomp(self, span, children):
+        return ast.ListComp(span, children[0], _clauses(children[1]), "set")
 
     def comp_for(self, span, children):
         target, iterable, rest = children

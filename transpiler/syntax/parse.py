@@ -37,7 +37,8 @@ __all__ = ["parse", "MAX_BLOCK_DEPTH", "MAX_BRACKET_DEPTH", "MAX_DECIMAL_DIGITS"
 # Nodes that make up expressions; statements do not count towards their depth
 # (blocks have their own limit, MAX_BLOCK_DEPTH).
 _EXPRESSION_NODES = (ast.Name, ast.Constant, ast.Attribute, ast.Keyword, ast.Call, ast.Slice, ast.Subscript,
-                     ast.Tuple, ast.List, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp)
+                     ast.Tuple, ast.List, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp,
+                     ast.Lambda, ast.Set)
 
 
 def _check_depth(module: ast.Module, diags: Diagnostics) -> bool:

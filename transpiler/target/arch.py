@@ -90,6 +90,12 @@ FEATURES: dict[str, tuple[int, str]] = {
     "st.bulk": (100, ""),
     "redux.f32": (100, "a"),
     "cvt.sm100": (100, "a"),  # fp6 / fp4 / ue8m0 pairs, fp8 from bf16x2, .rs  # redux.sync min / max on f32
+    "ld256": (100, ""),  # the 256-bit ld / st vectors (.v8 of 32-bit, .v4 of 64-bit values)
+    "bulk.sm100": (100, ""),  # cp.async.bulk's .cp_mask
+    "bulk.multicast": (90, "a"),  # cp.async.bulk(.tensor)'s .multicast::cluster (ptxas: arch-specific targets)
+    "clc": (100, ""),  # clusterlaunchcontrol try_cancel / query_cancel
+    "clc.multicast": (100, "a"),  # clusterlaunchcontrol.try_cancel's .multicast::cluster::all
+    "ldmatrix.b8": (100, "a"),  # ldmatrix .m16n16 / .m8n16 and stmatrix .m16n8 on 8-bit (and packed 6 / 4-bit) data
     "redux": (80, ""),  # redux.sync  # tensormap.replace's swizzle_atomicity field  # multimem.ld_reduce / st on packed fp8, .acc::f16  # st.async / red.async release forms into global memory
 }
 
@@ -108,6 +114,9 @@ SPECIFIC: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "tensormap": ((90, 100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
     "multimem.fp8": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
     "tensormap.sm100": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
+    "bulk.multicast": ((90, 100, 101, 103, 110), (100, 101, 103, 110)),
+    "clc.multicast": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
+    "ldmatrix.b8": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
 }
 
 

@@ -14,14 +14,17 @@ import re
 from transpiler.target.arch import guard_condition, guard_macro, specific_archs
 from transpiler.target.ptx.helpers import HELPERS
 from transpiler.target.ptx.model import KINDS, Family, Form, Instruction, Operand
-from transpiler.target.ptx import arith, async_copy, async_store, cvt, fp_cvt, half, intmath, memory, misc, mma_more, multimem, tcgen05, tensor_core
+from transpiler.target.ptx import (arith, async_copy, async_store, control, cvt, fp_cvt, half, intmath, memory, misc,
+                                   mma_more, mma_sparse, multimem, tcgen05, tensor_core)
 from transpiler.target.ptx.tcgen05 import TMEM_OPERANDS
 
 __all__ = ["HELPERS", "KINDS", "Family", "Instruction", "Operand", "FAMILIES", "EXAMPLES", "lookup", "forms",
+           "instruction_of",
            "close_mnemonics", "from_attribute_path", "is_helper", "helper_source", "helper_arch", "family_of",
            "TMEM_OPERANDS", "sunk"]
 
-FAMILIES: list[Family] = (tensor_core.FAMILIES + mma_more.FAMILIES + async_copy.FAMILIES + tcgen05.FAMILIES + async_store.FAMILIES
+FAMILIES: list[Family] = (tensor_core.FAMILIES + mma_more.FAMILIES + mma_sparse.FAMILIES + async_copy.FAMILIES
+                          + control.FAMILIES + tcgen05.FAMILIES + async_store.FAMILIES
                           + misc.FAMILIES + memory.FAMILIES + multimem.FAMILIES + arith.FAMILIES
                           + intmath.FAMILIES + half.FAMILIES + cvt.FAMILIES
                           + fp_cvt.FAMILIES)
@@ -116,6 +119,11 @@ def from_attribute_path(parts) -> str:
     if parts and parts[0] in _DOTTED:
         parts = (_DOTTED[parts[0]],) + parts[1:]
     return ".".join(p.rstrip("_") if p.endswith("_") and not p.endswith("__") else p for p in parts).replace("__", "::")
+
+
+def instruction_of(helper: str) -> Instruction | None:
+    """The instruction whose wrapper a helper name (as a call names it) is, if it is one."""
+    return _BY_HELPER.get(helper.split("<", 1)[0])
 
 
 def is_helper(name: str) -> bool:

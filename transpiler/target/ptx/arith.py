@@ -34,8 +34,8 @@ def _setp(m):
         return "the .bN types compare with .eq / .ne only"
     if cmp not in (_FLOAT_CMP if floating else _INT_CMP):
         return f"`.{cmp}` is a{' floating' if not floating else 'n integer'}-point comparison"
-    if m["ftz"] and t != "f32":
-        return "`.ftz` goes with .f32"
+    if m["ftz"] and t not in ("f32", "f16"):
+        return "`.ftz` goes with .f32 and .f16"
     ops = (Operand("out", "pred", name="p"),) + _ins(t, 2)
     head = "{\n.reg .pred tirx_p;\n"
     feature = "bf16.arith" if t == "bf16" else None
@@ -57,6 +57,23 @@ def _lop3(m):
                 f"{m[0]} $0, $1, $2, $3, $4;")
 
 
+def _lop3_bool(m):
+    """lop3.BoolOp.b32 d|p, a, b, c, immLut, q: also p = (d != 0) BoolOp q (p, q: integers as 0 / 1)."""
+    return Form((Operand("out", "b32"), Operand("out", "pred", name="p")) + _ins("b32", 3)
+                + (Operand("imm", name="immLut", choices=tuple(range(256))), Operand("in", "pred", name="q")),
+                "{\n.reg .pred tirx_p, tirx_q;\nsetp.ne.b32 tirx_q, $6, 0;\n"
+                f"{m[0]} $0|tirx_p, $2, $3, $4, $5, tirx_q;\nselp.u32 $1, 1, 0, tirx_p;\n}}")
+
+
+def _pred_op(m):
+    """and / or / xor / not .pred on predicates given and returned as integers (0 / 1)."""
+    n = 1 if m["op"] == "not" else 2
+    ins = "".join(f"setp.ne.b32 tirx_a{k}, ${k + 1}, 0;\n" for k in range(n))
+    args = ", ".join(f"tirx_a{k}" for k in range(n))
+    return Form((Operand("out", "pred"),) + tuple(Operand("in", "pred") for _ in range(n)),
+                "{\n.reg .pred tirx_d, tirx_a0, tirx_a1;\n" + ins + f"{m[0]} tirx_d, {args};\nselp.u32 $0, 1, 0, tirx_d;\n}}")
+
+
 def _shift(m):
     t = m["type"]
     if m["op"] == "shl" and t[0] != "b":
@@ -73,8 +90,12 @@ def _int_arith(m):
         return f"{op} takes no .{mode}"
     if mode == "wide" and t.endswith("64"):
         return ".wide doubles a 16- or 32-bit type"
-    if m["sat"] and (t != "s32" or op not in ("add", "sub")):
-        return "`.sat` is an s32 add / sub"
+    if t.endswith("x2"):  # the packed 16-bit add (sm_90)
+        if op != "add" or m["sat"]:
+            return f"`.{t}` is a plain add (no .sat)"
+        return Form((Operand("out", "b32"),) + _ins("b32", 2), f"{m[0]} $0, $1, $2;", feature="arith.sm90")
+    if m["sat"] and (t != "s32" or op not in ("add", "sub")) and (op, mode, t) != ("mad", "hi", "s32"):
+        return "`.sat` is an s32 add / sub (or mad.hi.sat.s32)"
     if t[0] == "b":
         return f"{op} takes the .u / .s types"
     wide = {"u16": "u32", "s16": "s32", "u32": "u64", "s32": "s64"}.get(t) if mode == "wide" else None
@@ -145,18 +166,23 @@ FAMILIES = [
     Family(r"setp\.(?P<cmp>[a-z]+)(?:\.(?P<bool>and|or|xor))?(?P<ftz>\.ftz)?"
            r"\.(?P<type>b16|b32|b64|u16|u32|u64|s16|s32|s64|f32|f64|f16|bf16)", _setp, "memory",
            ("setp.lt.s32", "setp.eq.b32", "setp.lo.u64", "setp.gt.or.s32", "setp.ltu.ftz.f32", "setp.eq.and.f64",
-            "setp.ge.f16", "setp.nan.bf16"),
+            "setp.ge.f16", "setp.nan.bf16", "setp.eq.ftz.f16", "setp.lt.and.ftz.f16"),
            "compare: the predicate (any integer register, 0 / 1) {combined with c by .and / .or / .xor}"),
     Family(r"selp\.(?P<type>b16|b32|b64|u16|u32|u64|s16|s32|s64|f32|f64)", _selp, "memory",
            ("selp.b32", "selp.f32", "selp.u64"), "d = c ? a : b"),
     Family(r"lop3\.b32", _lop3, "memory", ("lop3.b32",), "any three-input bitwise function (immLut: its truth table)"),
+    Family(r"lop3\.(?:or|and)\.b32", _lop3_bool, "memory", ("lop3.or.b32", "lop3.and.b32"),
+           "lop3 that also combines (d != 0) with the predicate q by .or / .and into p"),
+    Family(r"(?P<op>and|or|xor|not)\.pred", _pred_op, "memory", ("and.pred", "xor.pred", "not.pred"),
+           "logic on predicates (integers, non-zero is true; the result 0 / 1)"),
     Family(r"(?P<op>and|or|xor)\.(?P<type>b16|b32|b64)", _op(2), "memory", ("and.b32", "or.b64", "xor.b16")),
     Family(r"not\.(?P<type>b16|b32|b64)", _op(1), "memory", ("not.b32",)),
     Family(r"(?P<op>shl|shr)\.(?P<type>b16|b32|b64|u16|u32|u64|s16|s32|s64)", _shift, "memory",
            ("shl.b32", "shr.u32", "shr.s64"), "shift by a u32 amount"),
-    Family(r"(?P<op>add|sub|mul|mad)(?:\.(?P<mode>lo|hi|wide))?(?P<sat>\.sat)?\.(?P<type>[usb](?:16|32|64))",
+    Family(r"(?P<op>add|sub|mul|mad)(?:\.(?P<mode>lo|hi|wide))?(?P<sat>\.sat)?\.(?P<type>[usb](?:16|32|64)|[us]16x2)",
            _int_arith, "memory", ("add.s32", "sub.sat.s32", "mul.lo.s32", "mul.wide.s32", "mul.hi.u64", "mad.lo.s32",
-                                  "mad.wide.u32"), "integer add / sub / mul / mad (.lo, .hi, .wide)"),
+                                  "mad.wide.u32", "add.u16x2", "mad.hi.sat.s32"),
+           "integer add / sub / mul / mad (.lo, .hi, .wide); add on packed 16-bit pairs (sm_90)"),
     Family(r"(?P<op>add|sub|mul|fma)(?:\.(?P<rnd>rn|rz|rm|rp))?(?P<ftz>\.ftz)?(?:\.sat)?\.(?P<type>f32|f64)",
            _float_arith, "memory", ("add.rn.f32", "sub.f32", "mul.rn.ftz.f32", "fma.rn.f32", "add.rz.f64",
                                     "fma.rn.f64"), "floating-point add / sub / mul / fma"),

@@ -2,9 +2,12 @@
 cp.async.bulk and its tensor form, mbarrier, and the fences."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from transpiler.target.ptx.model import Family, Form, Operand, refs
 
 _SHARED = r"\.shared(?:::cta)?"
+_OPT = r"(?:\.shared(?:::cta)?)?"  # the shared window, or (left out) generic addressing
 _CLUSTER = Operand("in", "u32", name="cluster_addr")  # a shared::cluster address, as mapa gives it
 _SEM = r"(?:\.(?P<sem>release|relaxed))?(?:\.(?P<scope>cta|cluster))?"
 
@@ -13,11 +16,26 @@ def _fixed(asm: str, *operands: Operand):
     return lambda m: Form(tuple(operands), asm.replace("@", m[0]))
 
 
+def _generic(build):
+    """An mbarrier builder whose spelling may leave out the state space: then the ISA's generic
+    addressing, so the barrier is a generic pointer (into shared memory) instead of a shared one."""
+    def wrapped(m):
+        built = build(m)
+        if isinstance(built, str) or ".shared" in m[0]:
+            return built
+        forms = built if isinstance(built, list) else [built]
+        return [replace(f, operands=tuple(replace(op, space="generic") if op.role == "addr" and op.space == "shared"
+                                          else op for op in f.operands)) for f in forms]
+    return wrapped
+
+
 def _cp_async(m):
     ops = (Operand("addr", space="shared"), Operand("addr", space="global"), Operand("imm", name="bytes", choices=(4, 8, 16)))
     forms = [Form(ops, f"{m[0]} [$0], [$1], $2;")]
-    if m["hint"]:
-        forms = [Form(ops + (Operand("in", "u64", name="cache_policy"),), f"{m[0]} [$0], [$1], $2, $3;")]
+    if m["hint"] or m["hint2"]:
+        policy = Operand("in", "u64", name="cache_policy")
+        forms = [Form(ops + (policy,), f"{m[0]} [$0], [$1], $2, $3;"),
+                 Form(ops + (Operand("in", "u32", name="src_size"), policy), f"{m[0]} [$0], [$1], $2, $3, $4;")]
     else:  # the optional src-size: bytes past it are filled with zeros
         forms.append(Form(ops + (Operand("in", "u32", name="src_size"),), f"{m[0]} [$0], [$1], $2, $3;"))
     return forms
@@ -67,25 +85,55 @@ def _mbar_wait(m):
 
 
 def _bulk_tensor(m):
+    """TMA load: dst, [tensor_map, {coordinates}], [mbar]{, cta_mask}{, cache_policy}. `.tile::gather4`
+    (2d only) names four rows: five coordinates; `.multicast::cluster` writes the tile into the CTAs
+    of cta_mask (a 16-bit mask of cluster ranks); `.cta_group` / gather4 need sm_100a."""
     dims = int(m["dims"])
+    gather = (m["mode"] or "").endswith("gather4")
+    if gather and dims != 2:
+        return ".tile::gather4 is a 2d load mode"
+    if m["mc"] and m["dst"] != "shared::cluster":
+        return "`.multicast::cluster` writes into .shared::cluster"
+    coords = 5 if gather else dims
     ops = ((Operand("addr", space="shared", name="dst"), Operand("in", "u64", name="tensor_map"))
-           + tuple(Operand("in", "s32", name=f"c{i}") for i in range(dims)) + (Operand("addr", space="shared", name="mbar"),))
-    asm = f"{m[0]} [$0], [$1, {{{refs(2, dims)}}}], [${2 + dims}]"
+           + tuple(Operand("in", "s32", name=f"c{i}") for i in range(coords)) + (Operand("addr", space="shared", name="mbar"),))
+    asm = f"{m[0]} [$0], [$1, {{{refs(2, coords)}}}], [${2 + coords}]"
+    if m["mc"]:
+        ops += (Operand("in", "u16", name="cta_mask"),)
+        asm += f", ${len(ops) - 1}"
     if m["hint"]:
         ops += (Operand("in", "u64", name="cache_policy"),)
         asm += f", ${len(ops) - 1}"
-    return Form(ops, asm + ";")
+    return Form(ops, asm + ";", feature="tcgen05" if m["cg"] or gather else "bulk.multicast" if m["mc"] else None)
 
 
 def _bulk_tensor_store(m):
     dims = int(m["dims"])
-    ops = ((Operand("in", "u64", name="tensor_map"),) + tuple(Operand("in", "s32", name=f"c{i}") for i in range(dims))
+    scatter = (m.groupdict().get("mode") or "").endswith("scatter4")
+    if scatter and dims != 2:
+        return ".tile::scatter4 is a 2d store mode"
+    coords = 5 if scatter else dims
+    ops = ((Operand("in", "u64", name="tensor_map"),) + tuple(Operand("in", "s32", name=f"c{i}") for i in range(coords))
            + (Operand("addr", space="shared", name="src"),))
-    asm = f"{m[0]} [$0, {{{refs(1, dims)}}}], [${1 + dims}]"
+    asm = f"{m[0]} [$0, {{{refs(1, coords)}}}], [${1 + coords}]"
     if m["hint"]:
         ops += (Operand("in", "u64", name="cache_policy"),)
         asm += f", ${len(ops) - 1}"
-    return Form(ops, asm + ";")
+    return Form(ops, asm + ";", feature="tcgen05" if scatter else None)
+
+
+def _tensor_prefetch(m):
+    dims = int(m["dims"])
+    gather = (m["mode"] or "").endswith("gather4")
+    if gather and dims != 2:
+        return ".tile::gather4 is a 2d load mode"
+    coords = 5 if gather else dims
+    ops = (Operand("in", "u64", name="tensor_map"),) + tuple(Operand("in", "s32", name=f"c{i}") for i in range(coords))
+    asm = f"{m[0]} [$0, {{{refs(1, coords)}}}]"
+    if m["hint"]:
+        ops += (Operand("in", "u64", name="cache_policy"),)
+        asm += f", ${len(ops) - 1}"
+    return Form(ops, asm + ";", feature="tcgen05" if gather else None)
 
 
 def _bulk(m):
@@ -102,71 +150,99 @@ def _bulk(m):
         ops = (dst, Operand("addr", space="global", name="src"), Operand("in", "u32", name="bytes"),
                Operand("addr", space="shared", name="mbar"))
         asm = f"{m[0]} [$0], [$1], $2, [$3]"
+    if m["mc"]:
+        if m["dst"] != "shared::cluster" or m["src"] != "global":
+            return "`.multicast::cluster` copies global -> .shared::cluster"
+        ops += (Operand("in", "u16", name="cta_mask"),)
+        asm += f", ${len(ops) - 1}"
     if m["hint"]:
         ops += (Operand("in", "u64", name="cache_policy"),)
         asm += f", ${len(ops) - 1}"
-    return Form(ops, asm + ";")
+    if m["mask"]:
+        if m["dst"] != "global":
+            return "`.cp_mask` goes with the shared::cta -> global copy"
+        ops += (Operand("in", "u16", name="byte_mask"),)
+        asm += f", ${len(ops) - 1}"
+    return Form(ops, asm + ";", feature="bulk.sm100" if m["mask"] else "bulk.multicast" if m["mc"] else None)
 
 
 _HINT = r"(?P<hint>\.L2::cache_hint)?"
 FAMILIES = [
-    Family(rf"cp\.async\.(?P<kind>ca|cg){_SHARED}\.global(?:\.L2::(?:64B|128B|256B))?{_HINT}", _cp_async, "cp.async",
+    Family(rf"cp\.async\.(?P<kind>ca|cg){_SHARED}\.global(?:{_HINT}(?:\.L2::(?:64B|128B|256B))?"
+           rf"|(?:\.L2::(?:64B|128B|256B))?(?P<hint2>\.L2::cache_hint)?)", _cp_async, "cp.async",
            ("cp.async.cg.shared.global", "cp.async.ca.shared.global", "cp.async.cg.shared.global.L2::128B",
-            "cp.async.ca.shared::cta.global.L2::cache_hint"),
+            "cp.async.ca.shared::cta.global.L2::cache_hint", "cp.async.cg.shared.global.L2::cache_hint.L2::256B",
+            "cp.async.ca.shared.global.L2::64B.L2::cache_hint"),
            "copy 4, 8 or 16 bytes global -> shared asynchronously (src_size: bytes read, the rest zero)"),
     Family(r"cp\.async\.commit_group", _fixed("@;"), "cp.async", ("cp.async.commit_group",)),
     Family(r"cp\.async\.wait_group", _fixed("@ $0;", Operand("imm", name="groups")), "cp.async", ("cp.async.wait_group",)),
     Family(r"cp\.async\.wait_all", _fixed("@;"), "cp.async", ("cp.async.wait_all",)),
-    Family(r"cp\.async\.mbarrier\.arrive(?:\.noinc)?" + _SHARED + r"\.b64", _fixed("@ [$0];", Operand("addr", space="shared")),
-           "mbarrier", ("cp.async.mbarrier.arrive.shared.b64", "cp.async.mbarrier.arrive.noinc.shared::cta.b64")),
-    Family(rf"mbarrier\.init{_SHARED}\.b64", _fixed("@ [$0], $1;", Operand("addr", space="shared"),
-                                                   Operand("in", "u32", name="count")), "mbarrier",
-           ("mbarrier.init.shared::cta.b64", "mbarrier.init.shared.b64")),
-    Family(rf"mbarrier\.inval{_SHARED}\.b64", _fixed("@ [$0];", Operand("addr", space="shared")), "mbarrier",
-           ("mbarrier.inval.shared::cta.b64",)),
-    Family(r"mbarrier\.arrive(?:_drop)?(?P<expect>\.expect_tx)?" + _SEM + r"(?P<space>\.shared(?:::cta|::cluster)?)\.b64",
-           _mbar_arrive, "mbarrier.tx",
+    Family(r"cp\.async\.mbarrier\.arrive(?:\.noinc)?" + _OPT + r"\.b64",
+           _generic(_fixed("@ [$0];", Operand("addr", space="shared"))), "mbarrier",
+           ("cp.async.mbarrier.arrive.shared.b64", "cp.async.mbarrier.arrive.noinc.shared::cta.b64",
+            "cp.async.mbarrier.arrive.noinc.b64")),
+    Family(rf"mbarrier\.init{_OPT}\.b64", _generic(_fixed("@ [$0], $1;", Operand("addr", space="shared"),
+                                                           Operand("in", "u32", name="count"))), "mbarrier",
+           ("mbarrier.init.shared::cta.b64", "mbarrier.init.shared.b64", "mbarrier.init.b64")),
+    Family(rf"mbarrier\.inval{_OPT}\.b64", _generic(_fixed("@ [$0];", Operand("addr", space="shared"))), "mbarrier",
+           ("mbarrier.inval.shared::cta.b64", "mbarrier.inval.b64")),
+    Family(r"mbarrier\.arrive(?:_drop)?(?P<expect>\.expect_tx)?" + _SEM + r"(?P<space>\.shared(?:::cta|::cluster)?)?\.b64",
+           _generic(_mbar_arrive), "mbarrier.tx",
            ("mbarrier.arrive.shared::cta.b64", "mbarrier.arrive.shared.b64", "mbarrier.arrive.expect_tx.shared::cta.b64",
             "mbarrier.arrive.relaxed.cta.shared::cta.b64", "mbarrier.arrive.release.cluster.shared::cluster.b64",
             "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64", "mbarrier.arrive_drop.shared::cta.b64",
-            "mbarrier.arrive_drop.expect_tx.release.cluster.shared::cluster.b64"),
+            "mbarrier.arrive_drop.expect_tx.release.cluster.shared::cluster.b64", "mbarrier.arrive.release.cta.b64",
+            "mbarrier.arrive.expect_tx.b64"),
            "arrive on a barrier (optional count; expect_tx adds expected transaction bytes; arrive_drop also "
            "lowers the expected arrivals of later phases)"),
-    Family(r"mbarrier\.(?:expect_tx|complete_tx)" + _SEM + r"\.shared(?:::cta|::cluster)?\.b64", _tx, "mbarrier.tx",
-           ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64", "mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64",
-            "mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64")),
+    Family(r"mbarrier\.(?:expect_tx|complete_tx)" + _SEM + r"(?:\.shared(?:::cta|::cluster)?)?\.b64", _generic(_tx),
+           "mbarrier.tx", ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
+                           "mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64",
+                           "mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64", "mbarrier.expect_tx.relaxed.cta.b64")),
     Family(r"mbarrier\.(?P<op>try_wait|test_wait)(?P<parity>\.parity)?(?:\.(?:acquire|relaxed))?(?:\.(?:cta|cluster))?"
-           + _SHARED + r"\.b64", _mbar_wait, "mbarrier.tx",
+           + _OPT + r"\.b64", _generic(_mbar_wait), "mbarrier.tx",
            ("mbarrier.try_wait.parity.shared::cta.b64", "mbarrier.test_wait.parity.shared::cta.b64",
             "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64", "mbarrier.try_wait.shared::cta.b64",
-            "mbarrier.test_wait.shared::cta.b64"),
+            "mbarrier.test_wait.shared::cta.b64", "mbarrier.try_wait.parity.acquire.cluster.b64"),
            "has the phase completed? (returned, or written to a destination register)"),
     Family(r"fence\.proxy\.async(?:\.shared::cta|\.shared::cluster|\.global)?", _fixed("@;"), "bulk",
            ("fence.proxy.async.shared::cta", "fence.proxy.async", "fence.proxy.async.global")),
     Family(r"fence\.mbarrier_init\.release\.cluster", _fixed("@;"), "bulk", ("fence.mbarrier_init.release.cluster",)),
-    Family(r"fence\.(?:acq_rel|sc)\.(?:cta|gpu|sys)", _fixed("@;"), "fence", ("fence.acq_rel.gpu", "fence.sc.cta")),
-    Family(r"fence\.(?:acq_rel|sc)\.cluster", _fixed("@;"), "cluster", ("fence.acq_rel.cluster",)),
+    Family(r"fence(?:\.(?:acq_rel|sc|acquire|release))?\.(?:cta|gpu|sys)", _fixed("@;"), "fence",
+           ("fence.acq_rel.gpu", "fence.sc.cta", "fence.acquire.gpu", "fence.release.cta", "fence.sys")),
+    Family(r"fence(?:\.(?:acq_rel|sc|acquire|release))?\.cluster", _fixed("@;"), "cluster",
+           ("fence.acq_rel.cluster", "fence.release.cluster")),
     Family(r"fence\.proxy\.(?:alias|tensormap::generic\.release\.(?:cta|cluster|gpu|sys))", _fixed("@;"), "bulk",
            ("fence.proxy.alias", "fence.proxy.tensormap::generic.release.gpu")),
     Family(r"cp\.async\.bulk\.(?P<dst>shared::cluster|shared::cta|global)\.(?P<src>global|shared::cta)"
-           r"(?:\.mbarrier::complete_tx::bytes)?(?:\.bulk_group)?" + _HINT, _bulk, "bulk",
+           r"(?:\.mbarrier::complete_tx::bytes)?(?:\.bulk_group)?(?P<mc>\.multicast::cluster)?" + _HINT
+           + r"(?P<mask>\.cp_mask)?", _bulk, "bulk",
            ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
             "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
             "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
             "cp.async.bulk.global.shared::cta.bulk_group",
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"),
-           "bulk copy of `bytes` (a multiple of 16) completing on an mbarrier or a bulk group"),
-    Family(r"cp\.async\.bulk\.tensor\.(?P<dims>[1-5])d\.shared::(?:cluster|cta)\.global\.tile"
-           r"\.mbarrier::complete_tx::bytes" + _HINT, _bulk_tensor, "bulk",
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint",
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint",
+            "cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.cp_mask"),
+           "bulk copy of `bytes` (a multiple of 16) completing on an mbarrier or a bulk group (cta_mask: the "
+           "cluster ranks a multicast writes to; byte_mask: the bytes of each 16 `.cp_mask` writes, sm_100)"),
+    Family(r"cp\.async\.bulk\.tensor\.(?P<dims>[1-5])d\.(?P<dst>shared::cluster|shared::cta)\.global"
+           r"(?P<mode>\.tile(?:::gather4)?)?\.mbarrier::complete_tx::bytes(?P<mc>\.multicast::cluster)?"
+           r"(?P<cg>\.cta_group::[12])?" + _HINT, _bulk_tensor, "bulk",
            ("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
-            "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"),
-           "TMA load of a tile named by a tensor map"),
-    Family(r"cp\.async\.bulk\.tensor\.(?P<dims>[1-5])d\.shared::(?:cluster|cta)\.global"
-           r"\.mbarrier::complete_tx::bytes" + _HINT, _bulk_tensor, "bulk",
-           ("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes",)),
-    Family(r"cp\.async\.bulk\.tensor\.(?P<dims>[1-5])d\.global\.shared::cta(?:\.tile)?\.bulk_group" + _HINT,
-           _bulk_tensor_store, "bulk",
-           ("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group"),
+            "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint",
+            "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes",
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster",
+            "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint",
+            "cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes.cta_group::1",
+            "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+            ".cta_group::2.L2::cache_hint"),
+           "TMA load of a tile named by a tensor map (cta_mask: the cluster ranks a multicast writes to; "
+           "`.tile::gather4`: four rows of a 2d tensor, five coordinates; `.cta_group`, gather4: sm_100a)"),
+    Family(r"cp\.async\.bulk\.tensor\.(?P<dims>[1-5])d\.global\.shared::cta(?P<mode>\.tile(?:::scatter4)?)?\.bulk_group"
+           + _HINT, _bulk_tensor_store, "bulk",
+           ("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group",
+            "cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group.L2::cache_hint"),
            "TMA store of a tile"),
     Family(r"cp\.async\.bulk\.commit_group", _fixed("@;"), "bulk", ("cp.async.bulk.commit_group",)),
     Family(r"cp\.async\.bulk\.wait_group(?:\.read)?", _fixed("@ $0;", Operand("imm", name="groups")), "bulk",
@@ -176,9 +252,8 @@ FAMILIES = [
                           + ((Operand("in", "u64", name="cache_policy"),) if m["hint"] else ()),
                           f"{m[0]} [$0], $1" + (", $2;" if m["hint"] else ";")), "bulk",
            ("cp.async.bulk.prefetch.L2.global",)),
-    Family(r"cp\.async\.bulk\.prefetch\.tensor\.(?P<dims>[1-5])d\.L2\.global(?:\.tile)?",
-           lambda m: Form((Operand("in", "u64", name="tensor_map"),)
-                          + tuple(Operand("in", "s32", name=f"c{i}") for i in range(int(m["dims"]))),
-                          f"{m[0]} [$0, {{{refs(1, int(m['dims']))}}}];"), "bulk",
-           ("cp.async.bulk.prefetch.tensor.2d.L2.global",)),
+    Family(r"cp\.async\.bulk\.prefetch\.tensor\.(?P<dims>[1-5])d\.L2\.global(?P<mode>\.tile(?:::gather4)?)?" + _HINT,
+           _tensor_prefetch, "bulk",
+           ("cp.async.bulk.prefetch.tensor.2d.L2.global", "cp.async.bulk.prefetch.tensor.1d.L2.global.tile.L2::cache_hint",
+            "cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4")),
 ]

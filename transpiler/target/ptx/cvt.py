@@ -16,10 +16,19 @@ _IRND, _FRND = ("rni", "rzi", "rmi", "rpi"), ("rn", "rz", "rm", "rp")
 def _cvt(m):
     d, a, rnd = m["d"], m["a"], m["rnd"]
     dfloat, afloat = d in _BITS or d == "tf32", a in _BITS
+    if m["sf0"] and (m["satfinite"] or d != "tf32"):
+        return "`.satfinite` goes after `.relu`" if d != "tf32" else "`.satfinite` is written once"
     if d == "tf32" or a == "tf32":
-        if (a, rnd, m["ftz"], m["sat"], m["relu"]) != ("f32", "rna", None, None, None):
-            return "the tf32 line is cvt.rna{.satfinite}.tf32.f32"
-        return Form((Operand("out", "b32"), Operand("in", "f32")), f"{m[0]} $0, $1;", feature="half.sm80")
+        why = "the tf32 lines are cvt.rna{.satfinite}.tf32.f32 and cvt.rn / .rz{.satfinite}{.relu}.tf32.f32"
+        if (d, a, m["ftz"], m["sat"]) != ("tf32", "f32", None, None) or rnd not in ("rna", "rn", "rz"):
+            return why
+        if rnd == "rna":
+            if m["relu"]:
+                return why
+            return Form((Operand("out", "b32"), Operand("in", "f32")), f"{m[0]} $0, $1;", feature="half.sm80")
+        # .rn / .rz: sm_90; with .satfinite sm_100 (ptxas)
+        return Form((Operand("out", "b32"), Operand("in", "f32")), f"{m[0]} $0, $1;",
+                    feature="arith.sm100" if m["satfinite"] or m["sf0"] else "arith.sm90")
     if rnd == "rna":
         return "`.rna` is the tf32 line's rounding"
     if m["relu"] or m["satfinite"]:
@@ -54,11 +63,12 @@ def _cvt(m):
 
 _T = r"u8|u16|u32|u64|s8|s16|s32|s64|f16|bf16|tf32|f32|f64"
 FAMILIES = [
-    Family(rf"cvt(?:\.(?P<rnd>rni|rzi|rmi|rpi|rna|rn|rz|rm|rp))?(?P<ftz>\.ftz)?(?P<sat>\.sat)?(?P<relu>\.relu)?"
+    Family(rf"cvt(?:\.(?P<rnd>rni|rzi|rmi|rpi|rna|rn|rz|rm|rp))?(?P<ftz>\.ftz)?(?P<sat>\.sat)?(?P<sf0>\.satfinite(?=\.relu))?"
+           rf"(?P<relu>\.relu)?"
            rf"(?P<satfinite>\.satfinite)?\.(?P<d>{_T})\.(?P<a>{_T})", _cvt, "memory",
            ("cvt.rn.f32.s32", "cvt.rzi.s32.f32", "cvt.rni.ftz.sat.u8.f32", "cvt.rn.f16.f32", "cvt.f32.f16",
             "cvt.rz.ftz.sat.f32.f64", "cvt.f64.f32", "cvt.rni.f32.f32", "cvt.s64.s32", "cvt.sat.u16.s32",
             "cvt.rn.bf16.f32", "cvt.rn.relu.satfinite.f16.f32", "cvt.f32.bf16", "cvt.rz.bf16.f64",
-            "cvt.rna.satfinite.tf32.f32", "cvt.rn.f64.u64"),
+            "cvt.rna.satfinite.tf32.f32", "cvt.rn.f64.u64", "cvt.rn.relu.tf32.f32", "cvt.rz.satfinite.relu.tf32.f32"),
            "convert between integer and floating-point types"),
 ]

@@ -96,8 +96,8 @@ def markdown() -> str:
     out = [INTRO]
     sections = (("Memory, barriers and conversions", ("memory", "misc")),
                 ("Asynchronous copies and mbarriers", ("async_copy", "async_store")),
-                ("Tensor cores", ("tensor_core", "mma_more")), ("tcgen05 (Blackwell)", ("tcgen05",)),
-                ("Multimem and tensor maps", ("multimem",)),
+                ("Tensor cores", ("tensor_core", "mma_more", "mma_sparse")), ("tcgen05 (Blackwell)", ("tcgen05",)),
+                ("Multimem, tensor maps and cluster launch control", ("multimem", "control")),
                 ("Arithmetic, comparison and conversion", ("arith", "intmath", "half", "cvt", "fp_cvt")))
     for title, modules in sections:
         out.append(f"## {title}\n")

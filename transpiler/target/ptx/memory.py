@@ -12,12 +12,13 @@ _SLOTS = {
     "scope": {"cta", "cluster", "gpu", "sys"},
     "space": {"global", "shared", "shared::cta", "shared::cluster", "local", "const", "param"},
     "cop": {"ca", "cg", "cs", "lu", "cv", "wb", "wt"},
-    "evict": {"L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate",
-              "L2::evict_first", "L2::evict_last", "L2::evict_normal"},
+    "evict": {"L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate"},
+    "evict2": {"L2::evict_first", "L2::evict_last", "L2::evict_normal"},
     "hint": {"L2::cache_hint"},
     "size": {"L2::64B", "L2::128B", "L2::256B"},
     "vec": {"v2", "v4", "v8"},
     "nc": {"nc"},
+    "mmio": {"mmio"},
     "noftz": {"noftz"},
     "op": {"and", "or", "xor", "cas", "exch", "add", "inc", "dec", "min", "max"},
     "type": {"b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64", "b128",
@@ -57,6 +58,11 @@ def _slots(opcode: str, tokens: list[str]) -> dict[str, str] | str:
         return f"{opcode} needs an operation (.add, .min, ...)"
     if opcode in ("ld", "st") and "op" in found:
         return f"{opcode} takes no operation"
+    if "mmio" in found:  # ld / st.mmio.relaxed.sys{.global}.type: one scalar, no cache qualifiers
+        if opcode not in ("ld", "st") or sem != "relaxed" or found.get("scope") != "sys":
+            return "`.mmio` is an ld / st `.relaxed.sys`"
+        if found.get("space", "global") != "global" or set(found) & {"cop", "evict", "evict2", "hint", "size", "nc", "vec"}:
+            return "`.mmio` takes .global or generic addressing and no cache qualifier or vector"
     space, kind = found.get("space", ""), found["type"]
     if space in ("local", "const", "param"):
         if opcode in ("red", "atom"):
@@ -65,7 +71,7 @@ def _slots(opcode: str, tokens: list[str]) -> dict[str, str] | str:
             return f"st has no .{space} (it is read-only in a kernel)"
         if sem not in (None, "weak", "volatile") or (sem == "volatile" and space == "local"):
             return f"`.{sem}` works on global or shared memory, not .{space}"
-        if "hint" in found or "evict" in found or "size" in found or "nc" in found:
+        if "hint" in found or "evict" in found or "evict2" in found or "size" in found or "nc" in found:
             return f"the cache hints and `.nc` work on global memory, not .{space}"
     half = kind in _HALF
     if half and (opcode in ("ld", "st") or found.get("op") not in ("add", "min", "max")):
@@ -81,8 +87,8 @@ def _slots(opcode: str, tokens: list[str]) -> dict[str, str] | str:
             return ".b128 has no vector forms"
         if opcode == "red" or (opcode == "atom" and found["op"] not in ("cas", "exch")):
             return ".b128 atomics are cas and exch"
-        if "hint" in found:
-            return ".b128 takes no cache hint here"
+        if "hint" in found and found.get("op") == "cas":
+            return "the .b128 atom.cas takes no cache hint (ptxas)"
     if "vec" in found and opcode in ("red", "atom"):
         if found.get("space", "global") != "global" and space != "":
             return f"vector {opcode} works on global memory"
@@ -96,13 +102,29 @@ def _slots(opcode: str, tokens: list[str]) -> dict[str, str] | str:
             return f"the vector f32 {opcode} is an add"
         if kind in ("f16x2", "bf16x2") and found["vec"] == "v8":
             return f"the {kind} vectors are .v2 and .v4"
+    elif opcode in ("ld", "st") and _wide(found):  # the 256-bit lines (sm_100)
+        if found.get("space", "global") != "global":
+            return "a 256-bit access takes .global or generic addressing"
+        if "hint" in found:
+            return "the 256-bit lines take no `.L2::cache_hint`"
+        if ("evict" in found or "evict2" in found) and (found.get("cop") or sem == "volatile"):
+            return "eviction priorities go with neither a cache operator nor `.volatile`"
     elif found.get("vec") == "v8":
-        return ".v8 is a vector of 16-bit red / atom values"
+        return ".v8 is a vector of 16-bit red / atom values, or 256 bits of 32-bit ld / st values"
+    if "evict" in found and "evict2" in found and not (opcode in ("ld", "st") and _wide(found)):
+        return "the L1 and L2 eviction priorities go together only on the 256-bit ld / st lines"
     if "nc" in found and (opcode != "ld" or found.get("space") != "global" or found.get("sem") not in (None, "weak")):
         return "`.nc` is a weak global load"
     if "size" in found and opcode != "ld":
         return "prefetch sizes go with ld"
     return found
+
+
+def _wide(found: dict[str, str]) -> bool:
+    """The 256-bit ld / st lines: .v8 of a 32-bit type or .v4 of a 64-bit one (sm_100)."""
+    vec, kind = found.get("vec"), _REG.get(found["type"], "")
+    return (vec == "v8" and kind in ("b32", "u32", "s32", "f32")) or \
+        (vec == "v4" and kind in ("b64", "u64", "s64", "f64"))
 
 
 def _address(found: dict[str, str]) -> Operand:
@@ -124,7 +146,9 @@ def _feature(found: dict[str, str]) -> str | None:
     if (found["type"] == "b128" and "op" in found) or (found.get("vec") and "op" in found) \
             or found["type"] in ("bf16", "bf16x2"):
         return "atom.sm90"
-    if "hint" in found or "size" in found or "evict" in found:
+    if "op" not in found and _wide(found):
+        return "ld256"
+    if "hint" in found or "size" in found or "evict" in found or "evict2" in found:
         return "cache.hint"
     return None
 
@@ -140,7 +164,7 @@ def _b128(opcode: str, mnemonic: str, addr: Operand) -> Form:
                     f"{mnemonic} tirx_q0, [$2];\nmov.b128 {{$0, $1}}, tirx_q0;\n}}")
     if opcode == "st":
         return Form((addr,) + half("in", "b"), _Q + f"mov.b128 tirx_q1, {{$1, $2}};\n{mnemonic} [$0], tirx_q1;\n}}")
-    cas = mnemonic.split(".")[-2] == "cas"
+    cas = ".cas." in mnemonic
     ops = half("out", "d") + (addr,) + half("in", "b") + (half("in", "c") if cas else ())
     text = _Q + "mov.b128 tirx_q0, {$0, $1};\nmov.b128 tirx_q1, {$3, $4};\n" + \
         ("mov.b128 tirx_q2, {$5, $6};\n" if cas else "") + \
@@ -157,6 +181,11 @@ def _memory(m):
     addr = _address(found)
     if found["type"] == "b128":
         form = _b128(opcode, m[0], addr)
+        if "hint" in found:  # the cache policy after the values
+            n = len(form.operands)
+            form = Form(form.operands + (Operand("in", "u64", name="cache_policy"),),
+                        form.asm.replace(";\nmov.b128 {$0", f", ${n};\nmov.b128 {{$0", 1) if opcode != "st"
+                        else form.asm.replace("tirx_q1;\n}", f"tirx_q1, ${n};\n}}"))
         return Form(form.operands, form.asm, feature=_feature(found))
     kind = _REG[found["type"]]
     lanes = int(found.get("vec", "v1")[1:])
@@ -180,7 +209,10 @@ def _memory(m):
         values = 2 if found["op"] == "cas" else 1
         ops = (Operand("out", kind), addr) + regs("in", kind, values) + hint
         text = f"{m[0]} $0, [$1], " + ", ".join(f"${2 + i}" for i in range(values + len(hint))) + ";"
-    return Form(ops, text, feature=_feature(found))
+    sinkable = ()
+    if opcode in ("ld", "st") and _wide(found):  # the ISA's `_` for lanes not read / not written
+        sinkable = tuple(range(lanes)) if opcode == "ld" else tuple(range(1, lanes + 1))
+    return Form(ops, text, feature=_feature(found), sinkable=sinkable)
 
 
 def _merge(tokens: list[str]) -> list[str]:
@@ -191,17 +223,39 @@ def _merge(tokens: list[str]) -> list[str]:
 
 def _mov(m):
     t = m["t"]
-    if t == "b64":  # a plain move, or packing / unpacking two 32-bit halves ({lo, hi})
+    if t == "b128":
+        return _mov128(m[0])
+    if t == "b64":  # a plain move, or packing / unpacking two 32-bit halves ({lo, hi}) or four 16-bit ones
         return [Form((Operand("out", "b64"), Operand("in", "b64")), f"{m[0]} $0, $1;"),
                 Form((Operand("out", "b64"), Operand("in", "b32"), Operand("in", "b32")), f"{m[0]} $0, {{$1, $2}};"),
                 Form((Operand("out", "b32"), Operand("out", "b32"), Operand("in", "b64")), f"{m[0]} {{$0, $1}}, $2;",
-                     sinkable=(0, 1))]
+                     sinkable=(0, 1)),
+                Form((Operand("out", "b64"),) + regs("in", "b16", 4), f"{m[0]} $0, {vec(1, 4)};"),
+                Form(regs("out", "b16", 4) + (Operand("in", "b64"),), f"{m[0]} {vec(0, 4)}, $4;",
+                     sinkable=(0, 1, 2, 3))]
     if t == "b32":
         return [Form((Operand("out", "b32"), Operand("in", "b32")), f"{m[0]} $0, $1;"),
                 Form((Operand("out", "b32"), Operand("in", "b16"), Operand("in", "b16")), f"{m[0]} $0, {{$1, $2}};"),
                 Form((Operand("out", "b16"), Operand("out", "b16"), Operand("in", "b32")), f"{m[0]} {{$0, $1}}, $2;",
                      sinkable=(0, 1))]
-    return Form((Operand("out", t), Operand("in", t)), f"{m[0]} $0, $1;")
+    if t == "pred":  # predicates as integers (0 / 1)
+        return Form((Operand("out", "pred"), Operand("in", "pred")), "{\n.reg .pred tirx_d, tirx_a;\n"
+                    f"setp.ne.b32 tirx_a, $1, 0;\n{m[0]} tirx_d, tirx_a;\nselp.u32 $0, 1, 0, tirx_d;\n}}")
+    kind = {"s16": "b16"}.get(t, t)
+    return Form((Operand("out", kind), Operand("in", kind)), f"{m[0]} $0, $1;")
+
+
+def _mov128(mnemonic: str) -> list[Form]:
+    """mov.b128 packs and unpacks. tirxc has no 128-bit register: a .b128 value is its (low, high)
+    64-bit halves, as for ld / st / atom .b128, so packing two .b64 and unpacking into two .b64 are
+    one form (the halves through a .b128 register); four .b32 pack into, or unpack from, the halves."""
+    q = "{\n.reg .b128 tirx_q;\n"
+    return [Form(regs("out", "b64", 2) + regs("in", "b64", 2),
+                 q + f"{mnemonic} tirx_q, {{$2, $3}};\n{mnemonic} {{$0, $1}}, tirx_q;\n}}", sinkable=(0, 1)),
+            Form(regs("out", "b64", 2) + regs("in", "b32", 4),
+                 q + f"{mnemonic} tirx_q, {vec(2, 4)};\n{mnemonic} {{$0, $1}}, tirx_q;\n}}"),
+            Form(regs("out", "b32", 4) + regs("in", "b64", 2),
+                 q + f"{mnemonic} tirx_q, {{$4, $5}};\n{mnemonic} {vec(0, 4)}, tirx_q;\n}}", sinkable=(0, 1, 2, 3))]
 
 
 def _bar(m):
@@ -229,13 +283,21 @@ def _mapa(m):
 
 def _cvt_pack(m):
     dst, src = m["dst"], m["src"]
+    mods = [t for t in m["mods"].split(".") if t]
+    if len(set(mods)) != len(mods):
+        return "`.relu` and `.satfinite` are written at most once"
+    sat = "satfinite" in mods
+    if m["rnd"] == "rz" and (src != "f32" or dst not in ("f16x2", "bf16x2")):
+        return "`.rz` rounds f32 pairs to .f16x2 / .bf16x2 only"
     if src == "f32":  # two f32 values -> one packed pair (a in the upper half)
-        if dst in ("e4m3x2", "e5m2x2") and not m["sat"]:
+        if dst in ("e4m3x2", "e5m2x2") and mods[:1] == ["relu"]:
+            return "the fp8 lines are spelled `.satfinite{.relu}`"
+        if dst in ("e4m3x2", "e5m2x2") and not sat:
             return "conversions to fp8 pairs are `.satfinite`"
         kind = "b16" if dst in ("e4m3x2", "e5m2x2") else "b32"
         return Form((Operand("out", kind), Operand("in", "f32"), Operand("in", "f32")), f"{m[0]} $0, $1, $2;",
                     feature="cvt.fp8" if kind == "b16" else None)
-    if dst != "f16x2" or m["sat"]:
+    if dst != "f16x2" or sat:
         return "fp8 pairs widen to `.f16x2`"
     return Form((Operand("out", "b32"), Operand("in", "b16")), f"{m[0]} $0, $1;", feature="cvt.fp8")
 
@@ -259,15 +321,21 @@ FAMILIES = [
             "red.release.sys.global.add.u64", "red.global.min.s32", "atom.global.add.u32", "atom.acq_rel.gpu.global.cas.b32",
             "atom.shared.exch.b64", "atom.global.add.f32", "ld.shared::cluster.u32", "ld.local.b32",
             "st.local.v2.f32", "ld.const.f32", "ld.param.u64", "ld.global.b128", "st.shared::cta.b128",
-            "atom.global.cas.b128", "atom.acq_rel.gpu.shared.exch.b128", "red.global.add.noftz.f16",
+            "atom.global.cas.b128", "atom.acq_rel.gpu.shared.exch.b128", "ld.global.L2::cache_hint.b128",
+            "st.global.L2::cache_hint.b128", "atom.global.exch.L2::cache_hint.b128", "red.global.add.noftz.f16",
             "red.relaxed.gpu.global.add.noftz.bf16x2", "atom.global.add.noftz.f16x2",
             "red.global.add.v4.f32", "atom.release.global.min.u64", "red.global.max.noftz.v8.bf16", "atom.global.v2.f32.add",
-            "atom.global.add.noftz.v4.f16x2"),
+            "atom.global.add.noftz.v4.f16x2", "ld.global.v8.f32", "ld.global.L1::evict_first.L2::evict_last.v4.b64",
+            "ld.relaxed.gpu.v8.u32", "st.global.v8.b32", "st.global.L1::no_allocate.L2::evict_first.v4.f64", "ld.mmio.relaxed.sys.global.u32",
+            "st.mmio.relaxed.sys.b64"),
            "loads, stores, reductions and atomics with their qualifiers; `.b128` values as (low, high) "
-           "64-bit halves; `.local` takes a local-buffer pointer, `.const` / `.param` a 64-bit address "
+           "64-bit halves; the 256-bit vectors (.v8 of 32-bit, .v4 of 64-bit values; sm_100) take `_` "
+           "(T.ptx.SINK) for lanes not read / written; `.local` takes a local-buffer pointer, `.const` / `.param` a 64-bit address "
            "in that space"),
-    Family(r"mov\.(?P<t>b16|b32|b64|u32|u64|s32|f32|f64)", _mov, "memory",
-           ("mov.b64", "mov.b32", "mov.u32", "mov.f32"), "move; .b64 / .b32 also pack and unpack halves",
+    Family(r"mov\.(?P<t>b16|b32|b64|b128|u16|u32|u64|s16|s32|s64|f32|f64|pred)", _mov, "memory",
+           ("mov.b64", "mov.b32", "mov.u32", "mov.f32", "mov.b128", "mov.u16", "mov.s64", "mov.pred"),
+           "move; .b64 / .b32 also pack and unpack halves (.b64: or four 16-bit quarters); .b128 packs two "
+           ".b64 or four .b32 into its (low, high) halves and unpacks them",
            clobbers_memory=False),
     Family(r"prefetch(?:\.(?:global|local))?\.(?:L1|L2|L2::evict_last|L2::evict_normal)",
            lambda m: Form((Operand("addr", space="global" if ".global" in m[0] else "generic"),), f"{m[0]} [$0];",
@@ -275,8 +343,12 @@ FAMILIES = [
            "memory", ("prefetch.global.L2", "prefetch.global.L1", "prefetch.L2", "prefetch.global.L2::evict_last"),
            "prefetch a line into a cache level"),
     Family(r"prefetch\.tensormap", _fixed("@ [$0];", Operand("addr", space="generic")), "bulk", ("prefetch.tensormap",)),
-    Family(r"(?:bar|barrier)\.(?P<op>sync|arrive)(?:\.aligned)?", _bar, "memory",
-           ("bar.sync", "bar.arrive", "barrier.sync", "barrier.sync.aligned", "barrier.arrive"),
+    Family(r"prefetch\.(?P<space>const|param)\.tensormap",
+           lambda m: Form((Operand("in", "u64", name=f"{m['space']}_addr"),), f"{m[0]} [$0];"), "bulk",
+           ("prefetch.const.tensormap", "prefetch.param.tensormap"), "prefetch a tensor map at a .const / .param address"),
+    Family(r"(?:bar|barrier)(?:\.cta)?\.(?P<op>sync|arrive)(?:\.aligned)?", _bar, "memory",
+           ("bar.sync", "bar.arrive", "barrier.sync", "barrier.sync.aligned", "barrier.arrive", "bar.cta.sync",
+            "barrier.cta.arrive.aligned"),
            "named barriers: wait (sync) or only arrive"),
     Family(r"bar\.warp\.sync", _fixed("@ $0;", Operand("in", "u32", name="membermask")), "memory", ("bar.warp.sync",)),
     Family(r"barrier\.cluster\.(?:arrive(?:\.release|\.relaxed)?|wait(?:\.acquire)?)(?:\.aligned)?", _fixed("@;"),
@@ -285,10 +357,12 @@ FAMILIES = [
     Family(r"elect\.sync", _elect, "cluster", ("elect.sync",), "elect one lane of the member mask"),
     Family(r"mapa(?P<space>\.shared::cluster)?\.(?:u32|u64)", _mapa, "cluster", ("mapa.u64", "mapa.shared::cluster.u32"),
            "the address of the same variable in another CTA of the cluster"),
-    Family(r"cvt\.rn(?P<sat>\.satfinite)?(?:\.relu)?\.(?P<dst>f16x2|bf16x2|e4m3x2|e5m2x2)\.(?P<src>f32|e4m3x2|e5m2x2)",
+    Family(r"cvt\.(?P<rnd>rn|rz)(?P<mods>(?:\.(?:relu|satfinite))*)\.(?!bf16x2\.e)(?P<dst>f16x2|bf16x2|e4m3x2|e5m2x2)"
+           r"\.(?P<src>f32|e4m3x2|e5m2x2)",
            _cvt_pack, "cvt.packed",
            ("cvt.rn.f16x2.f32", "cvt.rn.bf16x2.f32", "cvt.rn.relu.f16x2.f32", "cvt.rn.satfinite.e4m3x2.f32",
-            "cvt.rn.satfinite.e5m2x2.f32", "cvt.rn.f16x2.e4m3x2"),
+            "cvt.rn.satfinite.e5m2x2.f32", "cvt.rn.f16x2.e4m3x2", "cvt.rz.relu.satfinite.f16x2.f32",
+            "cvt.rz.bf16x2.f32", "cvt.rn.relu.satfinite.bf16x2.f32"),
            "packed conversions (two values in one register)", clobbers_memory=False),
     Family(r"(?P<op>add|sub|mul|fma)(?:\.(?:rn|rz|rm|rp))?(?:\.ftz)?(?:\.sat)?\.f32x2", _f32x2, "f32x2",
            ("add.rn.f32x2", "sub.f32x2", "mul.rz.ftz.f32x2", "fma.rn.f32x2"), "arithmetic on f32 pairs held in .b64",
@@ -301,6 +375,18 @@ FAMILIES = [
            ("createpolicy.fractional.L2::evict_last.b64", "createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64"),
            "a cache policy for the `.L2::cache_hint` forms (fraction: of the accesses it applies to, default 1.0)",
            clobbers_memory=False),
+    Family(r"createpolicy\.range(?P<g>\.global)?\.L2::(?:evict_last|evict_normal|evict_first|evict_unchanged)"
+           r"(?:\.L2::(?:evict_unchanged|evict_first))?\.b64",
+           lambda m: Form((Operand("out", "b64", name="policy"), Operand("addr", space="global" if m["g"] else "generic"),
+                           Operand("in", "u32", name="primary_size"), Operand("in", "u32", name="total_size")),
+                          f"{m[0]} $0, [$1], $2, $3;", feature="cache.hint"), "memory",
+           ("createpolicy.range.global.L2::evict_last.L2::evict_first.b64", "createpolicy.range.L2::evict_normal.b64"),
+           "a cache policy for an address range (primary_size bytes from the address get the first priority, the "
+           "rest of total_size the second)", clobbers_memory=False),
+    Family(r"createpolicy\.cvt\.L2\.b64",
+           lambda m: Form((Operand("out", "b64", name="policy"), Operand("in", "b64", name="access_property")),
+                          f"{m[0]} $0, $1;", feature="cache.hint"), "memory", ("createpolicy.cvt.L2.b64",),
+           "a cache policy from a CUDA access property (cudaAccessPolicyWindow's)", clobbers_memory=False),
     Family(r"griddepcontrol\.(?:wait|launch_dependents)", _fixed("@;"), "cluster",
            ("griddepcontrol.wait", "griddepcontrol.launch_dependents")),
     Family(r"nanosleep\.u32", _fixed("@ $0;", Operand("in", "u32", name="ns")), "memory", ("nanosleep.u32",)),

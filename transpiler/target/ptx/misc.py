@@ -8,7 +8,7 @@ from transpiler.target.ptx.async_copy import _bulk_tensor_store
 from transpiler.target.ptx.model import Family, Form, Operand
 
 _MASK = Operand("in", "u32", name="membermask")
-_KIND = {"b32": "b32", "u32": "u32", "s32": "s32", "f32": "f32", "b64": "b64", "u64": "u64", "s64": "s64",
+_KIND = {"b8": "b32", "u8": "u32", "s8": "s32", "b32": "b32", "u32": "u32", "s32": "s32", "f32": "f32", "b64": "b64", "u64": "u64", "s64": "s64",
          "f64": "f64", "b16": "b16", "u16": "u16", "s16": "b16"}
 
 
@@ -44,6 +44,12 @@ def _getctarank(m):
 
 def _ldu(m):
     t, vec = m["type"], m["vec"]
+    if t == "b128":  # the value as its (low, high) 64-bit halves
+        if vec:
+            return ".b128 has no vector forms"
+        addr = Operand("addr", space="global" if m["g"] else "generic")
+        return Form((Operand("out", "b64"), Operand("out", "b64"), addr),
+                    "{\n.reg .b128 tirx_q;\n" + f"{m[0]} tirx_q, [$2];\nmov.b128 {{$0, $1}}, tirx_q;\n}}")
     if vec == "v4" and t[1:] == "64":
         return ".v4 takes 16- and 32-bit types"
     n = {"": 1, "v2": 2, "v4": 4}[vec or ""]
@@ -80,8 +86,8 @@ FAMILIES = [
            "a barrier that also reduces c over the CTA's threads (a: barrier, b: thread count)"),
     Family(r"getctarank(?P<space>\.shared::cluster)?\.(?:u32|u64)", _getctarank, "cluster",
            ("getctarank.u64", "getctarank.shared::cluster.u32"), "the rank of the CTA whose memory an address is in"),
-    Family(r"ldu(?P<g>\.global)?(?:\.(?P<vec>v2|v4))?\.(?P<type>b16|u16|s16|b32|u32|s32|f32|b64|u64|s64|f64)", _ldu,
-           "memory", ("ldu.global.b32", "ldu.global.v2.f32", "ldu.global.v4.u32", "ldu.f64"),
+    Family(r"ldu(?P<g>\.global)?(?:\.(?P<vec>v2|v4))?\.(?P<type>b8|u8|s8|b16|u16|s16|b32|u32|s32|f32|b64|u64|s64|f64|b128)", _ldu,
+           "memory", ("ldu.global.b32", "ldu.global.v2.f32", "ldu.global.v4.u32", "ldu.f64", "ldu.global.u8", "ldu.global.v4.s8", "ldu.global.b128"),
            "load a read-only value uniform across the warp"),
     Family(r"prefetchu\.L1", lambda m: Form((Operand("addr", space="generic"),), f"{m[0]} [$0];"), "memory",
            ("prefetchu.L1",), "prefetch a line into the uniform cache"),

@@ -129,11 +129,13 @@ def _commit(m):
 _NUM = r"\.x(?P<num>1|2|4|8|16|32|64|128)"
 _SHAPE = r"(?P<shape>32x32b|16x64b|16x128b|16x256b|16x32bx2)"
 FAMILIES = [
-    Family(rf"tcgen05\.alloc\.{_G}\.sync\.aligned\.shared::cta\.b32",
-           _fixed("@ [$0], $1;", Operand("addr", space="shared", name="slot"), Operand("in", "u32", name="columns")),
+    Family(rf"tcgen05\.alloc\.{_G}\.sync\.aligned(?P<ss>\.shared::cta)?\.b32",
+           lambda m: Form((Operand("addr", space="shared" if m["ss"] else "generic", name="slot"),
+                           Operand("in", "u32", name="columns")), f"{m[0]} [$0], $1;"),
            "tcgen05", ("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
-                       "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32"),
-           "allocate tensor-memory columns; the address is written to a shared slot"),
+                       "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32", "tcgen05.alloc.cta_group::1.sync.aligned.b32"),
+           "allocate tensor-memory columns; the address is written to a shared slot (without `.shared::cta`: "
+           "its generic address)"),
     Family(rf"tcgen05\.dealloc\.{_G}\.sync\.aligned\.b32",
            _fixed("@ $0, $1;", _TADDR, Operand("in", "u32", name="columns")), "tcgen05",
            ("tcgen05.dealloc.cta_group::1.sync.aligned.b32",)),

@@ -4,17 +4,45 @@ from __future__ import annotations
 
 from transpiler.target.ptx.model import Family, Form, Operand, regs, vec
 
-_SHARED = r"\.shared(?:::cta)?"
+_SHARED = r"(?P<ss>\.shared(?:::cta)?)?"
+
+
+def _space(m) -> Operand:
+    """The shared-window address with `.shared{::cta}`, a generic one (into shared memory) without."""
+    return Operand("addr", space="shared" if m["ss"] else "generic")
 
 
 def _ldmatrix(m):
     n = int(m["n"])
-    return Form(regs("out", "u32", n) + (Operand("addr", space="shared"),), f"{m[0]} {vec(0, n)}, [${n}];")
+    return Form(regs("out", "u32", n) + (_space(m),), f"{m[0]} {vec(0, n)}, [${n}];")
 
 
 def _stmatrix(m):
     n = int(m["n"])
-    return Form((Operand("addr", space="shared"),) + regs("in", "b32", n), f"{m[0]} [$0], {vec(1, n)};")
+    return Form((_space(m),) + regs("in", "b32", n), f"{m[0]} [$0], {vec(1, n)};")
+
+
+def _ldmatrix_b8(m):
+    """ldmatrix .m16n16 (.trans, .x1 / .x2: two registers a matrix) on .b8 or, unpacked to bytes, on
+    6- / 4-bit data (.b8x16.b6x16_p32 / .b4x16_p64); .m8n16 (no .trans) on the packed formats only."""
+    shape, n = m["shape"], int(m["n"])
+    if shape == "m16n16":
+        if not m["trans"]:
+            return "the .m16n16 loads are `.trans`"
+        if n == 4:
+            return ".m16n16 loads .x1 or .x2"
+        n *= 2
+    else:
+        if m["trans"]:
+            return "the .m8n16 loads take no `.trans`"
+        if m["type"] == ".b8":
+            return ".m8n16 loads the packed formats (.b8x16.b6x16_p32 / .b4x16_p64)"
+    return Form(regs("out", "u32", n) + (_space(m),), f"{m[0]} {vec(0, n)}, [${n}];")
+
+
+def _stmatrix_b8(m):
+    n = int(m["n"])
+    return Form((_space(m),) + regs("in", "b32", n), f"{m[0]} [$0], {vec(1, n)};")
 
 
 def _mma(m):
@@ -111,11 +139,21 @@ def _fixed(asm: str, *operands: Operand):
 FAMILIES = [
     Family(rf"ldmatrix\.sync\.aligned\.m8n8\.x(?P<n>1|2|4)(?:\.trans)?{_SHARED}\.b16", _ldmatrix, "ldmatrix",
            ("ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16",
-            "ldmatrix.sync.aligned.m8n8.x1.shared::cta.b16"),
+            "ldmatrix.sync.aligned.m8n8.x1.shared::cta.b16", "ldmatrix.sync.aligned.m8n8.x2.b16"),
            "load 8x8 b16 matrices from shared memory into registers"),
     Family(rf"stmatrix\.sync\.aligned\.m8n8\.x(?P<n>1|2|4)(?:\.trans)?{_SHARED}\.b16", _stmatrix, "stmatrix",
-           ("stmatrix.sync.aligned.m8n8.x4.shared.b16", "stmatrix.sync.aligned.m8n8.x2.trans.shared::cta.b16"),
+           ("stmatrix.sync.aligned.m8n8.x4.shared.b16", "stmatrix.sync.aligned.m8n8.x2.trans.shared::cta.b16",
+            "stmatrix.sync.aligned.m8n8.x1.trans.b16"),
            "store 8x8 b16 matrices from registers to shared memory"),
+    Family(rf"ldmatrix\.sync\.aligned\.(?P<shape>m16n16|m8n16)\.x(?P<n>1|2|4)(?P<trans>\.trans)?{_SHARED}"
+           r"(?P<type>\.b8|\.b8x16\.b6x16_p32|\.b8x16\.b4x16_p64)", _ldmatrix_b8, "ldmatrix.b8",
+           ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8", "ldmatrix.sync.aligned.m16n16.x2.trans.shared::cta.b8",
+            "ldmatrix.sync.aligned.m8n16.x4.shared.b8x16.b6x16_p32", "ldmatrix.sync.aligned.m8n16.x2.b8x16.b4x16_p64",
+            "ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8x16.b4x16_p64"),
+           "load 16x16 8-bit matrices (transposed), or 6- / 4-bit ones unpacked to bytes (sm_100a)"),
+    Family(rf"stmatrix\.sync\.aligned\.m16n8\.x(?P<n>1|2|4)\.trans{_SHARED}\.b8", _stmatrix_b8, "ldmatrix.b8",
+           ("stmatrix.sync.aligned.m16n8.x1.trans.shared.b8", "stmatrix.sync.aligned.m16n8.x4.trans.shared::cta.b8"),
+           "store 16x8 8-bit matrices, transposed (sm_100a)"),
     Family(r"mma\.sync\.aligned\.(?P<shape>m16n8k16|m16n8k8)\.row\.col\.(?P<d>f32|f16)\.(?P<a>f16|bf16)\.(?P<b>f16|bf16)"
            r"\.(?P<c>f32|f16)", _mma, "mma.sync",
            ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",

@@ -1,0 +1,335 @@
+"""`copy_async` variants (transpiler/tile/copy_async*.py): which variant each call takes, why others
+decline (E0904 at the call, with each variant's reason), the tensor maps the TMA variant adds,
+the values a host run computes for cp.async (emulated by memcpy, threads one after another),
+TMA's shared image checked against an independent swizzle formula, and nvcc on every kernel."""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+from tests.conftest import errors, has_nvcc, transpile
+from tests.emit import hostc
+from tests.tile.test_copy_async_kernels import HEAD, KERNELS, source
+from transpiler import ir
+from transpiler.target.dtypes import INT32, parse_dtype
+from transpiler.tile import copy_async_common as common
+from transpiler.tile import copy_async_tma as tma_variant
+
+HOST_PRELUDE = "#include <vector_types.h>\n#undef __shared__\n#define __shared__\n"
+
+
+def _compiled(name: str, **options):
+    result = transpile(source(name), f"{name}.tx", **options)
+    assert not result.diagnostics, [str(d) for d in result.diagnostics]
+    return result
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_each_call_takes_the_expected_variant(name):
+    result = _compiled(name)
+    assert [d.variant for d in result.program.kernels[0].tile_dispatch] == KERNELS[name][1]
+
+
+def test_ldgsts_partition_of_the_docs_program():
+    cuda = _compiled("ldgsts_cta").cuda
+    # 128 x 32 float32 over 128 threads: 16-byte copies, outer = 8
+    assert cuda.count("tirx_ptx_cp_async_cg_shared_global<16>(") == 8
+    assert "cp.async.wait_group" in cuda and "__syncthreads" in cuda
+
+
+def test_ldgsts_narrows_to_rows_it_can_align():
+    cuda = _compiled("ldgsts_window").cuda
+    assert "tirx_ptx_cp_async_ca_shared_global<8>(" in cuda and "<16>" not in cuda
+
+
+def test_ldgsts_options_pick_the_instruction_form():
+    fill = _compiled("ldgsts_zero_fill").cuda
+    assert re.search(r"tirx_ptx_cp_async_cg_shared_global_v1<16>\(.*\? 16u : 0u\)", fill)
+    pred = _compiled("ldgsts_predicated").cuda
+    assert "tirx_ptx_cp_async_cg_shared_global_L2__128B_pred<16>(" in pred
+
+
+# -- cp.async on the host: each helper replaced by memcpy ------------------------------------------
+
+_HELPER = re.compile(r"(?:template <[^\n]*>\n)?__device__ __forceinline__ void (tirx_ptx_cp_async\w*)\([^)]*\) \{\n"
+                     r".*?\n\}\n", re.S)
+
+
+def _host_cp_async(cuda: str) -> str:
+    names = _HELPER.findall(cuda)
+    defs = []
+    for name in names:
+        if name.endswith("commit_group"):
+            defs.append(f"static inline void {name}() {{}}")
+        elif name.endswith("wait_group"):
+            defs.append(f"template <int g> static inline void {name}() {{}}")
+        elif name.endswith("_v1"):  # src-size: bytes past it are zeros
+            defs.append(f"template <int n> static inline void {name}(const void* d, const void* s, unsigned int k) "
+                        f"{{ std::memcpy((void*)d, s, k); std::memset((char*)d + k, 0, n - k); }}")
+        elif name.endswith("_pred"):
+            defs.append(f"template <int n> static inline void {name}(const void* d, const void* s, unsigned int p) "
+                        f"{{ if (p) std::memcpy((void*)d, s, n); }}")
+        else:
+            defs.append(f"template <int n> static inline void {name}(const void* d, const void* s) "
+                        f"{{ std::memcpy((void*)d, s, n); }}")
+    body = _HELPER.sub("", cuda)
+    head, sep, rest = body.partition('extern "C"')
+    return HOST_PRELUDE + head + "\n".join(defs) + "\n" + sep + rest
+
+
+def _host(name, buffers, threads, scalars=None):
+    return hostc.run(_host_cp_async(_compiled(name).cuda), buffers, threads=threads, scalars=scalars)
+
+
+needs_gxx = pytest.mark.skipif(not hostc.available(), reason="g++ or the CUDA headers are missing")
+
+
+@needs_gxx
+def test_ldgsts_round_trips_on_the_host():
+    a = np.arange(128 * 32, dtype=np.float32) * 0.25
+    out = _host("ldgsts_cta", {"A": list(a), "B": [0.0] * a.size}, 128)
+    assert np.array_equal(out["B"], a)
+
+
+@needs_gxx
+def test_ldgsts_window_with_run_time_start():
+    a = np.arange(64 * 8, dtype=np.float32) - 7
+    out = _host("ldgsts_window", {"A": list(a), "B": [0.0] * 192}, 32, {"m0": 5})
+    assert np.array_equal(np.array(out["B"]).reshape(32, 6), a.reshape(64, 8)[10:42, 2:8])
+
+
+@needs_gxx
+def test_ldgsts_zero_fill_past_the_predicate():
+    a = np.arange(128, dtype=np.float32) + 1
+    out = _host("ldgsts_zero_fill", {"A": list(a), "B": [9.0] * 128}, 32, {"n": 20})
+    want = a.reshape(32, 4).copy()
+    want[20:] = 0
+    assert np.array_equal(np.array(out["B"]).reshape(32, 4), want)
+
+
+@needs_gxx
+def test_ldgsts_predicate_without_fill_leaves_the_destination():
+    a = np.arange(128, dtype=np.float32) + 1
+    out = _host("ldgsts_predicated", {"A": list(a), "B": [9.0] * 128}, 32, {"n": 7})
+    want = a.reshape(32, 4).copy()
+    want[7:] = -1
+    assert np.array_equal(np.array(out["B"]).reshape(32, 4), want)
+
+
+@needs_gxx
+def test_ldgsts_into_a_swizzled_tile():
+    a = np.arange(16 * 32, dtype=np.float32) * 3
+    out = _host("ldgsts_swizzled", {"A": list(a), "B": [0.0] * a.size}, 128)
+    assert np.array_equal(out["B"], a)
+
+
+# -- TMA ------------------------------------------------------------------------------------------
+
+def _maps(result):
+    return [p for p in result.program.kernels[0].spec.params if p.kind == "tensormap"]
+
+
+def test_tma_adds_one_map_per_buffer_box_and_swizzle():
+    result = _compiled("tma_stages")
+    (tmap,) = _maps(result)  # two calls (one with a cache hint) share the map
+    spec = tmap.tensor_map
+    assert tmap.name == "A_tmap" and spec.buffer.name == "A"
+    assert spec.box == (64, 128) and spec.swizzle == 3 and spec.data_type == 9 and spec.element_strides == (1, 1)
+    assert [d.name for d in spec.dims] == ["K", "M"]
+    assert "const __grid_constant__ tirx_tensor_map A_tmap" in result.cuda
+    assert f"{0x12F0000000000000}ull)" in result.cuda  # evict_first's policy
+    assert result.cuda.count("(unsigned long long)&A_tmap") == 2
+
+
+def test_tma_maps_per_direction_and_box_count():
+    result = _compiled("tma_store")
+    (tmap,) = _maps(result)
+    assert tmap.tensor_map.buffer.name == "B" and tmap.tensor_map.box == (64, 64)
+    assert result.cuda.count("tirx_ptx_cp_async_bulk_tensor_2d_global_shared__cta_tile_bulk_group((") == 2
+    halves = _compiled("tma_load_halves")
+    assert _maps(halves)[0].tensor_map.box == (16, 32) and _maps(halves)[0].tensor_map.swizzle == 2
+    assert halves.cuda.count("mbarrier__complete_tx__bytes(&") == 2
+    flat = _compiled("tma_load_3d")
+    assert _maps(flat)[0].tensor_map.box == (32, 16, 1) and _maps(flat)[0].tensor_map.swizzle == 0
+
+
+def test_tma_options_reach_the_map_and_the_instruction():
+    result = _compiled("tma_options")
+    load, store = _maps(result)
+    assert (load.tensor_map.oob_fill, load.tensor_map.l2_promotion) == (1, 3)
+    assert (store.tensor_map.oob_fill, store.tensor_map.l2_promotion) == (0, 2)
+    assert "tirx_ptx_prefetch_tensormap(&A_tmap);" in result.cuda
+    assert "cp_reduce_async_bulk_tensor_2d_global_shared__cta_add_tile_bulk_group((unsigned long long)&B_tmap" \
+        in result.cuda
+
+
+def test_tma_launcher_encodes_the_map():
+    result = _compiled("tma_load_swizzled", launcher_name="k", until="launcher")
+    assert "'kind': 'tensormap'" in result.launcher and "'box': (64, 64)" in result.launcher
+    assert "'swizzle': 3" in result.launcher
+
+
+def _cutlass_128b(offset_bytes: int) -> int:
+    """CUTLASS's Swizzle<3, 4, 3> on a byte offset: bits 4-6 ^= bits 7-9 (TMA's 128-byte swizzle)."""
+    return offset_bytes ^ ((offset_bytes >> 3) & 0x70)
+
+
+def test_tma_swizzle_and_layout_agree_with_cutlass_formula():
+    swz = tma_variant._tma_swizzle(3, 2)
+    layout = ir.Layout((ir.layout.Iter(ir.IntImm(INT32, 8), ir.IntImm(INT32, 64)),
+                        ir.layout.Iter(ir.IntImm(INT32, 64), ir.IntImm(INT32, 1))), (), (), (3, 3, 3, True))
+    FLOAT16 = parse_dtype("float16")
+    storage = ir.Storage("s", FLOAT16, "shared", "array", 512)
+    buf = ir.Buffer("s", (ir.IntImm(INT32, 8), ir.IntImm(INT32, 64)), FLOAT16, "shared", storage, layout)
+    offsets = common.Offsets.make(buf)
+    for r in range(8):
+        for col in range(64):
+            flat = r * 64 + col
+            assert swz(flat) * 2 == _cutlass_128b(flat * 2)
+            assert offsets([r, col]) == swz(flat)
+
+
+BAD = HEAD + '''
+@T.prim_func
+def bad(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64, 64), "float16")
+    B = T.match_buffer(B_ptr, (64, 64), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    Sw = T.alloc_buffer((64, 64), "float16", scope="shared.dyn", layout=ComposeLayout(3, 3, 3, TileLayout(S[8, 64])))
+    Sm = T.alloc_shared((64, 64), "float16")
+    bar = T.alloc_shared((1,), "uint64")
+    if tid == 0:
+        Tx.copy_async(Sm, A, dispatch="tma")
+        Tx.copy_async(Sw, A, dispatch="tma", mbar=bar.ptr_to([0]))
+        Tx.copy_async(Sm, A, mbar=bar.ptr_to([0]), cta_mask=3)
+        Tx.copy_async(B, Sm, mbar=bar.ptr_to([0]))
+        Tx.copy_async(Sm, Sw, mbar=bar.ptr_to([0]), remote_cta_id=1)
+    Tx.cta.copy_async(B, Sm)
+    Tx.cta.copy_async(Sm, A, dispatch="ldgsts", fill_mode="zero")
+    Tx.cta.copy_async(Sm, A, dispatch="tma")
+'''
+
+
+def test_declines_name_each_reason_at_the_call():
+    result = transpile(BAD, "bad.tx", arch="sm_90a")
+    assert errors(result) == [(17, 9, "E0904"), (18, 9, "E0904"), (19, 9, "E0904"), (20, 9, "E0904"),
+                              (21, 9, "E0904"), (22, 5, "E0904"), (23, 5, "E0904"), (24, 5, "E0904")]
+    notes = [[n.message for n in d.notes] for d in result.diagnostics]
+    assert notes[0] == ["variant `tma`: a global-to-shared TMA copy needs `mbar=`, the mbarrier it completes on"]
+    assert notes[1] == ["variant `tma`: `Sw` is aligned to 64 bytes; TMA with a swizzle needs 1024: declare it "
+                        "with align=1024"]
+    assert notes[2] == ["variant `ldgsts`: `ldgsts` does not take the options `mbar=`, `cta_mask=`",
+                        "variant `dsmem`: it copies global to shared", "variant `tcgen05_cp`: it copies global to shared",
+                        "variant `tcgen05_ldst`: it copies global to shared",
+                        "variant `tma`: multicast TMA copies (`cta_mask=`) are not supported yet"]
+    assert "variant `tma`: `mbar=` is only for global-to-shared copies; a store completes in a bulk group" in notes[3]
+    assert "variant `dsmem`: the kernel is not launched in clusters" in notes[4]
+    assert notes[5][0] == "variant `ldgsts`: it copies shared to global"
+    assert notes[5][-1] == "variant `tma`: it runs at cta scope"
+    assert notes[6] == ["variant `ldgsts`: `fill_mode=\"zero\"` fills where `predicate=` is 0: give the predicate"]
+    assert notes[7] == ["variant `tma`: it runs at cta scope"]
+
+
+def test_tma_refuses_a_shared_layout_that_is_not_the_box_image():
+    text = source("tma_load_swizzled").replace("ComposeLayout(3, 3, 3, TileLayout(S[8, 64]))",
+                                               "TileLayout(S[(64, 64) : (1, 64)])")
+    result = transpile(text, "t.tx")
+    assert errors(result) == [(21, 9, "E0904")]
+    (note,) = [n.message for n in result.diagnostics[0].notes if "`tma`" in n.message]
+    assert note == ("variant `tma`: the layout of `Sm` does not hold the [64, 64]-element box as TMA writes it "
+                    "(a row-major box)")
+
+
+def test_tcgen05_ldst_refuses_other_fragments():
+    text = source("tcgen05_ldst_f32").replace("Tx.wg.copy_async(B_local[:, 0:6], tmem[:, 2:8])",
+                                              "Tx.wg.copy_async(B_local[0:64, 0:6], tmem[0:64, 2:8])")
+    result = transpile(text, "t.tx")
+    assert errors(result) == [(28, 5, "E0904")]
+    assert [n.message for n in result.diagnostics[0].notes if "tcgen05_ldst" in n.message] == [
+        "variant `tcgen05_ldst`: the `.32x32b` copy moves all 128 lanes: the region must span rows 0 to 128"]
+
+
+def test_tcgen05_instructions():
+    ldst = _compiled("tcgen05_ldst_f32").cuda
+    assert "tcgen05_st_sync_aligned_32x32b_x8_b32(tmem_addr_ptr[0], __float_as_uint(A_reg_ptr[0])" in ldst
+    # 6 columns from column 2: .x4 then .x2, at columns 2 and 6
+    assert re.search(r"tcgen05_ld_sync_aligned_32x32b_x4_b32\(B_reg_ptr\[0\], .*tmem_addr_ptr\[0\] \+ 2u\)", ldst)
+    assert re.search(r"tcgen05_ld_sync_aligned_32x32b_x2_b32\(B_reg_ptr\[4\], B_reg_ptr\[5\], tmem_addr_ptr\[0\] "
+                     r"\+ 6u\)", ldst)
+    cp = _compiled("tcgen05_cp_warpx4").cuda
+    assert "tcgen05_cp_cta_group__1_32x128b_warpx4(tmem_addr_ptr[0], tirx_cuda_tcgen05_make_desc(&A_smem_ptr[0], " \
+           "0, 8, 0))" in cp
+    wide = _compiled("tcgen05_cp_128x256b").cuda
+    assert "tcgen05_cp_cta_group__1_128x256b(tmem_addr_ptr[0], tirx_cuda_tcgen05_make_desc(&A_smem_ptr[0], " \
+           "128, 8, 0))" in wide
+
+
+def test_dsmem_maps_the_peer_and_copies_each_chunk():
+    cuda = _compiled("dsmem_pair").cuda
+    assert cuda.count("tirx_ptx_mapa_u64(mapped") == 2 and "16384u" in cuda
+    rows = _compiled("dsmem_rows").cuda
+    assert rows.count("cp_async_bulk_shared__cluster_shared__cta_mbarrier__complete_tx__bytes((void*)") == 16
+    assert "192u" in rows
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_kernel_compiles_warning_free(name, tmp_path):
+    arch = KERNELS[name][2]
+    cu = tmp_path / f"{name}.cu"
+    cu.write_text(_compiled(name, arch=arch).cuda)
+    number = arch[3:]
+    proc = subprocess.run(["nvcc", "-gencode", f"arch=compute_{number},code=sm_{number}", "-std=c++17", "-Werror",
+                           "all-warnings", "-c", str(cu), "-o", str(tmp_path / f"{name}.o")], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("shape, extents, strides, swizzle", [
+    ((2, 32, 64), (64, 64), (64, 1), (3, 3, 3, True)),  # a swizzle atom repeated down the rows
+    ((16, 128), (16, 2, 64), (64, 1024, 1), (3, 3, 3, True)),  # column halves
+    ((6, 10), (10, 6), (1, 10), None),  # column-major, regrouped against the shape
+    ((8, 12), (4, 24), (24, 1), (2, 1, 3, False)),  # sizes that never line up: one group
+])
+def test_numeric_offsets_match_the_layout_arithmetic(shape, extents, strides, swizzle):
+    from transpiler.ir import layout as layouts
+    iters = tuple(layouts.Iter(ir.IntImm(INT32, e), ir.IntImm(INT32, s)) for e, s in zip(extents, strides))
+    layout = ir.Layout(iters, (), (), swizzle)
+    dtype = parse_dtype("float16")
+    dims = tuple(ir.IntImm(INT32, e) for e in shape)
+    buf = ir.Buffer("s", dims, dtype, "shared", ir.Storage("s", dtype, "shared", "array", 1 << 16), layout)
+    offsets = common.Offsets.make(buf)
+    for coords in np.ndindex(*shape):
+        want = layouts.memory_index(layout, [ir.IntImm(INT32, v) for v in coords], dims, ir.IntImm(INT32, 0))
+        assert offsets(list(coords)) == want.value, coords
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_launcher_builds(name):
+    result = transpile(source(name), f"{name}.tx", until="launcher", launcher_name=name)
+    assert not result.diagnostics
+    assert ("'kind': 'tensormap'" in result.launcher) == name.startswith("tma")
+
+
+def test_a_tma_store_makes_its_buffer_writable_and_a_tma_load_does_not():
+    """A buffer only a TMA store writes is not `const` (the launcher refuses read-only arrays and
+    overlaps for it); one only TMA loads read stays `const` (lower/tma_writes.py)."""
+    from tests.tile.test_copy_async_kernels import source
+    from transpiler.driver import compile_source
+    from transpiler.syntax.source import SourceFile
+
+    stored = compile_source(SourceFile("s.tx", source("tma_store")), arch="sm_90a")
+    assert not stored.diagnostics, stored.diagnostics
+    signature = next(line for line in stored.cuda.splitlines() if "tma_store_kernel(" in line)
+    assert "const half* __restrict__ A_ptr" in signature and " half* __restrict__ B_ptr" in signature
+    assert "const half* __restrict__ B_ptr" not in signature
+    loaded = compile_source(SourceFile("l.tx", source("tma_stages")), arch="sm_90a")
+    assert not loaded.diagnostics, loaded.diagnostics
+    signature = next(line for line in loaded.cuda.splitlines() if "tma_stages_kernel(" in line)
+    assert "const " in signature.split("A_ptr")[0]

@@ -1,0 +1,31 @@
+"""The parameter buffers a kernel writes through TMA tensor maps: no store in the body names them,
+but a bulk tensor store or reduction through their map writes them, so they are not read-only
+(lowering's `_readonly_params`; the launcher refuses read-only arrays and overlaps for them)."""
+from __future__ import annotations
+
+from transpiler import ir
+from transpiler.ir.walk import all_exprs, walk_expr
+from transpiler.target import ptx
+
+
+def written_through_maps(body: ir.Stmt, params) -> set[str]:
+    """The storage names of the buffers whose tensor maps a global-writing TMA instruction uses."""
+    maps = {p.name: p.tensor_map.buffer.storage.name for p in params if p.tensor_map is not None}
+    if not maps:
+        return set()
+    out = set()
+    for e in all_exprs(body):
+        if e.__class__ is not ir.Call:
+            continue
+        instr = ptx.instruction_of(e.func)
+        if instr is None or not _writes_global(instr.mnemonic):
+            continue
+        for arg in e.args:
+            out.update(maps[x.storage.name] for x in walk_expr(arg)
+                       if isinstance(x, ir.Address) and x.storage.name in maps)
+    return out
+
+
+def _writes_global(mnemonic: str) -> bool:
+    return mnemonic.startswith("cp.reduce.async.bulk.tensor") or (
+        mnemonic.startswith("cp.async.bulk.tensor") and ".global.shared" in mnemonic)

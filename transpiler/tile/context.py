@@ -1,0 +1,137 @@
+"""What a lowering works with: the call, fresh C names, the thread indices of each scope, loops.
+
+One `Lowering` is made per tile-primitive call. The thread indices are built from `threadIdx`
+and the declared block shape (not from the kernel's own id variables, which may not exist), so
+a lowering never depends on which ids the kernel happened to declare."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from math import prod
+
+from transpiler import ir
+from transpiler.ir.program import CNames
+from transpiler.ir.tile_ops import SCOPE_THREADS
+from transpiler.target.dtypes import INT32, DType
+from transpiler.tile.levels import finer_than
+
+
+def c(value: int) -> ir.Expr:
+    return ir.IntImm(INT32, value)
+
+
+class Lowering:
+    def __init__(self, call: ir.TileCall, names: CNames, nonneg: set[str], kernel_arch: int | None = None):
+        self.call = call
+        self.names = names
+        self.nonneg = nonneg  # the kernel's names known to be >= 0 (lowering prints their division as C's)
+        self.threads = call.threads
+        self.kernel_arch = kernel_arch
+
+    # -- facts ---------------------------------------------------------------------------------
+    @property
+    def arch(self) -> int:
+        """The architecture a variant may use: `--arch`'s; without it, first the architecture the
+        kernel needs anyway (kernel_arch), then, when no variant fits that, 0: any architecture (the
+        kernel's minimum architecture then records what the chosen variant needs)."""
+        return self.threads.arch or self.kernel_arch or 0
+
+    @property
+    def target_text(self) -> str:
+        """How reasons name the architecture `arch` stands for: "the target is sm_90"."""
+        if self.threads.arch:
+            return f"the target is sm_{self.threads.arch}"
+        return f"the kernel otherwise needs only sm_{self.arch} (name the target with --arch)"
+
+    @property
+    def scope(self) -> str:
+        return self.call.scope
+
+    def block_size(self) -> int | None:
+        """Threads in the CTA, when the block shape is constant (1 when no thread id is declared)."""
+        dims = self.threads.block
+        if not dims:
+            return None
+        if all(isinstance(d, ir.IntImm) for d in dims):
+            return prod(d.value for d in dims)
+        return None
+
+    def scope_threads(self, scope: str | None = None) -> int | None:
+        """How many threads cooperate at a scope (None: the block shape is not constant)."""
+        scope = scope or self.scope
+        if scope in SCOPE_THREADS:
+            return SCOPE_THREADS[scope]
+        size = self.block_size()
+        if scope == "cluster" and size is not None:
+            return size * prod(self.threads.cluster or (1,))
+        return size
+
+    # -- thread indices --------------------------------------------------------------------------
+    def tid(self) -> ir.Expr:
+        """The thread's linear index in its CTA."""
+        dims = self.threads.block
+        x, y, z = (ir.Builtin(INT32, f"threadIdx.{a}") for a in "xyz")
+        if len(dims) <= 1:
+            return x
+        if len(dims) == 2:
+            return ir.add(x, ir.mul(y, dims[0]))
+        return ir.add(x, ir.mul(dims[0], ir.add(y, ir.mul(z, dims[1]))))
+
+    def lane(self) -> ir.Expr:
+        return ir.binop("floormod", self.tid(), c(32))
+
+    def warp(self) -> ir.Expr:
+        """The warp's index in the CTA."""
+        return ir.binop("floordiv", self.tid(), c(32))
+
+    def thread_in(self, scope: str | None = None) -> ir.Expr:
+        """The thread's index among the threads of a scope that cooperate in the call."""
+        scope = scope or self.scope
+        if scope == "thread":
+            return c(0)
+        if scope == "warp":
+            return self.lane()
+        if scope == "warpgroup":
+            return ir.binop("floormod", self.tid(), c(128))
+        return self.tid()
+
+    def axis_value(self, axis: str) -> ir.Expr:
+        """The value of a layout's thread axis for this thread (ir/layout.py THREAD_AXES)."""
+        tid = self.tid()
+        return {"laneid": lambda: self.lane(), "warpid": lambda: self.warp(), "tx": lambda: tid,
+                "wgid": lambda: ir.binop("floordiv", tid, c(128)),
+                "tid_in_wg": lambda: ir.binop("floormod", tid, c(128)),
+                "wid_in_wg": lambda: ir.binop("floormod", ir.binop("floordiv", tid, c(32)), c(4))}[axis]()
+
+    def narrowed(self) -> ir.ThreadGuard | None:
+        """The first enclosing guard that leaves only part of the call's scope running, if any."""
+        for guard in self.threads.guards:
+            if finer_than(guard.level, self.scope):
+                return guard
+        return None
+
+    # -- building code -------------------------------------------------------------------------
+    def var(self, base: str, dtype: DType = INT32, nonneg: bool = False) -> ir.Var:
+        var = ir.Var(dtype, self.names.fresh(base))
+        if nonneg:
+            self.nonneg.add(var.name)
+        return var
+
+    def let(self, base: str, value: ir.Expr, nonneg: bool = False) -> tuple[ir.Var, ir.LetStmt]:
+        """A named local holding value; `nonneg` says the value is never negative."""
+        var = self.var(base, value.dtype, nonneg)
+        return var, ir.LetStmt(var, value)
+
+    def loop(self, base: str, extent: int | ir.Expr, body: Callable[[ir.Expr], ir.Stmt | None],
+             kind: str = "serial", start: int | ir.Expr = 0) -> ir.Stmt | None:
+        """`for base in range(start, start + extent)`; an extent of 1 is no loop at all."""
+        extent = c(extent) if isinstance(extent, int) else extent
+        start = c(start) if isinstance(start, int) else start
+        if isinstance(extent, ir.IntImm) and extent.value <= 0:
+            return None
+        if isinstance(extent, ir.IntImm) and extent.value == 1:
+            return body(start)
+        var = self.var(base, nonneg=ir.nonneg(start, self.nonneg))
+        inner = body(var)
+        if inner is None:
+            return None
+        return ir.For(var, start, ir.add(start, extent), c(1), inner, kind)

@@ -1,0 +1,310 @@
+"""`copy_async` between global and shared memory through TMA (`cp.async.bulk.tensor`): one
+thread issues; the tensor map is made by tirxc from the global buffer and the shared region and
+becomes a kernel parameter that the launcher encodes (docs/tile-primitives.md, copy_async).
+
+The plan: the box is the global region's extents (the inner one cut to the swizzle span and
+every one to 256 elements), one instruction per box; the shared side must hold each box
+exactly where TMA writes it (a dense row-major box, XOR-swizzled on its address bits), which
+is checked element by element against the shared buffer's layout."""
+from __future__ import annotations
+
+import weakref
+from itertools import product
+from math import prod
+
+from transpiler import ir
+from transpiler.sema.expr import base_alignment
+from transpiler.target import tma
+from transpiler.target.dtypes import HANDLE, INT32, UINT64
+from transpiler.tile import regions
+from transpiler.tile.checks import min_arch, scopes
+from transpiler.tile.context import c
+from transpiler.tile.copy_plan import multiple_of
+from transpiler.tile.copy_async_common import (CONSTANT_EXTENTS, Offsets, address, address_option, bool_option,
+                                              int_option, operand, options_of, pair, ptx_call, seq, value_option)
+from transpiler.tile.variants import Decline, variant
+
+OPTIONS = ("mbar", "cta_group", "cta_mask", "cache_hint", "oob", "use_tma_reduce", "prefetch_tensormap",
+           "tensormap_l2_promotion")
+CACHE_POLICIES = {"evict_normal": 0x1000000000000000, "evict_first": 0x12F0000000000000,
+                  "evict_last": 0x14F0000000000000}
+REDUCE_OPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor")
+L2_NAMES = {"none": 0, "L2::none": 0, "L2::64B": 1, "L2::128B": 2, "L2::256B": 3}
+MAX_ISSUES = 64  # instructions one call may unroll into
+MAX_CHECKED = 1 << 20  # elements compared against the shared layout
+
+
+@variant("copy_async", "tma", priority=10,
+         when=(pair(("shared", "global"), ("global", "shared"), "it copies between global and shared memory"),
+               scopes("thread"), min_arch(90, "TMA"), CONSTANT_EXTENTS))
+def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
+    """One thread issues one `cp.async.bulk.tensor` per box."""
+    dst, src = operand(call, "dst"), operand(call, "src")
+    load = regions.memory(src) == "global"
+    if regions.memory(dst) == regions.memory(src):
+        raise Decline(f"it copies {regions.memory(src)} to {regions.memory(dst)}")
+    g, s = (src, dst) if load else (dst, src)
+    opts = options_of(call, OPTIONS, "tma")
+    config = _config(opts, load)
+    gbuf, sbuf = g.buffer, s.buffer
+    if gbuf.dtype != sbuf.dtype:
+        raise Decline(f"dst is {dst.buffer.dtype.name} and src is {src.buffer.dtype.name}")
+    data_type = tma.DATA_TYPES.get(gbuf.dtype.name) if gbuf.dtype.lanes == 1 else None
+    if data_type is None:
+        raise Decline(f"TMA does not move {gbuf.dtype.name} elements")
+    strides = _global_strides(gbuf)
+    if regions.squeezed(g) != regions.squeezed(s):
+        raise Decline(f"the global region has extents {regions.squeezed(g) or (1,)} and the shared one "
+                      f"{regions.squeezed(s) or (1,)}")
+    swizzle = swizzle_mode(sbuf)
+    box, counts = _box(g, swizzle, gbuf.dtype.nbytes)
+    issues = list(product(*(range(n) for n in counts)))
+    if len(issues) > MAX_ISSUES:
+        raise Decline(f"the copy needs {len(issues)} TMA instructions; at most {MAX_ISSUES} are unrolled")
+    origins = [_shared_origin(g, s, issue, box) for issue in issues]
+    _check_shared(g, s, box, issues, swizzle)
+    tmap = _tensor_map(cx, gbuf, data_type, strides, box, swizzle, config, call.span)
+    tmap_addr = ir.Cast(UINT64, ir.BufferAddress(HANDLE, tmap, None, call.span), call.span)
+    stmts = []
+    if config["prefetch"]:
+        stmts.append(ptx_call("prefetch.tensormap", ir.BufferAddress(HANDLE, tmap, None, call.span), span=call.span))
+    rank = len(gbuf.shape)
+    hint = config["policy"]
+    for issue, origin in zip(issues, origins):
+        coords = [ir.cast(INT32, ir.add(start, c(i * b))) for start, i, b in zip(g.starts, issue, box)]
+        coords = coords[::-1]  # the tensor map's order: innermost first
+        shared = address(s, origin)
+        if load:
+            mnemonic = (f"cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                        + (".L2::cache_hint" if hint is not None else ""))
+            args = [shared, tmap_addr, *coords, config["mbar"]] + ([hint] if hint is not None else [])
+        else:
+            reduce = config["reduce"]
+            mnemonic = ((f"cp.reduce.async.bulk.tensor.{rank}d.global.shared::cta.{reduce}" if reduce else
+                         f"cp.async.bulk.tensor.{rank}d.global.shared::cta") + ".tile.bulk_group"
+                        + (".L2::cache_hint" if hint is not None else ""))
+            args = [tmap_addr, *coords, shared] + ([hint] if hint is not None else [])
+        stmts.append(ptx_call(mnemonic, *args, span=call.span))
+    return seq(stmts)
+
+
+# -- options --------------------------------------------------------------------------------------
+
+def _config(opts: dict, load: bool) -> dict:
+    cta_group = int_option(opts, "cta_group", 1)
+    if cta_group not in (1, 2):
+        raise Decline(f"`cta_group=` is 1 or 2, not {cta_group}")
+    if cta_group == 2:
+        raise Decline("`cta_group=2` TMA copies are not supported yet")
+    mask = opts.get("cta_mask", 0)
+    if isinstance(mask, ir.IntImm):
+        mask = mask.value
+    if not (isinstance(mask, int) and mask == 0):
+        if not load:
+            raise Decline("`cta_mask=` is only for global-to-shared copies")
+        raise Decline("multicast TMA copies (`cta_mask=`) are not supported yet")
+    mbar = None
+    if load:
+        if opts.get("mbar") is None:
+            raise Decline("a global-to-shared TMA copy needs `mbar=`, the mbarrier it completes on")
+        mbar = address_option(opts, "mbar", "the address of an mbarrier in shared memory")
+        if not mbar.buffer.scope.startswith("shared"):
+            raise Decline(f"`mbar=` points into {mbar.buffer.scope} memory; an mbarrier is in shared memory")
+    elif opts.get("mbar") is not None:
+        raise Decline("`mbar=` is only for global-to-shared copies; a store completes in a bulk group")
+    reduce = opts.get("use_tma_reduce")
+    if reduce is not None:
+        if load:
+            raise Decline("`use_tma_reduce=` is only for shared-to-global copies")
+        if reduce not in REDUCE_OPS:
+            raise Decline(f"`use_tma_reduce=` is one of {', '.join(REDUCE_OPS)}, not {reduce!r}")
+    oob = opts.get("oob")
+    if oob is not None and not load:
+        raise Decline("`oob=` is only for global-to-shared copies")
+    if oob not in (None, "zero", "nan"):
+        raise Decline(f"`oob=` is \"zero\" or \"nan\", not {oob!r}")
+    l2 = opts.get("tensormap_l2_promotion")
+    l2 = 2 if l2 is None else L2_NAMES.get(l2, l2) if isinstance(l2, str) else int_option(opts, "tensormap_l2_promotion")
+    if l2 not in range(4):
+        raise Decline("`tensormap_l2_promotion=` is 0 to 3, \"none\", \"L2::64B\", \"L2::128B\" or \"L2::256B\"")
+    hint = opts.get("cache_hint")
+    policy = None
+    if isinstance(hint, str) and hint:
+        if hint not in CACHE_POLICIES:
+            raise Decline(f"`cache_hint=` names one of {', '.join(CACHE_POLICIES)} (or is a uint64 policy), "
+                          f"not {hint!r}")
+        policy = ir.IntImm(UINT64, CACHE_POLICIES[hint])
+    elif hint is not None and hint != "":
+        policy = value_option(opts, "cache_hint", "uint64")
+    return {"mbar": mbar, "reduce": reduce, "oob": 1 if oob == "nan" else 0, "l2": l2, "policy": policy,
+            "prefetch": bool_option(opts, "prefetch_tensormap")}
+
+
+# -- the tensor map -------------------------------------------------------------------------------
+
+def _global_strides(gbuf: ir.Buffer) -> list[ir.Expr]:
+    """The element strides of each dimension of a global parameter buffer (row-major or a
+    layout of one memory iter per dimension)."""
+    if gbuf.storage is None or gbuf.storage.kind != "param":
+        raise Decline(f"`{gbuf.name}` is not a parameter buffer; tirxc makes tensor maps of those")
+    if not ir.is_const(gbuf.elem_offset, 0):
+        raise Decline(f"`{gbuf.name}` starts at an element offset; a tensor map maps a whole parameter buffer")
+    rank = len(gbuf.shape)
+    if not 1 <= rank <= tma.MAX_RANK:
+        raise Decline(f"a tensor map has rank 1 to {tma.MAX_RANK}; `{gbuf.name}` has {rank} dimensions")
+    layout = gbuf.layout
+    if layout is None:
+        strides, running = [], c(1)
+        for extent in reversed(gbuf.shape):
+            strides.append(running)
+            running = ir.mul(running, extent)
+        return strides[::-1]
+    shard = layout.shard
+    if (len(shard) != rank or layout.replica or layout.swizzle is not None or layout.offset
+            or any(it.axis != "m" for it in shard)
+            or any(not ir.is_const(ir.binop("-", it.extent, e), 0) for it, e in zip(shard, gbuf.shape))):
+        raise Decline(f"the layout of `{gbuf.name}` is not one stride per dimension")
+    strides = [it.stride for it in shard]
+    if not ir.is_const(strides[-1], 1):
+        raise Decline(f"the innermost dimension of `{gbuf.name}` is not contiguous")
+    return strides
+
+
+def _tensor_map(cx, gbuf, data_type, strides, box, swizzle, config, span) -> ir.Buffer:
+    """The map parameter for (buffer, box, swizzle ...): one shared by every call that needs it."""
+    nbytes = gbuf.dtype.nbytes
+    want = (data_type, tuple(reversed(box)), swizzle, config["l2"], config["oob"])
+    for p in list(cx.params) + list(cx.kernel_params):
+        spec = p.tensor_map
+        if spec is not None and spec in _MAPS and spec.buffer is gbuf and (
+                spec.data_type, spec.box, spec.swizzle, spec.l2_promotion, spec.oob_fill) == want:
+            return _MAPS[spec]
+    dims = tuple(reversed(gbuf.shape))
+    byte_strides = tuple(ir.mul(s, c(nbytes)) for s in reversed(strides[:-1]))
+    for stride in byte_strides:
+        if isinstance(stride, ir.IntImm) and stride.value % tma.GLOBAL_ALIGN:
+            raise Decline(f"a row of `{gbuf.name}` is {stride.value} bytes; TMA needs strides that are "
+                          f"multiples of {tma.GLOBAL_ALIGN} bytes")
+    spec = ir.TensorMapSpec(gbuf, data_type, dims, byte_strides, tuple(reversed(box)), (1,) * len(box), 0,
+                            swizzle, config["l2"], config["oob"], span)
+    name = cx.names.fresh(f"{gbuf.name}_tmap")
+    storage = ir.Storage(name, UINT64, "global", "tensormap", tma.BYTES // 8, tma.ALIGN)
+    buf = ir.Buffer(name, (c(tma.BYTES // 8),), UINT64, "global", storage, span=span)
+    _MAPS[spec] = buf
+    cx.kernel_params.append(ir.Param(name, "tensormap", UINT64, None, span, tensor_map=spec))
+    return buf
+
+
+# The maps this module made, with the buffer that stands for each in the kernel body.
+_MAPS: "weakref.WeakKeyDictionary[ir.TensorMapSpec, ir.Buffer]" = weakref.WeakKeyDictionary()
+
+
+# -- the shared side ------------------------------------------------------------------------------
+
+def swizzle_mode(sbuf: ir.Buffer) -> int:
+    """The TMA swizzle (CUtensorMapSwizzle) the shared buffer's layout is laid out in."""
+    layout = sbuf.layout
+    if layout is None or layout.swizzle is None:
+        return 0
+    per_element, length, atom, inner = layout.swizzle
+    if length == 0:
+        return 0
+    unit = (16 // sbuf.dtype.nbytes).bit_length() - 1  # elements per 16 bytes, as a power of two
+    if not inner or atom != 3 or per_element != unit or length > 3:
+        raise Decline(f"the swizzle of `{sbuf.name}` is not one of TMA's (32, 64 or 128 bytes: ComposeLayout("
+                      f"{unit}, 1..3, 3, ...) with swizzle_inner=True)")
+    return length
+
+
+def _box(g: ir.TileRegion, swizzle: int, nbytes: int) -> tuple[list[int], list[int]]:
+    """The box (outermost first) and how many boxes each dimension takes."""
+    extents = regions.const_extents(g)
+    box, counts = [], []
+    for d, extent in enumerate(extents):
+        limit = tma.MAX_BOX
+        if d == len(extents) - 1 and swizzle:
+            limit = min(limit, tma.SWIZZLE_BYTES[swizzle] // nbytes)
+        size = extent if extent <= limit else limit
+        if extent % size:
+            raise Decline(f"dimension {d} of the global region ({extent} elements) is not a multiple of the "
+                          f"{size}-element box TMA can move")
+        box.append(size)
+        counts.append(extent // size)
+    inner = box[-1] * nbytes
+    if inner % tma.GLOBAL_ALIGN:
+        raise Decline(f"the region's rows are {inner} bytes; TMA moves rows of a multiple of "
+                      f"{tma.GLOBAL_ALIGN} bytes")
+    return box, counts
+
+
+def _to_shared(g: ir.TileRegion, s: ir.TileRegion, local) -> tuple:
+    """Shared coordinates of the element at offset `local` (per global dim) from the global region's
+    start: the non-unit dims correspond in order."""
+    index = [v for v, e in zip(local, regions.const_extents(g)) if e != 1]
+    return regions.coords_at(s, tuple(c(v) for v in index))
+
+
+def _shared_origin(g, s, issue, box):
+    return _to_shared(g, s, [i * b for i, b in zip(issue, box)])
+
+
+def _check_shared(g: ir.TileRegion, s: ir.TileRegion, box, issues, swizzle) -> None:
+    """Every element of every box sits in shared memory where TMA puts it: at the box origin's
+    address plus its row-major offset in the box, swizzled; origins aligned as TMA needs."""
+    sbuf = s.buffer
+    offsets = Offsets.make(sbuf)
+    if offsets is None:
+        raise Decline(f"the layout of `{sbuf.name}` is not a constant memory layout")
+    nbytes = sbuf.dtype.nbytes
+    repeat = (1024 if swizzle == 3 else 512 if swizzle == 2 else 256) if swizzle else 128  # bytes
+    align = base_alignment(sbuf)
+    if align < repeat:
+        raise Decline(f"`{sbuf.name}` is aligned to {align} bytes; TMA{' with a swizzle' if swizzle else ''} needs "
+                      f"{repeat}: declare it with align={repeat}")
+    if not multiple_of(ir.mul(sbuf.elem_offset, c(nbytes)), repeat):
+        raise Decline(f"`{sbuf.name}` does not start at a multiple of {repeat} bytes")
+    variable = [d for d, start in enumerate(s.starts) if not isinstance(start, ir.IntImm)]
+    extents = regions.const_extents(s)
+    if any(extents[d] != 1 for d in variable):
+        raise Decline("the shared region starts at a run-time offset in a dimension it spans; only a "
+                      "single index (a pipeline stage) may be a run-time value")
+    choices = [range(offsets.shape[d]) if d in variable else (None,) for d in range(len(extents))]
+    total = prod(box) * len(issues) * prod(len(ch) for ch in choices)
+    if total > MAX_CHECKED:
+        raise Decline("the region is too large for tirxc to check its shared layout")
+    box_strides = [prod(box[d + 1:]) for d in range(len(box))]
+    positions = list(product(*(range(b) for b in box)))
+    swz = _tma_swizzle(swizzle, nbytes)
+    g_kept = [d for d, e in enumerate(regions.const_extents(g)) if e != 1]  # global dims that span
+    s_kept = [d for d, e in enumerate(extents) if e != 1]  # the shared dims they land on, in order
+    for fixed in product(*choices):
+        starts = [fixed[d] if d in variable else s.starts[d].value for d in range(len(extents))]
+
+        def at(local):  # the shared offset of the element at global-region offset `local`
+            coords = list(starts)
+            for gd, sd in zip(g_kept, s_kept):
+                coords[sd] += local[gd]
+            return offsets(coords)
+        for issue in issues:
+            origin = [i * b for i, b in zip(issue, box)]
+            base = at(origin)
+            if (base * nbytes) % repeat:
+                raise Decline(f"a box of the copy starts at byte {base * nbytes} of `{sbuf.name}`, not at a "
+                              f"multiple of {repeat} bytes")
+            for pos in positions:
+                flat = sum(p * st for p, st in zip(pos, box_strides))
+                if at([o + p for o, p in zip(origin, pos)]) != base + swz(flat):
+                    raise Decline(f"the layout of `{sbuf.name}` does not hold the {box}-element box as TMA "
+                                  f"writes it (a row-major box{', swizzled' if swizzle else ''})")
+
+
+def _tma_swizzle(mode: int, nbytes: int):
+    """TMA's swizzle of an element offset inside a box (the box starts on a swizzle repeat)."""
+    if not mode:
+        return lambda flat: flat
+    per = (16 // nbytes).bit_length() - 1
+
+    def f(flat):
+        unit = flat >> per
+        return (((unit ^ ((unit >> 3) & ((1 << mode) - 1))) << per)) | (flat & ((1 << per) - 1))
+    return f

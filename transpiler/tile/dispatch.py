@@ -1,0 +1,145 @@
+"""Tile-primitive dispatch: every `ir.TileCall` of a checked kernel replaced by the code of the first
+variant, by priority, whose conditions hold (docs/design.md, decision 32), with a record of the
+choice and of every variant ruled out before it. A call no variant accepts is one error (E0904)
+at its `.tx` location, naming each variant and why it did not apply."""
+from __future__ import annotations
+
+from transpiler import ir
+from transpiler.diag.diagnostics import Diagnostics, Note, did_you_mean
+from transpiler.ir.program import CheckedModule, CNames, Kernel, TileDispatch
+from transpiler.target.arch import BASE_ARCH
+from transpiler.tile import families  # noqa: F401  (registers every variant)
+from transpiler.tile.context import Lowering
+from transpiler.tile.variants import VARIANTS, Decline
+
+
+def dispatch_module(module: CheckedModule, diags: Diagnostics) -> None:
+    for kernel in module.kernels:
+        if any(isinstance(s, ir.TileCall) for s in ir.all_stmts(kernel.body)):
+            kernel.body = _Dispatcher(kernel, diags, module.arch).stmt(kernel.body)
+
+
+class _Dispatcher:
+    def __init__(self, kernel: Kernel, diags: Diagnostics, module_arch):
+        self.kernel = kernel
+        self.diags = diags
+        self.names = kernel.cnames if kernel.cnames is not None else CNames()
+        # what the kernel needs without its tile primitives: the architecture variants keep to when
+        # `--arch` is not given (None when it is)
+        self.kernel_arch = None if module_arch else max(kernel.min_arch, BASE_ARCH)
+
+    def stmt(self, s: ir.Stmt) -> ir.Stmt:
+        cls = s.__class__
+        if cls is ir.TileCall:
+            return self.call(s)
+        if cls is ir.Seq:
+            body = tuple(self.stmt(x) for x in s.body)
+            return s if all(a is b for a, b in zip(body, s.body)) else ir.Seq(body, s.span)
+        if cls is ir.Block or cls is ir.While or cls is ir.For:
+            body = self.stmt(s.body)
+            if body is s.body:
+                return s
+            if cls is ir.Block:
+                return ir.Block(body, s.span)
+            if cls is ir.While:
+                return ir.While(s.cond, body, s.span)
+            return ir.For(s.var, s.start, s.stop, s.step, body, s.kind, s.unroll_factor, s.span, s.direction)
+        if cls is ir.If:
+            then = self.stmt(s.then)
+            orelse = self.stmt(s.orelse) if s.orelse is not None else None
+            if then is s.then and orelse is s.orelse:
+                return s
+            return ir.If(s.cond, then, orelse, s.span)
+        return s
+
+    def call(self, call: ir.TileCall) -> ir.Stmt:
+        title = f"Tx.{call.op}" if call.scope == "thread" else f"Tx.{_scope_name(call.scope)}.{call.op}"
+        cases = VARIANTS.get(call.op, [])
+        if call.dispatch is not None:
+            chosen = [v for v in cases if v.name == call.dispatch]
+            if not chosen:
+                names = [v.name for v in cases]
+                self.diags.error("E0905", f"`{title}` has no variant `{call.dispatch}`", call.span,
+                                 help=did_you_mean(call.dispatch, names)
+                                 or (f"its variants are {', '.join(names)}" if names else None))
+                return ir.Seq(())
+            cases = chosen
+        # Without --arch, a variant that needs a newer GPU than the kernel already does is taken only
+        # when no variant within the kernel's architecture applies (docs/design.md, decision 32).
+        outcome = self.attempt(call, cases, raise_arch=False)
+        if outcome[0] is None and self.kernel_arch is not None:
+            outcome = self.attempt(call, cases, raise_arch=True)
+        case, lowered, rejected = outcome
+        if case is not None:
+            why = "; ".join(check.says for check in case.when) or "applies to every call"
+            operands = describe_operands(call)
+            self.kernel.tile_dispatch.append(TileDispatch(call.span, title, operands, case.name, why,
+                                                          tuple(rejected)))
+            header = ir.Comment(f"{title}({operands}): {case.name}", call.span)
+            return ir.Seq((header, ir.Block(lowered or ir.Seq(()), call.span)), call.span)
+        if not cases:
+            self.diags.error("E0904", f"`{title}` is not supported yet: tirxc has no lowering of it", call.span)
+            return ir.Seq(())
+        notes = [Note(f"variant `{name}`: {reason}") for name, reason in rejected]
+        forced = f" (forced with dispatch=\"{call.dispatch}\")" if call.dispatch else ""
+        self.diags.error("E0904", f"no lowering of `{title}` accepts this call{forced}", call.span, notes=notes)
+        return ir.Seq(())
+
+
+    def attempt(self, call: ir.TileCall, cases, raise_arch: bool):
+        """(the first variant that accepts the call, its code, the variants ruled out before it)."""
+        rejected: list[tuple[str, str]] = []
+        for case in cases:
+            cx = Lowering(call, self.names, self.kernel.nonneg, None if raise_arch else self.kernel_arch)
+            cx.kernel = self.kernel  # read only: its parameters so far, its body (the tcgen05.alloc slot)
+            cx.params = tuple(self.kernel.params)  # the kernel's parameters so far (read only)
+            cx.kernel_params = []  # parameters the lowering adds (a TMA tensor map): kept if it is chosen
+            reason = next((r for r in (check.test(call, cx) for check in case.when) if r), None)
+            if reason is None:
+                try:
+                    lowered = case.lower(call, cx)
+                except Decline as declined:
+                    reason = declined.reason
+            if reason is not None:
+                rejected.append((case.name, reason))
+                continue
+            self.kernel.params.extend(cx.kernel_params)
+            return case, lowered, rejected
+        return None, None, rejected
+
+
+def _scope_name(scope: str) -> str:
+    return "wg" if scope == "warpgroup" else scope
+
+
+def describe_operands(call: ir.TileCall) -> str:
+    """The operands as the comment over the lowered code shows them: `A_smem[0:4, 0:6], A`."""
+    parts = []
+    for name, value in call.operands:
+        if isinstance(value, ir.TileRegion):
+            parts.append(describe_region(value))
+        elif value is None:
+            continue
+        elif isinstance(value, (bool, int, float, str)):
+            parts.append(f"{name}={value!r}")
+        else:
+            parts.append(name)
+    return ", ".join(parts)
+
+
+def describe_region(region: ir.TileRegion) -> str:
+    buf = region.buffer
+    whole = all(ir.is_const(s, 0) for s in region.starts) and all(
+        e is f or e == f for e, f in zip(region.extents, buf.shape))
+    name = buf.name or "registers"
+    if whole:
+        return name
+    dims = []
+    for start, extent in zip(region.starts, region.extents):
+        if ir.is_const(start) and ir.is_const(extent):
+            dims.append(str(start.value) if extent.value == 1 else f"{start.value}:{start.value + extent.value}")
+        elif ir.is_const(extent):  # a run-time start
+            dims.append("s" if extent.value == 1 else f"s:s+{extent.value}")
+        else:
+            dims.append(":")
+    return f"{name}[{', '.join(dims)}]"

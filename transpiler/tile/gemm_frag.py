@@ -1,0 +1,239 @@
+"""Register fragments of the tensor-core instructions, matched against the layouts of register
+buffers by evaluating the layouts at constant coordinates (docs/tile-primitives.md, gemm).
+
+A register buffer spread over threads (a TileLayout with thread axes) holds each element in one
+thread, at one register. `ThreadMap` evaluates that mapping for constant coordinates; `Operand`
+reads a 2-D operand region in its logical orientation ((M, K) for A, (K, N) for B, (M, N) for
+C and D); `atom` checks that one instruction tile of an operand sits in the fragment the
+instruction wants (which lane holds which element, the register each element is in) and gives
+the registers, so the lowering can pass them in the instruction's order. Nothing here builds
+code: the lowerings in gemm.py and gemm_async.py do."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from transpiler import ir
+from transpiler.tile import regions
+
+# Each thread axis's value as a thread index inside the scope (lane + 32 * warp).
+_LINEAR = {"laneid": 1, "tx": 1, "tid_in_wg": 1, "warpid": 32, "wid_in_wg": 32, "wgid": 128}
+_WARP_AXES = ("tx", "tid_in_wg", "warpid", "wid_in_wg", "wgid")
+_LANE_AXES = ("laneid", "tx", "tid_in_wg")
+
+
+def const_extents(region: ir.TileRegion) -> list[int] | None:
+    """The region's extents as numbers, where each folds to a constant; `x + 64 - x` (a slice
+    `A[x:x + 64]` with a run-time start) included."""
+    out = []
+    for e in region.extents:
+        value = _linear(e)
+        if value is None or any(k is not None and v for k, v in value.items()):
+            return None
+        out.append(value.get(None, 0))
+    return out
+
+
+def _linear(e: ir.Expr) -> dict | None:
+    """e as {term: coefficient} (None: the constant), over + - and products with constants."""
+    if isinstance(e, ir.IntImm):
+        return {None: e.value}
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+        a, b = _linear(e.a), _linear(e.b)
+        if a is None or b is None:
+            return None
+        sign = 1 if e.op == "+" else -1
+        for k, v in b.items():
+            a[k] = a.get(k, 0) + sign * v
+        return a
+    if isinstance(e, ir.BinOp) and e.op == "*":
+        a, b = _linear(e.a), _linear(e.b)
+        if a is None or b is None:
+            return None
+        if set(b) == {None}:
+            return {k: v * b[None] for k, v in a.items()}
+        if set(a) == {None}:
+            return {k: v * a[None] for k, v in b.items()}
+        return None
+    key = _key(e)
+    return None if key is None else {key: 1}
+
+
+def _key(e: ir.Expr):
+    """A structural key of a variable or a load at constant indices (None: anything else)."""
+    if isinstance(e, ir.Var):
+        return ("var", e.name)
+    if isinstance(e, ir.BufferLoad) and all(isinstance(i, ir.IntImm) for i in e.indices):
+        return ("load", id(e.buffer.storage), e.buffer.name, tuple(i.value for i in e.indices))
+    if isinstance(e, ir.Cast):
+        inner = _key(e.a)
+        return None if inner is None else ("cast", e.dtype.name, inner)
+    return None
+
+
+class NoMatch(Exception):
+    """An operand's layout is not the fragment an instruction wants: `reason` says where."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Place:
+    lane: int
+    warp: int | None  # None: the layout has no warp-level axis (every warp holds its own copy)
+    reg: int
+
+
+class ThreadMap:
+    """Where each element of a distributed register buffer lives: `at(coords) -> Place`."""
+
+    def __init__(self, buf: ir.Buffer):
+        layout, shape = buf.layout, buf.const_shape()
+        if shape is None or layout is None or layout.swizzle is not None:
+            raise NoMatch(f"`{buf.name}` has no constant thread layout")
+        if layout.replica:
+            raise NoMatch(f"`{buf.name}`'s layout replicates elements over threads (not supported yet)")
+        iters = []
+        for it in layout.shard:
+            if not isinstance(it.extent, ir.IntImm) or not isinstance(it.stride, ir.IntImm):
+                raise NoMatch(f"`{buf.name}`'s layout has extents or strides that are not constant")
+            if it.axis != "m" and it.axis not in _LINEAR:
+                raise NoMatch(f"`{buf.name}`'s layout uses the axis `{it.axis}`, not a thread or register axis")
+            iters.append((it.extent.value, it.stride.value, it.axis))
+        if prod(e for e, _, _ in iters) != prod(shape):
+            raise NoMatch(f"`{buf.name}`'s layout does not cover its shape")
+        self.offset = {}
+        for axis, value in layout.offset:
+            if not isinstance(value, ir.IntImm):
+                raise NoMatch(f"`{buf.name}`'s layout has an offset that is not constant")
+            self.offset[axis] = self.offset.get(axis, 0) + value.value
+        axes = {a for _, _, a in iters if a != "m"}
+        if not axes & set(_LANE_AXES):
+            raise NoMatch(f"`{buf.name}` is not spread over the lanes of a warp")
+        self.has_warp = bool(axes & set(_WARP_AXES))
+        self.name = buf.name
+        self.shape = shape
+        self.iters = iters
+        self.row_major = [prod(shape[d + 1:]) for d in range(len(shape))]
+
+    def at(self, coords) -> Place:
+        flat = sum(c * s for c, s in zip(coords, self.row_major))
+        reg = self.offset.get("m", 0)
+        thread = sum(v * _LINEAR[a] for a, v in self.offset.items() if a != "m")
+        for extent, stride, axis in reversed(self.iters):
+            digit = flat % extent
+            flat //= extent
+            if axis == "m":
+                reg += digit * stride
+            else:
+                thread += digit * stride * _LINEAR[axis]
+        return Place(thread % 32, thread // 32 if self.has_warp else None, reg)
+
+
+class Operand:
+    """A 2-D register operand region in its logical orientation: `at(i, j)` is the Place of
+    logical element (i, j); `transposed` operands are stored (j, i)."""
+
+    def __init__(self, name: str, region: ir.TileRegion, transposed: bool = False):
+        if regions.memory(region) != "local" or not regions.is_distributed(region.buffer):
+            raise NoMatch(f"{name} is not a register buffer spread over threads by a layout")
+        extents = const_extents(region)
+        if extents is None or not all(isinstance(s, ir.IntImm) for s in region.starts):
+            raise NoMatch(f"{name}'s region is not constant")
+        dims = [d for d, e in enumerate(extents) if e != 1]
+        if len(dims) != 2:
+            raise NoMatch(f"{name} is not a 2-D region (its non-unit extents are {tuple(extents[d] for d in dims)})")
+        self.name = name
+        self.map = ThreadMap(region.buffer)
+        self.base = [s.value for s in region.starts]
+        self.dims = dims[::-1] if transposed else dims
+        self.rows, self.cols = extents[self.dims[0]], extents[self.dims[1]]
+        self.buffer = region.buffer
+
+    def at(self, i: int, j: int) -> Place:
+        coords = list(self.base)
+        coords[self.dims[0]] += i
+        coords[self.dims[1]] += j
+        return self.map.at(coords)
+
+
+def atom(op: Operand, slots, what: str) -> tuple[int | None, list[int]]:
+    """The warp and registers of one instruction tile. `slots(lane)` lists, in the instruction's
+    register order, each register's elements as logical (i, j) coordinates (`pack` elements
+    per 32-bit register, low bits first). Each register's elements must be consecutive registers
+    of the buffer, starting at a multiple of their count, the same for every lane, held by that
+    lane; returns (the warp that holds the tile, the first register of each)."""
+    first: list[int] | None = None
+    warp: object = ...
+    for lane in range(32):
+        regs = []
+        for elements in slots(lane):
+            places = [op.at(i, j) for i, j in elements]
+            base = places[0].reg
+            if any(p.lane != lane for p in places):
+                held = next(p for p in places if p.lane != lane)
+                i, j = elements[places.index(held)]
+                raise NoMatch(f"{op.name}[{i}, {j}] of {what} is in lane {held.lane}; the fragment wants lane {lane}")
+            if any(p.reg != base + k for k, p in enumerate(places)) or base % len(places):
+                raise NoMatch(f"{op.name}'s elements {elements[0]} .. {elements[-1]} of {what} are not {len(places)} "
+                              f"consecutive registers starting at a multiple of {len(places)} (one 32-bit operand)")
+            for p in places:
+                if warp is ... or p.warp == warp:
+                    warp = p.warp
+                else:
+                    raise NoMatch(f"{what} of {op.name} is spread over several warps")
+            regs.append(base)
+        if first is None:
+            first = regs
+        elif regs != first:
+            raise NoMatch(f"the lanes hold {what} of {op.name} in different registers")
+    return warp, first
+
+
+# -- the fragments of mma.sync m16n8k* (PTX ISA 9.7.14.5.x); lane = 4 * group + thread_in_group ---------
+
+def accumulator_slots(m0: int, n0: int):
+    """C / D of m16n8: register s holds (g + 8 * (s // 2), 2t + s % 2)."""
+    def slots(lane):
+        g, t = divmod(lane, 4)
+        return [[(m0 + g + 8 * (s // 2), n0 + 2 * t + s % 2)] for s in range(4)]
+    return slots
+
+
+def a_slots(m0: int, k0: int, k: int, pack: int):
+    """A of m16n8k: register r holds rows g + 8 * (r % 2), columns pack * t + p + 4 * pack * (r // 2)."""
+    count = 2 * k // (4 * pack)
+
+    def slots(lane):
+        g, t = divmod(lane, 4)
+        return [[(m0 + g + 8 * (r % 2), k0 + pack * t + p + 4 * pack * (r // 2)) for p in range(pack)]
+                for r in range(count)]
+    return slots
+
+
+def b_slots(k0: int, n0: int, k: int, pack: int):
+    """B of m16n8k: register r holds rows (k) pack * t + p + 4 * pack * r, column g."""
+    count = k // (4 * pack)
+
+    def slots(lane):
+        g, t = divmod(lane, 4)
+        return [[(k0 + pack * t + p + 4 * pack * r, n0 + g) for p in range(pack)] for r in range(count)]
+    return slots
+
+
+# -- wgmma: the accumulator of m64nN and the A fragment of the register (rs) form -------------------------
+# Warp w of the warpgroup holds rows 16w .. 16w + 15 in the m16n8 pattern; register 4j + s of the
+# accumulator is column block j (8 columns), slot s as in mma.sync's accumulator.
+
+def wgmma_accumulator_slots(m0: int, n0: int, n: int, pack: int = 1):
+    """The registers of one warp's 16 rows of an m64nN accumulator (warp w adds 16w to m0)."""
+    def slots(lane):
+        g, t = divmod(lane, 4)
+        out = []
+        for j in range(n // 8):
+            elems = [(m0 + g + 8 * (s // 2), n0 + 8 * j + 2 * t + s % 2) for s in range(4)]
+            out += [[e] for e in elems] if pack == 1 else [elems[0:2], elems[2:4]]
+        return out
+    return slots
