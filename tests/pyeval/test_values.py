@@ -47,13 +47,17 @@ ROWS = [
     ("", "functools.reduce(lambda a, b: a * b, (4, 8, 2)) + reduce(lambda a, b: a - b, [1, 2, 3], 10) * 100", 64 + 400),
     ("", "int(math.pi * 1000) + int(math.isfinite(math.inf)) * 10000", 3141),
     ("", "functools.reduce(operator.mul, SQUARES[1:], 1) + operator.floordiv(-7, 2) * 1000", 576 - 4000),
+    ("", "tvm.DataType('float16').bits + DataType('int8').itemsize * 100 + tvm.runtime.DataType('float32x4').lanes * 1000",
+     16 + 100 + 4000),
 ]
 
 HEAD = """\
 import functools
 import math
 import operator
+import tvm
 from functools import reduce
+from tvm.runtime import DataType
 from math import gcd
 from tvm.script import tirx as T
 

@@ -94,6 +94,8 @@ def import_(ms, stmt) -> None:
                 bind_global(ms, alias.asname, Binding(Namespace(("T",)), "namespace", alias.span))
             elif alias.name in pyeval_modules.MODULES:  # `import math`: evaluated by tirxc, not imported
                 bind_global(ms, alias.asname or alias.name, Binding(Builtin(alias.name), "import", alias.span))
+            elif alias.name.split(".")[0] == "tvm" and not alias.asname:  # `import tvm.testing` binds `tvm`
+                bind_global(ms, "tvm", Binding(Builtin("tvm"), "import", alias.span))
             else:
                 bound = alias.asname or alias.name.split(".")[0]
                 bind_global(ms, bound, Binding(LibraryName(bound, alias.name, False), "import", alias.span))

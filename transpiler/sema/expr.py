@@ -506,6 +506,8 @@ def _elab_Attribute(st, node: ast.Attribute):
         return CALLS["class_attr"](st, base, node)  # classes.py
     if isinstance(base, Builtin):  # `math.gcd` (pyeval_modules.py)
         return CALLS["module_attr"](st, base, node)
+    if isinstance(base, DTypeVal):  # `tvm.DataType("float16").bits` (pyeval_modules.py)
+        return CALLS["dtype_attr"](st, base, node)
     st.diags.error("E0306", f"{_kind(base)} has no attribute `{node.attr}`", node.span)
     return POISON
 

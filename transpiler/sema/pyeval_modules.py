@@ -1,5 +1,5 @@
 """The Python modules a kernel file may import for its compile-time arithmetic: `math`,
-`functools.reduce` and `operator`, evaluated by tirxc on compile-time values (never imported). `import math`
+`functools.reduce`, `operator` and TVM's `DataType`, evaluated by tirxc on compile-time values (never imported). `import math`
 binds the module; `math.gcd(...)`, or `gcd` after `from math import gcd`, is a builtin of
 pyeval_builtins.py's table under the name `math.gcd`."""
 from __future__ import annotations
@@ -11,7 +11,8 @@ from transpiler.diag.diagnostics import did_you_mean
 from transpiler.sema import macros, pyeval_builtins
 from transpiler.sema.pyeval_builtins import _consts, _fail, _py, _seq
 from transpiler.sema.registry import CALLS
-from transpiler.sema.values import Builtin, Helper, POISON, Poison, PyConst
+from transpiler.sema.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
+from transpiler.target.dtypes import parse_dtype
 
 _CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan}
 
@@ -29,7 +30,10 @@ _MATH = {
 _OPERATOR = {name: getattr(operator, name) for name in (
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor", "lshift", "rshift", "eq", "ne",
     "lt", "le", "gt", "ge")}
-MODULES = {"math": tuple(_MATH) + tuple(_CONSTANTS), "functools": ("reduce",), "operator": tuple(_OPERATOR)}
+MODULES = {"math": tuple(_MATH) + tuple(_CONSTANTS), "functools": ("reduce",), "operator": tuple(_OPERATOR),
+           # `tvm.DataType(dtype).bits` / `tvm.runtime.DataType`: a dtype's facts (`import tvm` binds the module)
+           "tvm": ("DataType", "runtime"), "tvm.runtime": ("DataType",)}
+DTYPE_FACTS = {"bits": lambda d: d.bits, "lanes": lambda d: d.lanes, "itemsize": lambda d: d.nbytes}
 
 
 def _math(name: str):
@@ -86,8 +90,31 @@ def _reduce(st, node, args, kwargs):
     return acc
 
 
+def _data_type(st, node, args, kwargs):
+    """`tvm.DataType("float16")` (or of a dtype value): the dtype, whose `.bits`, `.lanes` and
+    `.itemsize` are compile-time numbers."""
+    value = args[0]
+    if isinstance(value, DTypeVal):
+        return value
+    dtype = parse_dtype(value.value) if isinstance(value, PyConst) and isinstance(value.value, str) else None
+    if dtype is None:
+        return _fail(st, node, "`DataType` takes a dtype name such as \"float16\" or a dtype")
+    return DTypeVal(dtype)
+
+
+def dtype_attr(st, base: DTypeVal, node):
+    """`DataType(...).bits` ..."""
+    if node.attr in DTYPE_FACTS:
+        return PyConst(DTYPE_FACTS[node.attr](base.dtype))
+    st.diags.error("E0306", f"a dtype has no attribute `{node.attr}`", node.span,
+                   help=did_you_mean(node.attr, DTYPE_FACTS) or "it has `bits`, `lanes` and `itemsize`")
+    return POISON
+
+
 def module_attr(st, base: Builtin, node):
     """`math.gcd`, `math.pi`, `functools.reduce`: a builtin, or a constant's value."""
+    if f"{base.name}.{node.attr}" in MODULES:  # `tvm.runtime`
+        return Builtin(f"{base.name}.{node.attr}")
     if base.name not in MODULES:
         st.diags.error("E0306", f"`{base.name}` has no attribute `{node.attr}`", node.span)
         return POISON
@@ -105,6 +132,8 @@ def imported(module: str, name: str):
     """What `from module import name` binds: a builtin or a constant; None when tirxc lacks it."""
     if module == "math" and name in _CONSTANTS:
         return PyConst(_CONSTANTS[name])
+    if f"{module}.{name}" in MODULES:
+        return Builtin(f"{module}.{name}")
     return Builtin(f"{module}.{name}") if name in MODULES.get(module, ()) else None
 
 
@@ -113,4 +142,6 @@ for _name, (_fn, _low, _high) in _MATH.items():
 for _name in _OPERATOR:
     pyeval_builtins._TABLE[f"operator.{_name}"] = (_operator(_name), 2, 2, ())
 pyeval_builtins._TABLE["functools.reduce"] = (_reduce, 2, 3, ())
+pyeval_builtins._TABLE["tvm.DataType"] = pyeval_builtins._TABLE["tvm.runtime.DataType"] = (_data_type, 1, 1, ())
 CALLS["module_attr"] = module_attr
+CALLS["dtype_attr"] = dtype_attr
