@@ -12,9 +12,6 @@ SCOPES = {"thread": "thread", "warp": "warp", "wg": "warpgroup", "warpgroup": "w
           "cluster": "cluster"}
 SCOPE_THREADS = {"thread": 1, "warp": 32, "warpgroup": 128}  # cta and cluster: the launch's shape
 
-# The keyword arguments every op takes besides its operands; any other keyword is a config option.
-COMMON = ("workspace", "dispatch", "scope")
-
 
 @dataclass(frozen=True)
 class TileOp:

@@ -23,12 +23,13 @@ from transpiler.diag.diagnostics import Diagnostics, Note, did_you_mean
 from transpiler.ir.layout import KNOWN_AXES
 from transpiler.ir.program import CheckedModule, Kernel
 from transpiler.syntax import ast
-from transpiler.syntax.source import SourceFile, Span
+from transpiler.syntax.source import SourceFile
 from transpiler.target.cnames import source_code_names
 # every call family, imported so that its handlers register
 from transpiler.sema import access, buffers, cuda_helpers, tcgen05_desc, intrinsics, pools, ptx_calls, threads, views  # noqa: F401
 from transpiler.sema import macros, pyeval, pyeval_builtins, pyeval_fstring, statements  # (they register in expr.py and registry.py)
 from transpiler.sema import classes, prelude
+from transpiler.sema.class_values import CLASS_VALUES
 from transpiler.sema import tile_calls  # noqa: F401  (registers Tx.* calls)
 from transpiler.sema import pyeval_modules
 from transpiler.sema.expr import elab
@@ -318,7 +319,7 @@ def const_value(ms: ModuleState, node: ast.Expr):
     strings, tuples, dtypes and layouts."""
     value = elab(at_module_level(ms), node)
     if isinstance(value, (PyConst, Poison, ir.IntImm, ir.FloatImm, LayoutVal, LayoutPart, DTypeVal, DynamicExtent,
-                          tuple, PyDict, SliceVal, Helper) + classes.CLASS_VALUES):  # (a Helper: `f = lambda x: ...`)
+                          tuple, PyDict, SliceVal, Helper) + CLASS_VALUES):  # (a Helper: `f = lambda x: ...`)
         return value
     ms.diags.error("E0202", "module-level values must be compile-time constants", node.span)
     return POISON

@@ -14,7 +14,7 @@ from transpiler import ir
 from transpiler.diag.diagnostics import Note, did_you_mean
 from transpiler.syntax import ast
 from transpiler.sema import effects, expr, macros, pyeval, state, statements, stores
-from transpiler.sema.class_values import (CLASS_VALUES, BoundMethod, ClassVal, Instance, PropertyVal,
+from transpiler.sema.class_values import (BoundMethod, ClassVal, Instance, PropertyVal,
                                           StaticMethod, SuperCall, SuperProxy)
 from transpiler.sema.registry import CALLS
 from transpiler.sema.values import POISON, Binding, Helper, Namespace, Poison, PyConst, Void

@@ -4,7 +4,6 @@ Mutable scalars (`acc: T.float32 = 0`, `s = T.local_scalar(...)`) are one-elemen
 so their assignments convert the same way."""
 from __future__ import annotations
 
-from transpiler import ir
 from transpiler.ir.fold import cast
 from transpiler.syntax.source import Span
 from transpiler.target.dtypes import DType, FLOAT32

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.diag.diagnostics import did_you_mean
-from transpiler.ir.tile_ops import COMMON, OPS, REQUIRED, SCOPES
+from transpiler.ir.tile_ops import OPS, REQUIRED, SCOPES
 from transpiler.syntax import ast
 from transpiler.target.dtypes import INT32
 from transpiler.sema import expr, macros, scalars

@@ -7,10 +7,6 @@ from transpiler.tile import regions
 from transpiler.tile.variants import Check, check
 
 
-def _regions(call: ir.TileCall, *names: str) -> list[ir.TileRegion]:
-    return [call.operand(n) for n in names if isinstance(call.operand(n), ir.TileRegion)]
-
-
 @check("all threads of the scope reach the call")
 def all_threads_active(call, cx):
     guard = cx.narrowed()

@@ -12,7 +12,6 @@ from math import prod
 
 from transpiler import ir
 from transpiler.ir import layout as layouts
-from transpiler.target.dtypes import INT32
 from transpiler.tile.context import Lowering, c
 
 
@@ -173,7 +172,3 @@ def offsets_in(region: ir.TileRegion, coords) -> tuple[ir.Expr, ...] | None:
         if not (isinstance(extent, ir.IntImm) and extent.value == 1):
             index.append(offset)
     return tuple(index)
-
-
-def int32(value: int) -> ir.Expr:
-    return ir.IntImm(INT32, value)
