@@ -461,3 +461,14 @@ def test_promotion_facts():
     assert ir.modular_operands(ir.binop("*", h, h)) and ir.modular_operands(ir.binop("*", a, ir.IntImm(UINT8, 3)))
     assert ir.modular_operands(ir.binop("<<", s, s)) and not ir.modular_operands(ir.binop("<<", a, b))
     assert not ir.modular_operands(ir.binop(">>", a, b)) and not ir.modular_operands(ir.unary("!", a))
+
+
+def test_difference_of_slice_bounds_is_constant_when_the_terms_cancel():
+    from transpiler import ir
+    from transpiler.target.dtypes import INT32
+    x, y = ir.Var(INT32, "x"), ir.Var(INT32, "y")
+    c = lambda v: ir.IntImm(INT32, v)  # noqa: E731
+    start = ir.mul(x, c(128))
+    assert ir.difference(ir.add(start, c(128)), start) == c(128)
+    assert ir.difference(ir.mul(ir.add(x, c(1)), c(128)), start) == c(128)
+    assert not ir.is_const(ir.difference(ir.add(y, c(4)), x))  # different terms stay `a - b`

@@ -1,4 +1,5 @@
-"""Data-driven tests of the Python level's diagnostics: every `tests/pyeval/cases/*.tx` file
+"""Data-driven tests of the Python level's diagnostics: every `tests/pyeval/cases/*.tx` and
+`tests/classes/cases/*.tx` file
 carries its expected diagnostics as inline comments, in the format of tests/check
 (tests/check/inline_expect.py). To rewrite the comments after a deliberate change:
 
@@ -17,14 +18,15 @@ from transpiler.driver import compile_source  # noqa: E402
 from transpiler.syntax.source import SourceFile  # noqa: E402
 
 CASES = Path(__file__).resolve().parent / "cases"
-CASE_FILES = sorted(CASES.glob("*.tx"))
+# the Python level's cases, and those of classes and tirxc's library (tests/classes/cases)
+CASE_FILES = sorted(CASES.glob("*.tx")) + sorted((CASES.parent.parent / "classes" / "cases").glob("*.tx"))
 
 
 def check(path: Path, text: str):
     return compile_source(SourceFile(path.name, text), until="check").diagnostics
 
 
-@pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: f"{p.parent.parent.name}-{p.stem}")
 def test_case_file(path: Path):
     text = path.read_text(encoding="utf-8")
     missing, unexpected = compare(parse(text), check(path, text))

@@ -541,3 +541,32 @@ def overflows_int(e: BinOp) -> bool:
     if op == "*" and dtype.bits == 16:
         return dtype.is_signed or not (e.a.__class__ is IntImm or e.b.__class__ is IntImm)
     return False
+
+
+def difference(a: Expr, b: Expr, span: Span = NOWHERE) -> Expr:
+    """`a - b`, a constant where the two integer expressions differ by one: the extent of a slice
+    `A[m0:m0 + 64]` is 64 whatever m0 is (equal terms cancel: the same in wrapping arithmetic)."""
+    terms = _affine(binop("-", a, b, span)) if a.dtype.is_int and b.dtype.is_int else None
+    if terms is None or set(terms) - {None}:
+        return binop("-", a, b, span)
+    return IntImm(a.dtype, _wrap(terms.get(None, 0), a.dtype), span)
+
+
+def _affine(e: Expr) -> dict | None:
+    """e as {term: coefficient} (the key None: the constant) over + - and products with a
+    constant; None when it is not that."""
+    if isinstance(e, IntImm):
+        return {None: e.value}
+    if isinstance(e, BinOp) and e.op in ("+", "-"):
+        a, b = _affine(e.a), _affine(e.b)
+        if a is None or b is None:
+            return None
+        sign = 1 if e.op == "+" else -1
+        for key, coeff in b.items():
+            a[key] = a.get(key, 0) + sign * coeff
+        return {k: v for k, v in a.items() if v or k is None}
+    if isinstance(e, BinOp) and e.op == "*" and (isinstance(e.a, IntImm) or isinstance(e.b, IntImm)):
+        factor, rest = (e.a.value, e.b) if isinstance(e.a, IntImm) else (e.b.value, e.a)
+        inner = _affine(rest)
+        return None if inner is None else {k: v * factor for k, v in inner.items()}
+    return {e: 1}

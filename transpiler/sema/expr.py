@@ -453,9 +453,7 @@ def region(st, buf: ir.Buffer, indices, node, count=None):
                 return POISON
             start, stop = bounds
             starts.append(start)
-            # `A[m0:m0 + 64]` has the constant extent 64, whatever m0 is (tile primitives need it)
-            same = isinstance(stop, ir.BinOp) and stop.op == "+" and stop.a == start and ir.is_const(stop.b)
-            extents.append(stop.b if same else ir.binop("-", stop, start))
+            extents.append(ir.difference(stop, start))  # `A[m0:m0 + 64]` spans 64 (tile primitives need it)
         else:
             v = int_value(st, index)
             if v is POISON:

@@ -123,7 +123,7 @@ def _operand_value(st, val, node):
     if isinstance(val, ir.Buffer):
         return ir.TileRegion(val, tuple(ir.IntImm(INT32, 0) for _ in val.shape), tuple(val.shape), node.span)
     if isinstance(val, Region):
-        return ir.TileRegion(val.buffer, tuple(val.starts), tuple(map(folded_extent, val.extents)), node.span)
+        return ir.TileRegion(val.buffer, tuple(val.starts), tuple(val.extents), node.span)
     if isinstance(val, PyConst):
         return val.value
     if isinstance(val, tuple):
@@ -162,37 +162,6 @@ def _predicate(st, node, dst):
         return POISON
     body = scalars.as_value(st, result, node.span)
     return POISON if isinstance(body, Poison) else ir.TileLambda(index, body)
-
-
-def folded_extent(extent: ir.Expr) -> ir.Expr:
-    """A slice's extent `stop - start` as a constant where the two differ by one
-    (`A[bx * 128:bx * 128 + 128]` has 128 elements, whatever bx is)."""
-    if isinstance(extent, ir.IntImm) or not extent.dtype.is_int:
-        return extent
-    terms = _affine(extent)
-    if terms is None or set(terms) - {None}:
-        return extent
-    return ir.IntImm(extent.dtype, terms.get(None, 0))
-
-
-def _affine(e: ir.Expr) -> dict | None:
-    """e as {term: coefficient} (None: the constant) over + - and constant *; None if it is not one."""
-    if isinstance(e, ir.IntImm):
-        return {None: e.value}
-    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
-        a, b = _affine(e.a), _affine(e.b)
-        if a is None or b is None:
-            return None
-        sign = 1 if e.op == "+" else -1
-        out = dict(a)
-        for key, coeff in b.items():
-            out[key] = out.get(key, 0) + sign * coeff
-        return {k: v for k, v in out.items() if v or k is None}
-    if isinstance(e, ir.BinOp) and e.op == "*" and (isinstance(e.a, ir.IntImm) or isinstance(e.b, ir.IntImm)):
-        factor, rest = (e.a.value, e.b) if isinstance(e.a, ir.IntImm) else (e.b.value, e.a)
-        inner = _affine(rest)
-        return None if inner is None else {k: v * factor for k, v in inner.items()}
-    return {e: 1}
 
 
 def _config_value(st, node):

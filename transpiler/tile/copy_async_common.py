@@ -75,7 +75,7 @@ def value_option(opts: dict, name: str, dtype: str) -> ir.Expr | None:
 def pair(dst: tuple[str, ...], src: tuple[str, ...], says: str) -> Check:
     """Like checks.memories, worded for the async variants."""
     def test(call, cx):
-        d, s = operand(call, "dst"), operand(call, "src")
+        d, s = call.operand("dst"), call.operand("src")
         if not isinstance(d, ir.TileRegion) or not isinstance(s, ir.TileRegion):
             return "dst and src must be buffer regions"
         dm, sm = regions.memory(d), regions.memory(s)
@@ -85,58 +85,9 @@ def pair(dst: tuple[str, ...], src: tuple[str, ...], says: str) -> Check:
 
 def constant_regions(call, cx):
     for name in ("dst", "src"):
-        if regions.const_extents(operand(call, name)) is None:
+        if regions.const_extents(call.operand(name)) is None:
             return f"the extents of {name} are not constant"
     return None
-
-
-def operand(call: ir.TileCall, name: str):
-    """A region operand with its extents simplified (`A[i * 64:i * 64 + 64]` spans 64)."""
-    value = call.operand(name)
-    if not isinstance(value, ir.TileRegion):
-        return value
-    extents = tuple(_simplified(e) for e in value.extents)
-    if all(a is b for a, b in zip(extents, value.extents)):
-        return value
-    return ir.TileRegion(value.buffer, value.starts, extents, value.span)
-
-
-def _simplified(e: ir.Expr) -> ir.Expr:
-    if isinstance(e, ir.IntImm):
-        return e
-    terms = _linear(e)
-    if terms is None:
-        return e
-    atoms, const = terms
-    if any(coef for coef in atoms.values()):
-        return e
-    return ir.IntImm(e.dtype, const)
-
-
-def _linear(e: ir.Expr):
-    """e as ({atom: coefficient}, constant) over + - and products with constants; None when it
-    is not integer arithmetic."""
-    if not e.dtype.is_int:
-        return None
-    if isinstance(e, ir.IntImm):
-        return {}, e.value
-    if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*"):
-        a, b = _linear(e.a), _linear(e.b)
-        if a is None or b is None:
-            return None
-        if e.op == "*":
-            if not a[0]:
-                a, b = b, a
-            if b[0]:
-                return {e: 1}, 0
-            k = b[1]
-            return {atom: coef * k for atom, coef in a[0].items()}, a[1] * k
-        sign = 1 if e.op == "+" else -1
-        atoms = dict(a[0])
-        for atom, coef in b[0].items():
-            atoms[atom] = atoms.get(atom, 0) + sign * coef
-        return atoms, a[1] + sign * b[1]
-    return {e: 1}, 0
 
 
 CONSTANT_EXTENTS = Check("both regions have constant extents", constant_regions)

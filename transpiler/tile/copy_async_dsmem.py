@@ -13,7 +13,7 @@ from transpiler.tile import copy_plan as plan
 from transpiler.tile import regions
 from transpiler.tile.checks import min_arch, scopes
 from transpiler.tile.context import c
-from transpiler.tile.copy_async_common import (CONSTANT_EXTENTS, address_option, operand, options_of, pair,
+from transpiler.tile.copy_async_common import (CONSTANT_EXTENTS, address_option, options_of, pair,
                                               ptx_call, seq, value_option)
 from transpiler.tile.copy_async_ldgsts import SAME_ELEMENTS
 from transpiler.tile.variants import Check, Decline, variant
@@ -34,7 +34,7 @@ CLUSTER = Check("the kernel runs in clusters", _in_cluster)
         pair(("shared",), ("shared",), "it copies shared memory to a peer CTA's shared memory"),
         scopes("thread"), CONSTANT_EXTENTS, SAME_ELEMENTS, min_arch(90, "cp.async.bulk"), CLUSTER))
 def dsmem(call: ir.TileCall, cx) -> ir.Stmt:
-    dst, src = operand(call, "dst"), operand(call, "src")
+    dst, src = call.operand("dst"), call.operand("src")
     opts = options_of(call, OPTIONS, "dsmem")
     if opts.get("mbar") is None:
         raise Decline("`dsmem` needs `mbar=`, the mbarrier the peer CTA waits on")

@@ -15,7 +15,7 @@ from transpiler.tile import copy_plan as plan
 from transpiler.tile import regions
 from transpiler.tile.checks import all_threads_active, min_arch, scopes
 from transpiler.tile.context import c
-from transpiler.tile.copy_async_common import (CONSTANT_EXTENTS, address, bool_option, int_option, operand,
+from transpiler.tile.copy_async_common import (CONSTANT_EXTENTS, address, bool_option, int_option,
                                               options_of, pair, ptx_call)
 from transpiler.tile.variants import Check, Decline, variant
 
@@ -24,7 +24,7 @@ CP_SIZES = (16, 8, 4)  # bytes, widest first
 
 
 def _same_elements(call, cx):
-    dst, src = operand(call, "dst"), operand(call, "src")
+    dst, src = call.operand("dst"), call.operand("src")
     if dst.buffer.dtype != src.buffer.dtype:
         return f"dst is {dst.buffer.dtype.name} and src is {src.buffer.dtype.name}"
     a, b = regions.squeezed(dst), regions.squeezed(src)
@@ -37,7 +37,7 @@ def _divides_threads(call, cx):
     threads = cx.scope_threads()
     if threads is None:
         return "the block shape is not constant"
-    count = regions.num_elements(operand(call, "dst"))
+    count = regions.num_elements(call.operand("dst"))
     if count % threads:
         return f"{count} elements do not split evenly over {threads} threads"
     return None
@@ -52,7 +52,7 @@ DIVIDES = Check("the element count is a multiple of the scope's thread count", _
         scopes("thread", "warp", "warpgroup", "cta"), all_threads_active, CONSTANT_EXTENTS, SAME_ELEMENTS,
         min_arch(80, "cp.async"), DIVIDES))
 def ldgsts(call: ir.TileCall, cx) -> ir.Stmt:
-    dst, src = operand(call, "dst"), operand(call, "src")
+    dst, src = call.operand("dst"), call.operand("src")
     opts = options_of(call, OPTIONS, "ldgsts")
     issue = _issuer(opts)
     dtype = dst.buffer.dtype

@@ -10,7 +10,7 @@ from transpiler.target.dtypes import HANDLE, UINT32, UINT64
 from transpiler.tile import regions
 from transpiler.tile.checks import min_arch, scopes
 from transpiler.tile.context import c
-from transpiler.tile.copy_async_common import CONSTANT_EXTENTS, Offsets, operand, options_of, pair, ptx_call, seq
+from transpiler.tile.copy_async_common import CONSTANT_EXTENTS, Offsets, options_of, pair, ptx_call, seq
 from transpiler.tile.copy_async_ldgsts import SAME_ELEMENTS
 from transpiler.tile.variants import Check, Decline, variant
 
@@ -19,7 +19,7 @@ MAX_NUM = 128  # registers of one tcgen05.ld / st .32x32b (its largest .num)
 
 
 def _one_tmem_side(call, cx):
-    kinds = {regions.memory(operand(call, "dst")), regions.memory(operand(call, "src"))}
+    kinds = {regions.memory(call.operand("dst")), regions.memory(call.operand("src"))}
     return None if kinds == {"tmem", "local"} else "one side must be tensor memory and the other registers"
 
 
@@ -30,7 +30,7 @@ def _one_tmem_side(call, cx):
 def tcgen05_ldst(call: ir.TileCall, cx) -> ir.Stmt:
     """The `.32x32b` shape: thread t of the warpgroup holds row t of a 128-lane tile (datapath D),
     its registers the row's columns in order; `.xN` as wide as the columns allow."""
-    dst, src = operand(call, "dst"), operand(call, "src")
+    dst, src = call.operand("dst"), call.operand("src")
     options_of(call, (), "tcgen05_ldst")
     load = regions.memory(src) == "tmem"
     tmem, local = (src, dst) if load else (dst, src)
@@ -136,7 +136,7 @@ MAKE_DESC = "tirx_cuda_tcgen05_make_desc"
 def tcgen05_cp(call: ir.TileCall, cx) -> ir.Stmt:
     """One thread issues `tcgen05.cp` per atom of columns: the shared rows, in groups of 8 of
     16-byte core-matrix rows, named by a matrix descriptor (no swizzle)."""
-    dst, src = operand(call, "dst"), operand(call, "src")
+    dst, src = call.operand("dst"), call.operand("src")
     opts = options_of(call, ("cta_group", "shape"), "tcgen05_cp")
     group = opts.get("cta_group", 1)
     group = group.value if isinstance(group, ir.IntImm) else group

@@ -21,7 +21,7 @@ from transpiler.tile.checks import min_arch, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy_plan import multiple_of
 from transpiler.tile.copy_async_common import (CONSTANT_EXTENTS, Offsets, address, address_option, bool_option,
-                                              int_option, operand, options_of, pair, ptx_call, seq, value_option)
+                                              int_option, options_of, pair, ptx_call, seq, value_option)
 from transpiler.tile.variants import Decline, variant
 
 OPTIONS = ("mbar", "cta_group", "cta_mask", "cache_hint", "oob", "use_tma_reduce", "prefetch_tensormap",
@@ -39,7 +39,7 @@ MAX_CHECKED = 1 << 20  # elements compared against the shared layout
                scopes("thread"), min_arch(90, "TMA"), CONSTANT_EXTENTS))
 def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
     """One thread issues one `cp.async.bulk.tensor` per box."""
-    dst, src = operand(call, "dst"), operand(call, "src")
+    dst, src = call.operand("dst"), call.operand("src")
     load = regions.memory(src) == "global"
     if regions.memory(dst) == regions.memory(src):
         raise Decline(f"it copies {regions.memory(src)} to {regions.memory(dst)}")

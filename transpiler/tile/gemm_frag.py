@@ -22,55 +22,6 @@ _WARP_AXES = ("tx", "tid_in_wg", "warpid", "wid_in_wg", "wgid")
 _LANE_AXES = ("laneid", "tx", "tid_in_wg")
 
 
-def const_extents(region: ir.TileRegion) -> list[int] | None:
-    """The region's extents as numbers, where each folds to a constant; `x + 64 - x` (a slice
-    `A[x:x + 64]` with a run-time start) included."""
-    out = []
-    for e in region.extents:
-        value = _linear(e)
-        if value is None or any(k is not None and v for k, v in value.items()):
-            return None
-        out.append(value.get(None, 0))
-    return out
-
-
-def _linear(e: ir.Expr) -> dict | None:
-    """e as {term: coefficient} (None: the constant), over + - and products with constants."""
-    if isinstance(e, ir.IntImm):
-        return {None: e.value}
-    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
-        a, b = _linear(e.a), _linear(e.b)
-        if a is None or b is None:
-            return None
-        sign = 1 if e.op == "+" else -1
-        for k, v in b.items():
-            a[k] = a.get(k, 0) + sign * v
-        return a
-    if isinstance(e, ir.BinOp) and e.op == "*":
-        a, b = _linear(e.a), _linear(e.b)
-        if a is None or b is None:
-            return None
-        if set(b) == {None}:
-            return {k: v * b[None] for k, v in a.items()}
-        if set(a) == {None}:
-            return {k: v * a[None] for k, v in b.items()}
-        return None
-    key = _key(e)
-    return None if key is None else {key: 1}
-
-
-def _key(e: ir.Expr):
-    """A structural key of a variable or a load at constant indices (None: anything else)."""
-    if isinstance(e, ir.Var):
-        return ("var", e.name)
-    if isinstance(e, ir.BufferLoad) and all(isinstance(i, ir.IntImm) for i in e.indices):
-        return ("load", id(e.buffer.storage), e.buffer.name, tuple(i.value for i in e.indices))
-    if isinstance(e, ir.Cast):
-        inner = _key(e.a)
-        return None if inner is None else ("cast", e.dtype.name, inner)
-    return None
-
-
 class NoMatch(Exception):
     """An operand's layout is not the fragment an instruction wants: `reason` says where."""
 
@@ -139,7 +90,7 @@ class Operand:
     def __init__(self, name: str, region: ir.TileRegion, transposed: bool = False):
         if regions.memory(region) != "local" or not regions.is_distributed(region.buffer):
             raise NoMatch(f"{name} is not a register buffer spread over threads by a layout")
-        extents = const_extents(region)
+        extents = regions.const_extents(region)
         if extents is None or not all(isinstance(s, ir.IntImm) for s in region.starts):
             raise NoMatch(f"{name}'s region is not constant")
         dims = [d for d, e in enumerate(extents) if e != 1]

@@ -17,7 +17,7 @@ from transpiler import ir
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
 from transpiler.tile import regions
 from transpiler.tile.context import c
-from transpiler.tile.gemm_frag import NoMatch, const_extents
+from transpiler.tile.gemm_frag import NoMatch
 
 SWIZZLE_BYTES = {1: 32, 2: 64, 3: 128}
 
@@ -47,7 +47,7 @@ def shared_operand(name: str, region: ir.TileRegion, transposed: bool) -> Shared
     buf = region.buffer
     if regions.memory(region) != "shared":
         raise NoMatch(f"{name} is in {regions.memory(region)} memory, not shared")
-    extents = const_extents(region)
+    extents = regions.const_extents(region)
     shape = buf.const_shape()
     if extents is None or shape is None:
         raise NoMatch(f"{name}'s shape or region is not constant")

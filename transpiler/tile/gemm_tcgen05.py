@@ -21,7 +21,7 @@ from transpiler.target.dtypes import INT32, UINT32, VOID
 from transpiler.tile import regions
 from transpiler.tile.checks import all_threads_active, scopes
 from transpiler.tile.gemm_async import scale_d
-from transpiler.tile.gemm_frag import NoMatch, const_extents
+from transpiler.tile.gemm_frag import NoMatch
 from transpiler.tile.gemm_shared import shared_operand, tcgen05_descriptor
 from transpiler.tile.variants import Check, Decline, check, variant
 
@@ -101,7 +101,7 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
             raise NoMatch(f"no tcgen05 kind multiplies {a} by {b} into {d}")
     A = shared_operand("A", A_region, bool(call.operand("transA")))
     B = shared_operand("B", B_region, bool(call.operand("transB")))
-    extents = const_extents(C_region)
+    extents = regions.const_extents(C_region)
     dims = [e for e in (extents or []) if e != 1]
     if extents is None or len(dims) != 2:
         raise NoMatch("C is not a constant 2-D region")
@@ -133,7 +133,7 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
     body = []
     sf_step = None
     if scaled:
-        sf_cols = const_extents(SFA)
+        sf_cols = regions.const_extents(SFA)
         sf_step = sf_cols[-1] // (K // mma_k) if sf_cols else None
         if not sf_step:
             raise NoMatch("SFA has fewer scale-factor columns than K steps")
