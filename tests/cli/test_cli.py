@@ -25,7 +25,7 @@ BROKEN = ("from tvm.script import tirx as T\n"
           "\n"
           "x = = 1\n"
           "y = (1, 2]\n"
-          "z = 2 ** 3\n")
+          "z = 2j\n")
 
 
 def run(*args, stdin: bytes | None = None, env: dict | None = None, cwd=None, stderr=subprocess.PIPE):

@@ -70,3 +70,37 @@ def main(a: T.handle, b: T.handle):
     assert result.ok, [(d.code, d.message) for d in result.diagnostics]
     assert "__launch_bounds__(4)" in result.cuda
     assert "B_ptr[((bx * 4) + ((ty * 2) + tx))] = A_ptr[((bx * 4) + ((ty * 2) + tx))];" in result.cuda
+
+
+BINDING = """\
+from tvm.script import tirx as T
+
+@T.prim_func
+def scale(A_ptr: T.handle, B_ptr: T.handle):
+    A_1 = T.match_buffer(A_ptr, (8,), "float32")
+    B_1 = T.match_buffer(B_ptr, (8,), "float32")
+    for blockIdx_x in T.thread_binding(1, thread="blockIdx.x"):
+        for threadIdx_x in T.thread_binding(0, 8, "threadIdx.x"):
+            B_1[threadIdx_x] = A_1[threadIdx_x] * T.float32(2.0) + T.float32(blockIdx_x)
+"""
+
+
+def test_a_thread_binding_loop_is_the_launch_it_names():
+    binding, modern = transpile(BINDING), transpile(MODERN)
+    assert binding.ok, [(d.code, d.message) for d in binding.diagnostics]
+    assert binding.cuda == modern.cuda
+
+
+@pytest.mark.parametrize("loop, expected", [
+    ('T.thread_binding(2, 8, "threadIdx.x")', (8, 45, "E0518")),
+    ("T.thread_binding(8)", (8, 28, "E0305")),
+])
+def test_thread_binding_errors(loop, expected):
+    result = transpile(BINDING.replace('T.thread_binding(0, 8, "threadIdx.x")', loop))
+    assert [(d.span.line, d.span.col, d.code) for d in result.diagnostics if d.severity == "error"][:1] == [expected]
+
+
+def test_thread_binding_outside_a_loop():
+    result = transpile(MODERN.replace("threadIdx_x = T.thread_id([8])",
+                                      'threadIdx_x = T.thread_id([8])\n    x = T.thread_binding(8, thread="threadIdx.x")'))
+    assert [(d.span.line, d.span.col, d.code) for d in result.diagnostics if d.severity == "error"] == [(10, 9, "E0306")]

@@ -180,21 +180,15 @@ REJECTED = [
     ("from . import kernels\n", 1, 6, "relative import"),
     ("from ..a.b import c\n", 1, 6, "relative import"),
     ("from ... import c\n", 1, 6, "relative import"),
-    ("def f():\n    global N\n", 2, 5, "`global` statement"),
     ("def f():\n    nonlocal n\n", 2, 5, "`nonlocal` statement"),
     ("del x\n", 1, 1, "`del` statement"),
-    ("try:\n    x = 1\nexcept Exception as e:\n    pass\nfinally:\n    pass\n", 1, 1, "`try` statement"),
-    ("try:\n    x = 1\nexcept* E:\n    pass\nelse:\n    pass\n", 1, 1, "`try` statement"),
     ("def f():\n    yield 1\n", 2, 5, "`yield`"),
     ("x = yield\n", 1, 5, "`yield`"),
     ("x = await f()\n", 1, 5, "`await`"),
     ("async def f():\n    pass\n", 1, 1, "`async`"),
-    ("x = 2 ** 10\n", 1, 5, "`**` (power)"),
-    ("x **= 2\n", 1, 1, "`**` (power)"),
     ("x = b\"raw\"\n", 1, 5, "bytes literal"),
     ("x = (y := 1)\n", 1, 6, "walrus operator `:=`"),
     ("def f(a, /, b):\n    pass\n", 1, 10, "positional-only marker `/`"),
-    ("x = A[...]\n", 1, 7, "`...` (Ellipsis)"),
     ("x = 1j\n", 1, 5, "complex number"),
     ("for i in a:\n    pass\nelse:\n    pass\n", 1, 1, "`else` clause on a loop"),
     ("while a:\n    pass\nelse:\n    pass\n", 1, 1, "`else` clause on a loop"),
@@ -219,7 +213,7 @@ def test_rejected_constructs_inside_a_kernel_are_all_reported():
               "def k(a: T.handle):\n"
               "    x = 1j\n"
               "    y = b\"x\"\n"
-              "    z = 2 ** 3 ** 4\n"
+              "    z = 2j + 3j\n"
               "    assert (y := b)\n")
     assert [(line, col, code) for line, col, code, _ in problems(source)] == [
         (3, 9, "E0109"), (4, 9, "E0109"), (5, 9, "E0109"), (6, 13, "E0109")]
@@ -230,7 +224,7 @@ def test_rejected_constructs_inside_a_kernel_are_all_reported():
 def test_all_errors_of_a_file_in_source_order():
     source = ("from tvm.script import tirx as T\n"   # 1
               "x = = 1\n"                            # 2: E0100
-              "y = 2 ** 3\n"                         # 3: E0109, found by the builder
+              "y = 2j\n"                             # 3: E0109, found by the builder
               "if z\n"                               # 4: E0107, repaired: the block is still parsed
               "    w = $\n"                          # 5: E0101
               "else:\n"                              # 6
@@ -289,7 +283,7 @@ def test_too_many_errors_stop_the_parse():
 
 
 def test_a_fatal_layout_error_ends_the_parse_but_keeps_earlier_errors():
-    source = "x = 2 ** 2\ny = = 1\nif a:\n        b = 1\n    c = 2\nd = $\n"
+    source = "x = 2j\ny = = 1\nif a:\n        b = 1\n    c = 2\nd = $\n"
     assert [(line, code) for line, _, code, _ in problems(source)] == [(1, "E0109"), (2, "E0100"), (5, "E0105")]
 
 

@@ -200,13 +200,14 @@ def bad(A_ptr: T.handle, B_ptr: T.handle):
     T.device_entry()
     T.cta_id([1])
     tid = T.thread_id([128])
-    Sw = T.alloc_buffer((64, 64), "float16", scope="shared.dyn", layout=ComposeLayout(3, 3, 3, TileLayout(S[8, 64])))
+    Sw = T.alloc_buffer((64, 64), "float16", scope="shared.dyn", align=64,
+                        layout=ComposeLayout(3, 3, 3, TileLayout(S[8, 64])))
     Sm = T.alloc_shared((64, 64), "float16")
     bar = T.alloc_shared((1,), "uint64")
     if tid == 0:
         Tx.copy_async(Sm, A, dispatch="tma")
         Tx.copy_async(Sw, A, dispatch="tma", mbar=bar.ptr_to([0]))
-        Tx.copy_async(Sm, A, mbar=bar.ptr_to([0]), cta_mask=3)
+        Tx.copy_async(Sm, A, mbar=bar.ptr_to([0]), cta_mask=70000)
         Tx.copy_async(B, Sm, mbar=bar.ptr_to([0]))
         Tx.copy_async(Sm, Sw, mbar=bar.ptr_to([0]), remote_cta_id=1)
     Tx.cta.copy_async(B, Sm)
@@ -217,8 +218,8 @@ def bad(A_ptr: T.handle, B_ptr: T.handle):
 
 def test_declines_name_each_reason_at_the_call():
     result = transpile(BAD, "bad.tx", arch="sm_90a")
-    assert errors(result) == [(17, 9, "E0904"), (18, 9, "E0904"), (19, 9, "E0904"), (20, 9, "E0904"),
-                              (21, 9, "E0904"), (22, 5, "E0904"), (23, 5, "E0904"), (24, 5, "E0904")]
+    assert errors(result) == [(18, 9, "E0904"), (19, 9, "E0904"), (20, 9, "E0904"), (21, 9, "E0904"),
+                              (22, 9, "E0904"), (23, 5, "E0904"), (24, 5, "E0904"), (25, 5, "E0904")]
     notes = [[n.message for n in d.notes] for d in result.diagnostics]
     assert notes[0] == ["variant `tma`: a global-to-shared TMA copy needs `mbar=`, the mbarrier it completes on"]
     assert notes[1] == ["variant `tma`: `Sw` is aligned to 64 bytes; TMA with a swizzle needs 1024: declare it "
@@ -226,7 +227,7 @@ def test_declines_name_each_reason_at_the_call():
     assert notes[2] == ["variant `ldgsts`: `ldgsts` does not take the options `mbar=`, `cta_mask=`",
                         "variant `dsmem`: it copies global to shared", "variant `tcgen05_cp`: it copies global to shared",
                         "variant `tcgen05_ldst`: it copies global to shared",
-                        "variant `tma`: multicast TMA copies (`cta_mask=`) are not supported yet"]
+                        "variant `tma`: `cta_mask=` is a 16-bit mask of CTAs, not 70000"]
     assert "variant `tma`: `mbar=` is only for global-to-shared copies; a store completes in a bulk group" in notes[3]
     assert "variant `dsmem`: the kernel is not launched in clusters" in notes[4]
     assert notes[5][0] == "variant `ldgsts`: it copies shared to global"

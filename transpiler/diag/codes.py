@@ -133,8 +133,10 @@ CODES: dict[str, tuple[str, str]] = {
               "vectors of those with `x2`, `x4`, `x8`, `x16`, `x32` or `x64` lanes."),
     "E0303": ("operands of different dtypes",
               "A literal operand adopts the dtype of the other side (`A[i] * 2.0` is float32 when A "
-              "is), but two non-literal operands of different dtypes need an explicit conversion: "
-              "`T.cast(x, \"float32\")` or `T.float32(x)`. tirxc never guesses a promotion."),
+              "is), and two scalars of different dtypes are promoted as TIRx promotes them (the wider "
+              "integer or float, a float over an integer). What has no promotion is an error: a vector "
+              "and a scalar, vectors of different lanes, a value stored into a buffer of another lane "
+              "count, a float literal used as an integer. Convert explicitly: `T.cast(x, \"float32\")`."),
     "E0304": ("`/` on integers",
               "`/` is true division and is only defined for floating-point operands. For integers use "
               "`//` (floor division), `%` (floor modulo), or `T.truncdiv` / `T.truncmod` for C "
@@ -622,6 +624,10 @@ CODES: dict[str, tuple[str, str]] = {
               "generated `.cu` contains only its header."),
     "W0002": ("unused value",
               "An expression statement computes a value that is never used."),
+    "W0004": ("`@T.jit` kernel never specialized",
+              "A `@T.jit` kernel becomes a kernel only where it is specialized at module level "
+              "(`add_256 = add.specialize(N=256)`), named by the name it is assigned to; one that "
+              "never is emits nothing."),
     "W0303": ("a store converts a float to an integer",
               "A buffer store (or an assignment to a mutable scalar) converts its value to the buffer's "
               "dtype, as TIRx's `BufferStore` does. Converting a float to an integer drops the "

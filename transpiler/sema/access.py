@@ -97,6 +97,8 @@ def buffer_method(st, method, node: ast.Call):
         return local_view(st, buf, node)
     if name == "access_ptr":
         return access_ptr(st, buf, node)
+    if name in ("rearrange", "tile", "elem_offset_of"):  # buffer_views.py
+        return CALLS["buffer_view_method"](st, buf, name, node)
     st.diags.error("E0518", f"`{buf.name}.{name}` is not supported yet", node.span)
     return POISON
 
@@ -145,6 +147,8 @@ def view(st, buf: ir.Buffer, node: ast.Call):
     if len(dims) == 1 and isinstance(dims[0], PyConst) and isinstance(dims[0].value, str):
         return retype.view_dtype(st, buf, node.args[0], node.span)
     total = buf.const_shape()
+    if total is not None and buf.layout is not None and layout_node is None:  # keeps the layout (buffer_views.py)
+        return CALLS["buffer_view_reshape"](st, buf, dims, node)
     if total is None or buf.layout is not None and layout_node is None:
         st.diags.error("E0514", "`view` needs a buffer with a constant row-major shape", node.span)
         return POISON

@@ -128,6 +128,8 @@ def allocate(st, node, a, scope, *, scalar: bool = False):
         return POISON
     if not views.index_fits(st, shape, layout, ir.IntImm(INT32, 0), a["shape"].span if "shape" in a else node.span):
         return POISON
+    if layout is not None and layout.swizzle is not None and ("align" not in a or is_default(a["align"])):
+        align = max(align, views.swizzle_period_bytes(layout, dtype))
     return views.new_allocation(st, shape, dtype, scope, layout, align, node.span, scalar=scalar)
 
 
@@ -441,3 +443,6 @@ TENSOR_PARAMS = ("shape", "dtype", "scope='global'", "align=0", "layout=None", "
 
 
 BUFFER_DEFAULTS = ("data", "strides", "elem_offset", "byte_offset", "allocated_addr")
+
+
+from transpiler.sema import buffer_views  # noqa: E402,F401  (registers B.sub, B.tile, B.rearrange, B.layout ...)

@@ -28,13 +28,13 @@ from transpiler.target.cnames import source_code_names
 # every call family, imported so that its handlers register
 from transpiler.sema import access, buffers, cuda_helpers, tcgen05_desc, intrinsics, pools, ptx_calls, threads, views  # noqa: F401
 from transpiler.sema import macros, pyeval, pyeval_builtins, pyeval_fstring, statements  # (they register in expr.py and registry.py)
-from transpiler.sema import classes, prelude
+from transpiler.sema import classes, jit, prelude
 from transpiler.sema.class_values import CLASS_VALUES
 from transpiler.sema import tile_calls  # noqa: F401  (registers Tx.* calls)
 from transpiler.sema import pyeval_modules
 from transpiler.sema.expr import elab
 from transpiler.sema.kernel import check_kernel
-from transpiler.sema.registry import LAYOUT_CTORS
+from transpiler.sema.registry import CALLS, LAYOUT_CTORS
 from transpiler.sema.state import KernelState, ModuleState, at_module_level
 from transpiler.sema.values import (POISON, Axis, Binding, Builtin, DTypeVal, DynamicExtent, LayoutPart, LayoutVal, Namespace,
                                     Poison, PyConst, PyDict, LibraryName, SliceVal, Helper)
@@ -60,6 +60,11 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
             import_(ms, stmt)
         elif isinstance(stmt, ast.Assign):
             constant(ms, stmt)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            if stmt.value is not None:  # `X: tuple[int, ...] = v`: Python ignores the annotation, so does tirxc
+                constant(ms, ast.Assign(stmt.span, stmt.target, stmt.value))
+        elif isinstance(stmt, ast.Global):
+            continue  # (a no-op at module level, as in Python)
         elif isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Constant) \
                 and isinstance(stmt.value.value, str):
             continue  # docstring
@@ -75,9 +80,15 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
             macros.module_statement(at_module_level(ms), stmt)
         elif isinstance(stmt, ast.ClassDef):
             classes.module_class(at_module_level(ms), stmt)  # `@T.meta_class` classes (classes.py)
+        elif isinstance(stmt, ast.Try):
+            ms.diags.error("E0201", "a `try` statement at module level is not supported yet", stmt.span,
+                           help="a kernel file is not run: import what it needs without a fallback")
         else:
             ms.diags.error("E0201", f"{_describe_stmt(stmt)} is not allowed at module level", stmt.span,
                              help="module level holds imports, constants and `@T.prim_func` kernels")
+        kernels.extend(ms.specialized)  # (`k = f.specialize(...)` of a `@T.jit` kernel)
+        ms.specialized.clear()
+    jit.unspecialized(ms)
     if not kernels and not ms.diags.has_errors:
         ms.diags.warning("W0001", "no `@T.prim_func` kernels in this file", ms.source.end_span())
     return CheckedModule(ms.source, kernels, ms.func_sources, ms.arch)
@@ -88,50 +99,53 @@ _PYTHON_STATEMENTS = (ast.ExprStmt, ast.For, ast.While, ast.If, ast.AugAssign, a
 
 # -- imports and constants ---------------------------------------------------------
 
-def import_(ms, stmt) -> None:
+def import_(ms, stmt, bind=None) -> None:
+    """An import statement: its names bound by `bind(name, binding)` (module-level names by default;
+    a plain helper's `import` binds its own names, macros.py)."""
+    bind = bind or (lambda name, binding: bind_global(ms, name, binding))
     if isinstance(stmt, ast.Import):
         for alias in stmt.names:
             if alias.name in DIALECT_MODULES and alias.asname:
-                bind_global(ms, alias.asname, Binding(Namespace(("T",)), "namespace", alias.span))
+                bind(alias.asname, Binding(Namespace(("T",)), "namespace", alias.span))
             elif alias.name in pyeval_modules.MODULES:  # `import math`: evaluated by tirxc, not imported
-                bind_global(ms, alias.asname or alias.name, Binding(Builtin(alias.name), "import", alias.span))
+                bind(alias.asname or alias.name, Binding(Builtin(alias.name), "import", alias.span))
             elif alias.name.split(".")[0] == "tvm" and not alias.asname:  # `import tvm.testing` binds `tvm`
-                bind_global(ms, "tvm", Binding(Builtin("tvm"), "import", alias.span))
+                bind("tvm", Binding(Builtin("tvm"), "import", alias.span))
             else:
                 bound = alias.asname or alias.name.split(".")[0]
-                bind_global(ms, bound, Binding(LibraryName(bound, alias.name, False), "import", alias.span))
+                bind(bound, Binding(LibraryName(bound, alias.name, False), "import", alias.span))
         return
     for alias in stmt.names:
         name = alias.asname or alias.name
         if stmt.module in ("tvm.script", "tvm") and alias.name in ("tirx", "tir"):
-            bind_global(ms, name, Binding(Namespace(("T",)), "namespace", alias.span))
+            bind(name, Binding(Namespace(("T",)), "namespace", alias.span))
         elif stmt.module in ("tvm.script.tirx", "tvm.script.tir") and alias.name == "tile":
-            bind_global(ms, name, Binding(Namespace(("Tx",)), "namespace", alias.span))
+            bind(name, Binding(Namespace(("Tx",)), "namespace", alias.span))
         elif stmt.module == LAYOUT_MODULE:
             if alias.name in LAYOUT_CTORS:
-                bind_global(ms, name, Binding(LAYOUT_CTORS[alias.name], "layout", alias.span))
+                bind(name, Binding(LAYOUT_CTORS[alias.name], "layout", alias.span))
             elif alias.name in KNOWN_AXES:
-                bind_global(ms, name, Binding(Axis(alias.name), "axis", alias.span))
+                bind(name, Binding(Axis(alias.name), "axis", alias.span))
             else:
                 hint = did_you_mean(alias.name, list(LAYOUT_CTORS) + list(KNOWN_AXES)) or \
                     f"tirxc knows {', '.join(LAYOUT_CTORS)} and the axes {', '.join(KNOWN_AXES)}"
                 ms.diags.error("E0200", f"`{alias.name}` is not a layout name tirxc knows", alias.span,
                                  help=hint)
-                bind_global(ms, name, Binding(POISON, "import", alias.span))
+                bind(name, Binding(POISON, "import", alias.span))
         elif stmt.module == "__future__":
             continue
         elif stmt.module in LIBRARY_MODULES:
-            library_import(ms, stmt.module, alias)
+            library_import(ms, stmt.module, alias, bind)
         elif stmt.module in pyeval_modules.MODULES:
             value = pyeval_modules.imported(stmt.module, alias.name)
             if value is None:
                 ms.diags.error("E0200", f"`{stmt.module}.{alias.name}` is not supported yet", alias.span,
                                help=did_you_mean(alias.name, pyeval_modules.MODULES[stmt.module]))
-            bind_global(ms, name, Binding(POISON if value is None else value, "import", alias.span))
+            bind(name, Binding(POISON if value is None else value, "import", alias.span))
         else:
             for other in stmt.names:  # a use is refused (expr.library_name), an unused import is fine
-                bind_global(ms, other.asname or other.name,
-                            Binding(LibraryName(other.name, stmt.module, False), "import", other.span))
+                bind(other.asname or other.name, Binding(LibraryName(other.name, stmt.module, False), "import",
+                                                         other.span))
             return
 
 
@@ -155,23 +169,24 @@ LIBRARY_MODULES["tvm.tirx.bench"] = ("bench", "DistributedBenchContext", "CudaPr
 LIBRARY_MODULES["enum"] = ("Enum", "IntEnum")  # a class derived from them is refused by name (classes.py)
 
 
-def library_import(ms, module: str, alias) -> None:
+def library_import(ms, module: str, alias, bind) -> None:
     name = alias.asname or alias.name
     if alias.name not in LIBRARY_MODULES[module]:
         ms.diags.error("E0200", f"`{alias.name}` is not a name of `{module}` that tirxc knows", alias.span,
                        help=did_you_mean(alias.name, LIBRARY_MODULES[module]))
-        bind_global(ms, name, Binding(POISON, "import", alias.span))
+        bind(name, Binding(POISON, "import", alias.span))
     elif alias.name in ("SMEMPool", "TMEMPool"):
-        bind_global(ms, name, Binding(Namespace(("T", alias.name)), "import", alias.span))
+        bind(name, Binding(Namespace(("T", alias.name)), "import", alias.span))
     else:
         value = prelude.lookup(ms, module, alias.name)  # tirxc's own library (sema/library/), or None
-        bind_global(ms, name, Binding(value if value is not None else LibraryName(alias.name, module), "import",
-                                      alias.span))
+        bind(name, Binding(value if value is not None else LibraryName(alias.name, module), "import", alias.span))
 
 
 def bind_global(ms, name: str, binding: Binding) -> None:
     ms.globals[name] = binding
 
+
+CALLS["import_stmt"] = import_
 
 def constant(ms, stmt: ast.Assign) -> None:
     if stmt.chain:  # `a = b = value`: the value once, bound to each target in order
@@ -193,6 +208,12 @@ def constant(ms, stmt: ast.Assign) -> None:
     if not isinstance(stmt.target, ast.Name):  # `D[k] = v`, `XS[i] = v`: the module's Python (macros.py)
         macros.module_statement(at_module_level(ms), stmt)
         return
+    template = jit.specialization(ms, stmt.value)
+    if template is not None:  # `k = add.specialize(N=256)`: a kernel named `k` (jit.py)
+        kernel = jit.specialize(ms, template, stmt.target, stmt.value, lambda fdef: register_kernel(ms, fdef))
+        if kernel is not None:
+            ms.specialized.append(kernel)
+        return
     bind_constant(ms, stmt.target, const_value(ms, stmt.value))
 
 
@@ -200,23 +221,15 @@ def bind_constant(ms, target: ast.Name, value) -> None:
     name = target.id
     if isinstance(value, DynamicExtent) and not value.name:
         value = DynamicExtent(name, value.span)  # each kernel's C name for it
-    previous = ms.globals.get(name)
-    if previous is not None:
-        ms.diags.error("E0314", f"`{name}` is already defined", target.span,
-                         notes=[Note("first defined here", previous.span)],
-                         help="module-level names are constants; use a new name")
-        return
-    # a constant whose value had an error is bound to POISON: its uses stay quiet
+    # A later assignment rebinds the name, as in Python: the kernels and helper calls before it saw
+    # the old value, those after it see the new one. A constant whose value had an error is bound to
+    # POISON: its uses stay quiet.
     ms.globals[name] = Binding(value, "const", target.span)
 
 
 def helper(ms, fdef: ast.FunctionDef) -> None:
-    """A plain `def` or an `@T.inline` / `@T.macro` helper at module level (macros.py)."""
-    previous = ms.globals.get(fdef.name)
-    if previous is not None:
-        ms.diags.error("E0314", f"`{fdef.name}` is already defined", fdef.name_span,
-                       notes=[Note("first defined here", previous.span)])
-        return
+    """A plain `def` or an `@T.inline` / `@T.macro` helper at module level (macros.py); a second
+    `def` of the same name rebinds it, as in Python."""
     st = at_module_level(ms)
     value = macros.define(st, fdef, macros.decorator_kind(st, fdef))
     ms.globals[fdef.name] = Binding(value if value is not None else POISON, "const", fdef.name_span)
@@ -229,9 +242,9 @@ def kernel_of(ms, fdef: ast.FunctionDef) -> Kernel | None:
     if not prim:
         where = fdef.decorators[0].span if fdef.decorators else fdef.name_span
         dialect = [dialect_decorator(ms, d) for d in fdef.decorators]
-        if "jit" in dialect:
-            ms.diags.error("E0518", "`@T.jit` kernels (with `T.constexpr` parameters) are not supported yet",
-                             where, help="use `@T.prim_func` with module-level constants")
+        if "jit" in dialect:  # checked where it is specialized (jit.py)
+            decorators(ms, fdef, [d for d in fdef.decorators if dialect_decorator(ms, d) == "jit"], "jit")
+            jit.define(ms, fdef)
         elif "inline" in dialect or "macro" in dialect:
             name = "inline" if "inline" in dialect else "macro"
             ms.diags.error("E0518", f"`@T.{name}` device functions are not supported yet", where,
@@ -241,15 +254,22 @@ def kernel_of(ms, fdef: ast.FunctionDef) -> Kernel | None:
                              help="decorate kernels with `@T.prim_func`")
         return None
     decorators(ms, fdef, prim)
+    first = ms.kernel_names.get(fdef.name)
+    fresh = register_kernel(ms, fdef)
+    kernel = check_kernel(ms, fdef)
+    return kernel if fresh and first is None else None
+
+
+def register_kernel(ms, fdef: ast.FunctionDef) -> bool:
+    """Check a kernel's name and record it; False when another kernel has it already."""
     kernel_name(ms, fdef)
     first = ms.kernel_names.get(fdef.name)
     if first is not None:
         ms.diags.error("E0203", f"kernel `{fdef.name}` is already defined", fdef.name_span,
                          notes=[Note("first defined here", first)], help="give each kernel its own name")
-    else:
-        ms.kernel_names[fdef.name] = fdef.name_span
-    kernel = check_kernel(ms, fdef)
-    return kernel if first is None else None
+        return False
+    ms.kernel_names[fdef.name] = fdef.name_span
+    return True
 
 
 def kernel_name(ms, fdef: ast.FunctionDef) -> None:
@@ -276,29 +296,30 @@ def kernel_name(ms, fdef: ast.FunctionDef) -> None:
 DECORATOR_OPTIONS = ("private", "check_well_formed")
 
 
-def decorators(ms, fdef: ast.FunctionDef, prim: list) -> None:
-    """`@T.prim_func` once, optionally `(private=..., check_well_formed=...)`, no other decorator,
-    and no return annotation but `-> None`."""
+def decorators(ms, fdef: ast.FunctionDef, prim: list, kind: str = "prim_func") -> None:
+    """`@T.prim_func` (or `@T.jit`) once, optionally `(private=..., check_well_formed=...)`, no other
+    decorator, and no return annotation but `-> None`."""
     returns = fdef.returns
     if returns is not None and not (isinstance(returns, ast.Constant) and returns.value is None):
         ms.diags.error("E0203", "a kernel returns nothing", returns.span,
                        help="write `-> None` or leave the annotation out")
     for decorator in fdef.decorators:
         if decorator not in prim:
-            ms.diags.error("E0203", "a kernel takes no decorator besides `@T.prim_func`", decorator.span)
+            ms.diags.error("E0203", f"a kernel takes no decorator besides `@T.{kind}`", decorator.span)
     for extra in prim[1:]:
-        ms.diags.error("E0203", "`@T.prim_func` is given twice", extra.span)
+        ms.diags.error("E0203", f"`@T.{kind}` is given twice", extra.span)
     if not isinstance(prim[0], ast.Call):
         return
     call = prim[0]
-    options = ", ".join(f"`{name}=`" for name in DECORATOR_OPTIONS)
+    allowed = DECORATOR_OPTIONS + (("persistent",) if kind == "jit" else ())  # (TIRJit's, with no effect)
+    options = ", ".join(f"`{name}=`" for name in allowed)
     for arg in call.args:
-        ms.diags.error("E0203", "`@T.prim_func` takes no positional arguments", arg.span,
+        ms.diags.error("E0203", f"`@T.{kind}` takes no positional arguments", arg.span,
                        help=f"its options are {options}")
     for kw in call.keywords:
-        if kw.name not in DECORATOR_OPTIONS:
-            ms.diags.error("E0311", f"`@T.prim_func` has no parameter `{kw.name}`", kw.span,
-                           help=did_you_mean(kw.name, DECORATOR_OPTIONS) or f"its options are {options}")
+        if kw.name not in allowed:
+            ms.diags.error("E0311", f"`@T.{kind}` has no parameter `{kw.name}`", kw.span,
+                           help=did_you_mean(kw.name, allowed) or f"its options are {options}")
         elif not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)):
             ms.diags.error("E0203", f"`{kw.name}=` takes True or False", kw.value.span)
 
@@ -316,10 +337,11 @@ def dialect_decorator(ms, decorator: ast.Expr) -> str | None:
 def const_value(ms: ModuleState, node: ast.Expr):
     """A module-level constant expression (docs/design.md, decision 3), evaluated with the expression checker
     at module level (state.at_module_level), accepting only compile-time results: numbers,
-    strings, tuples, dtypes and layouts."""
+    strings, tuples, dtypes and layouts, and functions: a helper (`f = lambda x: ...`), a builtin or a
+    dialect function (`op = {"add": Tx.add, "sub": Tx.sub}[name]`, called in a kernel)."""
     value = elab(at_module_level(ms), node)
     if isinstance(value, (PyConst, Poison, ir.IntImm, ir.FloatImm, LayoutVal, LayoutPart, DTypeVal, DynamicExtent,
-                          tuple, PyDict, SliceVal, Helper) + CLASS_VALUES):  # (a Helper: `f = lambda x: ...`)
+                          tuple, PyDict, SliceVal, Helper, Namespace, Builtin) + CLASS_VALUES):
         return value
     ms.diags.error("E0202", "module-level values must be compile-time constants", node.span)
     return POISON

@@ -18,6 +18,8 @@ class ClassVal:
     linear: tuple
     span: Span
     meta: bool = False  # decorated `@T.meta_class`
+    dataclass_fields: tuple | None = None  # a `@dataclass`'s own fields (class_dataclass.py)
+    enum: tuple | None = None  # an Enum's ("Enum" or "IntEnum", its members) (class_enum.py)
 
     def member(self, name: str):
         """The first class in the MRO that defines `name`, and the member; (None, None) if none does."""

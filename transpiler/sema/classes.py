@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 from transpiler import ir
-from transpiler.diag.diagnostics import Note, did_you_mean
+from transpiler.diag.diagnostics import did_you_mean
 from transpiler.syntax import ast
-from transpiler.sema import effects, expr, macros, pyeval, state, statements, stores
+from transpiler.sema import class_dataclass, class_enum, effects, expr, macros, pyeval, state, statements, stores
 from transpiler.sema.class_values import (BoundMethod, ClassVal, Instance, PropertyVal,
                                           StaticMethod, SuperCall, SuperProxy)
 from transpiler.sema.registry import CALLS
-from transpiler.sema.values import POISON, Binding, Helper, Namespace, Poison, PyConst, Void
+from transpiler.sema.values import POISON, Binding, Builtin, Helper, Namespace, Poison, PyConst, Void
 
 # the exceptions `raise` may name; any of them is a compile-time error with its message
 EXCEPTIONS = ("Exception", "ValueError", "TypeError", "RuntimeError", "NotImplementedError", "AssertionError",
@@ -46,20 +46,21 @@ def define(st, cdef: ast.ClassDef, scopes: tuple | None = None):
     see (default: where the class is defined, as Python's methods see the enclosing function's
     names and never the class body's)."""
     first = pyeval.errors(st)
-    meta = False
+    meta, data, enum_kind = False, None, None
     for dec in cdef.decorators:
         if _is_meta_class(st, dec):
             meta = True
+        elif (found := class_dataclass.options(st, dec)) is not None:
+            data = found
         else:
-            st.diags.error("E0331", "a class takes no decorator but `@T.meta_class`", dec.span)
+            st.diags.error("E0331", "a class takes no decorator but `@T.meta_class` or `@dataclass`", dec.span)
     bases = []
     for base in cdef.bases:
         if isinstance(base, ast.Name) and base.id == "object" and _scope_binding(st, "object") is None \
                 and "object" not in st.module.globals:
             continue
-        if isinstance(base, ast.Name) and base.id in ("Enum", "IntEnum"):
-            st.diags.error("E0339", f"a class derived from `{base.id}` is not supported yet", base.span,
-                           help="use module-level integer constants")
+        if class_enum.base_kind(st, base) is not None:
+            enum_kind = class_enum.base_kind(st, base)
             continue
         value = expr.elab(st, base)
         if isinstance(value, ClassVal):
@@ -96,6 +97,12 @@ def define(st, cdef: ast.ClassDef, scopes: tuple | None = None):
         else:
             st.diags.error("E0339", f"{_describe(stmt)} in a class body is not supported yet", stmt.span,
                            help="a class body holds methods and class attributes (`name = value`)")
+    if enum_kind is not None and pyeval.errors(st) == first:
+        class_enum.complete(st, cdef, cls, members, enum_kind)
+    if data is not None and pyeval.errors(st) == first:
+        init = class_dataclass.complete(st, cdef, cls, members, data)
+        if init is not None:
+            members["__init__"] = _method(st, init, helper_scopes, cls)
     return POISON if pyeval.errors(st) > first else cls
 
 
@@ -159,12 +166,8 @@ def _method(st, fdef: ast.FunctionDef, scopes, cls: ClassVal):
 
 
 def module_class(ms_st, cdef: ast.ClassDef, scopes: tuple | None = None) -> None:
-    """A class at module level (check.py): bound once, like a helper."""
-    previous = ms_st.module.globals.get(cdef.name)
-    if previous is not None:
-        ms_st.diags.error("E0314", f"`{cdef.name}` is already defined", cdef.name_span,
-                          notes=[Note("first defined here", previous.span)])
-        return
+    """A class at module level (check.py), bound like a helper: a second class of the same name
+    rebinds it, as in Python."""
     ms_st.module.globals[cdef.name] = Binding(define(ms_st, cdef, scopes), "const", cdef.name_span)
 
 
@@ -353,6 +356,12 @@ def super_(st, func: SuperCall, node: ast.Call):
 
 
 def instantiate(st, cls: ClassVal, node: ast.Call):
+    if cls.enum is not None:  # `Mode(1)`: the member with that value
+        if len(node.args) != 1 or node.keywords:
+            st.diags.error("E0333", f"`{cls.name}(value)` takes one value", node.span)
+            return POISON
+        value = expr.elab(st, node.args[0])
+        return POISON if isinstance(value, Poison) else class_enum.lookup(st, cls, node, value)
     obj = Instance(cls, {})
     owner, init = cls.member("__init__")
     if init is None:
@@ -485,6 +494,8 @@ def _same(a, b) -> bool:
         if x is None or y is None or isinstance(x, bool) or isinstance(y, bool):
             return x is y
         return type(x) is type(y) and x == y  # small constants are one object in Python too
+    if isinstance(a, Builtin) and isinstance(b, Builtin):
+        return a.name == b.name  # (one object in Python: `math.gcd`, a `SwizzleMode` member)
     return a is b
 
 

@@ -6,9 +6,11 @@ result dtype (python/tvm/backend/cuda/op.py upstream)."""
 from __future__ import annotations
 
 from transpiler import ir
+from transpiler.syntax import ast
 from transpiler.target import cuda_lib
 from transpiler.target.dtypes import FLOAT32, HANDLE, INT32, UINT32, VOID, parse_dtype
 from transpiler.sema import state, expr, registry, scalars
+from transpiler.sema.class_values import Instance
 from transpiler.sema.values import POISON, Pointer, PyConst, Void
 from transpiler.sema.registry import handler, is_default
 
@@ -260,6 +262,46 @@ def _clock64(st, node, a):
     return call(st, node, UINT64, "tirx_cuda_clock64", [])
 
 
+# -- the profiler's timer ring (target/cuda_lib.py; tvm.tirx.bench.CudaProfiler calls them) -----------------
+def _ring(st, a) -> list:
+    """The buffer, tag and write-offset pointers every timer call takes."""
+    return [pointer(st, a["profiler_buffer"], "`profiler_buffer`", None, UINT64),
+            pointer(st, a["profiler_tag"], "`profiler_tag`", ("local",), UINT64),
+            pointer(st, a["profiler_write_offset"], "`profiler_write_offset`", ("local",), UINT32)]
+
+
+def _event(st, node):
+    """An event: a member of an Enum class (its value, as TIRx takes `event_type.value`) or an integer."""
+    val = expr.elab(st, node)
+    if isinstance(val, Instance) and val.cls.enum is not None:
+        val = val.attrs["value"]
+    return int_arg(st, ast.Value(node.span, val)) if val is not POISON else POISON
+
+
+_RING = ("profiler_buffer", "profiler_tag", "profiler_write_offset")
+
+
+@handler("cuda.timer_init", *_RING, "num_groups", "group_id")
+def _timer_init(st, node, a):
+    return call(st, node, VOID, "tirx_cuda_timer_init",
+                _ring(st, a) + [int_arg(st, a["num_groups"]), int_arg(st, a["group_id"])])
+
+
+def _timer(name: str, event: bool):
+    def fn(st, node, a):
+        head = [_event(st, a["event_type"])] if event else []
+        tail = [int_arg(st, a["profiler_write_stride"]), scalars.condition(st, expr.elab(st, a["leader_cond"]),
+                                                                          a["leader_cond"].span)]
+        return call(st, node, VOID, f"tirx_cuda_timer_{name}", head + _ring(st, a) + tail)
+    fn.__name__ = f"_timer_{name}"
+    params = (("event_type",) if event else ()) + _RING + ("profiler_write_stride", "leader_cond")
+    registry.HANDLERS[f"cuda.timer_{name}"] = (fn, params)
+
+
+for _name in ("start", "end", "finalize"):
+    _timer(_name, _name != "finalize")
+
+
 @handler("cuda.mov_sreg", "bits", "reg_name")
 def _mov_sreg(st, node, a):
     bits = const_choice(st, a["bits"], "the register width", (32, 64))
@@ -493,7 +535,6 @@ def _unsupported(name: str, help: str | None = None) -> None:
 
 
 for _name, _help in (
-        ("timer_init", None), ("timer_start", None), ("timer_end", None), ("timer_finalize", None),
         ("mma_store", "use `T.ptx[\"stmatrix...\"]` or plain stores"), ("mma_fill", "fill the registers in a loop"),
         ("mma_store_legacy", None), ("mma_fill_legacy", None),
         ("iket.mark", None), ("iket.range_start", None), ("iket.range_end", None), ("iket.range_push", None),

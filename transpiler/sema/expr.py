@@ -9,10 +9,10 @@ from transpiler.ir import layout as layouts
 from transpiler.syntax import ast
 from transpiler.target.dtypes import BOOL, DType, INT32, has_c_vector, known_dtype_names, parse_dtype
 from transpiler.sema import effects, scalars, state
-from transpiler.sema.class_values import CALLABLE, WITH_ATTRS
+from transpiler.sema.class_values import CALLABLE, WITH_ATTRS, Instance
 from transpiler.sema.values import (ArrayType, Axis, AxisTerm, Builtin, DTypeVal, HandleType, LayoutCtor, LayoutPart,
                                     LayoutVal, LetType, Method, Namespace, POISON, Pointer, Poison, PtxMnemonic,
-                                    PyConst,
+                                    PyConst, BufferIndexer,
                                     Region, SmemPool, TmemPool, Helper, PyDict, LibraryName)
 from transpiler.sema.registry import (CALLS, HANDLERS, LAYOUT_CTORS, PY_BUILTINS, DispatchTable, _dtype_value,
                                       _known_dotted_names, _suggest, bind_args, is_default)
@@ -20,7 +20,7 @@ from transpiler.sema.scalars import INT_BITS, _kind
 
 
 _BINOPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "floordiv", "%": "floormod",
-           "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
+           "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^", "**": "**"}
 
 
 _LAYOUT_OPERANDS = (LayoutPart, AxisTerm)
@@ -29,6 +29,7 @@ _BUILTIN_VALUES = {name: Builtin(name) for name in PY_BUILTINS | {"range"}}  # o
 
 BUFFER_ATTRS = ("data", "shape", "dtype", "elem_offset", "ptr_to", "vload", "vstore", "view", "permute",
                 "local", "access_ptr", "scope")
+BUFFER_VIEW_ATTRS = ("layout", "sub", "tile", "rearrange", "elem_offset_of")  # sema/buffer_views.py
 
 
 def index_nodes(node: ast.Subscript):
@@ -172,9 +173,9 @@ def _sequence(st, elts):
     items = [elab(st, e) for e in elts]
     if any(isinstance(i, Poison) for i in items):
         return POISON
-    if all(isinstance(i, PyConst) for i in items):
+    if all(i.__class__ is PyConst for i in items):
         return PyConst(tuple(i.value for i in items))
-    return tuple(items)
+    return tuple(items)  # (a list in it stays a list: `([1, 2],)[0].append(3)`)
 
 
 def _elab_Call(st, node: ast.Call):
@@ -215,6 +216,10 @@ def _elab_BoolOp(st, node: ast.BoolOp):
     vals = [elab(st, node.values[0])]
     held = None  # the condition under which the next value is evaluated (None: not known)
     for later in node.values[1:]:  # evaluated only when the ones before leave the result open
+        last = vals[-1]
+        if last.__class__ is PyConst and bool(last.value) == (node.op == "or") \
+                and all(v.__class__ is PyConst for v in vals):
+            return last  # decided at compile time, as Python decides `x is not None and x > 0`
         tested = effects.truth(vals[-1])
         tested = tested if node.op == "and" or tested is None else effects.negate(tested)
         held = tested if held is None else held if tested is None else ir.binop("&&", held, tested)
@@ -292,6 +297,16 @@ def _elab_Compare(st, node: ast.Compare):
     result = None
     for i, op in enumerate(node.ops):
         left, right = vals[i], vals[i + 1]
+        if op in ("==", "!=") and (left.__class__ in (Instance, Builtin) or right.__class__ in (Instance, Builtin)):
+            left, right = _enum_value(left), _enum_value(right)  # an IntEnum member equals its value
+            if left.__class__ in (Instance, Builtin) or right.__class__ in (Instance, Builtin):
+                # (no `__eq__`: identity, as Python; a builtin such as a `SwizzleMode` member, by its name)
+                same = left is right or (left.__class__ is Builtin and right.__class__ is Builtin
+                                         and left.name == right.name)
+                part = PyConst(same == (op == "=="))
+                result = part if result is None else PyConst(result.value and part.value) \
+                    if isinstance(result, PyConst) else result
+                continue
         if isinstance(left, PyConst) and isinstance(right, PyConst):
             try:
                 part = PyConst({"<": left.value < right.value, "<=": left.value <= right.value,
@@ -313,6 +328,12 @@ def _elab_Compare(st, node: ast.Compare):
             result = ir.binop("&&", scalars.as_value(st, result, node.span, BOOL), scalars.as_value(st, part, node.span, BOOL),
                               node.span)
     return result
+
+
+def _enum_value(value):
+    if value.__class__ is Instance and value.cls.enum is not None and value.cls.enum[0] == "IntEnum":
+        return value.attrs["value"]
+    return value
 
 
 def _compare_operands(st, node: ast.Compare, operands):
@@ -358,7 +379,8 @@ def _elab_Subscript(st, node: ast.Subscript):
     if isinstance(base, Poison):
         return POISON
     if isinstance(base, ir.Buffer):
-        if len(node.indices) == 1 and node.indices[0].__class__ is ast.Name:  # `A[fs]`, fs a tuple of slices
+        if len(node.indices) == 1 and (node.indices[0].__class__ is ast.Name or is_sequence_call(node.indices[0])):
+            # `A[fs]`, `A[tuple(fs)]`: a tuple index is the indices written out
             node = CALLS["slice_index"](st, node)
         return subscript_buffer(st, base, node)
     if isinstance(base, Namespace) and base.path == ("T", "ptx"):
@@ -369,12 +391,21 @@ def _elab_Subscript(st, node: ast.Subscript):
             return POISON
     if isinstance(base, Namespace) or isinstance(base, DTypeVal) or isinstance(base, LetType):
         return subscript_type(st, base, node)
+    if isinstance(base, Builtin) and base.name.startswith("typing."):
+        return base  # `Literal["fp8", "fp4"]`, `Optional[int]`: an annotation, standing for itself
     if isinstance(base, LayoutCtor) and base.name in ("S", "R"):
         return CALLS["layout_subscript"](st, base.name, node)
     if isinstance(base, (PyConst, tuple, PyDict)) and len(node.indices) == 1:
         return CALLS["ct_subscript"](st, base, node)  # pyeval.py
+    if isinstance(base, BufferIndexer):  # `B.sub[...]`, `B.tile(...)[...]` (buffer_views.py)
+        return CALLS["buffer_indexer"](st, base, node)
     st.diags.error("E0306", f"{_kind(base)} cannot be indexed", node.value.span)
     return POISON
+
+
+def is_sequence_call(node) -> bool:
+    """`tuple(...)` / `list(...)` as a subscript's index (a compile-time sequence of indices)."""
+    return node.__class__ is ast.Call and isinstance(node.func, ast.Name) and node.func.id in ("tuple", "list")
 
 
 def subscript_type(st, base, node: ast.Subscript):
@@ -485,8 +516,10 @@ def _elab_Attribute(st, node: ast.Attribute):
             return CALLS["tmem_allocated_addr"](st, base, node)
         if node.attr in BUFFER_ATTRS:
             return Method(base, node.attr)
+        if node.attr in BUFFER_VIEW_ATTRS:  # `B.layout`, `B.sub[...]`, `B.rearrange(...)` ... (buffer_views.py)
+            return CALLS["buffer_view_attr"](st, base, node)
         st.diags.error("E0301", f"buffers have no attribute `{node.attr}`", node.span,
-                         help=did_you_mean(node.attr, BUFFER_ATTRS))
+                         help=did_you_mean(node.attr, BUFFER_ATTRS + BUFFER_VIEW_ATTRS))
         return POISON
     if isinstance(base, (SmemPool, TmemPool)):
         return Method(base, node.attr)
@@ -495,11 +528,7 @@ def _elab_Attribute(st, node: ast.Attribute):
     if isinstance(base, LibraryName):
         return library_name(st, base, node.value)
     if isinstance(base, LayoutVal):
-        if node.attr in LAYOUT_METHODS:
-            return Method(base, node.attr)
-        st.diags.error("E0518", f"the layout method `{node.attr}` is not supported yet", node.span,
-                       help=f"tirxc has {', '.join(f'`{m}`' for m in LAYOUT_METHODS)}")
-        return POISON
+        return CALLS["layout_attr"](st, base, node)  # layout_methods.py
     if isinstance(base, WITH_ATTRS):
         return CALLS["class_attr"](st, base, node)  # classes.py
     if isinstance(base, Builtin):  # `math.gcd` (pyeval_modules.py)
@@ -574,7 +603,6 @@ def _builtin_call(st, func: Builtin, node: ast.Call):
 
 
 _META_VAR = ("T", "meta_var")
-LAYOUT_METHODS = ("tile_to", "tile", "apply")  # sema/layout_methods.py
 
 
 def library_name(st, value: LibraryName, node):

@@ -776,7 +776,6 @@ for _name in ("cuda.cluster_id", "cuda.cluster_dim", "cuda.cluster_cta_id", "cud
 
 for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative launch"),
                      ("parallel", "use thread ids; CUDA kernels have no parallel loops"),
-                     ("thread_binding", "use `T.thread_id`"),
                      ("Broadcast", None),
                      ("call_extern", "use `T.cuda.func_call` with its source"),
                      ("print_buffer", None), ("assume", None),

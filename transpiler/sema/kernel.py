@@ -295,6 +295,14 @@ def host_stmt(st, stmt) -> None:
                              help=f"{move}; before it tirxc accepts parameter bindings, symbolic extents "
                                   f"and compile-time values")
         return
+    if isinstance(stmt, ast.If):  # on a compile-time condition: the taken branch, as TVMScript evaluates it
+        cond = expr.elab(st, stmt.test)
+        if isinstance(cond, PyConst):
+            for inner in (stmt.body if cond.value else stmt.orelse):
+                host_stmt(st, inner)
+            return
+        if cond is POISON:
+            return
     if isinstance(stmt, ast.Assert):
         check = statements.static_assert(st, stmt, host=True)
         if check is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.ir import layout as layouts, layout_ops
-from transpiler.sema import expr, registry, scalars
+from transpiler.sema import expr, layout_attrs, registry, scalars
 from transpiler.sema.registry import CALLS, is_default
 from transpiler.sema.values import LayoutVal, POISON, PyConst, PyDict
 
@@ -30,7 +30,9 @@ def _text(st, node) -> str:
 
 
 def layout_method(st, layout: ir.Layout, name: str, node):
-    if layout.swizzle is not None:
+    if name in layout_attrs.METHODS:
+        return layout_attrs.call(st, layout, name, node)
+    if layout.swizzle is not None and name == "apply":
         return registry.unsupported(st, node, f"`{name}` of a swizzled (`ComposeLayout`) layout")
     if name == "tile_to":
         args = registry.bind_args(st, node, ("to_shape", "current_shape"), "tile_to")
@@ -43,7 +45,7 @@ def layout_method(st, layout: ir.Layout, name: str, node):
             st.diags.error("E0517", f"cannot tile a {tuple(cur)} layout to {tuple(to)}: each extent must be a "
                                     f"multiple of the current one, in as many dimensions", node.span)
             return POISON
-        return _made(st, layout_ops.tile_to(layout, to, cur, _text(st, node)), layout, cur, node)
+        return _made(st, layout_ops.tile_to_any(layout, to, cur, _text(st, node)), layout, cur, node)
     if name == "tile":
         args = registry.bind_args(st, node, ("outer", "outer_shape", "inner_shape"), "tile")
         if args is None:
@@ -61,7 +63,7 @@ def layout_method(st, layout: ir.Layout, name: str, node):
         if len(outer_shape) != len(inner_shape):
             st.diags.error("E0517", "`outer_shape` and `inner_shape` need as many dimensions", node.span)
             return POISON
-        return _made(st, layout_ops.tile(layout, outer.layout, outer_shape, inner_shape, _text(st, node)),
+        return _made(st, layout_ops.tile_any(layout, outer.layout, outer_shape, inner_shape, _text(st, node)),
                      layout, inner_shape, node)
     return _apply(st, layout, node)
 
@@ -110,7 +112,7 @@ def _apply(st, layout: ir.Layout, node):
 def layout_helper(st, name: str, node):
     """`wg_local_layout(cols, rows=128)`: each thread of a warpgroup owns one row of `cols`
     registers; `tmem_datapath_layout(datapath, rows, cols, sub_slab=0)`: the tensor-memory
-    layout an MMA datapath writes (rows to lanes, columns to columns) -- datapaths A and D."""
+    layout an MMA datapath writes (rows to lanes, columns to columns; datapath_iters)."""
     if name == "wg_local_layout":
         args = registry.bind_args(st, node, ("cols", "rows=128"), name)
         if args is None:
@@ -129,19 +131,41 @@ def layout_helper(st, name: str, node):
     sub_slab = 0 if is_default(args["sub_slab"]) else expr.const_int(st, args["sub_slab"], "`sub_slab`")
     if datapath is None or rows is None or cols is None or sub_slab is None:
         return POISON
-    if datapath not in "ABCDEFG" or len(datapath) != 1:
+    if datapath not in DATAPATH_ROWS or len(datapath) != 1:
         st.diags.error("E0517", f"unknown tcgen05 datapath {datapath!r}; the datapaths are A to G",
                        args["datapath"].span)
         return POISON
-    if datapath not in ("A", "D"):
-        return registry.unsupported(st, node, f"`tmem_datapath_layout` of datapath {datapath!r}",
-                                    help="tirxc has datapaths \"A\" and \"D\" (128 rows, identity)")
-    if rows != 128 or sub_slab != 0:
-        st.diags.error("E0517", f"datapath {datapath!r} has 128 rows and one sub-slab (rows=128, sub_slab=0)",
-                       node.span)
+    iters = datapath_iters(datapath, rows, cols, sub_slab)
+    if isinstance(iters, str):
+        st.diags.error("E0517", f"datapath {datapath!r}: {iters}", node.span)
         return POISON
-    return LayoutVal(layouts.tile_layout([layouts.c(rows), layouts.c(cols)], [layouts.c(1), layouts.c(1)],
-                                         ["TLane", "TCol"], text=_text(st, node)))
+    c = layouts.c
+    return LayoutVal(ir.Layout(tuple(layouts.Iter(c(e), c(s), a) for e, s, a in iters),
+                               (), (("TLane", c(16)),) if datapath in "CF" and sub_slab else (), None,
+                               _text(st, node)))
+
+
+DATAPATH_ROWS = {"A": 128, "D": 128, "B": 64, "C": 64, "E": 64, "F": 64, "G": 32}
+
+
+def datapath_iters(datapath: str, rows: int, cols: int, sub_slab: int) -> list | str:
+    """TIRx's tmem_datapath_layout as (extent, stride, axis) iters over (rows, cols), or why not:
+    A / D identity rows to lanes; B / E fold the column halves onto lanes 64 apart; G the column
+    quarters onto lanes 32 apart; C / F put 16 rows in each warp's 32-lane slab (the upper 16 lanes
+    with sub_slab=1, a TLane offset of 16)."""
+    if rows != DATAPATH_ROWS[datapath]:
+        return f"the datapath has {DATAPATH_ROWS[datapath]} rows, not {rows}"
+    if sub_slab not in (0, 1) or (sub_slab and datapath not in "CF"):
+        return "sub_slab is 0 or 1, and 1 only for the half datapaths \"C\" and \"F\""
+    if datapath in "AD":
+        return [(rows, 1, "TLane"), (cols, 1, "TCol")]
+    if datapath == "G":
+        return [(rows, 1, "TLane"), (4, 32, "TLane"), (cols // 4, 1, "TCol")] if cols % 4 == 0 else \
+            f"the columns fold in quarters: cols must be a multiple of 4, not {cols}"
+    if datapath in "BE":
+        return [(rows, 1, "TLane"), (2, 64, "TLane"), (cols // 2, 1, "TCol")] if cols % 2 == 0 else \
+            f"the columns fold in halves: cols must be even, not {cols}"
+    return [(4, 32, "TLane"), (16, 1, "TLane"), (cols, 1, "TCol")]
 
 
 CALLS["layout_method"] = layout_method

@@ -1,6 +1,7 @@
-"""TIR's older spelling of the launch: `T.launch_thread("blockIdx.x", n)` and
+"""TIR's older spellings of the launch: `T.launch_thread("blockIdx.x", n)` and
 `T.launch_thread("threadIdx.x", 128)`, one axis each, as a `with` scope (`with T.launch_thread(...)
-as bx:`) or an assignment (`tx = T.launch_thread("threadIdx.x", 128)`). This is what TIRx's
+as bx:`) or an assignment (`tx = T.launch_thread("threadIdx.x", 128)`), and the loop
+`for tx in T.thread_binding(128, thread="threadIdx.x"):`, which means the `with`. This is what TIRx's
 lowering prints (the docs' "ir-listing" kernels), and such a kernel has no `T.device_entry()`: its
 device code starts at the first `T.launch_thread` (kernel.py).
 
@@ -65,9 +66,46 @@ def is_launch_thread(st, node) -> bool:
     return expr.is_dialect_call(st, node, ("launch_thread",), module_level=True)
 
 
+def binding_as_launch(st, stmt) -> ast.With | None:
+    """`for v in T.thread_binding(n, thread="threadIdx.x"):` (TIR's loop form of a launch) as the
+    `with T.launch_thread("threadIdx.x", n) as v:` it means; None for any other statement."""
+    if not (isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and isinstance(stmt.iter, ast.Call)
+            and expr.is_dialect_call(st, stmt.iter, ("thread_binding",), module_level=True)):
+        return None
+    call = stmt.iter
+    positional = list(call.args)
+    thread = next((k.value for k in call.keywords if k.name == "thread"), None)
+    if thread is None and len(positional) >= 2:
+        thread = positional.pop()  # `T.thread_binding(n, "threadIdx.x")`
+    if thread is None or not 1 <= len(positional) <= 2:
+        st.diags.error("E0305", "`T.thread_binding` takes an extent (or a start and a stop) and `thread=`", call.span)
+        return None
+    if len(positional) == 2:  # `T.thread_binding(start, stop, thread=...)`: a launch starts at 0
+        start = expr.const_int(st, positional[0], "the start of `T.thread_binding`")
+        if start != 0:
+            if start is not None:
+                st.diags.error("E0518", "a `T.thread_binding` that does not start at 0 is not supported yet",
+                               positional[0].span)
+            return None
+    launch = ast.Call(call.span, ast.Attribute(call.func.span, call.func.value, "launch_thread"),
+                      (thread, positional[-1]), ())
+    return ast.With(stmt.span, (ast.WithItem(call.span, launch, stmt.target),), stmt.body)
+
+
+@handler("thread_binding", "*args", "thread=None", "annotations=None")
+def _thread_binding(st, node, a):
+    st.diags.error("E0306", "`T.thread_binding` launches a thread axis as the iterator of a `for` loop", node.span,
+                   help='write `for tx in T.thread_binding(128, thread="threadIdx.x"):`')
+    return POISON
+
+
 def starts_device_code(st, stmt) -> bool:
-    """Whether a kernel statement is a legacy launch (`with T.launch_thread(...)`, or
-    `v = T.launch_thread(...)`): where a kernel without `T.device_entry()` starts its device code."""
+    """Whether a kernel statement is a legacy launch (`with T.launch_thread(...)`, `v =
+    T.launch_thread(...)`, `for v in T.thread_binding(...)`): where a kernel without
+    `T.device_entry()` starts its device code."""
+    if isinstance(stmt, ast.For):
+        return isinstance(stmt.iter, ast.Call) and expr.is_dialect_call(st, stmt.iter, ("thread_binding",),
+                                                                       module_level=True)
     if isinstance(stmt, ast.With):
         return all(is_launch_thread(st, item.context) for item in stmt.items)
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):

@@ -68,7 +68,20 @@ def define(st, fdef: ast.FunctionDef, kind: str) -> Helper | None:
                            param.span)
             return None
     # the scopes it is defined in: a kernel's, or a helper's or comprehension's (also at module level)
-    return Helper(fdef, kind, tuple(st.scopes), tuple(defaults))
+    return Helper(fdef, kind, tuple(st.scopes), tuple(defaults), _global_names(fdef.body))
+
+
+def _global_names(body) -> frozenset:
+    """The names a function's `global` statements declare, anywhere in its body but in nested
+    functions: as in Python, the declaration holds for the whole function."""
+    names = set()
+    for stmt in body:
+        if isinstance(stmt, ast.Global):
+            names.update(stmt.names)
+        elif not isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse"):
+                names |= _global_names(getattr(stmt, field, None) or ())
+    return frozenset(names)
 
 
 def _check_params(st, fdef) -> bool:
@@ -278,8 +291,8 @@ def interpret(st, helper: Helper, values: dict, node: ast.Call):
     expressions over run-time values, as Python builds them in TVMScript); its value is what
     `return` gives (None without one). Device statements it reaches (`T.cuda.cta_sync()`) are
     emitted before the statement that called it, as TVMScript's builder does."""
-    saved = st.scopes
-    st.scopes = _scopes_for(st, helper, values, node)
+    saved, saved_globals = st.scopes, st.global_names
+    st.scopes, st.global_names = _scopes_for(st, helper, values, node), helper.global_names
     try:
         _run(st, _body(helper.fdef))
         return PyConst(None)
@@ -290,7 +303,7 @@ def interpret(st, helper: Helper, values: dict, node: ast.Call):
     except (_Break, _Continue):  # the parser rejects them outside loops; kept safe
         return POISON
     finally:
-        st.scopes = saved
+        st.scopes, st.global_names = saved, saved_globals
 
 
 def _where(st) -> str:
@@ -322,7 +335,8 @@ def _run(st, stmts) -> None:
 
 
 def _local(st, name: str, value, span) -> None:
-    st.scopes[-1][name] = Binding(value, "buffer" if isinstance(value, ir.Buffer) else "const", span)
+    scope = st.module.globals if name in st.global_names else st.scopes[-1]
+    scope[name] = Binding(value, "buffer" if isinstance(value, ir.Buffer) else "const", span)
 
 
 def _value(st, node):
@@ -467,6 +481,25 @@ def _run_Continue(st, stmt) -> None:
 
 def _run_Pass(st, stmt) -> None:
     return
+
+
+def _run_Import(st, stmt) -> None:
+    """`import` / `from m import x` in a helper: the names bound in the helper's scope, with the
+    module level's meaning (check.import_): a module tirxc does not have is refused at a use."""
+    CALLS["import_stmt"](st.module, stmt, lambda name, binding: _local(st, name, binding.value, binding.span))
+
+
+_run_ImportFrom = _run_Import
+
+
+def _run_Try(st, stmt) -> None:
+    st.diags.error("E0139", f"`try` statements are not supported {_where(st)} yet", stmt.span,
+                   help="compute the value without exceptions (check with `if`)")
+    raise _Stop
+
+
+def _run_Global(st, stmt) -> None:
+    return  # (declared for the whole function: _global_names)
 
 
 def _run_Assert(st, stmt: ast.Assert) -> None:

@@ -19,7 +19,8 @@ from transpiler.sema.state import ModuleState, at_module_level
 from transpiler.sema.values import POISON, Binding, Namespace
 
 # the modules of TIRx's library tirxc implements -> their source in transpiler/sema/library/
-SOURCES = {"pipeline": "pipeline.tx", "tile_scheduler": "tile_scheduler.tx", "warp_role": "warp_role.tx"}
+SOURCES = {"pipeline": "pipeline.tx", "tile_scheduler": "tile_scheduler.tx", "warp_role": "warp_role.tx",
+           "bench": "bench.tx"}
 _PACKAGES = ("tvm.tirx.lang", "tvm.backend.cuda.lang")
 
 
@@ -37,6 +38,8 @@ def parsed(short: str):
 
 def _short(module: str, name: str) -> str | None:
     """The library module (of SOURCES) that defines `name` for an import from `module`."""
+    if module == "tvm.tirx.bench":  # (a module of its own upstream, beside the `lang` package)
+        return "bench" if name in _names("bench") else None
     for package in _PACKAGES:
         if module == package:  # `from tvm.tirx.lang import MBarrier`: any module of the package
             for short in SOURCES:

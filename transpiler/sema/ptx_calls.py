@@ -309,6 +309,9 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg, cache: dict | None 
             val = ir.BufferAddress(HANDLE, val.buffer, None, arg.span)
         if isinstance(val, Poison):
             return POISON
+        if isinstance(val, ir.Cast) and isinstance(val.a, ir.BufferAddress) and val.a.buffer.storage is not None \
+                and val.a.buffer.storage.kind == "tensormap" and op.space == "generic":
+            val = val.a  # `T.address_of(A_map)`: the map's generic address (`prefetch.tensormap [a]`)
         if not isinstance(val, ir.BufferAddress):
             st.diags.error("E0602", f"{where} is a {op.space} memory address", arg.span,
                              help="pass a pointer such as `A.ptr_to([i])`, `A.data` or `T.address_of(A[i])`")
@@ -350,6 +353,8 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg, cache: dict | None 
             return ir.cast(dtype, value)
         if value.dtype in accepts:  # a .bN operand takes any N-bit value: pass its bits
             return ir.Reinterpret(dtype, value, arg.span)
+        if dtype.is_int and value.dtype.is_int and value.dtype.lanes == 1 and value.dtype.bits < 32 <= dtype.bits:
+            return ir.cast(dtype, value)  # an 8- or 16-bit integer widens as C promotes it (`st.global.b8` of a uint8)
         st.diags.error("E0602", f"{where} is a {op.kind} value, got {value.dtype}", arg.span,
                          help=f"convert it: `T.cast(..., \"{dtype}\")` or `T.reinterpret(\"{dtype}\", ...)`")
         return POISON

@@ -155,6 +155,41 @@ def _callable(st, node, args, kwargs):
     return PyConst(isinstance(args[0], (Helper, Builtin)))
 
 
+def _attribute(st, node, obj, name_value):
+    """`obj.<name>` for `getattr` / `hasattr`, the name a compile-time string: elaborated as the
+    attribute written out (a namespace's function, an instance's attribute, a module's name)."""
+    if not (isinstance(name_value, PyConst) and isinstance(name_value.value, str) and name_value.value.isidentifier()):
+        return _fail(st, node, "the attribute's name must be a compile-time string")
+    return ast.Attribute(node.span, ast.Value(node.args[0].span, obj), name_value.value)
+
+
+def _getattr(st, node, args, kwargs):
+    """`getattr(obj, name[, default])`; with a default, a missing attribute gives the default (the
+    error it would report is dropped, as Python catches the AttributeError)."""
+    attr = _attribute(st, node, args[0], args[1])
+    if attr is POISON:
+        return POISON
+    if len(args) < 3:
+        return expr.elab(st, attr)
+    first = len(st.diags.items)
+    value = expr.elab(st, attr)
+    if isinstance(value, Poison) and len(st.diags.items) > first:
+        del st.diags.items[first:]
+        return args[2]
+    return value
+
+
+def _hasattr(st, node, args, kwargs):
+    attr = _attribute(st, node, args[0], args[1])
+    if attr is POISON:
+        return POISON
+    first = len(st.diags.items)
+    value = expr.elab(st, attr)
+    found = not (isinstance(value, Poison) and len(st.diags.items) > first)
+    del st.diags.items[first:]
+    return PyConst(found)
+
+
 def _dict(st, node, args, kwargs):
     out = {}
     if args:
@@ -255,6 +290,7 @@ _TABLE = {
     "enumerate": (_enumerate, 1, 2, ("start",)), "sorted": (_sorted, 1, 1, ("reverse",)),
     "reversed": (_reversed, 1, 1, ()), "any": (_anyall("any"), 1, 1, ()), "all": (_anyall("all"), 1, 1, ()),
     "isinstance": (_isinstance, 2, 2, ()), "slice": (_slice, 1, 3, ()),
+    "getattr": (_getattr, 2, 3, ()), "hasattr": (_hasattr, 2, 2, ()),
 }
 assert set(_TABLE) == PY_BUILTINS
 
@@ -270,18 +306,25 @@ _TABLE["dict"] = (_dict, 0, 1, _AnyName())
 
 
 def slice_index(st, node: ast.Subscript) -> ast.Subscript:
-    """`A[fs]` with `fs` bound to a slice or a tuple of slices and indices: the subscript as if they
-    were written out (`A[0:32, 0:8]`); any other subscript as it is."""
-    name = node.indices[0]
-    binding = state.binding(st, name.id) or st.module.globals.get(name.id)
-    value = binding.value if binding is not None else None
+    """`A[fs]` with `fs` a name bound to (or a call giving: `A[tuple(slices)]`) a slice or a tuple of
+    slices and indices: the subscript as if they were written out (`A[0:32, 0:8]`, `A[1, 2]`), as
+    Python passes a tuple index to `__getitem__`; any other subscript as it is (a call's value
+    evaluated once)."""
+    index = node.indices[0]
+    if index.__class__ is ast.Name:
+        binding = state.binding(st, index.id) or st.module.globals.get(index.id)
+        value = binding.value if binding is not None else None
+    else:
+        value = expr.elab(st, index)
     if isinstance(value, SliceVal):
         items = [value]
-    elif isinstance(value, tuple) and any(isinstance(v, SliceVal) for v in value):
+    elif isinstance(value, tuple):
         items = list(value)
+    elif isinstance(value, PyConst) and isinstance(value.value, tuple):
+        items = [PyConst(v) for v in value.value]
     else:
-        return node
-    span = name.span
+        return node if index.__class__ is ast.Name else ast.Subscript(node.span, node.value, (as_node(value, index.span),))
+    span = index.span
     indices = tuple(ast.Slice(span, *(None if p is None else ast.Value(span, p)
                                       for p in (v.lower, v.upper, v.step))) if isinstance(v, SliceVal)
                     else as_node(v, span) for v in items)
@@ -296,6 +339,8 @@ _METHODS = {
     "tuple": {"index": (1, 1), "count": (1, 1)},
     "str": {"format": (0, 1 << 16), "join": (1, 1), "upper": (0, 0), "lower": (0, 0), "startswith": (1, 1), "endswith": (1, 1),
             "replace": (2, 2), "split": (0, 1), "strip": (0, 1)},
+    "int": {"bit_length": (0, 0), "bit_count": (0, 0)},
+    "float": {"is_integer": (0, 0)},
 }
 
 
@@ -309,6 +354,10 @@ def _method_kind(obj) -> str | None:
         return "tuple"
     if isinstance(obj, PyConst) and isinstance(obj.value, str):
         return "str"
+    if isinstance(obj, PyConst) and isinstance(obj.value, int):
+        return "int"
+    if isinstance(obj, PyConst) and isinstance(obj.value, float):
+        return "float"
     return None
 
 
@@ -363,7 +412,7 @@ def ct_method(st, method: Method, node: ast.Call):
         if name == "count":
             return PyConst(len(same))
         return PyConst(same[0]) if same else _fail(st, node, "`index`: the value is not in the tuple")
-    values = _consts(st, node, args if name != "join" else (items_of(args[0]) or [args[0]]), f"str.{name}")
+    values = _consts(st, node, args if name != "join" else (items_of(args[0]) or [args[0]]), f"{kind}.{name}")
     if values is None:
         return POISON
     if name == "join":

@@ -8,7 +8,7 @@ import math
 import operator
 
 from transpiler.diag.diagnostics import did_you_mean
-from transpiler.sema import macros, pyeval_builtins
+from transpiler.sema import class_dataclass, macros, pyeval_builtins, pyeval_typing, tma_utils
 from transpiler.sema.pyeval_builtins import _consts, _fail, _py, _seq
 from transpiler.sema.registry import CALLS
 from transpiler.sema.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
@@ -32,7 +32,11 @@ _OPERATOR = {name: getattr(operator, name) for name in (
     "lt", "le", "gt", "ge")}
 MODULES = {"math": tuple(_MATH) + tuple(_CONSTANTS), "functools": ("reduce",), "operator": tuple(_OPERATOR),
            # `tvm.DataType(dtype).bits` / `tvm.runtime.DataType`: a dtype's facts (`import tvm` binds the module)
-           "tvm": ("DataType", "runtime"), "tvm.runtime": ("DataType",)}
+           "tvm": ("DataType", "runtime"), "tvm.runtime": ("DataType",),
+           "dataclasses": class_dataclass.NAMES,  # (class_dataclass.py)
+           "typing": pyeval_typing.NAMES}
+# TIRx's layout helpers for TMA / MMA operands (tma_utils.py), under each of their module names
+MODULES.update({module: tma_utils.NAMES[short] for module, short in tma_utils.MODULE_ALIASES.items()})
 DTYPE_FACTS = {"bits": lambda d: d.bits, "lanes": lambda d: d.lanes, "itemsize": lambda d: d.nbytes}
 
 
@@ -113,6 +117,9 @@ def dtype_attr(st, base: DTypeVal, node):
 
 def module_attr(st, base: Builtin, node):
     """`math.gcd`, `math.pi`, `functools.reduce`: a builtin, or a constant's value."""
+    member = tma_utils.member_attr(st, base, node)  # `SwizzleMode.SWIZZLE_128B_ATOM`, `.value`
+    if member is not None:
+        return member
     if f"{base.name}.{node.attr}" in MODULES:  # `tvm.runtime`
         return Builtin(f"{base.name}.{node.attr}")
     if base.name not in MODULES:
@@ -120,6 +127,8 @@ def module_attr(st, base: Builtin, node):
         return POISON
     if base.name == "math" and node.attr in _CONSTANTS:
         return PyConst(_CONSTANTS[node.attr])
+    if base.name == "typing" and node.attr == "TYPE_CHECKING":
+        return PyConst(False)
     if node.attr not in MODULES[base.name]:
         st.diags.error("E0301", f"`{base.name}.{node.attr}` is not supported yet", node.span,
                        help=did_you_mean(node.attr, MODULES[base.name])
@@ -132,6 +141,10 @@ def imported(module: str, name: str):
     """What `from module import name` binds: a builtin or a constant; None when tirxc lacks it."""
     if module == "math" and name in _CONSTANTS:
         return PyConst(_CONSTANTS[name])
+    if module == "typing" and name == "TYPE_CHECKING":
+        return PyConst(False)
+    if module in tma_utils.MODULE_ALIASES:
+        return tma_utils.imported(module, name)
     if f"{module}.{name}" in MODULES:
         return Builtin(f"{module}.{name}")
     return Builtin(f"{module}.{name}") if name in MODULES.get(module, ()) else None

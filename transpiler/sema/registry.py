@@ -56,7 +56,7 @@ CALLS: dict[str, object] = {}
 # loop range of state.py. A name the file binds hides the builtin.
 PY_BUILTINS = frozenset(("len", "zip", "enumerate", "min", "max", "sum", "abs", "int", "float", "bool", "str",
                          "tuple", "list", "dict", "set", "sorted", "reversed", "any", "all", "isinstance", "slice",
-                         "callable"))
+                         "callable", "getattr", "hasattr"))
 
 
 

@@ -9,7 +9,7 @@ from transpiler.ir import layout as layouts
 from transpiler.syntax.source import Span
 from transpiler.sema import effects, unrolled
 from transpiler.target.dtypes import (BOOL, DType, FLOAT32, INT32, INT64, UNLOWERABLE, VECTOR_LANES, dtype_alias,
-                                      int_range, known_dtype_names, parse_dtype)
+                                      int_range, known_dtype_names, parse_dtype, promoted)
 from transpiler.sema.values import (Axis, AxisTerm, DTypeVal, Handle, IdTuple, LaunchConfig, LayoutPart, LayoutVal,
                                     Method, Namespace, POISON, Pointer, PyConst, Ramp, Region, Void)
 
@@ -55,6 +55,8 @@ def fold_size(op: str, a, b) -> int:
         return bits_a + bits_b
     if op == "<<":
         return bits_a + max(0, b)
+    if op == "**":  # (a negative power is a float)
+        return bits_a if bits_a <= 1 or b < 0 else (bits_a * b if b < INT_BITS else INT_BITS + 1)
     return max(bits_a, bits_b) + 1
 
 
@@ -89,6 +91,8 @@ def _py_binop(op: str, a, b):
         return a | b
     if op == "^":
         return a ^ b
+    if op == "**":
+        return a ** b
     raise KeyError(op)
 
 
@@ -125,7 +129,7 @@ def _kind(val) -> str:
             return "a tuple"
         if v is None:
             return "None"
-        return f"`{v!r}`"
+        return "`...`" if v is Ellipsis else f"`{v!r}`"
     if isinstance(val, ir.Buffer):
         return f"buffer `{val.name}`"
     if isinstance(val, ir.BufferAddress):
@@ -314,9 +318,13 @@ def unify(st, a, b, span_a: Span, span_b: Span):
     if a is POISON or b is POISON:
         return POISON, POISON
     if a.dtype != b.dtype:
-        st.diags.error("E0303", f"operands have different dtypes: {a.dtype} and {b.dtype}",
-                         span_a.to(span_b), help=conversion_help(st, a.dtype, b.dtype, span_a, span_b))
-        return POISON, POISON
+        common = promoted(a.dtype, b.dtype)  # TIRx's BinaryOpMatchTypes (docs/design.md, decision 7)
+        if common is None:
+            st.diags.error("E0303", f"operands have different dtypes: {a.dtype} and {b.dtype}",
+                           span_a.to(span_b), help=conversion_help(st, a.dtype, b.dtype, span_a, span_b))
+            return POISON, POISON
+        return ir.cast(common, a, span_a) if a.dtype != common else a, \
+            ir.cast(common, b, span_b) if b.dtype != common else b
     return a, b
 
 
@@ -372,11 +380,15 @@ def arith(st, op: str, left, right, span: Span, span_a: Span, span_b: Span):
         if fold_size(op, a, b) > INT_BITS:
             st.diags.error("E0318", f"the constant would have more than {INT_BITS} bits", span)
             return POISON
+        if op == "**":
+            return _constant_power(st, a, b, span)
         return PyConst(py_binop(op, a, b))
     a, b = unify(st, left, right, span_a, span_b)
     if a is POISON or b is POISON:
         return POISON
     dtype = a.dtype
+    if op == "**":
+        return _power(st, a, b, span)
     if st.unroll_vars and b.__class__ is not ir.IntImm and op in _CHECKED_OPS and dtype.is_int \
             and not checked_in_copies(st, op, b, dtype, span_a, span_b):
         return POISON
@@ -415,6 +427,32 @@ def arith(st, op: str, left, right, span: Span, span_a: Span, span_b: Span):
                          help="shifting by the width of the type or more is undefined in CUDA C++")
         return POISON
     return effects.binop(st, op, a, b, span)
+
+
+def _constant_power(st, a, b, span):
+    """`a ** b` over two constants, as Python computes it."""
+    if a == 0 and b < 0:
+        st.diags.error("E0306", "division by zero: 0 raised to a negative power", span)
+        return POISON
+    try:
+        result = a ** b
+    except OverflowError:
+        st.diags.error("E0318", "the constant is too large for a float", span)
+        return POISON
+    if isinstance(result, complex):
+        st.diags.error("E0306", "a negative number raised to a fractional power is a complex number", span)
+        return POISON
+    return PyConst(result)
+
+
+def _power(st, a: ir.Expr, b: ir.Expr, span: Span):
+    """`x ** y` in a kernel: TIRx's power, `T.pow(x, y)` over the operands' common float dtype."""
+    if not a.dtype.is_float or a.dtype.lanes != 1:
+        st.diags.error("E0309", f"`**` takes floating-point operands, found {a.dtype}", span,
+                       help="TIRx's power is a float function: convert first (`T.float32(x) ** 2`), or multiply out "
+                            "a small integer power (`x * x`)")
+        return POISON
+    return ir.Call(a.dtype, "math:pow", (a, b), span)
 
 
 _CHECKED_OPS = ("floordiv", "floormod", "truncdiv", "truncmod", "<<", ">>")  # see checked_in_copies

@@ -31,6 +31,8 @@ class ModuleState:
         self.func_sources: dict[str, str] = {}
         self.func_source_spans: dict[str, Span] = {}
         self.kernel_names: dict[str, Span] = {}
+        self.jit_kernels: list = []  # `@T.jit` kernels, specialized by `k = f.specialize(...)` (jit.py)
+        self.specialized: list = []  # the kernels those specializations made, not yet collected by check.run
         self.c_reserved: set[str] = set()  # C names the kernels' own names must avoid (cnames.py)
         self.fold_budget = FOLD_BUDGET  # bytes of strings and tuples `+` may still build (scalars.py)
 
@@ -47,6 +49,7 @@ class KernelState:
         self.at_module_level = at_module_level
         self.scopes: list[dict[str, Binding]] = [] if at_module_level else [{}]
         self.closed: dict[str, Binding] = {}  # names whose block ended: for a precise error
+        self.global_names: frozenset = frozenset()  # the running plain helper's `global` names (macros.py)
         self.cnames = CNames()
         self.c_spellings: dict[str, str] = {}  # source name -> cnames.c_name of it
         self.params: list[ir.Param] = []
@@ -192,6 +195,13 @@ def binding(st, name: str) -> Binding | None:
         if name in scope:
             return scope[name]
     return None
+
+
+def bound_value(st, name: str):
+    """What `name` is bound to where st is (its scopes, then the module's names), looked up without
+    reporting anything; None when it is unbound."""
+    found = binding(st, name) or st.module.globals.get(name)
+    return found.value if found is not None else None
 
 
 def bind(st, name: str, binding: Binding) -> None:

@@ -8,7 +8,7 @@ from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.syntax.source import Span
 from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32
-from transpiler.sema import state, scalars, expr, threads, views, effects, loops, unrolled, pyeval, stores, directives, layout_methods
+from transpiler.sema import state, scalars, expr, threads, views, effects, loops, unrolled, pyeval, stores, directives, layout_methods, legacy_launch
 from transpiler.sema.values import (ArrayType, Binding, DTypeVal, IdTuple, LayoutPart, LayoutVal, LetType, LoopRange,
                                     POISON, Pointer, Poison, PyConst, Region, SmemPool, TmemPool, Void, PyDict,
                                     Helper)
@@ -44,6 +44,19 @@ def statement(st, stmt):
     return _STMT[stmt.__class__](st, stmt)
 
 
+def _stmt_Global(st, stmt):
+    st.diags.error("E0201", "a `global` statement has no meaning in a kernel body", stmt.span,
+                   help="module-level names are read directly; rebind one in a plain helper function, which runs at "
+                        "compile time")
+    return None
+
+
+def _stmt_Try(st, stmt):
+    st.diags.error("E0201", "a `try` statement has no meaning in a kernel body", stmt.span,
+                   help="TVMScript compiles a kernel body, it does not run it: nothing in it raises")
+    return None
+
+
 def _stmt_unsupported(st, stmt):
     st.diags.error("E0201", f"`{type(stmt).__name__}` is not allowed in a kernel body", stmt.span)
     return None
@@ -55,6 +68,9 @@ def _stmt_Pass(st, stmt):
 
 def _stmt_ExprStmt(st, stmt):
     if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+        return None
+    if isinstance(stmt.value, ast.Constant) and stmt.value.value is Ellipsis:  # (TVMScript rejects it too)
+        st.diags.error("E0201", "`...` is not a statement of a kernel body", stmt.span, help="write `pass`")
         return None
     if expr.is_dialect_call(st, stmt.value, ("device_entry",), module_level=True):
         return None  # reported once by run()
@@ -337,6 +353,9 @@ def store(st, target: ast.Subscript, val, stmt):
     if not isinstance(base, ir.Buffer):
         st.diags.error("E0312", f"cannot assign into {pyeval.kind_of(base)}", target.value.span)
         return None
+    if len(target.indices) == 1 and (target.indices[0].__class__ is ast.Name or expr.is_sequence_call(target.indices[0])):
+        # `A[idx] = v`, `A[tuple(idx)] = v`: a tuple index is the indices written out
+        target = CALLS["slice_index"](st, target)
     indices, sliced = index_nodes(target)
     if sliced:
         st.diags.error("E0518", "assigning to a region is not supported", target.span,
@@ -550,6 +569,9 @@ def loop_body(st, stmts, kind: str) -> list[ir.Stmt]:
 
 
 def _stmt_For(st, stmt: ast.For):
+    if legacy_launch.starts_device_code(st, stmt):  # `for tx in T.thread_binding(128, thread="threadIdx.x"):`
+        launch = legacy_launch.binding_as_launch(st, stmt)
+        return legacy_launch.with_launch(st, launch, block) if launch is not None else None
     rng = expr.elab(st, stmt.iter)
     targets = stmt.target.elts if isinstance(stmt.target, ast.Tuple) else (stmt.target,)
     ok = isinstance(rng, LoopRange)

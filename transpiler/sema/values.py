@@ -52,6 +52,7 @@ class Helper:
     kind: str  # def inline macro
     scopes: tuple = ()
     defaults: tuple = ()  # (name, elaborated default value) for each parameter with a default
+    global_names: frozenset = frozenset()  # the names its `global` statements declare (module-level names)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -154,6 +155,15 @@ class LayoutPart:
     shard: tuple = ()
     replica: tuple = ()
     offset: tuple = ()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class BufferIndexer:
+    """`B.sub` or `B.tile(...)` before its `[...]`: the buffer and, for `tile`, the (dim, factors)
+    specs (sema/buffer_views.py)."""
+    buffer: object  # ir.Buffer
+    kind: str  # "sub" or "tile"
+    specs: tuple = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

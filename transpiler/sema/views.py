@@ -156,6 +156,17 @@ def layout_arg(st, arg, shape, dtype: DType, scope: str, span):
     return layout
 
 
+def swizzle_period_bytes(layout: ir.Layout, dtype: DType) -> int:
+    """The bytes over which a swizzled layout's XOR pattern repeats (1024 for the 128-byte swizzle):
+    a swizzled shared allocation is aligned to it by default, so that the swizzle of an element's
+    offset in the buffer is the swizzle of its shared-memory address, which TMA and the MMA
+    descriptors apply."""
+    per_element, length, atom, _ = layout.swizzle
+    if length == 0:
+        return 0
+    return max((1 << (per_element + atom + length)) * dtype.bits // 8, 1)
+
+
 def repeated(layout: ir.Layout, times: int) -> ir.Layout:
     """A memory layout (a swizzle atom) smaller than its buffer, as TIRx applies it: the coordinate
     is split over the layout's extents with the outermost one unbounded, so the atom repeats

@@ -281,6 +281,18 @@ class Return(Node):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class Try(Node):
+    """A `try` statement, kept only to be refused where it would run: a helper function that is never
+    called may hold one (its body is not kept)."""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Global(Node):
+    """`global a, b`: in a plain helper function, assignments to these names rebind module-level names"""
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Assert(Node):
     """`assert test, msg`"""
     test: Expr

@@ -12,18 +12,14 @@ from transpiler.syntax.source import Span
 from transpiler.syntax.tokens import SyntaxProblem, Token, strip_prefix, token_span
 
 _UNSUPPORTED_HELP = {
-    "`**` (power)": "use `T.pow(x, y)`, or multiply out a small constant power",
     "walrus operator `:=`": "assign on its own line",
-    "`global` statement": "kernels see module constants directly; they cannot rebind them",
     "`nonlocal` statement": None,
-    "`try` statement": None,
     "`del` statement": None,
     "`yield`": None,
     "`await`": None,
     "`async`": None,
     "`import *`": "import the names you use: `from tvm.tirx.layout import TileLayout, S`",
     "relative import": None,
-    "`...` (Ellipsis)": "use `pass`, or `:` to take a whole dimension",
     "complex number": None,
     "bytes literal": "use a plain string",
     "`else` clause on a loop": "use a flag variable",
@@ -174,8 +170,6 @@ class Builder:
 
     def aug_assign(self, span, children):
         target, op, value = children
-        if op == "**=":
-            self._reject("`**` (power)", span)
         if isinstance(target, (ast.Tuple, ast.List)):
             self._problem(SyntaxProblem("E0100", f"`{op}` needs a single target, not a tuple", target.span))
         return ast.AugAssign(span, target, op[:-1], value)
@@ -196,7 +190,7 @@ class Builder:
         return ast.Assert(span, children[0], children[1])
 
     def global_stmt(self, span, children):
-        return self._rejected_stmt("`global` statement", span)
+        return ast.Global(span, tuple(self._name(tok) for tok in children))
 
     def nonlocal_stmt(self, span, children):
         return self._rejected_stmt("`nonlocal` statement", span)
@@ -225,7 +219,7 @@ class Builder:
         return ast.ClassDef(self._block_span(span, body), self._name(name), tuple(bases), (), body, self._tok(name))
 
     def try_stmt(self, span, children):
-        return self._rejected_stmt("`try` statement", span, "try")
+        return ast.Try(self._keyword_span(span, "try"))
 
     def except_clause(self, span, children):
         return None
@@ -405,8 +399,7 @@ class Builder:
         return ast.UnaryOp(span, str(op.value), operand)
 
     def pow(self, span, children):
-        self._reject("`**` (power)", span)
-        return children[0]
+        return ast.BinOp(span, "**", children[0], children[1])
 
     def await_(self, span, children):
         self._reject("`await`", span)
@@ -565,8 +558,7 @@ class Builder:
         return parts
 
     def ellipsis(self, span, children):
-        self._reject("`...` (Ellipsis)", span)
-        return self._placeholder(span)
+        return ast.Constant(span, Ellipsis)
 
     def star_expr(self, span, children):
         return ast.Starred(span, children[0])

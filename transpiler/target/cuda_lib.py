@@ -42,6 +42,56 @@ __device__ __forceinline__ T tirx_cuda_warp_{op}(T val, int width) {{
 }}"""
 
 
+def _timers() -> dict[str, str]:
+    """TIRx's profiler ring (`T.cuda.timer_*`, used by `tvm.tirx.bench.CudaProfiler`), in its record
+    format so that TIRx's decoder reads it: word 0 of the buffer holds (groups << 32 | blocks); each
+    (block, group) lane writes its records from slot 1 + lane, every `stride` slots; a record is the
+    low 32 bits of %globaltimer above (lane << 12 | event << 2 | kind), kind 0 start, 1 end, 3 done.
+    Each helper reads the timer itself (a helper's source cannot call another)."""
+    params = ("unsigned long long* buffer, unsigned long long* tag, unsigned int* offset, int stride, "
+              "bool leader")
+    write = ("    unsigned int now;\n"
+             "    asm volatile(\"mov.u32 %0, %%globaltimer_lo;\" : \"=r\"(now));\n"
+             "    buffer[offset[0]] = ((unsigned long long)now << 32) | (tag[0] | {bits});\n"
+             "    offset[0] += (unsigned int)stride;")
+    fence = "  __threadfence_block();"
+    return {
+        "tirx_cuda_timer_init": """\
+__device__ __forceinline__ void tirx_cuda_timer_init(unsigned long long* buffer, unsigned long long* tag,
+                                                     unsigned int* offset, int num_groups, int group_id) {
+  unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;
+  unsigned int block = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  unsigned int lane = block * (unsigned int)num_groups + (unsigned int)group_id;
+  if (block == 0 && threadIdx.x == 0) {
+    buffer[0] = ((unsigned long long)(unsigned int)num_groups << 32) | blocks;
+  }
+  offset[0] = 1 + lane;
+  tag[0] = (unsigned long long)lane << 12;
+}""",
+        "tirx_cuda_timer_start": f"""\
+__device__ __forceinline__ void tirx_cuda_timer_start(int event, {params}) {{
+  if (leader) {{
+{write.format(bits="((unsigned int)event << 2)")}
+  }}
+{fence}
+}}""",
+        "tirx_cuda_timer_end": f"""\
+__device__ __forceinline__ void tirx_cuda_timer_end(int event, {params}) {{
+{fence}
+  if (leader) {{
+{write.format(bits="((unsigned int)event << 2 | 1u)")}
+  }}
+}}""",
+        "tirx_cuda_timer_finalize": f"""\
+__device__ __forceinline__ void tirx_cuda_timer_finalize({params}) {{
+{fence}
+  if (leader) {{
+{write.format(bits="3u")}
+  }}
+}}""",
+    }
+
+
 def _cta_reduce(op: str) -> str:
     # Self-contained (a helper's source cannot pull in another helper). Lanes past the
     # warp count read a neutral value: 0 for a sum, the first warp's partial for max / min
@@ -198,6 +248,7 @@ __device__ __forceinline__ unsigned int tirx_cuda_get_tmem_addr(unsigned int add
 __device__ __forceinline__ unsigned long long tirx_cuda_clock64() {
   return (unsigned long long)clock64();
 }"""),
+    **{name: (0, False, source) for name, source in _timers().items()},
     "tirx_cuda_thread_rank": (0, False, """\
 __device__ __forceinline__ int tirx_cuda_thread_rank() {
   return (int)(threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y);

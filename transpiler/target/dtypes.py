@@ -194,5 +194,24 @@ HANDLE = parse_dtype("handle")
 VOID = DType("void", "void", 0)
 
 
+def promoted(a: DType, b: DType) -> DType | None:
+    """The dtype two operands of different scalar dtypes are converted to, as TIRx's
+    BinaryOpMatchTypes promotes them: a float over an integer or bool, the wider of two floats or of
+    two integers of one signedness (the left one at equal width); of a signed and an unsigned
+    integer the wider, or the unsigned at equal width (as C does); an integer over a bool. None
+    where there is no promotion (vectors of different lanes, handles)."""
+    if a.lanes != b.lanes or "handle" in (a.kind, b.kind) or "void" in (a.kind, b.kind):
+        return None
+    if a.is_float or b.is_float:
+        if a.is_float and b.is_float:
+            return b if a.bits < b.bits else a
+        return a if a.is_float else b
+    if a.is_bool or b.is_bool:
+        return b if a.is_bool else a
+    if a.kind == b.kind or a.bits != b.bits:
+        return b if a.bits < b.bits else a
+    return a if a.kind == "uint" else b
+
+
 def int_range(dtype: DType) -> tuple[int, int]:
     return dtype.int_bounds  # computed once per dtype (DType.__post_init__)

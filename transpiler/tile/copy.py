@@ -34,4 +34,4 @@ def fallback(call: ir.TileCall, cx) -> ir.Stmt:
     return ir.If(ir.binop("==", cx.thread_in(), c(0)), code, None)
 
 
-from transpiler.tile import copy_gmem_smem, copy_ldst, copy_reg  # noqa: E402,F401  (register the copy variants)
+from transpiler.tile import copy_gmem_smem, copy_ldst, copy_reg, copy_vec_forced  # noqa: E402,F401  (register the copy variants)

@@ -4,6 +4,8 @@ one thread copying shared memory into tensor memory (`tcgen05.cp`, by matrix des
 the issue: the caller waits (`tcgen05.wait::ld` / `::st`) or commits (`tcgen05.commit`)."""
 from __future__ import annotations
 
+from math import prod
+
 from transpiler import ir
 from transpiler.sema import tmem_packing
 from transpiler.target.dtypes import HANDLE, UINT32, UINT64
@@ -147,12 +149,12 @@ def tcgen05_cp(call: ir.TileCall, cx) -> ir.Stmt:
     dtype = dst.buffer.dtype
     if 32 % dtype.bits or dtype.lanes != 1:
         raise Decline(f"tensor memory holds 8-, 16- and 32-bit data, not {dtype.name}")
-    rows, cols, replica = _cp_tmem_tile(dst)
     if src.buffer.layout is not None and src.buffer.layout.swizzle is not None:
         raise Decline("copies from swizzled shared layouts are not supported yet")
     offsets = Offsets.make(src.buffer)
     if offsets is None or not all(isinstance(s, ir.IntImm) for s in src.starts):
         raise Decline("the shared layout is not a constant memory layout over a constant region")
+    lane0, col0, rows, cols, replica, table = _cp_tmem_table(dst)
     forced = opts.get("shape")
     nbytes = dtype.nbytes
     why = None
@@ -166,18 +168,17 @@ def tcgen05_cp(call: ir.TileCall, cx) -> ir.Stmt:
         if cols % per_atom:
             why = f"{cols} columns are not whole {row_bytes}-byte rows of `{shape}`"
             continue
-        plan = _cp_plan(src, offsets, rows, cols, per_atom, nbytes, row_bytes)
+        plan = _cp_plan(src, offsets, table, rows, cols, per_atom, nbytes, row_bytes)
         if isinstance(plan, str):
             why = plan
             continue
         sbo, lbo, starts = plan
         stmts = []
         base = _tmem_base(cx)
-        col0 = dst.starts[1].value
         for k, start in enumerate(starts):
             column = tmem_packing.column(c(col0 + k * per_atom), dtype, dst.buffer.allocated_addr)
-            taddr = ir.add(base, ir.cast(UINT32, ir.add(c(dst.starts[0].value << 16), column)))
-            at = regions.coords_at(src, (c(0), c(k * per_atom)))
+            taddr = ir.add(base, ir.cast(UINT32, ir.add(c(lane0 << 16), column)))
+            at = tuple(c(x) for x in _src_coords(src, table[0, k * per_atom]))
             address = ir.BufferAddress(HANDLE, src.buffer, at, src.span)
             desc = ir.Call(UINT64, MAKE_DESC, (address, c(lbo >> 4), c(sbo >> 4), c(0)), call.span)
             stmts.append(ptx_call(f"tcgen05.cp.cta_group::{group}.{shape}", taddr, desc, span=call.span))
@@ -187,38 +188,77 @@ def tcgen05_cp(call: ir.TileCall, cx) -> ir.Stmt:
     raise Decline(why or "no tcgen05.cp shape fits")
 
 
-def _cp_tmem_tile(tmem: ir.TileRegion) -> tuple[int, int, tuple[int, int] | None]:
-    """(rows, columns, the TLane replica) of a tensor-memory region: rows on lanes, columns on
-    columns, both stride 1; a replica (4, 32@TLane) repeats 32 rows in each lane quarter."""
+def _cp_tmem_table(tmem: ir.TileRegion):
+    """(first lane, first column, rows, columns, the TLane replica, {(row, column): the region's flat
+    element}) of a tensor-memory region whose layout puts each element on a lane (TLane iters) and
+    a column (TCol iters), any number of dimensions: the region must cover a rectangle of lanes x
+    columns, each place once. A replica (4, 32@TLane) repeats 32 rows in each lane quarter."""
     buf = tmem.buffer
     layout = buf.layout
     shape = buf.const_shape()
-    if shape is None or len(shape) != 2 or layout is None or len(layout.shard) != 2:
-        raise Decline("the tensor-memory buffer is not a 2-D tile with one TLane and one TCol iter")
-    lane, col = layout.shard
-    if (lane.axis, col.axis) != ("TLane", "TCol") or not ir.is_const(lane.stride, 1) or not ir.is_const(col.stride, 1):
-        raise Decline("the tensor-memory layout is not rows on lanes and columns on columns (stride 1 each)")
+    extents = regions.const_extents(tmem)
+    if shape is None or layout is None or extents is None or not all(isinstance(s, ir.IntImm) for s in tmem.starts):
+        raise Decline("the tensor-memory buffer is not a constant tile over a constant region")
+    iters = list(layout.shard)
+    if any(it.axis not in ("TLane", "TCol") or not ir.is_const(it.extent) or not ir.is_const(it.stride)
+           for it in iters) or any(a not in ("TLane", "TCol") or not ir.is_const(v) for a, v in layout.offset):
+        raise Decline("the tensor-memory layout is not constant TLane and TCol iters")
     replica = None
     if layout.replica:
         if len(layout.replica) != 1 or layout.replica[0].axis != "TLane":
             raise Decline("the tensor-memory layout's replica is not one TLane iter")
         it = layout.replica[0]
         replica = (it.extent.value, it.stride.value) if ir.is_const(it.extent) and ir.is_const(it.stride) else None
-    if not all(isinstance(s, ir.IntImm) for s in tmem.starts) or tmem.starts[0].value != 0:
-        raise Decline("the tensor-memory region must start at row 0, at a constant column")
-    extents = regions.const_extents(tmem)
-    if extents[0] != shape[0]:
-        raise Decline("the tensor-memory region must span all the buffer's rows")
-    return extents[0], extents[1], replica
+    count = prod(extents)  # (enumerated: shared memory bounds it)
+    base = {"TLane": 0, "TCol": 0}
+    for axis, value in layout.offset:
+        base[axis] += value.value
+    places = {}
+    for flat in range(count):
+        coords, rest = [], flat
+        for start, extent in zip(reversed(tmem.starts), reversed(extents)):
+            coords.append(start.value + rest % extent)
+            rest //= extent
+        coords.reverse()
+        index = 0
+        for x, extent in zip(coords, shape):
+            index = index * extent + x
+        at = dict(base)
+        for it in reversed(iters):
+            at[it.axis] += (index % it.extent.value) * it.stride.value
+            index //= it.extent.value
+        places[at["TLane"], at["TCol"]] = flat
+    lanes = sorted({lane for lane, _ in places})
+    columns = sorted({col for _, col in places})
+    lane0, col0 = lanes[0], columns[0]
+    rows, cols = lanes[-1] - lane0 + 1, columns[-1] - col0 + 1
+    if len(places) != count or rows * cols != count:
+        raise Decline("the tensor-memory region is not a rectangle of lanes x columns, each element in its own place")
+    if lane0 != 0:
+        raise Decline("the tensor-memory region must start at lane 0")
+    table = {(lane - lane0, col - col0): flat for (lane, col), flat in places.items()}
+    return lane0, col0, rows, cols, replica, table
 
 
-def _cp_plan(src: ir.TileRegion, offsets, rows: int, cols: int, per_atom: int, nbytes: int, row_bytes: int):
+def _src_coords(src: ir.TileRegion, flat: int) -> list[int]:
+    """The buffer coordinates of the region's flat element (row-major over its extents)."""
+    extents = regions.const_extents(src)
+    coords = []
+    for start, extent in zip(reversed(src.starts), reversed(extents)):
+        coords.append(start.value + flat % extent)
+        flat //= extent
+    return coords[::-1]
+
+
+def _cp_plan(src: ir.TileRegion, offsets, table, rows: int, cols: int, per_atom: int, nbytes: int,
+             row_bytes: int):
     """(SBO, LBO, the descriptor start offset of each atom) in bytes, when every element of the
     region sits where the no-swizzle descriptor says: byte (r // 8) * SBO + (r % 8) * 16 +
-    (b // 16) * LBO + b % 16 of its atom (b the byte in the row); else why not."""
+    (b // 16) * LBO + b % 16 of its atom (b the byte in the row); else why not. `table` gives the
+    region's element at each (row, column) of tensor memory, src's element of the same index
+    being the one copied there."""
     def at(r, col):
-        coords = regions.coords_at(src, (c(r), c(col)))
-        return offsets([x.value for x in coords]) * nbytes
+        return offsets(_src_coords(src, table[r, col])) * nbytes
 
     atoms = cols // per_atom
     sbo = at(8, 0) - at(0, 0) if rows > 8 else 0

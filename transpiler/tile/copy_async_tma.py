@@ -46,6 +46,8 @@ def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
     g, s = (src, dst) if load else (dst, src)
     opts = options_of(call, OPTIONS, "tma")
     config = _config(opts, load)
+    if config["cta_group"] == 2 and cx.arch and cx.arch < 100:
+        raise Decline(f"`cta_group=2` needs sm_100 or newer; {cx.target_text}")
     gbuf, sbuf = g.buffer, s.buffer
     if gbuf.dtype != sbuf.dtype:
         raise Decline(f"dst is {dst.buffer.dtype.name} and src is {src.buffer.dtype.name}")
@@ -75,9 +77,13 @@ def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
         coords = coords[::-1]  # the tensor map's order: innermost first
         shared = address(s, origin)
         if load:
+            mask = config["mask"]
             mnemonic = (f"cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                        + (".multicast::cluster" if mask is not None else "")
+                        + (".cta_group::2" if config["cta_group"] == 2 else "")
                         + (".L2::cache_hint" if hint is not None else ""))
-            args = [shared, tmap_addr, *coords, config["mbar"]] + ([hint] if hint is not None else [])
+            args = [shared, tmap_addr, *coords, config["mbar"]] + ([mask] if mask is not None else []) \
+                + ([hint] if hint is not None else [])
         else:
             reduce = config["reduce"]
             mnemonic = ((f"cp.reduce.async.bulk.tensor.{rank}d.global.shared::cta.{reduce}" if reduce else
@@ -94,15 +100,9 @@ def _config(opts: dict, load: bool) -> dict:
     cta_group = int_option(opts, "cta_group", 1)
     if cta_group not in (1, 2):
         raise Decline(f"`cta_group=` is 1 or 2, not {cta_group}")
-    if cta_group == 2:
-        raise Decline("`cta_group=2` TMA copies are not supported yet")
-    mask = opts.get("cta_mask", 0)
-    if isinstance(mask, ir.IntImm):
-        mask = mask.value
-    if not (isinstance(mask, int) and mask == 0):
-        if not load:
-            raise Decline("`cta_mask=` is only for global-to-shared copies")
-        raise Decline("multicast TMA copies (`cta_mask=`) are not supported yet")
+    if cta_group == 2 and not load:
+        raise Decline("`cta_group=2` is only for global-to-shared copies")
+    mask = _multicast_mask(opts, load)
     mbar = None
     if load:
         if opts.get("mbar") is None:
@@ -137,7 +137,25 @@ def _config(opts: dict, load: bool) -> dict:
     elif hint is not None and hint != "":
         policy = value_option(opts, "cache_hint", "uint64")
     return {"mbar": mbar, "reduce": reduce, "oob": 1 if oob == "nan" else 0, "l2": l2, "policy": policy,
-            "prefetch": bool_option(opts, "prefetch_tensormap")}
+            "prefetch": bool_option(opts, "prefetch_tensormap"), "mask": mask, "cta_group": cta_group}
+
+
+def _multicast_mask(opts: dict, load: bool) -> ir.Expr | None:
+    """`cta_mask=`: the CTAs of the cluster the box is written to (each at the same shared offset,
+    each one's mbarrier at the same offset completing), as a uint16 operand of the multicast form;
+    None for a unicast copy. As TIRx, a constant mask of no CTA or of one CTA is a unicast copy
+    into the issuing CTA; any other mask, constant or run-time, multicasts."""
+    mask = opts.get("cta_mask", 0)
+    if isinstance(mask, ir.IntImm):
+        mask = mask.value
+    if isinstance(mask, int) and not isinstance(mask, bool):
+        if not 0 <= mask <= 0xFFFF:
+            raise Decline(f"`cta_mask=` is a 16-bit mask of CTAs, not {mask}")
+        if mask & (mask - 1) == 0:
+            return None
+    if not load:
+        raise Decline("`cta_mask=` is only for global-to-shared copies")
+    return value_option(opts, "cta_mask", "uint16")
 
 
 # -- the tensor map -------------------------------------------------------------------------------

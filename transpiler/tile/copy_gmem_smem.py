@@ -8,6 +8,7 @@ from transpiler.tile import copy_plan as plan
 from transpiler.tile import regions
 from transpiler.tile.checks import all_threads_active, same_elements, scopes
 from transpiler.tile.context import c
+from transpiler.tile.copy_vec_forced import hinted_load
 from transpiler.tile.variants import Decline, check, variant
 
 
@@ -60,7 +61,7 @@ def synthesized(call: ir.TileCall, cx, threads: int, tid: ir.Expr) -> ir.Stmt:
 
     def body(f):
         q = ir.add(ir.mul(f, c(threads)), tid) if threads > 1 else f
-        move = transfer(dst, src, sides, runs, ir.mul(q, c(lanes)), lanes)
+        move = transfer(dst, src, sides, runs, ir.mul(q, c(lanes)), lanes, call, cx)
         if chunks % threads:  # the last round: only the first chunks % threads threads have a vector
             return ir.If(ir.binop("<", q, c(chunks)), move, None, call.span)
         return move
@@ -69,13 +70,20 @@ def synthesized(call: ir.TileCall, cx, threads: int, tid: ir.Expr) -> ir.Stmt:
     return loop if bind is None else ir.Seq((bind, loop), call.span)
 
 
-def transfer(dst: ir.TileRegion, src: ir.TileRegion, sides, runs, first: ir.Expr, lanes: int) -> ir.Stmt:
-    """Elements first .. first + lanes - 1 of the region (row-major), src to dst."""
+def transfer(dst: ir.TileRegion, src: ir.TileRegion, sides, runs, first: ir.Expr, lanes: int, call=None,
+             cx=None) -> ir.Stmt:
+    """Elements first .. first + lanes - 1 of the region (row-major), src to dst; a load from
+    global memory into registers with cache hints (`cache="nc"` ...) is one PTX ld."""
     if runs is not None:
         index = plan.split(first, runs.extents)
         d, s = sides
         at_dst = plan.offset(d.base, index, runs.strides[0])
         at_src = plan.offset(s.base, index, runs.strides[1])
+        if call is not None and regions.memory(dst) == "local":
+            hinted = hinted_load(call, cx, src, src.buffer.dtype, lanes, s.flat, at_src, d.flat,
+                                 ir.add(d.flat.elem_offset, at_dst))
+            if hinted is not None:
+                return hinted
         value = plan.vec_load(src.buffer.dtype, lanes, s.flat, at_src, src.span)
         return plan.vec_store(d.flat, at_dst, value, dst.span)
     return regions.store(dst, regions.coords_of(dst, first), regions.load(src, regions.coords_of(src, first)))

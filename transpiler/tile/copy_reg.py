@@ -13,6 +13,7 @@ from transpiler.tile import regions
 from transpiler.tile.checks import all_threads_active, same_elements, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy_gmem_smem import synthesized
+from transpiler.tile.copy_vec_forced import hinted_load
 from transpiler.tile.variants import Decline, check, variant
 
 # The thread axes a register layout may spread over at each scope: those that stay inside it.
@@ -173,11 +174,15 @@ def _vectorized(call, cx, r, other, side, regs, forced, to_registers) -> ir.Stmt
             break
     if forced is not None and lanes != forced:
         raise Decline(f"`vec_len={forced}` does not fit: {why}")
-    out = []
+    out, views = [], {}
     for register, offset in pairs[::lanes]:
         first = ir.add(thread_flat, c(offset))
         at = plan.offset(side.base, plan.split(first, runs.extents), runs.strides[0])
-        if to_registers:
+        hinted = hinted_load(call, cx, other, dtype, lanes, side.flat, at, regs, c(register), views) \
+            if to_registers else None
+        if hinted is not None:  # the cache hints of the call: one PTX ld
+            out.append(hinted)
+        elif to_registers:
             out.append(plan.vec_store(regs, c(register), plan.vec_load(dtype, lanes, side.flat, at, other.span),
                                       call.span))
         else:

@@ -64,6 +64,8 @@ class _Dispatcher:
                                  or (f"its variants are {', '.join(names)}" if names else None))
                 return ir.Seq(())
             cases = chosen
+        else:
+            cases = [v for v in cases if not v.explicit]
         # Without --arch, a variant that needs a newer GPU than the kernel already does is taken only
         # when no variant within the kernel's architecture applies (docs/design.md, decision 32).
         outcome = self.attempt(call, cases, raise_arch=False)

@@ -9,3 +9,4 @@ from transpiler.tile import reduction  # noqa: F401
 from transpiler.tile import reduction_packed  # noqa: F401
 from transpiler.tile import fused  # noqa: F401
 from transpiler.tile import gemm_tcgen05  # noqa: F401
+from transpiler.tile import aliases  # noqa: F401  (TIRx's variant names; after the variants they name)

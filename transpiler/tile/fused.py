@@ -58,6 +58,8 @@ def lower_sub(sub: ir.TileCall, cx) -> tuple[str, ir.Stmt]:
     from transpiler.tile.context import Lowering
     reasons = []
     for case in VARIANTS.get(sub.op, []):
+        if case.explicit:
+            continue
         scx = Lowering(sub, cx.names, cx.nonneg)
         reason = next((r for r in (check.test(sub, scx) for check in case.when) if r), None)
         if reason is None:

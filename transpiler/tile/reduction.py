@@ -24,7 +24,8 @@ from transpiler.tile.elementwise_common import loop, scope_sync
 from transpiler.tile.reduction_plan import plan_threads
 from transpiler.tile.reduction_common import (REDUCE_OPS, Reduce, at, combine, identity, memories, parse,
                                               parsed_check, put, scratch, valid)
-from transpiler.tile.variants import Decline, check, variant
+from transpiler.tile import reduction_lanes as lanes
+from transpiler.tile.variants import Check, Decline, check, variant
 
 # -- local -----------------------------------------------------------------------------------
 
@@ -44,9 +45,26 @@ def _local_layouts(r: Reduce, call, cx):
 local_layouts = parsed_check("the threads hold whole outputs, or lanes of one warp share them", _local_layouts)
 
 
+def across_lanes(call):
+    """TIRx's reduction across a warp's lanes (reduction_lanes.py), for a call that `axes=` cannot
+    describe (dst's size is not src's reduced over them); None otherwise."""
+    if not isinstance(parse(call), str):
+        return None
+    found = lanes.pattern(call)
+    return None if isinstance(found, str) else found
+
+
+def _or_lanes(case):
+    return Check(case.says, lambda call, cx: None if across_lanes(call) else case.test(call, cx))
+
+
 @variant(REDUCE_OPS, "local", priority=10,
-         when=(all_threads_active, valid, memories("local", "src and dst are in registers (local)"), local_layouts))
+         when=(all_threads_active, _or_lanes(valid), _or_lanes(memories("local", "src and dst are in registers (local)")),
+               _or_lanes(local_layouts)))
 def lower_local(call: ir.TileCall, cx) -> ir.Stmt:
+    found = across_lanes(call)
+    if found is not None:
+        return lanes.lower(found, call, cx)
     return local_body(parse(call), call.scope, cx)
 
 

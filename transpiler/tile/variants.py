@@ -35,6 +35,7 @@ class Variant:
     priority: int
     when: tuple[Check, ...]
     lower: Callable  # (call, cx) -> ir.Stmt
+    explicit: bool = False  # tried only when named with `dispatch=` (TIRx's forced-width copies, aliases)
 
 
 VARIANTS: dict[str, list[Variant]] = {}
@@ -47,13 +48,15 @@ def check(says: str):
     return wrap
 
 
-def variant(ops: str | tuple[str, ...], name: str, priority: int = 10, when: tuple[Check, ...] = ()):
-    """Register the decorated `lower(call, cx) -> ir.Stmt` as variant `name` of each op."""
+def variant(ops: str | tuple[str, ...], name: str, priority: int = 10, when: tuple[Check, ...] = (),
+            explicit: bool = False):
+    """Register the decorated `lower(call, cx) -> ir.Stmt` as variant `name` of each op; an
+    `explicit` variant is tried only when the call names it with `dispatch=`."""
     def wrap(fn):
         for op in (ops,) if isinstance(ops, str) else ops:
             cases = VARIANTS.setdefault(op, [])
             assert all(v.name != name for v in cases), f"two variants {name!r} of {op}"
-            cases.append(Variant(op, name, priority, tuple(when), fn))
+            cases.append(Variant(op, name, priority, tuple(when), fn, explicit))
             cases.sort(key=lambda v: (-v.priority, v.name))
         return fn
     return wrap

@@ -276,8 +276,9 @@ def _elect(m):
 
 def _mapa(m):
     rank = Operand("in", "u32", name="cta_rank")
-    if m["space"]:
-        return Form((Operand("out", "u32"), Operand("addr", space="shared"), rank), f"{m[0]} $0, $1, $2;")
+    if m["space"]:  # `.u64`: the shared::cta address and the result are 64-bit registers
+        width = "u64" if m[0].endswith(".u64") else "u32"
+        return Form((Operand("out", width), Operand("addr", width, space="shared"), rank), f"{m[0]} $0, $1, $2;")
     return Form((Operand("out", "u64"), Operand("addr", space="generic"), rank), f"{m[0]} $0, $1, $2;")
 
 

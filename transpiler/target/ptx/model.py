@@ -34,7 +34,7 @@ KINDS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
 @dataclass(frozen=True)
 class Operand:
     role: str  # out (written), inout (read and written), in (a value), addr (a memory address), imm (compile time)
-    kind: str = "u32"  # register kind of out/inout/in (KINDS)
+    kind: str = "u32"  # register kind of out/inout/in (KINDS); of a shared addr: "u64" for a 64-bit register
     space: str = ""  # addr: shared (a 32-bit shared-window address), local (64-bit local window), global or generic
     name: str = ""
     choices: tuple[int, ...] = ()  # imm: the values the ISA allows (empty: any)
@@ -146,7 +146,9 @@ class Instruction:
                 in_refs.append((str(k), f'"{KINDS[op.kind][2]}"({name})'))
             elif op.role == "addr":
                 params.append(f"const void* {name}")
-                if op.space == "shared":
+                if op.space == "shared" and op.kind == "u64":  # a shared-window address in a 64-bit register
+                    in_refs.append((str(k), f'"l"((unsigned long long)__cvta_generic_to_shared({name}))'))
+                elif op.space == "shared":
                     in_refs.append((str(k), f'"r"((unsigned int)__cvta_generic_to_shared({name}))'))
                 elif op.space == "local":  # a local-window address
                     in_refs.append((str(k), f'"l"((unsigned long long)__cvta_generic_to_local({name}))'))

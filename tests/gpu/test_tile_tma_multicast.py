@@ -1,0 +1,23 @@
+"""`Tx.copy_async(..., cta_mask=)` on the GPU (the kernel of tests/tile/test_tma_multicast.py): in
+each 2-CTA cluster both CTAs multicast their half of a 16 x 64 tile to both, so each CTA ends
+with the whole tile."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.tile.test_tma_multicast import KERNEL
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("mask", ["3", "(1 << (rank + 1)) - 1 if rank == 1 else 3"])
+def test_each_cta_receives_both_halves(launcher_for, mask):
+    import cupy
+
+    module = launcher_for(f"tma_multicast_{len(mask)}", KERNEL % mask)
+    a = np.arange(16 * 64, dtype=np.float32).reshape(16, 64)
+    b = cupy.zeros((2, 16, 64), cupy.float32)
+    module.multicast(cupy.asarray(a), b)
+    cupy.cuda.Device().synchronize()
+    assert np.array_equal(b.get(), np.stack([a, a]))
