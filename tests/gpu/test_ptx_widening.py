@@ -21,3 +21,15 @@ def test_byte_stores_of_narrower_values(launcher_for):
     tx = np.arange(64)
     want = np.where(tx % 2 == 0, (tx * 3) % 256, (-tx) % 256).astype(np.uint8)
     assert np.array_equal(b.get(), want)
+
+
+def test_a_global_element_as_an_output(launcher_for):
+    import cupy
+
+    from tests.ptx.test_operand_widening import GLOBAL_OUT
+
+    module = launcher_for("global_out", GLOBAL_OUT)
+    a = cupy.asarray(np.array([7, 0, 0, 0], dtype=np.uint64))
+    b = cupy.asarray(np.array([0, 0, 42, 0], dtype=np.int32))
+    module.global_out(a, b)
+    assert a.get().tolist() == [7, 7, 0, 0] and b.get().tolist() == [0, 0, 42, 42]

@@ -83,3 +83,58 @@ def test_mapa_u64_takes_and_gives_64_bit_registers(tmp_path):
     cu.write_text(result.cuda)
     rc, out = nvcc(cu, "sm_90a", tmp_path)
     assert rc == 0 and "warning" not in out, out
+
+
+GLOBAL_OUT = """\
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def global_out(A: T.Buffer((4,), "uint64"), B: T.Buffer((4,), "int32")):
+    T.device_entry()
+    tx = T.thread_id([1])
+    T.ptx.ld.acquire.gpu.global_.u64(A[1], A.data)
+    T.ptx.ld.acquire.gpu.global_.b32(B[3], B.ptr_to([2]))
+"""
+
+
+def test_an_element_of_a_global_buffer_is_an_output_and_makes_it_writable():
+    """TIRx binds any lvalue to an inline-asm output: `ld...(A[1], ...)` loads into a register that
+    is stored to A[1]; A is then written, so not `const`."""
+    result = transpile(GLOBAL_OUT, "global_out.tx", arch="sm_90a")
+    assert result.ok, [(d.span.line, d.code, d.message) for d in result.diagnostics]
+    assert "global_out_kernel(unsigned long long* __restrict__ A_ptr, int* __restrict__ B_ptr)" in result.cuda
+    assert "tirx_ptx_ld_acquire_gpu_global_u64(A_ptr[1], A_ptr);" in result.cuda
+
+
+NARROW_OUT = """\
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def narrow_out(A: T.Buffer((64,), "float32"), B: T.Buffer((32,), "uint8")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    packed = T.alloc_local([1], "uint8")
+    T.ptx.cvt.rn.satfinite.e2m1x2.f32(packed[0], A[2 * tx + 1], A[2 * tx])
+    B[tx] = packed[0]
+"""
+
+
+def test_a_byte_destination_of_a_16_bit_register_is_converted_after_the_instruction(tmp_path):
+    """cvt's .e2m1x2 result is a byte (the ISA's .b8) in a 16-bit register: a uint8 element takes it
+    through a register of the instruction's width, converted after it (flashinfer's fp4 quantizers
+    write their bytes so); an element as wide as the register is bound directly, as before."""
+    result = transpile(NARROW_OUT, "narrow_out.tx", arch="sm_100a")
+    assert result.ok, [(d.span.line, d.code, d.message) for d in result.diagnostics]
+    assert "tirx_ptx_cvt_rn_satfinite_e2m1x2_f32_narrow0(packed_ptr[0]," in result.cuda
+    assert "  out0 = (R0)out0_bits;" in result.cuda
+    wide = transpile(NARROW_OUT.replace('"uint8")\n    T.ptx', '"uint16")\n    T.ptx').replace(
+        "B[tx] = packed[0]", "B[tx] = T.uint8(packed[0])"), "narrow_out.tx", arch="sm_100a")
+    assert wide.ok and "_narrow0" not in wide.cuda
+    if has_nvcc():
+        cu = tmp_path / "narrow_out.cu"
+        cu.write_text(result.cuda)
+        for arch in ("sm_100a", "sm_90a"):  # (on sm_90a the helper traps: its unused register must not warn)
+            rc, out = nvcc(cu, arch, tmp_path)
+            assert rc == 0 and "warning" not in out, out

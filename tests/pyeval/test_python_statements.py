@@ -220,3 +220,37 @@ def k(O: T.Buffer((1,), "int32")):
     result = transpile(text)
     assert result.ok, [(d.span.line, d.code, d.message) for d in result.diagnostics]
     assert hostc.run(result.cuda, {"O": [0]}, threads=1, workdir=tmp_path)["O"] == [1111]
+
+
+STDLIB = """\
+import copy
+import os
+from os import environ
+M = int(os.environ.get("TIRXC_TEST_M", "64"))
+K = int(environ.get("TIRXC_TEST_K", "3")) + int(os.getenv("TIRXC_TEST_UNSET", "1"))
+SHAPE = [1, [2, 3]]
+DEEP = copy.deepcopy(SHAPE)
+DEEP[1].append(4)
+SHALLOW = copy.copy(SHAPE)
+SHALLOW.append(9)
+"""
+STDLIB_VALUES = ["M", "K", "len(SHAPE[1]) * 10 + len(DEEP[1])", "len(SHAPE) * 10 + len(SHALLOW)"]
+
+
+@pytest.mark.skipif(not hostc.available(), reason="g++ or the CUDA headers are missing")
+def test_copy_and_the_environment(tmp_path, monkeypatch):
+    """`copy.copy` / `copy.deepcopy` copy as Python does; `os.environ.get` / `os.getenv` read the
+    environment tirxc runs in (a kernel file's specialization switch), the default without it."""
+    monkeypatch.setenv("TIRXC_TEST_M", "128")
+    monkeypatch.delenv("TIRXC_TEST_K", raising=False)
+    monkeypatch.delenv("TIRXC_TEST_UNSET", raising=False)
+    namespace: dict = {}
+    exec(STDLIB, namespace)  # (the test's own text, not a .tx file)
+    expected = [eval(v, namespace) for v in STDLIB_VALUES]
+    assert expected == [128, 4, 23, 23]
+    stores = "\n".join(f"    O[{i}] = {v}" for i, v in enumerate(STDLIB_VALUES))
+    text = ("from tvm.script import tirx as T\n" + STDLIB + "\n\n@T.prim_func\ndef k(O: T.Buffer((4,), \"int32\")):\n"
+            "    T.device_entry()\n    tx = T.thread_id([1])\n" + stores + "\n")
+    result = transpile(text)
+    assert result.ok, [(d.span.line, d.code, d.message) for d in result.diagnostics]
+    assert hostc.run(result.cuda, {"O": [0] * 4}, threads=1, workdir=tmp_path)["O"] == expected

@@ -21,7 +21,7 @@ from transpiler.target.cmath import PURE_CALLS, via_float32
 from transpiler.ir.fold import nonneg
 from transpiler.lower import cforms
 from transpiler.lower.narrow import exact_stmt
-from transpiler.lower.tma_writes import written_through_maps
+from transpiler.lower.tma_writes import written_by_ptx_outputs, written_through_maps
 from transpiler.target import ptx
 from transpiler.target.arch import BASE_ARCH
 from transpiler.target.cnames import FIXED_WIDTH, fixed_width_names
@@ -742,7 +742,7 @@ def _pure(*exprs: ir.Expr) -> bool:
 def _readonly_params(facts: _Facts, params, body: ir.Stmt) -> set[str]:
     # a pointer may be written through, a store through a view writes its bases, a TMA store its buffer
     written = {s.name for s in facts.stored + facts.addressed for s in (s, s.base, s.base and s.base.base) if s}
-    written.update(written_through_maps(body, params))
+    written.update(written_through_maps(body, params) | written_by_ptx_outputs(body))
     return {p.name for p in params if p.kind == "buffer" and p.name not in written}
 
 

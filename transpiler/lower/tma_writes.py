@@ -1,6 +1,7 @@
-"""The parameter buffers a kernel writes through TMA tensor maps: no store in the body names them,
-but a bulk tensor store or reduction through their map writes them, so they are not read-only
-(lowering's `_readonly_params`; the launcher refuses read-only arrays and overlaps for them)."""
+"""The parameter buffers a kernel writes without a store naming them, so that they are not
+read-only (lowering's `_readonly_params`; the launcher refuses read-only arrays and overlaps for
+them): those a bulk tensor store or reduction writes through their TMA tensor map, and those an
+element of which is a PTX instruction's output (`T.ptx.ld...(A[0], ...)`)."""
 from __future__ import annotations
 
 from transpiler import ir
@@ -29,3 +30,21 @@ def written_through_maps(body: ir.Stmt, params) -> set[str]:
 def _writes_global(mnemonic: str) -> bool:
     return mnemonic.startswith("cp.reduce.async.bulk.tensor") or (
         mnemonic.startswith("cp.async.bulk.tensor") and ".global.shared" in mnemonic)
+
+
+def written_by_ptx_outputs(body: ir.Stmt) -> set[str]:
+    """The storage names of buffers an element of which a PTX wrapper writes (an out / inout
+    operand), in the order the operands take their arguments (immediates are the helper's
+    template, sunk operands take none, the predicate comes last)."""
+    out = set()
+    for e in all_exprs(body):
+        if e.__class__ is not ir.Call:
+            continue
+        instr = ptx.instruction_of(e.func)
+        if instr is None:
+            continue
+        operands = [op for k, op in enumerate(instr.operands) if op.role != "imm" and k not in instr.sinks]
+        for op, arg in zip(operands, e.args):
+            if op.role in ("out", "inout") and isinstance(arg, ir.Load):
+                out.add(arg.storage.name)
+    return out

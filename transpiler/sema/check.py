@@ -138,6 +138,9 @@ def import_(ms, stmt, bind=None) -> None:
             library_import(ms, stmt.module, alias, bind)
         elif stmt.module in pyeval_modules.MODULES:
             value = pyeval_modules.imported(stmt.module, alias.name)
+            if value is None and stmt.module in pyeval_modules.PARTIAL:  # `from os import path`: refused at a use
+                bind(name, Binding(LibraryName(alias.name, stmt.module, False), "import", alias.span))
+                continue
             if value is None:
                 ms.diags.error("E0200", f"`{stmt.module}.{alias.name}` is not supported yet", alias.span,
                                help=did_you_mean(alias.name, pyeval_modules.MODULES[stmt.module]))

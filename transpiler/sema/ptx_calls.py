@@ -257,6 +257,12 @@ def ptx_instruction_call(st, candidates, arg_nodes, node: ast.Call, pred=None, p
         args.append(guard)
     if sinks:
         instr = ptx.sunk(instr, sinks)
+    taking = [k for k, op in enumerate(instr.operands) if op.role != "imm" and k not in sinks]  # (as args are)
+    narrow = tuple(k for k, value in zip(taking, args) if instr.operands[k].is_dest and isinstance(value, ir.BufferLoad)
+                   and value.dtype not in [parse_dtype(d) for d in instr.operands[k].accepts]
+                   and instr.operands[k].kind in _BIT_KINDS and _narrower_int(value.dtype, parse_dtype(instr.operands[k].dtype)))
+    if narrow:
+        instr = ptx.narrowed(instr, narrow)
     require_instruction_arch(st, instr, node.span)
     if instr.mnemonic.startswith("tcgen05."):
         tcgen05_rules(st, instr, args, arg_nodes, node)
@@ -333,13 +339,15 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg, cache: dict | None 
     if op.role in ("out", "inout"):
         if isinstance(val, ir.Buffer) and val.scalar and val.scope == "local":  # `v = T.local_scalar(...)`
             val = ir.BufferLoad(val.dtype, val, (ir.IntImm(INT32, 0),), arg.span)
-        if not (isinstance(val, ir.BufferLoad) and val.buffer.scope == "local"):
+        # an element of a buffer in any memory (`r[0]`, or `A[0]` of a global buffer, stored after the
+        # instruction, as TIRx's inline asm binds any lvalue)
+        if not (isinstance(val, ir.BufferLoad) and val.buffer.scope in _OUTPUT_SCOPES and val.dtype.lanes == 1):
             if not isinstance(val, Poison):
                 st.diags.error("E0602", f"{where} is {'an output' if op.role == 'out' else 'a read-and-written'} "
-                                          f"register: pass a register scalar (`T.local_scalar`) or an element of a register buffer, such as `r[0]`",
+                                          f"register: pass a register scalar (`T.local_scalar`) or an element of a buffer, such as `r[0]`",
                                  arg.span)
             return POISON
-        if val.dtype not in accepts:
+        if val.dtype not in accepts and not (op.kind in _BIT_KINDS and _narrower_int(val.dtype, dtype)):
             st.diags.error("E0602", f"{where} is a {op.kind} register, but `{val.buffer.name}` holds "
                                       f"{val.dtype}", arg.span,
                              help="declare the register buffer as " + " or ".join(f'"{d}"' for d in op.accepts))
@@ -359,6 +367,18 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg, cache: dict | None 
                          help=f"convert it: `T.cast(..., \"{dtype}\")` or `T.reinterpret(\"{dtype}\", ...)`")
         return POISON
     return value
+
+
+_OUTPUT_SCOPES = ("local", "global", "shared", "shared.dyn")
+
+
+_BIT_KINDS = ("b8",)  # registers that carry a narrower value: a .b8 byte in a 16-bit register
+
+
+def _narrower_int(have, want) -> bool:
+    """An 8-bit integer destination of a register that carries a byte (cvt's .e2m1x2 result in a
+    16-bit register): the register is converted to it after the instruction."""
+    return have.is_int and want.is_int and have.lanes == 1 and have.bits == 8 < want.bits
 
 
 # -- tensor memory ---------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import math
 import operator
 
 from transpiler.diag.diagnostics import did_you_mean
-from transpiler.sema import class_dataclass, macros, pyeval_builtins, pyeval_typing, tma_utils
+from transpiler.sema import class_dataclass, macros, pyeval_builtins, pyeval_stdlib, pyeval_typing, tma_utils
 from transpiler.sema.pyeval_builtins import _consts, _fail, _py, _seq
 from transpiler.sema.registry import CALLS
 from transpiler.sema.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
@@ -34,7 +34,10 @@ MODULES = {"math": tuple(_MATH) + tuple(_CONSTANTS), "functools": ("reduce",), "
            # `tvm.DataType(dtype).bits` / `tvm.runtime.DataType`: a dtype's facts (`import tvm` binds the module)
            "tvm": ("DataType", "runtime"), "tvm.runtime": ("DataType",),
            "dataclasses": class_dataclass.NAMES,  # (class_dataclass.py)
-           "typing": pyeval_typing.NAMES}
+           "typing": pyeval_typing.NAMES, **pyeval_stdlib.NAMES}
+# modules of which tirxc evaluates a few names only: an import of another name is accepted and
+# refused where it is used, as an import of a module tirxc does not evaluate
+PARTIAL = tuple(pyeval_stdlib.NAMES)
 # TIRx's layout helpers for TMA / MMA operands (tma_utils.py), under each of their module names
 MODULES.update({module: tma_utils.NAMES[short] for module, short in tma_utils.MODULE_ALIASES.items()})
 DTYPE_FACTS = {"bits": lambda d: d.bits, "lanes": lambda d: d.lanes, "itemsize": lambda d: d.nbytes}
@@ -118,6 +121,8 @@ def dtype_attr(st, base: DTypeVal, node):
 def module_attr(st, base: Builtin, node):
     """`math.gcd`, `math.pi`, `functools.reduce`: a builtin, or a constant's value."""
     member = tma_utils.member_attr(st, base, node)  # `SwizzleMode.SWIZZLE_128B_ATOM`, `.value`
+    if member is None:
+        member = pyeval_stdlib.attribute(base, node.attr)  # `os.environ`
     if member is not None:
         return member
     if f"{base.name}.{node.attr}" in MODULES:  # `tvm.runtime`
@@ -143,6 +148,8 @@ def imported(module: str, name: str):
         return PyConst(_CONSTANTS[name])
     if module == "typing" and name == "TYPE_CHECKING":
         return PyConst(False)
+    if module == "os" and name == "environ":
+        return pyeval_stdlib.environ()
     if module in tma_utils.MODULE_ALIASES:
         return tma_utils.imported(module, name)
     if f"{module}.{name}" in MODULES:

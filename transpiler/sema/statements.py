@@ -115,11 +115,22 @@ def _stmt_Assign(st, stmt: ast.Assign):
     if not isinstance(target, ast.Name):
         st.diags.error("E0312", "cannot assign to this expression", target.span)
         return None
-    existing = existing_binding(st, target.id)
+    existing = assigned_binding(st, target.id)
     if existing is not None:
         return reassign(st, target, existing, stmt.value, stmt)
     val = expr.elab(st, stmt.value)
     return bind_new(st, target, val, stmt)
+
+
+def assigned_binding(st, name: str) -> Binding | None:
+    """What an assignment `name = v` in the kernel rebinds: a kernel name, or the dialect's own
+    names; a module-level constant is shadowed by a new name of the kernel, as a function's
+    assignment makes a local name in Python (and in TVMScript's parser)."""
+    local = state.binding(st, name)
+    if local is not None:
+        return local
+    module = st.module.globals.get(name)
+    return module if module is not None and module.kind in ("builtin", "namespace") else None
 
 
 def existing_binding(st, name: str) -> Binding | None:

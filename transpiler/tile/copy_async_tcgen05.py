@@ -9,7 +9,7 @@ from math import prod
 from transpiler import ir
 from transpiler.sema import tmem_packing
 from transpiler.target.dtypes import HANDLE, UINT32, UINT64
-from transpiler.tile import regions
+from transpiler.tile import copy_async_tcgen05_16x as x16, regions
 from transpiler.tile.checks import min_arch, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy_async_common import CONSTANT_EXTENTS, Offsets, options_of, pair, ptx_call, seq
@@ -31,7 +31,8 @@ def _one_tmem_side(call, cx):
         scopes("warpgroup"), CONSTANT_EXTENTS, SAME_ELEMENTS, min_arch(100, "tensor memory")))
 def tcgen05_ldst(call: ir.TileCall, cx) -> ir.Stmt:
     """The `.32x32b` shape: thread t of the warpgroup holds row t of a 128-lane tile (datapath D),
-    its registers the row's columns in order; `.xN` as wide as the columns allow."""
+    its registers the row's columns in order; `.xN` as wide as the columns allow. A register
+    fragment of a `.16x*b` shape takes that shape instead (copy_async_tcgen05_16x.py)."""
     dst, src = call.operand("dst"), call.operand("src")
     options_of(call, (), "tcgen05_ldst")
     load = regions.memory(src) == "tmem"
@@ -40,23 +41,22 @@ def tcgen05_ldst(call: ir.TileCall, cx) -> ir.Stmt:
     if dtype.bits not in (8, 16, 32) or dtype.lanes != 1:
         raise Decline(f"tensor memory moves 8-, 16- and 32-bit data, not {dtype.name}")
     per = 32 // dtype.bits  # elements per 32-bit register and column
-    rows, cols = _tmem_tile(tmem)
-    first = _register_row(local, rows, cx)
+    sixteen = x16.fragment_shape(local)
+    if sixteen is not None:
+        return _sixteen(call, cx, load, tmem, local, *sixteen)
+    pair = x16.pair_image_plan(tmem, local)
+    if pair is not None:  # a CTA pair's 64-row accumulator: 128 lanes of half the columns
+        cols, col0 = pair
+        first, lane0 = 0, 0
+    else:
+        rows, cols = _tmem_tile(tmem)
+        first = _register_row(local, rows, cx)
+        lane0, col0 = (s.value for s in tmem.starts)
     if cols % per or first % per:
         raise Decline(f"the columns are not whole 32-bit registers ({per} {dtype.name} each)")
     base = _tmem_base(cx)
-    lane0, col0 = (s.value for s in tmem.starts)
-    regs = regions.registers(local.buffer)
     stmts = []
-    words = regs
-    if per > 1:  # the registers as 32-bit words: a typed pointer over the same array
-        storage = regs.storage
-        name = cx.names.fresh(f"{local.buffer.name or 'regs'}_words")
-        view = ir.Storage(name, UINT32, "local", "view_pointer", None, 4, base=storage)
-        words = ir.Buffer("", (c(regs.shape[0].value // per),), UINT32, "local", view, None, c(0), 4, call.span)
-        stmts.append(ir.DeclView(words, call.span))
-        if storage.kind == "array":
-            storage.align = max(storage.align, 4)
+    words = _words(call, cx, local, per, stmts)
     total = cols // per
     done = 0
     while done < total:
@@ -71,6 +71,42 @@ def tcgen05_ldst(call: ir.TileCall, cx) -> ir.Stmt:
             stmts.append(ptx_call(f"tcgen05.st.sync.aligned.32x32b.x{num}.b32", taddr, *operands, span=call.span))
         done += num
     return seq(stmts)
+
+
+def _sixteen(call, cx, load: bool, tmem, local, shape: str, rows: int, cols: int) -> ir.Stmt:
+    """A `.16x64b` / `.16x128b` / `.16x256b` fragment (copy_async_tcgen05_16x.py): one issue per
+    16-lane half of each warp's slab, the fragment's registers in order."""
+    num, lane0, col0, issues = x16.slab_plan(tmem, local, shape, rows, cols)
+    dtype = tmem.buffer.dtype
+    base = _tmem_base(cx)
+    stmts = []
+    words = _words(call, cx, local, 32 // dtype.bits, stmts)
+    regs = x16.REGS_PER_REP[shape] * num
+    column = tmem_packing.column(c(col0), dtype, tmem.buffer.allocated_addr)
+    for k in range(issues):
+        taddr = ir.add(base, ir.cast(UINT32, ir.add(c((lane0 + 16 * k) << 16), column)))
+        operands = [ir.BufferLoad(words.dtype, words, (c(k * regs + i),), call.span) for i in range(regs)]
+        if load:
+            stmts.append(ptx_call(f"tcgen05.ld.sync.aligned.{shape}.x{num}.b32", *operands, taddr, span=call.span))
+        else:
+            stmts.append(ptx_call(f"tcgen05.st.sync.aligned.{shape}.x{num}.b32", taddr, *operands, span=call.span))
+    return seq(stmts)
+
+
+def _words(call, cx, local, per: int, stmts: list):
+    """The thread's registers as 32-bit words: the register array itself, or for 16-bit data a
+    typed pointer over it (declared into stmts)."""
+    regs = regions.registers(local.buffer)
+    words = regs
+    if per > 1:  # the registers as 32-bit words: a typed pointer over the same array
+        storage = regs.storage
+        name = cx.names.fresh(f"{local.buffer.name or 'regs'}_words")
+        view = ir.Storage(name, UINT32, "local", "view_pointer", None, 4, base=storage)
+        words = ir.Buffer("", (c(regs.shape[0].value // per),), UINT32, "local", view, None, c(0), 4, call.span)
+        stmts.append(ir.DeclView(words, call.span))
+        if storage.kind == "array":
+            storage.align = max(storage.align, 4)
+    return words
 
 
 def _tmem_tile(tmem: ir.TileRegion) -> tuple[int, int]:

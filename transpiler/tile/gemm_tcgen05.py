@@ -4,8 +4,10 @@ machines have no sm_100 GPU.
 
 C (M, N) in tensor memory [+]= A (M, K) @ B (N, K)^T, A and B K-major swizzled shared tiles named
 by matrix descriptors (gemm_shared.py), issued by one thread (thread scope) or by one elected
-lane (warp scope). `cta_group=2` multiplies over a CTA pair: each CTA holds its 128 rows of A and
-C and half of B's rows (N / 2), and the instruction's M is 256. The instruction descriptor is
+lane (warp scope). M is 128 (datapath D) or 64 rows (datapath F, C declared with
+`tmem_datapath_layout("F", 64, N)`). `cta_group=2` multiplies over a CTA pair: each CTA holds its
+128 (datapath A) or 64 rows (datapath B) of A and C and half of B's rows (N / 2), and the
+instruction's M is 256 or 128 (gemm_datapath.py). The instruction descriptor is
 folded at compile time from the dtypes and the shape (`descI=` passes a pre-encoded one for the
 block-scaled kinds, as in TIRx). With SFA / SFB (scale factors in tensor memory) the call is the
 block-scaled MMA; each K step reads the scale-factor columns of its K slice. Like TIRx, the
@@ -21,6 +23,7 @@ from transpiler.target.dtypes import INT32, UINT32, VOID
 from transpiler.tile import regions
 from transpiler.tile.checks import all_threads_active, scopes
 from transpiler.tile.gemm_async import scale_d
+from transpiler.tile.gemm_datapath import DESCRIBE, a_tmem_datapath, datapath_of, expected, matrix_view, sample_points
 from transpiler.tile.gemm_frag import NoMatch
 from transpiler.tile.gemm_shared import shared_operand, tcgen05_descriptor
 from transpiler.tile.variants import Check, Decline, check, variant
@@ -76,8 +79,7 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
         raise NoMatch(f"cta_group={group!r}: one CTA (1) or a CTA pair (2)")
     if not isinstance(A_region, ir.TileRegion) or not isinstance(B_region, ir.TileRegion):
         raise NoMatch("A and B must be buffer regions")
-    if regions.memory(A_region) == "tmem":
-        raise NoMatch("A in tensor memory is not supported yet")
+    a_in_tmem = regions.memory(A_region) == "tmem"
     enable = scale_d(call.operand("accum"))
     if enable is None:
         raise NoMatch("accum is not a bool or an integer value")
@@ -99,19 +101,30 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
         kind = next((k for k, ds, ab in desc._KINDS if d in ds and a in ab and b in ab), None)
         if kind is None:
             raise NoMatch(f"no tcgen05 kind multiplies {a} by {b} into {d}")
-    A = shared_operand("A", A_region, bool(call.operand("transA")))
     B = shared_operand("B", B_region, bool(call.operand("transB")))
-    extents = regions.const_extents(C_region)
-    dims = [e for e in (extents or []) if e != 1]
-    if extents is None or len(dims) != 2:
-        raise NoMatch("C is not a constant 2-D region")
-    M, N = dims
-    K = A.cols
-    if A.rows != M or B.cols != K or B.rows * group != N:
-        raise NoMatch(f"C is {M} x {N}, A {A.rows} x {A.cols} and B {B.rows} x {B.cols}: tcgen05 wants A (M, K) "
+    C_view = matrix_view(C_region, "C")
+    M, N = C_view.rows, C_view.cols
+    ws = _weight_stationary(call, C_view, group)
+    if a_in_tmem:
+        if bool(call.operand("transA")):
+            raise NoMatch("A in tensor memory is K-major (rows on lanes); transA is not supported with it")
+        A_view = matrix_view(A_region, "A")
+        A = None
+        a_rows, K = A_view.rows, A_view.cols
+    else:
+        A = shared_operand("A", A_region, bool(call.operand("transA")))
+        a_rows, K = A.rows, A.cols
+    if a_rows != M or B.cols != K or B.rows * group != N:
+        raise NoMatch(f"C is {M} x {N}, A {a_rows} x {K} and B {B.rows} x {B.cols}: tcgen05 wants A (M, K) "
                       f"and B (N{' / 2' if group == 2 else ''}, K)")
-    if M != 128:
-        raise NoMatch(f"M = {M}: tirxc issues tcgen05 with 128 rows per CTA (64 is not supported yet)")
+    if M not in (64, 128):
+        raise NoMatch(f"M = {M}: tcgen05 has 128 or 64 rows per CTA (several M tiles are not supported yet)")
+    if ws and (group != 1 or M != 64 or scaled):
+        raise NoMatch("`.ws` (weight-stationary) is supported for M = 64 on one CTA, unscaled (datapath E); "
+                      f"M = {M}{', cta_group=2' if group == 2 else ''}{', block-scaled' if scaled else ''} "
+                      "is not supported yet")
+    if C_view.batched and not ws:
+        raise NoMatch("a batched C (2, M, N / 2) is the `.ws` datapath E; weight_stationary=False contradicts it")
     mma_m = M * group
     mma_k = desc._K[kind][0]
     if K % mma_k:
@@ -121,11 +134,28 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
     mma_n = max((n for n in range(step, 257, step) if N % n == 0), default=None) if step else None
     if mma_n is None:
         raise NoMatch(f"N = {N} is not a multiple of {step} (tcgen05 M = {mma_m})")
-    d_addr = _tmem_address(C_region, slot, rows=M, cols=N, name="C")
+    for option, value in (("mma_m", mma_m), ("mma_n", mma_n)):
+        given = call.option(option)
+        given = given.value if isinstance(given, ir.IntImm) else given
+        if given is not None and given != value:
+            raise NoMatch(f"{option}={given!r}: tirxc issues {option[-1].upper()} = {value} per MMA here; "
+                          "other instruction tiles are not supported yet")
+    datapath = "E" if ws else datapath_of(M, group)
+    if datapath in ("B", "E") and mma_n != N:
+        raise NoMatch(f"N = {N} needs {N // mma_n} MMAs; datapath {datapath} ("
+                      f"{'M = 64 per CTA of a pair' if datapath == 'B' else '`.ws` M = 64'}) folds the whole N onto "
+                      f"two lane halves, so tirxc issues it as one MMA (N at most 256)")
+    if ws and mma_n not in (64, 128, 256):
+        raise NoMatch(f"N = {N}: a `.ws` MMA is 64, 128 or 256 wide")
+    d_addr = _tmem_address(C_view, slot, check=datapath, name="C")
+    if a_in_tmem:
+        a_datapath = a_tmem_datapath(A_view, M, group, ws)
+        _tmem_address(A_view, slot, check=a_datapath, name="A")  # A's layout (raises if not the datapath)
     idesc = _instr_descriptor(call, kind, a, b, d, mma_m, mma_n, SFA if scaled else None)
-    mnemonic = f"tcgen05.mma.cta_group::{group}.kind::{kind}" + (_SCALED_MNEMONIC[kind] if scaled else "")
-    names = ["d_tmem", "a_desc", "b_desc", "idesc"] + (["scale_a_tmem", "scale_b_tmem"] if scaled else []) + \
-        ["enable_input_d"]
+    mnemonic = f"tcgen05.mma{'.ws' if ws else ''}.cta_group::{group}.kind::{kind}" + \
+        (_SCALED_MNEMONIC[kind] if scaled else "")
+    names = ["d_tmem", "a_tmem" if a_in_tmem else "a_desc", "b_desc", "idesc"] + \
+        (["scale_a_tmem", "scale_b_tmem"] if scaled else []) + ["enable_input_d"]
     forms = ptx.forms(mnemonic)
     if not isinstance(forms, list):
         raise NoMatch(f"no tcgen05 form `{mnemonic}`")
@@ -140,12 +170,14 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
     for ni in range(N // mma_n):
         d_tile = ir.add(d_addr, ir.IntImm(UINT32, ni * mma_n))
         for ki in range(K // mma_k):
-            args = [d_tile, tcgen05_descriptor(A, 0, ki * mma_k),
+            a_arg = _tmem_address(A_view, slot, col=ki * mma_k, name="A") if a_in_tmem else \
+                tcgen05_descriptor(A, 0, ki * mma_k)
+            args = [d_tile, a_arg,
                     tcgen05_descriptor(B, ni * mma_n // group, ki * mma_k), idesc]
             if scaled:
                 args[3] = _scale_factor_id(idesc, ki * sf_step % (per_column(SFA.buffer.dtype) or 1))
-                args += [_tmem_address(SFA, slot, col=ki * sf_step, name="SFA"),
-                         _tmem_address(SFB, slot, col=ki * sf_step, name="SFB")]
+                args += [_tmem_address(matrix_view(SFA, "SFA"), slot, col=ki * sf_step, name="SFA"),
+                         _tmem_address(matrix_view(SFB, "SFB"), slot, col=ki * sf_step, name="SFB")]
             args.append(enable if ki == 0 else ir.IntImm(UINT32, 1))
             body.append(ir.Evaluate(ir.Call(VOID, instr.helper, tuple(args))))
     return ir.Seq(tuple(body))
@@ -179,32 +211,47 @@ def _instr_descriptor(call, kind, a, b, d, m, n, sfa) -> ir.Expr:
     return ir.IntImm(UINT32, value)
 
 
-def _tmem_address(region: ir.TileRegion, slot, rows: int | None = None, cols: int | None = None, col: int = 0,
-                  name: str = "") -> ir.Expr:
-    """The 32-bit tensor-memory address of element (start row, start column + col): the slot's
-    base, the lane in the high half, the column in the low; for C, checks that the region is the
-    identity datapath (row r on lane start + r, column j on column start + j)."""
-    buf = region.buffer
-    if buf.layout is None or not all(isinstance(s, ir.IntImm) for s in region.starts):
+def _weight_stationary(call, C_view, group: int) -> bool:
+    """`.ws`: `weight_stationary=True`, or without it (as in TIRx) a C in datapath E: batched
+    (2, M, N / 2), or (M, N) with the column halves folded onto lanes 64 apart."""
+    given = call.option("weight_stationary")
+    if isinstance(given, ir.IntImm):
+        given = bool(given.value)
+    if given is not None and not isinstance(given, bool):
+        raise NoMatch("weight_stationary= is True or False")
+    if given is not None:
+        return given
+    if C_view.batched:
+        return True
+    first = C_view.place(0, 0)
+    if group != 1 or C_view.rows != 64 or C_view.cols % 2 or first is None:
+        return False
+    for i, j in sample_points(C_view.rows, C_view.cols):  # a packed (M, 2, N / 2) C: datapath E, only `.ws` writes it
+        got = C_view.place(i, j)
+        if got is None or (got[0] - first[0], got[1] - first[1]) != expected("E", C_view.rows, C_view.cols, i, j):
+            return False
+    return True
+
+
+def _tmem_address(view, slot, col: int = 0, name: str = "", check: str | None = None) -> ir.Expr:
+    """The 32-bit tensor-memory address of element (0, col) of a matrix view (gemm_datapath.py):
+    the slot's base, the lane in the high half, the column in the low; with `check`, first that the
+    view's layout is that datapath, relative to its first element."""
+    place = view.place
+    first = place(0, col)
+    if first is None:
         raise NoMatch(f"{name} has no tensor-memory layout or its region start is not constant")
-    dims = [d for d, e in enumerate(region.extents) if not (isinstance(e, ir.IntImm) and e.value == 1)]
-
-    def at(i: int, j: int) -> tuple[ir.Expr, ir.Expr]:
-        coords = [s.value for s in region.starts]
-        if len(dims) == 2:
-            coords[dims[0]] += i
-            coords[dims[1]] += j
-        axes = layouts.apply(buf.layout, [ir.IntImm(INT32, v) for v in coords], list(buf.shape))
-        return layouts.linear_index(axes.get("TLane", [])), layouts.linear_index(axes.get("TCol", []))
-
-    lane, index = at(0, col)
-    if rows is not None:
-        for i, j in ((1, 0), (rows - 1, 0), (0, 1), (0, cols - 1), (rows - 1, cols - 1)):
-            other = at(i, j)
-            if not (ir.is_const(other[0]) and ir.is_const(lane) and ir.is_const(other[1]) and ir.is_const(index)) \
-                    or (other[0].value - lane.value, other[1].value - index.value) != (i, j):
-                raise NoMatch(f"{name}'s tensor-memory layout does not put row r on lane r and column j on column j "
-                              f"(tcgen05's M = 128 datapath)")
-    offset = ir.add(ir.binop("<<", lane, ir.IntImm(INT32, 16)), column(index, buf.dtype, buf.allocated_addr))
+    lane, index = first
+    if check is not None:
+        for i, j in sample_points(view.rows, view.cols):
+            other = place(i, j)
+            if other is None or (other[0] - lane, other[1] - index) != expected(check, view.rows, view.cols, i, j):
+                raise NoMatch(f"{name}'s tensor-memory layout is not {DESCRIBE[check]}")
+        for i, j, dlane in view.copies:  # a batched A's second half: the same element 64 lanes down
+            other = view.place_copy(i, j)
+            if other is None or (other[0] - lane, other[1] - index) != (dlane, j):
+                raise NoMatch(f"{name}'s tensor-memory layout is not {DESCRIBE[check]}")
+    buf = view.region.buffer
+    offset = ir.add(ir.IntImm(INT32, lane << 16), column(ir.IntImm(INT32, index), buf.dtype, buf.allocated_addr))
     base = ir.BufferLoad(UINT32, slot, (ir.IntImm(INT32, 0),))
     return ir.add(base, ir.cast(UINT32, offset))

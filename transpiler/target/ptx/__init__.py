@@ -21,7 +21,7 @@ from transpiler.target.ptx.tcgen05 import TMEM_OPERANDS
 __all__ = ["HELPERS", "KINDS", "Family", "Instruction", "Operand", "FAMILIES", "EXAMPLES", "lookup", "forms",
            "instruction_of",
            "close_mnemonics", "from_attribute_path", "is_helper", "helper_source", "helper_arch", "family_of",
-           "TMEM_OPERANDS", "sunk"]
+           "TMEM_OPERANDS", "sunk", "narrowed"]
 
 FAMILIES: list[Family] = (tensor_core.FAMILIES + mma_more.FAMILIES + mma_sparse.FAMILIES + async_copy.FAMILIES
                           + control.FAMILIES + tcgen05.FAMILIES + async_store.FAMILIES
@@ -81,6 +81,13 @@ def lookup(mnemonic: str) -> Instruction | None:
 def sunk(instr: Instruction, sinks: tuple[int, ...]) -> Instruction:
     """The form with the operands at `sinks` written as the sink symbol `_` (T.ptx.SINK)."""
     result = instr.with_sinks(sinks)
+    _BY_HELPER[result.helper] = result
+    return result
+
+
+def narrowed(instr: Instruction, outs: tuple[int, ...]) -> Instruction:
+    """The form whose destinations at `outs` are narrower integers than their registers."""
+    result = instr.with_narrowed(outs)
     _BY_HELPER[result.helper] = result
     return result
 

@@ -20,7 +20,7 @@ def _to_narrow(m):
     srcs = (Operand("in", "f32"), Operand("in", "f32")) if a == "f32" else (Operand("in", "b32"),)
     args = ", ".join(f"${k}" for k in range(1, len(srcs) + 1))
     if d == "e2m1x2":  # a .b8 destination, staged through a .b8 register
-        return Form((Operand("out", "b16"),) + srcs, "{\n.reg .b8 tirx_b;\n" + f"{m[0]} tirx_b, {args};\n"
+        return Form((Operand("out", "b8"),) + srcs, "{\n.reg .b8 tirx_b;\n" + f"{m[0]} tirx_b, {args};\n"
                     "cvt.u16.u8 $0, tirx_b;\n}", feature=feature)
     return Form((Operand("out", "b16"),) + srcs, f"{m[0]} $0, {args};", feature=feature)
 

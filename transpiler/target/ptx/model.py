@@ -14,6 +14,9 @@ from transpiler.target.arch import FEATURES, guard_macro
 # register kind -> (C type, tirx dtype of the C type, asm constraint, accepted dtypes)
 # A `.bN` operand takes any N-bit value: the helper sees its bits.
 KINDS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
+    # a .b8 value (cvt's .e2m1x2 byte) carried in the low byte of a 16-bit register: an 8-bit
+    # destination gets the register converted to it after the instruction (Instruction.narrowed)
+    "b8": ("unsigned short", "uint16", "h", ("uint16", "int16")),
     "u16": ("unsigned short", "uint16", "h", ("uint16",)),
     "b16": ("unsigned short", "uint16", "h", ("uint16", "int16", "float16", "bfloat16")),
     "u32": ("unsigned int", "uint32", "r", ("uint32",)),
@@ -79,6 +82,7 @@ class Instruction:
     specific: tuple[int, ...] = field(default=())  # arch-specific: the architectures it exists on
     sinkable: tuple[int, ...] = ()  # operands the ISA lets be the sink `_` (T.ptx.SINK)
     sinks: tuple[int, ...] = ()  # operands written `_`: no helper parameter
+    narrowed: tuple[int, ...] = ()  # destinations bound to a narrower integer (a uint8 for a .b16 register)
 
     @property
     def min_arch(self) -> int:
@@ -97,7 +101,8 @@ class Instruction:
         return ("tirx_ptx_" + "".join(c if c.isalnum() else "_" for c in self.mnemonic).strip("_")
                 + (f"_{self.variant}" if self.variant else "") + ("_pred" if self.predicated else "")
                 + ("_keep" if self.preserve_dst else "")
-                + ("_sink" + "_".join(str(k) for k in self.sinks) if self.sinks else ""))
+                + ("_sink" + "_".join(str(k) for k in self.sinks) if self.sinks else "")
+                + ("_narrow" + "_".join(str(k) for k in self.narrowed) if self.narrowed else ""))
 
     def with_pred(self, preserve_dst: bool = False) -> "Instruction":
         return replace(self, predicated=True, preserve_dst=preserve_dst)
@@ -106,12 +111,18 @@ class Instruction:
         """The operands at `sinks` written as the sink symbol `_` (they take no argument)."""
         return replace(self, sinks=tuple(sorted(sinks)))
 
+    def with_narrowed(self, narrowed: tuple[int, ...]) -> "Instruction":
+        """The destinations at `narrowed` bound to narrower integers: the instruction writes a
+        register of its width, converted to the argument's type after it."""
+        return replace(self, narrowed=tuple(sorted(narrowed)))
+
     # -- rendering ----------------------------------------------------------------------------
     def source(self) -> str:
         params, imms, types = [], [], []
         numbers: dict[str, int] = {}
         after: list[str] = []  # statements after the asm (predicate results)
         before: list[str] = []  # declarations before the asm
+        staged: list[str] = []  # registers of narrowed destinations, declared where the asm is
         counts = {"out": 0, "inout": 0, "in": 0, "addr": 0, "imm": 0}
         prefix = {"out": "out", "inout": "acc", "in": "in", "addr": "ptr", "imm": "value"}
         out_refs, in_refs = [], []  # (key, constraint text)
@@ -126,12 +137,16 @@ class Instruction:
             if op.role in ("out", "inout"):
                 sign = "=" if op.role == "out" and not self.preserve_dst else "+"
                 constraint = KINDS[op.kind][2]
-                if op.kind in ("b16", "b32", "b64", "pred"):
+                if op.kind in ("b8", "b16", "b32", "b64", "pred"):
                     # any register of the width: the helper takes it by reference and sees its bits
                     tname = f"R{len(types)}"
                     types.append(f"typename {tname}")
                     params.append(f"{tname}& {name}")
-                    if op.kind == "pred":
+                    if k in self.narrowed:  # a register of the instruction's width, converted after it
+                        staged.append(f"  {op.ctype} {name}_bits" + (f" = ({op.ctype}){name};" if sign == "+" else ";"))
+                        out_refs.append((str(k), f'"{sign}{constraint}"({name}_bits)'))
+                        after.append(f"  {name} = ({tname}){name}_bits;")
+                    elif op.kind == "pred":
                         before.append(f"  unsigned int {name}_bits = "
                                       + (f"{name} ? 1u : 0u;" if self.preserve_dst else "0;"))
                         out_refs.append((str(k), f'"{sign}r"({name}_bits)'))
@@ -183,9 +198,9 @@ class Instruction:
         asm = f'  asm volatile("{text}"{sections}{clobber});'
         guard = guard_macro(self.feature)
         if guard:
-            body += [f"#ifdef {guard}", asm, *after, "#else", "  __trap();", "#endif"]
+            body += [f"#ifdef {guard}", *staged, asm, *after, "#else", "  __trap();", "#endif"]
         else:
-            body += [asm, *after]
+            body += [*staged, asm, *after]
         if self.returns:
             body.append("  return result;")
         template = f"template <{', '.join(imms + types)}>\n" if imms or types else ""
