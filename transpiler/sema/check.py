@@ -169,7 +169,7 @@ LIBRARY_MODULES = {f"{prefix}.{name}": names for name, names in _LANG.items()
 LIBRARY_MODULES.update({prefix: sum(_LANG.values(), ()) for prefix in ("tvm.tirx.lang", "tvm.backend.cuda.lang")})
 LIBRARY_MODULES["tvm.tirx.bench"] = ("bench", "DistributedBenchContext", "CudaProfiler", "EventType",
                                      "export_to_perfetto_trace", "decode_tag")
-LIBRARY_MODULES["enum"] = ("Enum", "IntEnum")  # a class derived from them is refused by name (classes.py)
+LIBRARY_MODULES["enum"] = ("Enum", "IntEnum")  # a class derived from them is an enum (class_enum.py)
 
 
 def library_import(ms, module: str, alias, bind) -> None:
@@ -190,6 +190,7 @@ def bind_global(ms, name: str, binding: Binding) -> None:
 
 
 CALLS["import_stmt"] = import_
+
 
 def constant(ms, stmt: ast.Assign) -> None:
     if stmt.chain:  # `a = b = value`: the value once, bound to each target in order

@@ -528,7 +528,7 @@ def _elab_Attribute(st, node: ast.Attribute):
     if isinstance(base, LibraryName):
         return library_name(st, base, node.value)
     if isinstance(base, LayoutVal):
-        return CALLS["layout_attr"](st, base, node)  # layout_methods.py
+        return CALLS["layout_attr"](st, base, node)  # layout_attrs.py
     if isinstance(base, WITH_ATTRS):
         return CALLS["class_attr"](st, base, node)  # classes.py
     if isinstance(base, Builtin):  # `math.gcd` (pyeval_modules.py)
