@@ -57,3 +57,23 @@ def scopes(*allowed: str) -> Check:
     def test(call, cx):
         return None if call.scope in allowed else f"it runs at {call.scope} scope"
     return Check(f"it runs at {' or '.join(allowed)} scope", test)
+
+
+@check("the element count is a multiple of the scope's thread count")
+def divides_threads(call, cx):
+    threads = cx.scope_threads()
+    if threads is None:
+        return "the block shape is not constant"
+    count = regions.num_elements(call.operand("dst"))
+    if count % threads:
+        return f"{count} elements do not split evenly over {threads} threads"
+    return None
+
+
+@check("it runs at thread, warp, warpgroup or CTA scope with a constant block shape")
+def cooperative_scope(call, cx):
+    if call.scope not in ("thread", "warp", "warpgroup", "cta"):
+        return f"it runs at {call.scope} scope"
+    if cx.scope_threads() is None:
+        return "the block shape is not constant"
+    return None

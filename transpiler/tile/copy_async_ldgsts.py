@@ -13,7 +13,7 @@ from transpiler.sema.expr import base_alignment
 from transpiler.target.dtypes import HANDLE, UINT32
 from transpiler.tile import copy_plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, min_arch, scopes
+from transpiler.tile.checks import all_threads_active, divides_threads, min_arch, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy_async_common import (CONSTANT_EXTENTS, address, bool_option, int_option,
                                               options_of, pair, ptx_call)
@@ -33,24 +33,13 @@ def _same_elements(call, cx):
     return None
 
 
-def _divides_threads(call, cx):
-    threads = cx.scope_threads()
-    if threads is None:
-        return "the block shape is not constant"
-    count = regions.num_elements(call.operand("dst"))
-    if count % threads:
-        return f"{count} elements do not split evenly over {threads} threads"
-    return None
-
-
 SAME_ELEMENTS = Check("dst and src have the same dtype and the same non-unit extents", _same_elements)
-DIVIDES = Check("the element count is a multiple of the scope's thread count", _divides_threads)
 
 
 @variant("copy_async", "ldgsts", priority=20, when=(
         pair(("shared",), ("global",), "it copies global to shared memory"),
         scopes("thread", "warp", "warpgroup", "cta"), all_threads_active, CONSTANT_EXTENTS, SAME_ELEMENTS,
-        min_arch(80, "cp.async"), DIVIDES))
+        min_arch(80, "cp.async"), divides_threads))
 def ldgsts(call: ir.TileCall, cx) -> ir.Stmt:
     dst, src = call.operand("dst"), call.operand("src")
     opts = options_of(call, OPTIONS, "ldgsts")

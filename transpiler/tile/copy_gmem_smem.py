@@ -6,21 +6,10 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.tile import copy_plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, same_elements, scopes
+from transpiler.tile.checks import all_threads_active, divides_threads, same_elements, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy_vec_forced import hinted_load
-from transpiler.tile.variants import Decline, check, variant
-
-
-@check("the element count is a multiple of the scope's thread count")
-def divides_threads(call, cx):
-    threads = cx.scope_threads()
-    if threads is None:
-        return "the block shape is not constant"
-    count = regions.num_elements(call.operand("dst"))
-    if count % threads:
-        return f"{count} elements do not split evenly over {threads} threads"
-    return None
+from transpiler.tile.variants import Decline, variant
 
 
 @variant("copy", "gmem_smem", priority=10, when=(

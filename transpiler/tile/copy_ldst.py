@@ -89,11 +89,7 @@ def _lane_offsets(buf: ir.Buffer, extents, strides) -> list[list[int]] | str:
     """For each lane, the shared offset (from the region's first element) of each register."""
     layout = buf.layout
     iters = list(layout.shard)
-    places, running = [], 1
-    for it in reversed(iters):
-        places.append(running)
-        running *= it.extent.value
-    places.reverse()
+    places = regions.place_values(iters)
     mem = [(it, place) for it, place in zip(iters, places) if it.axis == "m"]
     count = 1
     for it, _ in mem:

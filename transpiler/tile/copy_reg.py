@@ -109,11 +109,7 @@ def held_copy(call, cx, r: ir.TileRegion, other: ir.TileRegion, to_registers: bo
 def thread_values(buf: ir.Buffer) -> set[int]:
     """Every value the thread axes' part of the flat coordinate takes over the threads."""
     iters = list(buf.layout.shard)
-    places, running = [], 1
-    for it in reversed(iters):
-        places.append(running)
-        running *= it.extent.value
-    places.reverse()
+    places = regions.place_values(iters)
     values = {0}
     for it, place in zip(iters, places):
         if it.axis != "m":
@@ -132,11 +128,7 @@ def flat_held(buf: ir.Buffer, cx) -> tuple[ir.Expr, list[tuple[int, int]], int]:
     the run length: consecutive entries of one run are consecutive registers and elements)."""
     layout = buf.layout
     iters = list(layout.shard)
-    places, running = [], 1
-    for it in reversed(iters):
-        places.append(running)
-        running *= it.extent.value
-    places.reverse()
+    places = regions.place_values(iters)
     thread_flat: ir.Expr = c(0)
     for it, place in zip(iters, places):
         if it.axis != "m" and it.extent.value > 1:

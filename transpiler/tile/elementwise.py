@@ -16,7 +16,7 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active
+from transpiler.tile.checks import all_threads_active, cooperative_scope
 from transpiler.tile.context import c
 from transpiler.tile.elementwise_common import (SCOPE_AXES, aligned, bind_scalars, element, held_elements, loop,
                                                 scope_sync, store, unflatten)
@@ -85,15 +85,6 @@ def layout_reason(p: Plan, scope: str) -> str | None:
     return None
 
 
-@check("it runs at thread, warp, warpgroup or CTA scope with a constant block shape")
-def smem_scope(call, cx):
-    if call.scope not in ("thread", "warp", "warpgroup", "cta"):
-        return f"it runs at {call.scope} scope"
-    if cx.scope_threads() is None:
-        return "the block shape is not constant"
-    return None
-
-
 # -- the variants ------------------------------------------------------------------------------
 
 @variant(OPS + ("binary_chain",), "reg", priority=10, when=(all_threads_active, parses, in_registers, register_layouts))
@@ -124,7 +115,7 @@ def reg_body(p: Plan, cx, values: dict) -> ir.Stmt:
     return loop(cx, "i", regions.num_elements(dst), one, unroll=True)
 
 
-@variant(OPS + ("binary_chain",), "smem", priority=10, when=(all_threads_active, parses, in_shared, smem_scope))
+@variant(OPS + ("binary_chain",), "smem", priority=10, when=(all_threads_active, parses, in_shared, cooperative_scope))
 def lower_smem(call: ir.TileCall, cx) -> ir.Stmt:
     p = plan(call)
     pre, values = bind_scalars(p, cx)

@@ -15,7 +15,6 @@ lowering emits no completion: `tcgen05.commit` and the mbarrier wait are the cal
 from __future__ import annotations
 
 from transpiler import ir
-from transpiler.ir import layout as layouts
 from transpiler.sema import tcgen05_desc as desc
 from transpiler.sema.tmem_packing import column, per_column
 from transpiler.target import ptx

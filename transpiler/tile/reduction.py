@@ -18,14 +18,14 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.target.dtypes import UINT32
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active
+from transpiler.tile.checks import all_threads_active, cooperative_scope
 from transpiler.tile.context import c
 from transpiler.tile.elementwise_common import loop, scope_sync
 from transpiler.tile.reduction_plan import plan_threads
 from transpiler.tile.reduction_common import (REDUCE_OPS, Reduce, at, combine, identity, memories, parse,
                                               parsed_check, put, scratch, valid)
 from transpiler.tile import reduction_lanes as lanes
-from transpiler.tile.variants import Check, Decline, check, variant
+from transpiler.tile.variants import Check, Decline, variant
 
 # -- local -----------------------------------------------------------------------------------
 
@@ -97,17 +97,8 @@ def sequential(r: Reduce, cx) -> ir.Stmt:
 
 # -- shared ----------------------------------------------------------------------------------
 
-@check("it runs at thread, warp, warpgroup or CTA scope with a constant block shape")
-def shared_scope(call, cx):
-    if call.scope not in ("thread", "warp", "warpgroup", "cta"):
-        return f"it runs at {call.scope} scope"
-    if cx.scope_threads() is None:
-        return "the block shape is not constant"
-    return None
-
-
 @variant(REDUCE_OPS, "shared", priority=10,
-         when=(all_threads_active, valid, memories("shared", "src and dst are in shared memory"), shared_scope))
+         when=(all_threads_active, valid, memories("shared", "src and dst are in shared memory"), cooperative_scope))
 def lower_shared(call: ir.TileCall, cx) -> ir.Stmt:
     return shared_body(parse(call), cx)
 

@@ -130,12 +130,7 @@ def partition(buf: ir.Buffer, cx: Lowering) -> list[Held] | str:
             if it.extent.value > 1 and it.stride.value != radix:
                 return f"the layout's `{axis}` iters do not form a mixed radix"
             radix *= it.extent.value
-    places = []
-    running = 1
-    for it in reversed(iters):
-        places.append(running)
-        running *= it.extent.value
-    places.reverse()
+    places = place_values(iters)
     thread_flat: ir.Expr = c(0)  # the part of the flat coordinate that the thread's axes fix
     for it, place in zip(iters, places):
         if it.axis != "m" and it.extent.value > 1:
@@ -172,3 +167,13 @@ def offsets_in(region: ir.TileRegion, coords) -> tuple[ir.Expr, ...] | None:
         if not (isinstance(extent, ir.IntImm) and extent.value == 1):
             index.append(offset)
     return tuple(index)
+
+
+def place_values(iters) -> list[int]:
+    """The place value of each iter in the row-major flat coordinate of a layout's shard: the
+    product of the extents of the iters after it."""
+    places, running = [], 1
+    for it in reversed(iters):
+        places.append(running)
+        running *= it.extent.value
+    return places[::-1]
