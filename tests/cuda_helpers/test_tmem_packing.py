@@ -50,3 +50,14 @@ def test_allocated_addr_reads_back_the_full_address():
     address = calls[0].args[0]  # bytes_.allocated_addr[0]: the slot plus the view's first column, 64
     assert isinstance(address, ir.BinOp) and address.op == "+" and isinstance(address.a, ir.Load)
     assert address.a.storage.name.startswith("tmem_addr") and address.b.value == 64
+
+
+def test_the_full_address_names_the_slot_when_the_allocation_is_elsewhere():
+    """Code that only issues tcgen05 instructions (the allocation made by other code, as in TIRx's
+    codegen tests) names its slot in `allocated_addr=slot + c`: the same addresses as with the
+    `tcgen05.alloc` in the kernel."""
+    text = KERNEL.read_text()
+    alloc = "T.ptx.tcgen05.alloc(T.address_of(tmem_addr), n_cols=128, cta_group=1)"
+    assert alloc in text
+    without = text.replace(alloc, "T.cuda.warp_sync()")
+    assert [o.value for o in _offsets("tcgen05_st", without)] == [o.value for o in _offsets("tcgen05_st", text)]

@@ -11,7 +11,7 @@ rmsnorm_tx_kernel(const float* __restrict__ X_ptr, const float* __restrict__ W_p
   float part_ptr[1];
   __shared__ alignas(64) float part_smem_ptr[8];
   __shared__ alignas(64) float total_ptr[1];
-  // Tx.cta.copy(x, Xw[s, 0:8, 0:512]): reg
+  // Tx.cta.copy(x, Xw[row, 0:8, 0:512]): reg
   {
     *(float4*)x_ptr = *(const float4*)(X_ptr + (((((thread_id / 32) % 8) * 512) + ((thread_id % 32) * 4)) + (row * 4096)));
     *(float4*)(x_ptr + 4) = *(const float4*)(X_ptr + ((((((thread_id / 32) % 8) * 512) + ((thread_id % 32) * 4)) + (row * 4096)) + 128));
@@ -134,7 +134,7 @@ rmsnorm_tx_kernel(const float* __restrict__ X_ptr, const float* __restrict__ W_p
     x_ptr[14] = x_ptr[14] * w_ptr[14];
     x_ptr[15] = x_ptr[15] * w_ptr[15];
   }
-  // Tx.cta.copy(Yw[s, 0:8, 0:512], x): reg
+  // Tx.cta.copy(Yw[row, 0:8, 0:512], x): reg
   {
     *(float4*)(Y_ptr + (((((thread_id / 32) % 8) * 512) + ((thread_id % 32) * 4)) + (row * 4096))) = *(float4*)x_ptr;
     *(float4*)(Y_ptr + ((((((thread_id / 32) % 8) * 512) + ((thread_id % 32) * 4)) + (row * 4096)) + 128)) = *(float4*)(x_ptr + 4);

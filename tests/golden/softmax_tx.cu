@@ -10,7 +10,7 @@ softmax_tx_kernel(const float* __restrict__ X_ptr, float* __restrict__ Y_ptr) {
   float part_ptr[1];
   __shared__ alignas(64) float part_smem_ptr[8];
   __shared__ alignas(64) float stats_ptr[2];
-  // Tx.cta.copy(x, Xw[s, 0:8, 0:512]): reg
+  // Tx.cta.copy(x, Xw[row, 0:8, 0:512]): reg
   {
     *(float4*)x_ptr = *(const float4*)(X_ptr + (((((thread_id / 32) % 8) * 512) + ((thread_id % 32) * 4)) + (row * 4096)));
     *(float4*)(x_ptr + 4) = *(const float4*)(X_ptr + ((((((thread_id / 32) % 8) * 512) + ((thread_id % 32) * 4)) + (row * 4096)) + 128));
@@ -156,7 +156,7 @@ softmax_tx_kernel(const float* __restrict__ X_ptr, float* __restrict__ Y_ptr) {
     x_ptr[14] = x_ptr[14] * src2;
     x_ptr[15] = x_ptr[15] * src2;
   }
-  // Tx.cta.copy(Yw[s, 0:8, 0:512], x): reg
+  // Tx.cta.copy(Yw[row, 0:8, 0:512], x): reg
   {
     *(float4*)(Y_ptr + (((((thread_id / 32) % 8) * 512) + ((thread_id % 32) * 4)) + (row * 4096))) = *(float4*)x_ptr;
     *(float4*)(Y_ptr + ((((((thread_id / 32) % 8) * 512) + ((thread_id % 32) * 4)) + (row * 4096)) + 128)) = *(float4*)(x_ptr + 4);

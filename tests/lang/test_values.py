@@ -191,3 +191,85 @@ def test_host_statements(tmp_path):
     result = transpile(HOST)
     with pytest.raises(AssertionError, match="the host run failed"):  # n = 0: the kernel traps
         hostc.run(result.cuda, {"A": [0] * 8, "O": [0] * 4}, scalars={"n": 0, "m": 8}, workdir=tmp_path)
+
+
+HOST_VIEWS = """\
+from tvm.script import tirx as T
+
+@T.prim_func
+def k(A_ptr: T.handle, O_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (2, 4), "int32")
+    O = T.match_buffer(O_ptr, (8,), "int32")
+    A_flat = A.view(-1)
+    A_bytes = A.view("uint8")
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([1])
+    for i in range(4):
+        O[i] = A_flat[i * 2 + 1]
+    O[4] = A_bytes[1, 4]
+    O[5] = A_bytes[0, 1]
+"""
+
+
+def test_host_views(tmp_path):
+    """A view of a parameter named before `T.device_entry()` (`A_flat = A.view(-1)`, as TIRx's
+    tests write it) is the same memory in the kernel."""
+    a = [0x11223344, 2, 3, 4, 5, 6, 7, 8]
+    out, _ = run(HOST_VIEWS, {"A": a, "O": [0] * 8}, tmp_path)
+    assert out["O"][:6] == [2, 4, 6, 8, 6, 0x33]  # bytes 20 and 1: little-endian, as on the GPU
+
+
+ONE_WARP = """\
+from tvm.script import tirx as T
+
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32,), "int32")
+    T.device_entry()
+    bx = T.cta_id([1])
+    wg = T.warpgroup_id([1])
+    wiw = T.warp_id_in_wg([1])
+    lane = T.lane_id([32])
+    A[lane] = wg * 1000 + wiw * 100 + lane
+"""
+
+
+def test_block_of_a_one_warp_warpgroup():
+    """`warpgroup_id([1])`, `warp_id_in_wg([1])`, `lane_id([32])` close to a block of 32 threads
+    (TIRx's scope-id closure), not to a warpgroup's 128."""
+    result = transpile(ONE_WARP, until="launcher")
+    assert result.ok, [(d.span.line, d.code, d.message) for d in result.diagnostics]
+    assert "__launch_bounds__(32)" in result.cuda
+    assert '"block": (32, 1, 1),' in result.launcher
+
+
+LAID_OUT_VIEW = """\
+from tvm.script import tirx as T
+from tvm.tirx.layout import S, TileLayout
+
+@T.prim_func
+def k(A_ptr: T.handle, O_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (2, 4), "int32")
+    O = T.match_buffer(O_ptr, (2, 4), "uint32")
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([1])
+    Sm = T.alloc_buffer((2, 4), "int32", scope="local", layout=TileLayout(S[(2, 4) : (1, 2)]))
+    for i in range(2):
+        for j in range(4):
+            Sm[i, j] = A[i, j]
+    U = Sm.view("uint32")
+    for i in range(2):
+        for j in range(4):
+            O[i, j] = U[i, j]
+"""
+
+
+def test_view_dtype_keeps_the_layout(tmp_path):
+    """`buf.view(dtype)` of a buffer with a layout, to an element type of the same size (a
+    production kernel's uint8 -> float8 shared tiles): each element where the layout puts it,
+    read as the other type."""
+    a = [-1, 2, -3, 4, 5, -6, 7, -8]
+    out, _ = run(LAID_OUT_VIEW, {"A": a, "O": [0] * 8}, tmp_path)
+    assert out["O"] == [v & 0xFFFFFFFF for v in a]

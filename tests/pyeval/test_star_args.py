@@ -45,3 +45,24 @@ def test_star_of_a_module_constant_into_a_dialect_call():
     assert result.ok and written.ok, [(d.code, d.message) for d in result.diagnostics + written.diagnostics]
     assert "A_ptr[(tx * 4)] = A_ptr[6] + A_ptr[5];" in written.cuda
     assert result.cuda == written.cuda
+
+
+def test_star_inside_a_tuple_index_and_a_layout_tuple():
+    """`A[(bx, *rest)]` (a tuple display as the index, with slices among the unpacked items) and
+    `S[shape : (*strides,)]` expand as Python expands the tuple display: the same CUDA as with the
+    items written out."""
+    text = ("from tvm.script import tirx as T\nfrom tvm.script.tirx import tile as Tx\n"
+            "from tvm.tirx.layout import S, TileLayout\n\n"
+            "STRIDES = (1, 2)\nSL = (slice(0, 2), slice(0, 4))\n"
+            "L = TileLayout(S[(2, 4) : (*STRIDES,)])\n\n@T.prim_func\n"
+            "def k(A: T.Buffer((3, 2, 4), \"float32\"), B: T.Buffer((2, 4), \"float32\")):\n"
+            "    T.device_entry()\n    bx = T.cta_id([1])\n    T.thread_id([1])\n"
+            "    R = T.alloc_buffer((2, 4), \"float32\", scope=\"shared\", layout=L)\n"
+            "    Tx.copy(R[:, :], A[(bx + 1, *SL)])\n    Tx.copy(B[:, :], R[:, :])\n")
+    written = text.replace("A[(bx + 1, *SL)]", "A[bx + 1, 0:2, 0:4]").replace("(*STRIDES,)", "(1, 2)")
+    result, plain = transpile(text), transpile(written)
+    assert result.ok and plain.ok, [(d.code, d.message) for d in result.diagnostics + plain.diagnostics]
+    assert result.cuda == plain.cuda
+    assert "R_ptr[" in result.cuda and "(bx * 8) + 8" in result.cuda
+    row_major = transpile(written.replace("(1, 2)", "(4, 1)"))
+    assert row_major.ok and row_major.cuda != result.cuda  # the strides reach the code

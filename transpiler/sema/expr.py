@@ -371,7 +371,7 @@ def _compare_operands(st, node: ast.Compare, operands):
 
 # -- subscripts and attributes ---------------------------------------------------------------
 def _elab_Subscript(st, node: ast.Subscript):
-    if any(i.__class__ is ast.Starred for i in node.indices):  # `A[*idx]` (pyeval_lists.py)
+    if any(i.__class__ is ast.Starred for i in index_nodes(node)[0]):  # `A[*idx]`, `A[(i, *idx)]` (pyeval_lists.py)
         node = CALLS["expand_subscript"](st, node)
         if node is None:
             return POISON
@@ -591,7 +591,7 @@ def call(st, func, node: ast.Call):
 
 
 # T.* calls that fold over constants and need no kernel
-PURE_CALLS = ("min", "max", "ceildiv", "floordiv", "floormod", "meta_var", "dynamic")
+PURE_CALLS = ("min", "max", "ceildiv", "floordiv", "floormod", "meta_var", "dynamic", "IntImm", "FloatImm")
 
 
 def _builtin_call(st, func: Builtin, node: ast.Call):

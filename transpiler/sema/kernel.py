@@ -341,6 +341,9 @@ def host_stmt(st, stmt) -> None:
         if isinstance(val, LayoutPart):
             state.bind(st, name, Binding(views.make_layout(st, val, stmt.value), "const", stmt.target.span))
             return
+        if isinstance(val, ir.Buffer) and val.storage is not None and root_storage(val.storage).kind == "param":
+            statements.bind_new(st, stmt.target, val, stmt)  # a view of a parameter (`A.view(-1)`)
+            return
         state.bind(st, name, Binding(POISON, "other", stmt.target.span))
         if val is not POISON:
             st.diags.error("E0401", "this value before `T.device_entry()` is not supported yet", stmt.span,
@@ -364,6 +367,12 @@ def host_stmt(st, stmt) -> None:
     st.diags.error("E0401", "this statement before `T.device_entry()` is not supported yet", stmt.span,
                      help=f"{move}; before it tirxc accepts parameter bindings, symbolic extents and "
                           f"compile-time values")
+
+
+def root_storage(storage: ir.Storage) -> ir.Storage:
+    while storage.base is not None:
+        storage = storage.base
+    return storage
 
 
 def host_value(val) -> bool:

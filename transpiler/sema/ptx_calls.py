@@ -402,7 +402,10 @@ def tcgen05_rules(st, instr, args, arg_nodes, node) -> None:
                                       f"it must be a shared uint32", arg_nodes[0].span,
                              help="declare it as `T.alloc_shared((1,), \"uint32\")`")
         columns = args[1].value if isinstance(args[1], ir.IntImm) else None
-        if st.tmem_alloc is not None:
+        if st.tmem_alloc is not None and st.tmem_alloc[2] is None and slot.buffer is not st.tmem_alloc[0]:
+            st.diags.error("E0705", f"this `tcgen05.alloc` writes `{slot.buffer.name}`, but tensor-memory "
+                                    f"buffers above take their address from `{st.tmem_alloc[0].name}`", node.span)
+        elif st.tmem_alloc is not None and st.tmem_alloc[2] is not None:
             st.diags.error("E0705", "a second `tcgen05.alloc` in this kernel", node.span,
                              notes=[Note("the first allocation is here", st.tmem_alloc[2])])
         else:

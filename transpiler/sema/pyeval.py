@@ -16,7 +16,8 @@ from transpiler.syntax import ast
 from transpiler.sema import expr
 from transpiler.sema.pyeval_box import box_of, fresh, new_list, new_set
 from transpiler.sema.registry import CALLS
-from transpiler.sema.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict
+from transpiler.sema.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
+    SliceVal
 from transpiler.sema.scalars import _kind
 
 STEP_BUDGET = 100_000  # comprehension items, compile-time loop iterations and helper statements, per file
@@ -115,6 +116,14 @@ def as_node(value, span) -> ast.Expr:
     if value.__class__ is PyConst and isinstance(value.value, _SCALARS):
         return ast.Constant(span, value.value)
     return ast.Value(span, value)
+
+
+def index_node(item, span) -> ast.Expr:
+    """An elaborated index standing in for one written out: a `slice(...)` value as the slice."""
+    if isinstance(item, SliceVal):
+        parts = (item.lower, item.upper, item.step)
+        return ast.Slice(span, *(None if p is None else ast.Value(span, p) for p in parts))
+    return as_node(item, span)
 
 
 # -- `*` and `**` ------------------------------------------------------------------------------------
@@ -405,6 +414,7 @@ def split_items(st, target, value):
 CALLS["sequence"] = sequence
 CALLS["expand_call"] = expand_call
 CALLS["ct_subscript"] = ct_subscript
+CALLS["unpack"] = unpack
 for _name, _fn in list(globals().items()):
     if _name.startswith("_elab_"):
         expr._ELAB[getattr(ast, _name[6:])] = _fn

@@ -9,7 +9,7 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.sema import expr, scalars, state
-from transpiler.sema.pyeval import as_node, items_of, kind_of, pack, step, truth
+from transpiler.sema.pyeval import as_node, index_node, items_of, kind_of, pack, step, truth
 from transpiler.sema import pyeval_box, pyeval_fstring, pyeval_lists
 from transpiler.sema.registry import CALLS, PY_BUILTINS
 from transpiler.sema.values import Method, POISON, Poison, PyConst, PyDict, SliceVal
@@ -325,9 +325,7 @@ def slice_index(st, node: ast.Subscript) -> ast.Subscript:
     else:
         return node if index.__class__ is ast.Name else ast.Subscript(node.span, node.value, (as_node(value, index.span),))
     span = index.span
-    indices = tuple(ast.Slice(span, *(None if p is None else ast.Value(span, p)
-                                      for p in (v.lower, v.upper, v.step))) if isinstance(v, SliceVal)
-                    else as_node(v, span) for v in items)
+    indices = tuple(index_node(v, span) for v in items)
     return ast.Subscript(node.span, node.value, indices)
 
 

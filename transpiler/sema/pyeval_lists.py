@@ -6,7 +6,7 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.sema import expr
-from transpiler.sema.pyeval import as_node, dict_key, items_of, kind_of, pack, step, unpack
+from transpiler.sema.pyeval import dict_key, index_node, items_of, kind_of, pack, step, unpack
 from transpiler.sema.pyeval_box import Box, ListConst, ListTuple, box_of, new_list, new_set, set_key, view
 from transpiler.sema.registry import CALLS
 from transpiler.sema.values import POISON, Poison, PyConst, PyDict, Void
@@ -259,7 +259,7 @@ def expand_subscript(st, node: ast.Subscript):
         items = unpack(st, index.value, "`*` in a subscript")
         if items is None:
             return None
-        out.extend(as_node(item, index.span) for item in items)
+        out.extend(index_node(item, index.span) for item in items)
     return ast.Subscript(node.span, node.value, (ast.Tuple(node.span, tuple(out)),) if len(out) != 1 else
                          tuple(out))
 

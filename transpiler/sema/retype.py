@@ -11,7 +11,8 @@ from transpiler.sema.values import DTypeVal, POISON, Pointer, PyConst
 
 
 def view_dtype(st, buf: ir.Buffer, dtype_node: ast.Expr, span):
-    """`buf.view(dtype)`: a view of buf's bytes with dtype elements (row-major buffers)."""
+    """`buf.view(dtype)`: a view of buf's bytes with dtype elements (row-major buffers, or any
+    layout when the element size stays)."""
     dtype = expr.dtype_arg(st, dtype_node)
     if dtype is None:
         return POISON
@@ -22,8 +23,12 @@ def view_dtype(st, buf: ir.Buffer, dtype_node: ast.Expr, span):
         st.diags.error("E0518", f"`view` from {old} to {dtype} is not supported yet", dtype_node.span,
                        help="tirxc reinterprets scalar element types of 8 bits or more")
         return POISON
+    if buf.layout is not None and dtype.bits == old.bits:  # same-size elements: the same layout places them
+        offset = ir.IntImm(INT32, 0) if buf.elem_offset is None else buf.elem_offset
+        return views.new_view(st, buf, tuple(buf.shape), dtype, buf.scope, buf.layout, offset, buf.align, span)
     if buf.layout is not None:
-        st.diags.error("E0518", "`view(dtype)` of a buffer with a layout is not supported yet", span,
+        st.diags.error("E0518", "`view(dtype)` of a buffer with a layout to a different element size is not "
+                                "supported yet", span,
                        help="declare the other-typed view with `T.decl_buffer(shape, dtype, data=buf.data)`")
         return POISON
     if not buf.shape:

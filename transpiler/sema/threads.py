@@ -405,11 +405,7 @@ def launch_shape(st):
             st.diags.error("E0404", f"a block has at most 64 threads in dimension z, got {block[2].value}",
                              spans["thread_id"])
     else:
-        threads = None
-        for kind, unit in _BLOCK_FROM:
-            if kind in consts:
-                threads, source = consts[kind] * unit, kind
-                break
+        threads, source = block_from_ids(consts)
         if threads is None and spans:
             inferred = [k for k in spans if k not in _LAUNCH_KINDS]
             if inferred:
@@ -464,6 +460,22 @@ MAX_GRID = (2 ** 31 - 1, 65535, 65535)
 
 # the ids that fix the block size when `T.thread_id` is not declared: kind -> threads per unit
 _BLOCK_FROM = (("warp_id", 32), ("warpgroup_id", 128), ("lane_id", 1), ("thread_id_in_wg", 1))
+
+
+def block_from_ids(consts: dict) -> tuple[int | None, str | None]:
+    """(threads, the id they come from) without `T.thread_id`. A nested chain of ids multiplies
+    out, as TIRx closes its scope ids: `warpgroup_id([1])`, `warp_id_in_wg([1])`, `lane_id([32])`
+    is a block of one warp; otherwise the coarsest id gives whole units of it."""
+    if "warpgroup_id" in consts and "thread_id_in_wg" in consts:
+        return consts["warpgroup_id"] * consts["thread_id_in_wg"], "thread_id_in_wg"
+    if "warpgroup_id" in consts and "warp_id_in_wg" in consts:
+        return consts["warpgroup_id"] * consts["warp_id_in_wg"] * consts.get("lane_id", 32), "warp_id_in_wg"
+    if "warp_id" in consts and "lane_id" in consts:
+        return consts["warp_id"] * consts["lane_id"], "lane_id"
+    for kind, unit in _BLOCK_FROM:
+        if kind in consts:
+            return consts[kind] * unit, kind
+    return None, None
 
 
 # -- thread-block clusters ----------------------------------------------------------------------------

@@ -8,7 +8,10 @@ handed to a tcgen05 instruction starts at a column boundary.
 TIRx's `allocated_addr=` of a tensor-memory `T.decl_buffer` is the buffer's full tensor-memory
 address, typically `tmem_addr[0] + 32` where `tmem_addr` is the shared slot `tcgen05.alloc`
 wrote; tirxc keeps a column offset from the allocation's base. `relative_column` turns the
-first form into the second, so that both spellings mean the same columns.
+first form into the second, so that both spellings mean the same columns. A kernel that names
+its slot this way before any `tcgen05.alloc` (the allocation may be made elsewhere, as in code
+that only issues tcgen05 instructions) has that slot as its allocation's: the checker's record of
+the allocation then has no span until the `tcgen05.alloc` itself is seen.
 """
 from __future__ import annotations
 
@@ -68,8 +71,9 @@ def relative_column(st, value):
     if len(found) != 1 or len(slots) != 1:
         return value
     slot = slots[0]
-    alloc = st.tmem_alloc[0] if st.tmem_alloc is not None else None
-    if alloc is not None and slot.buffer is not alloc:
+    if st.tmem_alloc is None:  # no `tcgen05.alloc` seen: the slot named here is taken as its slot
+        st.tmem_alloc = (slot.buffer, None, None)
+    elif slot.buffer is not st.tmem_alloc[0]:
         return value
     rest = ir.IntImm(INT32, 0)
     for term, sign in terms:

@@ -263,7 +263,16 @@ def layout_subscript(st, kind: str, node: ast.Subscript):
 
 def layout_list(st, node, what):
     if isinstance(node, ast.Tuple):
-        return [layout_item(st, e, what) for e in node.elts]
+        out = []
+        for e in node.elts:
+            if e.__class__ is not ast.Starred:
+                out.append(layout_item(st, e, what))
+                continue
+            items = CALLS["unpack"](st, e.value, f"`*` among layout {what}s")  # `(1 @ laneid, *strides)`
+            if items is None:
+                return [POISON]
+            out.extend(layout_item(st, ast.Value(e.span, v), what) for v in items)
+        return out
     item = layout_item(st, node, what)
     return list(item) if isinstance(item, tuple) else [item]  # `S[shape : ...]`, shape a tuple constant
 

@@ -129,6 +129,14 @@ def describe_operands(call: ir.TileCall) -> str:
     return ", ".join(parts)
 
 
+def _start_name(start: ir.Expr) -> str:
+    if isinstance(start, ir.Var):
+        return start.name
+    if isinstance(start, ir.BufferLoad) and start.buffer.scalar:
+        return start.buffer.name
+    return "s"
+
+
 def describe_region(region: ir.TileRegion) -> str:
     buf = region.buffer
     whole = all(ir.is_const(s, 0) for s in region.starts) and all(
@@ -140,8 +148,9 @@ def describe_region(region: ir.TileRegion) -> str:
     for start, extent in zip(region.starts, region.extents):
         if ir.is_const(start) and ir.is_const(extent):
             dims.append(str(start.value) if extent.value == 1 else f"{start.value}:{start.value + extent.value}")
-        elif ir.is_const(extent):  # a run-time start
-            dims.append("s" if extent.value == 1 else f"s:s+{extent.value}")
+        elif ir.is_const(extent):  # a run-time start: its name when it has one
+            at = _start_name(start)
+            dims.append(at if extent.value == 1 else f"{at}:{at}+{extent.value}")
         else:
             dims.append(":")
     return f"{name}[{', '.join(dims)}]"
