@@ -195,7 +195,8 @@ def test_tirx_variant_names_run_tirxc_variants():
     notes = [d.notes[0].message for d in result.diagnostics]
     assert notes == ["variant `tma_explicit`: the region is 2 TMA boxes; `tma_explicit` issues one instruction "
                      "(the region's extents as the box): use `tma_auto`",
-                     "variant `tma_explicit`: TMA gather4 (`gather4=`) is not supported yet",
+                     "variant `tma_explicit`: as `tma`: TMA gather4 (`gather4=`) needs sm_100a or newer; the target "
+                     "is sm_90",
                      "variant `tma_auto`: as `tma`: it runs at cta scope"]
 
 

@@ -14,8 +14,7 @@ ALIASES = {  # (op, TIRx's name) -> tirxc's variant
     ("gemm", "mma.m16n8k*"): "mma_sync",
 }
 # TIRx options of its TMA variants that tirxc has no lowering of yet
-UNSUPPORTED_TMA = {"gather4": "TMA gather4 (`gather4=`)", "src_selector": "choosing the source at run time "
-                   "(`src_selector=`)", "tma_dtype": "`tma_dtype=`", "mbarrier_addr": "`mbarrier_addr=`"}
+UNSUPPORTED_TMA = {"tma_dtype": "`tma_dtype=`", "mbarrier_addr": "`mbarrier_addr=`"}
 
 
 def run_variant(op: str, name: str, call: ir.TileCall, cx) -> ir.Stmt:

@@ -207,3 +207,16 @@ def swizzle_int(m: int, params) -> int:
     else:
         bits = (unit & ((1 << length) - 1)) << atom
     return ((unit ^ bits) << per_element) + (m & ((1 << per_element) - 1))
+
+
+def align_shared(buf: ir.Buffer, need: int) -> None:
+    """TMA's shared side starts on `need` bytes (128; a swizzle's whole period). Shared storage is
+    an array or the arena, declared by tirxc: its alignment is raised to `need` (an `align=` is a
+    minimum, which a larger one keeps); a typed view into it must start `need`-aligned too."""
+    storage, offset = buf.storage, 0
+    while storage.kind == "view_pointer" and storage.base is not None:
+        offset += storage.byte_offset
+        storage = storage.base
+    if offset % need:
+        raise Decline(f"`{buf.name}` starts at byte {offset} of its storage; TMA needs a multiple of {need}")
+    storage.align = max(storage.align, need)

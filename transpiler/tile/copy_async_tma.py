@@ -1,6 +1,7 @@
 """`copy_async` between global and shared memory through TMA (`cp.async.bulk.tensor`): one
 thread issues; the tensor map is made by tirxc from the global buffer and the shared region and
 becomes a kernel parameter that the launcher encodes (docs/tile-primitives.md, copy_async).
+gather4 (`gather4=`) and `src_selector=` are planned in copy_async_tma_gather.py.
 
 The plan: the box is the global region's extents (the inner one cut to the swizzle span and
 every one to 256 elements), one instruction per box; the shared side must hold each box
@@ -13,19 +14,18 @@ from itertools import product
 from math import prod
 
 from transpiler import ir
-from transpiler.sema.expr import base_alignment
 from transpiler.target import tma
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
-from transpiler.tile import regions
+from transpiler.tile import copy_async_tma_gather as gather, regions
 from transpiler.tile.checks import min_arch, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy_plan import multiple_of
-from transpiler.tile.copy_async_common import (CONSTANT_EXTENTS, Offsets, address, address_option, bool_option,
-                                              int_option, options_of, pair, ptx_call, seq, value_option)
+from transpiler.tile.copy_async_common import (CONSTANT_EXTENTS, Offsets, address, address_option, align_shared,
+                                              bool_option, int_option, options_of, pair, ptx_call, seq, value_option)
 from transpiler.tile.variants import Decline, variant
 
 OPTIONS = ("mbar", "cta_group", "cta_mask", "cache_hint", "oob", "use_tma_reduce", "prefetch_tensormap",
-           "tensormap_l2_promotion")
+           "tensormap_l2_promotion", "gather4", "src_selector")
 CACHE_POLICIES = {"evict_normal": 0x1000000000000000, "evict_first": 0x12F0000000000000,
                   "evict_last": 0x14F0000000000000}
 REDUCE_OPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor")
@@ -38,14 +38,16 @@ MAX_CHECKED = 1 << 20  # elements compared against the shared layout
          when=(pair(("shared", "global"), ("global", "shared"), "it copies between global and shared memory"),
                scopes("thread"), min_arch(90, "TMA"), CONSTANT_EXTENTS))
 def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
-    """One thread issues one `cp.async.bulk.tensor` per box."""
+    """One thread issues one `cp.async.bulk.tensor` per box (one `.tile::gather4` with `gather4=`)."""
     dst, src = call.operand("dst"), call.operand("src")
     load = regions.memory(src) == "global"
     if regions.memory(dst) == regions.memory(src):
         raise Decline(f"it copies {regions.memory(src)} to {regions.memory(dst)}")
     g, s = (src, dst) if load else (dst, src)
     opts = options_of(call, OPTIONS, "tma")
+    _explicit_only(call, opts)
     config = _config(opts, load)
+    rows = gather.gather_rows(opts, load, cx)
     if config["cta_group"] == 2 and cx.arch and cx.arch < 100:
         raise Decline(f"`cta_group=2` needs sm_100 or newer; {cx.target_text}")
     gbuf, sbuf = g.buffer, s.buffer
@@ -55,30 +57,36 @@ def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
     if data_type is None:
         raise Decline(f"TMA does not move {gbuf.dtype.name} elements")
     strides = _global_strides(gbuf)
-    if regions.squeezed(g) != regions.squeezed(s):
-        raise Decline(f"the global region has extents {regions.squeezed(g) or (1,)} and the shared one "
-                      f"{regions.squeezed(s) or (1,)}")
     swizzle = swizzle_mode(sbuf)
-    box, counts = _box(g, swizzle, gbuf.dtype.nbytes)
-    issues = list(product(*(range(n) for n in counts)))
-    if len(issues) > MAX_ISSUES:
-        raise Decline(f"the copy needs {len(issues)} TMA instructions; at most {MAX_ISSUES} are unrolled")
-    origins = [_shared_origin(g, s, issue, box) for issue in issues]
-    _check_shared(g, s, box, issues, swizzle)
+    if rows is not None:  # gather4: one instruction, four rows named by `gather4=`
+        box = gather.gather_box(g, s, swizzle)
+        issues = [([ir.cast(INT32, g.starts[1]), *rows], gather.gather_destination(s, box[1], swizzle))]
+    else:
+        if regions.squeezed(g) != regions.squeezed(s):
+            raise Decline(f"the global region has extents {regions.squeezed(g) or (1,)} and the shared one "
+                          f"{regions.squeezed(s) or (1,)}")
+        box, counts = _box(g, swizzle, gbuf.dtype.nbytes)
+        steps = list(product(*(range(n) for n in counts)))
+        if len(steps) > MAX_ISSUES:
+            raise Decline(f"the copy needs {len(steps)} TMA instructions; at most {MAX_ISSUES} are unrolled")
+        origins = [_shared_origin(g, s, step, box) for step in steps]
+        _check_shared(g, s, box, steps, swizzle)
+        issues = [([ir.cast(INT32, ir.add(start, c(i * b))) for start, i, b in zip(g.starts, step, box)][::-1],
+                   address(s, origin)) for step, origin in zip(steps, origins)]  # coordinates innermost first
     tmap = _tensor_map(cx, gbuf, data_type, strides, box, swizzle, config, call.span)
-    tmap_addr = ir.Cast(UINT64, ir.BufferAddress(HANDLE, tmap, None, call.span), call.span)
-    stmts = []
-    if config["prefetch"]:
-        stmts.append(ptx_call("prefetch.tensormap", ir.BufferAddress(HANDLE, tmap, None, call.span), span=call.span))
+    stmts, tmap_addr = gather.selected_map(
+        cx, opts, load, gbuf, tmap, lambda buf: _tensor_map(cx, buf, data_type, _global_strides(buf), box, swizzle, config,
+                                                      call.span), call.span)
+    if config["prefetch"]:  # the main map only, as TIRx
+        stmts.insert(0, ptx_call("prefetch.tensormap", ir.BufferAddress(HANDLE, tmap, None, call.span),
+                                 span=call.span))
     rank = len(gbuf.shape)
     hint = config["policy"]
-    for issue, origin in zip(issues, origins):
-        coords = [ir.cast(INT32, ir.add(start, c(i * b))) for start, i, b in zip(g.starts, issue, box)]
-        coords = coords[::-1]  # the tensor map's order: innermost first
-        shared = address(s, origin)
+    for coords, shared in issues:
         if load:
             mask = config["mask"]
-            mnemonic = (f"cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+            mnemonic = (f"cp.async.bulk.tensor.{rank}d.shared::cluster.global"
+                        + (".tile::gather4" if rows is not None else ".tile") + ".mbarrier::complete_tx::bytes"
                         + (".multicast::cluster" if mask is not None else "")
                         + (".cta_group::2" if config["cta_group"] == 2 else "")
                         + (".L2::cache_hint" if hint is not None else ""))
@@ -92,6 +100,14 @@ def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
             args = [tmap_addr, *coords, shared] + ([hint] if hint is not None else [])
         stmts.append(ptx_call(mnemonic, *args, span=call.span))
     return seq(stmts)
+
+
+def _explicit_only(call: ir.TileCall, opts: dict) -> None:
+    """As TIRx, `gather4=` and `src_selector=` are taken only by the explicit TMA variant
+    (dispatch="tma_explicit", or tirxc's own name "tma")."""
+    given = [f"`{name}=`" for name in ("gather4", "src_selector") if opts.get(name) is not None]
+    if given and call.dispatch not in ("tma_explicit", "tma"):
+        raise Decline(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} dispatch=\"tma_explicit\"")
 
 
 # -- options --------------------------------------------------------------------------------------
@@ -275,10 +291,7 @@ def _check_shared(g: ir.TileRegion, s: ir.TileRegion, box, issues, swizzle) -> N
         raise Decline(f"the layout of `{sbuf.name}` is not a constant memory layout")
     nbytes = sbuf.dtype.nbytes
     repeat = (1024 if swizzle == 3 else 512 if swizzle == 2 else 256) if swizzle else 128  # bytes
-    align = base_alignment(sbuf)
-    if align < repeat:
-        raise Decline(f"`{sbuf.name}` is aligned to {align} bytes; TMA{' with a swizzle' if swizzle else ''} needs "
-                      f"{repeat}: declare it with align={repeat}")
+    align_shared(sbuf, repeat)
     if not multiple_of(ir.mul(sbuf.elem_offset, c(nbytes)), repeat):
         raise Decline(f"`{sbuf.name}` does not start at a multiple of {repeat} bytes")
     variable = [d for d, start in enumerate(s.starts) if not isinstance(start, ir.IntImm)]

@@ -2,9 +2,10 @@
 
 TIRx lowers gemm_async to tcgen05 only (gemm_async_tcgen05.py); this variant follows the same
 conventions for sm_90a's `wgmma.mma_async`: C (M, N) += A (M, K) @ B (N, K)^T by default (B is
-(N, K), K-major; `transA=True` / `transB=True` would name MN-major operands, not supported yet),
-A and B in shared memory named by matrix descriptors built from their swizzled layouts, or A in
-registers with the wgmma A-fragment layout; the accumulator C a register buffer of the
+(N, K); `transA=True` / `transB=True`: the region is (K, M) / (K, N)), A and B in shared memory
+named by matrix descriptors built from their layouts (K- or MN-major, swizzled or not:
+gemm_shared.py; MN-major f16 / bf16 only, wgmma's tnspA / tnspB), or A in registers with the
+wgmma A-fragment layout; the accumulator C a register buffer of the
 warpgroup with the wgmma accumulator layout. `accum=` is the scale-d of the first K step (False:
 C = A @ B, True: C += A @ B; a run-time value chooses at run time); the later K steps accumulate.
 The lowering issues one `wgmma.fence` and then one `wgmma.mma_async` per (M tile, N tile, K step);
@@ -20,7 +21,7 @@ from transpiler.tile.checks import all_threads_active, scopes
 from transpiler.tile.context import c
 from transpiler.tile.gemm import register_b32
 from transpiler.tile.gemm_frag import NoMatch, Operand, a_slots, atom, wgmma_accumulator_slots
-from transpiler.tile.gemm_shared import shared_operand, wgmma_descriptor
+from transpiler.tile.gemm_shared import prove, shared_operand, wgmma_descriptor
 from transpiler.tile.variants import Decline, Check, check, variant
 
 # input dtype -> (PTX type, group, K per instruction, elements per 32-bit register)
@@ -114,6 +115,13 @@ def _lower(call: ir.TileCall) -> ir.Stmt:
     n_inst = max((n for n in widths if N % n == 0), default=None)
     if n_inst is None:
         raise NoMatch(f"N = {N} is not a multiple of 8")
+    for op, rows in ((A, 64), (B, n_inst)):
+        if in_registers and op is A:
+            continue
+        if op.mn_major and group != "half":
+            raise NoMatch(f"{op.name} is MN-major in shared memory; wgmma transposes only f16 / bf16 operands "
+                          f"(tnspA / tnspB): a {op.region.buffer.dtype.name} {op.name} must be K-major")
+        prove(op, rows, kstep)
     d = "s32" if group == "int" else "f32"
     mnemonic = f"wgmma.mma_async.sync.aligned.m64n{n_inst}k{kstep}.{d}.{a}.{b}"
     forms = ptx.forms(mnemonic)
@@ -122,7 +130,8 @@ def _lower(call: ir.TileCall) -> ir.Stmt:
     instr = forms[1] if in_registers else forms[0]
     imms = []
     if group in ("half", "tf32", "fp8"):
-        imms = [1, 1] + ([0] if not in_registers and group == "half" else []) + ([0] if group == "half" else [])
+        imms = [1, 1] + ([int(A.mn_major)] if not in_registers and group == "half" else []) + \
+            ([int(B.mn_major)] if group == "half" else [])
     name = instr.helper + (f"<{', '.join(map(str, imms))}>" if imms else "")
     C_regs = regions.registers(C.buffer)
     A_regs = regions.registers(A.buffer) if in_registers else None

@@ -2,12 +2,13 @@
 tile_primitives/gemm_async.rst, backend gemm_async/tcgen05.py). Compiled only here: tirxc's test
 machines have no sm_100 GPU.
 
-C (M, N) in tensor memory [+]= A (M, K) @ B (N, K)^T, A and B K-major swizzled shared tiles named
-by matrix descriptors (gemm_shared.py), issued by one thread (thread scope) or by one elected
-lane (warp scope). M is 128 (datapath D) or 64 rows (datapath F, C declared with
-`tmem_datapath_layout("F", 64, N)`). `cta_group=2` multiplies over a CTA pair: each CTA holds its
-128 (datapath A) or 64 rows (datapath B) of A and C and half of B's rows (N / 2), and the
-instruction's M is 256 or 128 (gemm_datapath.py). The instruction descriptor is
+C (M, N) in tensor memory [+]= A (M, K) @ B (N, K)^T (`transA` / `transB`: the region is (K, M) /
+(K, N)), A and B shared tiles named by matrix descriptors (gemm_shared.py: K- or MN-major, swizzled
+or not; MN-major for kind::f16, the instruction descriptor's transpose bits 15 / 16), issued by
+one thread (thread scope) or by one elected lane (warp scope). M is 128 (datapath D) or 64 rows
+(datapath F, C declared with `tmem_datapath_layout("F", 64, N)`). `cta_group=2` multiplies over a
+CTA pair: each CTA holds its 128 (datapath A) or 64 rows (datapath B) of A and C and half of B's
+rows (N / 2), and the instruction's M is 256 or 128 (gemm_datapath.py). The instruction descriptor is
 folded at compile time from the dtypes and the shape (`descI=` passes a pre-encoded one for the
 block-scaled kinds, as in TIRx). With SFA / SFB (scale factors in tensor memory) the call is the
 block-scaled MMA; each K step reads the scale-factor columns of its K slice. Like TIRx, the
@@ -24,7 +25,7 @@ from transpiler.tile.checks import all_threads_active, scopes
 from transpiler.tile.gemm_async import scale_d
 from transpiler.tile.gemm_datapath import DESCRIBE, a_tmem_datapath, datapath_of, expected, matrix_view, sample_points
 from transpiler.tile.gemm_frag import NoMatch
-from transpiler.tile.gemm_shared import shared_operand, tcgen05_descriptor
+from transpiler.tile.gemm_shared import SharedOperand, prove, shared_operand, tcgen05_descriptor
 from transpiler.tile.variants import Check, Decline, check, variant
 
 _SCALED_MNEMONIC = {"mxf8f6f4": ".block_scale", "mxf4": ".block_scale.block32", "mxf4nvf4": ".block_scale.block16"}
@@ -146,11 +147,17 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
                       f"two lane halves, so tirxc issues it as one MMA (N at most 256)")
     if ws and mma_n not in (64, 128, 256):
         raise NoMatch(f"N = {N}: a `.ws` MMA is 64, 128 or 256 wide")
+    for op, rows in ((A, M), (B, mma_n // group)):
+        if op is not None:
+            _majorness(op, kind)
+            prove(op, rows, mma_k)
     d_addr = _tmem_address(C_view, slot, check=datapath, name="C")
     if a_in_tmem:
         a_datapath = a_tmem_datapath(A_view, M, group, ws)
         _tmem_address(A_view, slot, check=a_datapath, name="A")  # A's layout (raises if not the datapath)
     idesc = _instr_descriptor(call, kind, a, b, d, mma_m, mma_n, SFA if scaled else None)
+    if isinstance(idesc, ir.IntImm) and call.option("descI") is None:
+        idesc = ir.IntImm(UINT32, idesc.value | int(A is not None and A.mn_major) << 15 | int(B.mn_major) << 16)
     mnemonic = f"tcgen05.mma{'.ws' if ws else ''}.cta_group::{group}.kind::{kind}" + \
         (_SCALED_MNEMONIC[kind] if scaled else "")
     names = ["d_tmem", "a_tmem" if a_in_tmem else "a_desc", "b_desc", "idesc"] + \
@@ -180,6 +187,17 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
             args.append(enable if ki == 0 else ir.IntImm(UINT32, 1))
             body.append(ir.Evaluate(ir.Call(VOID, instr.helper, tuple(args))))
     return ir.Seq(tuple(body))
+
+
+def _majorness(op: SharedOperand, kind: str) -> None:
+    """MN-major operands: kind::f16 only here (bits 15 / 16 of the instruction descriptor)."""
+    if not op.mn_major or kind == "f16":
+        return
+    dtype = op.region.buffer.dtype.name
+    if kind in ("mxf4", "mxf4nvf4"):
+        raise NoMatch(f"{op.name} is MN-major in shared memory; kind::{kind} has no transpose: lay it out K-major")
+    raise NoMatch(f"{op.name} is MN-major in shared memory: MN-major {dtype} operands (kind::{kind}) are not "
+                  "supported yet; lay it out K-major")
 
 
 def _scale_factor_id(idesc: ir.Expr, byte: int) -> ir.Expr:

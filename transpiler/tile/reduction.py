@@ -24,7 +24,7 @@ from transpiler.tile.elementwise_common import loop, scope_sync
 from transpiler.tile.reduction_plan import plan_threads
 from transpiler.tile.reduction_common import (REDUCE_OPS, Reduce, at, combine, identity, memories, parse,
                                               parsed_check, put, scratch, valid)
-from transpiler.tile import reduction_lanes as lanes
+from transpiler.tile import reduction_keep as keep, reduction_lanes as lanes
 from transpiler.tile.variants import Check, Decline, variant
 
 # -- local -----------------------------------------------------------------------------------
@@ -54,17 +54,52 @@ def across_lanes(call):
     return None if isinstance(found, str) else found
 
 
-def _or_lanes(case):
-    return Check(case.says, lambda call, cx: None if across_lanes(call) else case.test(call, cx))
+def kept_axes(call):
+    """TIRx's form with dst keeping the reduced axes over the threads (reduction_keep.py), for a call
+    that `axes=` cannot describe and that is not across lanes: a Keep, why it does not fit, or None."""
+    if not isinstance(parse(call), str) or across_lanes(call):
+        return None
+    return keep.pattern(call)
+
+
+def _or_forms(case, kept=None, says=None):
+    """`case` for a call `axes=` describes; across lanes, nothing more; kept axes: its shape, and
+    `kept(found, call, cx)` if given."""
+    def test(call, cx):
+        if across_lanes(call):
+            return None
+        found = kept_axes(call)
+        if found is None:
+            return case.test(call, cx)
+        if isinstance(found, str):
+            return found
+        return kept(found, call, cx) if kept else None
+    return Check(says or case.says, test)
+
+
+FORMS = ("dst holds one element per output of src reduced over `axes`, or keeps the reduced axes over the "
+         "threads, or is replicated over the lanes")
+
+
+def _kept_plan(found, call, cx):
+    plan = keep.plan(found, call.scope, cx)
+    return plan if isinstance(plan, str) else None
 
 
 @variant(REDUCE_OPS, "local", priority=10,
-         when=(all_threads_active, _or_lanes(valid), _or_lanes(memories("local", "src and dst are in registers (local)")),
-               _or_lanes(local_layouts)))
+         when=(all_threads_active, _or_forms(valid, says=FORMS),
+               _or_forms(memories("local", "src and dst are in registers (local)")),
+               _or_forms(local_layouts, _kept_plan)))
 def lower_local(call: ir.TileCall, cx) -> ir.Stmt:
     found = across_lanes(call)
     if found is not None:
         return lanes.lower(found, call, cx)
+    found = kept_axes(call)
+    if found is not None:
+        plan = keep.plan(found, call.scope, cx)
+        if isinstance(plan, str):
+            raise Decline(plan)
+        return keep.lower(found, plan, cx)
     return local_body(parse(call), call.scope, cx)
 
 

@@ -52,7 +52,10 @@ class Reduce:
         return regions.coords_of(self.dst, spa)
 
 
-def parse(call: ir.TileCall, op: str | None = None, names=("dst", "src", "axes", "accum")) -> Reduce | str:
+def parse(call: ir.TileCall, op: str | None = None, names=("dst", "src", "axes", "accum"),
+          count: bool = True) -> Reduce | str:
+    """The call as a Reduce, or why it is not one; `count=False` leaves dst's size unchecked (the
+    kept-axes form, reduction_keep.py, sizes dst otherwise)."""
     ops = dict(call.operands)
     dst, src, axes, accum = (ops.get(n) for n in names)
     op = op or call.op
@@ -77,7 +80,7 @@ def parse(call: ir.TileCall, op: str | None = None, names=("dst", "src", "axes",
         reduce.add(a % ndim)
     spatial = tuple(d for d in range(ndim) if d not in reduce)
     r = Reduce(op, dst, src, tuple(sorted(reduce)), spatial, bool(accum))
-    if regions.num_elements(dst) != r.spatial_len:
+    if count and regions.num_elements(dst) != r.spatial_len:
         return f"dst has {regions.num_elements(dst)} elements; src keeps {r.spatial_len} after the reduction"
     return r
 
