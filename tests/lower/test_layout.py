@@ -98,16 +98,16 @@ def test_apply_offsets_are_unit_terms():
     ((8, 4), (4, 8), [([0, 1], [0, 1])]),                    # sizes line up only as a whole
 ])
 def test_groups(shape, extents, groups):
-    assert L._groups([c(s) for s in shape], [c(e) for e in extents]) == groups
+    assert L.dim_groups([c(s) for s in shape], [c(e) for e in extents]) == groups
 
 
 def test_groups_none_when_sizes_never_line_up():
-    assert L._groups([c(3), c(5)], [c(4), c(4)]) is None
+    assert L.dim_groups([c(3), c(5)], [c(4), c(4)]) is None
 
 
 def test_groups_symbolic_extent_that_matches():
     n = v("n")
-    assert L._groups([n, c(4)], [n, c(4)]) == [([1], [1]), ([0], [0])]
+    assert L.dim_groups([n, c(4)], [n, c(4)]) == [([1], [1]), ([0], [0])]
 
 
 def test_view_reshape_row_major():

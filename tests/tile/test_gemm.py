@@ -142,6 +142,23 @@ def test_tcgen05_block_scaled_k_steps_select_their_scale_factor_bytes():
     assert [_top_level(c)[4] for c in calls] == ["tmem_addr_ptr[0] + 256u"] * 4
 
 
+def test_tcgen05_one_mma_of_scale_factors_is_reused_by_every_k_step():
+    """SFA / SFB of one column (one MMA's scale factors, fp8 blocks of 32): as TIRx reads SF_K =
+    sf_per_mma, every K step reads the same factors (id 0); two columns for four K steps are
+    neither that nor one set per step."""
+    text = TCGEN05["fp8_block_scaled"][0].replace("SFA=SFA[:, :], SFB=SFB[:, :]", "SFA=SFA[:, 0:1], SFB=SFB[:, 0:1]")
+    result = _compile(text, arch="sm_100a")
+    assert result.ok, [(d.message, [n.message for n in d.notes]) for d in result.diagnostics]
+    calls = re.findall(r"tirx_ptx_tcgen05_mma_[a-z0-9_]+\((.*)\);", result.cuda)
+    base = TCGEN05["fp8_block_scaled"][2]
+    assert [_top_level(c)[3] for c in calls] == [f"{base}u"] * 4
+    assert [_top_level(c)[4] for c in calls] == ["tmem_addr_ptr[0] + 256u"] * 4
+    diag, notes = _refusal(text.replace("0:1]", "0:2]"), arch="sm_100a")
+    assert (diag.span.line, diag.span.col) == _position(text, "Tx.gemm_async(")
+    assert ("variant `tcgen05`: SFA has 2 scale-factor columns: a K step reads 1, so it needs 1 (reused by every "
+            "K step) or one set per K step (4 steps)") in notes, notes
+
+
 # -- refusals -------------------------------------------------------------------------------------------------
 
 def _refusal(text: str, arch: str | None = None):

@@ -308,9 +308,27 @@ def test_ws_refuses_a_flat_tensor_memory_a():
 
 def test_ws_refuses_other_instruction_tiles_and_rows():
     notes = _refusal(tmem_a_kernel(extra=", mma_m=64, mma_n=64"), "Tx.gemm_async(")
-    assert "variant `tcgen05`: mma_n=64: tirxc issues N = 128 per MMA here; other instruction tiles are not " \
-           "supported yet" in notes, notes
+    assert "variant `tcgen05`: N = 128 needs 2 MMAs; datapath E (`.ws` M = 64) folds the whole N onto two lane " \
+           "halves, so tirxc issues it as one MMA (N at most 256)" in notes, notes
+    notes = _refusal(tmem_a_kernel(M=128, c_decl="identity", a_in_tmem=False, extra=", mma_n=48"), "Tx.gemm_async(")
+    assert "variant `tcgen05`: mma_n=48: an MMA of M = 128 is a multiple of 16 columns, at most 256, and must " \
+           "divide N = 128" in notes, notes
     notes = _refusal(tmem_a_kernel(M=128, a_decl="flat", c_decl="identity", extra=", weight_stationary=True"),
                      "Tx.gemm_async(")
     assert "variant `tcgen05`: `.ws` (weight-stationary) is supported for M = 64 on one CTA, unscaled (datapath E); " \
            "M = 128 is not supported yet" in notes, notes
+
+
+def test_mma_n_splits_n_into_narrower_instructions():
+    """`mma_n=64` (TIRx's option) on datapath D: two MMAs per K step, the second writing columns 64
+    on and reading B's rows 64 on; without it one MMA covers N = 128."""
+    def mmas(extra):
+        result = _compile(tmem_a_kernel(M=128, c_decl="identity", a_in_tmem=False, extra=extra))
+        assert result.ok, [(d.code, d.message, [n.message for n in d.notes]) for d in result.diagnostics]
+        body = result.cuda[result.cuda.index("__global__"):]
+        return [line.strip() for line in body.splitlines() if "tcgen05_mma_cta_group__1" in line]
+    wide, narrow = mmas(""), mmas(", mma_n=64")
+    assert len(wide) == 2 and len(narrow) == 4, (wide, narrow)
+    assert "tmem_addr_ptr[0] + 64u" in narrow[2] and "tmem_addr_ptr[0] + 64u" not in narrow[0], narrow
+    assert "&B_smem_ptr[2048]" in narrow[2], narrow  # B's row 64 (32 bfloat16 a row)
+    assert wide[0] != narrow[0]  # the instruction descriptor's N field differs

@@ -67,7 +67,7 @@ def _const(e: ir.Expr) -> int | None:
     return e.value if isinstance(e, ir.IntImm) else None
 
 
-def _groups(shape, extents):
+def dim_groups(shape, extents):
     """Pair runs of dimensions with runs of shard iters of equal size, innermost first.
 
     Returns a list of (dims, iters) index lists, or None when the sizes never line up.
@@ -129,7 +129,7 @@ def _flatten(coords, shape) -> ir.Expr:
 def components(layout: ir.Layout, coords, shape) -> list[ir.Expr]:
     """The shard component of each iter for a logical coordinate."""
     extents = [it.extent for it in layout.shard]
-    groups = _groups(list(shape), extents)
+    groups = dim_groups(list(shape), extents)
     if groups is None:
         return _split(_flatten(coords, shape), extents)
     comps: list[ir.Expr] = [c(0)] * len(extents)
@@ -239,7 +239,7 @@ def permuted(layout: ir.Layout | None, shape, dims) -> tuple[ir.Layout, tuple]:
         strides = row_major_strides(shape)
         new_shape = tuple(shape[d] for d in dims)
         return tile_layout(list(new_shape), [strides[d] for d in dims]), new_shape
-    if len(layout.shard) != len(shape) or _groups(list(shape), [it.extent for it in layout.shard]) is None:
+    if len(layout.shard) != len(shape) or dim_groups(list(shape), [it.extent for it in layout.shard]) is None:
         return None, None
     new_shard = tuple(layout.shard[d] for d in dims)
     return ir.Layout(new_shard, layout.replica, layout.offset, layout.swizzle), tuple(shape[d] for d in dims)

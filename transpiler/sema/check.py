@@ -154,7 +154,8 @@ def import_(ms, stmt, bind=None) -> None:
 
 # TIRx's helper library (python/tvm/backend/cuda/lang/, re-exported as tvm.tirx.lang.*): the names each
 # module exports. Its pools are the dialect's `T.SMEMPool` / `T.TMEMPool`; the rest are `@T.meta_class`
-# classes with `@T.inline` methods, which tirxc does not support yet (LibraryName, refused at use).
+# classes with `@T.inline` methods, written again in tirxc's own library (sema/library/); a name it
+# lacks is a LibraryName, refused where it is used.
 _LANG = {
     "pipeline": ("MBarrier", "TMABar", "TCGen05Bar", "PipelineState", "Pipeline"),
     "warp_role": ("WarpRole", "WarpgroupRole"),

@@ -176,7 +176,7 @@ class Offsets:
             if not isinstance(value, ir.IntImm):
                 return None
             offset += value.value
-        groups = layouts._groups([c(e) for e in shape], [c(e) for e, _ in iters])
+        groups = layouts.dim_groups([c(e) for e in shape], [c(e) for e, _ in iters])
         if groups is None:
             plan = [(list(range(len(shape))), iters)]
         else:

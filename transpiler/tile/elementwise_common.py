@@ -55,7 +55,7 @@ def partition(buf: ir.Buffer, cx) -> list[regions.Held] | str:
     shape = buf.const_shape()
     if not constant_layout(buf) or lay.replica and any(it.axis == "m" for it in lay.replica):
         return regions.partition(buf, cx)
-    groups = layouts._groups([c(e) for e in shape], [it.extent for it in lay.shard])
+    groups = layouts.dim_groups([c(e) for e in shape], [it.extent for it in lay.shard])
     if groups is None or any(len(dims) != 1 for dims, _ in groups):
         return regions.partition(buf, cx)
     iters = list(lay.shard)

@@ -97,6 +97,8 @@ def matrix_view(region: ir.TileRegion, name: str) -> MatrixView:
         lane, col = layouts.linear_index(axes.get("TLane", [])), layouts.linear_index(axes.get("TCol", []))
         return (lane.value, col.value) if ir.is_const(lane) and ir.is_const(col) else None
 
+    if len(dims) < 2 and len(extents) == 2:  # a column or a row (SFA of one scale factor per row)
+        dims = [0, 1]
     if len(dims) == 2:
         r, c = dims
         return MatrixView(region, extents[r], extents[c], False, lambda i, j: at(((r, i), (c, j))))

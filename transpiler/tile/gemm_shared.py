@@ -104,7 +104,7 @@ def _evaluator(buf: ir.Buffer, shape: tuple[int, ...], name: str):
     offset = sum(v.value for _, v in layout.offset)
     extents = [it.extent.value for it in iters]
     istrides = [it.stride.value for it in iters]
-    groups = layouts._groups([c(e) for e in shape], [it.extent for it in iters])
+    groups = layouts.dim_groups([c(e) for e in shape], [it.extent for it in iters])
     if groups is None:
         groups = [(list(range(len(shape))), list(range(len(iters))))]
     linear: list[int | None] = [None] * len(shape)

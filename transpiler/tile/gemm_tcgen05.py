@@ -29,6 +29,7 @@ from transpiler.tile.gemm_shared import SharedOperand, prove, shared_operand, tc
 from transpiler.tile.variants import Check, Decline, check, variant
 
 _SCALED_MNEMONIC = {"mxf8f6f4": ".block_scale", "mxf4": ".block_scale.block32", "mxf4nvf4": ".block_scale.block16"}
+_SF_PER_MMA = {"mxf8f6f4": 1, "mxf4": 2, "mxf4nvf4": 4}  # scale factors of a row one MMA reads: K / block
 
 
 def _target_is_blackwell(call, cx):
@@ -134,12 +135,15 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
     mma_n = max((n for n in range(step, 257, step) if N % n == 0), default=None) if step else None
     if mma_n is None:
         raise NoMatch(f"N = {N} is not a multiple of {step} (tcgen05 M = {mma_m})")
-    for option, value in (("mma_m", mma_m), ("mma_n", mma_n)):
-        given = call.option(option)
-        given = given.value if isinstance(given, ir.IntImm) else given
-        if given is not None and given != value:
-            raise NoMatch(f"{option}={given!r}: tirxc issues {option[-1].upper()} = {value} per MMA here; "
-                          "other instruction tiles are not supported yet")
+    given_m, given_n = (_int_option(call, name) for name in ("mma_m", "mma_n"))
+    if given_m is not None and given_m != mma_m:
+        raise NoMatch(f"mma_m={given_m!r}: the MMA's M is {mma_m} here ({M} rows per CTA"
+                      f"{', a CTA pair' if group == 2 else ''})")
+    if given_n is not None:  # a narrower instruction tile, as TIRx's `mma_n=` asks
+        if not (isinstance(given_n, int) and 0 < given_n <= 256 and given_n % step == 0 and N % given_n == 0):
+            raise NoMatch(f"mma_n={given_n!r}: an MMA of M = {mma_m} is a multiple of {step} columns, at most 256, "
+                          f"and must divide N = {N}")
+        mma_n = given_n
     datapath = "E" if ws else datapath_of(M, group)
     if datapath in ("B", "E") and mma_n != N:
         raise NoMatch(f"N = {N} needs {N // mma_n} MMAs; datapath {datapath} ("
@@ -171,8 +175,12 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
     if scaled:
         sf_cols = regions.const_extents(SFA)
         sf_step = sf_cols[-1] // (K // mma_k) if sf_cols else None
-        if not sf_step:
-            raise NoMatch("SFA has fewer scale-factor columns than K steps")
+        if sf_cols and sf_cols[-1] == _SF_PER_MMA[kind]:
+            sf_step = 0  # one MMA's scale factors, which every K step reuses (as TIRx reads SF_K = sf_per_mma)
+        if sf_step is None or (sf_step == 0 and sf_cols[-1] != _SF_PER_MMA[kind]):
+            raise NoMatch(f"SFA has {sf_cols[-1] if sf_cols else 'no'} scale-factor columns: a K step reads "
+                          f"{_SF_PER_MMA[kind]}, so it needs {_SF_PER_MMA[kind]} (reused by every K step) or one "
+                          f"set per K step ({K // mma_k} steps)")
     for ni in range(N // mma_n):
         d_tile = ir.add(d_addr, ir.IntImm(UINT32, ni * mma_n))
         for ki in range(K // mma_k):
@@ -187,6 +195,11 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
             args.append(enable if ki == 0 else ir.IntImm(UINT32, 1))
             body.append(ir.Evaluate(ir.Call(VOID, instr.helper, tuple(args))))
     return ir.Seq(tuple(body))
+
+
+def _int_option(call: ir.TileCall, name: str):
+    value = call.option(name)
+    return value.value if isinstance(value, ir.IntImm) else value
 
 
 def _majorness(op: SharedOperand, kind: str) -> None:
