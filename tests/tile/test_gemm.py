@@ -161,6 +161,18 @@ def test_tcgen05_one_mma_of_scale_factors_is_reused_by_every_k_step():
 
 # -- refusals -------------------------------------------------------------------------------------------------
 
+def test_tcgen05_refuses_sub_byte_operands():
+    """fp4 operands: tirxc keeps one element per byte, while kind::mxf4 reads two per byte (and
+    kind::f8f6f4 a padded byte layout tirxc does not write), so the call is refused rather than
+    issued over the wrong bytes."""
+    text = TCGEN05["fp8_block_scaled"][0].replace('"float8_e4m3fn"', '"float4_e2m1fn"')
+    diag, notes = _refusal(text, arch="sm_100a")
+    assert (diag.span.line, diag.span.col) == _position(text, "Tx.gemm_async(")
+    assert ("variant `tcgen05`: A is float4_e2m1fn: tirxc stores 4- and 6-bit elements one to a byte, and the "
+            "tensor cores read them packed (kind::mxf4) or in a padded byte layout (kind::f8f6f4) that tirxc does "
+            "not produce: not supported yet") in notes, notes
+
+
 def _refusal(text: str, arch: str | None = None):
     result = _compile(text, arch=arch)
     assert not result.ok

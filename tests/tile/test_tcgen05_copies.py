@@ -603,3 +603,12 @@ def test_generated_cuda_compiles_warning_free(name, tmp_path):
     done = subprocess.run(["nvcc", "-arch=sm_100a", "-std=c++17", "-Werror", "all-warnings", "-c", str(path),
                            "-o", str(tmp_path / "k.o")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+
+
+def test_cp_refuses_four_bit_data():
+    """fp4 sits one element to a byte in shared memory (tirxc's storage) but packs eight to a
+    tensor-memory column: a byte-for-byte `tcgen05.cp` would not move the elements it names."""
+    text = cp_kernel(shape="128x128b", sw=0, dtype="uint8").replace('"uint8"', '"float4_e2m1fn"')
+    notes = _refusal(text, "Tx.copy_async(")
+    assert "variant `tcgen05_cp`: `tcgen05.cp` moves 8-, 16- and 32-bit data here, not float4_e2m1fn (not " \
+           "supported yet)" in notes, notes

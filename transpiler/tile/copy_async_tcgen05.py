@@ -200,8 +200,8 @@ def tcgen05_cp(call: ir.TileCall, cx) -> ir.Stmt:
         raise Decline(f"`cta_group=` is 1 or 2, not {group!r}")
     shapes = cp.candidates(opts)
     dtype = dst.buffer.dtype
-    if 32 % dtype.bits or dtype.lanes != 1:
-        raise Decline(f"tensor memory holds 8-, 16- and 32-bit data, not {dtype.name}")
+    if dtype.bits not in (8, 16, 32) or dtype.lanes != 1:  # 4-bit: one to a byte in shared, packed in columns
+        raise Decline(f"`tcgen05.cp` moves 8-, 16- and 32-bit data here, not {dtype.name} (not supported yet)")
     mode, view = cp.shared_swizzle(src.buffer)
     offsets, plain = Offsets.make(src.buffer), Offsets.make(view)
     if offsets is None or plain is None or not all(isinstance(s, ir.IntImm) for s in src.starts):

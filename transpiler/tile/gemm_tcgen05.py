@@ -84,6 +84,11 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
     enable = scale_d(call.operand("accum"))
     if enable is None:
         raise NoMatch("accum is not a bool or an integer value")
+    for name, region in (("A", A_region), ("B", B_region)):
+        if region.buffer.dtype.bits < 8:  # tirxc's storage of them is not what the tensor cores read
+            raise NoMatch(f"{name} is {region.buffer.dtype.name}: tirxc stores 4- and 6-bit elements one to a byte, "
+                          "and the tensor cores read them packed (kind::mxf4) or in a padded byte layout "
+                          "(kind::f8f6f4) that tirxc does not produce: not supported yet")
     a, b = _ptx_type(A_region.buffer.dtype, "A"), _ptx_type(B_region.buffer.dtype, "B")
     d = {"float32": "f32", "int32": "s32", "float16": "f16"}.get(C_region.buffer.dtype.name)
     if d is None:
@@ -207,8 +212,6 @@ def _majorness(op: SharedOperand, kind: str) -> None:
     if not op.mn_major or kind == "f16":
         return
     dtype = op.region.buffer.dtype.name
-    if kind in ("mxf4", "mxf4nvf4"):
-        raise NoMatch(f"{op.name} is MN-major in shared memory; kind::{kind} has no transpose: lay it out K-major")
     raise NoMatch(f"{op.name} is MN-major in shared memory: MN-major {dtype} operands (kind::{kind}) are not "
                   "supported yet; lay it out K-major")
 
