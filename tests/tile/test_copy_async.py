@@ -16,7 +16,6 @@ from tests.tile.test_copy_async_kernels import HEAD, KERNELS, source
 from transpiler import ir
 from transpiler.target.dtypes import INT32, parse_dtype
 from transpiler.tile import copy_async_common as common
-from transpiler.tile import copy_async_tma as tma_variant
 
 HOST_PRELUDE = "#include <vector_types.h>\n#undef __shared__\n#define __shared__\n"
 
@@ -178,7 +177,7 @@ def _cutlass_128b(offset_bytes: int) -> int:
 
 
 def test_tma_swizzle_and_layout_agree_with_cutlass_formula():
-    swz = tma_variant._tma_swizzle(3, 2)
+    swz = common.tma_swizzle(3, 2)
     layout = ir.Layout((ir.layout.Iter(ir.IntImm(INT32, 8), ir.IntImm(INT32, 64)),
                         ir.layout.Iter(ir.IntImm(INT32, 64), ir.IntImm(INT32, 1))), (), (), (3, 3, 3, True))
     FLOAT16 = parse_dtype("float16")

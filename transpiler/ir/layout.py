@@ -202,6 +202,19 @@ def memory_index(layout: ir.Layout | None, coords, shape, elem_offset: ir.Expr) 
     return ir.add(swizzle(linear_index(terms), layout.swizzle), elem_offset)
 
 
+def swizzle_const(m: int, params) -> int:
+    """`swizzle` on a constant element address."""
+    if params is None:
+        return m
+    per_element, length, atom, inner = params
+    unit = m >> per_element
+    if inner:
+        bits = (unit & (((1 << length) - 1) << atom)) >> atom
+    else:
+        bits = (unit & ((1 << length) - 1)) << atom
+    return ((unit ^ bits) << per_element) + (m & ((1 << per_element) - 1))
+
+
 def swizzle(m: ir.Expr, params) -> ir.Expr:
     """ComposeLayout's XOR swizzle of an element address (identity without params)."""
     if params is None:

@@ -39,3 +39,10 @@ def limits() -> dict:
     """The launcher's copy of these facts (its runtime imports nothing of tirxc)."""
     return {"max_box": MAX_BOX, "align": GLOBAL_ALIGN, "max_dim": MAX_DIM, "max_stride": MAX_STRIDE,
             "swizzle_bytes": SWIZZLE_BYTES, "interleave_bytes": INTERLEAVES, "bytes": BYTES}
+
+
+def swizzle_address(byte: int, mode: int) -> int:
+    """The swizzle TMA and the tensor cores' matrix descriptors apply to a shared byte address
+    (mode 1, 2, 3: the 32-, 64-, 128-byte swizzle; 0: none): bits [4, 4 + mode) are XORed with
+    bits [7, 7 + mode). It is its own inverse; it repeats every 128 << mode bytes."""
+    return byte ^ (((byte >> 7) & ((1 << mode) - 1)) << 4)

@@ -9,10 +9,12 @@ from math import prod
 from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.target import ptx
+from transpiler.target.tma import swizzle_address
 from transpiler.target.dtypes import HANDLE, VOID, parse_dtype
 from transpiler.tile import regions
 from transpiler.tile.context import c
 from transpiler.tile.variants import Check, Decline
+from transpiler.tile.copy_plan import multiple_of
 
 
 # -- options -------------------------------------------------------------------------------------
@@ -193,20 +195,7 @@ class Offsets:
                 extent, stride = iters[k]
                 total += (flat % extent if k else flat) * stride  # the outermost part is not wrapped
                 flat //= extent
-        return swizzle_int(total, self._swizzle)
-
-
-def swizzle_int(m: int, params) -> int:
-    """ir.layout.swizzle on a constant."""
-    if params is None:
-        return m
-    per_element, length, atom, inner = params
-    unit = m >> per_element
-    if inner:
-        bits = (unit & (((1 << length) - 1) << atom)) >> atom
-    else:
-        bits = (unit & ((1 << length) - 1)) << atom
-    return ((unit ^ bits) << per_element) + (m & ((1 << per_element) - 1))
+        return layouts.swizzle_const(total, self._swizzle)
 
 
 def align_shared(buf: ir.Buffer, need: int) -> None:
@@ -220,3 +209,31 @@ def align_shared(buf: ir.Buffer, need: int) -> None:
     if offset % need:
         raise Decline(f"`{buf.name}` starts at byte {offset} of its storage; TMA needs a multiple of {need}")
     storage.align = max(storage.align, need)
+
+
+def tma_swizzle(mode: int, nbytes: int):
+    """TMA's swizzle (target/tma.py) of an element offset from a swizzle-repeat boundary."""
+    return lambda offset: swizzle_address(offset * nbytes, mode) // nbytes
+
+
+def shared_stages(s: ir.TileRegion, swizzle: int):
+    """What a TMA copy's shared side needs checked first: (the buffer's offsets, its element
+    bytes, its run-time start dims, the values each start dim takes): its storage aligned to the
+    swizzle's repeat (`128 << swizzle` bytes) and starting on it, and run-time starts only in
+    dimensions the region does not span (a pipeline stage)."""
+    sbuf = s.buffer
+    offsets = Offsets.make(sbuf)
+    if offsets is None:
+        raise Decline(f"the layout of `{sbuf.name}` is not a constant memory layout")
+    nbytes = sbuf.dtype.nbytes
+    repeat = 128 << swizzle
+    align_shared(sbuf, repeat)
+    if not multiple_of(ir.mul(sbuf.elem_offset, c(nbytes)), repeat):
+        raise Decline(f"`{sbuf.name}` does not start at a multiple of {repeat} bytes")
+    extents = regions.const_extents(s)
+    variable = [d for d, start in enumerate(s.starts) if not isinstance(start, ir.IntImm)]
+    if any(extents[d] != 1 for d in variable):
+        raise Decline("the shared region starts at a run-time offset in a dimension it spans; only a "
+                      "single index (a pipeline stage) may be a run-time value")
+    choices = [range(offsets.shape[d]) if d in variable else (None,) for d in range(len(extents))]
+    return offsets, nbytes, variable, choices

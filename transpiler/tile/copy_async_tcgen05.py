@@ -59,20 +59,30 @@ def tcgen05_ldst(call: ir.TileCall, cx) -> ir.Stmt:
     stmts = []
     words = _words(call, cx, local, per, stmts)
     reg0 = x16.exact_div(first, per)
-    total = cols // per
-    done = 0
-    while done < total:
-        num = 1 << ((total - done).bit_length() - 1)
-        num = min(num, MAX_NUM)
+    for done, num in _pieces(cols // per, MAX_NUM):
         column = tmem_packing.column(ir.add(col0, c(done * per)), dtype, tmem.buffer.allocated_addr)
         taddr = ir.add(base, ir.cast(UINT32, ir.add(c(lane0 << 16), column)))
         operands = [ir.BufferLoad(words.dtype, words, (ir.add(reg0, c(done + k)),), call.span) for k in range(num)]
-        if load:
-            stmts.append(ptx_call(f"tcgen05.ld.sync.aligned.32x32b.x{num}.b32", *operands, taddr, span=call.span))
-        else:
-            stmts.append(ptx_call(f"tcgen05.st.sync.aligned.32x32b.x{num}.b32", taddr, *operands, span=call.span))
-        done += num
+        stmts.append(_move(load, f"32x32b.x{num}", taddr, operands, call.span))
     return seq(stmts)
+
+
+def _pieces(total: int, most: int | None = None):
+    """(first, count) of each `.xN` issue covering `total` repetitions: N a power of two, largest
+    first, at most `most`."""
+    done = 0
+    while done < total:
+        num = 1 << ((total - done).bit_length() - 1)
+        num = num if most is None else min(num, most)
+        yield done, num
+        done += num
+
+
+def _move(load: bool, shape: str, taddr: ir.Expr, operands: list, span) -> ir.Stmt:
+    """One `tcgen05.ld` (registers first) or `tcgen05.st` (the address first) of a shape `.xN`."""
+    if load:
+        return ptx_call(f"tcgen05.ld.sync.aligned.{shape}.b32", *operands, taddr, span=span)
+    return ptx_call(f"tcgen05.st.sync.aligned.{shape}.b32", taddr, *operands, span=span)
 
 
 def _sixteen(call, cx, load: bool, tmem, local, shape: str, rows: int, cols: int) -> ir.Stmt:
@@ -88,9 +98,7 @@ def _sixteen(call, cx, load: bool, tmem, local, shape: str, rows: int, cols: int
     regs = x16.REGS_PER_REP[shape]
     per_rep = x16.PER_REP_FP32[shape] * per
     for k in range(plan.issues):
-        done = 0
-        while done < plan.reps:
-            num = 1 << ((plan.reps - done).bit_length() - 1)
+        for done, num in _pieces(plan.reps):
             start = c(plan.col0 + done * per_rep)
             start = start if plan.shift is None else ir.add(plan.shift, start)
             column = tmem_packing.column(start, dtype, tmem.buffer.allocated_addr)
@@ -98,11 +106,7 @@ def _sixteen(call, cx, load: bool, tmem, local, shape: str, rows: int, cols: int
             first = k * plan.regs_per_slab + done * regs
             operands = [ir.BufferLoad(words.dtype, words, (ir.add(plan.reg0, c(first + i)),), call.span)
                         for i in range(num * regs)]
-            if load:
-                stmts.append(ptx_call(f"tcgen05.ld.sync.aligned.{shape}.x{num}.b32", *operands, taddr, span=call.span))
-            else:
-                stmts.append(ptx_call(f"tcgen05.st.sync.aligned.{shape}.x{num}.b32", taddr, *operands, span=call.span))
-            done += num
+            stmts.append(_move(load, f"{shape}.x{num}", taddr, operands, call.span))
     return seq(stmts)
 
 

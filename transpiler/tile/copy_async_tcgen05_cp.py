@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from math import prod
 
 from transpiler import ir
+from transpiler.target.tma import swizzle_address
 from transpiler.tile import regions
 from transpiler.tile.variants import Decline
 
@@ -156,11 +157,6 @@ def shared_swizzle(buf: ir.Buffer) -> tuple[int, ir.Buffer]:
     return length, replace(buf, layout=replace(layout, swizzle=None))
 
 
-def hardware_swizzle(address: int, mode: int) -> int:
-    """The descriptor's swizzle of a shared byte address: bits [4, 4 + mode) ^= bits [7, 7 + mode)."""
-    return address ^ (((address >> 7) & ((1 << mode) - 1)) << 4)
-
-
 def src_coords(src: ir.TileRegion, flat: int) -> list[int]:
     """The buffer coordinates of the region's flat element (row-major over its extents)."""
     extents = regions.const_extents(src)
@@ -209,7 +205,7 @@ def plan(src: ir.TileRegion, offsets, plain, table, shape: CpShape, cols: int, n
             row = start + (r // 8) * sbo
             for b in range(0, row_bytes, nbytes):
                 want = row + (r % 8) * 16 + (b // 16) * lbo + b % 16 if not mode else \
-                    hardware_swizzle(row + (r % 8) * width + b, mode)
+                    swizzle_address(row + (r % 8) * width + b, mode)
                 if at(r, k * per_atom + b // nbytes) != want:
                     return f"the shared layout is not the layout of a matrix descriptor of 8-row groups of {group}"
         starts.append(start)

@@ -19,9 +19,9 @@ from transpiler.target.dtypes import HANDLE, INT32, UINT64
 from transpiler.tile import copy_async_tma_gather as gather, regions
 from transpiler.tile.checks import min_arch, scopes
 from transpiler.tile.context import c
-from transpiler.tile.copy_plan import multiple_of
-from transpiler.tile.copy_async_common import (CONSTANT_EXTENTS, Offsets, address, address_option, align_shared,
-                                              bool_option, int_option, options_of, pair, ptx_call, seq, value_option)
+from transpiler.tile.copy_async_common import (CONSTANT_EXTENTS, address, address_option, bool_option, int_option,
+                                              options_of, pair, ptx_call, seq, shared_stages, tma_swizzle,
+                                              value_option)
 from transpiler.tile.variants import Decline, variant
 
 OPTIONS = ("mbar", "cta_group", "cta_mask", "cache_hint", "oob", "use_tma_reduce", "prefetch_tensormap",
@@ -286,26 +286,15 @@ def _check_shared(g: ir.TileRegion, s: ir.TileRegion, box, issues, swizzle) -> N
     """Every element of every box sits in shared memory where TMA puts it: at the box origin's
     address plus its row-major offset in the box, swizzled; origins aligned as TMA needs."""
     sbuf = s.buffer
-    offsets = Offsets.make(sbuf)
-    if offsets is None:
-        raise Decline(f"the layout of `{sbuf.name}` is not a constant memory layout")
-    nbytes = sbuf.dtype.nbytes
-    repeat = (1024 if swizzle == 3 else 512 if swizzle == 2 else 256) if swizzle else 128  # bytes
-    align_shared(sbuf, repeat)
-    if not multiple_of(ir.mul(sbuf.elem_offset, c(nbytes)), repeat):
-        raise Decline(f"`{sbuf.name}` does not start at a multiple of {repeat} bytes")
-    variable = [d for d, start in enumerate(s.starts) if not isinstance(start, ir.IntImm)]
+    offsets, nbytes, variable, choices = shared_stages(s, swizzle)
+    repeat = 128 << swizzle
     extents = regions.const_extents(s)
-    if any(extents[d] != 1 for d in variable):
-        raise Decline("the shared region starts at a run-time offset in a dimension it spans; only a "
-                      "single index (a pipeline stage) may be a run-time value")
-    choices = [range(offsets.shape[d]) if d in variable else (None,) for d in range(len(extents))]
     total = prod(box) * len(issues) * prod(len(ch) for ch in choices)
     if total > MAX_CHECKED:
         raise Decline("the region is too large for tirxc to check its shared layout")
     box_strides = [prod(box[d + 1:]) for d in range(len(box))]
     positions = list(product(*(range(b) for b in box)))
-    swz = _tma_swizzle(swizzle, nbytes)
+    swz = tma_swizzle(swizzle, nbytes)
     g_kept = [d for d, e in enumerate(regions.const_extents(g)) if e != 1]  # global dims that span
     s_kept = [d for d, e in enumerate(extents) if e != 1]  # the shared dims they land on, in order
     for fixed in product(*choices):
@@ -327,15 +316,3 @@ def _check_shared(g: ir.TileRegion, s: ir.TileRegion, box, issues, swizzle) -> N
                 if at([o + p for o, p in zip(origin, pos)]) != base + swz(flat):
                     raise Decline(f"the layout of `{sbuf.name}` does not hold the {box}-element box as TMA "
                                   f"writes it (a row-major box{', swizzled' if swizzle else ''})")
-
-
-def _tma_swizzle(mode: int, nbytes: int):
-    """TMA's swizzle of an element offset inside a box (the box starts on a swizzle repeat)."""
-    if not mode:
-        return lambda flat: flat
-    per = (16 // nbytes).bit_length() - 1
-
-    def f(flat):
-        unit = flat >> per
-        return (((unit ^ ((unit >> 3) & ((1 << mode) - 1))) << per)) | (flat & ((1 << per) - 1))
-    return f

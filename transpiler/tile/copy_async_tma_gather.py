@@ -21,8 +21,7 @@ from transpiler.target import tma
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
 from transpiler.tile import regions
 from transpiler.tile.context import c
-from transpiler.tile.copy_async_common import Offsets, align_shared
-from transpiler.tile.copy_plan import multiple_of
+from transpiler.tile.copy_async_common import Offsets, shared_stages, tma_swizzle
 from transpiler.tile.variants import Decline
 
 GATHER_ARCH = 100  # sm_100a and its family
@@ -93,24 +92,12 @@ def gather_destination(s: ir.TileRegion, width: int, swizzle: int) -> ir.BufferA
     """The shared address the instruction takes: where the four rows start before the swizzle,
     after checking that each element lands where the buffer's layout has it."""
     sbuf = s.buffer
-    offsets = Offsets.make(sbuf)
-    if offsets is None:
-        raise Decline(f"the layout of `{sbuf.name}` is not a constant memory layout")
-    nbytes = sbuf.dtype.nbytes
-    repeat = 128 << swizzle if swizzle else SHARED_ALIGN  # bytes after which the swizzle repeats
-    align_shared(sbuf, repeat)
-    if not multiple_of(ir.mul(sbuf.elem_offset, c(nbytes)), repeat):
-        raise Decline(f"`{sbuf.name}` does not start at a multiple of {repeat} bytes")
+    offsets, nbytes, variable, choices = shared_stages(s, swizzle)
     extents = regions.const_extents(s)
-    variable = [d for d, start in enumerate(s.starts) if not isinstance(start, ir.IntImm)]
-    if any(extents[d] != 1 for d in variable):
-        raise Decline("the shared region starts at a run-time offset in a dimension it spans; only a "
-                      "single index (a pipeline stage) may be a run-time value")
-    choices = [range(offsets.shape[d]) if d in variable else (None,) for d in range(len(extents))]
     if len(list(product(*choices))) > MAX_STAGES:
         raise Decline("the region is too large for tirxc to check its shared layout")
     row_dim, col_dim = [d for d, e in enumerate(extents) if e != 1]
-    swz = address_swizzle(swizzle, nbytes)
+    swz = tma_swizzle(swizzle, nbytes)
     starts_of = {}
     for fixed in product(*choices):
         starts = [fixed[d] if d in variable else s.starts[d].value for d in range(len(extents))]
@@ -157,21 +144,6 @@ def _flat(sbuf: ir.Buffer, offsets: Offsets) -> ir.Buffer:
         size *= extent
     return ir.Buffer(sbuf.name, (c(size),), sbuf.dtype, sbuf.scope, sbuf.storage, None, sbuf.elem_offset,
                      sbuf.align, span=sbuf.span)
-
-
-def address_swizzle(mode: int, nbytes: int):
-    """TMA's swizzle of an element offset from a swizzle-repeat boundary: the 16-byte chunk bits
-    XORed with the bits above the 128-byte row (1, 2 or 3 of them for 32-, 64- and 128-byte
-    swizzles). It is its own inverse."""
-    if not mode:
-        return lambda offset: offset
-    per = (16 // nbytes).bit_length() - 1
-    mask = (1 << mode) - 1
-
-    def f(offset):
-        unit = offset >> per
-        return ((unit ^ ((unit >> 3) & mask)) << per) | (offset & ((1 << per) - 1))
-    return f
 
 
 # -- src_selector ---------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from typing import Callable
 from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
+from transpiler.target.tma import swizzle_address
 from transpiler.tile import regions
 from transpiler.tile.context import c
 from transpiler.tile.gemm_frag import NoMatch
@@ -124,18 +125,9 @@ def _evaluator(buf: ir.Buffer, shape: tuple[int, ...], name: str):
                 u += (flat % extents[k]) * istrides[k]
                 flat //= extents[k]
             u += flat * istrides[ks[0]]
-        return u, (u if swz is None else _swizzled(u, swz))
+        return u, layouts.swizzle_const(u, swz)
 
     return at, linear
-
-
-def _swizzled(u: int, params) -> int:
-    """ComposeLayout's XOR swizzle of an element offset (layouts.swizzle, on integers)."""
-    per_element, length, atom, inner = params
-    unit = u >> per_element
-    mask = (1 << length) - 1
-    bits = (unit & (mask << atom)) >> atom if inner else (unit & mask) << atom
-    return ((unit ^ bits) << per_element) + (u & ((1 << per_element) - 1))
 
 
 def shared_operand(name: str, region: ir.TileRegion, transposed: bool) -> SharedOperand:
@@ -279,12 +271,6 @@ def canonical(op: SharedOperand, row: int, k: int) -> int:
     return (row % 8) * 16 + (row // 8) * sbo + (k % unit) * eb + (k // unit) * lbo
 
 
-def hardware_swizzle(byte: int, mode: int) -> int:
-    if not mode:
-        return byte
-    return byte ^ (((byte >> 7) & ((1 << mode) - 1)) << 4)
-
-
 def prove(op: SharedOperand, tile_rows: int, tile_k: int) -> None:
     """Every element of every (tile_rows, tile_k) instruction tile is where the tile's descriptor
     reads it; NoMatch names the first element that is not."""
@@ -300,7 +286,7 @@ def prove(op: SharedOperand, tile_rows: int, tile_k: int) -> None:
                               f"{start % (8 * width) // width} rows into a {width}-byte swizzle atom")
             for dr in range(tile_rows):
                 for dk in range(tile_k):
-                    want = hardware_swizzle(start + canonical(op, dr, dk), op.swizzle)
+                    want = swizzle_address(start + canonical(op, dr, dk), op.swizzle)
                     got = op.place(r0 + dr, k0 + dk)[1]
                     if got != want:
                         raise NoMatch(f"{op.name}'s element ({_rows(op.name)} {r0 + dr}, K {k0 + dk}) is at byte {got} "
