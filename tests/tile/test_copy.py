@@ -211,3 +211,26 @@ def test_reg_reasons_and_ldstmatrix_declining_to_reg():
     assert from_own_registers.variant == "fallback"  # the first lane stores its own registers
     assert ("reg", "the registers are not spread over the warp's threads (their layout has no thread axes), so "
                    "every thread would write the whole region") in from_own_registers.rejected
+
+
+def test_a_view_off_its_storage_alignment_is_not_vectorized():
+    """A float32 view 4 bytes into the arena is 4-byte aligned whatever the arena's alignment: the
+    copy keeps to scalar accesses (a float4 there would fault); 16 bytes in, it vectorizes."""
+    text = '''from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+
+@T.prim_func
+def k(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([32])
+    arena = T.alloc_buffer((1024,), "uint8", scope="shared.dyn")
+    S = T.decl_buffer((128,), "float32", data=arena.data, byte_offset=4, scope="shared.dyn")
+    Tx.cta.copy(S[0:128], A[0:128])
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[0:128], S[0:128])
+'''
+    shifted, aligned = transpile(text), transpile(text.replace("byte_offset=4", "byte_offset=16"))
+    assert shifted.ok and aligned.ok
+    assert "float4" not in shifted.cuda and "(float*)(arena_ptr + 4)" in shifted.cuda
+    assert "*(float4*)(S_ptr + (tid * 4))" in aligned.cuda

@@ -770,13 +770,13 @@ def ramp_access(st, buf: ir.Buffer, nodes, span):
 
 
 def base_alignment(buf: ir.Buffer) -> int:
-    """The alignment in bytes of the start of a buffer's storage."""
-    storage = buf.storage
+    """The alignment in bytes the start of a buffer's storage is known to have (a typed view's
+    pointer starts its byte offset into the storage it views)."""
+    storage, offset = buf.storage, 0
     while storage is not None and storage.kind == "view_pointer" and storage.base is not None:
-        storage = storage.base
-    if storage is None:
-        return buf.align
-    return storage.align if storage.align > 0 else storage.dtype.nbytes
+        storage, offset = storage.base, offset + storage.byte_offset
+    align = buf.align if storage is None else storage.align if storage.align > 0 else storage.dtype.nbytes
+    return gcd(align, offset) if offset else align
 
 
 def vector_contiguous(buf: ir.Buffer, indices, lanes: int) -> bool:

@@ -35,6 +35,7 @@ from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
 from transpiler.target.tma import swizzle_address
+from transpiler.sema.expr import base_alignment
 from transpiler.tile import regions
 from transpiler.tile.context import c
 from transpiler.tile.gemm_frag import NoMatch
@@ -169,7 +170,7 @@ def shared_operand(name: str, region: ir.TileRegion, transposed: bool) -> Shared
         if (known_factor(s) * linear[d] * eb) % period:
             raise NoMatch(f"{name}'s region starts at a run-time index of dimension {d} that is not known to move "
                           f"it by whole {period}-byte {'swizzle atoms' if mode else 'units'}")
-    aligned = _storage_alignment(buf)
+    aligned = base_alignment(buf)
     if aligned % period:
         raise NoMatch(f"{name}'s storage starts on {aligned} bytes; its {MODE_TEXT[mode]} tiles need {period} "
                       f"(`align={period}`)")
@@ -229,16 +230,6 @@ def shared_operand(name: str, region: ir.TileRegion, transposed: bool) -> Shared
             sbo = _units(name, "its 8-row groups", step(8, 0), rows > 8, default=8)
     view = buf if layout is None or layout.swizzle is None else replace(buf, layout=replace(layout, swizzle=None))
     return SharedOperand(name, region, view, (mn_dim, k_dim), rows, cols, mode, lbo, sbo, mn_major, place)
-
-
-def _storage_alignment(buf: ir.Buffer) -> int:
-    """The alignment in bytes the start of a buffer's storage is known to have (through views)."""
-    storage, offset = buf.storage, 0
-    while storage is not None and storage.kind == "view_pointer" and storage.base is not None:
-        offset += storage.byte_offset
-        storage = storage.base
-    align = buf.align if storage is None else storage.align if storage.align > 0 else storage.dtype.nbytes
-    return gcd(align, offset) if offset else align
 
 
 def _rows(name: str) -> str:
