@@ -1,4 +1,4 @@
-"""`@dataclass` classes (sema/class_dataclass.py), as real kernel files write their configurations:
+"""`@dataclass` classes (sema/library/class_dataclass.py), as real kernel files write their configurations:
 what the kernel stores, run on the host (tests/emit/hostc.py), equals what Python computes for
 the same module text."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Enum and IntEnum classes (sema/class_enum.py), as real kernel files name GEMM kinds and majors:
+"""Enum and IntEnum classes (sema/library/class_enum.py), as real kernel files name GEMM kinds and majors:
 what the kernel stores, run on the host (tests/emit/hostc.py), equals what Python computes for the
 same module text."""
 from __future__ import annotations

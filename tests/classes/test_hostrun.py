@@ -1,4 +1,4 @@
-"""Classes of a `.tx` file (sema/classes.py) and the library's PipelineState, run on the host
+"""Classes of a `.tx` file (sema/library/classes.py) and the library's PipelineState, run on the host
 (tests/emit/hostc.py): each kernel's results are compared with what Python computes for the
 same program."""
 from __future__ import annotations

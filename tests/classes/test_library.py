@@ -1,4 +1,4 @@
-"""tirxc's version of TIRx's helper library (transpiler/sema/library/*.tx, sema/prelude.py): its
+"""tirxc's version of TIRx's helper library (transpiler/sema/library/*.tx, sema/library/prelude.py): its
 sources parse and ship in the wheel, its imports bind the upstream names, and the CUDA its
 classes emit compiles warning-free with nvcc. What they compute is checked on the host
 (test_hostrun.py: PipelineState) and on the GPU (tests/gpu/test_pipeline_library.py)."""
@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import has_nvcc, transpile
 from transpiler.diag.diagnostics import Diagnostics
-from transpiler.sema import prelude
+from transpiler.sema.library import prelude
 from transpiler.sema.check import LIBRARY_MODULES
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile

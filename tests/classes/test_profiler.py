@@ -1,5 +1,5 @@
 """tirxc's `tvm.tirx.bench.CudaProfiler` (sema/library/bench.tx) and the `T.cuda.timer_*` calls it
-makes (sema/cuda_helpers.py, target/cuda_lib.py): what is emitted, the errors at their positions,
+makes (sema/calls/cuda_helpers.py, target/cuda_lib.py): what is emitted, the errors at their positions,
 and an nvcc compile. The records are checked on the GPU (tests/gpu/test_profiler.py)."""
 from __future__ import annotations
 

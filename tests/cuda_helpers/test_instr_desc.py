@@ -1,4 +1,4 @@
-"""tcgen05 instruction descriptors (transpiler/sema/tcgen05_desc.py), run on the host with g++: the
+"""tcgen05 instruction descriptors (transpiler/sema/calls/tcgen05_desc.py), run on the host with g++: the
 constants stored through `desc` for four dense and two block-scaled MMA shapes, each worked out by hand from the PTX ISA's
 instruction-descriptor table (see the module's docstring for the bit positions)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""8- and 16-bit data in tensor memory and TIRx's full-address `allocated_addr=` (sema/tmem_packing.py):
+"""8- and 16-bit data in tensor memory and TIRx's full-address `allocated_addr=` (sema/memory/tmem_packing.py):
 the tcgen05 addresses tirxc computes for regions of packed views, as lane << 16 | column offsets from
 the allocation's base (the slot `tcgen05.alloc` writes)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The T.cuda helper library on the GPU (transpiler/sema/cuda_helpers.py, target/cuda_lib.py): the
+"""The T.cuda helper library on the GPU (transpiler/sema/calls/cuda_helpers.py, target/cuda_lib.py): the
 kernels of tests/cuda_helpers/kernels/gpu_*.tx run once, their results checked against numpy and
 against the PTX ISA's descriptor layouts (written out independently in test_helper_values.py)."""
 from __future__ import annotations

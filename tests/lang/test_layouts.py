@@ -1,4 +1,4 @@
-"""Layout methods and helpers with TIRx's meaning (sema/layout_methods.py, ir/layout_ops.py):
+"""Layout methods and helpers with TIRx's meaning (sema/memory/layout_methods.py, ir/layout_ops.py):
 `tile_to`, `tile`, `apply`, `wg_local_layout`, `tmem_datapath_layout`. The values are checked
 against facts stated outside tirxc: the PTX ISA's register fragments of `mma.m16n8k16`
 (A: lane = 4 * (row % 8) + (col % 8) // 2, register = col % 2 + 2 * (row // 8) + 4 * (col // 8);

@@ -1,4 +1,4 @@
-"""TIR's node constructors as kernels call them (sema/directives.py): `T.And`, `T.Or`, `T.Not`,
+"""TIR's node constructors as kernels call them (sema/expressions/directives.py): `T.And`, `T.Or`, `T.Not`,
 `T.IntImm`, `T.FloatImm`, run on the host (tests/emit/hostc.py)."""
 from __future__ import annotations
 

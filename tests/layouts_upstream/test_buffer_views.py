@@ -1,4 +1,4 @@
-"""TIRx's derived buffer views (transpiler/sema/buffer_views.py): `B.sub[...]`, `B.tile(...)[...]`,
+"""TIRx's derived buffer views (transpiler/sema/memory/buffer_views.py): `B.sub[...]`, `B.tile(...)[...]`,
 `B.rearrange(...)`, `B.view(...)` of a laid-out buffer, `B.layout` and `B.elem_offset_of(...)`.
 Each view reads the elements TIRx's numpy-style meaning names (a host run of the generated code
 against NumPy indexing of the same data), over a row-major global buffer and over a swizzled
@@ -190,7 +190,7 @@ def _iters(layout):
 def test_tmem_views_move_the_column_address():
     """A tensor-memory `sub` moves `allocated_addr` by whole 32-bit columns (elements x bits / 32)."""
     from transpiler.ir import layout as layouts
-    from transpiler.sema import buffer_views as bv
+    from transpiler.sema.memory import buffer_views as bv
     c = layouts.c
     tm = layouts.tile_layout([c(128), c(256)], [c(1), c(1)], ["TLane", "TCol"])
     f32 = bv.narrow(_buf((128, 256), "float32", "tmem", tm, 32), 1, c(64), 64)
@@ -206,7 +206,8 @@ def test_tmem_views_move_the_column_address():
 def test_swizzled_offsets_go_inside_the_swizzle():
     """A selection that starts a whole number of swizzle periods in moves elem_offset; one that
     does not is added to the layout's offset, under the swizzle (TIRx's _rebuild_view)."""
-    from transpiler.sema import buffer_views as bv, tma_utils
+    from transpiler.sema.memory import buffer_views as bv
+    from transpiler.sema.library import tma_utils
     layout = tma_utils.shared_layout(16, 3, [16, 128])  # [(16, 64), (2, 1024), (64, 1)], period 512 elements
     buf = _buf((16, 128), "float16", "shared", layout)
     whole = bv.narrow(buf, 1, bv.c(64), 64)
@@ -220,7 +221,7 @@ def test_swizzled_offsets_go_inside_the_swizzle():
 
 
 def test_dense_views_stay_row_major():
-    from transpiler.sema import buffer_views as bv
+    from transpiler.sema.memory import buffer_views as bv
     buf = _buf((4, 8, 16))
     assert bv.drop(buf, 0, bv.c(2)).layout is None and bv.drop(buf, 0, bv.c(2)).elem_offset.value == 256
     strided = bv.narrow(buf, 2, bv.c(4), 8)

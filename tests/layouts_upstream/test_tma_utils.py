@@ -1,5 +1,5 @@
 """TIRx's `mma_atom_layout`, `mma_atom_shape`, `mma_shared_layout` and `sf_tmem_layout`
-(transpiler/sema/tma_utils.py): the layouts equal TIRx's, iter for iter, as worked out by hand
+(transpiler/sema/library/tma_utils.py): the layouts equal TIRx's, iter for iter, as worked out by hand
 from upstream's algorithm (tile the atom over the rows, then over the rest; canonicalize), and
 a buffer laid out with them puts each element where TIRx's swizzle formula says (a host run of
 the generated code, compared with that formula written out here)."""
@@ -11,7 +11,7 @@ from tests.conftest import transpile
 from tests.emit import hostc
 from transpiler import ir
 from transpiler.ir import layout as layouts
-from transpiler.sema import tma_utils
+from transpiler.sema.library import tma_utils
 
 
 def iters(layout: ir.Layout):
@@ -147,7 +147,7 @@ def test_swizzled_buffer_places_elements_as_tirx(tmp_path):
     ("C", 64, 16, 1, [(4, 32, "TLane"), (16, 1, "TLane"), (16, 1, "TCol")]),
 ])
 def test_tmem_datapath_layouts(datapath, rows, cols, sub_slab, expected):
-    from transpiler.sema.layout_methods import datapath_iters
+    from transpiler.sema.memory.layout_methods import datapath_iters
     assert datapath_iters(datapath, rows, cols, sub_slab) == expected
 
 

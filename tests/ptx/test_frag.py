@@ -1,4 +1,4 @@
-"""`T.alloc_tcgen05_ldst_frag` (sema/tcgen05_frag.py): the register fragment of a warpgroup's
+"""`T.alloc_tcgen05_ldst_frag` (sema/calls/tcgen05_frag.py): the register fragment of a warpgroup's
 tcgen05.ld / st, its layout against TIRx's `tcgen05_atom_layout`, and its errors (E0607)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from tests.conftest import transpile
 from tests.ptx.test_errors import FIRST, check, messages
 from transpiler import ir
 from transpiler.ir import layout as layouts
-from transpiler.sema.tcgen05_frag import fragment_iters
+from transpiler.sema.calls.tcgen05_frag import fragment_iters
 from transpiler.target.dtypes import INT32
 
 

@@ -1,4 +1,4 @@
-"""Helper functions (sema/macros.py): plain `def` helpers evaluated at compile time and
+"""Helper functions (sema/library/macros.py): plain `def` helpers evaluated at compile time and
 `@T.inline` / `@T.macro` device helpers inlined at each call, checked by running the kernel on
 the host (tests/emit/hostc.py) against the values Python gives for the same computation."""
 from __future__ import annotations

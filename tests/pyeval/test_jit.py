@@ -1,4 +1,4 @@
-"""`@T.jit` kernels with `T.constexpr` parameters (sema/jit.py): each `k = f.specialize(...)` is a
+"""`@T.jit` kernels with `T.constexpr` parameters (sema/kernel/jit.py): each `k = f.specialize(...)` is a
 kernel named `k` with the constants baked in, run here on the host (tests/emit/hostc.py)."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`T.launch_thread("blockIdx.x", n)` / `T.launch_thread("threadIdx.x", n)`, the launch as TIRx's
-lowering prints it (sema/legacy_launch.py): a kernel without `T.device_entry()` whose device code
+lowering prints it (sema/kernel/legacy_launch.py): a kernel without `T.device_entry()` whose device code
 starts at the first launch, run on the host (tests/emit/hostc.py) against the same kernel written
 with `T.cta_id` / `T.thread_id`."""
 from __future__ import annotations

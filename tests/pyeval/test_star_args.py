@@ -1,4 +1,4 @@
-"""`*` unpacking in calls is expanded once, before any handler sees the arguments (sema/pyeval.py):
+"""`*` unpacking in calls is expanded once, before any handler sees the arguments (evaluator/core.py):
 a kernel written with `*[... for ...]` and `*(...)` makes the same CUDA, byte for byte, as the
 same kernel with the arguments written out (samples/mma_gemm_fp16.tx, whose `T.ptx[...]` calls
 take 14 and 5 operands)."""

@@ -1,4 +1,4 @@
-"""The Python level of a `.tx` file (sema/pyeval.py, pyeval_builtins.py): what compile-time
+"""The Python level of a `.tx` file (evaluator/core.py, pyeval_builtins.py): what compile-time
 evaluation computes equals what the kernel stores, run on the host (tests/emit/hostc.py).
 Each row is one statement `O[k] = <expression>` after some set-up lines, and the value
 Python itself gives for the same text (computed here, over the same inputs)."""

@@ -1,5 +1,5 @@
-"""The checker's evaluation discipline, seen in the CUDA it leads to (sema/effects.py,
-sema/loops.py, sema/unrolled.py): a call with side effects is evaluated exactly once however
+"""The checker's evaluation discipline, seen in the CUDA it leads to (sema/expressions/effects.py,
+sema/kernel/loops.py, sema/kernel/unrolled.py): a call with side effects is evaluated exactly once however
 many times the C needs its value; a `range()` is evaluated once, and counts without wrapping
 past INT_MAX; unrolled copies that would divide by a constant zero are refused before
 lowering; identifiers are read NFKC-normalised. The diagnostics themselves, with their

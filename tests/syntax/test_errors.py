@@ -130,7 +130,7 @@ def test_syntax_error(source, code, line, col, fragment):
 
 def test_every_syntax_code_is_exercised_and_documented():
     used = {row[1] for row in SYNTAX_ERRORS} | {"E0109"}
-    # E0130-E0159 are the checker's codes for the Python level (sema/pyeval.py)
+    # E0130-E0159 are the checker's codes for the Python level (evaluator/core.py)
     assert {c for c in CODES if c.startswith("E01") and not "E0130" <= c <= "E0159"} - {"E0112"} <= used
     assert all(code in CODES for code in used)
 

@@ -126,5 +126,5 @@ def test_two_statements_per_line():
 def test_the_address_formula_is_pseudo_code():
     formula = 'addr(buffer[coord]) = buffer.data + elem_offset + layout.apply(*coord, shape=shape)["m"]\n'
     _, diags = parse_text(formula)
-    # `*coord` in a call is syntax the parser accepts (the checker expands it: sema/pyeval.py)
+    # `*coord` in a call is syntax the parser accepts (the checker expands it: evaluator/core.py)
     assert [(d.code, d.span.col, d.message) for d in diags] == []

@@ -15,7 +15,7 @@ from tests.emit import hostc
 from tests.tile.test_copy_async_kernels import HEAD, KERNELS, source
 from transpiler import ir
 from transpiler.target.dtypes import INT32, parse_dtype
-from transpiler.tile import copy_async_common as common
+from transpiler.tile.copy_async import common as common
 
 HOST_PRELUDE = "#include <vector_types.h>\n#undef __shared__\n#define __shared__\n"
 

@@ -1,4 +1,4 @@
-"""`tcgen05_cp` over tensor-memory tiles of any number of dimensions (transpiler/tile/copy_async_tcgen05.py):
+"""`tcgen05_cp` over tensor-memory tiles of any number of dimensions (transpiler/tile/copy_async/tcgen05.py):
 the lane and column of each element come from the layout's TLane / TCol iters, so a (4, 32, 16) tile
 of four 16-column blocks, or a 2-D buffer whose columns interleave, copies atom by atom from where
 the shared layout holds each atom; the refusals (E0904 at the call) and nvcc (sm_100a)."""

@@ -1,4 +1,4 @@
-"""TIRx's forced-width copies (`vec_16b` ... `vec_256b`, transpiler/tile/copy_vec_forced.py) with their
+"""TIRx's forced-width copies (`vec_16b` ... `vec_256b`, transpiler/tile/copy/vec_forced.py) with their
 cache hints, `vec_auto`, and TIRx's other variant names (transpiler/tile/aliases.py): the variant each
 call takes, the instruction its hints make, why a call is refused (E0904 at its location), and nvcc.
 The values are checked on the GPU (tests/gpu/test_tile_copy_forced.py)."""
@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import errors, has_nvcc, transpile
 from tests.tile.test_copy_forced_kernels import HEAD, KERNELS, source
-from transpiler.tile import variants
+from transpiler.tile import registry as variants
 
 
 def _compiled(name: str):

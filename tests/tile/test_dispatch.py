@@ -10,7 +10,7 @@ from transpiler.sema.check import check
 from transpiler.diag.diagnostics import Diagnostics
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
-from transpiler.tile import variants
+from transpiler.tile import registry as variants
 
 HEAD = '''from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx

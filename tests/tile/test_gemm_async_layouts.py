@@ -1,4 +1,4 @@
-"""`Tx.gemm_async` with MN-major and unswizzled shared operands (transpiler/tile/gemm_shared.py):
+"""`Tx.gemm_async` with MN-major and unswizzled shared operands (transpiler/tile/gemm_async/shared_operands.py):
 wgmma (sm_90a) and tcgen05 (sm_100a, compile only).
 
 The value check runs on the CPU: the generated calls' matrix descriptors (start, LBO, SBO, layout
@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import has_nvcc
 from tests.tile import gemm_kernels as gk
 from tests.tile.test_gemm import _at, _compile, _refusal, _top_level
-from transpiler.sema.tma_utils import shared_layout
+from transpiler.sema.library.tma_utils import shared_layout
 
 EB = {"float16": 2, "bfloat16": 2, "float32": 4, "float8_e4m3fn": 1, "int8": 1}
 PER_ELEMENT = {1: 4, 2: 3, 4: 2}

@@ -1,4 +1,4 @@
-"""TIRx's warp reduction across lanes (transpiler/tile/reduction_lanes.py, tried by `local` when `axes=`
+"""TIRx's warp reduction across lanes (transpiler/tile/reduction/lanes.py, tried by `local` when `axes=`
 cannot describe the call): which calls take it, that a call `axes=` does describe keeps tirxc's
 reading, and nvcc. Values: tests/gpu/test_tile_reduction_lanes.py."""
 from __future__ import annotations

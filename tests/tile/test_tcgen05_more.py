@@ -1,4 +1,4 @@
-"""tcgen05 on the half datapaths (transpiler/tile/gemm_tcgen05.py, gemm_datapath.py,
+"""tcgen05 on the half datapaths (transpiler/tile/gemm_async/tcgen05.py, gemm_datapath.py,
 copy_async_tcgen05_16x.py): `gemm_async` with 64 rows per CTA (datapath F on one CTA, datapath B
 over a CTA pair) and `copy_async` of `.16x64b` / `.16x128b` / `.16x256b` register fragments;
 which instructions a call gets, the refusals (E0904 at the call's file:line:col), and nvcc

@@ -1,5 +1,5 @@
 """`Tx.copy_async` with `gather4=` (TMA `.tile::gather4`, sm_100a) and `src_selector=` (a tensor map
-chosen at run time) through the `tma` variant (transpiler/tile/copy_async_tma_gather.py): the
+chosen at run time) through the `tma` variant (transpiler/tile/copy_async/tma_gather.py): the
 instruction and its operands, the tensor maps the launcher encodes (one row high, checked by
 running the launcher's encoder logic on the host with a fake driver), the refusals with their
 positions, and an nvcc compile for sm_100a. No GPU test: gather4 needs sm_100 and the GPU tests

@@ -1,5 +1,5 @@
 """`Tx.copy_async` through TMA with `cta_mask=` (multicast to the CTAs of a cluster) and
-`cta_group=2` (transpiler/tile/copy_async_tma.py): the instruction chosen, the refusals, an nvcc
+`cta_group=2` (transpiler/tile/copy_async/tma.py): the instruction chosen, the refusals, an nvcc
 compile. tests/gpu/test_tile_tma_multicast.py runs the multicast kernel."""
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from transpiler.syntax import ast
 from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.sema.check import LAYOUT_MODULE, layout_evaluator
-from transpiler.sema.views import layout_arg, layout_value
+from transpiler.sema.memory.views import layout_arg, layout_value
 from transpiler.cli.files import write_file as _write, write_stdout as _write_stdout
 from transpiler.diag.diagnostics import Diagnostic, Diagnostics, Renderer, did_you_mean, use_colour
 from transpiler.target.dtypes import known_dtype_names, parse_dtype

@@ -62,7 +62,7 @@ CODES: dict[str, tuple[str, str]] = {
               "errors are more likely to be consequences of earlier ones. Fix the errors shown and "
               "run tirxc again."),
     # ---- module level ----------------------------------------------------------
-    # ---- the Python level, evaluated at compile time (sema/pyeval.py, macros.py) -----------
+    # ---- the Python level, evaluated at compile time (evaluator/core.py, macros.py) -----------
     "E0130": ("misplaced `*` or `**`",
               "`*seq` unpacks a compile-time sequence into a call's positional arguments, a tuple or "
               "list display, or (one per tuple) a tuple assignment's targets; `**d` unpacks a "
@@ -249,7 +249,7 @@ CODES: dict[str, tuple[str, str]] = {
               "`T.alloc_shared`, `T.alloc_local` and the scalar allocators with `scope=\"global\"` are "
               "errors: they name another kind of memory, and a global scalar would be shared by every "
               "thread of the launch."),
-    # ---- classes (sema/classes.py) -----------------------------------------------
+    # ---- classes (sema/library/classes.py) -----------------------------------------------
     "E0330": ("exception raised at compile time",
               "tirxc evaluates the Python of a `.tx` file while it compiles (the classes' `__init__` "
               "and plain methods, plain helper functions, the compile-time branches of inlined "

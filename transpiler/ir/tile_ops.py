@@ -1,6 +1,6 @@
 """The tile primitives (`Tx.*`, docs/tile-primitives.md): each op's operands in call order, with
 their defaults, and the family whose dispatch variants lower it. The checker binds a call
-against this table (sema/tile_calls.py); transpiler/tile/ dispatches the bound call."""
+against this table (sema/calls/tile_calls.py); transpiler/tile/ dispatches the bound call."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -25,15 +25,16 @@ from transpiler.ir.program import CheckedModule, Kernel
 from transpiler.syntax import ast
 from transpiler.syntax.source import SourceFile
 from transpiler.target.cnames import source_code_names
-# every call family, imported so that its handlers register
-from transpiler.sema import access, buffers, cuda_helpers, tcgen05_desc, intrinsics, pools, ptx_calls, threads, views  # noqa: F401
-from transpiler.sema import macros, pyeval, pyeval_builtins, pyeval_fstring, statements  # (they register in expr.py and registry.py)
-from transpiler.sema import classes, jit, prelude
-from transpiler.sema.class_values import CLASS_VALUES
-from transpiler.sema import tile_calls  # noqa: F401  (registers Tx.* calls)
-from transpiler.sema import pyeval_modules
-from transpiler.sema.expr import elab
-from transpiler.sema.kernel import check_kernel
+# every call family, imported so that its handlers register (in expr.py's and registry.py's tables)
+from transpiler.sema.memory import access, buffers, pools, views  # noqa: F401
+from transpiler.sema.calls import cuda_helpers, tcgen05_desc, intrinsics, ptx as ptx_calls, tile_calls  # noqa: F401
+from transpiler.sema.kernel import jit, statements, threads  # noqa: F401
+from transpiler.sema.library import classes, macros, prelude  # noqa: F401
+from transpiler.evaluator import core as pyeval, builtins as pyeval_builtins, fstring as pyeval_fstring  # noqa: F401
+from transpiler.sema.library.class_values import CLASS_VALUES
+from transpiler.evaluator import modules as pyeval_modules
+from transpiler.sema.expressions.expr import elab
+from transpiler.sema.kernel.prim_func import check_kernel
 from transpiler.sema.registry import CALLS, LAYOUT_CTORS
 from transpiler.sema.state import KernelState, ModuleState, at_module_level
 from transpiler.sema.values import (POISON, Axis, Binding, Builtin, DTypeVal, DynamicExtent, LayoutPart, LayoutVal, Namespace,

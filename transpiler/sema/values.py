@@ -160,7 +160,7 @@ class LayoutPart:
 @dataclass(frozen=True, eq=False, repr=False)
 class BufferIndexer:
     """`B.sub` or `B.tile(...)` before its `[...]`: the buffer and, for `tile`, the (dim, factors)
-    specs (sema/buffer_views.py)."""
+    specs (sema/memory/buffer_views.py)."""
     buffer: object  # ir.Buffer
     kind: str  # "sub" or "tile"
     specs: tuple = ()

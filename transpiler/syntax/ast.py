@@ -161,7 +161,7 @@ class ListComp(Node):
 class FString(Node):
     """An f-string, with the plain strings written next to it: each part is a literal `str`, or a
     `{...}` field as (expression text, line, column of its first character, conversion or "",
-    format spec); the checker parses and evaluates the fields (sema/pyeval_fstring.py)."""
+    format spec); the checker parses and evaluates the fields (evaluator/fstring.py)."""
     parts: tuple
 
 
@@ -342,7 +342,7 @@ class ImportFrom(Node):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ClassDef(Node):
-    """`class name(bases):` with its decorators (`@T.meta_class`): run at compile time (sema/classes.py)"""
+    """`class name(bases):` with its decorators (`@T.meta_class`): run at compile time (sema/library/classes.py)"""
     name: str
     bases: tuple[Expr, ...]
     decorators: tuple[Expr, ...]

@@ -610,7 +610,7 @@ class Builder:
     def set(self, span, children):
         return ast.Set(span, tuple(children[0]))
 
-    # Comprehensions are evaluated at compile time (sema/pyeval.py). `comp_for` and `comp_if`
+    # Comprehensions are evaluated at compile time (evaluator/core.py). `comp_for` and `comp_if`
     # give the clauses in order, a `for` as a Comprehension and an `if` as its condition; the
     # comprehension attaches each condition to the `for` before it.
     def listcomp(self, span, children):

@@ -1,4 +1,4 @@
-"""The C++ sources of the `T.cuda.*` helper library (sema/cuda_helpers.py): one
+"""The C++ sources of the `T.cuda.*` helper library (sema/calls/cuda_helpers.py): one
 `__device__ __forceinline__` function per helper, each with the minimum architecture
 it needs. Data only; a source is pasted once into the .cu when some kernel calls it.
 

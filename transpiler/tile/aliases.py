@@ -4,7 +4,7 @@ variant, its conditions first. `tma_explicit` also keeps TIRx's one-instruction 
 from __future__ import annotations
 
 from transpiler import ir
-from transpiler.tile.variants import VARIANTS, Decline, variant
+from transpiler.tile.registry import VARIANTS, Decline, variant
 
 ALIASES = {  # (op, TIRx's name) -> tirxc's variant
     ("copy_async", "tma_auto"): "tma",

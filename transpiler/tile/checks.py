@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.tile import regions
-from transpiler.tile.variants import Check, check
+from transpiler.tile.registry import Check, check
 
 
 @check("all threads of the scope reach the call")

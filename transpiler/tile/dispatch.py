@@ -10,7 +10,7 @@ from transpiler.ir.program import CheckedModule, CNames, Kernel, TileDispatch
 from transpiler.target.arch import BASE_ARCH
 from transpiler.tile import families  # noqa: F401  (registers every variant)
 from transpiler.tile.context import Lowering
-from transpiler.tile.variants import VARIANTS, Decline
+from transpiler.tile.registry import VARIANTS, Decline
 
 
 def dispatch_module(module: CheckedModule, diags: Diagnostics) -> None:

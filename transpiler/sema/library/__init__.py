@@ -1,1 +1,1 @@
-"""tirxc's sources of TIRx's helper library (read by sema/prelude.py with importlib.resources)."""
+"""tirxc's sources of TIRx's helper library (read by sema/library/prelude.py with importlib.resources)."""

@@ -1,5 +1,5 @@
 """The PTX instruction table (docs/ptx.md; docs/design.md, decisions 15 and 16) and the fixed
-helpers. Data and its rendering only: the checker (sema/ptx_calls.py) decides which form
+helpers. Data and its rendering only: the checker (sema/calls/ptx.py) decides which form
 a call means.
 
 Each family file lists `Family`s: a regular expression over the mnemonic's modifier slots,
@@ -14,8 +14,7 @@ import re
 from transpiler.target.arch import guard_condition, guard_macro, specific_archs
 from transpiler.target.ptx.helpers import HELPERS
 from transpiler.target.ptx.model import KINDS, Family, Form, Instruction, Operand
-from transpiler.target.ptx import (arith, async_copy, async_store, control, cvt, fp_cvt, half, intmath, memory, misc,
-                                   mma_more, mma_sparse, multimem, tcgen05, tensor_core)
+from transpiler.target.ptx import arith, async_copy, async_store, control, cvt, fp_cvt, half, intmath, memory, warp_barrier_cache as misc, mma_shapes as mma_more, mma_sparse, multimem, tcgen05, tensor_core
 from transpiler.target.ptx.tcgen05 import TMEM_OPERANDS
 
 __all__ = ["HELPERS", "KINDS", "Family", "Instruction", "Operand", "FAMILIES", "EXAMPLES", "lookup", "forms",

@@ -8,7 +8,7 @@ _G = r"cta_group::(?P<g>[12])"
 _TADDR = Operand("in", "u32", name="taddr")
 
 # registers per thread for one repetition of each tcgen05.ld / st shape, and the largest .num
-# (T.alloc_tcgen05_ldst_frag, sema/tcgen05_frag.py, sizes its fragments from this table too)
+# (T.alloc_tcgen05_ldst_frag, sema/calls/tcgen05_frag.py, sizes its fragments from this table too)
 LD_SHAPES = _LD_SHAPES = {"32x32b": (1, 128), "16x64b": (1, 128), "16x128b": (2, 64), "16x256b": (4, 32), "16x32bx2": (1, 128)}
 
 

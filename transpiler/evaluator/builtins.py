@@ -1,0 +1,438 @@
+"""Python's builtins over compile-time values (registry.PY_BUILTINS), and `T.meta_var`.
+
+Each computes with Python on the file's compile-time values: nothing from the file is executed.
+Where the arguments are known only at run time, the builtin that TVMScript would run in Python
+(which would fail, or build an expression) is refused with the dialect's spelling of it, except
+`sum`, which adds run-time values into one expression as Python's `sum` does in TVMScript."""
+from __future__ import annotations
+
+from transpiler import ir
+from transpiler.syntax import ast
+from transpiler.sema.expressions import expr, scalars
+from transpiler.sema import state
+from transpiler.evaluator.core import as_node, index_node, items_of, kind_of, pack, step, truth
+from transpiler.evaluator import box as pyeval_box, fstring as pyeval_fstring, lists as pyeval_lists
+from transpiler.sema.registry import CALLS, PY_BUILTINS
+from transpiler.sema.values import Method, POISON, Poison, PyConst, PyDict, SliceVal
+
+_TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple, "list": list, "dict": PyDict,
+          "set": set}
+
+
+def call_builtin(st, name: str, node: ast.Call):
+    args = [expr.elab(st, a) for a in node.args]
+    kwargs = {k.name: expr.elab(st, k.value) for k in node.keywords}
+    if any(isinstance(v, Poison) for v in args + list(kwargs.values())):
+        return POISON
+    fn, low, high, keywords = _TABLE[name]
+    bad = next((k for k in node.keywords if k.name not in keywords), None)
+    if bad is not None:
+        st.diags.error("E0311", f"`{name}` has no parameter `{bad.name}`", bad.span)
+        return POISON
+    if not low <= len(args) <= high:
+        count = f"{low}" if low == high else f"{low} to {high}"
+        st.diags.error("E0305", f"`{name}` takes {count} positional argument{'s' if high != 1 else ''}, "
+                                f"got {len(args)}", node.span)
+        return POISON
+    return fn(st, node, args, kwargs)
+
+
+def _fail(st, node, message: str, help: str | None = None):
+    st.diags.error("E0137", message, node.span, help=help)
+    return POISON
+
+
+def _seq(st, node, val, name: str):
+    items = items_of(val)
+    if items is None:
+        _fail(st, node, f"`{name}` needs a compile-time tuple, list, string, dict or `range`, not {kind_of(val)}")
+    elif not step(st, node.span, len(items)):
+        return None
+    return items
+
+
+def _consts(st, node, items, name: str, runtime_help: str | None = None):
+    """The Python values of items, all compile-time constants; None (reported) otherwise."""
+    out = []
+    for item in items:
+        if isinstance(item, PyConst):
+            out.append(item.value)
+        elif isinstance(item, (ir.IntImm, ir.FloatImm)):
+            out.append(item.value)
+        else:
+            _fail(st, node, f"`{name}` over {kind_of(item)}, known only at run time", runtime_help)
+            return None
+    return out
+
+
+def _py(st, node, fn, *values):
+    """fn(*values), Python's errors (`int("x")`, comparing a string with a number) reported."""
+    try:
+        return PyConst(fn(*values))
+    except (TypeError, ValueError, OverflowError) as err:
+        return _fail(st, node, f"compile-time evaluation failed: {err}")
+
+
+def _len(st, node, args, kwargs):
+    items = _seq(st, node, args[0], "len")
+    return POISON if items is None else PyConst(len(items))
+
+
+def _minmax(name):
+    def run(st, node, args, kwargs):
+        items = args if len(args) > 1 else _seq(st, node, args[0], name)
+        if items is None:
+            return POISON
+        if not items and "default" in kwargs:
+            return kwargs["default"]
+        values = _consts(st, node, items, name, f"use `T.{name}(a, b)` for values known at run time")
+        if values is None:
+            return POISON
+        if not values:
+            return _fail(st, node, f"`{name}` of an empty sequence")
+        return _py(st, node, min if name == "min" else max, values)
+    return run
+
+
+def _sum(st, node, args, kwargs):
+    items = _seq(st, node, args[0], "sum")
+    if items is None:
+        return POISON
+    total = args[1] if len(args) > 1 else kwargs.get("start", PyConst(0))
+    for item in items:
+        if isinstance(total, PyConst) and isinstance(item, PyConst):
+            total = _py(st, node, lambda a, b: a + b, total.value, item.value)
+        else:
+            total = scalars.arith(st, "+", total, item, node.span, node.span, node.span)
+        if total is POISON:
+            return POISON
+    return total
+
+
+def _abs(st, node, args, kwargs):
+    values = _consts(st, node, args, "abs", "use `T.abs(x)` for a value known at run time")
+    return POISON if values is None else _py(st, node, abs, values[0])
+
+
+def _convert(name):
+    def run(st, node, args, kwargs):
+        if not args:
+            return PyConst(_TYPES[name]())
+        if name == "str" and isinstance(args[0], PyDict):
+            return _fail(st, node, "`str` of a dict is not supported")
+        if name == "str" and pyeval_box.box_of(args[0]) is not None and isinstance(args[0], PyConst):
+            return PyConst(str(pyeval_fstring.python_value(st, args[0], node, "`str`")))  # `[1, 2]`
+        if name == "bool":
+            cond = truth(st, args[0], node, "`bool`")
+            return POISON if cond is None else PyConst(cond)
+        values = _consts(st, node, args, name, f"use `T.{'int32' if name == 'int' else 'float32'}(x)` to "
+                                               f"convert a value known at run time"
+                         if name in ("int", "float") else None)
+        if values is None:
+            return POISON
+        return _py(st, node, _TYPES[name], *values)
+    return run
+
+
+def _tuple(st, node, args, kwargs):
+    if not args:
+        return PyConst(())
+    items = _seq(st, node, args[0], "tuple")
+    return POISON if items is None else pack(items)
+
+
+def _list(st, node, args, kwargs):
+    items = _seq(st, node, args[0], "list") if args else []
+    return POISON if items is None else pyeval_box.new_list(items)
+
+
+def _set(st, node, args, kwargs):
+    items = _seq(st, node, args[0], "set") if args else []
+    return POISON if items is None else pyeval_box.new_set(st, items, [node.args[0] if args else node] * len(items))
+
+
+def _callable(st, node, args, kwargs):
+    from transpiler.sema.values import Builtin, Helper
+    return PyConst(isinstance(args[0], (Helper, Builtin)))
+
+
+def _attribute(st, node, obj, name_value):
+    """`obj.<name>` for `getattr` / `hasattr`, the name a compile-time string: elaborated as the
+    attribute written out (a namespace's function, an instance's attribute, a module's name)."""
+    if not (isinstance(name_value, PyConst) and isinstance(name_value.value, str) and name_value.value.isidentifier()):
+        return _fail(st, node, "the attribute's name must be a compile-time string")
+    return ast.Attribute(node.span, ast.Value(node.args[0].span, obj), name_value.value)
+
+
+def _getattr(st, node, args, kwargs):
+    """`getattr(obj, name[, default])`; with a default, a missing attribute gives the default (the
+    error it would report is dropped, as Python catches the AttributeError)."""
+    attr = _attribute(st, node, args[0], args[1])
+    if attr is POISON:
+        return POISON
+    if len(args) < 3:
+        return expr.elab(st, attr)
+    first = len(st.diags.items)
+    value = expr.elab(st, attr)
+    if isinstance(value, Poison) and len(st.diags.items) > first:
+        del st.diags.items[first:]
+        return args[2]
+    return value
+
+
+def _hasattr(st, node, args, kwargs):
+    attr = _attribute(st, node, args[0], args[1])
+    if attr is POISON:
+        return POISON
+    first = len(st.diags.items)
+    value = expr.elab(st, attr)
+    found = not (isinstance(value, Poison) and len(st.diags.items) > first)
+    del st.diags.items[first:]
+    return PyConst(found)
+
+
+def _dict(st, node, args, kwargs):
+    out = {}
+    if args:
+        if isinstance(args[0], PyDict):
+            out.update(args[0].items)
+        else:
+            pairs = _seq(st, node, args[0], "dict")
+            if pairs is None:
+                return POISON
+            for pair in pairs:
+                kv = items_of(pair)
+                if kv is None or len(kv) != 2 or not isinstance(kv[0], PyConst):
+                    return _fail(st, node, "`dict` takes pairs of a compile-time key and a value")
+                out[kv[0].value] = kv[1]
+    out.update(kwargs)
+    return PyDict(out)
+
+
+def _zip(st, node, args, kwargs):
+    seqs = [_seq(st, node, a, "zip") for a in args]
+    if any(s is None for s in seqs):
+        return POISON
+    return pack(pack(group) for group in zip(*seqs))
+
+
+def _enumerate(st, node, args, kwargs):
+    items = _seq(st, node, args[0], "enumerate")
+    start = args[1] if len(args) > 1 else kwargs.get("start", PyConst(0))
+    if items is None:
+        return POISON
+    if not (isinstance(start, PyConst) and isinstance(start.value, int)):
+        return _fail(st, node, "`enumerate` starts at a compile-time integer")
+    return pack(pack((PyConst(start.value + i), item)) for i, item in enumerate(items))
+
+
+def _sorted(st, node, args, kwargs):
+    items = _seq(st, node, args[0], "sorted")
+    values = None if items is None else _consts(st, node, items, "sorted")
+    reverse = truth(st, kwargs.get("reverse", PyConst(False)), node, "`reverse=`")
+    if values is None or reverse is None:
+        return POISON
+    result = _py(st, node, lambda v: tuple(sorted(v, reverse=reverse)), values)
+    return result if result is POISON else pyeval_box.new_list(PyConst(v) for v in result.value)
+
+
+def _reversed(st, node, args, kwargs):
+    items = _seq(st, node, args[0], "reversed")
+    return POISON if items is None else pack(reversed(items))
+
+
+def _anyall(name):
+    def run(st, node, args, kwargs):
+        items = _seq(st, node, args[0], name)
+        if items is None:
+            return POISON
+        truths = [truth(st, item, node, f"`{name}`") for item in items]
+        if None in truths:
+            return POISON
+        return PyConst(any(truths) if name == "any" else all(truths))
+    return run
+
+
+def _isinstance(st, node, args, kwargs):
+    value, kinds = args
+    of_class = CALLS["class_isinstance"](st, value, kinds)  # classes of the file (classes.py)
+    if of_class is not None:
+        return of_class
+    kind_items = items_of(kinds) if isinstance(kinds, tuple) else [kinds]
+    types = []
+    for k in kind_items or ():
+        if getattr(k, "name", None) not in _TYPES:
+            return _fail(st, node, "`isinstance` tests against int, float, bool, str, tuple, list, set or dict")
+        types.append(_TYPES[k.name])
+    box = pyeval_box.box_of(value)
+    if box is not None:
+        return PyConst((list if box.kind == "list" else set) in types)
+    if isinstance(value, PyConst):
+        return PyConst(any(isinstance(value.value, t) for t in types if t is not PyDict))
+    if isinstance(value, tuple):
+        return PyConst(tuple in types)
+    return PyConst(isinstance(value, PyDict) and PyDict in types)
+
+
+def _slice(st, node, args, kwargs):
+    parts = list(args) if len(args) > 1 else [PyConst(None)] + list(args)
+    parts += [PyConst(None)] * (3 - len(parts))
+    return SliceVal(*(None if isinstance(p, PyConst) and p.value is None else p for p in parts))
+
+
+# name -> (function, fewest and most positional arguments, keywords)
+_TABLE = {
+    "len": (_len, 1, 1, ()), "min": (_minmax("min"), 1, 1 << 16, ("default",)),
+    "max": (_minmax("max"), 1, 1 << 16, ("default",)), "sum": (_sum, 1, 2, ("start",)),
+    "abs": (_abs, 1, 1, ()), "int": (_convert("int"), 0, 1, ()), "float": (_convert("float"), 0, 1, ()),
+    "bool": (_convert("bool"), 0, 1, ()), "str": (_convert("str"), 0, 1, ()), "tuple": (_tuple, 0, 1, ()),
+    "list": (_list, 0, 1, ()), "set": (_set, 0, 1, ()), "callable": (_callable, 1, 1, ()),
+    "dict": (_dict, 0, 1, None), "zip": (_zip, 0, 1 << 16, ()),
+    "enumerate": (_enumerate, 1, 2, ("start",)), "sorted": (_sorted, 1, 1, ("reverse",)),
+    "reversed": (_reversed, 1, 1, ()), "any": (_anyall("any"), 1, 1, ()), "all": (_anyall("all"), 1, 1, ()),
+    "isinstance": (_isinstance, 2, 2, ()), "slice": (_slice, 1, 3, ()),
+    "getattr": (_getattr, 2, 3, ()), "hasattr": (_hasattr, 2, 2, ()),
+}
+assert set(_TABLE) == PY_BUILTINS
+
+
+class _AnyName(tuple):
+    """`dict(...)` takes any keyword."""
+
+    def __contains__(self, item) -> bool:
+        return True
+
+
+_TABLE["dict"] = (_dict, 0, 1, _AnyName())
+
+
+def slice_index(st, node: ast.Subscript) -> ast.Subscript:
+    """`A[fs]` with `fs` a name bound to (or a call giving: `A[tuple(slices)]`) a slice or a tuple of
+    slices and indices: the subscript as if they were written out (`A[0:32, 0:8]`, `A[1, 2]`), as
+    Python passes a tuple index to `__getitem__`; any other subscript as it is (a call's value
+    evaluated once)."""
+    index = node.indices[0]
+    if index.__class__ is ast.Name:
+        binding = state.binding(st, index.id) or st.module.globals.get(index.id)
+        value = binding.value if binding is not None else None
+    else:
+        value = expr.elab(st, index)
+    if isinstance(value, SliceVal):
+        items = [value]
+    elif isinstance(value, tuple):
+        items = list(value)
+    elif isinstance(value, PyConst) and isinstance(value.value, tuple):
+        items = [PyConst(v) for v in value.value]
+    else:
+        return node if index.__class__ is ast.Name else ast.Subscript(node.span, node.value, (as_node(value, index.span),))
+    span = index.span
+    indices = tuple(index_node(v, span) for v in items)
+    return ast.Subscript(node.span, node.value, indices)
+
+
+# -- methods of compile-time values -------------------------------------------------------------------
+# kind -> method name -> (fewest, most arguments); all compute with Python on constants but the
+# dict ones and tuple `index` / `count`, which take any items
+_METHODS = {
+    "dict": {"items": (0, 0), "keys": (0, 0), "values": (0, 0), "get": (1, 2)},
+    "tuple": {"index": (1, 1), "count": (1, 1)},
+    "str": {"format": (0, 1 << 16), "join": (1, 1), "upper": (0, 0), "lower": (0, 0), "startswith": (1, 1), "endswith": (1, 1),
+            "replace": (2, 2), "split": (0, 1), "strip": (0, 1)},
+    "int": {"bit_length": (0, 0), "bit_count": (0, 0)},
+    "float": {"is_integer": (0, 0)},
+}
+
+
+def _method_kind(obj) -> str | None:
+    box = pyeval_box.box_of(obj)
+    if box is not None:
+        return box.kind
+    if isinstance(obj, PyDict):
+        return "dict"
+    if isinstance(obj, tuple) or (isinstance(obj, PyConst) and isinstance(obj.value, tuple)):
+        return "tuple"
+    if isinstance(obj, PyConst) and isinstance(obj.value, str):
+        return "str"
+    if isinstance(obj, PyConst) and isinstance(obj.value, int):
+        return "int"
+    if isinstance(obj, PyConst) and isinstance(obj.value, float):
+        return "float"
+    return None
+
+
+def _table(kind: str):
+    return pyeval_lists.LIST_METHODS if kind == "list" else pyeval_lists.SET_METHODS if kind == "set" \
+        else _METHODS[kind]
+
+
+def ct_attribute(st, base, node: ast.Attribute):
+    kind = _method_kind(base)
+    if kind is None or node.attr not in _table(kind):
+        if kind in ("tuple", "list", "set"):  # (tirxc has every method Python's lists and sets have but `sort(key=)`)
+            st.diags.error("E0306", f"{kind_of(base)} has no attribute `{node.attr}`", node.span,
+                           help="a tuple does not change: make a list (`[...]`)"
+                           if kind == "tuple" and node.attr in pyeval_lists.LIST_METHODS else None)
+            return POISON
+        known = ", ".join(f"`{m}`" for m in (_table(kind) if kind else ()))
+        st.diags.error("E0306", f"{kind_of(base)} has no attribute `{node.attr}`" if kind is None else
+                       f"`{kind}.{node.attr}` is not supported yet", node.span,
+                       help=f"tirxc evaluates {known} of a compile-time {kind}" if known else None)
+        return POISON
+    return Method(base, node.attr)
+
+
+def ct_method(st, method: Method, node: ast.Call):
+    obj, name = method.obj, method.name
+    kind = _method_kind(obj)
+    if kind == "str" and name == "format":
+        return pyeval_fstring.str_format(st, obj.value, node)
+    low, high = _table(kind)[name]
+    args = [expr.elab(st, a) for a in node.args]
+    if any(isinstance(a, Poison) for a in args):
+        return POISON
+    if node.keywords or not low <= len(args) <= high:
+        st.diags.error("E0305", f"`{kind}.{name}` takes {low if low == high else f'{low} to {high}'} positional "
+                                f"argument{'s' if high != 1 else ''}", node.span)
+        return POISON
+    if kind in ("list", "set"):
+        return pyeval_lists.call_method(st, obj, name, node, args)
+    if kind == "dict":
+        items = obj.items
+        if name == "get":
+            key = args[0].value if isinstance(args[0], PyConst) else None
+            return items.get(key, args[1] if len(args) > 1 else PyConst(None))
+        return pack(pack((PyConst(k), v)) if name == "items" else PyConst(k) if name == "keys" else v
+                    for k, v in items.items())
+    if kind == "tuple":
+        items = items_of(obj)
+        needle = args[0]
+        same = [i for i, item in enumerate(items) if item is needle or (
+            isinstance(item, PyConst) and isinstance(needle, PyConst) and item.value == needle.value)]
+        if name == "count":
+            return PyConst(len(same))
+        return PyConst(same[0]) if same else _fail(st, node, "`index`: the value is not in the tuple")
+    values = _consts(st, node, args if name != "join" else (items_of(args[0]) or [args[0]]), f"{kind}.{name}")
+    if values is None:
+        return POISON
+    if name == "join":
+        return _py(st, node, obj.value.join, values)
+    result = _py(st, node, getattr(obj.value, name), *values)
+    if isinstance(result, PyConst) and isinstance(result.value, list):
+        return PyConst(tuple(result.value))
+    return result
+
+
+def meta_var(st, node: ast.Call):
+    """`T.meta_var(x)`: x itself, whatever it is (a compile-time value, or a run-time expression
+    that is substituted at each use, as TVMScript does)."""
+    if len(node.args) != 1 or node.keywords:
+        st.diags.error("E0305", "`T.meta_var` takes one value", node.span)
+        return POISON
+    return expr.elab(st, node.args[0])
+
+
+CALLS["builtin"] = call_builtin
+CALLS["ct_attribute"] = ct_attribute
+CALLS["ct_method"] = ct_method
+CALLS["slice_index"] = slice_index
+CALLS["meta_var"] = meta_var

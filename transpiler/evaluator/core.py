@@ -1,0 +1,420 @@
+"""The Python level of a `.tx` file, evaluated at compile time (never by exec/eval/import):
+`*` and `**` unpacking, comprehensions, compile-time sequences and dicts, tuple targets and the
+step budget every compile-time loop draws from. The builtins are in pyeval_builtins.py, plain
+helper functions and `@T.inline` / `@T.macro` in macros.py.
+
+Compile-time containers: a tuple or list whose items are all Python constants is a
+`PyConst(tuple)`; one holding other values (IR expressions, buffers, layouts ...) is a Python
+tuple of those values (expr._sequence); a dict is a `PyDict`. Lists are tuples: nothing mutates
+them. This module registers its `_elab_` functions in expr.py's dispatch table when imported
+(check.py imports it)."""
+from __future__ import annotations
+
+from transpiler import ir
+from transpiler.diag.diagnostics import Note
+from transpiler.syntax import ast
+from transpiler.sema.expressions import expr
+from transpiler.evaluator.box import box_of, fresh, new_list, new_set
+from transpiler.sema.registry import CALLS
+from transpiler.sema.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
+    SliceVal
+from transpiler.sema.expressions.scalars import _kind
+
+STEP_BUDGET = 100_000  # comprehension items, compile-time loop iterations and helper statements, per file
+
+_SCALARS = (int, float, str, bool, type(None))
+
+
+def kind_of(val) -> str:
+    """What a value is, for a message."""
+    box = box_of(val)
+    if box is not None:
+        return f"a {box.kind}"
+    if isinstance(val, PyDict):
+        return "a dict"
+    if isinstance(val, Helper):
+        return f"function `{val.fdef.name}`"
+    if isinstance(val, Builtin):
+        return f"the builtin `{val.name}`"
+    if isinstance(val, LoopRange):
+        return "a loop range"
+    return _kind(val)
+
+
+# -- the budget ------------------------------------------------------------------------------------
+def step(st, span, count: int = 1) -> bool:
+    """Draw `count` steps from the file's budget; False (reported once) when it is spent."""
+    ms = st.module
+    left = getattr(ms, "pyeval_steps", STEP_BUDGET) - count
+    ms.pyeval_steps = left
+    if left >= 0:
+        return True
+    if not getattr(ms, "pyeval_spent", False):
+        ms.pyeval_spent = True
+        st.diags.error("E0135", f"compile-time evaluation takes more than {STEP_BUDGET} steps", span,
+                       help="a comprehension, compile-time loop or helper function runs too long; "
+                            "use a kernel loop (`T.serial`) instead")
+    return False
+
+
+def errors(st) -> int:
+    return sum(d.severity == "error" for d in st.diags.items)
+
+
+# -- values as sequences ---------------------------------------------------------------------------
+def pack(items) -> object:
+    """A compile-time sequence of elaborated items, as expr._sequence makes one."""
+    items = tuple(items)
+    if all(i.__class__ is PyConst for i in items):
+        return PyConst(tuple(i.value for i in items))
+    return items
+
+
+def items_of(val):
+    """The items of a compile-time sequence, each an elaborated value; None when val is not one."""
+    box = box_of(val)
+    if box is not None:
+        return [fresh(i) for i in box.items]
+    if isinstance(val, PyConst):
+        v = val.value
+        if isinstance(v, (tuple, str)):
+            return [PyConst(x) for x in v]
+        return None
+    if isinstance(val, tuple):
+        return [fresh(i) for i in val]
+    if isinstance(val, PyDict):
+        return [PyConst(k) for k in val.items]
+    if isinstance(val, IdTuple):
+        return list(val.vars)
+    if isinstance(val, LoopRange) and val.kind == "serial" and len(val.starts) == 1 and all(
+            isinstance(x, ir.IntImm) for x in (val.starts[0], val.stops[0], val.steps[0])):
+        whole = range(val.starts[0].value, val.stops[0].value, val.steps[0].value)
+        # longer than the budget: cut (every caller draws len(items) steps, so the cut is reported)
+        return [PyConst(i) for i in whole[:STEP_BUDGET + 1]]
+    return None
+
+
+def iterate(st, val, node, what: str):
+    """items_of, with an error naming `what` when val is not a compile-time sequence."""
+    if isinstance(val, Poison):
+        return None
+    items = items_of(val)
+    if items is not None:
+        return items if step(st, node.span, len(items)) else None
+    if isinstance(val, LoopRange):
+        st.diags.error("E0132", f"{what} needs a `range` of compile-time integers", node.span,
+                       help="a `range` over run-time bounds is a kernel loop: use `for`")
+    else:
+        st.diags.error("E0132", f"{what} iterates over a compile-time tuple, list, string, dict or `range`, "
+                                f"not {kind_of(val)}", node.span)
+    return None
+
+
+def as_node(value, span) -> ast.Expr:
+    """An elaborated value standing in for an argument: a constant as a Constant (handlers look
+    for `None` and literals), anything else as a Value."""
+    if value.__class__ is PyConst and isinstance(value.value, _SCALARS):
+        return ast.Constant(span, value.value)
+    return ast.Value(span, value)
+
+
+def index_node(item, span) -> ast.Expr:
+    """An elaborated index standing in for one written out: a `slice(...)` value as the slice."""
+    if isinstance(item, SliceVal):
+        parts = (item.lower, item.upper, item.step)
+        return ast.Slice(span, *(None if p is None else ast.Value(span, p) for p in parts))
+    return as_node(item, span)
+
+
+# -- `*` and `**` ------------------------------------------------------------------------------------
+def has_unpacking(node: ast.Call) -> bool:
+    for arg in node.args:
+        if arg.__class__ is ast.Starred:
+            return True
+    for kw in node.keywords:
+        if kw.__class__ is ast.DoubleStarred:
+            return True
+    return False
+
+
+def expand_call(st, node: ast.Call):
+    """The call with every `*seq` argument replaced by the sequence's items and every `**d` by
+    its keywords, each an already elaborated value (ast.Value), so that no handler sees `*` or
+    `**`. None after an error (reported)."""
+    args: list = []
+    ok = True
+    for arg in node.args:
+        if arg.__class__ is not ast.Starred:
+            args.append(arg)
+            continue
+        items = unpack(st, arg.value, "`*` unpacking")
+        if items is None:
+            ok = False
+        else:
+            args.extend(as_node(item, arg.span) for item in items)
+    keywords: list = []
+    for kw in node.keywords:
+        if kw.__class__ is not ast.DoubleStarred:
+            keywords.append(kw)
+            continue
+        val = expr.elab(st, kw.value)
+        if isinstance(val, Poison):
+            ok = False
+        elif not isinstance(val, PyDict) or not all(isinstance(k, str) for k in val.items):
+            st.diags.error("E0131", f"`**` unpacks a compile-time dict with string keys, not {kind_of(val)}",
+                           kw.value.span)
+            ok = False
+        else:
+            keywords.extend(ast.Keyword(kw.span, k, as_node(v, kw.span)) for k, v in val.items.items())
+    seen: dict[str, ast.Keyword] = {}
+    for kw in keywords:
+        if kw.name in seen:
+            st.diags.error("E0305", f"keyword argument `{kw.name}` given twice", kw.span,
+                           notes=[Note("first given here", seen[kw.name].span)])
+            ok = False
+        seen[kw.name] = kw
+    return ast.Call(node.span, node.func, tuple(args), tuple(keywords)) if ok else None
+
+
+def unpack(st, node: ast.Expr, what: str):
+    """The items of `*node`: a compile-time sequence. None after an error."""
+    val = expr.elab(st, node)
+    if isinstance(val, Poison):
+        return None
+    items = items_of(val)
+    if items is not None and not step(st, node.span, len(items)):
+        return None
+    if items is None:
+        st.diags.error("E0131", f"{what} needs a compile-time tuple, list, string or `range`, not "
+                                f"{kind_of(val)}", node.span)
+    return items
+
+
+def _elab_Starred(st, node: ast.Starred):
+    st.diags.error("E0130", "`*` unpacks only into a call's arguments, a tuple or list display or a "
+                            "tuple assignment's targets", node.span)
+    return POISON
+
+
+def _elab_DoubleStarred(st, node: ast.DoubleStarred):
+    st.diags.error("E0130", "`**` unpacks only into a call's keyword arguments or a dict display", node.span)
+    return POISON
+
+
+def _elab_Value(st, node: ast.Value):
+    return node.value
+
+
+def sequence(st, elts):
+    """A tuple or list display whose items may be `*seq`."""
+    items: list = []
+    for e in elts:
+        if e.__class__ is ast.Starred:
+            got = unpack(st, e.value, "`*` in a display")
+            if got is None:
+                return POISON
+            items.extend(got)
+        else:
+            v = expr.elab(st, e)
+            if isinstance(v, Poison):
+                return POISON
+            items.append(v)
+    return pack(items)
+
+
+def dict_key(st, val, node):
+    """A dict key: a hashable compile-time constant. None after an error."""
+    if isinstance(val, PyConst) and isinstance(val.value, _SCALARS + (tuple,)) and box_of(val) is None:
+        return val.value
+    if not isinstance(val, Poison):
+        st.diags.error("E0137", f"a dict key is a compile-time number, string or tuple, not {kind_of(val)}",
+                       node.span)
+    return None
+
+
+def _elab_Dict(st, node: ast.Dict):
+    items: dict = {}
+    for key, value in zip(node.keys, node.values):
+        if isinstance(value, ast.DoubleStarred):
+            other = expr.elab(st, value.value)
+            if isinstance(other, Poison):
+                return POISON
+            if not isinstance(other, PyDict):
+                st.diags.error("E0131", f"`**` in a dict display needs a compile-time dict, not {kind_of(other)}",
+                               value.value.span)
+                return POISON
+            items.update(other.items)
+            continue
+        k = dict_key(st, expr.elab(st, key), key)
+        v = expr.elab(st, value)
+        if k is None or isinstance(v, Poison):
+            return POISON
+        items[k] = v
+    return PyDict(items)
+
+
+# -- indexing -------------------------------------------------------------------------------------------
+def ct_subscript(st, base, node: ast.Subscript):
+    """`t[i]`, `t[a:b:c]` of a compile-time tuple, list or string; `d[k]` of a compile-time dict."""
+    index_node = node.indices[0]
+    if isinstance(base, PyDict):
+        key = dict_key(st, expr.elab(st, index_node), index_node)
+        if key is None:
+            return POISON
+        if key not in base.items:
+            st.diags.error("E0137", f"key {key!r} is not in the dict", index_node.span)
+            return POISON
+        return fresh(base.items[key])
+    box = box_of(base)
+    if isinstance(base, PyConst) and not isinstance(base.value, (tuple, str)) or box is not None and box.kind == "set":
+        st.diags.error("E0306", f"{kind_of(base)} cannot be indexed", node.value.span)
+        return POISON
+    items = items_of(base)
+    text = isinstance(base, PyConst) and isinstance(base.value, str)
+    if isinstance(index_node, ast.Slice):
+        parts = (index_node.lower, index_node.upper, index_node.step)
+        bounds = [None if p is None else expr.const_int(st, p, "a slice bound") for p in parts]
+        if any(b is None and p is not None for b, p in zip(bounds, parts)):
+            return POISON
+        if bounds[2] == 0:
+            st.diags.error("E0137", "a slice step cannot be zero", index_node.step.span)
+            return POISON
+        picked = items[slice(*bounds)]
+        if text:
+            return PyConst("".join(i.value for i in picked))
+        return new_list(picked) if box_of(base) is not None else pack(picked)  # a list's slice is a new list
+    index = expr.const_int(st, index_node, "a tuple index")
+    if index is None:
+        return POISON
+    if not -len(items) <= index < len(items):
+        st.diags.error("E0507", f"{'string' if text else 'list' if box is not None else 'tuple'} index {index} out of range", index_node.span)
+        return POISON
+    return items[index]
+
+
+# -- comprehensions ------------------------------------------------------------------------------------
+def _elab_ListComp(st, node: ast.ListComp):
+    """A comprehension, evaluated now: each `for` runs over a compile-time sequence, each `if` is a
+    compile-time condition, and the items are elaborated with the targets bound to compile-time
+    values (as TVMScript evaluates a comprehension with Python, `range` being Python's)."""
+    out: list = []
+    scope: dict = {}
+    st.scopes.append(scope)  # the comprehension's own scope: its targets may shadow outer names
+    try:
+        ok = _generate(st, node, 0, scope, out)
+    finally:
+        st.scopes.pop()
+    if not ok:
+        return POISON
+    if node.kind == "dict":
+        return PyDict(dict(out))
+    if node.kind == "list":
+        return new_list(out)
+    if node.kind == "set":
+        return new_set(st, out, [node.elt] * len(out))
+    return pack(out)  # a generator: consumed as a tuple
+
+
+def _generate(st, node: ast.ListComp, k: int, scope: dict, out: list) -> bool:
+    if k == len(node.generators):
+        if node.kind == "dict":
+            key = dict_key(st, expr.elab(st, node.key), node.key)
+            value = expr.elab(st, node.elt)
+            if key is None or isinstance(value, Poison):
+                return False
+            out.append((key, value))
+            return True
+        value = expr.elab(st, node.elt)
+        if isinstance(value, Poison):
+            return False
+        out.append(value)
+        return True
+    gen = node.generators[k]
+    items = iterate(st, expr.elab(st, gen.iter), gen.iter, "a comprehension")
+    if items is None:
+        return False
+    for item in items:
+        if not step(st, gen.span) or not bind_target(st, gen.target, item, scope):
+            return False
+        keep = True
+        for test in gen.ifs:
+            cond = truth(st, expr.elab(st, test), test, "a comprehension's `if`")
+            if cond is None:
+                return False
+            if not cond:
+                keep = False
+                break
+        if keep and not _generate(st, node, k + 1, scope, out):
+            return False
+    return True
+
+
+def truth(st, val, node, what: str):
+    """The truth of a compile-time value; None (reported) for a run-time one."""
+    if isinstance(val, Poison):
+        return None
+    if isinstance(val, PyConst):
+        return bool(val.value)
+    if isinstance(val, (ir.IntImm, ir.FloatImm)):
+        return bool(val.value)
+    if isinstance(val, (tuple, PyDict)):
+        return bool(val if isinstance(val, tuple) else val.items)
+    st.diags.error("E0133", f"{what} needs a compile-time condition, not {kind_of(val)}", node.span,
+                   help="a condition known only at run time belongs in an `if` statement")
+    return None
+
+
+def bind_target(st, target, value, scope: dict) -> bool:
+    """Bind a comprehension's (or a compile-time loop's) target to a value: a name, or a tuple
+    of targets, one of them possibly `*rest`. False after an error."""
+    if isinstance(target, ast.Name):
+        scope[target.id] = Binding(value, "const", target.span)
+        return True
+    if isinstance(target, (ast.Tuple, ast.List)):
+        parts = split_items(st, target, value)
+        if parts is None:
+            return False
+        return all(bind_target(st, t, v, scope) for t, v in parts)
+    if isinstance(target, ast.Starred):
+        st.diags.error("E0130", "a starred target is only valid inside a tuple of targets", target.span)
+        return False
+    st.diags.error("E0312", "a comprehension binds plain names or tuples of them", target.span)
+    return False
+
+
+def split_items(st, target, value):
+    """[(target, value)] for a tuple of targets (`a, *rest, b`) unpacking value; None after an error."""
+    items = items_of(value)
+    if items is not None and not step(st, target.span, len(items)):
+        return None
+    if items is None:
+        if not isinstance(value, Poison):
+            st.diags.error("E0131", f"cannot unpack {kind_of(value)} into {len(target.elts)} names", target.span)
+        return None
+    stars = [i for i, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
+    if len(stars) > 1:
+        st.diags.error("E0130", "two starred targets in one tuple", target.elts[stars[1]].span)
+        return None
+    elts = target.elts
+    if not stars:
+        if len(items) != len(elts):
+            st.diags.error("E0312", f"{len(elts)} names for {len(items)} values", target.span)
+            return None
+        return list(zip(elts, items))
+    s = stars[0]
+    after = len(elts) - s - 1
+    if len(items) < len(elts) - 1:
+        st.diags.error("E0312", f"at least {len(elts) - 1} values needed, got {len(items)}", target.span)
+        return None
+    rest = items[s:len(items) - after]
+    return list(zip(elts[:s], items[:s])) + [(elts[s].value, pack(rest))] + \
+        list(zip(elts[s + 1:], items[len(items) - after:]))
+
+
+CALLS["sequence"] = sequence
+CALLS["expand_call"] = expand_call
+CALLS["ct_subscript"] = ct_subscript
+CALLS["unpack"] = unpack
+for _name, _fn in list(globals().items()):
+    if _name.startswith("_elab_"):
+        expr._ELAB[getattr(ast, _name[6:])] = _fn

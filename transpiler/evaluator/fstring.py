@@ -1,0 +1,126 @@
+"""f-strings, evaluated at compile time: each `{expression!conversion:spec}` field is parsed by the
+file's own parser (where it is written, so that its errors point into the f-string) and
+elaborated; its value must be known when the kernel is compiled (a number, string, bool, None, a
+tuple of them, or a dtype), and is formatted as Python's `format` would."""
+from __future__ import annotations
+
+import re
+import string
+
+from transpiler.diag.diagnostics import Diagnostics
+from transpiler.syntax import ast
+from transpiler.syntax.parse import parse
+from transpiler.syntax.source import SourceFile
+from transpiler.sema.expressions import expr
+from transpiler.evaluator.core import kind_of
+from transpiler.evaluator.box import box_of
+from transpiler.sema.values import DTypeVal, POISON, Poison, PyConst
+
+_CONVERSIONS = {"": lambda v: v, "r": repr, "s": str, "a": ascii}
+
+
+def field_node(st, text: str, line: int, col: int):
+    """The expression of a field, parsed as if the rest of the file were blank (its spans are the
+    file's); None after a syntax error (reported). Parsed once per field."""
+    cache = st.module.__dict__.setdefault("fstring_fields", {})
+    key = (text, line, col)
+    if key in cache:
+        return cache[key]
+    # `_=[` opens a bracket on line 1, inside which the expression may sit at any line and column
+    lead = "_=[" + "\n" * (line - 1) if line > 1 else "_=["
+    pad = col - 1 - (len(lead) if line == 1 else 0)
+    node = None
+    if pad >= 0:
+        diags = Diagnostics()
+        module = parse(SourceFile(st.module.source.name, lead + " " * pad + text + "\n]\n"), diags)
+        if diags.has_errors:
+            st.diags.error("E0100", f"f-string: `{text.strip()}` is not an expression", st_span(st, line, col, text))
+        elif module is not None and len(module.body) == 1 and isinstance(module.body[0], ast.Assign) \
+                and isinstance(module.body[0].value, ast.List) and len(module.body[0].value.elts) == 1:
+            node = module.body[0].value.elts[0]
+        elif module is not None:
+            st.diags.error("E0100", "an f-string field holds one expression", st_span(st, line, col, text))
+    cache[key] = node
+    return node
+
+
+def st_span(st, line: int, col: int, text: str):
+    return st.module.source.span(line, col, line, col + max(1, len(text.split("\n")[0])))
+
+
+def _elab_FString(st, node: ast.FString):
+    out = []
+    for part in node.parts:
+        if isinstance(part, str):
+            out.append(part)
+            continue
+        text, line, col, conversion, spec = part
+        field = field_node(st, text, line, col)
+        if field is None:
+            return POISON
+        val = expr.elab(st, field)
+        if isinstance(val, Poison):
+            return POISON
+        if isinstance(val, DTypeVal):
+            val = PyConst(val.dtype.name)
+        if not isinstance(val, PyConst):
+            st.diags.error("E0137", f"an f-string formats compile-time values, not {kind_of(val)}", field.span,
+                           help="a value known only at run time cannot be part of a string")
+            return POISON
+        if conversion not in _CONVERSIONS:
+            st.diags.error("E0137", f"unknown f-string conversion `!{conversion}`", field.span,
+                           help="use `!r`, `!s` or `!a`")
+            return POISON
+        if any(int(digits) > 4096 for digits in re.findall(r"\d+", spec)):
+            st.diags.error("E0137", "an f-string field wider than 4096 characters", field.span)
+            return POISON
+        try:
+            out.append(format(_CONVERSIONS[conversion](python_value(st, val, field, "an f-string")), spec))
+        except (TypeError, ValueError) as err:
+            st.diags.error("E0137", f"compile-time evaluation failed: {err}", field.span)
+            return POISON
+    return PyConst("".join(out))
+
+
+def python_value(st, val, node, what: str):
+    """The Python value a compile-time value formats as (a dtype as its name, a list as a list); None
+    (reported) for a value known only at run time."""
+    if isinstance(val, DTypeVal):
+        return val.dtype.name
+    if isinstance(val, PyConst):
+        return list(val.value) if box_of(val) is not None and box_of(val).kind == "list" else val.value
+    if not isinstance(val, Poison):
+        st.diags.error("E0137", f"{what} formats compile-time values, not {kind_of(val)}", node.span,
+                       help="a value known only at run time cannot be part of a string")
+    return None
+
+
+def str_format(st, template: str, node: ast.Call):
+    """`"...".format(*args, **kwargs)`: Python's `str.format` over compile-time values. Fields name
+    an argument by position or keyword; `{0.attr}` and `{0[i]}` are not supported yet."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError as err:
+        st.diags.error("E0343", f"`str.format`: {err}", node.func.span)
+        return POISON
+    for _, name, spec, _ in fields:
+        if name is not None and ("." in name or "[" in name):
+            st.diags.error("E0343", f"`str.format` field `{{{name}}}`: attribute and item access are not "
+                                    f"supported yet", node.func.span, help="pass the value itself")
+            return POISON
+        if spec and ("{" in spec or any(int(d) > 4096 for d in re.findall(r"\d+", spec))):
+            st.diags.error("E0343", f"`str.format` field spec `{spec}`: nested fields and widths over 4096 are "
+                                    f"not supported", node.func.span)
+            return POISON
+    args = [python_value(st, expr.elab(st, a), a, "`str.format`") for a in node.args]
+    kwargs = {k.name: python_value(st, expr.elab(st, k.value), k.value, "`str.format`") for k in node.keywords}
+    if None in args or None in kwargs.values():
+        return POISON
+    try:
+        return PyConst(template.format(*args, **kwargs))
+    except (ValueError, IndexError, KeyError, TypeError) as err:
+        st.diags.error("E0343", f"`str.format` failed: {type(err).__name__}: {err}", node.span)
+        return POISON
+
+
+expr._ELAB[ast.FString] = _elab_FString

@@ -1,0 +1,368 @@
+"""What compile-time lists and sets do (their values are in pyeval_box.py): list and set displays,
+their methods (`append`, `pop`, `add` ...), `xs[i] = v` in a plain helper, `A[*idx]`, `xs + ys`,
+`xs * n` and `x in c`."""
+from __future__ import annotations
+
+from transpiler import ir
+from transpiler.syntax import ast
+from transpiler.sema.expressions import expr
+from transpiler.evaluator.core import dict_key, index_node, items_of, kind_of, pack, step, unpack
+from transpiler.evaluator.box import Box, ListConst, ListTuple, box_of, new_list, new_set, set_key, view
+from transpiler.sema.registry import CALLS
+from transpiler.sema.values import POISON, Poison, PyConst, PyDict, Void
+
+
+def _elab_Name(st, node: ast.Name):
+    val = _NAME(st, node)
+    cls = val.__class__
+    if cls is ListConst or cls is ListTuple:
+        box = val.source
+        if box.cached is None and len(box.items) > 64:  # a copy of a long list draws from the budget
+            if not step(st, node.span, len(box.items) // 64):
+                return POISON
+        return view(box)
+    return val
+
+
+def display_items(st, elts, what: str):
+    """The items of a list or set display (`*seq` expanded) and the node each came from; None after
+    an error."""
+    items, nodes = [], []
+    for e in elts:
+        if e.__class__ is ast.Starred:
+            got = unpack(st, e.value, f"`*` in a {what} display")
+            if got is None:
+                return None
+            items.extend(got)
+            nodes.extend([e] * len(got))
+        else:
+            v = expr.elab(st, e)
+            if isinstance(v, Poison):
+                return None
+            items.append(v)
+            nodes.append(e)
+    return items, nodes
+
+
+def _elab_List(st, node: ast.List):
+    got = display_items(st, node.elts, "list")
+    return POISON if got is None else new_list(got[0])
+
+
+def _elab_Set(st, node: ast.Set):
+    got = display_items(st, node.elts, "set")
+    return POISON if got is None else new_set(st, *got)
+
+
+# -- methods ---------------------------------------------------------------------------------------
+# name -> (fewest, most arguments); mutating methods return None (a statement with no code)
+LIST_METHODS = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2), "pop": (0, 1), "remove": (1, 1),
+                "clear": (0, 0), "reverse": (0, 0), "copy": (0, 0), "index": (1, 1), "count": (1, 1),
+                "sort": (0, 0)}
+SET_METHODS = {"add": (1, 1), "discard": (1, 1), "remove": (1, 1), "update": (1, 1), "clear": (0, 0),
+               "copy": (0, 0), "union": (1, 1), "intersection": (1, 1), "difference": (1, 1),
+               "issubset": (1, 1), "issuperset": (1, 1), "isdisjoint": (1, 1)}
+NONE = Void(ir.Seq(()))  # what `xs.append(v)` gives: nothing to run (a kernel statement emits nothing)
+
+
+def _same(a, b) -> bool:
+    """Python's `==` between two items, as far as the checker can tell at compile time: constants by
+    value, anything else by identity."""
+    if a is b:
+        return True
+    kinds = [getattr(box_of(x), "kind", "tuple") for x in (a, b)]  # (a list never equals a tuple)
+    return isinstance(a, PyConst) and isinstance(b, PyConst) and kinds[0] == kinds[1] and a.value == b.value
+
+
+def call_method(st, val, name: str, node: ast.Call, args: list):
+    """`xs.name(*args)` of a list or set view (arguments already elaborated and counted)."""
+    box = box_of(val)
+    box.cached = None  # (the items may change)
+    items = box.items
+
+    def fail(message):
+        st.diags.error("E0341", message, node.span)
+        return POISON
+
+    def sequence(arg, what):
+        got = items_of(arg)
+        if got is None:
+            return fail(f"`{what}` needs a compile-time tuple, list, set, string, dict or `range`, not "
+                        f"{kind_of(arg)}")
+        return got if step(st, node.span, len(got)) else POISON
+
+    if box.kind == "set":
+        return _set_method(st, box, name, node, args, sequence, fail)
+    if name == "append":
+        items.append(args[0])
+    elif name == "extend":
+        got = sequence(args[0], "extend")
+        if got is POISON:
+            return POISON
+        items.extend(got)
+    elif name == "insert":
+        index = _int(st, args[0], node.args[0], "`insert`'s position")
+        if index is None:
+            return POISON
+        items.insert(index, args[1])
+    elif name == "pop":
+        index = -1 if not args else _int(st, args[0], node.args[0], "`pop`'s position")
+        if index is None:
+            return POISON
+        if not items:
+            return fail("`pop` from an empty list")
+        if not -len(items) <= index < len(items):
+            return fail(f"`pop` index {index} out of range (the list has {_count(items)})")
+        return items.pop(index)
+    elif name in ("remove", "index", "count"):
+        same = [i for i, item in enumerate(items) if _same(item, args[0])]
+        if name == "count":
+            return PyConst(len(same))
+        if not same:
+            return fail(f"`{name}`: the value is not in the list")
+        if name == "index":
+            return PyConst(same[0])
+        del items[same[0]]
+    elif name == "clear":
+        items.clear()
+    elif name == "reverse":
+        items.reverse()
+    elif name == "copy":
+        return new_list(items)
+    elif name == "sort":
+        if not all(isinstance(i, PyConst) and box_of(i) is None for i in items):
+            return fail("`sort` orders compile-time constants only")
+        try:
+            items.sort(key=lambda i: i.value)
+        except TypeError as err:
+            return fail(f"compile-time evaluation failed: {err}")
+    return NONE
+
+
+def _set_method(st, box: Box, name, node, args, sequence, fail):
+    items = box.items
+    keys = [set_key(st, i, node) for i in items]
+    if name in ("add", "discard", "remove"):
+        key = set_key(st, args[0], node.args[0])
+        if key is None:
+            return POISON
+        if name == "add":
+            if key not in keys:
+                items.append(args[0])
+        elif key in keys:
+            del items[keys.index(key)]
+        elif name == "remove":
+            return fail("`remove`: the value is not in the set")
+        return NONE
+    if name == "clear":
+        items.clear()
+        return NONE
+    if name == "copy":
+        return new_list(items, "set")
+    other = sequence(args[0], name)
+    if other is POISON:
+        return POISON
+    other_keys = [set_key(st, i, node.args[0]) for i in other]
+    if None in other_keys:
+        return POISON
+    if name == "update":
+        for key, item in zip(other_keys, other):
+            if key not in keys:
+                keys.append(key)
+                items.append(item)
+        return NONE
+    if name == "union":
+        out = dict(zip(keys, items))
+        for key, item in zip(other_keys, other):
+            out.setdefault(key, item)
+        return new_list(out.values(), "set")
+    if name in ("intersection", "difference"):
+        keep = [item for key, item in zip(keys, items) if (key in other_keys) == (name == "intersection")]
+        return new_list(keep, "set")
+    if name == "issubset":
+        return PyConst(all(k in other_keys for k in keys))
+    if name == "issuperset":
+        return PyConst(all(k in keys for k in other_keys))
+    return PyConst(not any(k in other_keys for k in keys))  # isdisjoint
+
+
+def _count(items) -> str:
+    return f"{len(items)} item{'s' if len(items) != 1 else ''}"
+
+
+def _int(st, val, node, what):
+    if isinstance(val, PyConst) and isinstance(val.value, int) and not isinstance(val.value, bool):
+        return val.value
+    if isinstance(val, ir.IntImm):
+        return val.value
+    if not isinstance(val, Poison):
+        st.diags.error("E0341", f"{what} is a compile-time integer, not {kind_of(val)}", node.span)
+    return None
+
+
+def set_item(st, base, target: ast.Subscript, value) -> bool:
+    """`xs[i] = value` / `xs[a:b] = items` / `d[k] = value` in a plain helper; False after an error
+    (reported)."""
+    index_node = target.indices[0]
+    if isinstance(base, PyDict):
+        key = dict_key(st, expr.elab(st, index_node), index_node)
+        if key is None:
+            return False
+        base.items[key] = value
+        return True
+    box = box_of(base)
+    if box is None or box.kind != "list":
+        st.diags.error("E0341", f"{kind_of(base)} does not support item assignment", target.value.span,
+                       help="only lists and dicts change in place; a tuple does not" if box is None else None)
+        return False
+    box.cached = None
+    items = box.items
+    if isinstance(index_node, ast.Slice):
+        parts = (index_node.lower, index_node.upper, index_node.step)
+        bounds = [None if p is None else expr.const_int(st, p, "a slice bound") for p in parts]
+        if any(b is None and p is not None for b, p in zip(bounds, parts)):
+            return False
+        new = items_of(value)
+        if new is None:
+            st.diags.error("E0341", f"a slice is assigned a compile-time sequence, not {kind_of(value)}",
+                           target.span)
+            return False
+        try:
+            items[slice(*bounds)] = new
+        except ValueError as err:
+            st.diags.error("E0341", f"compile-time evaluation failed: {err}", target.span)
+            return False
+        return True
+    index = _int(st, expr.elab(st, index_node), index_node, "a list index")
+    if index is None:
+        return False
+    if not -len(items) <= index < len(items):
+        st.diags.error("E0341", f"list index {index} out of range (the list has {_count(items)})",
+                       index_node.span)
+        return False
+    items[index] = value
+    return True
+
+
+# -- `A[*idx]` --------------------------------------------------------------------------------------
+def expand_subscript(st, node: ast.Subscript):
+    """The subscript with each `*seq` index replaced by the sequence's items (already elaborated),
+    as Python 3.11 reads `A[*idx]`; None after an error (reported)."""
+    indices = node.indices
+    if len(indices) == 1 and isinstance(indices[0], ast.Tuple):
+        indices = indices[0].elts
+    out: list = []
+    for index in indices:
+        if index.__class__ is not ast.Starred:
+            out.append(index)
+            continue
+        items = unpack(st, index.value, "`*` in a subscript")
+        if items is None:
+            return None
+        out.extend(index_node(item, index.span) for item in items)
+    return ast.Subscript(node.span, node.value, (ast.Tuple(node.span, tuple(out)),) if len(out) != 1 else
+                         tuple(out))
+
+
+CALLS["expand_subscript"] = expand_subscript
+_NAME = expr._ELAB[ast.Name]
+expr._ELAB[ast.Name] = _elab_Name
+expr._ELAB[ast.List] = _elab_List
+expr._ELAB[ast.Set] = _elab_Set
+
+
+# -- `xs + ys`, `xs * n` -----------------------------------------------------------------------------
+def is_sequence(val) -> bool:
+    """Whether val is a compile-time tuple, list or string."""
+    cls = val.__class__
+    return cls is tuple or cls is ListTuple or cls is ListConst or (cls is PyConst and isinstance(val.value,
+                                                                                               (tuple, str)))
+
+
+_MAX_TEXT = 1 << 20  # characters of a string made by `*`
+
+
+def seq_arith(st, op: str, left, right, node):
+    """`+` of two lists or two tuples (a new one), `*` of a list or tuple by a compile-time integer
+    (repeated), as Python computes them."""
+    if isinstance(left, Poison) or isinstance(right, Poison):
+        return POISON
+    if op == "+" and left.__class__ is PyConst and right.__class__ is PyConst:  # tuples of constants: as before
+        from transpiler.sema.expressions import scalars
+        return scalars.arith(st, op, left, right, node.span, node.left.span, node.right.span)
+    if op == "+" and is_sequence(left) and is_sequence(right):
+        if (box_of(left) is None) != (box_of(right) is None):
+            st.diags.error("E0306", f"`+` joins two lists or two tuples, not {kind_of(left)} and {kind_of(right)}",
+                           node.span, help="convert one with `list(...)` or `tuple(...)`")
+            return POISON
+        items = items_of(left) + items_of(right)
+        if not step(st, node.span, len(items)):
+            return POISON
+        return new_list(items) if box_of(left) is not None else pack(items)
+    seq, count = (left, right) if is_sequence(left) else (right, left)
+    if op == "*" and isinstance(seq, PyConst) and isinstance(seq.value, str) and isinstance(count, PyConst) \
+            and isinstance(count.value, int) and not isinstance(count.value, bool):  # `"-" * 40`
+        size = len(seq.value) * max(0, count.value)
+        if size > _MAX_TEXT:
+            st.diags.error("E0318", f"a string of {size} characters; compile-time strings have at most "
+                                    f"{_MAX_TEXT}", node.span)
+            return POISON
+        return PyConst(seq.value * count.value)
+    if op == "*" and is_sequence(seq):
+        n = count.value if isinstance(count, (PyConst, ir.IntImm)) and isinstance(count.value, int) \
+            and not isinstance(count.value, bool) else None
+        if n is None:
+            st.diags.error("E0306", f"`*` repeats {kind_of(seq)} a compile-time number of times, not "
+                                    f"{kind_of(count)}", node.span)
+            return POISON
+        items = items_of(seq)
+        if not step(st, node.span, max(0, n) * len(items)):
+            return POISON
+        items = items * max(0, n)
+        return new_list(items) if box_of(seq) is not None else pack(items)
+    st.diags.error("E0306", f"`{op}` of {kind_of(left)} and {kind_of(right)}", node.span)
+    return POISON
+
+
+CALLS["is_sequence"] = is_sequence
+CALLS["seq_arith"] = seq_arith
+
+
+# -- `x in xs` ---------------------------------------------------------------------------------------
+def contains(st, node: ast.Compare):
+    """`x in c` / `x not in c` of a compile-time container: a list, tuple or set (an item equal to x:
+    constants by value, other values by identity), a dict (a key) or a string (a substring). x must
+    be known at compile time unless c holds it by identity, as Python's `==` on a run-time value has
+    no truth to test."""
+    if len(node.ops) != 1:
+        st.diags.error("E0518", "`in` chained with other comparisons is not supported yet", node.span,
+                       help="split the chain with `and`")
+        return POISON
+    needle, hay = expr.elab(st, node.left), expr.elab(st, node.comparators[0])
+    if isinstance(needle, Poison) or isinstance(hay, Poison):
+        return POISON
+    if isinstance(hay, PyDict):
+        key = dict_key(st, needle, node.left)
+        if key is None:
+            return POISON
+        found = key in hay.items
+    elif isinstance(hay, PyConst) and isinstance(hay.value, str):
+        if not (isinstance(needle, PyConst) and isinstance(needle.value, str)):
+            st.diags.error("E0306", f"`in <string>` needs a string on its left, not {kind_of(needle)}", node.left.span)
+            return POISON
+        found = needle.value in hay.value
+    else:
+        items = items_of(hay) if is_sequence(hay) or box_of(hay) is not None else None
+        if items is None:
+            st.diags.error("E0306", f"`in` looks into a compile-time list, tuple, set, dict or string, not "
+                                    f"{kind_of(hay)}", node.comparators[0].span)
+            return POISON
+        found = any(_same(item, needle) for item in items)
+        if not found and not isinstance(needle, PyConst):
+            st.diags.error("E0133", f"`in` needs a value known at compile time, not {kind_of(needle)}", node.left.span,
+                           help="compare explicitly at run time: `x == a or x == b`")
+            return POISON
+    return PyConst(found != (node.ops[0] == "not in"))
+
+
+CALLS["contains"] = contains

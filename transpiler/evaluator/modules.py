@@ -1,0 +1,168 @@
+"""The Python modules a kernel file may import for its compile-time arithmetic: `math`,
+`functools.reduce`, `operator` and TVM's `DataType`, evaluated by tirxc on compile-time values (never imported). `import math`
+binds the module; `math.gcd(...)`, or `gcd` after `from math import gcd`, is a builtin of
+pyeval_builtins.py's table under the name `math.gcd`."""
+from __future__ import annotations
+
+import math
+import operator
+
+from transpiler.diag.diagnostics import did_you_mean
+from transpiler.sema.library import class_dataclass, macros, tma_utils
+from transpiler.evaluator import builtins as pyeval_builtins, stdlib as pyeval_stdlib, typing_names as pyeval_typing
+from transpiler.evaluator.builtins import _consts, _fail, _py, _seq
+from transpiler.sema.registry import CALLS
+from transpiler.sema.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
+from transpiler.target.dtypes import parse_dtype
+
+_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan}
+
+# name -> (Python function, fewest and most arguments): each over compile-time numbers only
+_MATH = {
+    "gcd": (math.gcd, 0, 64), "lcm": (math.lcm, 0, 64), "prod": (lambda *xs: math.prod(xs), 1, 1),
+    "ceil": (math.ceil, 1, 1), "floor": (math.floor, 1, 1), "trunc": (math.trunc, 1, 1),
+    "sqrt": (math.sqrt, 1, 1), "isqrt": (math.isqrt, 1, 1), "exp": (math.exp, 1, 1), "exp2": (lambda x: 2.0 ** x, 1, 1),
+    "log": (math.log, 1, 2), "log2": (math.log2, 1, 1), "log10": (math.log10, 1, 1), "pow": (math.pow, 2, 2),
+    "fabs": (math.fabs, 1, 1), "isfinite": (math.isfinite, 1, 1), "isinf": (math.isinf, 1, 1),
+    "isnan": (math.isnan, 1, 1), "comb": (math.comb, 2, 2), "factorial": (math.factorial, 1, 1),
+    "copysign": (math.copysign, 2, 2), "sin": (math.sin, 1, 1), "cos": (math.cos, 1, 1), "tanh": (math.tanh, 1, 1),
+}
+# operator's functions of two compile-time numbers (`functools.reduce(operator.mul, shape, 1)`)
+_OPERATOR = {name: getattr(operator, name) for name in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor", "lshift", "rshift", "eq", "ne",
+    "lt", "le", "gt", "ge")}
+MODULES = {"math": tuple(_MATH) + tuple(_CONSTANTS), "functools": ("reduce",), "operator": tuple(_OPERATOR),
+           # `tvm.DataType(dtype).bits` / `tvm.runtime.DataType`: a dtype's facts (`import tvm` binds the module)
+           "tvm": ("DataType", "runtime"), "tvm.runtime": ("DataType",),
+           "dataclasses": class_dataclass.NAMES,  # (class_dataclass.py)
+           "typing": pyeval_typing.NAMES, **pyeval_stdlib.NAMES}
+# modules of which tirxc evaluates a few names only: an import of another name is accepted and
+# refused where it is used, as an import of a module tirxc does not evaluate
+PARTIAL = tuple(pyeval_stdlib.NAMES)
+# TIRx's layout helpers for TMA / MMA operands (tma_utils.py), under each of their module names
+MODULES.update({module: tma_utils.NAMES[short] for module, short in tma_utils.MODULE_ALIASES.items()})
+DTYPE_FACTS = {"bits": lambda d: d.bits, "lanes": lambda d: d.lanes, "itemsize": lambda d: d.nbytes}
+
+
+def _math(name: str):
+    fn = _MATH[name][0]
+
+    def run(st, node, args, kwargs):
+        if name == "prod":  # math.prod(iterable, start=1)
+            items = _seq(st, node, args[0], "math.prod")
+            values = None if items is None else _consts(st, node, items, "math.prod")
+            return POISON if values is None else _py(st, node, fn, *values)
+        values = _consts(st, node, args, f"math.{name}",
+                         "the math module computes with Python numbers; use `T.ceil`, `T.sqrt` ... in kernel code")
+        return POISON if values is None else _py(st, node, fn, *values)
+    return run
+
+
+def _operator(name: str):
+    def run(st, node, args, kwargs):
+        values = _consts(st, node, args, f"operator.{name}")
+        return POISON if values is None else _py(st, node, _OPERATOR[name], *values)
+    return run
+
+
+def _reduce(st, node, args, kwargs):
+    """`functools.reduce(f, items[, initial])`: f (a lambda, a plain helper or an `operator`
+    function) called item by item."""
+    fn = args[0]
+    is_operator = isinstance(fn, Builtin) and fn.name.startswith("operator.")
+    if not is_operator and (not isinstance(fn, Helper) or fn.kind != "def"):
+        return _fail(st, node, "`functools.reduce` takes a lambda, a plain function or an `operator` function first")
+    items = _seq(st, node, args[1], "functools.reduce")
+    if items is None:
+        return POISON
+    items = list(items)
+    if len(args) == 3:
+        acc = args[2]
+    elif items:
+        acc = items.pop(0)
+    else:
+        return _fail(st, node, "`functools.reduce` of an empty sequence with no initial value")
+    if is_operator:
+        for item in items:
+            acc = _operator(fn.name.split(".", 1)[1])(st, node, [acc, item], {})
+            if isinstance(acc, Poison):
+                return POISON
+        return acc
+    names = [p.name for p in fn.fdef.params if not p.star]
+    if len(names) != 2:
+        return _fail(st, node, "`functools.reduce`'s function takes two arguments")
+    for item in items:
+        acc = macros.interpret(st, fn, {names[0]: acc, names[1]: item}, node)
+        if isinstance(acc, Poison):
+            return POISON
+    return acc
+
+
+def _data_type(st, node, args, kwargs):
+    """`tvm.DataType("float16")` (or of a dtype value): the dtype, whose `.bits`, `.lanes` and
+    `.itemsize` are compile-time numbers."""
+    value = args[0]
+    if isinstance(value, DTypeVal):
+        return value
+    dtype = parse_dtype(value.value) if isinstance(value, PyConst) and isinstance(value.value, str) else None
+    if dtype is None:
+        return _fail(st, node, "`DataType` takes a dtype name such as \"float16\" or a dtype")
+    return DTypeVal(dtype)
+
+
+def dtype_attr(st, base: DTypeVal, node):
+    """`DataType(...).bits` ..."""
+    if node.attr in DTYPE_FACTS:
+        return PyConst(DTYPE_FACTS[node.attr](base.dtype))
+    st.diags.error("E0306", f"a dtype has no attribute `{node.attr}`", node.span,
+                   help=did_you_mean(node.attr, DTYPE_FACTS) or "it has `bits`, `lanes` and `itemsize`")
+    return POISON
+
+
+def module_attr(st, base: Builtin, node):
+    """`math.gcd`, `math.pi`, `functools.reduce`: a builtin, or a constant's value."""
+    member = tma_utils.member_attr(st, base, node)  # `SwizzleMode.SWIZZLE_128B_ATOM`, `.value`
+    if member is None:
+        member = pyeval_stdlib.attribute(base, node.attr)  # `os.environ`
+    if member is not None:
+        return member
+    if f"{base.name}.{node.attr}" in MODULES:  # `tvm.runtime`
+        return Builtin(f"{base.name}.{node.attr}")
+    if base.name not in MODULES:
+        st.diags.error("E0306", f"`{base.name}` has no attribute `{node.attr}`", node.span)
+        return POISON
+    if base.name == "math" and node.attr in _CONSTANTS:
+        return PyConst(_CONSTANTS[node.attr])
+    if base.name == "typing" and node.attr == "TYPE_CHECKING":
+        return PyConst(False)
+    if node.attr not in MODULES[base.name]:
+        st.diags.error("E0301", f"`{base.name}.{node.attr}` is not supported yet", node.span,
+                       help=did_you_mean(node.attr, MODULES[base.name])
+                       or f"tirxc evaluates {', '.join(f'`{base.name}.{n}`' for n in MODULES[base.name])}")
+        return POISON
+    return Builtin(f"{base.name}.{node.attr}")
+
+
+def imported(module: str, name: str):
+    """What `from module import name` binds: a builtin or a constant; None when tirxc lacks it."""
+    if module == "math" and name in _CONSTANTS:
+        return PyConst(_CONSTANTS[name])
+    if module == "typing" and name == "TYPE_CHECKING":
+        return PyConst(False)
+    if module == "os" and name == "environ":
+        return pyeval_stdlib.environ()
+    if module in tma_utils.MODULE_ALIASES:
+        return tma_utils.imported(module, name)
+    if f"{module}.{name}" in MODULES:
+        return Builtin(f"{module}.{name}")
+    return Builtin(f"{module}.{name}") if name in MODULES.get(module, ()) else None
+
+
+for _name, (_fn, _low, _high) in _MATH.items():
+    pyeval_builtins._TABLE[f"math.{_name}"] = (_math(_name), _low, _high, ())
+for _name in _OPERATOR:
+    pyeval_builtins._TABLE[f"operator.{_name}"] = (_operator(_name), 2, 2, ())
+pyeval_builtins._TABLE["functools.reduce"] = (_reduce, 2, 3, ())
+pyeval_builtins._TABLE["tvm.DataType"] = pyeval_builtins._TABLE["tvm.runtime.DataType"] = (_data_type, 1, 1, ())
+CALLS["module_attr"] = module_attr
+CALLS["dtype_attr"] = dtype_attr

@@ -1,0 +1,201 @@
+"""`@dataclass` classes of the file (`from dataclasses import dataclass`), as Python's dataclasses
+module makes them: the class body's annotated names are its fields, in order, after those of its
+dataclass bases; an `__init__` taking them (positionally or by keyword, with their defaults) is
+written for the class unless it has its own, and calls `__post_init__` when the class has one.
+`field(default=...)`, `asdict`, `astuple` and `replace` work on them. Used by real kernel files for
+their configurations (`config = Config(num_heads=64); config.block_q`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from transpiler.syntax import ast
+from transpiler.sema.expressions import expr
+from transpiler.sema import state
+from transpiler.sema.library.class_values import ClassVal, Instance
+from transpiler.evaluator.builtins import _TABLE, _AnyName, _fail
+from transpiler.sema.registry import CALLS
+from transpiler.sema.values import POISON, Builtin, Poison, PyConst, PyDict
+
+NAMES = ("dataclass", "field", "fields", "asdict", "astuple", "replace")
+_OPTIONS = ("init", "repr", "eq", "order", "unsafe_hash", "frozen", "match_args", "kw_only", "slots")
+_NO_DEFAULT = object()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FieldSpec:
+    """`field(default=v)` in a class body, until the class is complete."""
+    default: object  # an elaborated value, or _NO_DEFAULT
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Field:
+    name: str
+    default: object  # an elaborated value, or _NO_DEFAULT
+    kw_only: bool
+    span: object
+
+
+def options(st, dec) -> dict | None:
+    """The options of a `@dataclass` / `@dataclass(frozen=True)` decorator; None when dec is another
+    decorator."""
+    func = dec.func if isinstance(dec, ast.Call) else dec
+    if isinstance(func, ast.Attribute) and func.attr == "dataclass" and isinstance(func.value, ast.Name):
+        module = state.bound_value(st, func.value.id)
+        if not (isinstance(module, Builtin) and module.name == "dataclasses"):
+            return None
+    elif not (isinstance(func, ast.Name) and _is_dataclass(state.bound_value(st, func.id))):
+        return None
+    found = {}
+    for kw in dec.keywords if isinstance(dec, ast.Call) else ():
+        if kw.name not in _OPTIONS:
+            st.diags.error("E0331", f"`dataclass` has no option `{kw.name}`", kw.span)
+            continue
+        option = expr.elab(st, kw.value)
+        if isinstance(option, PyConst):
+            found[kw.name] = option.value
+        elif not isinstance(option, Poison):
+            st.diags.error("E0331", f"`dataclass`'s option `{kw.name}` must be a compile-time constant", kw.span)
+    if isinstance(dec, ast.Call) and dec.args:
+        st.diags.error("E0331", "`dataclass` takes its options by keyword", dec.args[0].span)
+    return found
+
+
+def _is_dataclass(value) -> bool:
+    return isinstance(value, Builtin) and value.name == "dataclasses.dataclass"
+
+
+def fields_of(cls: ClassVal) -> tuple:
+    """The class's fields, its bases' first (Python's order: along the reversed MRO)."""
+    out: dict = {}
+    for base in reversed(cls.linear):
+        for f in base.dataclass_fields or ():
+            out[f.name] = f
+    return tuple(out.values())
+
+
+def complete(st, cdef: ast.ClassDef, cls: ClassVal, members: dict, found: dict):
+    """Record the class's fields and return the `__init__` to add (a FunctionDef), or None."""
+    own = []
+    for stmt in cdef.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and not _class_var(stmt):
+            name = stmt.target.id
+            default = _NO_DEFAULT if stmt.value is None else members.get(name, _NO_DEFAULT)
+            if isinstance(default, FieldSpec):
+                default = default.default
+                if default is _NO_DEFAULT:
+                    members.pop(name, None)
+                else:
+                    members[name] = default
+            own.append(Field(name, default, bool(found.get("kw_only")), stmt.target.span))
+    object.__setattr__(cls, "dataclass_fields", tuple(own))
+    if "__init__" in members or found.get("init") is False:
+        return None
+    return _init(cdef, fields_of(cls), any("__post_init__" in c.members for c in cls.linear))
+
+
+def _class_var(stmt: ast.AnnAssign) -> bool:
+    ann = stmt.annotation
+    ann = ann.value if isinstance(ann, ast.Subscript) else ann
+    return (isinstance(ann, ast.Name) and ann.id == "ClassVar") or (isinstance(ann, ast.Attribute)
+                                                                    and ann.attr == "ClassVar")
+
+
+def _init(cdef: ast.ClassDef, fields: tuple, post_init: bool) -> ast.FunctionDef:
+    """`def __init__(self, a, b=1, *, c=2): self.a = a; ...; self.__post_init__()`, spanning the class
+    name (where an error about a call of it points)."""
+    span = cdef.name_span
+    params = [ast.Param(span, "self", None)]
+    positional = [f for f in fields if not f.kw_only]
+    keyword = [f for f in fields if f.kw_only]
+    for group in (positional, keyword):
+        if group is keyword and keyword:
+            params.append(ast.Param(span, "", None, None, "*"))
+        for f in group:
+            default = None if f.default is _NO_DEFAULT else ast.Value(f.span, f.default)
+            params.append(ast.Param(f.span, f.name, None, default))
+    body = [ast.Assign(f.span, ast.Attribute(f.span, ast.Name(f.span, "self"), f.name), ast.Name(f.span, f.name))
+            for f in fields]
+    if post_init:
+        body.append(ast.ExprStmt(span, ast.Call(span, ast.Attribute(span, ast.Name(span, "self"), "__post_init__"),
+                                                (), ())))
+    return ast.FunctionDef(span, "__init__", tuple(params), (), tuple(body) or (ast.Pass(span),), span)
+
+
+# -- the module's functions -------------------------------------------------------------------------
+def _instance(st, node, value, what: str):
+    if isinstance(value, Instance) and value.cls.dataclass_fields is not None:
+        return value
+    _fail(st, node, f"`{what}` takes an instance of a dataclass")
+    return None
+
+
+def _field(st, node, args, kwargs):
+    if "default_factory" in kwargs:
+        st.diags.error("E0339", "`field(default_factory=...)` is not supported yet", node.span,
+                       help="give the field a default (`field(default=v)`), or set it in `__post_init__`")
+        return POISON
+    return FieldSpec(kwargs.get("default", _NO_DEFAULT))
+
+
+def _asdict(st, node, args, kwargs):
+    obj = _instance(st, node, args[0], "asdict")
+    return POISON if obj is None else _as(obj, lambda items: PyDict(dict(items)))
+
+
+def _astuple(st, node, args, kwargs):
+    obj = _instance(st, node, args[0], "astuple")
+    return POISON if obj is None else _as(obj, lambda items: tuple(v for _, v in items))
+
+
+def _as(obj: Instance, make):
+    """asdict / astuple: nested dataclass instances converted too, as Python does."""
+    items = []
+    for f in fields_of(obj.cls):
+        value = obj.attrs.get(f.name, POISON)
+        if isinstance(value, Instance) and value.cls.dataclass_fields is not None:
+            value = _as(value, make)
+        items.append((f.name, value))
+    return make(items)
+
+
+# what `fields(...)` gives: objects with the field's `name` and `default`, as dataclasses.Field has
+_FIELD_CLASS = ClassVal("Field", {}, (), None)
+object.__setattr__(_FIELD_CLASS, "linear", (_FIELD_CLASS,))
+
+
+def _fields(st, node, args, kwargs):
+    """`fields(cls_or_instance)`: its fields, in order."""
+    target = args[0]
+    cls = target.cls if isinstance(target, Instance) else target
+    if not (isinstance(cls, ClassVal) and cls.dataclass_fields is not None):
+        return _fail(st, node, "`fields` takes a dataclass or an instance of one")
+    return tuple(Instance(_FIELD_CLASS, {"name": PyConst(f.name),
+                                         "default": PyConst(None) if f.default is _NO_DEFAULT else f.default})
+                 for f in fields_of(cls))
+
+
+def _replace(st, node, args, kwargs):
+    obj = _instance(st, node, args[0], "replace")
+    if obj is None:
+        return POISON
+    names = [f.name for f in fields_of(obj.cls)]
+    unknown = [k for k in kwargs if k not in names]
+    if unknown:
+        return _fail(st, node, f"`{obj.cls.name}` has no field `{unknown[0]}`")
+    values = {name: kwargs.get(name, obj.attrs.get(name, POISON)) for name in names}
+    call = ast.Call(node.span, node.func, (), tuple(ast.Keyword(node.span, name, ast.Value(node.span, value))
+                                                   for name, value in values.items()))
+    return CALLS["class_call"](st, obj.cls, call)
+
+
+def _decorator_only(st, node, args, kwargs):
+    return _fail(st, node, "`dataclass` is a class decorator: write `@dataclass` above a `class`")
+
+
+_TABLE["dataclasses.field"] = (_field, 0, 0, ("default", "default_factory", "init", "repr", "hash", "compare",
+                                                "metadata", "kw_only"))
+_TABLE["dataclasses.asdict"] = (_asdict, 1, 1, ())
+_TABLE["dataclasses.fields"] = (_fields, 1, 1, ())
+_TABLE["dataclasses.astuple"] = (_astuple, 1, 1, ())
+_TABLE["dataclasses.replace"] = (_replace, 1, 1, _AnyName())
+_TABLE["dataclasses.dataclass"] = (_decorator_only, 0, 1, _AnyName())
