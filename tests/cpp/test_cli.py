@@ -14,6 +14,7 @@ from tests.emit.test_golden import generate as golden_generate
 from transpiler.codegen import host_cpp
 from transpiler.driver import compile_source
 from transpiler.syntax.source import SourceFile
+from transpiler.ir.launch import ParamKind
 
 
 def tirxc(*args, stdin: bytes | None = None, cwd=None):
@@ -74,7 +75,8 @@ def test_header_usage_errors(tmp_path, args, message):
 def test_unsupported_kernel_is_e0800_at_the_parameter(monkeypatch):
     """A kernel whose parameter kind the C++ interface does not know is reported at the
     parameter (here scalars, made unknown for the test), not as an internal error."""
-    monkeypatch.setattr(host_cpp, "HOST_KINDS", ("buffer", "extent", "workspace", "tensormap"))
+    monkeypatch.setattr(host_cpp, "HOST_KINDS", (ParamKind.BUFFER, ParamKind.EXTENT, ParamKind.WORKSPACE,
+                                                ParamKind.TENSOR_MAP))
     text = (SAMPLES / "saxpy.tx").read_text()
     result = compile_source(SourceFile("saxpy.tx", text), header_module="saxpy")
     errors = [(d.span.line, d.span.col, d.code) for d in result.diagnostics if d.severity == "error"]

@@ -18,6 +18,7 @@ import pytest
 
 from tests.cpp.common import cuda_include, generate, load_launcher, sample_stems
 from transpiler.codegen.host_cpp import host_data, module_name
+from transpiler.ir.launch import ParamKind
 
 INCLUDE = cuda_include()
 pytestmark = pytest.mark.skipif(INCLUDE is None or shutil.which("g++") is None,
@@ -45,17 +46,17 @@ class FakeArray:
 
 def _cases(kernel: dict) -> list[dict]:
     """Values of the extents and integer scalars (by C name), and pointer changes."""
-    variables = [a for a in kernel["args"] if a["param"].kind == "extent"
-                 or (a["param"].kind == "scalar" and a["param"].dtype.is_int)]
-    base = {a["param"].name: (EXTENT_VALUES[0] if a["param"].kind == "extent" else 7) for a in variables}
+    variables = [a for a in kernel["args"] if a["param"].kind is ParamKind.EXTENT
+                 or (a["param"].kind is ParamKind.SCALAR and a["param"].dtype.is_int)]
+    base = {a["param"].name: (EXTENT_VALUES[0] if a["param"].kind is ParamKind.EXTENT else 7) for a in variables}
     cases = [dict(values=base, pointer=None)]
     for a in variables:
         low, high = a["param"].dtype.int_bounds
-        choices = EXTENT_VALUES if a["param"].kind == "extent" else SCALAR_VALUES
+        choices = EXTENT_VALUES if a["param"].kind is ParamKind.EXTENT else SCALAR_VALUES
         for value in choices[1:]:
             if low <= value <= high:
                 cases.append(dict(values={**base, a["param"].name: value}, pointer=None))
-    if any(a["param"].kind == "buffer" for a in kernel["args"]):
+    if any(a["param"].kind is ParamKind.BUFFER for a in kernel["args"]):
         cases += [dict(values=base, pointer="null"), dict(values=base, pointer="misaligned")]
     return cases
 
@@ -113,11 +114,10 @@ def _cpp_call(module: str, kernel: dict, case: dict, number: int) -> str:
     order = {name: i for i, name in enumerate(kernel["decl_order"])}
     for a in kernel["args"]:
         p = a["param"]
-        if p.kind == "buffer":
+        if p.kind is ParamKind.BUFFER:
             buf = p.buffer
-            from transpiler.codegen.launcher import base_offset
             from transpiler.target.dtypes import c_type
-            pointer = BASE + (order[p.name] << 36) + base_offset(buf) * buf.dtype.nbytes
+            pointer = BASE + (order[p.name] << 36) + a["launch"].offset * a["launch"].element.itemsize
             if first and case["pointer"] == "null":
                 pointer = 0
             if first and case["pointer"] == "misaligned":

@@ -23,6 +23,7 @@ from tests.cpp.common import generate
 from tests.gpu.cases import PARAMS, make_args
 from transpiler.codegen.host_cpp import host_data, module_name
 from transpiler.target.dtypes import c_type
+from transpiler.ir.launch import ParamKind
 
 HERE = Path(__file__).parent
 
@@ -72,7 +73,7 @@ def runner_source(stem: str, program) -> str:
         values = []
         for i, a in enumerate(k["args"]):
             p = a["param"]
-            if p.kind == "buffer":
+            if p.kind is ParamKind.BUFFER:
                 ctype = ("const " if p.buffer.storage.readonly else "") + c_type(p.buffer.dtype)
                 values.append(f"runner::pointer<{ctype}>(args, {i})")
             else:
@@ -134,20 +135,20 @@ def test_sample_through_the_cpp_entry_point(case_id, case, size, runners, tmp_pa
     kernel = next(k for k in host_data(program) if k["name"] == case["kernel"])
     spec = next(lk.spec for lk in program.kernels if lk.spec.name == case["kernel"])
     declared = [p for name in spec.arg_order for p in spec.params if p.name == name]
-    position = {(p.buffer.name if p.kind == "buffer" else p.name): i for i, p in enumerate(declared)}
+    position = {(p.buffer.name if p.kind is ParamKind.BUFFER else p.name): i for i, p in enumerate(declared)}
     args = make_args(case, size)
     views = {i: (case.get("views", {}).get(i) or (lambda a: a))(arg) for i, arg in enumerate(args)
              if isinstance(arg, np.ndarray)}
     extents = {}
     for i, p in enumerate(declared):
-        if p.kind == "buffer":
+        if p.kind is ParamKind.BUFFER:
             for dim, size_ in zip(p.buffer.shape, views[i].shape):
                 if dim.__class__.__name__ == "Var":
                     extents[dim.name] = size_
     lines, files = [], {}
     for a in kernel["args"]:
         p = a["param"]
-        if p.kind == "buffer":
+        if p.kind is ParamKind.BUFFER:
             i = position[a["source"]]
             base = np.asarray(args[i])
             path = tmp_path / f"arg{i}.bin"
@@ -155,7 +156,7 @@ def test_sample_through_the_cpp_entry_point(case_id, case, size, runners, tmp_pa
             offset = views[i].__array_interface__["data"][0] - base.__array_interface__["data"][0]
             lines.append(f"buffer {path} {offset}")
             files[i] = path
-        elif p.kind == "extent":
+        elif p.kind is ParamKind.EXTENT:
             lines.append(f"scalar {extents[p.name]}")
         else:
             value = args[position[a["source"]]]

@@ -62,7 +62,7 @@ def test_workspaces_are_pointer_parameters_after_the_others():
 
 def test_the_launch_spec_describes_each_workspace():
     spec = ok(SHAPES, "shapes.tx").program.kernels[0].spec
-    assert [(p.name, p.kind) for p in spec.params] == [
+    assert [(p.name, p.kind.value) for p in spec.params] == [
         ("A_ptr", "buffer"), ("m", "scalar"), ("scale", "scalar"), ("n", "extent"),
         ("rows_ptr", "workspace"), ("flags_ptr", "workspace")]
     rows, flags = spec.workspaces  # `unused` is never touched: no parameter, no allocation

@@ -311,7 +311,7 @@ def test_shared_array_nobody_reads_is_dropped():
 def test_vector_access_raises_the_alignment_of_an_array():
     """Whatever the checker lets through, `*(float4*)r_ptr` gets a 16-byte aligned r_ptr."""
     from transpiler.target.dtypes import FLOAT32, INT32, parse_dtype
-    from transpiler.lower.lower import align_vector_arrays
+    from transpiler.lower.facts import align_vector_arrays
     f4 = parse_dtype("float32x4")
     regs = ir.Storage("r_ptr", FLOAT32, "local", "array", 8, 0)
     aligned = ir.Storage("q_ptr", FLOAT32, "local", "array", 8, 32)
@@ -499,7 +499,7 @@ def test_an_array_declared_after_a_scope_takes_the_name_back():
 def test_an_array_whose_name_is_in_scope_keeps_the_suffix():
     """On IR: `v_ptr` declared in the enclosing scope stays visible in the loop."""
     from transpiler.target.dtypes import INT32
-    from transpiler.lower.lower import reuse_source_names
+    from transpiler.lower.names import reuse_source_names
     from transpiler.syntax.source import SourceFile
     outer = ir.Storage("v_ptr", INT32, "local", "array", 1)
     inner = ir.Storage("v_ptr_1", INT32, "local", "array", 1)

@@ -16,6 +16,7 @@ import numpy
 import pytest
 
 from transpiler.runtime import launch, nvrtc
+from transpiler.target.dtypes import HOST_ARRAYS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RUNTIME = ROOT / "transpiler" / "runtime"
@@ -30,12 +31,20 @@ class FakeArray:
 
 
 def buffer(name, shape, dtype="float32", itemsize=4, strides=None, offset=0, align=16, readonly=False):
-    return {"name": name, "c_name": f"{name}_ptr", "kind": "buffer", "dtype": dtype, "shape": shape,
-            "strides": strides, "offset": offset, "align": align, "itemsize": itemsize, "readonly": readonly}
+    """A buffer parameter as tirxc's launcher table has it (codegen/launcher.py param_data)."""
+    typestr, _, refused = HOST_ARRAYS[dtype]
+    out = {"name": name, "c_name": f"{name}_ptr", "kind": "buffer", "dtype": dtype, "shape": shape,
+           "strides": strides, "offset": offset, "align": align, "itemsize": itemsize, "readonly": readonly,
+           "typestr": typestr}
+    if refused:
+        out["refused"] = dict(refused)
+    return out
 
 
 def scalar(name, dtype):
-    return {"name": name, "c_name": name, "kind": "scalar", "dtype": dtype}
+    typestr, numpy_scalar, _ = HOST_ARRAYS[dtype]
+    return {"name": name, "c_name": name, "kind": "scalar", "dtype": dtype, "typestr": typestr,
+            "scalar": numpy_scalar}
 
 
 def extent(name):
@@ -49,7 +58,15 @@ def workspace(name, shape, dtype="float32", itemsize=4):
 
 def spec(params, args, keyed=(), grid=lambda v: (1, 1, 1), block=(128, 1, 1), dynamic_shared=0):
     return {"symbol": "k_kernel", "args": list(args), "keyed": list(keyed), "params": params, "grid": grid,
-            "block": block, "static_shared": 0, "dynamic_shared": dynamic_shared}
+            "block": block, "static_shared": 0, "dynamic_shared": dynamic_shared, "overlaps": overlaps(params)}
+
+
+def overlaps(params):
+    """The slots of the buffer pairs that must not share memory, as the launch description decides
+    them (lower/signature.py): both buffers, one of them written."""
+    slots = [i for i, p in enumerate(params) if p["kind"] == "buffer"]
+    return [(i, j) for n, j in enumerate(slots) for i in slots[:n]
+            if not (params[i]["readonly"] and params[j]["readonly"])]
 
 
 # a, x, y -> y = a * x + y over n elements (as tirxc writes saxpy's entry)
@@ -425,7 +442,8 @@ def test_an_unreadable_file_quotes_nothing(tmp_path):
 # ---- small helpers ------------------------------------------------------------------------------------------
 
 def test_scalar_dtypes_and_descriptions():
-    assert launch._scalar_dtype("bfloat16") == numpy.uint16 and launch._scalar_dtype("bool") == numpy.bool_
+    assert launch._scalar_dtype(scalar("b", "bfloat16")) == numpy.uint16
+    assert launch._scalar_dtype(scalar("b", "bool")) == numpy.bool_
     assert launch._describe([]) == "builtins.list" and launch._describe(numpy.zeros(1)) == "numpy.ndarray"
 
 

@@ -15,7 +15,7 @@ def _entry(strides=(lambda v: v["m"] * 4,)):
               "data_type": 7, "dims": (128, "m"), "strides": strides, "box": (32, 16), "element_strides": (1, 1),
               "interleave": 0, "swizzle": 0, "l2_promotion": 0, "oob_fill": 0}
     return {"symbol": "k_kernel", "args": ["A"], "keyed": [], "grid": lambda v: (1, 1, 1), "block": (32, 1, 1),
-            "static_shared": 0, "dynamic_shared": 0,
+            "static_shared": 0, "dynamic_shared": 0, "overlaps": [],
             "params": [buffer("A", ("m", 128), align=4), {"name": "m", "c_name": "m", "kind": "extent",
                                                            "dtype": "int32"}, mapped]}
 

@@ -16,6 +16,7 @@ from tests.tile.test_copy_async_kernels import HEAD, KERNELS, source
 from transpiler import ir
 from transpiler.target.dtypes import INT32, parse_dtype
 from transpiler.tile.copy_async import common as common
+from transpiler.ir.launch import ParamKind
 
 HOST_PRELUDE = "#include <vector_types.h>\n#undef __shared__\n#define __shared__\n"
 
@@ -128,7 +129,7 @@ def test_ldgsts_into_a_swizzled_tile():
 # -- TMA ------------------------------------------------------------------------------------------
 
 def _maps(result):
-    return [p for p in result.program.kernels[0].spec.params if p.kind == "tensormap"]
+    return [p for p in result.program.kernels[0].spec.params if p.kind is ParamKind.TENSOR_MAP]
 
 
 def test_tma_adds_one_map_per_buffer_box_and_swizzle():

@@ -18,6 +18,7 @@ import sys
 import click
 
 from transpiler import ir
+from transpiler.ir.launch import ParamKind
 from transpiler.target import ptx
 from transpiler.cli.files import print_diagnostics, read_input, same_file, write_file, write_stdout
 from transpiler.target.arch import ARCHS, BASE_ARCH, STATIC_SHARED_LIMIT, TMEM_COLUMNS, TMEM_LANES, arch_name, runs_on
@@ -74,6 +75,8 @@ def kernel_report(lk) -> dict:
                         "variant": d.variant, "why": d.why,
                         "rejected": [{"variant": v, "why": why} for v, why in d.rejected]}
                        for d in lk.tile_dispatch],
+        # the launch description every host interface is printed from (ir/launch.py): JSON only
+        "launch": lk.launch.to_json(host_text),
     }
 
 
@@ -217,18 +220,18 @@ def _params(spec: ir.LaunchSpec) -> list[dict]:
     out = []
     for c_name in spec.arg_order:
         p = by_name[c_name]
-        if p.kind == "buffer":
+        if p.kind is ParamKind.BUFFER:
             buf = p.buffer
             out.append({"name": buf.name, "kind": "buffer", "dtype": buf.dtype.name,
                         "shape": [host_text(e) for e in buf.shape], "readonly": buf.storage.readonly})
         else:
-            out.append({"name": p.name, "kind": p.kind, "dtype": p.dtype.name})
+            out.append({"name": p.name, "kind": p.kind.value, "dtype": p.dtype.name})
     for p in spec.params:
-        if p.kind == "extent":
+        if p.kind is ParamKind.EXTENT:
             out.append({"name": p.name, "kind": "extent", "dtype": p.dtype.name})
     for p in spec.params:
         tm = p.tensor_map
-        if p.kind == "tensormap" and tm is not None:  # encoded by the launcher (docs/design.md, decision 24)
+        if p.kind is ParamKind.TENSOR_MAP and tm is not None:  # encoded by the launcher (docs/design.md, decision 24)
             out.append({"name": p.name, "kind": "tensor map", "dtype": tm.buffer.dtype.name,
                         "maps": tm.buffer.name, "box": list(tm.box[::-1]), "swizzle": tm.swizzle})
     return out

@@ -14,6 +14,7 @@ import struct
 from transpiler import __version__
 from transpiler.codegen.jinja import environment
 from transpiler import ir
+from transpiler.ir.launch import ParamKind
 from transpiler.target.cnames import FIXED_WIDTH
 from transpiler.target.dtypes import FLOAT32, DType, c_type, parse_dtype
 from transpiler.ir.program import Program
@@ -482,10 +483,10 @@ def fixed_width_parts(names: list[str]) -> dict:
 
 
 def param_text(p: ir.Param) -> str:
-    if p.kind == "buffer" or p.kind == "workspace":  # only a buffer's storage may be read-only
+    if p.kind is ParamKind.BUFFER or p.kind is ParamKind.WORKSPACE:  # only a buffer's storage may be read-only
         const = "const " if p.buffer.storage.readonly else ""
         return f"{const}{c_type(p.dtype)}* __restrict__ {p.name}"
-    if p.kind == "tensormap":
+    if p.kind is ParamKind.TENSOR_MAP:
         return f"const __grid_constant__ {tma.C_TYPE} {p.name}"
     return f"{c_type(p.dtype)} {p.name}"
 
@@ -533,7 +534,7 @@ def render_cuda(program: Program, line_info: bool = False) -> str:
         headers=program.headers,
         arch_guards=ptx.guard_definitions(program.helpers),
         helpers=[ptx.helper_source(h) for h in program.helpers],
-        tensor_map=tma.C_DEFINITION if any(p.kind == "tensormap" for lk in program.kernels
+        tensor_map=tma.C_DEFINITION if any(p.kind is ParamKind.TENSOR_MAP for lk in program.kernels
                                             for p in lk.spec.params) else None,
         func_sources=func_source_parts(program, line_info),
         kernels=kernel_parts(program, line_info),

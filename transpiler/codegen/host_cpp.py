@@ -23,17 +23,20 @@ import re
 
 from transpiler import __version__
 from transpiler import ir
+from transpiler.ir.launch import ParamKind
 from transpiler.codegen.cpp_expr import cpp_expr, value_type, variables
 from transpiler.codegen.cuda import c_comment, c_string
 from transpiler.codegen.jinja import environment
-from transpiler.codegen.launcher import HostExprError, array_strides, base_offset
+from transpiler.codegen.launcher import HostExprError
+from transpiler.ir.launch import UNSUPPORTED_STRIDES
 from transpiler.ir.program import Program
 from transpiler.target import cnames, tma
 from transpiler.target.arch import INDEX_LIMIT, STATIC_SHARED_LIMIT
 from transpiler.target.dtypes import c_type, header as dtype_header
 
 GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)
-HOST_KINDS = ("buffer", "scalar", "extent", "workspace", "tensormap")  # the parameter kinds served
+HOST_KINDS = (ParamKind.BUFFER, ParamKind.SCALAR, ParamKind.EXTENT, ParamKind.WORKSPACE,
+              ParamKind.TENSOR_MAP)  # the parameter kinds served
 WORKSPACE_ALIGN = 256  # each workspace's offset in the caller's allocation (cudaMalloc's alignment)
 # Names the generated functions use inside the module's namespace: a parameter must not hide them.
 _INSIDE = frozenset({"detail", "tirxc", "std", "config", "stream", "workspace", "workspace_bytes", "last_error",
@@ -92,30 +95,31 @@ class _Names:
         return out
 
 
-def kernel_host_data(spec: ir.LaunchSpec, entry: str) -> dict:
-    """One kernel's entry point as plain data for the templates."""
+def kernel_host_data(spec: ir.LaunchSpec, launch, entry: str) -> dict:
+    """One kernel's entry point as plain data for the templates; each argument's `launch` is its
+    parameter in the launch description (ir/launch.py), which says what the host checks."""
     for p in spec.params:
         if p.kind not in HOST_KINDS:
-            raise UnsupportedHost(f"the C++ host interface does not support the {p.kind} parameter `{p.name}` of "
+            raise UnsupportedHost(f"the C++ host interface does not support the {p.kind.value} parameter `{p.name}` of "
                                   f"`{spec.name}` yet", p.span if p.span is not ir.NOWHERE else spec.span)
     names = _Names()
     by_c = {p.name: p for p in spec.params}
     args = []  # the interface's arguments, in order
     for c_name in spec.arg_order:
         p = by_c[c_name]
-        if p.kind == "tensormap" and p.tensor_map is not None:
+        if p.kind is ParamKind.TENSOR_MAP and p.tensor_map is not None:
             continue  # encoded by the entry point from the buffer it maps
-        source = p.buffer.name if p.kind == "buffer" else p.name
-        args.append({"param": p, "name": names.fresh(source), "source": source})
+        source = p.buffer.name if p.kind is ParamKind.BUFFER else p.name
+        args.append({"param": p, "launch": launch.param(c_name), "name": names.fresh(source), "source": source})
     for p in spec.params:
-        if p.kind == "extent":
-            args.append({"param": p, "name": names.fresh(p.name), "source": p.name})
+        if p.kind is ParamKind.EXTENT:
+            args.append({"param": p, "launch": launch.param(p.name), "name": names.fresh(p.name), "source": p.name})
     for a in args:
         p = a["param"]
-        if p.kind == "buffer":
-            const = "const " if p.buffer.storage.readonly else ""
+        if p.kind is ParamKind.BUFFER:
+            const = "const " if a["launch"].readonly else ""
             a["decl"] = f"{const}{c_type(p.buffer.dtype)}* {a['name']}"
-        elif p.kind == "tensormap":  # a map the caller encodes: the address of its 128 bytes
+        elif p.kind is ParamKind.TENSOR_MAP:  # a map the caller encodes: the address of its 128 bytes
             a["decl"] = f"const void* {a['name']}"
         else:
             a["decl"] = f"{api_type(p.dtype)} {a['name']}"
@@ -128,9 +132,9 @@ def kernel_host_data(spec: ir.LaunchSpec, entry: str) -> dict:
         cluster = tuple(cluster) + (1,) * (3 - len(cluster))
     data = {
         "name": spec.name, "entry": entry, "symbol": spec.symbol, "args": args,
-        "workspaces": [p for p in spec.params if p.kind == "workspace"],
-        "tensor_maps": [p for p in spec.params if p.kind == "tensormap" and p.tensor_map is not None],
-        "cluster": cluster, "span": spec.span,
+        "workspaces": [p for p in spec.params if p.kind is ParamKind.WORKSPACE],
+        "tensor_maps": [p for p in spec.params if p.kind is ParamKind.TENSOR_MAP and p.tensor_map is not None],
+        "cluster": cluster, "span": spec.span, "launch": launch,
     }
     data["prepare"] = _prepare_body(spec, entry, args, data["workspaces"], cluster, data["tensor_maps"])
     return data
@@ -146,7 +150,7 @@ def _prepare_body(spec, entry, args, workspaces, cluster, tensor_maps) -> list[s
     host_exprs += [e for p in tensor_maps for e in p.tensor_map.dims + p.tensor_map.strides]
     for a in args:
         p = a["param"]
-        if p.kind == "buffer":
+        if p.kind is ParamKind.BUFFER:
             host_exprs += list(p.buffer.shape)
             if p.buffer.layout is not None:
                 host_exprs += [it.stride for it in p.buffer.layout.shard]
@@ -162,7 +166,7 @@ def _prepare_body(spec, entry, args, workspaces, cluster, tensor_maps) -> list[s
     used = set(local)
     for a in args:
         p = a["param"]
-        if p.kind != "buffer" and p.name not in used:
+        if p.kind is not ParamKind.BUFFER and p.name not in used:
             out.append(f"static_cast<void>({a['name']});")
     out.append("if (config == nullptr) return detail::fail(::cudaErrorInvalidValue, "
                f"\"{_c_text(k)}(): the launch configuration's pointer is NULL\");")
@@ -170,7 +174,7 @@ def _prepare_body(spec, entry, args, workspaces, cluster, tensor_maps) -> list[s
     # extents: what the launcher infers from array shapes is never negative nor above the index limit
     for a in args:
         p = a["param"]
-        if p.kind != "extent":
+        if p.kind is not ParamKind.EXTENT:
             continue
         tests = []
         if p.dtype.is_signed:
@@ -185,7 +189,7 @@ def _prepare_body(spec, entry, args, workspaces, cluster, tensor_maps) -> list[s
                        f"{INDEX_LIMIT} (the kernel indexes with 32-bit ints)\", static_cast<{cast}>({a['name']}));")
     for name, (a, dtype) in vars_needed.items():
         out.append(f"const {value_type(dtype)} {local[name]} = static_cast<{value_type(dtype)}>({a['name']});")
-    buffers = [a for a in args if a["param"].kind == "buffer"]
+    buffers = [a for a in args if a["param"].kind is ParamKind.BUFFER]
     for index, a in enumerate(buffers):
         out += _buffer_checks(k, a, index, local)
     # workspaces
@@ -263,8 +267,9 @@ def _buffer_checks(k: str, a: dict, index: int, local: dict) -> list[str]:
         tests = " || ".join(f"detail::less({d}, 0)" for d in dims)
         body.append(f"if ({tests}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): argument '{src}' "
                     f"would have the shape {shape_fmt} for these arguments: an extent is negative\", {shape_args});")
-    strides = array_strides(buf)
-    if strides == "unsupported":
+    described = a["launch"]
+    strides = described.strides
+    if strides == UNSUPPORTED_STRIDES:
         body.append(f"return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the layout of '{src}' cannot be "
                     f"described by array strides\");")
         return ["{"] + ["  " + s for s in body] + ["}"]
@@ -275,16 +280,15 @@ def _buffer_checks(k: str, a: dict, index: int, local: dict) -> list[str]:
             step = f"detail::index_step(0, tirx_s{i + 1}, detail::wide({dims[i + 1]}))"
             body.append(f"const long long tirx_s{i} = {step};")
     else:
-        stride_exprs = [it.stride for it in buf.layout.shard]
-        more, snames = _dims(stride_exprs, "tirx_t", local, f"the strides of `{buf.name}`", buf.span)
+        more, snames = _dims(strides, "tirx_t", local, f"the strides of `{buf.name}`", buf.span)
         body += more
         body.append(f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the strides "
                     f"of argument '{src}' cannot be computed for these arguments: %s\", tirx_ar.text);")
         for i, s in enumerate(snames):
             body.append(f"const long long tirx_s{i} = detail::wide({s});")
     body = [s for s in body if s]
-    offset = base_offset(buf)
-    itemsize = buf.dtype.nbytes
+    offset = described.offset
+    itemsize = described.element.itemsize
     nonempty = " && ".join(f"{d} != 0" for d in dims) or "true"
     body.append(f"const bool tirx_nonempty = {nonempty};")
     body.append("if (tirx_nonempty) {")
@@ -300,8 +304,8 @@ def _buffer_checks(k: str, a: dict, index: int, local: dict) -> list[str]:
     address = f"reinterpret_cast<::std::uintptr_t>({name})"
     if offset:
         address = f"({address} - {offset * itemsize}u)"
-    inner.append(f"if ({address} % {buf.align}u != 0) return detail::fail(::cudaErrorInvalidValue, "
-                 f"\"{_c_text(k)}(): argument '{src}' must be {buf.align}-byte aligned, its data pointer is %p\", "
+    inner.append(f"if ({address} % {described.align}u != 0) return detail::fail(::cudaErrorInvalidValue, "
+                 f"\"{_c_text(k)}(): argument '{src}' must be {described.align}-byte aligned, its data pointer is %p\", "
                  f"static_cast<const void*>({name}));")
     inner.append("if (plan != nullptr) {")
     low = " + ".join(f"(tirx_s{i} < 0 ? (detail::wide({d}) - 1) * tirx_s{i} : 0)" for i, d in enumerate(dims)) or "0"
@@ -317,7 +321,7 @@ def _buffer_checks(k: str, a: dict, index: int, local: dict) -> list[str]:
     body.append("} else if (plan != nullptr) {")
     body.append(f"  plan->extents[{index}] = detail::extent{{0, 0, true}};")
     body.append("}")
-    use = "read" if buf.storage.readonly else "written"
+    use = "read" if described.readonly else "written"
     return [f"// argument '{_comment(a['source'])}': {buf.dtype.name}, {use}", "{"] \
         + ["  " + s for s in body] + ["}"]
 
@@ -394,7 +398,7 @@ def _entry_names(program: Program) -> list[str]:
 
 
 def host_data(program: Program) -> list[dict]:
-    return [kernel_host_data(lk.spec, entry) for lk, entry in zip(program.kernels, _entry_names(program))]
+    return [kernel_host_data(lk.spec, lk.launch, entry) for lk, entry in zip(program.kernels, _entry_names(program))]
 
 
 def _api_headers(kernels) -> list[str]:
@@ -402,7 +406,7 @@ def _api_headers(kernels) -> list[str]:
     for k in kernels:
         for a in k["args"]:
             p = a["param"]
-            dtype = p.buffer.dtype if p.kind == "buffer" else p.dtype
+            dtype = p.buffer.dtype if p.kind is ParamKind.BUFFER else p.dtype
             h = dtype_header(dtype)
             if h and h not in out:
                 out.append(h)
@@ -434,16 +438,16 @@ def _kernel_header(k: dict) -> str:
     lines = ["", f"// ---- {c_comment(k['name'])} " + "-" * max(4, 80 - len(k['name'])), "// Arguments:"]
     for a in k["args"]:
         p = a["param"]
-        if p.kind == "buffer":
+        if p.kind is ParamKind.BUFFER:
             shape = ", ".join(_shape_text(x) for x in p.buffer.shape)
-            use = "read" if p.buffer.storage.readonly else "written"
+            use = "read" if a["launch"].readonly else "written"
             comma = "," if len(p.buffer.shape) == 1 else ""
             lines.append(f"//   {a['name']}: {p.buffer.dtype.name} buffer of shape ({shape}{comma}), {use}")
-        elif p.kind == "extent":
+        elif p.kind is ParamKind.EXTENT:
             lines.append(f"//   {a['name']}: symbolic extent ({p.dtype.name})")
         else:
             lines.append(f"//   {a['name']}: {p.dtype.name} scalar")
-    count = sum(1 for a in k["args"] if a["param"].kind == "buffer")
+    count = sum(1 for a in k["args"] if a["param"].kind is ParamKind.BUFFER)
     lines.append("namespace detail {")
     members = []
     if count:
@@ -515,7 +519,7 @@ def render_host(program: Program, module: str, header_include: str, cuda: str,
 def _kernel_entry(k: dict, program: Program) -> str:
     e, name = k["entry"], _c_text(k["name"])
     spec = next(lk.spec for lk in program.kernels if lk.spec.name == k["name"])
-    buffers = [a for a in k["args"] if a["param"].kind == "buffer"]
+    buffers = [a for a in k["args"] if a["param"].kind is ParamKind.BUFFER]
     extra = ["::cudaStream_t stream"]
     if k["workspaces"]:
         extra = ["void* workspace", "::std::size_t workspace_bytes"] + extra
@@ -556,22 +560,18 @@ def _kernel_entry(k: dict, program: Program) -> str:
     body.append(f"detail::{e}_plan tirx_plan;")
     body.append(f"::cudaError_t tirx_status = detail::{e}_prepare({_call_args(k, ['&tirx_config', '&tirx_plan'])});")
     body.append("if (tirx_status != ::cudaSuccess) return tirx_status;")
-    # overlap of written buffers (their parameters are __restrict__), in the launcher's slot order
+    # the buffers that must not overlap (the launch description's pairs), in the launcher's slot order
     slot = {a["param"].name: i for i, a in enumerate(buffers)}
-    ordered = [a for p in spec.params for a in buffers if a["param"] is p]
-    for j, bj in enumerate(ordered):
-        for bi in ordered[:j]:
-            ri, rj = bi["param"].buffer.storage.readonly, bj["param"].buffer.storage.readonly
-            if ri and rj:
-                continue
-            written = " and ".join(f"'{_c_text(b['source'])}'" for b in (bi, bj)
-                                   if not b["param"].buffer.storage.readonly)
-            x, y = slot[bi["param"].name], slot[bj["param"].name]
-            body.append(f"if (detail::overlaps(tirx_plan.extents[{x}], tirx_plan.extents[{y}])) return detail::fail("
-                        f"::cudaErrorInvalidValue, \"{name}(): arguments '{_c_text(bi['source'])}' and "
-                        f"'{_c_text(bj['source'])}' share memory, but the kernel writes {written} and takes its "
-                        f"buffers as __restrict__ pointers (nvcc may read one through the read-only cache while the "
-                        f"other is written): pass arrays that do not overlap\");")
+    by_c = {a["param"].name: a for a in buffers}
+    for first, second in k["launch"].overlaps:
+        bi, bj = by_c[first], by_c[second]
+        written = " and ".join(f"'{_c_text(b['source'])}'" for b in (bi, bj) if not b["launch"].readonly)
+        x, y = slot[first], slot[second]
+        body.append(f"if (detail::overlaps(tirx_plan.extents[{x}], tirx_plan.extents[{y}])) return detail::fail("
+                    f"::cudaErrorInvalidValue, \"{name}(): arguments '{_c_text(bi['source'])}' and "
+                    f"'{_c_text(bj['source'])}' share memory, but the kernel writes {written} and takes its "
+                    f"buffers as __restrict__ pointers (nvcc may read one through the read-only cache while the "
+                    f"other is written): pass arrays that do not overlap\");")
     body.append("if (tirx_config.grid[0] == 0 || tirx_config.grid[1] == 0 || tirx_config.grid[2] == 0) "
                 "return ::cudaSuccess;  // an empty problem: nothing to launch")
     if k["workspaces"]:
@@ -601,35 +601,36 @@ def _kernel_entry(k: dict, program: Program) -> str:
     ws_index = 0
     for i, p in enumerate(spec.params):
         local = f"tirx_p{i}"
-        if p.kind == "buffer":
+        if p.kind is ParamKind.BUFFER:
             a = args_by_c[p.name]
             buf = p.buffer
-            ctype = ("const " if buf.storage.readonly else "") + c_type(buf.dtype) + "*"
-            back = base_offset(buf) * buf.dtype.nbytes
+            described = args_by_c[p.name]["launch"]
+            ctype = ("const " if described.readonly else "") + c_type(buf.dtype) + "*"
+            back = described.offset * described.element.itemsize
             value = a["name"] if not back else \
                 f"reinterpret_cast<{ctype}>(reinterpret_cast<::std::uintptr_t>({a['name']}) - {back}u)"
             body.append(f"{ctype} {local} = {value};")
-        elif p.kind == "workspace":
+        elif p.kind is ParamKind.WORKSPACE:
             ctype = c_type(p.buffer.dtype) + "*"
             # an empty workspace is NULL, as the CuPy launcher passes it
             body.append(f"{ctype} {local} = tirx_plan.workspaces[{ws_index}] == 0 ? nullptr : "
                         f"reinterpret_cast<{ctype}>(static_cast<char*>(workspace) + {offset_expr(ws_index)});")
             ws_index += 1
-        elif p.kind == "tensormap" and p.tensor_map is None:
+        elif p.kind is ParamKind.TENSOR_MAP and p.tensor_map is None:
             a = args_by_c[p.name]
             body.append(f"if ({a['name']} == nullptr) return detail::fail(::cudaErrorInvalidValue, \"{name}(): argument "
                         f"'{_c_text(a['source'])}' is NULL: pass the address of the {tma.BYTES}-byte CUtensorMap the "
                         f"kernel takes\");")
             body.append(f"::{tma.C_TYPE} {local};")
             body.append(f"::std::memcpy(&{local}, {a['name']}, sizeof {local});")
-        elif p.kind != "tensormap":
+        elif p.kind is not ParamKind.TENSOR_MAP:
             a = args_by_c[p.name]
             ctype = c_type(p.dtype)
             body.append(f"{ctype} {local} = static_cast<{ctype}>({a['name']});")
-        if p.kind == "tensormap" and p.tensor_map is not None:
+        if p.kind is ParamKind.TENSOR_MAP and p.tensor_map is not None:
             maps.append((i, p))
         locals_.append(f"&{local}")
-    slot_of = {p.buffer.name: i for i, p in enumerate(spec.params) if p.kind == "buffer"}
+    slot_of = {p.buffer.name: i for i, p in enumerate(spec.params) if p.kind is ParamKind.BUFFER}
     for index, (i, p) in enumerate(maps):
         tm = p.tensor_map
         rank = len(tm.dims)

@@ -14,7 +14,8 @@ from functools import lru_cache
 
 from transpiler import __version__, data_text
 from transpiler import ir
-from transpiler.ir import layout as layouts
+from transpiler.ir.launch import ParamKind
+from transpiler.ir.launch import UNSUPPORTED_STRIDES, KernelLaunch, LaunchParam, dim
 from transpiler.codegen.cuda import c_string
 from transpiler.codegen.jinja import environment
 from transpiler.ir.program import Program
@@ -136,40 +137,8 @@ def py_literal(value) -> str:
 
 def _dim(e: ir.Expr):
     """A shape or stride entry: an int, a symbolic extent's name, or an expression."""
-    if isinstance(e, ir.IntImm):
-        return e.value
-    if isinstance(e, ir.Var):
-        return e.name
-    return PyCode(py_expr(e))
-
-
-def array_strides(buf: ir.Buffer):
-    """Element strides an argument array must have, or None when dense row-major.
-
-    A layout whose shard iters pair one-to-one with the dimensions is a strided
-    array; other layouts cannot be described by strides (an error at launch).
-    """
-    if buf.layout is None:
-        return None
-    shard = buf.layout.shard
-    if len(shard) != len(buf.shape) or any(it.axis != "m" for it in shard) or buf.layout.swizzle:
-        return "unsupported"
-    for it, extent in zip(shard, buf.shape):
-        if it.extent != extent:
-            return "unsupported"
-    strides = tuple(_dim(it.stride) for it in shard)
-    dense = tuple(_dim(s) for s in layouts.row_major_strides(buf.shape))
-    return None if strides == dense else strides
-
-
-def base_offset(buf: ir.Buffer) -> int:
-    """Elements between the kernel's pointer and the array's element (0, ..., 0)."""
-    offset = buf.elem_offset.value if isinstance(buf.elem_offset, ir.IntImm) else 0
-    if buf.layout is not None:
-        for axis, value in buf.layout.offset:
-            if axis == "m" and isinstance(value, ir.IntImm):
-                offset += value.value
-    return offset
+    entry = dim(e)
+    return entry if isinstance(entry, (int, str)) else PyCode(py_expr(entry))
 
 
 def _on_host(what: str, span, make):
@@ -181,73 +150,62 @@ def _on_host(what: str, span, make):
                             err.span or span) from None
 
 
-def kernel_data(spec: ir.LaunchSpec) -> dict:
-    params = []
-    for p in spec.params:
-        if p.kind == "buffer":
-            buf = p.buffer
-            shape = _on_host(f"the shape of `{buf.name}`", buf.span, lambda: tuple(_dim(e) for e in buf.shape))
-            strides = _on_host(f"the strides of `{buf.name}`", buf.span, lambda: array_strides(buf))
-            params.append({"name": buf.name, "c_name": p.name, "kind": "buffer", "dtype": buf.dtype.name,
-                           "shape": shape, "strides": strides,
-                           "offset": base_offset(buf), "align": buf.align, "itemsize": buf.dtype.nbytes,
-                           "readonly": buf.storage.readonly})
-        elif p.kind == "workspace":
-            buf = p.buffer
-            shape = _on_host(f"the shape of workspace `{buf.name}`", buf.span,
-                             lambda: tuple(_dim(e) for e in buf.shape))
-            params.append({"name": buf.name, "c_name": p.name, "kind": "workspace", "dtype": buf.dtype.name,
-                           "shape": shape, "itemsize": buf.dtype.nbytes})
-        elif p.kind == "tensormap":
-            params.append(tensor_map_data(p))
-        else:
-            params.append({"name": p.name, "c_name": p.name, "kind": p.kind, "dtype": p.dtype.name})
-    order = [next(q for q in params if q["c_name"] == name) for name in spec.arg_order]
-    # scalars that the grid, a workspace size or an argument array's expected shape or strides
-    # depend on: a launch plan holds checks made with their values, so it is cached per value
-    host_exprs = list(spec.grid) + [e for ws in spec.workspaces for e in ws.shape]
-    for p in spec.params:
-        if p.kind == "buffer":
-            host_exprs += p.buffer.shape
-            if p.buffer.layout is not None:
-                host_exprs += [it.stride for it in p.buffer.layout.shard]
-    for p in spec.params:
-        if p.kind == "tensormap" and p.tensor_map is not None:
-            host_exprs += list(p.tensor_map.dims) + list(p.tensor_map.strides)
-    host_vars = {node.name for e in host_exprs for node in ir.walk_expr(e) if isinstance(node, ir.Var)}
-    keyed = [q["name"] for q in order if q["kind"] == "scalar" and q["c_name"] in host_vars]
-    grid = _on_host(f"the grid of `{spec.name}`", spec.span,
-                    lambda: "(" + ", ".join(py_expr(e) for e in spec.grid) + ")")
-    block = tuple(e.value for e in spec.block)
+def _dims(exprs, what: str, span) -> tuple:
+    return _on_host(what, span, lambda: tuple(_dim(e) for e in exprs))
+
+
+def param_data(p: LaunchParam) -> dict:
+    """One parameter of the launch description as the runtime's plain data: its kind and dtype,
+    and what the runtime checks an argument against (the element's typestr and itemsize, the
+    NumPy scalar type, shapes and strides as host expressions ...)."""
+    element = p.element
+    data = {"name": p.name, "c_name": p.c_name, "kind": p.kind.value, "dtype": element.dtype}
+    if p.kind is ParamKind.BUFFER:
+        strides = p.strides
+        if strides is not None and strides != UNSUPPORTED_STRIDES:
+            strides = _dims(strides, f"the strides of `{p.name}`", p.span)
+        data.update(shape=_dims(p.shape, f"the shape of `{p.name}`", p.span), strides=strides, offset=p.offset,
+                    align=p.align, itemsize=element.itemsize, readonly=p.readonly, typestr=element.typestr)
+        if element.refused:
+            data["refused"] = dict(element.refused)
+    elif p.kind is ParamKind.WORKSPACE:
+        data.update(shape=_dims(p.shape, f"the shape of workspace `{p.name}`", p.span), itemsize=element.itemsize)
+    elif p.kind is ParamKind.TENSOR_MAP and p.tensor_map is not None:
+        # a tensor map the launcher encodes for its buffer's address (docs/design.md, decision 24)
+        tm = p.tensor_map
+        data.update(buffer=tm.buffer, data_type=tm.data_type,
+                    dims=_dims(tm.dims, f"the extents of tensor map `{p.name}`", tm.span),
+                    strides=_dims(tm.strides, f"the strides of tensor map `{p.name}`", tm.span), box=tm.box,
+                    element_strides=tm.element_strides, interleave=tm.interleave, swizzle=tm.swizzle,
+                    l2_promotion=tm.l2_promotion, oob_fill=tm.oob_fill)
+    elif p.kind is ParamKind.SCALAR:
+        data.update(typestr=element.typestr, scalar=element.scalar)
+    return data
+
+
+def kernel_data(launch: KernelLaunch) -> dict:
+    params = [param_data(p) for p in launch.params]
+    by_c = {q["c_name"]: q for q in params}
+    slot = {q["c_name"]: i for i, q in enumerate(params)}
+    grid = _on_host(f"the grid of `{launch.name}`", launch.span,
+                    lambda: "(" + ", ".join(py_expr(e) for e in launch.grid) + ")")
     return {
-        "name": spec.name, "symbol": spec.symbol,
-        "args": [q["name"] for q in order],
-        "keyed": keyed,
+        "name": launch.name, "symbol": launch.symbol,
+        "args": [by_c[name]["name"] for name in launch.args],
+        "keyed": [by_c[name]["name"] for name in launch.keyed],
         "params": params,
-        "grid": grid, "block": block,
-        "static_shared": spec.static_shared_bytes, "dynamic_shared": spec.dynamic_shared_bytes,
-        "arch": spec.min_arch, "suffix": spec.arch_suffix,
-        "cluster": tuple(spec.cluster) if spec.cluster else None,
+        "grid": grid, "block": launch.block,
+        "static_shared": launch.static_shared_bytes, "dynamic_shared": launch.dynamic_shared_bytes,
+        "arch": launch.min_arch, "suffix": launch.arch_suffix,
+        "cluster": launch.cluster,
+        # the slots of the buffer pairs that must not share memory
+        "overlaps": tuple((slot[first], slot[second]) for first, second in launch.overlaps),
     }
-
-
-def tensor_map_data(p: ir.Param) -> dict:
-    """A tensor-map parameter: which buffer it maps and the fields of its encoding, its extents
-    and strides as host expressions (docs/design.md, decision 24)."""
-    tm = p.tensor_map
-    if tm is None:  # a `T.TensorMap()` parameter: the caller's encoding, passed as it is
-        return {"name": p.name, "c_name": p.name, "kind": "tensormap", "dtype": "uint64"}
-    dims = _on_host(f"the extents of tensor map `{p.name}`", tm.span, lambda: tuple(_dim(e) for e in tm.dims))
-    strides = _on_host(f"the strides of tensor map `{p.name}`", tm.span, lambda: tuple(_dim(e) for e in tm.strides))
-    return {"name": p.name, "c_name": p.name, "kind": "tensormap", "dtype": "uint64", "buffer": tm.buffer.name,
-            "data_type": tm.data_type, "dims": dims, "strides": strides, "box": tm.box,
-            "element_strides": tm.element_strides, "interleave": tm.interleave, "swizzle": tm.swizzle,
-            "l2_promotion": tm.l2_promotion, "oob_fill": tm.oob_fill}
 
 
 def render_launcher(program: Program, cuda: str, module_name: str | None = None) -> str:
     template = environment().get_template("launcher.py.j2")
-    kernels = [kernel_data(lk.spec) for lk in program.kernels]
+    kernels = [kernel_data(lk.launch) for lk in program.kernels]
     source = program.file_name
     return template.render(version=__version__, source=_py_text(source), source_repr=repr(source),
                            line_file_repr=repr(line_file(program, cuda)),

@@ -501,7 +501,7 @@ class VecStore(Stmt):
 class Param:
     """A kernel parameter."""
     name: str  # C name: A_ptr for buffers and workspaces, the source name for scalars
-    kind: str  # buffer scalar extent workspace tensormap
+    kind: "ParamKind"  # transpiler/ir/launch.py
     dtype: DType
     buffer: Buffer | None = None
     span: Span = _span_field()

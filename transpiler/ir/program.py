@@ -88,6 +88,7 @@ class LoweredKernel:
     # renamed loop variable.
     var_names: dict[str, str] = field(default_factory=dict)
     tile_dispatch: list[TileDispatch] = field(default_factory=list)
+    launch: "KernelLaunch | None" = None  # the launch description (ir/launch.py) every host interface prints
 
 
 @dataclass

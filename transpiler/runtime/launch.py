@@ -27,7 +27,8 @@ WORKSPACE_CACHE_SIZE = 8  # cached workspace allocations per kernel; the oldest 
 
 # The launcher's program, set by `load`: the .tx file it came from, the oldest architecture
 # (and its suffix, "a" for sm_90a) the CUDA needs, the CUDA source, and each kernel's entry:
-# {name: {"symbol", "args", "keyed", "params", "grid", "block", "static_shared", "dynamic_shared"}}
+# {name: {"symbol", "args", "keyed", "params", "grid", "block", "static_shared", "dynamic_shared",
+# "overlaps"}}
 SOURCE_FILE = ""
 LINE_FILE = ""  # the path of SOURCE_FILE that tirxc's `#line` directives in the CUDA give ("" without them)
 MIN_ARCH = 0
@@ -64,22 +65,29 @@ def module_getattr(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# dtype -> (typestr kind and size accepted from __cuda_array_interface__, NumPy scalar type;
-# None where NumPy has none and the bits travel as the unsigned integer of the typestr)
-_DTYPES = {
-    "bool": ("b1", "bool_"), "int8": ("i1", "int8"), "int16": ("i2", "int16"), "int32": ("i4", "int32"),
-    "int64": ("i8", "int64"), "uint8": ("u1", "uint8"), "uint16": ("u2", "uint16"), "uint32": ("u4", "uint32"),
-    "uint64": ("u8", "uint64"), "float16": ("f2", "float16"), "float32": ("f4", "float32"),
-    "float64": ("f8", "float64"), "bfloat16": ("u2", None), "float8_e4m3fn": ("u1", None),
-    "float8_e5m2": ("u1", None), "float8_e8m0fnu": ("u1", None),
-}
+# A parameter's dtype facts come with it, from tirxc's launch description: "typestr" (the kind and
+# size an array's or a scalar's __cuda_array_interface__ typestr has), "scalar" (the NumPy scalar
+# type a scalar argument becomes; None where NumPy has none and the bits travel as the unsigned
+# integer of the typestr), "itemsize", and "refused" (array dtypes that name the format but store
+# it otherwise, with why).
 
 
-def _scalar_dtype(name: str):
-    """The NumPy dtype a scalar parameter of this dtype is passed as."""
+def _scalar_dtype(param: dict):
+    """The NumPy dtype a scalar parameter is passed as."""
     import numpy
-    kind, scalar = _DTYPES[name]
-    return numpy.dtype(scalar or kind)
+    return numpy.dtype(param["scalar"] or param["typestr"])
+
+
+def _refused_dtype(param: dict, value) -> str | None:
+    """Why an array's own dtype is refused for this parameter (a format packing several elements
+    into a byte), or None. Read off `value.dtype` before its __cuda_array_interface__, which a
+    library may not offer for such a dtype."""
+    refused = param.get("refused")
+    if not refused:
+        return None
+    dtype = getattr(value, "dtype", None)
+    name = str(dtype).rsplit(".", 1)[-1] if dtype is not None else ""
+    return refused.get(name) and f"{name}: {refused[name]}"
 
 
 def _describe(value) -> str:
@@ -107,6 +115,8 @@ class _Kernel:
         self._functions = {}
         self._workspace_cache = {}
         self._arity = len(spec["args"])
+        # the slots of the buffer pairs that must not share memory (the kernel writes one of them)
+        self._apart = frozenset(tuple(pair) for pair in spec["overlaps"])
         # the integer scalars whose values a plan's checks and launch configuration depend on
         self._keyed = tuple(spec["args"].index(name) for name in spec["keyed"])
         self._plans = {}
@@ -139,6 +149,10 @@ class _Kernel:
         return values, arrays, scalars
 
     def _array(self, param, value):
+        refused = _refused_dtype(param, value)
+        if refused is not None:
+            raise TypeError(f"{self.name}(): argument '{param['name']}' must hold {param['dtype']} elements, got "
+                            f"dtype {refused}")
         iface = getattr(value, "__cuda_array_interface__", None)
         if iface is None:
             raise TypeError(f"{self.name}(): argument '{param['name']}' must be a GPU array exposing "
@@ -162,13 +176,13 @@ class _Kernel:
         if param["kind"] == "tensormap":
             return tensor_map_argument(self, param, value)
         import numpy
-        dtype = _scalar_dtype(param["dtype"])
+        dtype = _scalar_dtype(param)
         if getattr(value, "__cuda_array_interface__", None) is not None or isinstance(value, (str, bytes)) \
                 or getattr(value, "shape", ()) != ():
             raise TypeError(f"{self.name}(): argument '{param['name']}' must be a {param['dtype']} scalar, "
                             f"got {_describe(value)}")
         if dtype.kind in "iu":
-            if _DTYPES[param["dtype"]][1]:
+            if param["scalar"]:
                 wanted, room = f"an integer ({param['dtype']})", param["dtype"]
             else:
                 room = f"an unsigned {dtype.itemsize * 8}-bit integer"
@@ -233,7 +247,7 @@ class _Kernel:
                              f"arguments: an extent is negative")
         if shape != expected_shape:
             raise ValueError(f"{self.name}(): argument '{name}' must have shape {expected_shape}, got {shape}")
-        kind, _ = _DTYPES.get(param["dtype"], (None, None))
+        kind = param["typestr"]
         typestr = iface["typestr"]
         if kind is None or typestr[1:] != kind or typestr[0] == ">":
             raise TypeError(f"{self.name}(): argument '{name}' must have dtype {param['dtype']} "
@@ -550,7 +564,7 @@ class _Kernel:
                 # the kernel's NumPy scalar type, passed as it is, and the Python type that converts
                 # to it after a range check alone; anything else (NaN included) takes the full
                 # check, _scalar, which words the errors but costs microseconds
-                dtype = _scalar_dtype(param["dtype"])
+                dtype = _scalar_dtype(param)
                 exact = dtype.type
                 convertible, low, high = None, None, None
                 if dtype.kind == "b":
@@ -566,10 +580,10 @@ class _Kernel:
         # both have elements and the kernel writes one; by slot, with where each one's bytes lie
         # around its pointer
         plan.extents = {slot: arrays[param["name"]][2] for _, slot, *_, param in plan.buffers}
-        writes = {slot: not param["readonly"] for _, slot, *_, param in plan.buffers}
+        apart = self._apart
         plan.pairs = tuple((i, j, *plan.extents[i][:2], *plan.extents[j][:2])
                            for j in plan.extents for i in plan.extents
-                           if i < j and plan.extents[i] and plan.extents[j] and (writes[i] or writes[j]))
+                           if i < j and plan.extents[i] and plan.extents[j] and (i, j) in apart)
         plan.checked = [None] * len(constants)  # by slot: the latest pointers found not to overlap
         # what __call__'s common case checks, when every array of this signature is a C-contiguous
         # CuPy array (signature (shape, dtype)) with elements that starts where its buffer does
@@ -697,7 +711,10 @@ def _signature(args):
             out.append((value.shape, value.dtype) if value._c_contiguous else
                        (value.shape, value.strides, value.dtype))
             continue
-        iface = getattr(value, "__cuda_array_interface__", None)
+        try:
+            iface = getattr(value, "__cuda_array_interface__", None)
+        except Exception:  # a dtype its library offers no typestr for: the full check words the refusal
+            iface = None
         out.append(type(value) if iface is None else _interface_signature(value, iface))
     return tuple(out)
 

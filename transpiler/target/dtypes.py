@@ -215,3 +215,24 @@ def promoted(a: DType, b: DType) -> DType | None:
 
 def int_range(dtype: DType) -> tuple[int, int]:
     return dtype.int_bounds  # computed once per dtype (DType.__post_init__)
+
+
+# How a host passes an element of each scalar dtype (the launch description carries these to every
+# host interface; the launcher's runtime keeps no table of its own): the __cuda_array_interface__
+# typestr an argument array has (kind and size), the NumPy scalar type a scalar argument becomes
+# (None where NumPy has none: the bits travel as the unsigned integer of the typestr), and the
+# array dtypes that name the format but store it otherwise, with why they are refused. tirxc
+# stores a sub-byte element (fp4, fp6) one to a byte, in the byte's low bits, so such a buffer
+# takes a uint8 array of one element per byte; a format packing two to a byte is not it.
+_ONE_PER_BYTE = "tirxc stores one element per byte (in its low bits): pass a uint8 array of one element per byte"
+HOST_ARRAYS: dict[str, tuple[str, str | None, tuple[tuple[str, str], ...]]] = {
+    "bool": ("b1", "bool_", ()), "int8": ("i1", "int8", ()), "int16": ("i2", "int16", ()),
+    "int32": ("i4", "int32", ()), "int64": ("i8", "int64", ()), "uint8": ("u1", "uint8", ()),
+    "uint16": ("u2", "uint16", ()), "uint32": ("u4", "uint32", ()), "uint64": ("u8", "uint64", ()),
+    "float16": ("f2", "float16", ()), "float32": ("f4", "float32", ()), "float64": ("f8", "float64", ()),
+    "bfloat16": ("u2", None, ()), "float8_e4m3fn": ("u1", None, ()), "float8_e5m2": ("u1", None, ()),
+    "float8_e8m0fnu": ("u1", None, ()),
+    "float6_e2m3fn": ("u1", None, ()), "float6_e3m2fn": ("u1", None, ()),
+    "float4_e2m1fn": ("u1", None, (("float4_e2m1fn_x2", f"it packs two elements per byte; {_ONE_PER_BYTE}"),)),
+    "handle": ("u8", "uint64", ()),
+}

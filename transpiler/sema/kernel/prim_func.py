@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from transpiler import ir
+from transpiler.ir.launch import ParamKind
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.target.arch import SHARED_OPT_IN_MAX, STATIC_SHARED_LIMIT, arch_name, limits
@@ -215,7 +216,7 @@ def parameter(st, param: ast.Param) -> None:
                                                "elem_offset=None", "scope='global'", "align=-1",
                                                "offset_factor=0", "layout='default'"), "T.Buffer")
         handle = Handle(param.name, param.span)
-        st.args.append(ir.Param(param.name, "pending", UINT32, None, param.span))
+        st.args.append(ir.Param(param.name, ParamKind.PENDING, UINT32, None, param.span))
         buf = buffers.param_buffer(st, handle, annotation, args) if args is not None else POISON
         if isinstance(buf, ir.Buffer):
             buf = attach_param(st, param.name, buf, param.name, param.span)
@@ -224,18 +225,18 @@ def parameter(st, param: ast.Param) -> None:
     kind = expr.elab(st, annotation)
     if tensormaps.is_type(kind):
         slot = tensormaps.parameter(st, param.name, param.span)
-        st.args.append(ir.Param(slot.c_name, "tensormap", UINT64, None, param.span))
+        st.args.append(ir.Param(slot.c_name, ParamKind.TENSOR_MAP, UINT64, None, param.span))
         state.bind(st, param.name, Binding(slot, "tensormap", param.span))
         return
     if isinstance(kind, HandleType):
         handle = Handle(param.name, param.span)
         st.handles[param.name] = handle
-        st.args.append(ir.Param(param.name, "pending", UINT32, None, param.span))
+        st.args.append(ir.Param(param.name, ParamKind.PENDING, UINT32, None, param.span))
         state.bind(st, param.name, Binding(handle, "handle", param.span))
         return
     if isinstance(kind, DTypeVal) and kind.dtype.lanes == 1 and kind.dtype.kind != "handle":
         var = ir.Var(kind.dtype, state.fresh(st, param.name), param.span)
-        p = ir.Param(var.name, "scalar", kind.dtype, None, param.span)
+        p = ir.Param(var.name, ParamKind.SCALAR, kind.dtype, None, param.span)
         st.args.append(p)
         state.bind(st, param.name, Binding(var, "param", param.span))
         return
@@ -255,13 +256,13 @@ def finish_params(st) -> None:
     """C parameter order (docs/design.md, decision 8): buffer pointers, scalars, then symbolic extents."""
     args = []
     for p in st.args:
-        if p.kind == "buffer" and p.buffer is not None:
+        if p.kind is ParamKind.BUFFER and p.buffer is not None:
             args.append(p)
-        elif p.kind in ("scalar", "tensormap"):
+        elif p.kind in (ParamKind.SCALAR, ParamKind.TENSOR_MAP):
             args.append(p)
     st.args = args
-    pointers = [p for p in args if p.kind == "buffer"]
-    scalars = [p for p in args if p.kind == "scalar"]
+    pointers = [p for p in args if p.kind is ParamKind.BUFFER]
+    scalars = [p for p in args if p.kind is ParamKind.SCALAR]
     passed = {p.name for p in scalars}
     extents = []
     for name, (var, span) in st.extents.items():
@@ -270,7 +271,7 @@ def finish_params(st) -> None:
                              span, help="use it in the shape of a `T.match_buffer` so the launcher can read "
                                         "it from the array")
         if var.name not in passed:
-            extents.append(ir.Param(var.name, "extent", INT32, None, span))
+            extents.append(ir.Param(var.name, ParamKind.EXTENT, INT32, None, span))
     st.params = pointers + scalars + extents + tensormaps.params(st)
 
 
@@ -415,8 +416,8 @@ def attach_param(st, handle: str, buf: ir.Buffer, name: str, span) -> ir.Buffer:
     storage = ir.Storage(state.fresh(st, name + "_ptr"), buf.dtype, "global", "param", None, buf.align)
     buf = replace(buf, name=name, storage=storage)
     for i, p in enumerate(st.args):
-        if p.name == handle and p.kind == "pending":
-            st.args[i] = ir.Param(storage.name, "buffer", buf.dtype, buf, span)
+        if p.name == handle and p.kind is ParamKind.PENDING:
+            st.args[i] = ir.Param(storage.name, ParamKind.BUFFER, buf.dtype, buf, span)
             break
     return buf
 

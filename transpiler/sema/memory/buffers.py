@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from math import prod
 from transpiler import ir
+from transpiler.ir.launch import ParamKind
 from transpiler.diag.diagnostics import Note
 from transpiler.ir import layout as layouts
 from transpiler.syntax import ast
@@ -211,11 +212,11 @@ def not_on_host(st, e: ir.Expr) -> str | None:
     """What keeps an integer expression from being evaluated by the launcher (None: nothing).
     The launcher knows the symbolic extents and the integer scalar parameters."""
     known = {var.name for var, _ in st.extents.values()}
-    known.update(p.name for p in st.args if p.kind == "scalar" and p.dtype.is_int)
+    known.update(p.name for p in st.args if p.kind is ParamKind.SCALAR and p.dtype.is_int)
     nodes = list(ir.walk_expr(e))
     for node in nodes:  # a name or a load says most: before the operation around it (`T.int32(f)`)
         if isinstance(node, ir.Var) and node.name not in known:
-            if any(p.kind == "scalar" and p.name == node.name for p in st.args):
+            if any(p.kind is ParamKind.SCALAR and p.name == node.name for p in st.args):
                 return f"`{node.name}`, a parameter that is not an integer"
             return f"`{node.name}`, which is known only on the GPU"
         if isinstance(node, (ir.BufferLoad, ir.Load)):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from transpiler import ir
+from transpiler.ir.launch import ParamKind
 from transpiler.diag.diagnostics import Note
 from transpiler.target import tma
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
@@ -263,7 +264,7 @@ def params(st) -> list[ir.Param]:
     out = []
     for slot in st.tensor_maps:
         if slot.caller:
-            out.append(ir.Param(slot.c_name, "tensormap", UINT64, None, slot.span))
+            out.append(ir.Param(slot.c_name, ParamKind.TENSOR_MAP, UINT64, None, slot.span))
             continue
         if slot.spec is None:
             if slot.encoded_at is None:
@@ -271,7 +272,7 @@ def params(st) -> list[ir.Param]:
                                help=f"encode it before `T.device_entry()`: `T.call_packed(\"{ENCODE}\", "
                                     f"{slot.name}, dtype, rank, A.data, ...)`")
             continue
-        out.append(ir.Param(slot.c_name, "tensormap", UINT64, None, slot.span, tensor_map=slot.spec))
+        out.append(ir.Param(slot.c_name, ParamKind.TENSOR_MAP, UINT64, None, slot.span, tensor_map=slot.spec))
     return out
 
 

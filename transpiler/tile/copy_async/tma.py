@@ -14,6 +14,7 @@ from itertools import product
 from math import prod
 
 from transpiler import ir
+from transpiler.ir.launch import ParamKind
 from transpiler.target import tma
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
 from transpiler.tile.copy_async import tma_gather as gather
@@ -224,7 +225,7 @@ def _tensor_map(cx, gbuf, data_type, strides, box, swizzle, config, span) -> ir.
     storage = ir.Storage(name, UINT64, "global", "tensormap", tma.BYTES // 8, tma.ALIGN)
     buf = ir.Buffer(name, (c(tma.BYTES // 8),), UINT64, "global", storage, span=span)
     _MAPS[spec] = buf
-    cx.kernel_params.append(ir.Param(name, "tensormap", UINT64, None, span, tensor_map=spec))
+    cx.kernel_params.append(ir.Param(name, ParamKind.TENSOR_MAP, UINT64, None, span, tensor_map=spec))
     return buf
 
 
