@@ -29,7 +29,7 @@ HELPERS = ("tirx_cuda_wgmma_make_desc", "tirx_cuda_tcgen05_make_desc", "tirx_cud
 
 
 def run(tmp_path, body: str) -> list[str]:
-    source = PRELUDE + "\n".join(LIBRARY[h][2] for h in HELPERS) + "\nint main() {\n" + body + "\n}\n"
+    source = PRELUDE + "\n".join(LIBRARY[h].source for h in HELPERS) + "\nint main() {\n" + body + "\n}\n"
     (tmp_path / "t.cpp").write_text(source)
     subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-o", str(tmp_path / "t"), str(tmp_path / "t.cpp")],
                    check=True, capture_output=True, text=True)

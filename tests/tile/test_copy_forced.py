@@ -145,8 +145,8 @@ def test_refusals_name_the_reason_at_the_call():
         "\"L1::evict_unchanged\", \"L1::evict_first\", \"L1::evict_last\", \"L1::no_allocate\"",
         "variant `vec_128b`: `l2_evict=` goes only with 256-bit loads (vec_256b); this load is 128-bit",
         "variant `vec_128b`: the eviction priorities do not go with the cache operator `.cs`",
-        "variant `vec_256b`: 256-bit ld / st need sm_100 or newer; the target is sm_90",
-        "variant `vec_256b`: 256-bit ld / st need sm_100 or newer; the target is sm_90",
+        "variant `vec_256b`: 256-bit ld / st needs sm_100 or newer; the target is sm_90a",
+        "variant `vec_256b`: 256-bit ld / st needs sm_100 or newer; the target is sm_90a",
         "variant `vec_128b`: `L` is spread over threads' registers; a forced width copies one thread's own",
         "variant `vec_128b`: the elements of `C`'s region are not contiguous",
         "variant `vec_128b`: `Sw`'s swizzle keeps only 2 elements together, not 4",
@@ -195,8 +195,8 @@ def test_tirx_variant_names_run_tirxc_variants():
     notes = [d.notes[0].message for d in result.diagnostics]
     assert notes == ["variant `tma_explicit`: the region is 2 TMA boxes; `tma_explicit` issues one instruction "
                      "(the region's extents as the box): use `tma_auto`",
-                     "variant `tma_explicit`: as `tma`: TMA gather4 (`gather4=`) needs sm_100a or newer; the target "
-                     "is sm_90",
+                     "variant `tma_explicit`: as `tma`: TMA gather4 (`gather4=`) needs "
+                     "sm_100a, sm_101a, sm_103a, sm_110a, sm_100f, sm_101f, sm_103f or sm_110f; the target is sm_90a",
                      "variant `tma_auto`: as `tma`: it runs at cta scope"]
 
 

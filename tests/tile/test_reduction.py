@@ -105,7 +105,7 @@ def test_sm100_packed_is_chosen_for_blackwell_targets(arch, want):
     if want[0] == "local":
         rejected = dict(result.program.kernels[0].tile_dispatch[0].rejected)
         # without --arch, dispatch keeps to what the kernel needs anyway (docs/design.md, decision 32)
-        target = "the target is sm_90" if arch else \
+        target = "the target is sm_90a" if arch else \
             "the kernel otherwise needs only sm_75 (name the target with --arch)"
         assert rejected["sm100_packed"] == ("the packed f32x2 add and three-input min / max needs sm_100 or newer; "
                                             + target)

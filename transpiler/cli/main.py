@@ -64,13 +64,14 @@ def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", l
                    header_path: str | None = None) -> None:
     """The compile command once its options are known; usage errors are click's UsageError."""
     if arch is not None:
-        from transpiler.target.arch import BASE_ARCH, parse_arch
-        parsed = parse_arch(arch)
-        if parsed is None:
+        from transpiler.target.arch import BASE_ARCH, arch_name
+        from transpiler.target.target import Target
+        target = Target.parse(arch)
+        if target is None:
             raise click.UsageError(f"unknown architecture '{arch}' (expected sm_80, sm_90, sm_90a, sm_100a ...)")
-        if parsed[0] < BASE_ARCH:
-            raise click.UsageError(f"--arch {arch} is older than sm_{BASE_ARCH}, the oldest architecture tirxc "
-                                   f"(and CUDA 13) compiles for")
+        if target.older_than_supported():
+            raise click.UsageError(f"--arch {arch} is older than {arch_name(BASE_ARCH)}, the oldest architecture "
+                                   f"tirxc (and CUDA 13) compiles for")
     for target in (output, launcher_path, header_path):
         if target and target != "-" and kernel != "-" and same_file(kernel, target):
             raise click.UsageError(f"refusing to overwrite the input file '{kernel}' with output")

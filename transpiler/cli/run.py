@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from transpiler.cli.files import compile_file, print_diagnostics, read_input, write_atomic
+from transpiler.target.arch import arch_name
 
 
 def cache_dir() -> Path:
@@ -148,7 +149,7 @@ def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
         raise click.UsageError(f"no kernel '{kernel_name}' in {name} (kernels: {', '.join(module.KERNELS)})")
     device = cupy.cuda.Device()
     props = cupy.cuda.runtime.getDeviceProperties(device.id)
-    click.echo(f"{name} on {props['name'].decode()} (sm_{device.compute_capability}), {repeat} launches, "
+    click.echo(f"{name} on {props['name'].decode()} ({arch_name(int(device.compute_capability))}), {repeat} launches, "
                f"seed {seed}")
     for kname in names:
         kernel = getattr(module, kname)

@@ -15,6 +15,7 @@ from transpiler import __version__
 from transpiler.codegen.jinja import environment
 from transpiler import ir
 from transpiler.ir.launch import ParamKind
+from transpiler.target.arch import arch_name
 from transpiler.target.cnames import FIXED_WIDTH
 from transpiler.target.dtypes import FLOAT32, DType, c_type, parse_dtype
 from transpiler.ir.program import Program
@@ -530,7 +531,7 @@ def render_cuda(program: Program, line_info: bool = False) -> str:
     values = dict(
         version=__version__,
         source=c_comment(program.file_name),
-        min_arch=f"sm_{program.min_arch}{program.arch_suffix}",
+        min_arch=arch_name(program.min_arch, program.arch_suffix),
         headers=program.headers,
         arch_guards=ptx.guard_definitions(program.helpers),
         helpers=[ptx.helper_source(h) for h in program.helpers],

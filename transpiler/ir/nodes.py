@@ -13,6 +13,7 @@ from operator import attrgetter
 from collections.abc import Callable
 
 from transpiler.target.dtypes import INT32, DType
+from transpiler.target.target import Target
 from transpiler.syntax.source import Span
 
 NOWHERE = Span("<generated>", 0, 0, 0, 0)
@@ -425,7 +426,7 @@ class ThreadContext:
     block: tuple[Expr, ...]  # threadIdx extents (x, y, z), as declared
     cluster: tuple[int, ...] | None  # the cluster's shape, when the kernel has one
     guards: tuple[ThreadGuard, ...] = ()
-    arch: int = 0  # the target architecture (`--arch`), 0 when not given
+    target: Target = Target.ANY  # `--arch`'s target (Target.ANY when none is named)
     tmem_slot: object = None  # the `tcgen05.alloc` slot (a shared uint32 Buffer), once one is seen
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from transpiler.ir import nodes as ir
 from transpiler.syntax.source import SourceFile, Span
+from transpiler.target.target import Target
 
 
 class CNames:
@@ -73,7 +74,7 @@ class CheckedModule:
     source: SourceFile
     kernels: list[Kernel]
     func_sources: dict[str, str]  # T.cuda.func_call name -> CUDA source, first-use order
-    arch: int | None
+    target: Target  # `--arch`'s (Target.ANY when none is named)
 
 
 @dataclass

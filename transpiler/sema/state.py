@@ -8,7 +8,8 @@ from transpiler.diag.diagnostics import Diagnostics, Note, did_you_mean
 from transpiler.syntax import ast
 from transpiler.ir.program import CNames
 from transpiler.syntax.source import SourceFile, Span
-from transpiler.target.arch import parse_arch
+from transpiler.target.arch import FEATURES, arch_name
+from transpiler.target.target import Target
 from transpiler.target.cnames import c_name
 from transpiler.target.dtypes import INT32, dtype_alias, parse_dtype
 from transpiler.sema.values import Binding, Builtin, DynamicExtent, POISON
@@ -26,7 +27,7 @@ class ModuleState:
     def __init__(self, source: SourceFile, diags: Diagnostics, arch: str | None):
         self.source = source
         self.diags = diags
-        self.arch = parse_arch(arch) if arch else None
+        self.target = (Target.parse(arch) if arch else None) or Target.ANY
         self.globals: dict[str, Binding] = {}
         self.func_sources: dict[str, str] = {}
         self.func_source_spans: dict[str, Span] = {}
@@ -218,15 +219,17 @@ def pop(st) -> None:
             st.closed[name] = binding
 
 
-def require_arch(st, arch: int, what: str, span: Span, suffix: str = "") -> None:
+def require(st, feature: str, what: str, span: Span) -> None:
+    """The kernel uses the instruction family `feature` (a target/arch.py FEATURES row; `what`
+    names the use): its minimum architecture grows to what the target says the family needs,
+    and a named target that lacks the family is an error (E0320)."""
+    target = st.module.target
+    arch, suffix = target.requirement(feature)
     if arch > st.min_arch:
         st.min_arch = arch
     if suffix:
         st.arch_suffix = suffix
-    target = st.module.arch
-    # arch-specific features (the `a` suffix) exist on that architecture only
-    too_old = target is not None and (target[0] < arch or (suffix and (target[1] != suffix or target[0] != arch)))
-    if too_old and what not in st.arch_errors:
+    if not target.allows(feature) and what not in st.arch_errors:
         st.arch_errors.add(what)  # once per instruction and kernel: its first use
-        st.diags.error("E0320", f"{what} needs sm_{arch}{suffix}, but the target is "
-                                  f"sm_{target[0]}{target[1]}", span)
+        st.diags.error("E0320", f"{what} needs {arch_name(*FEATURES[feature])}, but the target is "
+                                  f"{target.name}", span)

@@ -21,6 +21,16 @@ INDEX_LIMIT = 2 ** 31 - 1
 
 MAX_THREADS_PER_BLOCK = 1024
 
+# Blocks per grid dimension (x, y, z), on every architecture tirxc compiles for.
+MAX_GRID = (2 ** 31 - 1, 65535, 65535)
+
+# CTAs in a portable thread-block cluster; larger ones need an opt-in attribute at launch.
+MAX_CLUSTER_CTAS = 8
+
+# The register cap `__maxnreg__` may set, per thread.
+MIN_REGISTERS_PER_THREAD = 24
+MAX_REGISTERS_PER_THREAD = 255
+
 # Tensor memory (sm_100a): lanes by columns of 32-bit cells; an allocation takes a
 # power-of-two number of columns in this range.
 TMEM_LANES = 128
@@ -56,6 +66,7 @@ SHARED_OPT_IN_MAX = max(a.shared_opt_in for a in ARCHS.values())
 # The architecture (and `a` suffix for arch-specific features, which run on exactly
 # that architecture) each instruction family needs.
 FEATURES: dict[str, tuple[int, str]] = {
+    "base": (BASE_ARCH, ""),  # what every architecture tirxc compiles for has
     "fence": (BASE_ARCH, ""),  # fence.acq_rel / fence.sc
     "cp.async": (80, ""),  # ldgsts: cp.async.ca/cg, commit/wait groups
     "ldmatrix": (75, ""),
@@ -74,6 +85,7 @@ FEATURES: dict[str, tuple[int, str]] = {
     "cvt.fp8": (89, ""),  # cvt to and from e4m3x2 / e5m2x2
     "cache.hint": (80, ""),  # .L2::cache_hint, .L2::64B/128B/256B prefetch sizes, eviction priorities, createpolicy
     "cluster": (90, ""),  # mapa, barrier.cluster, elect.sync, the .cluster scope, shared::cluster
+    "bar.count": (90, ""),  # bar.sync with a thread count (warpgroup_sync), as tirxc allows it
     "f32x2": (100, ""),  # add / sub / mul / fma on .f32x2 pairs
     "atom.sm90": (90, ""),  # vector red / atom, bf16 red / atom, .b128 atom.cas / exch
     "multimem": (90, ""),  # multimem.ld_reduce / st / red on multicast addresses
@@ -142,6 +154,7 @@ def guard_condition(feature: str) -> str:
 def specific_archs(feature: str) -> tuple[int, ...]:
     """The architectures an arch-specific family runs on with the `a` suffix."""
     return SPECIFIC[feature][0] if feature in SPECIFIC else ()
+
 
 ARCH_RE = re.compile(r"^sm_(\d+)([af]?)$")
 

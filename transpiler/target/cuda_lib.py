@@ -2,9 +2,9 @@
 `__device__ __forceinline__` function per helper, each with the minimum architecture
 it needs. Data only; a source is pasted once into the .cu when some kernel calls it.
 
-The table has the shape of target/ptx's HELPERS (name -> (minimum arch, needs the
-`a` suffix, source)) and is merged into it, so lowering's helper collection, ordering
-and architecture logic treat both alike. Its contents are fixed at import (never
+The table has the shape of target/ptx's HELPERS (name -> Helper: the FEATURES row of
+target/arch.py it needs, its source) and is merged into it, so lowering's helper
+collection, ordering and architecture logic treat both alike. Its contents are fixed at import (never
 grown while checking), so the order of helpers in a .cu never depends on what else
 a process compiled.
 
@@ -13,6 +13,13 @@ tcgen05: "Shared memory descriptor"), mbarrier.try_wait.parity, barrier.cluster,
 cvt.rn.bf16x2.f32 (sm_80), cvt.rn.satfinite.e4m3x2.f32 (sm_89), the .f32x2 arithmetic (sm_100).
 """
 from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Helper(NamedTuple):
+    feature: str  # the FEATURES row (target/arch.py) of the architecture it needs
+    source: str
 
 # `swizzle` is TIRx's CUtensorMapSwizzle number (0 none, 1 32B, 2 64B, 3 128B, and for
 # tcgen05 4 = 128B with 32B atoms); the descriptor's layout field encodes it differently.
@@ -153,16 +160,16 @@ __device__ __forceinline__ {ctype} {name}() {{
 
 
 # The special registers `T.cuda.mov_sreg(bits, name)` reads (PTX ISA, "Special Registers"), with
-# their width and the architecture that has them.
-SREGS: dict[str, tuple[int, int]] = {
-    **{f"{r}.{a}": (32, 0) for r in ("tid", "ntid", "ctaid", "nctaid") for a in "xyz"},
-    "laneid": (32, 0), "warpid": (32, 0), "nwarpid": (32, 0), "smid": (32, 0), "nsmid": (32, 0),
-    "lanemask_eq": (32, 0), "lanemask_le": (32, 0), "lanemask_lt": (32, 0), "lanemask_ge": (32, 0),
-    "lanemask_gt": (32, 0), "clock": (32, 0), "clock64": (64, 0), "globaltimer": (64, 0),
-    "globaltimer_lo": (32, 0), "globaltimer_hi": (32, 0), "gridid": (64, 0),
-    "dynamic_smem_size": (32, 0), "total_smem_size": (32, 0),
-    **{f"{r}.{a}": (32, 90) for r in ("clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid") for a in "xyz"},
-    "cluster_ctarank": (32, 90), "cluster_nctarank": (32, 90), "is_explicit_cluster": (32, 90),
+# their width and the FEATURES row of the architecture that has them.
+SREGS: dict[str, tuple[int, str]] = {
+    **{f"{r}.{a}": (32, "base") for r in ("tid", "ntid", "ctaid", "nctaid") for a in "xyz"},
+    "laneid": (32, "base"), "warpid": (32, "base"), "nwarpid": (32, "base"), "smid": (32, "base"), "nsmid": (32, "base"),
+    "lanemask_eq": (32, "base"), "lanemask_le": (32, "base"), "lanemask_lt": (32, "base"), "lanemask_ge": (32, "base"),
+    "lanemask_gt": (32, "base"), "clock": (32, "base"), "clock64": (64, "base"), "globaltimer": (64, "base"),
+    "globaltimer_lo": (32, "base"), "globaltimer_hi": (32, "base"), "gridid": (64, "base"),
+    "dynamic_smem_size": (32, "base"), "total_smem_size": (32, "base"),
+    **{f"{r}.{a}": (32, "cluster") for r in ("clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid") for a in "xyz"},
+    "cluster_ctarank": (32, "cluster"), "cluster_nctarank": (32, "cluster"), "is_explicit_cluster": (32, "cluster"),
 }
 
 
@@ -199,22 +206,22 @@ __device__ __forceinline__ void {ldg_helper(dtype, lanes)}({params}, const void*
 }}"""
 
 
-LIBRARY: dict[str, tuple[int, bool, str]] = {
+LIBRARY: dict[str, Helper] = {
     # -- mbarrier waits: try_wait polls once, so the helper loops until the phase completes
-    "tirx_cuda_mbarrier_wait": (90, False, _mbarrier_wait("tirx_cuda_mbarrier_wait", "acquire.cta", False)),
-    "tirx_cuda_mbarrier_wait_u32": (90, False, _mbarrier_wait("tirx_cuda_mbarrier_wait_u32", "acquire.cta", True)),
-    "tirx_cuda_mbarrier_wait_acquire_cluster": (90, False, _mbarrier_wait(
+    "tirx_cuda_mbarrier_wait": Helper("mbarrier.tx", _mbarrier_wait("tirx_cuda_mbarrier_wait", "acquire.cta", False)),
+    "tirx_cuda_mbarrier_wait_u32": Helper("mbarrier.tx", _mbarrier_wait("tirx_cuda_mbarrier_wait_u32", "acquire.cta", True)),
+    "tirx_cuda_mbarrier_wait_acquire_cluster": Helper("mbarrier.tx", _mbarrier_wait(
         "tirx_cuda_mbarrier_wait_acquire_cluster", "acquire.cluster", False)),
     # -- wgmma companions
-    "tirx_cuda_wgmma_fence_f32": (0, False, """\
+    "tirx_cuda_wgmma_fence_f32": Helper("base", """\
 __device__ __forceinline__ void tirx_cuda_wgmma_fence_f32(float& reg) {
   asm volatile("" : "+f"(reg) :: "memory");
 }"""),
-    "tirx_cuda_wgmma_fence_u32": (0, False, """\
+    "tirx_cuda_wgmma_fence_u32": Helper("base", """\
 __device__ __forceinline__ void tirx_cuda_wgmma_fence_u32(unsigned int& reg) {
   asm volatile("" : "+r"(reg) :: "memory");
 }"""),
-    "tirx_cuda_wgmma_make_desc": (0, False, f"""\
+    "tirx_cuda_wgmma_make_desc": Helper("base", f"""\
 __device__ __forceinline__ unsigned long long tirx_cuda_wgmma_make_desc(const void* addr, int ldo, int sdo,
                                                                         int swizzle) {{
   unsigned long long start = ((unsigned long long)__cvta_generic_to_shared(addr) >> 4) & 0x3FFFull;
@@ -222,7 +229,7 @@ __device__ __forceinline__ unsigned long long tirx_cuda_wgmma_make_desc(const vo
   return start | (((unsigned long long)ldo & 0x3FFFull) << 16) | (((unsigned long long)sdo & 0x3FFFull) << 32)
          | (layout << 62);
 }}"""),
-    "tirx_cuda_tcgen05_make_desc": (0, False, f"""\
+    "tirx_cuda_tcgen05_make_desc": Helper("base", f"""\
 __device__ __forceinline__ unsigned long long tirx_cuda_tcgen05_make_desc(const void* addr, int ldo, int sdo,
                                                                           int swizzle) {{
   unsigned long long start = ((unsigned long long)__cvta_generic_to_shared(addr) >> 4) & 0x3FFFull;
@@ -231,76 +238,76 @@ __device__ __forceinline__ unsigned long long tirx_cuda_tcgen05_make_desc(const 
          | (1ull << 46) | (layout << 61);
 }}"""),
     # -- addresses and tensor memory
-    "tirx_cuda_cvta_generic_to_shared": (0, False, """\
+    "tirx_cuda_cvta_generic_to_shared": Helper("base", """\
 __device__ __forceinline__ unsigned int tirx_cuda_cvta_generic_to_shared(const void* p) {
   return (unsigned int)__cvta_generic_to_shared(p);
 }"""),
-    "tirx_cuda_get_tmem_addr": (0, False, """\
+    "tirx_cuda_get_tmem_addr": Helper("base", """\
 __device__ __forceinline__ unsigned int tirx_cuda_get_tmem_addr(unsigned int addr, int row_offset, int col_offset) {
   unsigned int col = ((addr & 0xFFFFu) + (unsigned int)col_offset) & 0xFFFFu;
   unsigned int row = ((addr >> 16) + (unsigned int)row_offset) & 0xFFFFu;
   return (row << 16) | col;
 }"""),
     # -- loads, timers
-    **{ldg_helper(name): (0, False, _ldg(name, ctype)) for name, ctype in LDG.items()},
-    **{ldg_helper(name, lanes): (0, False, _ldg_vector(name, lanes)) for name in LDG_VECTOR for lanes in (2, 4)},
-    "tirx_cuda_clock64": (0, False, """\
+    **{ldg_helper(name): Helper("base", _ldg(name, ctype)) for name, ctype in LDG.items()},
+    **{ldg_helper(name, lanes): Helper("base", _ldg_vector(name, lanes)) for name in LDG_VECTOR for lanes in (2, 4)},
+    "tirx_cuda_clock64": Helper("base", """\
 __device__ __forceinline__ unsigned long long tirx_cuda_clock64() {
   return (unsigned long long)clock64();
 }"""),
-    **{name: (0, False, source) for name, source in _timers().items()},
-    "tirx_cuda_thread_rank": (0, False, """\
+    **{name: Helper("base", source) for name, source in _timers().items()},
+    "tirx_cuda_thread_rank": Helper("base", """\
 __device__ __forceinline__ int tirx_cuda_thread_rank() {
   return (int)(threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y);
 }"""),
     # -- packed float2 (a uint64 holding .x in the low word) and bfloat16x2 / fp8x4 (uint32)
-    "tirx_cuda_make_float2": (0, False, """\
+    "tirx_cuda_make_float2": Helper("base", """\
 __device__ __forceinline__ unsigned long long tirx_cuda_make_float2(float x, float y) {
   return (unsigned long long)__float_as_uint(x) | ((unsigned long long)__float_as_uint(y) << 32);
 }"""),
-    "tirx_cuda_float2_x": (0, False, """\
+    "tirx_cuda_float2_x": Helper("base", """\
 __device__ __forceinline__ float tirx_cuda_float2_x(unsigned long long packed) {
   return __uint_as_float((unsigned int)packed);
 }"""),
-    "tirx_cuda_float2_y": (0, False, """\
+    "tirx_cuda_float2_y": Helper("base", """\
 __device__ __forceinline__ float tirx_cuda_float2_y(unsigned long long packed) {
   return __uint_as_float((unsigned int)(packed >> 32));
 }"""),
-    "tirx_cuda_fmul2_rn": (100, False, """\
+    "tirx_cuda_fmul2_rn": Helper("f32x2", """\
 __device__ __forceinline__ unsigned long long tirx_cuda_fmul2_rn(unsigned long long a, unsigned long long b) {
   unsigned long long result;
   asm("mul.rn.f32x2 %0, %1, %2;" : "=l"(result) : "l"(a), "l"(b));
   return result;
 }"""),
-    "tirx_cuda_fadd2_rn": (100, False, """\
+    "tirx_cuda_fadd2_rn": Helper("f32x2", """\
 __device__ __forceinline__ unsigned long long tirx_cuda_fadd2_rn(unsigned long long a, unsigned long long b) {
   unsigned long long result;
   asm("add.rn.f32x2 %0, %1, %2;" : "=l"(result) : "l"(a), "l"(b));
   return result;
 }"""),
-    "tirx_cuda_float22bfloat162_rn": (80, False, """\
+    "tirx_cuda_float22bfloat162_rn": Helper("cvt.packed", """\
 __device__ __forceinline__ unsigned int tirx_cuda_float22bfloat162_rn(float x, float y) {
   unsigned int result;
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(result) : "f"(y), "f"(x));
   return result;
 }"""),
-    "tirx_cuda_bfloat1622float2": (0, False, """\
+    "tirx_cuda_bfloat1622float2": Helper("base", """\
 __device__ __forceinline__ unsigned long long tirx_cuda_bfloat1622float2(unsigned int packed) {
   return (unsigned long long)(packed << 16) | ((unsigned long long)(packed & 0xFFFF0000u) << 32);
 }"""),
-    "tirx_cuda_hmin2": (80, False, """\
+    "tirx_cuda_hmin2": Helper("arith.sm80", """\
 __device__ __forceinline__ unsigned int tirx_cuda_hmin2(unsigned int a, unsigned int b) {
   unsigned int result;
   asm("min.bf16x2 %0, %1, %2;" : "=r"(result) : "r"(a), "r"(b));
   return result;
 }"""),
-    "tirx_cuda_hmax2": (80, False, """\
+    "tirx_cuda_hmax2": Helper("arith.sm80", """\
 __device__ __forceinline__ unsigned int tirx_cuda_hmax2(unsigned int a, unsigned int b) {
   unsigned int result;
   asm("max.bf16x2 %0, %1, %2;" : "=r"(result) : "r"(a), "r"(b));
   return result;
 }"""),
-    "tirx_cuda_fp8x4_e4m3_from_float4": (89, False, """\
+    "tirx_cuda_fp8x4_e4m3_from_float4": Helper("cvt.fp8", """\
 __device__ __forceinline__ unsigned int tirx_cuda_fp8x4_e4m3_from_float4(float x, float y, float z, float w) {
   unsigned short lo, hi;
   asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(lo) : "f"(y), "f"(x));
@@ -308,39 +315,39 @@ __device__ __forceinline__ unsigned int tirx_cuda_fp8x4_e4m3_from_float4(float x
   return (unsigned int)lo | ((unsigned int)hi << 16);
 }"""),
     # -- half <-> float through memory (pointers to consecutive elements)
-    "tirx_cuda_float22half2": (0, False, """\
+    "tirx_cuda_float22half2": Helper("base", """\
 __device__ __forceinline__ void tirx_cuda_float22half2(void* dst, const void* src) {
   *static_cast<half2*>(dst) = __float22half2_rn(*static_cast<const float2*>(src));
 }"""),
-    "tirx_cuda_half8tofloat8": (0, False, """\
+    "tirx_cuda_half8tofloat8": Helper("base", """\
 __device__ __forceinline__ void tirx_cuda_half8tofloat8(const void* src, void* dst) {
   const half2* source = static_cast<const half2*>(src);
   float2* dest = static_cast<float2*>(dst);
 #pragma unroll
   for (int i = 0; i < 4; ++i) dest[i] = __half22float2(source[i]);
 }"""),
-    "tirx_cuda_float8tohalf8": (0, False, """\
+    "tirx_cuda_float8tohalf8": Helper("base", """\
 __device__ __forceinline__ void tirx_cuda_float8tohalf8(const void* src, void* dst) {
   const float2* source = static_cast<const float2*>(src);
   half2* dest = static_cast<half2*>(dst);
 #pragma unroll
   for (int i = 0; i < 4; ++i) dest[i] = __float22half2_rn(source[i]);
 }"""),
-    "tirx_cuda_trap_when_assert_failed": (0, False, """\
+    "tirx_cuda_trap_when_assert_failed": Helper("base", """\
 __device__ __forceinline__ void tirx_cuda_trap_when_assert_failed(bool cond) {
   if (!cond) __trap();
 }"""),
-    "tirx_cuda_runtime_instr_desc": (0, False, """\
+    "tirx_cuda_runtime_instr_desc": Helper("base", """\
 __device__ __forceinline__ void tirx_cuda_runtime_instr_desc(unsigned int* desc, unsigned int sf_id) {
   *desc = (*desc & ~0x60000030u) | (sf_id << 29) | (sf_id << 4);
 }"""),
     # -- warp and CTA reductions
-    **{f"tirx_cuda_warp_{op}": (0, False, _warp_reduce(op)) for op in ("sum", "max", "min")},
-    **{f"tirx_cuda_cta_{op}": (0, False, _cta_reduce(op)) for op in ("sum", "max", "min")},
+    **{f"tirx_cuda_warp_{op}": Helper("base", _warp_reduce(op)) for op in ("sum", "max", "min")},
+    **{f"tirx_cuda_cta_{op}": Helper("base", _cta_reduce(op)) for op in ("sum", "max", "min")},
     # -- thread-block clusters
-    "tirx_cuda_cluster_sync": (90, False, """\
+    "tirx_cuda_cluster_sync": Helper("cluster", """\
 __device__ __forceinline__ void tirx_cuda_cluster_sync() {
   asm volatile("barrier.cluster.arrive.aligned;\\n\\tbarrier.cluster.wait.aligned;" ::: "memory");
 }"""),
-    **{sreg_helper(reg): (arch, False, _sreg(reg, bits)) for reg, (bits, arch) in SREGS.items()},
+    **{sreg_helper(reg): Helper(feature, _sreg(reg, bits)) for reg, (bits, feature) in SREGS.items()},
 }

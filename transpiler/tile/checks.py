@@ -3,6 +3,7 @@ the call meets it, else the reason it does not, worded for the user."""
 from __future__ import annotations
 
 from transpiler import ir
+from transpiler.target.target import Target
 from transpiler.tile import regions
 from transpiler.tile.registry import Check, check
 
@@ -44,13 +45,12 @@ def memories(dst: tuple[str, ...], src: tuple[str, ...], says: str) -> Check:
     return Check(says, test)
 
 
-def min_arch(arch: int, what: str) -> Check:
-    """The target (`--arch`, when given) is at least sm_<arch>."""
+def needs(feature: str, what: str) -> Check:
+    """The target (`--arch`, when given) has the instruction family `feature` (a FEATURES row of
+    target/arch.py); `what` names it for the user."""
     def test(call, cx):
-        if cx.arch and cx.arch < arch:
-            return f"{what} needs sm_{arch} or newer; {cx.target_text}"
-        return None
-    return Check(f"the target has {what} (sm_{arch}+)", test)
+        return cx.target.refusal(feature, what)
+    return Check(f"the target has {what} ({Target.needed(feature)})", test)
 
 
 def scopes(*allowed: str) -> Check:

@@ -12,7 +12,9 @@ from transpiler import ir
 from transpiler.ir.program import CNames
 from transpiler.ir.tile_ops import SCOPE_THREADS
 from transpiler.target.dtypes import INT32, DType
+from transpiler.target.target import Target
 from transpiler.tile.levels import finer_than
+from transpiler.tile.registry import Decline
 
 
 def c(value: int) -> ir.Expr:
@@ -29,18 +31,20 @@ class Lowering:
 
     # -- facts ---------------------------------------------------------------------------------
     @property
-    def arch(self) -> int:
-        """The architecture a variant may use: `--arch`'s; without it, first the architecture the
-        kernel needs anyway (kernel_arch), then, when no variant fits that, 0: any architecture (the
-        kernel's minimum architecture then records what the chosen variant needs)."""
-        return self.threads.arch or self.kernel_arch or 0
+    def target(self) -> Target:
+        """The target a variant may use: `--arch`'s; without it, first what the kernel needs anyway
+        (Target.within(kernel_arch)), then, when no variant fits that, Target.ANY (the kernel's
+        minimum architecture then records what the chosen variant needs)."""
+        if self.threads.target.named or not self.kernel_arch:
+            return self.threads.target
+        return Target.within(self.kernel_arch)
 
-    @property
-    def target_text(self) -> str:
-        """How reasons name the architecture `arch` stands for: "the target is sm_90"."""
-        if self.threads.arch:
-            return f"the target is sm_{self.threads.arch}"
-        return f"the kernel otherwise needs only sm_{self.arch} (name the target with --arch)"
+    def require(self, feature: str, what: str) -> None:
+        """Decline unless the target may use the instruction family `feature` (a FEATURES row of
+        target/arch.py); `what` names the use in the reason."""
+        refused = self.target.refusal(feature, what)
+        if refused is not None:
+            raise Decline(refused)
 
     @property
     def scope(self) -> str:

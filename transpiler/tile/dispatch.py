@@ -16,17 +16,17 @@ from transpiler.tile.registry import VARIANTS, Decline
 def dispatch_module(module: CheckedModule, diags: Diagnostics) -> None:
     for kernel in module.kernels:
         if any(isinstance(s, ir.TileCall) for s in ir.all_stmts(kernel.body)):
-            kernel.body = _Dispatcher(kernel, diags, module.arch).stmt(kernel.body)
+            kernel.body = _Dispatcher(kernel, diags, module.target).stmt(kernel.body)
 
 
 class _Dispatcher:
-    def __init__(self, kernel: Kernel, diags: Diagnostics, module_arch):
+    def __init__(self, kernel: Kernel, diags: Diagnostics, module_target):
         self.kernel = kernel
         self.diags = diags
         self.names = kernel.cnames if kernel.cnames is not None else CNames()
         # what the kernel needs without its tile primitives: the architecture variants keep to when
         # `--arch` is not given (None when it is)
-        self.kernel_arch = None if module_arch else max(kernel.min_arch, BASE_ARCH)
+        self.kernel_arch = None if module_target.named else max(kernel.min_arch, BASE_ARCH)
 
     def stmt(self, s: ir.Stmt) -> ir.Stmt:
         cls = s.__class__

@@ -104,11 +104,14 @@ def const_choice(st, node, what: str, choices):
     return val
 
 
-def call(st, node, dtype, name, args, arch: int = 0, what: str = ""):
+def call(st, node, dtype, name, args, what: str = "", feature: str | None = None):
+    """A call of the helper or CUDA function `name`; the kernel then needs the FEATURES row
+    `feature`, by default the helper's own (target/cuda_lib.py)."""
     if POISON in args:
         return POISON
-    if arch:
-        state.require_arch(st, arch, what or f"`{name}`", node.span)
+    feature = feature or (cuda_lib.LIBRARY[name].feature if name in cuda_lib.LIBRARY else "base")
+    if feature != "base":
+        state.require(st, feature, what or f"`{name}`", node.span)
     c = ir.Call(dtype, name, tuple(args), node.span)
     return Void(ir.Evaluate(c, node.span)) if dtype == VOID else c
 
@@ -121,7 +124,7 @@ def _mbarrier_wait(st, node, a, helper: str, what: str):
         bar, helper = bar_val, "tirx_cuda_mbarrier_wait_u32"  # a shared-window address (TIRx's raw form)
     else:
         bar = pointer(st, a["bar"], "the barrier", SHARED, UINT64, bar_val)
-    return call(st, node, VOID, helper, [bar, int_arg(st, a["phase"])], 90, what)
+    return call(st, node, VOID, helper, [bar, int_arg(st, a["phase"])], what)
 
 
 @handler("cuda.mbarrier_wait", "bar", "phase")
@@ -314,11 +317,11 @@ def _mov_sreg(st, node, a):
         st.diags.error("E0722", f"`%{name}` is not a special register tirxc knows", a["reg_name"].span,
                        help=did_you_mean(name, list(cuda_lib.SREGS)))
         return POISON
-    width, arch = cuda_lib.SREGS[name]
+    width, _ = cuda_lib.SREGS[name]
     if width != bits:
         st.diags.error("E0722", f"`%{name}` is a {width}-bit register", a["bits"].span)
         return POISON
-    raw = call(st, node, UINT64 if bits == 64 else UINT32, cuda_lib.sreg_helper(name), [], arch, f"`%{name}`")
+    raw = call(st, node, UINT64 if bits == 64 else UINT32, cuda_lib.sreg_helper(name), [], f"`%{name}`")
     # TIRx types the result as a signed integer of the register's width
     return POISON if raw is POISON else ir.cast(parse_dtype(f"int{bits}"), raw, node.span)
 
@@ -355,23 +358,23 @@ def _float_as_uint(st, node, a):
 @handler("cuda.reduce_add_sync_u32", "mask", "value")
 def _reduce_add(st, node, a):
     return call(st, node, UINT32, "__reduce_add_sync", [typed_arg(st, a["mask"], UINT32),
-                                                        typed_arg(st, a["value"], UINT32)], 80,
-                "`T.cuda.reduce_add_sync_u32`")
+                                                        typed_arg(st, a["value"], UINT32)],
+                "`T.cuda.reduce_add_sync_u32`", "redux")
 
 
 @handler("cuda.reduce_min_sync_u32", "mask", "value")
 def _reduce_min(st, node, a):
     return call(st, node, UINT32, "__reduce_min_sync", [typed_arg(st, a["mask"], UINT32),
-                                                        typed_arg(st, a["value"], UINT32)], 80,
-                "`T.cuda.reduce_min_sync_u32`")
+                                                        typed_arg(st, a["value"], UINT32)],
+                "`T.cuda.reduce_min_sync_u32`", "redux")
 
 
 # -- packed float2 (uint64), bfloat16x2 and fp8x4 (uint32) ----------------------------------------------
-def _packed(name, result, params, arch=0):
+def _packed(name, result, params):
     def fn(st, node, a):
         args = [float_arg(st, a[p]) if kind == "f32" else typed_arg(st, a[p], UINT64 if kind == "u64" else UINT32)
                 for p, kind in params]
-        return call(st, node, result, f"tirx_cuda_{name}", args, arch, f"`T.cuda.{name}`")
+        return call(st, node, result, f"tirx_cuda_{name}", args, f"`T.cuda.{name}`")
     fn.__name__ = f"_{name}"
     handler(f"cuda.{name}", *(p for p, _ in params))(fn)
 
@@ -379,13 +382,13 @@ def _packed(name, result, params, arch=0):
 _packed("make_float2", UINT64, (("x", "f32"), ("y", "f32")))
 _packed("float2_x", FLOAT32, (("packed", "u64"),))
 _packed("float2_y", FLOAT32, (("packed", "u64"),))
-_packed("fmul2_rn", UINT64, (("a", "u64"), ("b", "u64")), 100)
-_packed("fadd2_rn", UINT64, (("a", "u64"), ("b", "u64")), 100)
-_packed("float22bfloat162_rn", UINT32, (("v0", "f32"), ("v1", "f32")), 80)
+_packed("fmul2_rn", UINT64, (("a", "u64"), ("b", "u64")))
+_packed("fadd2_rn", UINT64, (("a", "u64"), ("b", "u64")))
+_packed("float22bfloat162_rn", UINT32, (("v0", "f32"), ("v1", "f32")))
 _packed("bfloat1622float2", UINT64, (("packed", "u32"),))
-_packed("hmin2", UINT32, (("a", "u32"), ("b", "u32")), 80)
-_packed("hmax2", UINT32, (("a", "u32"), ("b", "u32")), 80)
-_packed("fp8x4_e4m3_from_float4", UINT32, (("x", "f32"), ("y", "f32"), ("z", "f32"), ("w", "f32")), 89)
+_packed("hmin2", UINT32, (("a", "u32"), ("b", "u32")))
+_packed("hmax2", UINT32, (("a", "u32"), ("b", "u32")))
+_packed("fp8x4_e4m3_from_float4", UINT32, (("x", "f32"), ("y", "f32"), ("z", "f32"), ("w", "f32")))
 
 
 @handler("cuda.float22bfloat162_rn_from_float2", "packed")
@@ -395,7 +398,7 @@ def _bf162_from_float2(st, node, a):
         return POISON
     x = ir.Call(FLOAT32, "tirx_cuda_float2_x", (packed,), node.span)
     y = ir.Call(FLOAT32, "tirx_cuda_float2_y", (packed,), node.span)
-    return call(st, node, UINT32, "tirx_cuda_float22bfloat162_rn", [x, y], 80,
+    return call(st, node, UINT32, "tirx_cuda_float22bfloat162_rn", [x, y],
                 "`T.cuda.float22bfloat162_rn_from_float2`")
 
 

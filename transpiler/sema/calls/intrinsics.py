@@ -399,7 +399,7 @@ def _warpgroup_sync(st, node, a):
         st.diags.error("E0305", f"named barrier id {bar} is outside 1..15 (0 is `__syncthreads`)",
                          a["barrier_id"].span)
         return POISON
-    state.require_arch(st, 90, "bar.sync with a thread count (warpgroup_sync)", node.span)
+    state.require(st, "bar.count", "bar.sync with a thread count (warpgroup_sync)", node.span)
     return _void_call(st, "tirx_warpgroup_sync", (ir.IntImm(INT32, bar),), node)
 
 
@@ -450,7 +450,7 @@ def _vote(st, name, result, node, a):
 
 @handler("cuda.elect_sync")
 def _elect_sync(st, node, a):
-    state.require_arch(st, 90, "elect.sync", node.span)
+    state.require(st, "cluster", "elect.sync", node.span)
     return ir.Call(UINT32, "tirx_elect_sync", (), node.span)
 
 

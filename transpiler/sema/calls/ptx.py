@@ -278,13 +278,9 @@ def ptx_instruction_call(st, candidates, arg_nodes, node: ast.Call, pred=None, p
 
 
 def require_instruction_arch(st, instr: ptx.Instruction, span) -> None:
-    """An arch-specific family needs one of its architectures with the `a` suffix (the
-    target's own, when it is one of them); the others a minimum architecture."""
-    target = st.module.arch
-    if instr.suffix and target is not None and target[1] == "a" and target[0] in instr.specific:
-        state.require_arch(st, target[0], f"`{instr.mnemonic}`", span, "a")
-        return
-    state.require_arch(st, instr.min_arch, f"`{instr.mnemonic}`", span, instr.suffix)
+    """The instruction's family, asked of the target (an arch-specific family on a target that
+    has it needs that target)."""
+    state.require(st, instr.feature, f"`{instr.mnemonic}`", span)
 
 
 def predicate_value(st, arg, where: str):

@@ -201,7 +201,7 @@ def thread_context(st) -> ir.ThreadContext:
         level = guard_level(st, cond)
         if level is not None:
             guards.append(ir.ThreadGuard(cond, level))
-    return ir.ThreadContext(block, cluster, tuple(guards), st.module.arch[0] if st.module.arch else 0,
+    return ir.ThreadContext(block, cluster, tuple(guards), st.module.target,
                             st.tmem_alloc[0] if getattr(st, "tmem_alloc", None) is not None else None)
 
 

@@ -8,7 +8,7 @@ from transpiler import ir
 from transpiler.ir.launch import ParamKind
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
-from transpiler.target.arch import SHARED_OPT_IN_MAX, STATIC_SHARED_LIMIT, arch_name, limits
+from transpiler.target.arch import STATIC_SHARED_LIMIT
 from transpiler.ir.program import Kernel
 from transpiler.target.dtypes import INT32, UINT32, UINT64, parse_dtype
 from transpiler.sema import state, registry
@@ -440,9 +440,9 @@ def shared_budget(st) -> tuple[int, int]:
                               "grow to 227 KiB")
     else:
         # without --arch: the most any architecture allows; with it: that architecture's limit
-        target = st.module.arch
-        limit = SHARED_OPT_IN_MAX if target is None else limits(target[0]).shared_opt_in
-        on = "" if target is None else f" on {arch_name(*target)}"
+        target = st.module.target
+        limit = target.shared_opt_in
+        on = f" on {target.name}" if target.named else ""
         if static + arena > limit:
             where = st.arena.span if st.arena is not None else st.statics[-1].span
             st.diags.error("E0509", f"static ({static} bytes) plus dynamic ({arena} bytes) shared memory is "

@@ -6,8 +6,9 @@ from math import prod
 from transpiler import ir
 from transpiler.diag.diagnostics import Note, did_you_mean
 from transpiler.syntax import ast
+from transpiler.target.arch import MAX_CLUSTER_CTAS as MAX_CLUSTER
+from transpiler.target.arch import MAX_GRID
 from transpiler.target.arch import MAX_THREADS_PER_BLOCK as MAX_BLOCK
-from transpiler.target.arch import FEATURES
 from transpiler.target.cuda_lib import sreg_helper
 from transpiler.target.dtypes import INT32, UINT32, VOID, parse_dtype
 from transpiler.sema import state, registry
@@ -60,7 +61,7 @@ def _cta_id_in_pair(st, node, a):
 
 @handler("cuda.cluster_sync")
 def _cluster_sync(st, node, a):
-    state.require_arch(st, _CLUSTER_ARCH[0], "`T.cuda.cluster_sync`", node.span, _CLUSTER_ARCH[1])
+    state.require(st, "cluster", "`T.cuda.cluster_sync`", node.span)
     return Void(ir.Evaluate(ir.Call(VOID, "tirx_cuda_cluster_sync", (), node.span), node.span))
 
 
@@ -456,9 +457,6 @@ _EXAMPLE_EXTENTS = {"cta_id": "n", "thread_id": "128", "warp_id": "4", "lane_id"
                     "warp_id_in_wg": "4", "thread_id_in_wg": "128"}
 
 
-MAX_GRID = (2 ** 31 - 1, 65535, 65535)
-
-
 # the ids that fix the block size when `T.thread_id` is not declared: kind -> threads per unit
 _BLOCK_FROM = (("warp_id", 32), ("warpgroup_id", 128), ("lane_id", 1), ("thread_id_in_wg", 1))
 
@@ -480,9 +478,7 @@ def block_from_ids(consts: dict) -> tuple[int | None, str | None]:
 
 
 # -- thread-block clusters ----------------------------------------------------------------------------
-_CLUSTER_ARCH = FEATURES["cluster"]
 _CLUSTER_SREGS = {"cta_id_in_cluster": "cluster_ctaid", "cluster_id": "clusterid"}
-MAX_CLUSTER = 8  # CTAs in a portable cluster; larger ones need an opt-in attribute at launch
 
 
 def _sreg(reg: str, span=None) -> ir.Expr:
@@ -493,7 +489,7 @@ def cluster_scope_id(st, kind: str, node, a):
     """`T.cta_id_in_cluster([...])`, `T.cluster_id([...])`, `T.cta_id_in_pair()`: ids read from the
     cluster special registers; the cluster's shape goes to the launch (`__cluster_dims__`)."""
     if st.device:
-        state.require_arch(st, _CLUSTER_ARCH[0], "thread-block clusters", node.span, _CLUSTER_ARCH[1])
+        state.require(st, "cluster", "thread-block clusters", node.span)
     return scope_id(st, kind, node, a)
 
 
@@ -506,7 +502,7 @@ def launch_cluster(st, node) -> None:
         return
     st.ids["cta_id_in_cluster"] = (extents, node.span)
     st.launch_kinds.add("cta_id_in_cluster")
-    state.require_arch(st, _CLUSTER_ARCH[0], "thread-block clusters", node.span, _CLUSTER_ARCH[1])
+    state.require(st, "cluster", "thread-block clusters", node.span)
 
 
 def cluster_shape(st, grid: list) -> list:

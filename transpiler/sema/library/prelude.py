@@ -75,7 +75,7 @@ def evaluated(ms: ModuleState, short: str) -> dict:
         return cache[short]
     source, module = parsed(short)
     lib = ModuleState(source, ms.diags, None)
-    lib.arch = ms.arch
+    lib.target = ms.target
     lib.__dict__["library_modules"] = cache
     cache[short] = lib.globals
     st = at_module_level(lib)

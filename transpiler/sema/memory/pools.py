@@ -330,7 +330,7 @@ def tmem_pool_commit(st, pool: TmemPool, node):
     alloc = ptx.lookup(f"tcgen05.alloc.cta_group::{pool.cta_group}.sync.aligned.shared::cta.b32")
     slot_ptr = ir.BufferAddress(parse_dtype("handle"), pool.slot, (ir.IntImm(INT32, 0),), node.span)
     call = ir.Call(VOID, alloc.helper, (slot_ptr, ir.IntImm(UINT32, pool.total_cols)), node.span)
-    state.require_arch(st, alloc.min_arch, "tensor memory (`T.TMEMPool`)", node.span, alloc.suffix)
+    state.require(st, alloc.feature, "tensor memory (`T.TMEMPool`)", node.span)
     st.tmem_alloc = (pool.slot, pool.total_cols, node.span)
     stmts = [ir.If(ir.binop("==", warp, ir.IntImm(INT32, pool.alloc_warp)), ir.Evaluate(call, node.span),
                    None, node.span)]

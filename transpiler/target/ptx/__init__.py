@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from transpiler.target.arch import guard_condition, guard_macro, specific_archs
+from transpiler.target.arch import FEATURES, guard_condition, guard_macro, specific_archs
 from transpiler.target.ptx.helpers import HELPERS
 from transpiler.target.ptx.model import KINDS, Family, Form, Instruction, Operand
 from transpiler.target.ptx import arith, async_copy, async_store, control, cvt, fp_cvt, half, intmath, memory, warp_barrier_cache as misc, mma_shapes as mma_more, mma_sparse, multimem, tcgen05, tensor_core
@@ -139,7 +139,7 @@ def is_helper(name: str) -> bool:
 def helper_source(name: str) -> str:
     base = name.split("<", 1)[0]
     if base in HELPERS:
-        return HELPERS[base][2]
+        return HELPERS[base].source
     return _BY_HELPER[base].source()
 
 
@@ -158,6 +158,6 @@ def guard_definitions(helpers) -> list[tuple[str, str, str]]:
 def helper_arch(name: str) -> tuple[int, str]:
     base = name.split("<", 1)[0]
     if base in HELPERS:
-        return HELPERS[base][0], ""
+        return FEATURES[HELPERS[base].feature][0], ""
     instr = _BY_HELPER[base]
     return instr.min_arch, instr.suffix

@@ -54,8 +54,8 @@ def ldstmatrix(call: ir.TileCall, cx) -> ir.Stmt:
     if fit is None:
         raise Decline("the layouts are not m8n8 matrix fragments with 16-byte shared rows")
     num, trans, groups = fit
-    if not load and cx.arch and cx.arch < 90:
-        raise Decline(f"stmatrix needs sm_90 or newer; {cx.target_text}")
+    if not load:
+        cx.require("stmatrix", "stmatrix")
     words = _words(cx, buf)
     plan.aligned_storage(regions.registers(buf), 4)
     mnemonic = f"{'ld' if load else 'st'}matrix.sync.aligned.m8n8.x{num}{'.trans' if trans else ''}.shared.b16"

@@ -196,8 +196,8 @@ def forced(nbytes: int):
         lanes = nbytes // dtype.nbytes
         tail, num, cdtype = _FORM[nbytes]
         hints = load_hints(call, src, nbytes)
-        if nbytes == 32 and cx.arch and cx.arch < 100:
-            raise Decline(f"256-bit ld / st need sm_100 or newer; {cx.target_text}")
+        if nbytes == 32:
+            cx.require("ld256", "256-bit ld / st")
         s, d = _side(src, lanes, nbytes), _side(dst, lanes, nbytes)
         stmts: list[ir.Stmt] = []
         ld = ".".join(["ld", _space(src), *hints, tail])

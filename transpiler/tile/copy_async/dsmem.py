@@ -11,7 +11,7 @@ from transpiler import ir
 from transpiler.target.dtypes import HANDLE, UINT32, UINT64
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import min_arch, scopes
+from transpiler.tile.checks import needs, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy_async.common import CONSTANT_EXTENTS, address_option, options_of, pair, ptx_call, seq, value_option
 from transpiler.tile.copy_async.ldgsts import SAME_ELEMENTS
@@ -31,7 +31,7 @@ CLUSTER = Check("the kernel runs in clusters", _in_cluster)
 
 @variant("copy_async", "dsmem", priority=10, when=(
         pair(("shared",), ("shared",), "it copies shared memory to a peer CTA's shared memory"),
-        scopes("thread"), CONSTANT_EXTENTS, SAME_ELEMENTS, min_arch(90, "cp.async.bulk"), CLUSTER))
+        scopes("thread"), CONSTANT_EXTENTS, SAME_ELEMENTS, needs("bulk", "cp.async.bulk"), CLUSTER))
 def dsmem(call: ir.TileCall, cx) -> ir.Stmt:
     dst, src = call.operand("dst"), call.operand("src")
     opts = options_of(call, OPTIONS, "dsmem")

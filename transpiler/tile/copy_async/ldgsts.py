@@ -13,7 +13,7 @@ from transpiler.ir.analysis import base_alignment
 from transpiler.target.dtypes import HANDLE, UINT32
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, divides_threads, min_arch, scopes
+from transpiler.tile.checks import all_threads_active, divides_threads, needs, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy_async.common import CONSTANT_EXTENTS, address, bool_option, int_option, options_of, pair, ptx_call
 from transpiler.tile.registry import Check, Decline, variant
@@ -38,7 +38,7 @@ SAME_ELEMENTS = Check("dst and src have the same dtype and the same non-unit ext
 @variant("copy_async", "ldgsts", priority=20, when=(
         pair(("shared",), ("global",), "it copies global to shared memory"),
         scopes("thread", "warp", "warpgroup", "cta"), all_threads_active, CONSTANT_EXTENTS, SAME_ELEMENTS,
-        min_arch(80, "cp.async"), divides_threads))
+        needs("cp.async", "cp.async"), divides_threads))
 def ldgsts(call: ir.TileCall, cx) -> ir.Stmt:
     dst, src = call.operand("dst"), call.operand("src")
     opts = options_of(call, OPTIONS, "ldgsts")

@@ -19,7 +19,7 @@ from transpiler.target import tma
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
 from transpiler.tile.copy_async import tma_gather as gather
 from transpiler.tile import regions
-from transpiler.tile.checks import min_arch, scopes
+from transpiler.tile.checks import needs, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy_async.common import CONSTANT_EXTENTS, address, address_option, bool_option, int_option, options_of, pair, ptx_call, seq, shared_stages, tma_swizzle, value_option
 from transpiler.tile.registry import Decline, variant
@@ -36,7 +36,7 @@ MAX_CHECKED = 1 << 20  # elements compared against the shared layout
 
 @variant("copy_async", "tma", priority=10,
          when=(pair(("shared", "global"), ("global", "shared"), "it copies between global and shared memory"),
-               scopes("thread"), min_arch(90, "TMA"), CONSTANT_EXTENTS))
+               scopes("thread"), needs("bulk", "TMA"), CONSTANT_EXTENTS))
 def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
     """One thread issues one `cp.async.bulk.tensor` per box (one `.tile::gather4` with `gather4=`)."""
     dst, src = call.operand("dst"), call.operand("src")
@@ -48,8 +48,10 @@ def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
     _explicit_only(call, opts)
     config = _config(opts, load)
     rows = gather.gather_rows(opts, load, cx)
-    if config["cta_group"] == 2 and cx.arch and cx.arch < 100:
-        raise Decline(f"`cta_group=2` needs sm_100 or newer; {cx.target_text}")
+    if config["cta_group"] == 2:
+        cx.require("tcgen05", "`cta_group=2`")
+    if config["mask"] is not None:
+        cx.require("bulk.multicast", "TMA multicast (`cta_mask=`)")
     gbuf, sbuf = g.buffer, s.buffer
     if gbuf.dtype != sbuf.dtype:
         raise Decline(f"dst is {dst.buffer.dtype.name} and src is {src.buffer.dtype.name}")

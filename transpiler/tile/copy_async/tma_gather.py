@@ -24,7 +24,6 @@ from transpiler.tile.context import c
 from transpiler.tile.copy_async.common import Offsets, shared_stages, tma_swizzle
 from transpiler.tile.registry import Decline
 
-GATHER_ARCH = 100  # sm_100a and its family
 ROWS = 4
 SHARED_ALIGN = 128  # bytes: where a TMA write into shared memory may start
 MAX_STAGES = 4096  # run-time stage indices tried when the shared region starts at one
@@ -39,8 +38,7 @@ def gather_rows(opts: dict, load: bool, cx) -> list[ir.Expr] | None:
         return None
     if not load:
         raise Decline("`gather4=` is only for global-to-shared copies")
-    if cx.arch and cx.arch < GATHER_ARCH:
-        raise Decline(f"TMA gather4 (`gather4=`) needs sm_{GATHER_ARCH}a or newer; {cx.target_text}")
+    cx.require("tcgen05", "TMA gather4 (`gather4=`)")
     if not isinstance(value, tuple) or len(value) != ROWS:
         count = f"{len(value)} values" if isinstance(value, tuple) else "one value"
         raise Decline(f"`gather4=` names exactly four rows, not {count}")

@@ -30,7 +30,7 @@ def rounding(call) -> str:
 def applies(call, p, cx) -> str | None:
     if p.op not in PACKED:
         return f"`{p.op}` has no packed form"
-    if cx.arch < 100:
+    if not cx.target.has("f32x2"):
         return "the target is not sm_100 or newer"
     if p.dst.buffer.dtype.name != "float32" or p.dtype.name != "float32":
         return "the operands are not float32"

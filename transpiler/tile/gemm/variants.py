@@ -159,9 +159,9 @@ def mma_sync(call: ir.TileCall, cx) -> ir.Stmt:
         if ops.K % shape.k:
             reasons.append(f"K = {ops.K} is not a multiple of {shape.k} ({shape.mnemonic})")
             continue
-        arch = shape.instruction.min_arch
-        if cx.arch and cx.arch < arch:
-            reasons.append(f"`{shape.mnemonic}` needs sm_{arch}")
+        refused = cx.target.refusal(shape.instruction.feature, f"`{shape.mnemonic}`")
+        if refused is not None:
+            reasons.append(refused)
             continue
         try:
             return _emit(call, ops, shape, warps)

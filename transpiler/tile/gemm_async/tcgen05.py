@@ -21,24 +21,18 @@ from transpiler.sema.memory.tmem_packing import column, per_column
 from transpiler.target import ptx
 from transpiler.target.dtypes import INT32, UINT32, VOID
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, scopes
+from transpiler.tile.checks import all_threads_active, needs, scopes
 from transpiler.tile.gemm_async.variants import scale_d
 from transpiler.tile.gemm_async.datapath import DESCRIBE, a_tmem_datapath, datapath_of, expected, matrix_view, sample_points
 from transpiler.tile.gemm.fragments import NoMatch
 from transpiler.tile.gemm_async.shared_operands import SharedOperand, prove, shared_operand, tcgen05_descriptor
-from transpiler.tile.registry import Check, Decline, check, variant
+from transpiler.tile.registry import Decline, check, variant
 
 _SCALED_MNEMONIC = {"mxf8f6f4": ".block_scale", "mxf4": ".block_scale.block32", "mxf4nvf4": ".block_scale.block16"}
 _SF_PER_MMA = {"mxf8f6f4": 1, "mxf4": 2, "mxf4nvf4": 4}  # scale factors of a row one MMA reads: K / block
 
 
-def _target_is_blackwell(call, cx):
-    if cx.arch and cx.arch < 100:
-        return f"tcgen05 needs sm_100a or newer; {cx.target_text}"
-    return None
-
-
-blackwell = Check("the target has tcgen05 (sm_100a or newer)", _target_is_blackwell)
+blackwell = needs("tcgen05", "tcgen05")
 
 
 @check("C is in tensor memory")

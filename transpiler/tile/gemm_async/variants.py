@@ -17,12 +17,12 @@ from transpiler import ir
 from transpiler.target import ptx
 from transpiler.target.dtypes import UINT32, VOID
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, scopes
+from transpiler.tile.checks import all_threads_active, needs, scopes
 from transpiler.tile.context import c
 from transpiler.tile.gemm.variants import register_b32
 from transpiler.tile.gemm.fragments import NoMatch, Operand, a_slots, atom, wgmma_accumulator_slots
 from transpiler.tile.gemm_async.shared_operands import prove, shared_operand, wgmma_descriptor
-from transpiler.tile.registry import Decline, Check, check, variant
+from transpiler.tile.registry import Decline, check, variant
 
 # input dtype -> (PTX type, group, K per instruction, elements per 32-bit register)
 _WGMMA_INPUTS = {"float16": ("f16", "half", 16, 2), "bfloat16": ("bf16", "half", 16, 2),
@@ -31,13 +31,7 @@ _WGMMA_INPUTS = {"float16": ("f16", "half", 16, 2), "bfloat16": ("bf16", "half",
 _N_INT = (8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256)
 
 
-def _target_is_hopper(call, cx):
-    if cx.arch and cx.arch != 90:
-        return f"wgmma exists on sm_90a only; {cx.target_text}"
-    return None
-
-
-hopper = Check("the target has wgmma (sm_90a)", _target_is_hopper)
+hopper = needs("wgmma", "wgmma")
 
 
 @check("no scale factors (SFA / SFB)")

@@ -8,7 +8,7 @@ from transpiler import ir
 from transpiler.target import ptx
 from transpiler.target.dtypes import UINT32, UINT64, VOID
 from transpiler.tile import regions
-from transpiler.tile.checks import min_arch, scopes
+from transpiler.tile.checks import needs, scopes
 from transpiler.tile.context import c
 from transpiler.tile.elementwise.common import loop
 from transpiler.tile.reduction.common import REDUCE_OPS, at, combine, parse, parsed_check, put, scratch
@@ -49,7 +49,7 @@ def _bits(value: ir.Expr) -> ir.Expr:
 
 
 @variant(REDUCE_OPS, "sm100_packed", priority=20,
-         when=(scopes("thread"), gate, min_arch(100, "the packed f32x2 add and three-input min / max")))
+         when=(scopes("thread"), gate, needs("f32x2", "the packed f32x2 add and three-input min / max")))
 def lower_packed(call: ir.TileCall, cx) -> ir.Stmt:
     r = parse(call)
     start = r.src.starts[0]
