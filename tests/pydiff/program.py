@@ -46,7 +46,7 @@ def run_cpython(scenes: list[Scene]) -> dict:
     namespace = {"__name__": "pydiff_program"}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        exec(compile(PROGRAM_IMPORTS + "".join(s.text for s in scenes), "<program>", "exec"), namespace)
+        exec(compile(PROGRAM_IMPORTS + "".join(s.text for s in scenes), "<program>", "exec", dont_inherit=True), namespace)
     return namespace
 
 

@@ -88,7 +88,7 @@ def runs_in_cpython(scene: Scene) -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            exec(compile(PROGRAM_IMPORTS + scene.text, "<scene>", "exec"), namespace)
+            exec(compile(PROGRAM_IMPORTS + scene.text, "<scene>", "exec", dont_inherit=True), namespace)
     except Exception:
         return False
     return True
