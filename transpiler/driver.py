@@ -58,7 +58,7 @@ def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None 
     if not diags.has_errors:
         from transpiler.tile.dispatch import dispatch_module
 
-        dispatch_module(checked, diags)
+        checked = dispatch_module(checked, diags)  # a new module: the checked one stays as it was
     if diags.has_errors or until == "check":
         result.diagnostics = diags.sorted()
         return result

@@ -236,7 +236,7 @@ class KernelLowerer:
             body = exact_stmt(body)
         self.facts = facts
         var_names = reuse_source_names(body, self.module.source, self._global_names(facts))
-        _align_vector_arrays(facts)
+        _align_vector_arrays(facts, k.raised_align)
         readonly = _readonly_params(facts, k.params, body)
         params = []
         for p in k.params:
@@ -436,11 +436,11 @@ def align_vector_arrays(body: ir.Stmt) -> None:
     """A register or static shared array read or written as a vector (`*(float4*)r_ptr`)
     must be aligned to the vector's size; local arrays otherwise keep their natural
     alignment (docs/design.md, decision 12)."""
-    _align_vector_arrays(_scan(body))
+    _align_vector_arrays(_scan(body), {})
 
 
-def _align_vector_arrays(facts: _Facts) -> None:
-    need: dict[int, tuple[ir.Storage, int]] = {}
+def _align_vector_arrays(facts: _Facts, raised: dict[ir.Storage, int]) -> None:
+    need = {id(storage): (storage, align) for storage, align in raised.items()}  # by tile dispatch's variants
 
     def note(storage: ir.Storage, dtype) -> None:
         while storage.kind == "view_pointer" and storage.base is not None:

@@ -34,7 +34,7 @@ def synthesized(call: ir.TileCall, cx, threads: int, tid: ir.Expr) -> ir.Stmt:
     if None not in sides:
         runs = plan.merge(extents, [s.strides for s in sides])
         for width in plan.widths(dtype, forced):
-            why = plan.vector_fits(dtype, width, runs, sides) if width > 1 else None
+            why = plan.vector_fits(cx, dtype, width, runs, sides) if width > 1 else None
             if why is None:
                 lanes = width
                 break

@@ -45,7 +45,7 @@ def ldstmatrix(call: ir.TileCall, cx) -> ir.Stmt:
     if side.chunk and side.chunk < 8:
         raise Decline(f"the shared layout's swizzle keeps only {side.chunk} elements together")
     if not (plan.multiple_of(side.base, 8) and plan.multiple_of(side.flat.elem_offset, 8)
-            and plan.aligned_storage(side.flat, 16)):
+            and plan.aligned_storage(cx, side.flat, 16)):
         raise Decline("the shared region does not start at a multiple of 16 bytes")
     table = _lane_offsets(buf, regions.squeezed(s), [x.value for x in side.strides])
     if isinstance(table, str):
@@ -57,7 +57,7 @@ def ldstmatrix(call: ir.TileCall, cx) -> ir.Stmt:
     if not load and cx.arch and cx.arch < 90:
         raise Decline(f"stmatrix needs sm_90 or newer; {cx.target_text}")
     words = _words(cx, buf)
-    plan.aligned_storage(regions.registers(buf), 4)
+    plan.aligned_storage(cx, regions.registers(buf), 4)
     mnemonic = f"{'ld' if load else 'st'}matrix.sync.aligned.m8n8.x{num}{'.trans' if trans else ''}.shared.b16"
     inst = ptx.lookup(mnemonic)
     lane = cx.lane()

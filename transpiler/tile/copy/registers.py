@@ -156,12 +156,12 @@ def _vectorized(call, cx, r, other, side, regs, forced, to_registers) -> ir.Stmt
         if width == 1:
             why = None
             break
-        why = plan.vector_fits(dtype, width, runs, [side])
+        why = plan.vector_fits(cx, dtype, width, runs, [side])
         if why is None and run % width:
             why = f"each thread holds runs of {run} consecutive elements, not a multiple of {width}"
         if why is None and any(reg % width for reg, _ in pairs[::width]):
             why = "the registers of a run do not start at a multiple of the width"
-        if why is None and plan.aligned_storage(regs, width * dtype.nbytes):
+        if why is None and plan.aligned_storage(cx, regs, width * dtype.nbytes):
             lanes = width
             break
     if forced is not None and lanes != forced:

@@ -93,7 +93,7 @@ def _misaligned(e: ir.Expr, n: int) -> bool:
     return r % (gcd(m, n) if m else n) != 0
 
 
-def _side(region: ir.TileRegion, lanes: int, nbytes: int) -> plan.Side:
+def _side(cx, region: ir.TileRegion, lanes: int, nbytes: int) -> plan.Side:
     """The operand as one contiguous run of `lanes` elements at a multiple of nbytes (or Decline)."""
     name = region.buffer.name or "the registers"
     if regions.memory(region) == "local" and regions.is_distributed(region.buffer):
@@ -109,17 +109,17 @@ def _side(region: ir.TileRegion, lanes: int, nbytes: int) -> plan.Side:
         raise Decline(f"`{name}`'s swizzle keeps only {side.chunk} elements together, not {lanes}")
     if _misaligned(side.base, lanes) or _misaligned(side.flat.elem_offset, lanes):
         raise Decline(f"`{name}`'s region does not start at a multiple of {nbytes} bytes")
-    if regions.memory(region) != "local" and not plan.aligned_storage(side.flat, nbytes) \
-            and not _raise_alignment(side.flat, nbytes):
-        raise Decline(f"`{name}` is only {plan.base_alignment(side.flat)}-byte aligned, not {nbytes}")
+    if regions.memory(region) != "local" and not plan.aligned_storage(cx, side.flat, nbytes) \
+            and not _raise_alignment(cx, side.flat, nbytes):
+        raise Decline(f"`{name}` is only {cx.alignment(side.flat)}-byte aligned, not {nbytes}")
     return side
 
 
-def _raise_alignment(buf: ir.Buffer, nbytes: int) -> bool:
+def _raise_alignment(cx, buf: ir.Buffer, nbytes: int) -> bool:
     """A shared array the kernel declares is given the alignment (its declaration prints it)."""
     storage = buf.storage
     if storage is not None and storage.scope.startswith("shared") and storage.kind == "array":
-        storage.align = max(storage.align, nbytes)
+        cx.raise_alignment(storage, nbytes)
         return True
     return False
 
@@ -138,7 +138,7 @@ def containers(cx, regs: ir.Buffer, first: ir.Expr, dtype: ir.DType, cbytes: int
     storage = regs.storage
     if storage is None or storage.scope != "local" or storage.kind != "array":
         raise Decline("the register operand is not a register array")
-    storage.align = max(storage.align, cbytes * count)
+    cx.raise_alignment(storage, cbytes * count)
     cdtype = UINT32 if cbytes == 4 else UINT16
     words = (views or {}).get((id(storage), cbytes))
     if words is None:
@@ -198,7 +198,7 @@ def forced(nbytes: int):
         hints = load_hints(call, src, nbytes)
         if nbytes == 32 and cx.arch and cx.arch < 100:
             raise Decline(f"256-bit ld / st need sm_100 or newer; {cx.target_text}")
-        s, d = _side(src, lanes, nbytes), _side(dst, lanes, nbytes)
+        s, d = _side(cx, src, lanes, nbytes), _side(cx, dst, lanes, nbytes)
         stmts: list[ir.Stmt] = []
         ld = ".".join(["ld", _space(src), *hints, tail])
         st = f"st.{_space(dst)}.{tail}"
@@ -239,9 +239,11 @@ def vec_auto(call: ir.TileCall, cx) -> ir.Stmt:
         case = next(v for v in VARIANTS["copy"] if v.name == name)
         reason = next((r for r in (check.test(call, cx) for check in case.when) if r), None)
         if reason is None:
+            raised = dict(cx.raised)
             try:
                 return case.lower(call, cx)
             except Decline as declined:
+                cx.raised = raised  # what the declined way raised does not stay
                 reason = declined.reason
         reasons.append(f"{name}: {reason}")
     raise Decline("; ".join(reasons))

@@ -124,7 +124,7 @@ def _words(call, cx, local, per: int, stmts: list):
         words = ir.Buffer("", (c(regs.shape[0].value // per),), UINT32, "local", view, None, c(0), 4, call.span)
         stmts.append(ir.DeclView(words, call.span))
         if storage.kind == "array":
-            storage.align = max(storage.align, 4)
+            cx.raise_alignment(storage, 4)
     return words
 
 

@@ -55,16 +55,17 @@ def sub_call(call: ir.TileCall, op: str, operands: dict) -> ir.TileCall:
 
 def lower_sub(sub: ir.TileCall, cx) -> tuple[str, ir.Stmt]:
     """The code of the first variant that accepts `sub` (as dispatch would choose it)."""
-    from transpiler.tile.context import Lowering
     reasons = []
     for case in VARIANTS.get(sub.op, []):
         if case.explicit:
             continue
-        scx = Lowering(sub, cx.names, cx.nonneg)
+        scx = cx.sub_lowering(sub)
         reason = next((r for r in (check.test(sub, scx) for check in case.when) if r), None)
         if reason is None:
             try:
-                return case.name, case.lower(sub, scx)
+                code = case.lower(sub, scx)
+                cx.adopt(scx)
+                return case.name, code
             except Decline as declined:
                 reason = declined.reason
         reasons.append(f"{case.name}: {reason}")

@@ -57,7 +57,7 @@ def accumulator_in_tmem(call, cx):
 def tcgen05(call: ir.TileCall, cx) -> ir.Stmt:
     """One tcgen05.mma per (N tile, K step), by one thread (an elected lane at warp scope)."""
     try:
-        body = _lower(call, cx.call.threads.tmem_slot)
+        body = _lower(call, cx, cx.call.threads.tmem_slot)
     except NoMatch as e:
         raise Decline(e.reason)
     if call.scope == "warp":
@@ -72,7 +72,7 @@ def _ptx_type(dtype, what) -> str:
     return found
 
 
-def _lower(call: ir.TileCall, slot) -> ir.Stmt:
+def _lower(call: ir.TileCall, cx, slot) -> ir.Stmt:
     C_region, A_region, B_region = call.operand("C"), call.operand("A"), call.operand("B")
     SFA, SFB = call.operand("SFA"), call.operand("SFB")
     group = call.option("cta_group", 1)
@@ -107,7 +107,7 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
         kind = next((k for k, ds, ab in isa.KINDS if d in ds and a in ab and b in ab), None)
         if kind is None:
             raise NoMatch(f"no tcgen05 kind multiplies {a} by {b} into {d}")
-    B = shared_operand("B", B_region, bool(call.operand("transB")))
+    B = shared_operand(cx, "B", B_region, bool(call.operand("transB")))
     C_view = matrix_view(C_region, "C")
     M, N = C_view.rows, C_view.cols
     ws = _weight_stationary(call, C_view, group)
@@ -118,7 +118,7 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
         A = None
         a_rows, K = A_view.rows, A_view.cols
     else:
-        A = shared_operand("A", A_region, bool(call.operand("transA")))
+        A = shared_operand(cx, "A", A_region, bool(call.operand("transA")))
         a_rows, K = A.rows, A.cols
     if a_rows != M or B.cols != K or B.rows * group != N:
         raise NoMatch(f"C is {M} x {N}, A {a_rows} x {K} and B {B.rows} x {B.cols}: tcgen05 wants A (M, K) "
