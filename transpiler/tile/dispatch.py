@@ -18,7 +18,7 @@ from transpiler.ir.program import CheckedModule, CNames, Kernel, TileDispatch
 from transpiler.target.arch import BASE_ARCH
 from transpiler.tile import families  # noqa: F401  (registers every variant)
 from transpiler.tile.context import Lowering
-from transpiler.tile.registry import VARIANTS, Decline
+from transpiler.tile.registry import VARIANTS, attempt
 
 
 def dispatch_module(module: CheckedModule, diags: Diagnostics) -> CheckedModule:
@@ -125,12 +125,7 @@ class _Dispatcher:
         for case in cases:
             cx = Lowering(call, self.names, self.nonneg, None if raise_arch else self.kernel_arch)
             cx.raised, cx.tensor_maps = dict(self.raised), list(self.tensor_maps)  # kept if it is chosen
-            reason = next((r for r in (check.test(call, cx) for check in case.when) if r), None)
-            if reason is None:
-                try:
-                    lowered = case.lower(call, cx)
-                except Decline as declined:
-                    reason = declined.reason
+            reason, lowered = attempt(case, call, cx)
             if reason is not None:
                 rejected.append((case.name, reason))
                 continue

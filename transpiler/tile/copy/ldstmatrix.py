@@ -13,9 +13,8 @@ from transpiler.target import ptx
 from transpiler.target.dtypes import HANDLE, UINT32, VOID
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, same_elements, scopes
 from transpiler.tile.context import c
-from transpiler.tile.registry import Decline, check, variant
+from transpiler.tile.registry import Decline, check
 
 
 @check("the elements are 16-bit")
@@ -24,10 +23,6 @@ def sixteen_bit(call, cx):
     return None if dtype.bits == 16 and dtype.lanes == 1 else f"the elements are {dtype.name}, not 16-bit"
 
 
-@variant("copy", "ldstmatrix", priority=10, when=(
-        scopes("warp", "warpgroup", "cta"), all_threads_active, same_elements,
-        plan.memory_pair("local", "shared", "one side is in registers and the other in shared memory"),
-        sixteen_bit))
 def ldstmatrix(call: ir.TileCall, cx) -> ir.Stmt:
     dst, src = call.operand("dst"), call.operand("src")
     load = regions.memory(dst) == "local"

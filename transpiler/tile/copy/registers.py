@@ -10,11 +10,10 @@ from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, same_elements, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy.gmem_smem import synthesized
 from transpiler.tile.copy.vec_forced import hinted_load
-from transpiler.tile.registry import Decline, check, variant
+from transpiler.tile.registry import Decline, check
 
 # The thread axes a register layout may spread over at each scope: those that stay inside it.
 SCOPE_AXES = {"thread": (), "warp": ("laneid",), "warpgroup": ("laneid", "wid_in_wg", "tid_in_wg"),
@@ -32,8 +31,6 @@ def has_registers(call, cx):
     return None
 
 
-@variant("copy", "reg", priority=10, when=(scopes("thread", "warp", "warpgroup", "cta"), all_threads_active,
-                                           same_elements, has_registers))
 def reg(call: ir.TileCall, cx) -> ir.Stmt:
     dst, src = call.operand("dst"), call.operand("src")
     spread = [r for r in (dst, src) if regions.memory(r) == "local" and regions.is_distributed(r.buffer)]

@@ -22,12 +22,10 @@ from transpiler.target import ptx
 from transpiler.target.dtypes import HANDLE, UINT32, parse_dtype
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import same_elements, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy_async.common import ptx_call
-from transpiler.tile.registry import VARIANTS, Check, Decline, variant
+from transpiler.tile.registry import Decline, attempt, check, named
 
-WIDTHS = {"vec_16b": 2, "vec_32b": 4, "vec_64b": 8, "vec_128b": 16, "vec_256b": 32}  # TIRx's names: bytes
 UINT16 = parse_dtype("uint16")
 _FORM = {32: ("v8.u32", 8, UINT32), 16: ("v4.u32", 4, UINT32), 8: ("v2.u32", 2, UINT32), 4: ("u32", 1, UINT32),
          2: ("u16", 1, UINT16)}  # bytes -> (PTX vector and type, containers, the container's dtype)
@@ -39,15 +37,13 @@ L2_EVICT = ("evict_first", "evict_last", "evict_normal")
 PREFETCH = ("64B", "128B", "256B")
 
 
-def _pair(call, cx):
+@check("it copies between global, shared memory and registers (not within one)")
+def memory_pair(call, cx):
     src, dst = regions.memory(call.operand("src")), regions.memory(call.operand("dst"))
     if (src, dst) in _PAIRS:
         return None
     return f"it copies {src} to {dst}; a forced width moves global <-> shared, global <-> registers or " \
            f"shared <-> registers"
-
-
-memory_pair = Check("it copies between global, shared memory and registers (not within one)", _pair)
 
 
 def _one_of(value, choices: tuple[str, ...], prefix: str, key: str) -> str:
@@ -183,6 +179,8 @@ def _space(region: ir.TileRegion) -> str:
 
 
 def forced(nbytes: int):
+    """The lowering of a copy of exactly `nbytes` bytes as one vector access each way (TIRx's
+    `vec_<bits>b`)."""
     def lower(call: ir.TileCall, cx) -> ir.Stmt:
         dst, src = call.operand("dst"), call.operand("src")
         dtype = dst.buffer.dtype
@@ -226,24 +224,12 @@ def _address(side: plan.Side) -> ir.Expr:
     return ir.BufferAddress(HANDLE, side.flat, (side.base,), side.region.span)
 
 
-for _name, _bytes in WIDTHS.items():
-    variant("copy", _name, priority=20, explicit=True,
-            when=(scopes("thread"), same_elements, memory_pair))(forced(_bytes))
-
-
-@variant("copy", "vec_auto", priority=10, explicit=True)
 def vec_auto(call: ir.TileCall, cx) -> ir.Stmt:
     """TIRx's auto-vectorizing copy: global <-> shared as `gmem_smem`, registers as `reg`."""
     reasons = []
     for name in ("gmem_smem", "reg"):
-        case = next(v for v in VARIANTS["copy"] if v.name == name)
-        reason = next((r for r in (check.test(call, cx) for check in case.when) if r), None)
+        reason, code = attempt(named("copy", name), call, cx)
         if reason is None:
-            raised = dict(cx.raised)
-            try:
-                return case.lower(call, cx)
-            except Decline as declined:
-                cx.raised = raised  # what the declined way raised does not stay
-                reason = declined.reason
+            return code
         reasons.append(f"{name}: {reason}")
     raise Decline("; ".join(reasons))
