@@ -162,3 +162,9 @@ def test_tile_imports_nothing_of_the_checker():
     """The tile variants read the checked IR: the facts they share with the checker are hardware
     encodings (target/) or IR analyses (ir/), never the checker's own modules."""
     assert _stage_imports("tile", {"sema"}) == []
+
+
+def test_the_command_line_reaches_the_checker_tile_and_lowering_through_the_driver():
+    """cli/ shows what the stages made (the IR, the target facts, the printers' output) and runs
+    them only through driver.py, so the stages' own modules can move without touching it."""
+    assert _stage_imports("cli", {"evaluator", "sema", "tile", "lower"}) == []
