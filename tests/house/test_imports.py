@@ -150,3 +150,21 @@ def test_no_file_is_too_long_to_read_in_one_sitting():
         if len(lines) > MAX_LINES and not (lines and lines[0].startswith("# Generated")):
             long.append(f"{path.relative_to(PACKAGE)}: {len(lines)} lines")
     assert long == []
+
+
+def _stage_imports(importer: str, forbidden: set[str]) -> list[str]:
+    """Each import of a module of stage `importer` that names a module of a stage in `forbidden`."""
+    return [f"{module} -> {target}" for module, imported in sorted(_graph().items()) if _stage(module) == importer
+            for target in sorted(imported) if _stage(target) in forbidden]
+
+
+def test_tile_imports_nothing_of_the_checker():
+    """The tile variants read the checked IR: the facts they share with the checker are hardware
+    encodings (target/) or IR analyses (ir/), never the checker's own modules."""
+    assert _stage_imports("tile", {"sema"}) == []
+
+
+def test_the_command_line_reaches_the_checker_tile_and_lowering_through_the_driver():
+    """cli/ shows what the stages made (the IR, the target facts, the printers' output) and runs
+    them only through driver.py, so the stages' own modules can move without touching it."""
+    assert _stage_imports("cli", {"evaluator", "sema", "tile", "lower"}) == []

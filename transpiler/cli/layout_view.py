@@ -2,9 +2,9 @@
 JSON or an SVG picture.
 
 The layout text is read exactly as a `.tx` file reads one: parse.py parses it as
-a one-line file `<layout>`, check.py evaluates it as a module-level constant of
-a file that imports `T` and every layout name and axis tirxc knows, and
-memory.py holds it to the rules of a buffer's `layout=`. The coordinates come
+a one-line file `<layout>`, and the checker (through driver.check_layout) evaluates
+it as a module-level constant of a file that imports `T` and every layout name and
+axis tirxc knows and holds it to the rules of a buffer's `layout=`. The coordinates come
 from layout.py, the functions lowering builds index arithmetic with.
 """
 from __future__ import annotations
@@ -21,21 +21,15 @@ import click
 from transpiler.syntax import ast
 from transpiler import ir
 from transpiler.ir import layout as layouts
-from transpiler.sema.check import LAYOUT_MODULE, layout_evaluator
-from transpiler.sema.memory.views import layout_arg, layout_value
 from transpiler.cli.files import write_file as _write, write_stdout as _write_stdout
 from transpiler.diag.diagnostics import Diagnostic, Diagnostics, Renderer, did_you_mean, use_colour
 from transpiler.target.dtypes import known_dtype_names, parse_dtype
-from transpiler.sema.registry import LAYOUT_CTORS
+from transpiler.driver import check_layout
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
 from transpiler.cli.svg import Svg, hue
-from transpiler.sema.values import POISON
 
 LAYOUT_FILE = "<layout>"
-# What the layout text may name: the names of a file that starts with these imports.
-PRELUDE = ("from tvm.script import tirx as T\n"
-           f"from {LAYOUT_MODULE} import {', '.join([*LAYOUT_CTORS, *layouts.KNOWN_AXES])}\n")
 MAX_CELLS = 1 << 16  # a full tensor memory (128 x 512): a few seconds of constant folding
 ROW_WRAP = 32  # a 1-D shape is shown in rows of this many elements
 BANKS, BANK_BITS = 32, 32
@@ -79,31 +73,7 @@ def _read(source: SourceFile, diags: Diagnostics) -> ir.Layout | None:
     expr = _expression(module, source, diags)
     if expr is None:
         return None
-    evaluator = layout_evaluator(source, diags, parse(SourceFile("<prelude>", PRELUDE), Diagnostics()))
-    layout = layout_value(evaluator, expr)
-    if layout is None or layout is POISON:
-        return None
-    if not layout.shard:
-        diags.error("E0517", "a layout needs a shard `S[...]`", expr.span)
-        return None
-    # The buffer rules of `layout=` (strides forward, supported axes), for a buffer of
-    # the layout's own shape in the one scope its axes allow.
-    if layouts.thread_axes(layout):
-        scope = "local"
-    elif any(it.axis in ("TLane", "TCol") for it in layout.shard):
-        scope = "tmem"
-    else:
-        scope = "shared"
-    extents = tuple(it.extent for it in layout.shard)
-    checked = layout_arg(evaluator, expr, extents, parse_dtype("float32"), scope, expr.span)
-    if checked is POISON:
-        return None
-    # What a buffer's own extents would have rejected, had the shape not come from the layout.
-    empty = [it.extent.value for it in checked.shard + checked.replica if it.extent.value <= 0]
-    if empty:
-        diags.error("E0517", f"layout extent {empty[0]} is not positive", expr.span)
-        return None
-    return checked
+    return check_layout(source, expr, diags)
 
 
 def _expression(module: ast.Module, source: SourceFile, diags: Diagnostics) -> ast.Expr | None:

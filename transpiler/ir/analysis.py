@@ -3,6 +3,7 @@ a power of two's worth of its variables, and the alignment a buffer's storage is
 The checker's vector accesses and the tile variants' vectorization both ask these."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from math import gcd
 
 from transpiler.ir import nodes as ir
@@ -27,11 +28,16 @@ def modular(e: ir.Expr) -> tuple[int, int]:
     return 1, 0
 
 
-def base_alignment(buf: ir.Buffer) -> int:
+def base_alignment(buf: ir.Buffer, raised: Mapping[ir.Storage, int] | None = None) -> int:
     """The alignment in bytes the start of a buffer's storage is known to have (a typed view's
-    pointer starts its byte offset into the storage it views)."""
+    pointer starts its byte offset into the storage it views); `raised` holds alignments raised
+    beyond the storage's own (the tile variants chosen so far: tile/context.py Lowering.raised)."""
     storage, offset = buf.storage, 0
     while storage is not None and storage.kind == "view_pointer" and storage.base is not None:
         storage, offset = storage.base, offset + storage.byte_offset
-    align = buf.align if storage is None else storage.align if storage.align > 0 else storage.dtype.nbytes
+    if storage is None:
+        align = buf.align
+    else:
+        align = max(storage.align, raised.get(storage, 0)) if raised else storage.align
+        align = align if align > 0 else storage.dtype.nbytes
     return gcd(align, offset) if offset else align

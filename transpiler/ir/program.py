@@ -67,6 +67,9 @@ class Kernel:
     attrs: dict = field(default_factory=dict)  # `T.attr` kernel attributes: key -> int
     cnames: CNames | None = None  # the C names the checker took (tile dispatch takes fresh ones)
     tile_dispatch: list[TileDispatch] = field(default_factory=list)
+    # storage -> the alignment (bytes) the chosen tile variants need of it beyond its own (TMA,
+    # wgmma and tcgen05 operands, vector accesses): dispatch's overlay, which lowering declares
+    raised_align: dict[ir.Storage, int] = field(default_factory=dict)
 
 
 @dataclass

@@ -158,11 +158,12 @@ def align_vector_arrays(body: ir.Stmt) -> None:
     """A register or static shared array read or written as a vector (`*(float4*)r_ptr`)
     must be aligned to the vector's size; local arrays otherwise keep their natural
     alignment (docs/design.md, decision 12)."""
-    align_facts(scan(body))
+    align_facts(scan(body), {})
 
 
-def align_facts(facts: Facts) -> None:
-    need: dict[int, tuple[ir.Storage, int]] = {}
+def align_facts(facts: Facts, raised: dict[ir.Storage, int]) -> None:
+    """`raised`: what the tile variants dispatch chose need of a storage beyond its own align."""
+    need = {id(storage): (storage, align) for storage, align in raised.items()}
 
     def note(storage: ir.Storage, dtype) -> None:
         while storage.kind == "view_pointer" and storage.base is not None:

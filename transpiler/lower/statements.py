@@ -132,7 +132,7 @@ class KernelLowerer(ExpressionLowerer):
             body = exact_stmt(body)
         self.facts = facts
         var_names = reuse_source_names(body, self.module.source, self._global_names(facts))
-        align_facts(facts)
+        align_facts(facts, k.raised_align)
         kernel_params = checked_params(k)
         readonly = readonly_params(facts, kernel_params, body)
         params = []

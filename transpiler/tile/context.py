@@ -9,6 +9,7 @@ from collections.abc import Callable
 from math import prod
 
 from transpiler import ir
+from transpiler.ir.analysis import base_alignment
 from transpiler.ir.program import CNames
 from transpiler.ir.tile_ops import SCOPE_THREADS
 from transpiler.target.dtypes import INT32, DType
@@ -28,6 +29,13 @@ class Lowering:
         self.nonneg = nonneg  # the kernel's names known to be >= 0 (lowering prints their division as C's)
         self.threads = call.threads
         self.kernel_arch = kernel_arch
+        # storage alignments raised beyond the checked storage's own (a TMA, wgmma or tcgen05 operand,
+        # a vector access): those of the variants chosen so far, then this one's; dispatch keeps them
+        # only when this variant is chosen, and lowering declares the storage so aligned
+        self.raised: dict[ir.Storage, int] = {}
+        # the TMA tensor maps the variants chosen so far made, then this one's: each a kernel
+        # parameter and the buffer that stands for it in the code
+        self.tensor_maps: list[tuple[ir.Param, ir.Buffer]] = []
 
     # -- facts ---------------------------------------------------------------------------------
     @property
@@ -68,6 +76,25 @@ class Lowering:
         if scope == "cluster" and size is not None:
             return size * prod(self.threads.cluster or (1,))
         return size
+
+    def alignment(self, buf: ir.Buffer) -> int:
+        """The alignment the start of buf's storage has, counting the raises so far."""
+        return base_alignment(buf, self.raised)
+
+    def raise_alignment(self, storage: ir.Storage, nbytes: int) -> None:
+        """Have `storage` (an array or the arena tirxc declares) start on a multiple of nbytes."""
+        if nbytes > max(storage.align, self.raised.get(storage, 0)):
+            self.raised[storage] = nbytes
+
+    def sub_lowering(self, call: ir.TileCall) -> Lowering:
+        """The lowering of a part of this call (a fused op's elementwise op or reduction), which
+        sees this one's raised alignments; `adopt` keeps the part's own once it is used."""
+        sub = Lowering(call, self.names, self.nonneg)
+        sub.raised = dict(self.raised)
+        return sub
+
+    def adopt(self, sub: Lowering) -> None:
+        self.raised = sub.raised
 
     # -- thread indices --------------------------------------------------------------------------
     def tid(self) -> ir.Expr:

@@ -1,8 +1,16 @@
 """Tile-primitive dispatch: every `ir.TileCall` of a checked kernel replaced by the code of the first
 variant, by priority, whose conditions hold (docs/design.md, decision 32), with a record of the
 choice and of every variant ruled out before it. A call no variant accepts is one error (E0904)
-at its `.tx` location, naming each variant and why it did not apply."""
+at its `.tx` location, naming each variant and why it did not apply.
+
+Dispatch writes nothing back into the checked module: it returns a new module whose kernels with
+tile calls are new `Kernel`s (the dispatched body, the parameters plus the TMA tensor maps the
+chosen variants made, the names and non-negative variables taken, the dispatch record, and in
+`raised_align` the storage alignments the chosen variants need), and shares everything else. A
+variant that is tried and refused leaves nothing behind."""
 from __future__ import annotations
+
+from dataclasses import replace
 
 from transpiler import ir
 from transpiler.diag.diagnostics import Diagnostics, Note, did_you_mean
@@ -10,20 +18,43 @@ from transpiler.ir.program import CheckedModule, CNames, Kernel, TileDispatch
 from transpiler.target.arch import BASE_ARCH
 from transpiler.tile import families  # noqa: F401  (registers every variant)
 from transpiler.tile.context import Lowering
-from transpiler.tile.registry import VARIANTS, Decline
+from transpiler.tile.registry import VARIANTS, attempt
 
 
-def dispatch_module(module: CheckedModule, diags: Diagnostics) -> None:
-    for kernel in module.kernels:
-        if any(isinstance(s, ir.TileCall) for s in ir.all_stmts(kernel.body)):
-            kernel.body = _Dispatcher(kernel, diags, module.target).stmt(kernel.body)
+def dispatch_module(module: CheckedModule, diags: Diagnostics) -> CheckedModule:
+    """The module with every tile call of its kernels lowered; `module` itself is left as it was."""
+    return replace(module, kernels=[_dispatch_kernel(kernel, diags, module.target) for kernel in module.kernels])
+
+
+def _dispatch_kernel(kernel: Kernel, diags: Diagnostics, module_target) -> Kernel:
+    if not any(isinstance(s, ir.TileCall) for s in ir.all_stmts(kernel.body)):
+        return kernel
+    dispatcher = _Dispatcher(kernel, diags, module_target)
+    body = dispatcher.stmt(kernel.body)
+    return replace(kernel, body=body, params=kernel.params + [param for param, _ in dispatcher.tensor_maps],
+                   nonneg=dispatcher.nonneg, cnames=dispatcher.names if kernel.cnames is not None else None,
+                   tile_dispatch=kernel.tile_dispatch + dispatcher.record,
+                   raised_align={**kernel.raised_align, **dispatcher.raised})
+
+
+def _copy_names(names: CNames | None) -> CNames:
+    copy = CNames()
+    if names is not None:
+        copy.taken, copy.next_suffix = set(names.taken), dict(names.next_suffix)
+    return copy
 
 
 class _Dispatcher:
     def __init__(self, kernel: Kernel, diags: Diagnostics, module_target):
         self.kernel = kernel
         self.diags = diags
-        self.names = kernel.cnames if kernel.cnames is not None else CNames()
+        # the kernel's own, copied: the dispatched kernel takes fresh names and non-negative variables
+        self.names = _copy_names(kernel.cnames)
+        self.nonneg = set(kernel.nonneg)
+        # what the chosen variants made so far (Lowering.raised, Lowering.tensor_maps)
+        self.raised: dict[ir.Storage, int] = {}
+        self.tensor_maps: list[tuple[ir.Param, ir.Buffer]] = []
+        self.record: list[TileDispatch] = []
         # what the kernel needs without its tile primitives: the architecture variants keep to when
         # `--arch` is not given (None when it is)
         self.kernel_arch = None if module_target.named else max(kernel.min_arch, BASE_ARCH)
@@ -75,7 +106,7 @@ class _Dispatcher:
         if case is not None:
             why = "; ".join(check.says for check in case.when) or "applies to every call"
             operands = describe_operands(call)
-            self.kernel.tile_dispatch.append(TileDispatch(call.span, title, operands, case.name, why,
+            self.record.append(TileDispatch(call.span, title, operands, case.name, why,
                                                           tuple(rejected)))
             header = ir.Comment(f"{title}({operands}): {case.name}", call.span)
             return ir.Seq((header, ir.Block(lowered or ir.Seq(()), call.span)), call.span)
@@ -92,20 +123,13 @@ class _Dispatcher:
         """(the first variant that accepts the call, its code, the variants ruled out before it)."""
         rejected: list[tuple[str, str]] = []
         for case in cases:
-            cx = Lowering(call, self.names, self.kernel.nonneg, None if raise_arch else self.kernel_arch)
-            cx.kernel = self.kernel  # read only: its parameters so far, its body (the tcgen05.alloc slot)
-            cx.params = tuple(self.kernel.params)  # the kernel's parameters so far (read only)
-            cx.kernel_params = []  # parameters the lowering adds (a TMA tensor map): kept if it is chosen
-            reason = next((r for r in (check.test(call, cx) for check in case.when) if r), None)
-            if reason is None:
-                try:
-                    lowered = case.lower(call, cx)
-                except Decline as declined:
-                    reason = declined.reason
+            cx = Lowering(call, self.names, self.nonneg, None if raise_arch else self.kernel_arch)
+            cx.raised, cx.tensor_maps = dict(self.raised), list(self.tensor_maps)  # kept if it is chosen
+            reason, lowered = attempt(case, call, cx)
             if reason is not None:
                 rejected.append((case.name, reason))
                 continue
-            self.kernel.params.extend(cx.kernel_params)
+            self.raised, self.tensor_maps = cx.raised, cx.tensor_maps
             return case, lowered, rejected
         return None, None, rejected
 

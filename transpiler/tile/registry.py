@@ -60,3 +60,23 @@ def variant(ops: str | tuple[str, ...], name: str, priority: int = 10, when: tup
             cases.sort(key=lambda v: (-v.priority, v.name))
         return fn
     return wrap
+
+
+def attempt(case: Variant, call, cx) -> tuple[str | None, object]:
+    """(None, its code) when variant `case` takes the call, else (why not, None): its conditions,
+    then its lowering. What a lowering that declines made on `cx` (a raised alignment, a tensor
+    map) does not stay."""
+    reason = next((r for r in (check.test(call, cx) for check in case.when) if r), None)
+    if reason is not None:
+        return reason, None
+    raised, tensor_maps = dict(cx.raised), list(cx.tensor_maps)
+    try:
+        return None, case.lower(call, cx)
+    except Decline as declined:
+        cx.raised, cx.tensor_maps = raised, tensor_maps
+        return declined.reason, None
+
+
+def named(op: str, name: str) -> Variant:
+    """Variant `name` of `op` (one a lowering runs for another: an alias, `vec_auto`)."""
+    return next(v for v in VARIANTS[op] if v.name == name)

@@ -1,70 +1,22 @@
 """`T.alloc_tcgen05_ldst_frag(instr_shape, tensor_shape, dtype)`: the register fragment of a
-warpgroup's tcgen05.ld / tcgen05.st (docs/design.md, decision 15; /tmp/notes/ptx2.md).
+warpgroup's tcgen05.ld / tcgen05.st (docs/design.md, decision 15).
 
-As in TIRx, the result is a local buffer of the logical `tensor_shape` (rows, cols) whose
-layout distributes the rows and columns over the warpgroup's 128 threads (`tid_in_wg`, or
-`wid_in_wg` and `laneid`) and each thread's registers (`m`) the way one `.xN` repetition of
-the atom `instr_shape` lays a tensor-memory tile into registers: `.32x32b` gives each thread
-one row (128 rows, or the 64-row image of a two-CTA "datapath B" accumulator, fp32 only),
-`.16x64b` / `.16x128b` / `.16x256b` a 64-row fragment (128 rows: the atom issued twice).
-16-bit data is packed two to a 32-bit register. `N` (the `.xN`) follows from the columns."""
+As in TIRx, the result is a local buffer of the logical `tensor_shape` (rows, cols) whose layout
+distributes the rows and columns over the warpgroup's 128 threads (`tid_in_wg`, or `wid_in_wg`
+and `laneid`) and each thread's registers (`m`) the way one `.xN` repetition of the atom
+`instr_shape` lays a tensor-memory tile into registers (target/tcgen05.py fragment_iters).
+`N` (the `.xN`) follows from the columns."""
 from __future__ import annotations
 
 from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.target.dtypes import INT32
-from transpiler.target.ptx.tcgen05 import LD_SHAPES
+from transpiler.target.tcgen05 import fragment_iters
 from transpiler.sema.expressions import expr
 from transpiler.sema import registry
 from transpiler.sema.memory import views
 from transpiler.sema.registry import CALLS, handler
 from transpiler.sema.values import POISON, LayoutVal
-
-_FP32_COLUMNS = {"32x32b": 1, "16x64b": 2, "16x128b": 4, "16x256b": 8}  # fp32 columns of a warp per repetition
-
-
-def fragment_iters(shape: str, rows: int, cols: int, bits: int) -> list[tuple[int, int, str]] | str:
-    """The layout's shard, outermost first, as (extent, stride, axis); or why the fragment
-    does not exist."""
-    if shape not in _FP32_COLUMNS:
-        return f"`{shape}` is not a tcgen05.ld / st shape here; the shapes are " + \
-            ", ".join(f'"{s}"' for s in _FP32_COLUMNS)
-    if bits not in (16, 32):
-        return "the fragment holds 32- or 16-bit data (float32, float16, bfloat16)"
-    if rows not in (64, 128):
-        return f"a `{shape}` fragment has 64 or 128 rows, not {rows}"
-    most = LD_SHAPES[shape][1]
-    if shape == "32x32b" and rows == 64:  # the 64-row image of a CTA pair's accumulator
-        if bits != 32:
-            return "the 64-row `32x32b` fragment (a CTA pair's accumulator) is float32 only"
-        half = cols // 2
-        if cols % 2 or half not in _reps(most):
-            return f"the 64-row `32x32b` fragment takes N = 2 x a power of two up to {2 * most}, not {cols}"
-        return [(64, 1, "tid_in_wg"), (2, 64, "tid_in_wg"), (half, 1, "m")]
-    pack = 32 // bits
-    per_rep = _FP32_COLUMNS[shape] * pack
-    if cols % per_rep or cols // per_rep not in _reps(most):
-        return f"a `{shape}` fragment of {bits}-bit data has {per_rep} x (a power of two up to {most}) " \
-               f"columns, not {cols}"
-    n = cols // per_rep
-    if shape == "32x32b":
-        return [(rows, 1, "tid_in_wg"), (cols, 1, "m")]
-    # one warp's 16-row slab, in 32-bit register units: (rows, cols) iters and the registers per rep
-    row, col, regs = {
-        "16x64b": ([(4, 1, "wid_in_wg"), (2, 1, "laneid"), (8, 4, "laneid")], [(n, 1, "m"), (2, 2, "laneid")], n),
-        "16x128b": ([(4, 1, "wid_in_wg"), (2, 1, "m"), (8, 4, "laneid")], [(n, 2, "m"), (4, 1, "laneid")], 2 * n),
-        "16x256b": ([(4, 1, "wid_in_wg"), (2, 2, "m"), (8, 4, "laneid")],
-                    [(n, 4, "m"), (4, 1, "laneid"), (2, 1, "m")], 4 * n),
-    }[shape]
-    if rows == 128:  # the second 16-row slab of each warp's 32 lanes: the atom issued again
-        row = row[:1] + [(2, regs, "m")] + row[1:]
-    scale = lambda iters: [(e, s * pack if a == "m" else s, a) for e, s, a in iters]  # noqa: E731
-    return scale(row) + scale(col) + ([(pack, 1, "m")] if pack > 1 else [])
-
-
-def _reps(most: int) -> tuple[int, ...]:
-    return tuple(1 << k for k in range(most.bit_length()) if 1 << k <= most)
-
 
 @handler("alloc_tcgen05_ldst_frag", "instr_shape", "tensor_shape", "dtype")
 def _alloc_tcgen05_ldst_frag(st, node, a):

@@ -1,9 +1,10 @@
 """Tensor-memory buffers of 8- and 16-bit data, and tensor-memory addresses held in shared memory.
 
 Tensor memory is lanes x 32-bit columns. A buffer of a narrower dtype packs 32 / bits elements
-into each column along TCol (two float16, four uint8, as tcgen05.ld / st / cp move them), so its
-TCol coordinate counts elements and its column is that count divided by the packing; an address
-handed to a tcgen05 instruction starts at a column boundary.
+into each column along TCol (two float16, four uint8, as tcgen05.ld / st / cp move them:
+target/tcgen05.py per_column), so its TCol coordinate counts elements and its column is that
+count divided by the packing (ir/tmem.py column); an address handed to a tcgen05 instruction
+starts at a column boundary.
 
 TIRx's `allocated_addr=` of a tensor-memory `T.decl_buffer` is the buffer's full tensor-memory
 address, typically `tmem_addr[0] + 32` where `tmem_addr` is the shared slot `tcgen05.alloc`
@@ -16,15 +17,11 @@ the allocation then has no span until the `tcgen05.alloc` itself is seen.
 from __future__ import annotations
 
 from transpiler import ir
+from transpiler.ir.tmem import column  # noqa: F401  (the checker's tcgen05 operands address columns by it)
 from transpiler.target.dtypes import INT32, UINT32
+from transpiler.target.tcgen05 import per_column
 from transpiler.sema.values import POISON
 from transpiler.sema.registry import CALLS
-
-
-def per_column(dtype) -> int | None:
-    """Elements of `dtype` in one 32-bit column (None: it does not pack into columns)."""
-    bits = dtype.bits * dtype.lanes
-    return 32 // bits if bits in (4, 8, 16, 32) else None
 
 
 def check_dtype(st, dtype, span) -> bool:
@@ -33,13 +30,6 @@ def check_dtype(st, dtype, span) -> bool:
                        span)
         return False
     return True
-
-
-def column(index: ir.Expr, dtype, offset: ir.Expr | None) -> ir.Expr:
-    """The column of TCol element `index` of a buffer of `dtype` whose first column is `offset`."""
-    per = per_column(dtype) or 1
-    col = index if per == 1 else ir.binop("floordiv", index, ir.IntImm(INT32, per))
-    return col if offset is None else ir.add(col, offset)
 
 
 def check_boundary(st, index: ir.Expr, dtype, span) -> bool:

@@ -6,16 +6,11 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, divides_threads, same_elements, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy.vec_forced import hinted_load
-from transpiler.tile.registry import Decline, variant
+from transpiler.tile.registry import Decline
 
 
-@variant("copy", "gmem_smem", priority=10, when=(
-        scopes("thread", "warp", "warpgroup", "cta"), all_threads_active, same_elements,
-        plan.memory_pair("global", "shared", "one side is in global memory and the other in shared memory"),
-        divides_threads))
 def gmem_smem(call: ir.TileCall, cx) -> ir.Stmt:
     return synthesized(call, cx, cx.scope_threads(), cx.thread_in())
 
@@ -34,7 +29,7 @@ def synthesized(call: ir.TileCall, cx, threads: int, tid: ir.Expr) -> ir.Stmt:
     if None not in sides:
         runs = plan.merge(extents, [s.strides for s in sides])
         for width in plan.widths(dtype, forced):
-            why = plan.vector_fits(dtype, width, runs, sides) if width > 1 else None
+            why = plan.vector_fits(cx, dtype, width, runs, sides) if width > 1 else None
             if why is None:
                 lanes = width
                 break

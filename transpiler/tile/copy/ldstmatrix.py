@@ -13,9 +13,8 @@ from transpiler.target import ptx
 from transpiler.target.dtypes import HANDLE, UINT32, VOID
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, same_elements, scopes
 from transpiler.tile.context import c
-from transpiler.tile.registry import Decline, check, variant
+from transpiler.tile.registry import Decline, check
 
 
 @check("the elements are 16-bit")
@@ -24,10 +23,6 @@ def sixteen_bit(call, cx):
     return None if dtype.bits == 16 and dtype.lanes == 1 else f"the elements are {dtype.name}, not 16-bit"
 
 
-@variant("copy", "ldstmatrix", priority=10, when=(
-        scopes("warp", "warpgroup", "cta"), all_threads_active, same_elements,
-        plan.memory_pair("local", "shared", "one side is in registers and the other in shared memory"),
-        sixteen_bit))
 def ldstmatrix(call: ir.TileCall, cx) -> ir.Stmt:
     dst, src = call.operand("dst"), call.operand("src")
     load = regions.memory(dst) == "local"
@@ -45,7 +40,7 @@ def ldstmatrix(call: ir.TileCall, cx) -> ir.Stmt:
     if side.chunk and side.chunk < 8:
         raise Decline(f"the shared layout's swizzle keeps only {side.chunk} elements together")
     if not (plan.multiple_of(side.base, 8) and plan.multiple_of(side.flat.elem_offset, 8)
-            and plan.aligned_storage(side.flat, 16)):
+            and plan.aligned_storage(cx, side.flat, 16)):
         raise Decline("the shared region does not start at a multiple of 16 bytes")
     table = _lane_offsets(buf, regions.squeezed(s), [x.value for x in side.strides])
     if isinstance(table, str):
@@ -57,7 +52,7 @@ def ldstmatrix(call: ir.TileCall, cx) -> ir.Stmt:
     if not load:
         cx.require("stmatrix", "stmatrix")
     words = _words(cx, buf)
-    plan.aligned_storage(regions.registers(buf), 4)
+    plan.aligned_storage(cx, regions.registers(buf), 4)
     mnemonic = f"{'ld' if load else 'st'}matrix.sync.aligned.m8n8.x{num}{'.trans' if trans else ''}.shared.b16"
     inst = ptx.lookup(mnemonic)
     lane = cx.lane()

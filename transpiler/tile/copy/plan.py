@@ -14,7 +14,7 @@ from math import prod
 
 from transpiler import ir
 from transpiler.ir import layout as layouts
-from transpiler.ir.analysis import base_alignment, modular
+from transpiler.ir.analysis import modular
 from transpiler.target.dtypes import DType, has_c_vector
 from transpiler.tile import regions
 from transpiler.tile.context import c
@@ -118,7 +118,7 @@ def offset(side_base: ir.Expr, index: list[ir.Expr], strides: tuple[ir.Expr, ...
     return layouts.linear_index(list(zip(index, strides)), side_base)
 
 
-def vector_fits(dtype: DType, lanes: int, runs: Runs, sides: list[Side], inner_extent: int | None = None) -> str | None:
+def vector_fits(cx, dtype: DType, lanes: int, runs: Runs, sides: list[Side], inner_extent: int | None = None) -> str | None:
     """None when vectors of `lanes` elements at multiples of `lanes` along the runs are contiguous
     and aligned on every side, else why not."""
     nbytes = lanes * dtype.nbytes
@@ -139,19 +139,19 @@ def vector_fits(dtype: DType, lanes: int, runs: Runs, sides: list[Side], inner_e
             return f"`{name}`'s rows do not start at multiples of {nbytes} bytes"
         if not multiple_of(side.flat.elem_offset, lanes):
             return f"`{name}` does not start at a multiple of {nbytes} bytes"
-        if not aligned_storage(side.flat, nbytes):
-            return f"`{name}` is only {base_alignment(side.flat)}-byte aligned"
+        if not aligned_storage(cx, side.flat, nbytes):
+            return f"`{name}` is only {cx.alignment(side.flat)}-byte aligned"
     return None
 
 
-def aligned_storage(buf: ir.Buffer, nbytes: int) -> bool:
+def aligned_storage(cx, buf: ir.Buffer, nbytes: int) -> bool:
     """Whether buf's storage starts at a multiple of nbytes; a register array of its own is
     given that alignment (lowering declares it `alignas`)."""
     storage = buf.storage
     if storage is not None and storage.scope == "local" and storage.kind == "array":
-        storage.align = max(storage.align, nbytes)
+        cx.raise_alignment(storage, nbytes)
         return True
-    return base_alignment(buf) >= nbytes
+    return cx.alignment(buf) >= nbytes
 
 
 def widths(dtype: DType, forced: int | None) -> list[int]:

@@ -10,11 +10,10 @@ from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, same_elements, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy.gmem_smem import synthesized
 from transpiler.tile.copy.vec_forced import hinted_load
-from transpiler.tile.registry import Decline, check, variant
+from transpiler.tile.registry import Decline, check
 
 # The thread axes a register layout may spread over at each scope: those that stay inside it.
 SCOPE_AXES = {"thread": (), "warp": ("laneid",), "warpgroup": ("laneid", "wid_in_wg", "tid_in_wg"),
@@ -32,8 +31,6 @@ def has_registers(call, cx):
     return None
 
 
-@variant("copy", "reg", priority=10, when=(scopes("thread", "warp", "warpgroup", "cta"), all_threads_active,
-                                           same_elements, has_registers))
 def reg(call: ir.TileCall, cx) -> ir.Stmt:
     dst, src = call.operand("dst"), call.operand("src")
     spread = [r for r in (dst, src) if regions.memory(r) == "local" and regions.is_distributed(r.buffer)]
@@ -156,12 +153,12 @@ def _vectorized(call, cx, r, other, side, regs, forced, to_registers) -> ir.Stmt
         if width == 1:
             why = None
             break
-        why = plan.vector_fits(dtype, width, runs, [side])
+        why = plan.vector_fits(cx, dtype, width, runs, [side])
         if why is None and run % width:
             why = f"each thread holds runs of {run} consecutive elements, not a multiple of {width}"
         if why is None and any(reg % width for reg, _ in pairs[::width]):
             why = "the registers of a run do not start at a multiple of the width"
-        if why is None and plan.aligned_storage(regs, width * dtype.nbytes):
+        if why is None and plan.aligned_storage(cx, regs, width * dtype.nbytes):
             lanes = width
             break
     if forced is not None and lanes != forced:

@@ -1,37 +1,72 @@
-"""`copy` (synchronous element copy): the variants of docs/tile-primitives.md's copy page."""
+"""`copy` (synchronous element copy): the variants of docs/tile-primitives.md's copy page, each
+registered here with its priority and conditions; the modules beside this one lower them."""
 from __future__ import annotations
 
 from transpiler import ir
-from transpiler.tile import regions
-from transpiler.tile.checks import same_elements, scopes
-from transpiler.tile.context import c
-from transpiler.tile.registry import check, variant
+from transpiler.tile.checks import all_threads_active, divides_threads, same_elements, scopes
+from transpiler.tile.copy import fallback as element_loop, gmem_smem as vectors, ldstmatrix as matrices, \
+    registers, vec_forced
+from transpiler.tile.copy.plan import memory_pair
+from transpiler.tile.registry import variant
+
+ANY_SCOPE = scopes("thread", "warp", "warpgroup", "cta")
 
 
-@check("no operand is a register buffer spread over threads")
-def not_spread(call, cx):
-    for name in ("dst", "src"):
-        region = call.operand(name)
-        if regions.memory(region) == "local" and regions.is_distributed(region.buffer):
-            return f"{name} is spread over threads' registers, which one thread cannot reach"
-    return None
+@variant("copy", "gmem_smem", priority=10, when=(
+        ANY_SCOPE, all_threads_active, same_elements,
+        memory_pair("global", "shared", "one side is in global memory and the other in shared memory"),
+        divides_threads))
+def gmem_smem(call: ir.TileCall, cx) -> ir.Stmt:
+    return vectors.gmem_smem(call, cx)
 
 
-@variant("copy", "fallback", priority=0, when=(same_elements, not_spread, scopes("thread", "warp", "warpgroup", "cta")))
+@variant("copy", "ldstmatrix", priority=10, when=(
+        scopes("warp", "warpgroup", "cta"), all_threads_active, same_elements,
+        memory_pair("local", "shared", "one side is in registers and the other in shared memory"),
+        matrices.sixteen_bit))
+def ldstmatrix(call: ir.TileCall, cx) -> ir.Stmt:
+    return matrices.ldstmatrix(call, cx)
+
+
+@variant("copy", "reg", priority=10, when=(ANY_SCOPE, all_threads_active, same_elements, registers.has_registers))
+def reg(call: ir.TileCall, cx) -> ir.Stmt:
+    return registers.reg(call, cx)
+
+
+@variant("copy", "fallback", priority=0, when=(same_elements, element_loop.not_spread, ANY_SCOPE))
 def fallback(call: ir.TileCall, cx) -> ir.Stmt:
-    """One thread of the scope copies every element, one at a time (the catch-all). Under an `if`
-    that leaves only part of the scope running, which thread that is cannot be known, so each
-    thread that runs the call copies everything: the same values, written more than once."""
-    dst, src = call.operand("dst"), call.operand("src")
-    count = regions.num_elements(dst)
-
-    def body(i):
-        return regions.store(dst, regions.coords_of(dst, i), regions.load(src, regions.coords_of(src, i)))
-
-    code = cx.loop("i", count, body)
-    if call.scope == "thread" or cx.narrowed() is not None:
-        return code
-    return ir.If(ir.binop("==", cx.thread_in(), c(0)), code, None)
+    return element_loop.fallback(call, cx)
 
 
-from transpiler.tile.copy import gmem_smem as copy_gmem_smem, ldstmatrix as copy_ldst, registers as copy_reg, vec_forced as copy_vec_forced  # noqa: E402,F401  (register the copy variants)
+# TIRx's forced widths and auto-vectorizing copy: tried only when a call names them with `dispatch=`
+FORCED = (scopes("thread"), same_elements, vec_forced.memory_pair)
+
+
+@variant("copy", "vec_16b", priority=20, explicit=True, when=FORCED)
+def vec_16b(call: ir.TileCall, cx) -> ir.Stmt:
+    return vec_forced.forced(2)(call, cx)
+
+
+@variant("copy", "vec_32b", priority=20, explicit=True, when=FORCED)
+def vec_32b(call: ir.TileCall, cx) -> ir.Stmt:
+    return vec_forced.forced(4)(call, cx)
+
+
+@variant("copy", "vec_64b", priority=20, explicit=True, when=FORCED)
+def vec_64b(call: ir.TileCall, cx) -> ir.Stmt:
+    return vec_forced.forced(8)(call, cx)
+
+
+@variant("copy", "vec_128b", priority=20, explicit=True, when=FORCED)
+def vec_128b(call: ir.TileCall, cx) -> ir.Stmt:
+    return vec_forced.forced(16)(call, cx)
+
+
+@variant("copy", "vec_256b", priority=20, explicit=True, when=FORCED)
+def vec_256b(call: ir.TileCall, cx) -> ir.Stmt:
+    return vec_forced.forced(32)(call, cx)
+
+
+@variant("copy", "vec_auto", priority=10, explicit=True)
+def vec_auto(call: ir.TileCall, cx) -> ir.Stmt:
+    return vec_forced.vec_auto(call, cx)

@@ -22,12 +22,10 @@ from transpiler.target import ptx
 from transpiler.target.dtypes import HANDLE, UINT32, parse_dtype
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import same_elements, scopes
 from transpiler.tile.context import c
 from transpiler.tile.copy_async.common import ptx_call
-from transpiler.tile.registry import VARIANTS, Check, Decline, variant
+from transpiler.tile.registry import Decline, attempt, check, named
 
-WIDTHS = {"vec_16b": 2, "vec_32b": 4, "vec_64b": 8, "vec_128b": 16, "vec_256b": 32}  # TIRx's names: bytes
 UINT16 = parse_dtype("uint16")
 _FORM = {32: ("v8.u32", 8, UINT32), 16: ("v4.u32", 4, UINT32), 8: ("v2.u32", 2, UINT32), 4: ("u32", 1, UINT32),
          2: ("u16", 1, UINT16)}  # bytes -> (PTX vector and type, containers, the container's dtype)
@@ -39,15 +37,13 @@ L2_EVICT = ("evict_first", "evict_last", "evict_normal")
 PREFETCH = ("64B", "128B", "256B")
 
 
-def _pair(call, cx):
+@check("it copies between global, shared memory and registers (not within one)")
+def memory_pair(call, cx):
     src, dst = regions.memory(call.operand("src")), regions.memory(call.operand("dst"))
     if (src, dst) in _PAIRS:
         return None
     return f"it copies {src} to {dst}; a forced width moves global <-> shared, global <-> registers or " \
            f"shared <-> registers"
-
-
-memory_pair = Check("it copies between global, shared memory and registers (not within one)", _pair)
 
 
 def _one_of(value, choices: tuple[str, ...], prefix: str, key: str) -> str:
@@ -93,7 +89,7 @@ def _misaligned(e: ir.Expr, n: int) -> bool:
     return r % (gcd(m, n) if m else n) != 0
 
 
-def _side(region: ir.TileRegion, lanes: int, nbytes: int) -> plan.Side:
+def _side(cx, region: ir.TileRegion, lanes: int, nbytes: int) -> plan.Side:
     """The operand as one contiguous run of `lanes` elements at a multiple of nbytes (or Decline)."""
     name = region.buffer.name or "the registers"
     if regions.memory(region) == "local" and regions.is_distributed(region.buffer):
@@ -109,17 +105,17 @@ def _side(region: ir.TileRegion, lanes: int, nbytes: int) -> plan.Side:
         raise Decline(f"`{name}`'s swizzle keeps only {side.chunk} elements together, not {lanes}")
     if _misaligned(side.base, lanes) or _misaligned(side.flat.elem_offset, lanes):
         raise Decline(f"`{name}`'s region does not start at a multiple of {nbytes} bytes")
-    if regions.memory(region) != "local" and not plan.aligned_storage(side.flat, nbytes) \
-            and not _raise_alignment(side.flat, nbytes):
-        raise Decline(f"`{name}` is only {plan.base_alignment(side.flat)}-byte aligned, not {nbytes}")
+    if regions.memory(region) != "local" and not plan.aligned_storage(cx, side.flat, nbytes) \
+            and not _raise_alignment(cx, side.flat, nbytes):
+        raise Decline(f"`{name}` is only {cx.alignment(side.flat)}-byte aligned, not {nbytes}")
     return side
 
 
-def _raise_alignment(buf: ir.Buffer, nbytes: int) -> bool:
+def _raise_alignment(cx, buf: ir.Buffer, nbytes: int) -> bool:
     """A shared array the kernel declares is given the alignment (its declaration prints it)."""
     storage = buf.storage
     if storage is not None and storage.scope.startswith("shared") and storage.kind == "array":
-        storage.align = max(storage.align, nbytes)
+        cx.raise_alignment(storage, nbytes)
         return True
     return False
 
@@ -138,7 +134,7 @@ def containers(cx, regs: ir.Buffer, first: ir.Expr, dtype: ir.DType, cbytes: int
     storage = regs.storage
     if storage is None or storage.scope != "local" or storage.kind != "array":
         raise Decline("the register operand is not a register array")
-    storage.align = max(storage.align, cbytes * count)
+    cx.raise_alignment(storage, cbytes * count)
     cdtype = UINT32 if cbytes == 4 else UINT16
     words = (views or {}).get((id(storage), cbytes))
     if words is None:
@@ -183,6 +179,8 @@ def _space(region: ir.TileRegion) -> str:
 
 
 def forced(nbytes: int):
+    """The lowering of a copy of exactly `nbytes` bytes as one vector access each way (TIRx's
+    `vec_<bits>b`)."""
     def lower(call: ir.TileCall, cx) -> ir.Stmt:
         dst, src = call.operand("dst"), call.operand("src")
         dtype = dst.buffer.dtype
@@ -198,7 +196,7 @@ def forced(nbytes: int):
         hints = load_hints(call, src, nbytes)
         if nbytes == 32:
             cx.require("ld256", "256-bit ld / st")
-        s, d = _side(src, lanes, nbytes), _side(dst, lanes, nbytes)
+        s, d = _side(cx, src, lanes, nbytes), _side(cx, dst, lanes, nbytes)
         stmts: list[ir.Stmt] = []
         ld = ".".join(["ld", _space(src), *hints, tail])
         st = f"st.{_space(dst)}.{tail}"
@@ -226,22 +224,12 @@ def _address(side: plan.Side) -> ir.Expr:
     return ir.BufferAddress(HANDLE, side.flat, (side.base,), side.region.span)
 
 
-for _name, _bytes in WIDTHS.items():
-    variant("copy", _name, priority=20, explicit=True,
-            when=(scopes("thread"), same_elements, memory_pair))(forced(_bytes))
-
-
-@variant("copy", "vec_auto", priority=10, explicit=True)
 def vec_auto(call: ir.TileCall, cx) -> ir.Stmt:
     """TIRx's auto-vectorizing copy: global <-> shared as `gmem_smem`, registers as `reg`."""
     reasons = []
     for name in ("gmem_smem", "reg"):
-        case = next(v for v in VARIANTS["copy"] if v.name == name)
-        reason = next((r for r in (check.test(call, cx) for check in case.when) if r), None)
+        reason, code = attempt(named("copy", name), call, cx)
         if reason is None:
-            try:
-                return case.lower(call, cx)
-            except Decline as declined:
-                reason = declined.reason
+            return code
         reasons.append(f"{name}: {reason}")
     raise Decline("; ".join(reasons))

@@ -198,7 +198,7 @@ class Offsets:
         return layouts.swizzle_const(total, self._swizzle)
 
 
-def align_shared(buf: ir.Buffer, need: int) -> None:
+def align_shared(cx, buf: ir.Buffer, need: int) -> None:
     """TMA's shared side starts on `need` bytes (128; a swizzle's whole period). Shared storage is
     an array or the arena, declared by tirxc: its alignment is raised to `need` (an `align=` is a
     minimum, which a larger one keeps); a typed view into it must start `need`-aligned too."""
@@ -208,7 +208,7 @@ def align_shared(buf: ir.Buffer, need: int) -> None:
         storage = storage.base
     if offset % need:
         raise Decline(f"`{buf.name}` starts at byte {offset} of its storage; TMA needs a multiple of {need}")
-    storage.align = max(storage.align, need)
+    cx.raise_alignment(storage, need)
 
 
 def tma_swizzle(mode: int, nbytes: int):
@@ -216,7 +216,7 @@ def tma_swizzle(mode: int, nbytes: int):
     return lambda offset: swizzle_address(offset * nbytes, mode) // nbytes
 
 
-def shared_stages(s: ir.TileRegion, swizzle: int):
+def shared_stages(cx, s: ir.TileRegion, swizzle: int):
     """What a TMA copy's shared side needs checked first: (the buffer's offsets, its element
     bytes, its run-time start dims, the values each start dim takes): its storage aligned to the
     swizzle's repeat (`128 << swizzle` bytes) and starting on it, and run-time starts only in
@@ -227,7 +227,7 @@ def shared_stages(s: ir.TileRegion, swizzle: int):
         raise Decline(f"the layout of `{sbuf.name}` is not a constant memory layout")
     nbytes = sbuf.dtype.nbytes
     repeat = 128 << swizzle
-    align_shared(sbuf, repeat)
+    align_shared(cx, sbuf, repeat)
     if not multiple_of(ir.mul(sbuf.elem_offset, c(nbytes)), repeat):
         raise Decline(f"`{sbuf.name}` does not start at a multiple of {repeat} bytes")
     extents = regions.const_extents(s)

@@ -58,7 +58,7 @@ def dsmem(call: ir.TileCall, cx) -> ir.Stmt:
     unit = max(1, 16 // dtype.nbytes)
     for side, strides in zip(sides, runs.strides):
         if (not all(plan.multiple_of(s, unit) for s in strides[:-1]) or not plan.multiple_of(side.base, unit)
-                or not plan.multiple_of(side.flat.elem_offset, unit) or not plan.aligned_storage(side.flat, 16)):
+                or not plan.multiple_of(side.flat.elem_offset, unit) or not plan.aligned_storage(cx, side.flat, 16)):
             raise Decline(f"the chunks of `{side.region.buffer.name}` do not start at multiples of 16 bytes")
     count = prod(runs.extents[:-1])
     if count > MAX_CHUNKS:

@@ -9,7 +9,6 @@ region is one 4-, 8- or 16-byte vector, copied from the region starts as it is).
 from __future__ import annotations
 
 from transpiler import ir
-from transpiler.ir.analysis import base_alignment
 from transpiler.target.dtypes import HANDLE, UINT32
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
@@ -64,7 +63,7 @@ def ldgsts(call: ir.TileCall, cx) -> ir.Stmt:
         for size in CP_SIZES:
             if size % dtype.nbytes or size < dtype.nbytes:
                 continue
-            why = _fits(dtype, size // dtype.nbytes, runs, sides)
+            why = _fits(cx, dtype, size // dtype.nbytes, runs, sides)
             if why is None:
                 lanes = size // dtype.nbytes
                 break
@@ -93,7 +92,7 @@ def ldgsts(call: ir.TileCall, cx) -> ir.Stmt:
     return cx.loop("f", rounds, body, "unroll" if rounds <= 16 else "serial")
 
 
-def _fits(dtype, lanes: int, runs, sides) -> str | None:
+def _fits(cx, dtype, lanes: int, runs, sides) -> str | None:
     """None when vectors of `lanes` elements along the runs are contiguous and aligned on both
     sides (copy_plan.vector_fits, without asking for a C vector type: cp.async moves bytes)."""
     nbytes = lanes * dtype.nbytes
@@ -112,8 +111,8 @@ def _fits(dtype, lanes: int, runs, sides) -> str | None:
             return f"`{name}`'s rows do not start at multiples of {nbytes} bytes"
         if not plan.multiple_of(side.flat.elem_offset, lanes):
             return f"`{name}` does not start at a multiple of {nbytes} bytes"
-        if base_alignment(side.flat) < nbytes:
-            return f"`{name}` is only {base_alignment(side.flat)}-byte aligned"
+        if cx.alignment(side.flat) < nbytes:
+            return f"`{name}` is only {cx.alignment(side.flat)}-byte aligned"
     return None
 
 

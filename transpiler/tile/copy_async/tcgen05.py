@@ -6,8 +6,9 @@ from __future__ import annotations
 
 
 from transpiler import ir
-from transpiler.sema.memory import tmem_packing
+from transpiler.ir.tmem import column as tmem_column
 from transpiler.target.dtypes import HANDLE, UINT32, UINT64
+from transpiler.target.tcgen05 import FP32_COLUMNS
 from transpiler.tile.copy_async import tcgen05_16x as x16, tcgen05_cp as cp
 from transpiler.tile import regions
 from transpiler.tile.checks import needs, scopes
@@ -61,7 +62,7 @@ def tcgen05_ldst(call: ir.TileCall, cx) -> ir.Stmt:
     words = _words(call, cx, local, per, stmts)
     reg0 = x16.exact_div(first, per)
     for done, num in _pieces(cols // per, MAX_NUM):
-        column = tmem_packing.column(ir.add(col0, c(done * per)), dtype, tmem.buffer.allocated_addr)
+        column = tmem_column(ir.add(col0, c(done * per)), dtype, tmem.buffer.allocated_addr)
         taddr = ir.add(base, ir.cast(UINT32, ir.add(c(lane0 << 16), column)))
         operands = [ir.BufferLoad(words.dtype, words, (ir.add(reg0, c(done + k)),), call.span) for k in range(num)]
         stmts.append(_move(load, f"32x32b.x{num}", taddr, operands, call.span))
@@ -97,12 +98,12 @@ def _sixteen(call, cx, load: bool, tmem, local, shape: str, rows: int, cols: int
     per = 32 // dtype.bits
     words = _words(call, cx, local, per, stmts)
     regs = x16.REGS_PER_REP[shape]
-    per_rep = x16.PER_REP_FP32[shape] * per
+    per_rep = FP32_COLUMNS[shape] * per
     for k in range(plan.issues):
         for done, num in _pieces(plan.reps):
             start = c(plan.col0 + done * per_rep)
             start = start if plan.shift is None else ir.add(plan.shift, start)
-            column = tmem_packing.column(start, dtype, tmem.buffer.allocated_addr)
+            column = tmem_column(start, dtype, tmem.buffer.allocated_addr)
             taddr = ir.add(base, ir.cast(UINT32, ir.add(c((plan.lane0 + 16 * k) << 16), column)))
             first = k * plan.regs_per_slab + done * regs
             operands = [ir.BufferLoad(words.dtype, words, (ir.add(plan.reg0, c(first + i)),), call.span)
@@ -123,7 +124,7 @@ def _words(call, cx, local, per: int, stmts: list):
         words = ir.Buffer("", (c(regs.shape[0].value // per),), UINT32, "local", view, None, c(0), 4, call.span)
         stmts.append(ir.DeclView(words, call.span))
         if storage.kind == "array":
-            storage.align = max(storage.align, 4)
+            cx.raise_alignment(storage, 4)
     return words
 
 
@@ -176,7 +177,8 @@ def _register_row(local: ir.TileRegion, rows: int, cx) -> ir.Expr:
 
 def _tmem_base(cx) -> ir.Expr:
     """The allocation's address: the slot `tcgen05.alloc` wrote (or that the tensor-memory buffers'
-    `allocated_addr=` read, tmem_packing.py), as the checker's tensor-memory addresses take it."""
+    `allocated_addr=` read, sema/memory/tmem_packing.py), as the checker's tensor-memory addresses
+    take it."""
     slot = cx.call.threads.tmem_slot
     if slot is None:
         raise Decline("the kernel allocates no tensor memory (`tcgen05.alloc`) before this copy")
@@ -236,7 +238,7 @@ def tcgen05_cp(call: ir.TileCall, cx) -> ir.Stmt:
         stmts = []
         base = _tmem_base(cx)
         for k, start in enumerate(starts):
-            column = tmem_packing.column(c(col0 + k * per_atom), dtype, dst.buffer.allocated_addr)
+            column = tmem_column(c(col0 + k * per_atom), dtype, dst.buffer.allocated_addr)
             taddr = ir.add(base, ir.cast(UINT32, column))
             at = tuple(c(x) for x in cp.src_coords(src, table[0, k * per_atom]))
             address = ir.BufferAddress(HANDLE, view, at, src.span)  # the unswizzled address

@@ -19,15 +19,14 @@ from dataclasses import dataclass
 
 from transpiler import ir
 from transpiler.ir import layout as layouts
-from transpiler.sema.calls.tcgen05_frag import fragment_iters
 from transpiler.target.dtypes import INT32
+from transpiler.target.tcgen05 import FP32_COLUMNS, fragment_iters
 from transpiler.tile import regions
 from transpiler.tile.copy.plan import multiple_of
 from transpiler.tile.registry import Decline
 
 SHAPES = ("16x64b", "16x128b", "16x256b")
 REGS_PER_REP = {"16x64b": 1, "16x128b": 2, "16x256b": 4}  # 32-bit registers per thread per .x1
-PER_REP_FP32 = {"16x64b": 2, "16x128b": 4, "16x256b": 8}  # 32-bit columns per .x1
 
 
 def fragment_shape(local: ir.TileRegion) -> tuple[str, int, int] | None:
@@ -148,7 +147,7 @@ def slab_plan(tmem: ir.TileRegion, local: ir.TileRegion, shape: str, rows: int, 
     (constant or run-time start), or raises Decline saying why not."""
     extents = regions.const_extents(local)
     per = 32 // tmem.buffer.dtype.bits
-    per_rep = PER_REP_FP32[shape] * per
+    per_rep = FP32_COLUMNS[shape] * per
     if extents is None or len(local.starts) != 2 or not ir.is_const(local.starts[0], 0) or extents[0] != rows:
         raise Decline(f"the `{shape}` copy moves whole rows of the register fragment ({rows} rows); a part of "
                       "them is not supported yet")

@@ -9,7 +9,6 @@ exactly where TMA writes it (a dense row-major box, XOR-swizzled on its address 
 is checked element by element against the shared buffer's layout."""
 from __future__ import annotations
 
-import weakref
 from itertools import product
 from math import prod
 
@@ -62,7 +61,7 @@ def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
     swizzle = swizzle_mode(sbuf)
     if rows is not None:  # gather4: one instruction, four rows named by `gather4=`
         box = gather.gather_box(g, s, swizzle)
-        issues = [([ir.cast(INT32, g.starts[1]), *rows], gather.gather_destination(s, box[1], swizzle))]
+        issues = [([ir.cast(INT32, g.starts[1]), *rows], gather.gather_destination(cx, s, box[1], swizzle))]
     else:
         if regions.squeezed(g) != regions.squeezed(s):
             raise Decline(f"the global region has extents {regions.squeezed(g) or (1,)} and the shared one "
@@ -72,7 +71,7 @@ def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
         if len(steps) > MAX_ISSUES:
             raise Decline(f"the copy needs {len(steps)} TMA instructions; at most {MAX_ISSUES} are unrolled")
         origins = [_shared_origin(g, s, step, box) for step in steps]
-        _check_shared(g, s, box, steps, swizzle)
+        _check_shared(cx, g, s, box, steps, swizzle)
         issues = [([ir.cast(INT32, ir.add(start, c(i * b))) for start, i, b in zip(g.starts, step, box)][::-1],
                    address(s, origin)) for step, origin in zip(steps, origins)]  # coordinates innermost first
     tmap = _tensor_map(cx, gbuf, data_type, strides, box, swizzle, config, call.span)
@@ -210,11 +209,10 @@ def _tensor_map(cx, gbuf, data_type, strides, box, swizzle, config, span) -> ir.
     """The map parameter for (buffer, box, swizzle ...): one shared by every call that needs it."""
     nbytes = gbuf.dtype.nbytes
     want = (data_type, tuple(reversed(box)), swizzle, config["l2"], config["oob"])
-    for p in list(cx.params) + list(cx.kernel_params):
-        spec = p.tensor_map
-        if spec is not None and spec in _MAPS and spec.buffer is gbuf and (
-                spec.data_type, spec.box, spec.swizzle, spec.l2_promotion, spec.oob_fill) == want:
-            return _MAPS[spec]
+    for param, buf in cx.tensor_maps:
+        spec = param.tensor_map
+        if spec.buffer is gbuf and (spec.data_type, spec.box, spec.swizzle, spec.l2_promotion, spec.oob_fill) == want:
+            return buf
     dims = tuple(reversed(gbuf.shape))
     byte_strides = tuple(ir.mul(s, c(nbytes)) for s in reversed(strides[:-1]))
     for stride in byte_strides:
@@ -226,13 +224,8 @@ def _tensor_map(cx, gbuf, data_type, strides, box, swizzle, config, span) -> ir.
     name = cx.names.fresh(f"{gbuf.name}_tmap")
     storage = ir.Storage(name, UINT64, "global", "tensormap", tma.BYTES // 8, tma.ALIGN)
     buf = ir.Buffer(name, (c(tma.BYTES // 8),), UINT64, "global", storage, span=span)
-    _MAPS[spec] = buf
-    cx.kernel_params.append(ir.Param(name, ParamKind.TENSOR_MAP, UINT64, None, span, tensor_map=spec))
+    cx.tensor_maps.append((ir.Param(name, ParamKind.TENSOR_MAP, UINT64, None, span, tensor_map=spec), buf))
     return buf
-
-
-# The maps this module made, with the buffer that stands for each in the kernel body.
-_MAPS: "weakref.WeakKeyDictionary[ir.TensorMapSpec, ir.Buffer]" = weakref.WeakKeyDictionary()
 
 
 # -- the shared side ------------------------------------------------------------------------------
@@ -284,11 +277,11 @@ def _shared_origin(g, s, issue, box):
     return _to_shared(g, s, [i * b for i, b in zip(issue, box)])
 
 
-def _check_shared(g: ir.TileRegion, s: ir.TileRegion, box, issues, swizzle) -> None:
+def _check_shared(cx, g: ir.TileRegion, s: ir.TileRegion, box, issues, swizzle) -> None:
     """Every element of every box sits in shared memory where TMA puts it: at the box origin's
     address plus its row-major offset in the box, swizzled; origins aligned as TMA needs."""
     sbuf = s.buffer
-    offsets, nbytes, variable, choices = shared_stages(s, swizzle)
+    offsets, nbytes, variable, choices = shared_stages(cx, s, swizzle)
     repeat = 128 << swizzle
     extents = regions.const_extents(s)
     total = prod(box) * len(issues) * prod(len(ch) for ch in choices)

@@ -86,11 +86,11 @@ def gather_box(g: ir.TileRegion, s: ir.TileRegion, swizzle: int) -> list[int]:
     return [1, width]
 
 
-def gather_destination(s: ir.TileRegion, width: int, swizzle: int) -> ir.BufferAddress:
+def gather_destination(cx, s: ir.TileRegion, width: int, swizzle: int) -> ir.BufferAddress:
     """The shared address the instruction takes: where the four rows start before the swizzle,
     after checking that each element lands where the buffer's layout has it."""
     sbuf = s.buffer
-    offsets, nbytes, variable, choices = shared_stages(s, swizzle)
+    offsets, nbytes, variable, choices = shared_stages(cx, s, swizzle)
     extents = regions.const_extents(s)
     if len(list(product(*choices))) > MAX_STAGES:
         raise Decline("the region is too large for tirxc to check its shared layout")

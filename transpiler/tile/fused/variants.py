@@ -16,7 +16,7 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.tile.elementwise.ops import BINARY, UNARY_MATH
 from transpiler.tile.reduction.common import REDUCE_OPS
-from transpiler.tile.registry import VARIANTS, Check, Decline, variant
+from transpiler.tile.registry import VARIANTS, Decline, attempt, check, variant
 
 ALIASES = {"max": "maximum", "min": "minimum", "div": "fdiv", "divide": "fdiv", "multiply": "mul",
            "subtract": "sub"}
@@ -42,7 +42,9 @@ def _op_names(call) -> str | None:
     return None
 
 
-op_names = Check("the op names are known", lambda call, cx: _op_names(call))
+@check("the op names are known")
+def op_names(call, cx):
+    return _op_names(call)
 
 
 def sub_call(call: ir.TileCall, op: str, operands: dict) -> ir.TileCall:
@@ -55,18 +57,15 @@ def sub_call(call: ir.TileCall, op: str, operands: dict) -> ir.TileCall:
 
 def lower_sub(sub: ir.TileCall, cx) -> tuple[str, ir.Stmt]:
     """The code of the first variant that accepts `sub` (as dispatch would choose it)."""
-    from transpiler.tile.context import Lowering
     reasons = []
     for case in VARIANTS.get(sub.op, []):
         if case.explicit:
             continue
-        scx = Lowering(sub, cx.names, cx.nonneg)
-        reason = next((r for r in (check.test(sub, scx) for check in case.when) if r), None)
+        scx = cx.sub_lowering(sub)
+        reason, code = attempt(case, sub, scx)
         if reason is None:
-            try:
-                return case.name, case.lower(sub, scx)
-            except Decline as declined:
-                reason = declined.reason
+            cx.adopt(scx)
+            return case.name, code
         reasons.append(f"{case.name}: {reason}")
     raise Decline(f"no variant of `{sub.op}` takes its part ({'; '.join(reasons)})")
 
@@ -92,16 +91,14 @@ def parts(call: ir.TileCall) -> list[ir.TileCall]:
     return [first, reduce]
 
 
-def _parts_reason(call, cx) -> str | None:
+@check("each part (the elementwise op, the reduction) has a variant that takes it")
+def parts_lower(call, cx) -> str | None:
     for sub in parts(call):
         try:
             lower_sub(sub, cx)
         except Decline as declined:
             return declined.reason
     return None
-
-
-parts_lower = Check("each part (the elementwise op, the reduction) has a variant that takes it", _parts_reason)
 
 
 @variant(("binary_reduce", "unary_reduce", "reduce_negate"), "composed", priority=10, when=(op_names, parts_lower))

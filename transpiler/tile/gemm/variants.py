@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from transpiler import ir
 from transpiler.target import ptx
 from transpiler.target.dtypes import FLOAT32, INT32, UINT32, VOID
-from transpiler.tile import regions
+from transpiler.tile import aliases, regions
 from transpiler.tile.checks import all_threads_active, scopes
 from transpiler.tile.context import c
 from transpiler.tile.gemm.fragments import NoMatch, Operand, a_slots, accumulator_slots, atom, b_slots
@@ -236,3 +236,9 @@ def register_b32(buf: ir.Buffer, reg: int, pack: int) -> ir.Expr:
     if pack == 1:
         return ir.Reinterpret(UINT32, ir.BufferLoad(buf.dtype, buf, (c(reg),)))
     return ir.BufferVecLoad(UINT32, buf, (c(reg),))
+
+
+@variant("gemm", "mma.m16n8k*", priority=10, explicit=True)
+def mma_m16n8k(call: ir.TileCall, cx) -> ir.Stmt:
+    """TIRx's name of `mma_sync`."""
+    return aliases.lower_as("gemm", "mma.m16n8k*", "mma_sync", call, cx)

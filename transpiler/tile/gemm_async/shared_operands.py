@@ -35,7 +35,6 @@ from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
 from transpiler.target.tma import swizzle_address
-from transpiler.ir.analysis import base_alignment
 from transpiler.tile import regions
 from transpiler.tile.context import c
 from transpiler.tile.gemm.fragments import NoMatch
@@ -131,7 +130,7 @@ def _evaluator(buf: ir.Buffer, shape: tuple[int, ...], name: str):
     return at, linear
 
 
-def shared_operand(name: str, region: ir.TileRegion, transposed: bool) -> SharedOperand:
+def shared_operand(cx, name: str, region: ir.TileRegion, transposed: bool) -> SharedOperand:
     """`region` as a (rows, K) operand (`transposed`: the region is (K, rows)), its canonical
     layout and descriptor fields; NoMatch with the reason where it is none. `prove` then checks
     the instruction tiles element by element."""
@@ -170,7 +169,7 @@ def shared_operand(name: str, region: ir.TileRegion, transposed: bool) -> Shared
         if (known_factor(s) * linear[d] * eb) % period:
             raise NoMatch(f"{name}'s region starts at a run-time index of dimension {d} that is not known to move "
                           f"it by whole {period}-byte {'swizzle atoms' if mode else 'units'}")
-    aligned = base_alignment(buf)
+    aligned = cx.alignment(buf)  # counting what the variants chosen before raised (a TMA copy's)
     if aligned % period:
         raise NoMatch(f"{name}'s storage starts on {aligned} bytes; its {MODE_TEXT[mode]} tiles need {period} "
                       f"(`align={period}`)")

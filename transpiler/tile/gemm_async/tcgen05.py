@@ -16,9 +16,9 @@ lowering emits no completion: `tcgen05.commit` and the mbarrier wait are the cal
 from __future__ import annotations
 
 from transpiler import ir
-from transpiler.sema.calls import tcgen05_desc as desc
-from transpiler.sema.memory.tmem_packing import column, per_column
-from transpiler.target import ptx
+from transpiler.ir.tmem import column
+from transpiler.target import ptx, tcgen05 as isa
+from transpiler.target.tcgen05 import per_column
 from transpiler.target.dtypes import INT32, UINT32, VOID
 from transpiler.tile import regions
 from transpiler.tile.checks import all_threads_active, needs, scopes
@@ -51,7 +51,7 @@ def accumulator_in_tmem(call, cx):
 def tcgen05(call: ir.TileCall, cx) -> ir.Stmt:
     """One tcgen05.mma per (N tile, K step), by one thread (an elected lane at warp scope)."""
     try:
-        body = _lower(call, cx.call.threads.tmem_slot)
+        body = _lower(call, cx, cx.call.threads.tmem_slot)
     except NoMatch as e:
         raise Decline(e.reason)
     if call.scope == "warp":
@@ -60,13 +60,13 @@ def tcgen05(call: ir.TileCall, cx) -> ir.Stmt:
 
 
 def _ptx_type(dtype, what) -> str:
-    found = desc._BY_NAME.get(dtype.name)
+    found = isa.PTX_TYPE.get(dtype.name)
     if found is None:
         raise NoMatch(f"tcgen05 has no {dtype.name} {what}")
     return found
 
 
-def _lower(call: ir.TileCall, slot) -> ir.Stmt:
+def _lower(call: ir.TileCall, cx, slot) -> ir.Stmt:
     C_region, A_region, B_region = call.operand("C"), call.operand("A"), call.operand("B")
     SFA, SFB = call.operand("SFA"), call.operand("SFB")
     group = call.option("cta_group", 1)
@@ -94,14 +94,14 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
         if regions.memory(SFA) != "tmem" or regions.memory(SFB) != "tmem":
             raise NoMatch("SFA and SFB must be in tensor memory")
         sf = _ptx_type(SFA.buffer.dtype, "scale factors")
-        kind = next((k for k, ab, sfs in desc._SCALED_KINDS if a in ab and b in ab and sf in sfs), None)
+        kind = next((k for k, ab, sfs in isa.SCALED_KINDS if a in ab and b in ab and sf in sfs), None)
         if kind is None:
             raise NoMatch(f"no block-scaled tcgen05 kind multiplies {a} by {b} with {sf} scale factors")
     else:
-        kind = next((k for k, ds, ab in desc._KINDS if d in ds and a in ab and b in ab), None)
+        kind = next((k for k, ds, ab in isa.KINDS if d in ds and a in ab and b in ab), None)
         if kind is None:
             raise NoMatch(f"no tcgen05 kind multiplies {a} by {b} into {d}")
-    B = shared_operand("B", B_region, bool(call.operand("transB")))
+    B = shared_operand(cx, "B", B_region, bool(call.operand("transB")))
     C_view = matrix_view(C_region, "C")
     M, N = C_view.rows, C_view.cols
     ws = _weight_stationary(call, C_view, group)
@@ -112,7 +112,7 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
         A = None
         a_rows, K = A_view.rows, A_view.cols
     else:
-        A = shared_operand("A", A_region, bool(call.operand("transA")))
+        A = shared_operand(cx, "A", A_region, bool(call.operand("transA")))
         a_rows, K = A.rows, A.cols
     if a_rows != M or B.cols != K or B.rows * group != N:
         raise NoMatch(f"C is {M} x {N}, A {a_rows} x {K} and B {B.rows} x {B.cols}: tcgen05 wants A (M, K) "
@@ -126,10 +126,10 @@ def _lower(call: ir.TileCall, slot) -> ir.Stmt:
     if C_view.batched and not ws:
         raise NoMatch("a batched C (2, M, N / 2) is the `.ws` datapath E; weight_stationary=False contradicts it")
     mma_m = M * group
-    mma_k = desc._K[kind][0]
+    mma_k = isa.K[kind][0]
     if K % mma_k:
         raise NoMatch(f"K = {K} is not a multiple of {mma_k} (kind::{kind})")
-    steps = next(s for kinds, g, s, _ in desc._SHAPES if kind in kinds and g == group)
+    steps = next(s for kinds, g, s, _ in isa.SHAPES if kind in kinds and g == group)
     step = steps.get(mma_m)
     mma_n = max((n for n in range(step, 257, step) if N % n == 0), default=None) if step else None
     if mma_n is None:
@@ -229,12 +229,11 @@ def _instr_descriptor(call, kind, a, b, d, m, n, sfa) -> ir.Expr:
         if isinstance(given, ir.Expr) and given.dtype.is_int:
             return given if given.dtype == UINT32 else ir.cast(UINT32, given)
         raise NoMatch("descI= is a 32-bit instruction descriptor (an integer)")
-    value = desc._FORMAT[a] << 7 | desc._FORMAT[b] << 10 | (n >> 3) << 17 | (m >> 4) << 24
     if sfa is None:
-        value |= desc._FORMAT[d] << 4
+        value = isa.instr_descriptor(isa.FORMAT[a], isa.FORMAT[b], m, n, d_format=isa.FORMAT[d])
     else:
-        sf = desc._BY_NAME[sfa.buffer.dtype.name]
-        value |= desc._SCALE_FORMAT[sf] << 23
+        scale = isa.SCALE_FORMAT[isa.PTX_TYPE[sfa.buffer.dtype.name]]
+        value = isa.instr_descriptor(isa.FORMAT[a], isa.FORMAT[b], m, n, scale_format=scale)
     return ir.IntImm(UINT32, value)
 
 

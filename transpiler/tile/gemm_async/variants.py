@@ -66,12 +66,12 @@ def scale_d(accum) -> ir.Expr | None:
 def wgmma(call: ir.TileCall, cx) -> ir.Stmt:
     """wgmma.fence, then one wgmma.mma_async per (M tile of 64, N tile, K step)."""
     try:
-        return _lower(call)
+        return _lower(call, cx)
     except NoMatch as e:
         raise Decline(e.reason)
 
 
-def _lower(call: ir.TileCall) -> ir.Stmt:
+def _lower(call: ir.TileCall, cx) -> ir.Stmt:
     C_region, A_region, B_region = call.operand("C"), call.operand("A"), call.operand("B")
     if not isinstance(A_region, ir.TileRegion) or not isinstance(B_region, ir.TileRegion):
         raise NoMatch("A and B must be buffer regions")
@@ -95,8 +95,8 @@ def _lower(call: ir.TileCall) -> ir.Stmt:
             raise NoMatch("A in registers is (M, K): transA is not allowed")
         A = Operand("A", A_region)
     else:
-        A = shared_operand("A", A_region, bool(call.operand("transA")))
-    B = shared_operand("B", B_region, bool(call.operand("transB")))
+        A = shared_operand(cx, "A", A_region, bool(call.operand("transA")))
+    B = shared_operand(cx, "B", B_region, bool(call.operand("transB")))
     K = A.cols
     if (A.rows, B.cols) != (M, K) or B.rows != N:
         raise NoMatch(f"C is {M} x {N}, A {A.rows} x {A.cols} and B {B.rows} x {B.cols}: "
