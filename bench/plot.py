@@ -6,7 +6,10 @@ own venv (bench/.venv-ref; matplotlib is no dependency of tirxc):
 writes docs/img/transpile_ratio.png (process-to-process time of both tools
 and the ratio per sample) and docs/img/transpile_scaling.png (time and peak
 memory against kernel size). Given bench/results/gemm_hopper.json (bench/gemm_hopper.py),
-it writes docs/img/gemm_hopper.png instead.
+it writes docs/img/gemm_hopper.png instead. Given bench/results/attention.json
+(bench/attention.py) or bench/results/gemm_fp8.json (bench/gemm_fp8.py), it writes
+docs/img/attention_d64.svg and attention_d128.svg, or docs/img/gemm_fp8.svg: those are drawn
+as plain SVG text (bench/svg_plot.py), so any Python draws them, matplotlib or not.
 """
 from __future__ import annotations
 
@@ -14,16 +17,21 @@ import json
 import sys
 from pathlib import Path
 
-import matplotlib
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
 
 GOAL_RATIO = 6.0
 GOAL_SCALING_S = 2.0
 
 
 def plot_ratio(results: dict, out: Path) -> None:
+    plt = _pyplot()
     rows = [r for r in results["process"] if "tirxc" in r]
     names = [r["sample"] for r in rows]
     med = lambda r, tool, kind: r.get(tool, {}).get(f"{kind}_ms", {}).get("median", 0.0)  # noqa: E731
@@ -62,6 +70,7 @@ def plot_ratio(results: dict, out: Path) -> None:
 
 
 def plot_scaling(results: dict, out: Path) -> None:
+    plt = _pyplot()
     rows = [r for r in results["scaling"] if "error" not in r["tirxc"]]
     sizes = [r["statements"] for r in rows]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
@@ -100,6 +109,7 @@ def plot_scaling(results: dict, out: Path) -> None:
 def plot_gemm(results: dict, out: Path) -> None:
     """TFLOP/s against the problem size: the TIRx GEMM (the kernel the size picks, and both
     kernels) and cuBLAS, from bench/gemm_hopper.py's results."""
+    plt = _pyplot()
     rows = results["rows"]
     sizes = [r["size"] for r in rows]
     fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -125,6 +135,12 @@ def plot_gemm(results: dict, out: Path) -> None:
 def main() -> None:
     results = json.loads(Path(sys.argv[1]).read_text())
     out_dir = Path(sys.argv[2])
+    if results.get("sample") in ("attention_hopper.tx", "gemm_fp8_hopper.tx"):
+        from bench.svg_plot import plot_attention, plot_fp8
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written = (plot_attention if results["sample"].startswith("attention") else plot_fp8)(results, out_dir)
+        print(f"[bench] wrote {', '.join(str(w) for w in written)}")
+        return
     if "rows" in results:  # bench/gemm_hopper.py's results
         plot_gemm(results, out_dir)
         return
