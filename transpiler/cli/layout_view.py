@@ -30,7 +30,7 @@ from transpiler.sema.registry import LAYOUT_CTORS
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
 from transpiler.cli.svg import Svg, hue
-from transpiler.sema.values import POISON
+from transpiler.evaluator.values import POISON
 
 LAYOUT_FILE = "<layout>"
 # What the layout text may name: the names of a file that starts with these imports.

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from transpiler.sema.expressions import expr
-from transpiler.sema.values import POISON, Poison, PyConst
+from transpiler.evaluator.values import POISON, Poison, PyConst
 
 
 class Box:

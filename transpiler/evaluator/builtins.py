@@ -13,7 +13,7 @@ from transpiler.sema import state
 from transpiler.evaluator.core import as_node, index_node, items_of, kind_of, pack, step, truth
 from transpiler.evaluator import box as pyeval_box, fstring as pyeval_fstring, lists as pyeval_lists
 from transpiler.sema.registry import CALLS, PY_BUILTINS
-from transpiler.sema.values import Method, POISON, Poison, PyConst, PyDict, SliceVal
+from transpiler.evaluator.values import Method, POISON, Poison, PyConst, PyDict, SliceVal
 
 _TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple, "list": list, "dict": PyDict,
           "set": set}
@@ -152,7 +152,7 @@ def _set(st, node, args, kwargs):
 
 
 def _callable(st, node, args, kwargs):
-    from transpiler.sema.values import Builtin, Helper
+    from transpiler.evaluator.values import Builtin, Helper
     return PyConst(isinstance(args[0], (Helper, Builtin)))
 
 

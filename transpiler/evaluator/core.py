@@ -16,7 +16,7 @@ from transpiler.syntax import ast
 from transpiler.sema.expressions import expr
 from transpiler.evaluator.box import box_of, fresh, new_list, new_set
 from transpiler.sema.registry import CALLS
-from transpiler.sema.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
+from transpiler.evaluator.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
     SliceVal
 from transpiler.sema.expressions.scalars import _kind
 

@@ -14,7 +14,7 @@ from transpiler.syntax.source import SourceFile
 from transpiler.sema.expressions import expr
 from transpiler.evaluator.core import kind_of
 from transpiler.evaluator.box import box_of
-from transpiler.sema.values import DTypeVal, POISON, Poison, PyConst
+from transpiler.evaluator.values import DTypeVal, POISON, Poison, PyConst
 
 _CONVERSIONS = {"": lambda v: v, "r": repr, "s": str, "a": ascii}
 

@@ -9,7 +9,7 @@ from transpiler.sema.expressions import expr
 from transpiler.evaluator.core import dict_key, index_node, items_of, kind_of, pack, step, unpack
 from transpiler.evaluator.box import Box, ListConst, ListTuple, box_of, new_list, new_set, set_key, view
 from transpiler.sema.registry import CALLS
-from transpiler.sema.values import POISON, Poison, PyConst, PyDict, Void
+from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict, Void
 
 
 def _elab_Name(st, node: ast.Name):

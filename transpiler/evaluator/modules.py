@@ -12,7 +12,7 @@ from transpiler.sema.library import class_dataclass, macros, tma_utils
 from transpiler.evaluator import builtins as pyeval_builtins, stdlib as pyeval_stdlib, typing_names as pyeval_typing
 from transpiler.evaluator.builtins import _consts, _fail, _py, _seq
 from transpiler.sema.registry import CALLS
-from transpiler.sema.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
+from transpiler.evaluator.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
 from transpiler.target.dtypes import parse_dtype
 
 _CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan}

@@ -10,7 +10,7 @@ import os
 
 from transpiler.evaluator import box as pyeval_box
 from transpiler.evaluator.builtins import _TABLE, _fail
-from transpiler.sema.values import Builtin, PyConst, PyDict
+from transpiler.evaluator.values import Builtin, PyConst, PyDict
 
 NAMES = {"copy": ("copy", "deepcopy"), "os": ("environ", "getenv")}
 

@@ -37,8 +37,8 @@ from transpiler.sema.expressions.expr import elab
 from transpiler.sema.kernel.prim_func import check_kernel
 from transpiler.sema.registry import CALLS, LAYOUT_CTORS
 from transpiler.sema.state import KernelState, ModuleState, at_module_level
-from transpiler.sema.values import (POISON, Axis, Binding, Builtin, DTypeVal, DynamicExtent, LayoutPart, LayoutVal, Namespace,
-                                    Poison, PyConst, PyDict, LibraryName, SliceVal, Helper)
+from transpiler.evaluator.values import POISON, Binding, Builtin, DTypeVal, Poison, PyConst, PyDict, SliceVal, Helper
+from transpiler.sema.values import Axis, DynamicExtent, LayoutPart, LayoutVal, Namespace, LibraryName
 
 DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir", "tvm.tirx")
 LAYOUT_MODULE = "tvm.tirx.layout"

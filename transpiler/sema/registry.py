@@ -7,7 +7,8 @@ from functools import lru_cache
 from transpiler.diag.diagnostics import did_you_mean
 from transpiler.syntax import ast
 from transpiler.target.dtypes import parse_dtype
-from transpiler.sema.values import DTypeVal, LayoutCtor, POISON
+from transpiler.evaluator.values import DTypeVal, POISON
+from transpiler.sema.values import LayoutCtor
 
 
 class DispatchTable(dict):

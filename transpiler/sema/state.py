@@ -11,7 +11,8 @@ from transpiler.syntax.source import SourceFile, Span
 from transpiler.target.arch import parse_arch
 from transpiler.target.cnames import c_name
 from transpiler.target.dtypes import INT32, dtype_alias, parse_dtype
-from transpiler.sema.values import Binding, Builtin, DynamicExtent, POISON
+from transpiler.evaluator.values import Binding, Builtin, POISON
+from transpiler.sema.values import DynamicExtent
 
 
 _RANGE = Builtin("range")

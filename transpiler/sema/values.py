@@ -1,8 +1,9 @@
 """What a `.tx` expression can stand for while the checker elaborates it.
 
 Besides typed IR expressions (ir.Expr) and buffers (ir.Buffer), names and
-expressions can denote compile-time constants, namespaces, layouts, pointers,
-thread-id tuples and so on. Each of these is a small frozen dataclass here,
+expressions can denote namespaces, layouts, pointers, pools and so on; the values of
+the file's Python level (constants, dicts, functions, builtins, dtypes ...) are the
+evaluator's (transpiler/evaluator/values.py). Each of these is a small frozen dataclass here,
 compared by identity and without a generated repr (cheaper to create at start-up).
 """
 from __future__ import annotations
@@ -12,47 +13,6 @@ from dataclasses import dataclass, field
 from transpiler import ir
 from transpiler.target.dtypes import DType
 from transpiler.syntax.source import Span
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Poison:
-    """The value of an expression that already produced an error; silences cascades."""
-
-
-POISON = Poison()
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class PyConst:
-    """A compile-time Python value without a dtype: int, float, bool, str, None or a tuple of them."""
-    value: object
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class PyDict:
-    """A compile-time dict: constant keys (in insertion order) to elaborated values (pyeval.py)."""
-    items: dict
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class SliceVal:
-    """`slice(lower, upper, step)` as a value (each part an elaborated value or None), for indexing
-    a buffer with a compile-time tuple of slices: `fs = (slice(0, 32), slice(0, 8)); A[fs]`."""
-    lower: object
-    upper: object
-    step: object
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Helper:
-    """A function of the file evaluated or inlined by the checker (macros.py): a plain `def`
-    computing compile-time values (kind "def"), or an `@T.inline` / `@T.macro` device helper.
-    `scopes`: the scopes it was defined in (nested helpers see the kernel's names)."""
-    fdef: object  # ast.FunctionDef
-    kind: str  # def inline macro
-    scopes: tuple = ()
-    defaults: tuple = ()  # (name, elaborated default value) for each parameter with a default
-    global_names: frozenset = frozenset()  # the names its `global` statements declare (module-level names)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -74,19 +34,6 @@ class Namespace:
     @property
     def dotted(self) -> str:
         return ".".join(self.path[1:])
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Method:
-    """A bound method of a value (`A.local`, `pool.alloc`), waiting for its call."""
-    obj: object
-    name: str
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class DTypeVal:
-    """A dtype used as a value: `T.float32`."""
-    dtype: DType
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -128,12 +75,6 @@ class Region:
     starts: tuple
     extents: tuple
     indices: int | None = None
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class IdTuple:
-    """The thread or block ids one `T.thread_id([...])` / `T.cta_id([...])` binds."""
-    vars: tuple[ir.Var, ...]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -179,25 +120,9 @@ class LayoutCtor:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LoopRange:
-    """The iterable of a `for`: `range`, `T.unroll`, `T.grid` and their bounds."""
-    kind: str  # serial unroll grid
-    starts: tuple
-    stops: tuple
-    steps: tuple
-    unroll_factor: int = 0
-
-
-@dataclass(frozen=True, eq=False, repr=False)
 class PtxMnemonic:
     """`T.ptx["mnemonic"]`, waiting for its operands."""
     mnemonic: str
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Builtin:
-    """A Python builtin: range, or one of the compile-time builtins of pyeval_builtins.py."""
-    name: str
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -219,21 +144,6 @@ class Ramp:
 class LaunchConfig:
     """`T.cuda.LaunchConfig(grid=..., block=..., ...)`, its arguments as written."""
     args: dict
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Void:
-    """The result of a call used as a statement only."""
-    stmt: ir.Stmt
-
-
-@dataclass
-class Binding:
-    """What a name means, what kind of binding it is, and where it was bound."""
-    value: object
-    kind: str  # const buffer scalar let var id param handle pointer loopvar other;
-    #            module level: const namespace builtin (the implicit `T`) layout axis import
-    span: Span
 
 
 # SMEM and TMEM pools (pools.py): mutable, one per `T.SMEMPool()` / `T.TMEMPool(...)` of a kernel
@@ -260,3 +170,4 @@ class TmemPool:
     cursor: int = 0
     committed: object = None
     deallocated: object = None
+

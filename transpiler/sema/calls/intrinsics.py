@@ -13,8 +13,8 @@ from transpiler.sema import state, registry
 from transpiler.sema.expressions import scalars, expr, effects
 from transpiler.sema.calls import ptx as ptx_calls
 from transpiler.sema.kernel import threads
-from transpiler.sema.values import (DynamicExtent, DTypeVal, LaunchConfig, Namespace, POISON, Pointer,
-                                    PyConst, Ramp, Void)
+from transpiler.evaluator.values import DTypeVal, POISON, PyConst, Void
+from transpiler.sema.values import DynamicExtent, LaunchConfig, Namespace, Pointer, Ramp
 from transpiler.sema.state import _SymbolicPending
 from transpiler.sema.registry import MATH
 from transpiler.target.cmath import PREDICATES

@@ -13,7 +13,8 @@ from transpiler.sema import state, registry
 from transpiler.sema.expressions import scalars, expr
 from transpiler.sema.kernel import threads
 from transpiler.sema.memory import tmem_packing
-from transpiler.sema.values import POISON, Pointer, Poison, PyConst, Region, Void
+from transpiler.evaluator.values import POISON, Poison, PyConst, Void
+from transpiler.sema.values import Pointer, Region
 from transpiler.sema.registry import CALLS, is_default
 
 

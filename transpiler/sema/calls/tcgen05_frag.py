@@ -18,7 +18,8 @@ from transpiler.sema.expressions import expr
 from transpiler.sema import registry
 from transpiler.sema.memory import views
 from transpiler.sema.registry import CALLS, handler
-from transpiler.sema.values import POISON, LayoutVal
+from transpiler.evaluator.values import POISON
+from transpiler.sema.values import LayoutVal
 
 _FP32_COLUMNS = {"32x32b": 1, "16x64b": 2, "16x128b": 4, "16x256b": 8}  # fp32 columns of a warp per repetition
 

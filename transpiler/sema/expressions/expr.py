@@ -11,10 +11,10 @@ from transpiler.target.dtypes import BOOL, DType, INT32, has_c_vector, known_dty
 from transpiler.sema.expressions import effects, scalars
 from transpiler.sema import state
 from transpiler.sema.library.class_values import CALLABLE, WITH_ATTRS, Instance
-from transpiler.sema.values import (ArrayType, Axis, AxisTerm, Builtin, DTypeVal, HandleType, LayoutCtor, LayoutPart,
-                                    LayoutVal, LetType, Method, Namespace, POISON, Pointer, Poison, PtxMnemonic,
-                                    PyConst, BufferIndexer,
-                                    Region, SmemPool, TmemPool, Helper, PyDict, LibraryName)
+from transpiler.evaluator.values import Builtin, DTypeVal, Method, POISON, Poison, PyConst, Helper, PyDict
+from transpiler.sema.values import (ArrayType, Axis, AxisTerm, HandleType, LayoutCtor, LayoutPart, LayoutVal,
+                                    LetType, Namespace, Pointer, PtxMnemonic, BufferIndexer, Region, SmemPool,
+                                    TmemPool, LibraryName)
 from transpiler.sema.registry import (CALLS, HANDLERS, LAYOUT_CTORS, PY_BUILTINS, DispatchTable, _dtype_value,
                                       _known_dotted_names, _suggest, bind_args, is_default)
 from transpiler.sema.expressions.scalars import INT_BITS, _kind

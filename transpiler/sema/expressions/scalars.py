@@ -11,8 +11,9 @@ from transpiler.sema.expressions import effects
 from transpiler.sema.kernel import unrolled
 from transpiler.target.dtypes import (BOOL, DType, FLOAT32, INT32, INT64, UNLOWERABLE, VECTOR_LANES, dtype_alias,
                                       int_range, known_dtype_names, parse_dtype, promoted)
-from transpiler.sema.values import (Axis, AxisTerm, DTypeVal, Handle, IdTuple, LaunchConfig, LayoutPart, LayoutVal,
-                                    Method, Namespace, POISON, Pointer, PyConst, Ramp, Region, Void)
+from transpiler.evaluator.values import DTypeVal, IdTuple, Method, POISON, PyConst, Void
+from transpiler.sema.values import (Axis, AxisTerm, Handle, LaunchConfig, LayoutPart, LayoutVal, Namespace, Pointer,
+                                    Ramp, Region)
 
 
 _INT_ONLY = ("floordiv", "floormod", "<<", ">>", "&", "|", "^")

@@ -8,7 +8,7 @@ from transpiler.ir.fold import cast
 from transpiler.syntax.source import Span
 from transpiler.target.dtypes import DType, FLOAT32
 from transpiler.sema.expressions import scalars
-from transpiler.sema.values import POISON, PyConst
+from transpiler.evaluator.values import POISON, PyConst
 
 
 def stored(st, val, span: Span, dtype: DType):

@@ -19,7 +19,7 @@ from transpiler.syntax import ast
 from transpiler.target.dtypes import INT32, INT64, UINT32, int_range
 from transpiler.sema.expressions import effects, expr
 from transpiler.sema import state
-from transpiler.sema.values import LoopRange, POISON, PyConst
+from transpiler.evaluator.values import LoopRange, POISON, PyConst
 from transpiler.sema.registry import CALLS, handler, is_default
 
 

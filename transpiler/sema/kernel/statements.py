@@ -13,9 +13,9 @@ from transpiler.sema.expressions import scalars, expr, effects, stores, directiv
 from transpiler.sema.kernel import threads, loops, unrolled, legacy_launch
 from transpiler.sema.memory import views, layout_methods
 from transpiler.evaluator import core as pyeval
-from transpiler.sema.values import (ArrayType, Binding, DTypeVal, IdTuple, LayoutPart, LayoutVal, LetType, LoopRange,
-                                    POISON, Pointer, Poison, PyConst, Region, SmemPool, TmemPool, Void, PyDict,
-                                    Helper)
+from transpiler.evaluator.values import (Binding, DTypeVal, IdTuple, LoopRange, POISON, Poison, PyConst, Void,
+                                         PyDict, Helper)
+from transpiler.sema.values import ArrayType, LayoutPart, LayoutVal, LetType, Pointer, Region, SmemPool, TmemPool
 from transpiler.sema.state import _SymbolicPending
 from transpiler.sema.library.class_values import CLASS_VALUES
 from transpiler.sema.registry import CALLS, DispatchTable, handler, is_default

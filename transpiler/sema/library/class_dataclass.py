@@ -14,7 +14,7 @@ from transpiler.sema import state
 from transpiler.sema.library.class_values import ClassVal, Instance
 from transpiler.evaluator.builtins import _TABLE, _AnyName, _fail
 from transpiler.sema.registry import CALLS
-from transpiler.sema.values import POISON, Builtin, Poison, PyConst, PyDict
+from transpiler.evaluator.values import POISON, Builtin, Poison, PyConst, PyDict
 
 NAMES = ("dataclass", "field", "fields", "asdict", "astuple", "replace")
 _OPTIONS = ("init", "repr", "eq", "order", "unsafe_hash", "frozen", "match_args", "kw_only", "slots")

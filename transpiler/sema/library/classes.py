@@ -20,7 +20,8 @@ from transpiler.sema import state
 from transpiler.sema.kernel import statements
 from transpiler.sema.library.class_values import BoundMethod, ClassVal, Instance, PropertyVal, StaticMethod, SuperCall, SuperProxy
 from transpiler.sema.registry import CALLS
-from transpiler.sema.values import POISON, Binding, Builtin, Helper, Namespace, Poison, PyConst, Void
+from transpiler.evaluator.values import POISON, Binding, Builtin, Helper, Poison, PyConst, Void
+from transpiler.sema.values import Namespace
 
 # the exceptions `raise` may name; any of them is a compile-time error with its message
 EXCEPTIONS = ("Exception", "ValueError", "TypeError", "RuntimeError", "NotImplementedError", "AssertionError",

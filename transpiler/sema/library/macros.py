@@ -21,7 +21,8 @@ from transpiler.evaluator import core as pyeval, lists as pyeval_lists
 from transpiler.sema import state
 from transpiler.sema.kernel import statements
 from transpiler.sema.registry import CALLS
-from transpiler.sema.values import Binding, Helper, Namespace, POISON, Poison, PyConst, PyDict, Void
+from transpiler.evaluator.values import Binding, Helper, POISON, Poison, PyConst, PyDict, Void
+from transpiler.sema.values import Namespace
 
 MAX_DEPTH = 64  # nested helper calls (recursion included)
 

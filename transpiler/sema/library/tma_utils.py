@@ -19,7 +19,8 @@ from transpiler.sema.expressions import scalars
 from transpiler.evaluator.builtins import _fail
 from transpiler.evaluator.box import new_list
 from transpiler.evaluator.core import items_of
-from transpiler.sema.values import Builtin, DTypeVal, LayoutVal, POISON, PyConst
+from transpiler.evaluator.values import Builtin, DTypeVal, POISON, PyConst
+from transpiler.sema.values import LayoutVal
 from transpiler.target.dtypes import parse_dtype
 
 TMA = "tma_utils"  # the builtins' prefix: `tma_utils.mma_shared_layout` ...

@@ -11,7 +11,7 @@ from transpiler.target.dtypes import HANDLE, INT32, has_c_vector
 from transpiler.sema import registry
 from transpiler.sema.expressions import scalars, expr
 from transpiler.sema.memory import views, tensormaps, retype
-from transpiler.sema.values import POISON, PyConst, Void
+from transpiler.evaluator.values import POISON, PyConst, Void
 from transpiler.sema.registry import CALLS, handler, is_default
 from transpiler.sema.expressions.scalars import article
 

@@ -25,7 +25,8 @@ from transpiler.sema.expressions import effects, expr, scalars
 from transpiler.sema import registry
 from transpiler.evaluator.core import items_of
 from transpiler.sema.registry import CALLS
-from transpiler.sema.values import BufferIndexer, LayoutVal, Method, POISON, PyConst
+from transpiler.evaluator.values import Method, POISON, PyConst
+from transpiler.sema.values import BufferIndexer, LayoutVal
 
 
 class ViewError(Exception):

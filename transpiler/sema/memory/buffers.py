@@ -13,7 +13,8 @@ from transpiler.sema import registry
 from transpiler.sema.expressions import expr
 from transpiler.sema.calls import ptx as ptx_calls
 from transpiler.sema.memory import tmem_packing, views
-from transpiler.sema.values import Handle, POISON, Pointer
+from transpiler.evaluator.values import POISON
+from transpiler.sema.values import Handle, Pointer
 from transpiler.sema.registry import default_arg, handler, is_default
 from transpiler.sema.expressions.expr import kind_of
 

@@ -9,7 +9,8 @@ from transpiler.sema.expressions import expr, scalars
 from transpiler.sema.memory import layout_attrs
 from transpiler.sema import registry
 from transpiler.sema.registry import CALLS, is_default
-from transpiler.sema.values import LayoutVal, POISON, PyConst, PyDict
+from transpiler.evaluator.values import POISON, PyConst, PyDict
+from transpiler.sema.values import LayoutVal
 
 METHODS = ("tile_to", "tile", "apply")
 

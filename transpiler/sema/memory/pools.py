@@ -16,7 +16,8 @@ from transpiler.sema.expressions import expr
 from transpiler.sema.kernel import threads
 from transpiler.sema.calls import ptx as ptx_calls
 from transpiler.sema.memory import views
-from transpiler.sema.values import POISON, SmemPool, TmemPool, Void
+from transpiler.evaluator.values import POISON, Void
+from transpiler.sema.values import SmemPool, TmemPool
 from transpiler.sema.registry import CALLS, handler, is_default
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.target.dtypes import INT32, UINT32
-from transpiler.sema.values import POISON
+from transpiler.evaluator.values import POISON
 from transpiler.sema.registry import CALLS
 
 

@@ -12,7 +12,8 @@ from transpiler.target.arch import INDEX_LIMIT
 from transpiler.target.dtypes import DType, INT32
 from transpiler.sema import registry
 from transpiler.sema.expressions import scalars, expr, effects
-from transpiler.sema.values import AxisTerm, LayoutPart, LayoutVal, POISON, PyConst
+from transpiler.evaluator.values import POISON, PyConst
+from transpiler.sema.values import AxisTerm, LayoutPart, LayoutVal
 from transpiler.sema.registry import CALLS, is_default
 from transpiler.sema.expressions.expr import kind_of
 
