@@ -103,3 +103,47 @@ class Binding:
     kind: str  # const buffer scalar let var id param handle pointer loopvar other;
     #            module level: const namespace builtin (the implicit `T`) layout axis import
     span: Span
+
+
+class CheckerValue:
+    """A value of the checker above the evaluator (a namespace, a layout, a pointer ...): the
+    evaluator stores and passes it untouched, and names it in a message by its `describe`."""
+    __slots__ = ()
+
+    def describe(self) -> str:
+        return type(self).__name__.lower()
+
+
+def article(dtype) -> str:
+    """`an int32`, `a float32`: the dtype with its indefinite article."""
+    return f"{'an' if str(dtype).startswith('int') else 'a'} {dtype}"
+
+
+def describe(val) -> str:
+    """What a value is, for a message: `a string`, `an int32 value`, `buffer `A``."""
+    if isinstance(val, PyConst):
+        v = val.value
+        if isinstance(v, str):
+            return "a string"
+        if isinstance(v, tuple):
+            return "a tuple"
+        if v is None:
+            return "None"
+        return "`...`" if v is Ellipsis else f"`{v!r}`"
+    if isinstance(val, ir.Buffer):
+        return f"buffer `{val.name}`"
+    if isinstance(val, ir.BufferAddress):
+        return "a pointer"
+    if isinstance(val, ir.Expr):
+        return f"{article(val.dtype)} value"
+    if isinstance(val, CheckerValue):
+        return val.describe()
+    if isinstance(val, Method):
+        return f"method `{val.name}`"
+    if isinstance(val, IdTuple):
+        return "a tuple of thread ids"
+    if isinstance(val, tuple):
+        return "a tuple"
+    if isinstance(val, DTypeVal):
+        return f"dtype `{val.dtype}`"
+    return type(val).__name__.lower()

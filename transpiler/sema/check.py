@@ -36,6 +36,7 @@ from transpiler.evaluator import modules as pyeval_modules
 from transpiler.sema.expressions.expr import elab
 from transpiler.sema.kernel.prim_func import check_kernel
 from transpiler.sema.registry import CALLS, LAYOUT_CTORS
+from transpiler.sema.host import HOST
 from transpiler.sema.state import KernelState, ModuleState, at_module_level
 from transpiler.evaluator.values import POISON, Binding, Builtin, DTypeVal, Poison, PyConst, PyDict, SliceVal, Helper
 from transpiler.sema.values import Axis, DynamicExtent, LayoutPart, LayoutVal, Namespace, LibraryName
@@ -45,7 +46,7 @@ LAYOUT_MODULE = "tvm.tirx.layout"
 
 
 def check(module: ast.Module, source: SourceFile, diags: Diagnostics, arch: str | None = None) -> CheckedModule:
-    return run(ModuleState(source, diags, arch), module)
+    return run(ModuleState(source, diags, arch, HOST), module)
 
 
 # -- module level (docs/design.md, decisions 2 and 3) -------------------------------------------------------------
@@ -108,7 +109,7 @@ def import_(ms, stmt, bind=None) -> None:
         for alias in stmt.names:
             if alias.name in DIALECT_MODULES and alias.asname:
                 bind(alias.asname, Binding(Namespace(("T",)), "namespace", alias.span))
-            elif alias.name in pyeval_modules.MODULES:  # `import math`: evaluated by tirxc, not imported
+            elif alias.name in pyeval_modules.modules(ms.host):  # `import math`: evaluated by tirxc, not imported
                 bind(alias.asname or alias.name, Binding(Builtin(alias.name), "import", alias.span))
             elif alias.name.split(".")[0] == "tvm" and not alias.asname:  # `import tvm.testing` binds `tvm`
                 bind("tvm", Binding(Builtin("tvm"), "import", alias.span))
@@ -137,14 +138,14 @@ def import_(ms, stmt, bind=None) -> None:
             continue
         elif stmt.module in LIBRARY_MODULES:
             library_import(ms, stmt.module, alias, bind)
-        elif stmt.module in pyeval_modules.MODULES:
-            value = pyeval_modules.imported(stmt.module, alias.name)
+        elif stmt.module in pyeval_modules.modules(ms.host):
+            value = pyeval_modules.imported(ms.host, stmt.module, alias.name)
             if value is None and stmt.module in pyeval_modules.PARTIAL:  # `from os import path`: refused at a use
                 bind(name, Binding(LibraryName(alias.name, stmt.module, False), "import", alias.span))
                 continue
             if value is None:
                 ms.diags.error("E0200", f"`{stmt.module}.{alias.name}` is not supported yet", alias.span,
-                               help=did_you_mean(alias.name, pyeval_modules.MODULES[stmt.module]))
+                               help=did_you_mean(alias.name, pyeval_modules.modules(ms.host)[stmt.module]))
             bind(name, Binding(POISON if value is None else value, "import", alias.span))
         else:
             for other in stmt.names:  # a use is refused (expr.library_name), an unused import is fine
@@ -357,7 +358,7 @@ def const_value(ms: ModuleState, node: ast.Expr):
 def layout_evaluator(source: SourceFile, diags: Diagnostics, prelude: ast.Module) -> KernelState:
     """A module-level state with the imports of `prelude` bound, in which layout expressions
     are evaluated with `layout_value(st, expr)` / `layout_arg(st, ...)` (views.py)."""
-    ms = ModuleState(source, diags, None)
+    ms = ModuleState(source, diags, None, HOST)
     for stmt in prelude.body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             import_(ms, stmt)

@@ -53,11 +53,6 @@ HANDLERS: dict[str, tuple] = {}
 CALLS: dict[str, object] = {}
 
 
-# The Python builtins a `.tx` file may call at compile time (pyeval_builtins.py); `range` is the
-# loop range of state.py. A name the file binds hides the builtin.
-PY_BUILTINS = frozenset(("len", "zip", "enumerate", "min", "max", "sum", "abs", "int", "float", "bool", "str",
-                         "tuple", "list", "dict", "set", "sorted", "reversed", "any", "all", "isinstance", "slice",
-                         "callable", "getattr", "hasattr"))
 
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from transpiler import ir
+from transpiler.evaluator.values import CheckerValue
 from transpiler.target.dtypes import DType
 from transpiler.syntax.source import Span
 
@@ -27,13 +28,16 @@ class LibraryName:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Namespace:
+class Namespace(CheckerValue):
     """A dotted prefix of the dialect, e.g. ("T", "cuda")."""
     path: tuple[str, ...]
 
     @property
     def dotted(self) -> str:
         return ".".join(self.path[1:])
+
+    def describe(self) -> str:
+        return f"`{'.'.join(self.path)}`"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -55,16 +59,22 @@ class HandleType:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Handle:
+class Handle(CheckerValue):
     """A `T.handle` parameter waiting for its `T.match_buffer`."""
     name: str
     span: Span
 
+    def describe(self) -> str:
+        return f"handle `{self.name}`"
+
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Pointer:
+class Pointer(CheckerValue):
     """`B.data`: the typed base pointer of a buffer."""
     buffer: ir.Buffer
+
+    def describe(self) -> str:
+        return f"pointer `{self.buffer.name}.data`"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -78,24 +88,33 @@ class Region:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Axis:
+class Axis(CheckerValue):
     """A named layout axis (`laneid`, `warpid` ...)."""
     name: str
 
+    def describe(self) -> str:
+        return f"the layout axis `{self.name}`"
+
 
 @dataclass(frozen=True, eq=False, repr=False)
-class AxisTerm:
+class AxisTerm(CheckerValue):
     """`4 @ laneid`: a stride (or offset) bound to a named axis."""
     value: object  # ir.Expr
     axis: str
 
+    def describe(self) -> str:
+        return "a layout stride (`stride @ axis`)"
+
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LayoutPart:
+class LayoutPart(CheckerValue):
     """`S[extents : strides]`, `R[...]` or a `+ offset` term, before TileLayout(...) assembles them."""
     shard: tuple = ()
     replica: tuple = ()
     offset: tuple = ()
+
+    def describe(self) -> str:
+        return "a layout"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -108,9 +127,12 @@ class BufferIndexer:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LayoutVal:
+class LayoutVal(CheckerValue):
     """A finished layout: `TileLayout(...)`, `ComposeLayout(...)`."""
     layout: ir.Layout
+
+    def describe(self) -> str:
+        return "a layout"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -134,16 +156,22 @@ class DynamicExtent:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Ramp:
+class Ramp(CheckerValue):
     """`T.ramp(base, 1, lanes)`: the index of a vector access, not a value (the stride is always 1)."""
     base: object  # ir.Expr
     lanes: int
 
+    def describe(self) -> str:
+        return "a `T.ramp` vector index"
+
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LaunchConfig:
+class LaunchConfig(CheckerValue):
     """`T.cuda.LaunchConfig(grid=..., block=..., ...)`, its arguments as written."""
     args: dict
+
+    def describe(self) -> str:
+        return "a launch configuration"
 
 
 # SMEM and TMEM pools (pools.py): mutable, one per `T.SMEMPool()` / `T.TMEMPool(...)` of a kernel

@@ -13,13 +13,14 @@ from transpiler.sema import state, registry
 from transpiler.sema.expressions import scalars, expr, effects
 from transpiler.sema.calls import ptx as ptx_calls
 from transpiler.sema.kernel import threads
+from transpiler.evaluator import builtins as pyeval_builtins
 from transpiler.evaluator.values import DTypeVal, POISON, PyConst, Void
 from transpiler.sema.values import DynamicExtent, LaunchConfig, Namespace, Pointer, Ramp
 from transpiler.sema.state import _SymbolicPending
 from transpiler.sema.registry import MATH
 from transpiler.target.cmath import PREDICATES
 from transpiler.sema.registry import CALLS, HANDLERS, _DefaultArg, _suggest, handler, is_default
-from transpiler.sema.expressions.scalars import article
+from transpiler.evaluator.values import article
 from transpiler.sema.expressions.expr import kind_of
 
 
@@ -349,7 +350,7 @@ def _likely(st, node, a):
 def _meta_var(st, node, a):
     # expr.py sends `T.meta_var(...)` to pyeval_builtins before any handler; this row names it in
     # the handler table (suggestions, the construct tables)
-    return CALLS["meta_var"](st, node)
+    return pyeval_builtins.meta_var(st, node)
 
 
 @handler("func_attr", "attrs")

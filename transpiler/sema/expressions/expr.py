@@ -15,9 +15,15 @@ from transpiler.evaluator.values import Builtin, DTypeVal, Method, POISON, Poiso
 from transpiler.sema.values import (ArrayType, Axis, AxisTerm, HandleType, LayoutCtor, LayoutPart, LayoutVal,
                                     LetType, Namespace, Pointer, PtxMnemonic, BufferIndexer, Region, SmemPool,
                                     TmemPool, LibraryName)
-from transpiler.sema.registry import (CALLS, HANDLERS, LAYOUT_CTORS, PY_BUILTINS, DispatchTable, _dtype_value,
+from transpiler.evaluator import builtins as pyeval_builtins, core as pyeval, lists as pyeval_lists, \
+    modules as pyeval_modules
+from transpiler.evaluator.box import ListConst, ListTuple
+from transpiler.evaluator.builtins import PY_BUILTINS
+from transpiler.evaluator.nodes import NODE_RULES
+from transpiler.sema.registry import (CALLS, HANDLERS, LAYOUT_CTORS, DispatchTable, _dtype_value,
                                       _known_dotted_names, _suggest, bind_args, is_default)
-from transpiler.sema.expressions.scalars import INT_BITS, _kind
+from transpiler.sema.expressions.scalars import INT_BITS
+from transpiler.evaluator.values import describe
 
 
 _BINOPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "floordiv", "%": "floormod",
@@ -44,7 +50,7 @@ def index_nodes(node: ast.Subscript):
     return indices, False
 
 
-kind_of = _kind
+kind_of = describe
 
 
 def value(st, node: ast.Expr, dtype: DType | None = None):
@@ -57,7 +63,7 @@ def int_value(st, node: ast.Expr):
     if isinstance(val, ir.Expr) and val.dtype.is_int and val.dtype.lanes == 1:
         return val  # the common case, before the tests of everything else
     if isinstance(val, PyConst) and (not isinstance(val.value, int) or isinstance(val.value, bool)):
-        found = f"float literal `{val.value!r}`" if isinstance(val.value, float) else _kind(val)
+        found = f"float literal `{val.value!r}`" if isinstance(val.value, float) else describe(val)
         st.diags.error("E0309", f"expected an integer, found {found}", node.span)
         return POISON
     v = scalars.as_value(st, val, node.span)
@@ -103,7 +109,7 @@ def dtype_arg(st, node: ast.Expr):
         if dtype is None:
             scalars.unknown_dtype(st, val.value, node.span)
         return dtype
-    st.diags.error("E0302", f"expected a dtype such as \"float32\", found {_kind(val)}", node.span)
+    st.diags.error("E0302", f"expected a dtype such as \"float32\", found {describe(val)}", node.span)
     return None
 
 
@@ -118,6 +124,14 @@ def _elab_unsupported(st, node: ast.Expr):
 
 
 def _elab_Name(st, node: ast.Name):
+    val = _name_value(st, node)
+    cls = val.__class__
+    if cls is ListConst or cls is ListTuple:  # a list or set shows its items as they are now
+        return pyeval_lists.reread(st, val, node)
+    return val
+
+
+def _name_value(st, node: ast.Name):
     name = node.id
     if st.at_module_level and st.scopes:  # a comprehension or helper at module level (pyeval.py)
         for scope in reversed(st.scopes):
@@ -144,14 +158,10 @@ def _elab_Tuple(st, node: ast.Tuple):
     return _sequence(st, node.elts)
 
 
-def _elab_List(st, node: ast.List):
-    return _sequence(st, node.elts)
-
-
 def _sequence(st, elts):
     for e in elts:
         if e.__class__ is ast.Starred:
-            return CALLS["sequence"](st, elts)
+            return pyeval.sequence(st, elts)
     items = [elab(st, e) for e in elts]
     if any(isinstance(i, Poison) for i in items):
         return POISON
@@ -170,7 +180,7 @@ def _elab_Call(st, node: ast.Call):
             return call(st, func, node)
     if isinstance(func, Poison):
         return POISON
-    node = CALLS["expand_call"](st, node)  # `*seq` / `**d`, expanded once for every handler (pyeval.py)
+    node = pyeval.expand_call(st, node)  # `*seq` / `**d`, expanded once for every handler (pyeval.py)
     return POISON if node is None else call(st, func, node)
 
 
@@ -262,8 +272,8 @@ def _elab_BinOp(st, node: ast.BinOp):
         return axis_term(st, left, right, node)
     if left.__class__ in _LAYOUT_OPERANDS or right.__class__ in _LAYOUT_OPERANDS:
         return CALLS["layout_sum"](st, left, right, node)
-    if (node.op == "+" or node.op == "*") and (CALLS["is_sequence"](left) or CALLS["is_sequence"](right)):
-        return CALLS["seq_arith"](st, node.op, left, right, node)  # `xs + ys`, `xs * n` (pyeval_lists.py)
+    if (node.op == "+" or node.op == "*") and (pyeval_lists.is_sequence(left) or pyeval_lists.is_sequence(right)):
+        return pyeval_lists.seq_arith(st, node.op, left, right, node)  # `xs + ys`, `xs * n` (pyeval_lists.py)
     return scalars.arith(st, _BINOPS[node.op], left, right, node.span, node.left.span, node.right.span)
 
 
@@ -271,7 +281,7 @@ def _elab_Compare(st, node: ast.Compare):
     if "is" in node.ops or "is not" in node.ops:
         return CALLS["class_is"](st, node)  # identity of compile-time values (classes.py)
     if "in" in node.ops or "not in" in node.ops:
-        return CALLS["contains"](st, node)  # membership in compile-time containers (pyeval_lists.py)
+        return pyeval_lists.contains(st, node)  # membership in compile-time containers (pyeval_lists.py)
     operands = [node.left] + list(node.comparators)
     vals = _compare_operands(st, node, operands)
     if vals is None:
@@ -295,7 +305,7 @@ def _elab_Compare(st, node: ast.Compare):
                                 ">": left.value > right.value, ">=": left.value >= right.value,
                                 "==": left.value == right.value, "!=": left.value != right.value}[op])
             except TypeError:
-                st.diags.error("E0306", f"cannot compare {_kind(left)} and {_kind(right)}", node.span)
+                st.diags.error("E0306", f"cannot compare {describe(left)} and {describe(right)}", node.span)
                 return POISON
         else:
             a, b = scalars.unify(st, left, right, operands[i].span, operands[i + 1].span)
@@ -354,7 +364,7 @@ def _compare_operands(st, node: ast.Compare, operands):
 # -- subscripts and attributes ---------------------------------------------------------------
 def _elab_Subscript(st, node: ast.Subscript):
     if any(i.__class__ is ast.Starred for i in index_nodes(node)[0]):  # `A[*idx]`, `A[(i, *idx)]` (pyeval_lists.py)
-        node = CALLS["expand_subscript"](st, node)
+        node = pyeval_lists.expand_subscript(st, node)
         if node is None:
             return POISON
     base = elab(st, node.value)
@@ -363,7 +373,7 @@ def _elab_Subscript(st, node: ast.Subscript):
     if isinstance(base, ir.Buffer):
         if len(node.indices) == 1 and (node.indices[0].__class__ is ast.Name or is_sequence_call(node.indices[0])):
             # `A[fs]`, `A[tuple(fs)]`: a tuple index is the indices written out
-            node = CALLS["slice_index"](st, node)
+            node = pyeval_builtins.slice_index(st, node)
         return subscript_buffer(st, base, node)
     if isinstance(base, Namespace) and base.path == ("T", "ptx"):
         if len(node.indices) == 1:
@@ -378,10 +388,10 @@ def _elab_Subscript(st, node: ast.Subscript):
     if isinstance(base, LayoutCtor) and base.name in ("S", "R"):
         return CALLS["layout_subscript"](st, base.name, node)
     if isinstance(base, (PyConst, tuple, PyDict)) and len(node.indices) == 1:
-        return CALLS["ct_subscript"](st, base, node)  # pyeval.py
+        return pyeval.ct_subscript(st, base, node)  # pyeval.py
     if isinstance(base, BufferIndexer):  # `B.sub[...]`, `B.tile(...)[...]` (buffer_views.py)
         return CALLS["buffer_indexer"](st, base, node)
-    st.diags.error("E0306", f"{_kind(base)} cannot be indexed", node.value.span)
+    st.diags.error("E0306", f"{describe(base)} cannot be indexed", node.value.span)
     return POISON
 
 
@@ -506,7 +516,7 @@ def _elab_Attribute(st, node: ast.Attribute):
     if isinstance(base, (SmemPool, TmemPool)):
         return Method(base, node.attr)
     if isinstance(base, (PyDict, PyConst, tuple)):
-        return CALLS["ct_attribute"](st, base, node)  # `d.items`, `", ".join` ... (pyeval_builtins.py)
+        return pyeval_builtins.ct_attribute(st, base, node)  # `d.items`, `", ".join` ... (pyeval_builtins.py)
     if isinstance(base, LibraryName):
         return library_name(st, base, node.value)
     if isinstance(base, LayoutVal):
@@ -514,10 +524,10 @@ def _elab_Attribute(st, node: ast.Attribute):
     if isinstance(base, WITH_ATTRS):
         return CALLS["class_attr"](st, base, node)  # classes.py
     if isinstance(base, Builtin):  # `math.gcd` (pyeval_modules.py)
-        return CALLS["module_attr"](st, base, node)
+        return pyeval_modules.module_attr(st, base, node)
     if isinstance(base, DTypeVal):  # `tvm.DataType("float16").bits` (pyeval_modules.py)
-        return CALLS["dtype_attr"](st, base, node)
-    st.diags.error("E0306", f"{_kind(base)} has no attribute `{node.attr}`", node.span)
+        return pyeval_modules.dtype_attr(st, base, node)
+    st.diags.error("E0306", f"{describe(base)} has no attribute `{node.attr}`", node.span)
     return POISON
 
 
@@ -529,7 +539,7 @@ def axis_term(st, left, right, node: ast.BinOp):
             value = effects.once(st, value, "a layout value with side effects", node.left.span, "off")
         return POISON if value in (POISON, None) else AxisTerm(value, right.name)
     if not isinstance(left, Poison) and not isinstance(right, Poison):
-        st.diags.error("E0306", f"`@` binds a stride to a layout axis, but its right side is {_kind(right)}",
+        st.diags.error("E0306", f"`@` binds a stride to a layout axis, but its right side is {describe(right)}",
                          node.right.span,
                          help="import the axis from `tvm.tirx.layout` (e.g. `laneid`) and write `4 @ laneid`; "
                               "`@` is not matrix multiplication")
@@ -544,7 +554,7 @@ def call(st, func, node: ast.Call):
         return POISON
     if isinstance(func, Namespace):
         if func.path == _META_VAR:
-            return CALLS["meta_var"](st, node)
+            return pyeval_builtins.meta_var(st, node)
         return CALLS["dialect"](st, func, node)
     if isinstance(func, Helper):
         return CALLS["helper"](st, func, node)
@@ -552,7 +562,7 @@ def call(st, func, node: ast.Call):
         return CALLS["dtype"](st, func.dtype, node)
     if isinstance(func, Method):
         if isinstance(func.obj, (PyDict, PyConst, tuple)):
-            return CALLS["ct_method"](st, func, node)
+            return pyeval_builtins.ct_method(st, func, node)
         if isinstance(func.obj, (SmemPool, TmemPool)):
             return CALLS["pool"](st, func.obj, func.name, node)
         if isinstance(func.obj, LayoutVal):
@@ -581,7 +591,7 @@ def _builtin_call(st, func: Builtin, node: ast.Call):
         args = bind_args(st, node, ("start", "stop=None", "step=1"),
                          "range" if isinstance(node.func, ast.Name) else "T.serial")
         return POISON if args is None else CALLS["range"](st, "serial", node, args)
-    return CALLS["builtin"](st, func.name, node)
+    return pyeval_builtins.call_builtin(st, func.name, node)
 
 
 _META_VAR = ("T", "meta_var")
@@ -613,11 +623,11 @@ def _module_call(st, func, node: ast.Call):
     if isinstance(func, Helper):
         return CALLS["helper"](st, func, node)
     if isinstance(func, Method) and isinstance(func.obj, (PyDict, PyConst, tuple)):
-        return CALLS["ct_method"](st, func, node)
+        return pyeval_builtins.ct_method(st, func, node)
     if isinstance(func, Method) and isinstance(func.obj, LayoutVal):
         return CALLS["layout_method"](st, func.obj.layout, func.name, node)
     if isinstance(func, Namespace) and func.path == _META_VAR:
-        return CALLS["meta_var"](st, node)
+        return pyeval_builtins.meta_var(st, node)
     if isinstance(func, LayoutCtor):
         return CALLS["layout"](st, func.name, node)
     if isinstance(func, DTypeVal) and (node.args or node.keywords):
@@ -768,3 +778,4 @@ def vector_contiguous(buf: ir.Buffer, indices, lanes: int) -> bool:
 
 
 _ELAB = DispatchTable("_elab_", globals())  # node class -> its _elab_ function
+_ELAB.update(NODE_RULES)  # the Python level's own nodes (comprehensions, dicts, `*`, f-strings): the evaluator's

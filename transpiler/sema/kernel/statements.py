@@ -12,14 +12,15 @@ from transpiler.sema import state
 from transpiler.sema.expressions import scalars, expr, effects, stores, directives
 from transpiler.sema.kernel import threads, loops, unrolled, legacy_launch
 from transpiler.sema.memory import views, layout_methods
-from transpiler.evaluator import core as pyeval
+from transpiler.evaluator import builtins as pyeval_builtins, core as pyeval, lists as pyeval_lists
 from transpiler.evaluator.values import (Binding, DTypeVal, IdTuple, LoopRange, POISON, Poison, PyConst, Void,
                                          PyDict, Helper)
 from transpiler.sema.values import ArrayType, LayoutPart, LayoutVal, LetType, Pointer, Region, SmemPool, TmemPool
 from transpiler.sema.state import _SymbolicPending
 from transpiler.sema.library.class_values import CLASS_VALUES
 from transpiler.sema.registry import CALLS, DispatchTable, handler, is_default
-from transpiler.sema.expressions.scalars import SCALAR_INDEX, article
+from transpiler.sema.expressions.scalars import SCALAR_INDEX
+from transpiler.evaluator.values import article
 from transpiler.sema.expressions.expr import _BINOPS, index_nodes, kind_of
 
 
@@ -359,7 +360,7 @@ def flatten_targets(st, target, val):
 
 def store(st, target: ast.Subscript, val, stmt):
     if any(i.__class__ is ast.Starred for i in target.indices):  # `A[*idx] = v` (pyeval_lists.py)
-        target = CALLS["expand_subscript"](st, target)
+        target = pyeval_lists.expand_subscript(st, target)
         if target is None:
             return None
     base = expr.elab(st, target.value)
@@ -370,7 +371,7 @@ def store(st, target: ast.Subscript, val, stmt):
         return None
     if len(target.indices) == 1 and (target.indices[0].__class__ is ast.Name or expr.is_sequence_call(target.indices[0])):
         # `A[idx] = v`, `A[tuple(idx)] = v`: a tuple index is the indices written out
-        target = CALLS["slice_index"](st, target)
+        target = pyeval_builtins.slice_index(st, target)
     indices, sliced = index_nodes(target)
     if sliced:
         st.diags.error("E0518", "assigning to a region is not supported", target.span,

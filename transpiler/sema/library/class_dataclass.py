@@ -12,7 +12,7 @@ from transpiler.syntax import ast
 from transpiler.sema.expressions import expr
 from transpiler.sema import state
 from transpiler.sema.library.class_values import ClassVal, Instance
-from transpiler.evaluator.builtins import _TABLE, _AnyName, _fail
+from transpiler.evaluator.builtins import _AnyName, _fail
 from transpiler.sema.registry import CALLS
 from transpiler.evaluator.values import POISON, Builtin, Poison, PyConst, PyDict
 
@@ -192,10 +192,13 @@ def _decorator_only(st, node, args, kwargs):
     return _fail(st, node, "`dataclass` is a class decorator: write `@dataclass` above a `class`")
 
 
-_TABLE["dataclasses.field"] = (_field, 0, 0, ("default", "default_factory", "init", "repr", "hash", "compare",
-                                                "metadata", "kw_only"))
-_TABLE["dataclasses.asdict"] = (_asdict, 1, 1, ())
-_TABLE["dataclasses.fields"] = (_fields, 1, 1, ())
-_TABLE["dataclasses.astuple"] = (_astuple, 1, 1, ())
-_TABLE["dataclasses.replace"] = (_replace, 1, 1, _AnyName())
-_TABLE["dataclasses.dataclass"] = (_decorator_only, 0, 1, _AnyName())
+# `dataclasses`' functions, as the evaluator calls its builtins (evaluator/host.py, `library_builtins`)
+BUILTINS = {
+    "dataclasses.field": (_field, 0, 0, ("default", "default_factory", "init", "repr", "hash", "compare", "metadata",
+                                         "kw_only")),
+    "dataclasses.asdict": (_asdict, 1, 1, ()),
+    "dataclasses.fields": (_fields, 1, 1, ()),
+    "dataclasses.astuple": (_astuple, 1, 1, ()),
+    "dataclasses.replace": (_replace, 1, 1, _AnyName()),
+    "dataclasses.dataclass": (_decorator_only, 0, 1, _AnyName()),
+}

@@ -75,7 +75,7 @@ def evaluated(ms: ModuleState, short: str) -> dict:
     if short in cache:
         return cache[short]
     source, module = parsed(short)
-    lib = ModuleState(source, ms.diags, None)
+    lib = ModuleState(source, ms.diags, None, ms.host)
     lib.arch = ms.arch
     lib.__dict__["library_modules"] = cache
     cache[short] = lib.globals

@@ -13,7 +13,7 @@ from transpiler.sema.expressions import scalars, expr
 from transpiler.sema.memory import views, tensormaps, retype
 from transpiler.evaluator.values import POISON, PyConst, Void
 from transpiler.sema.registry import CALLS, handler, is_default
-from transpiler.sema.expressions.scalars import article
+from transpiler.evaluator.values import article
 
 
 @handler("address_of", "value")

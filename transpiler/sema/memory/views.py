@@ -12,6 +12,7 @@ from transpiler.target.arch import INDEX_LIMIT
 from transpiler.target.dtypes import DType, INT32
 from transpiler.sema import registry
 from transpiler.sema.expressions import scalars, expr, effects
+from transpiler.evaluator import core as pyeval
 from transpiler.evaluator.values import POISON, PyConst
 from transpiler.sema.values import AxisTerm, LayoutPart, LayoutVal
 from transpiler.sema.registry import CALLS, is_default
@@ -270,7 +271,7 @@ def layout_list(st, node, what):
             if e.__class__ is not ast.Starred:
                 out.append(layout_item(st, e, what))
                 continue
-            items = CALLS["unpack"](st, e.value, f"`*` among layout {what}s")  # `(1 @ laneid, *strides)`
+            items = pyeval.unpack(st, e.value, f"`*` among layout {what}s")  # `(1 @ laneid, *strides)`
             if items is None:
                 return [POISON]
             out.extend(layout_item(st, ast.Value(e.span, v), what) for v in items)
