@@ -1,4 +1,4 @@
-"""What compile-time lists and sets do (their values are in pyeval_box.py): list and set displays,
+"""What compile-time lists and sets do (their values are in box.py): list and set displays,
 their methods (`append`, `pop`, `add` ...), `xs[i] = v` in a plain helper, `A[*idx]`, `xs + ys`,
 `xs * n` and `x in c`."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The standard modules a kernel file's Python reads besides `math` / `functools` / `operator`
-(pyeval_modules.py): `copy.copy` / `copy.deepcopy` of compile-time values, and the process
+(modules.py): `copy.copy` / `copy.deepcopy` of compile-time values, and the process
 environment through `os.environ.get(name, default)` / `os.getenv`, which kernel files use to pick
 a specialization (`M = int(os.environ.get("M", "8192"))`): as in Python, the environment tirxc runs
 in decides, so `M=4096 tirxc kernel.tx` specializes the kernel, and without the variable the

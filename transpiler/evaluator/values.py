@@ -30,7 +30,7 @@ class PyConst:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class PyDict:
-    """A compile-time dict: constant keys (in insertion order) to elaborated values (pyeval.py)."""
+    """A compile-time dict: constant keys (in insertion order) to elaborated values (core.py)."""
     items: dict
 
 
@@ -86,7 +86,7 @@ class LoopRange:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Builtin:
-    """A Python builtin: range, or one of the compile-time builtins of pyeval_builtins.py."""
+    """A Python builtin: range, or one of the compile-time builtins of builtins.py."""
     name: str
 
 

@@ -29,7 +29,7 @@ class CheckerHost(Host):
     # `dataclasses` and TIRx's layout helpers for TMA / MMA operands, under each of their module names
     library_modules = {"dataclasses": class_dataclass.NAMES,
                        **{module: tma_utils.NAMES[short] for module, short in tma_utils.MODULE_ALIASES.items()}}
-    library_builtins = {**class_dataclass.BUILTINS, **tma_utils.BUILTINS}
+    library_builtins = {**class_dataclass.BUILTINS, **classes.BUILTINS, **tma_utils.BUILTINS}
 
     def library_import(self, module: str, name: str):
         if module == "dataclasses":

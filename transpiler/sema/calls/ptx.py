@@ -15,7 +15,7 @@ from transpiler.sema.kernel import threads
 from transpiler.sema.memory import tmem_packing
 from transpiler.evaluator.values import POISON, Poison, PyConst, Void
 from transpiler.sema.values import Pointer, Region
-from transpiler.sema.registry import CALLS, is_default
+from transpiler.sema.registry import is_default
 
 
 _TCGEN05_KEYWORD_FORMS = {
@@ -505,5 +505,4 @@ def tmem_address(st, val, arg):
     return ir.add(base, ir.cast(UINT32, offset))
 
 
-CALLS["ptx"] = ptx_call
 from transpiler.sema.calls import tcgen05_frag  # noqa: E402,F401  (registers T.alloc_tcgen05_ldst_frag)

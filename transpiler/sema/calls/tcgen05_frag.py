@@ -17,7 +17,7 @@ from transpiler.target.ptx.tcgen05 import LD_SHAPES
 from transpiler.sema.expressions import expr
 from transpiler.sema import registry
 from transpiler.sema.memory import views
-from transpiler.sema.registry import CALLS, handler
+from transpiler.sema.registry import handler
 from transpiler.evaluator.values import POISON
 from transpiler.sema.values import LayoutVal
 
@@ -108,6 +108,5 @@ def atom_layout(st, node, a, what: str):
                      f"tcgen05_atom_layout({shape!r}, ({rows}, {cols}), {str(dtype)!r})")
 
 
-CALLS["tcgen05_atom_layout"] = tcgen05_atom_layout
 
 

@@ -10,7 +10,6 @@ from transpiler.syntax import ast
 from transpiler.target.dtypes import INT32
 from transpiler.sema.expressions import expr, scalars
 from transpiler.sema.library import macros
-from transpiler.sema.registry import CALLS
 from transpiler.evaluator.values import POISON, Helper, Poison, PyConst, PyDict, Void, SliceVal
 from transpiler.sema.values import Region
 
@@ -223,4 +222,3 @@ def guard_level(st, cond: ir.Expr) -> str | None:
     return finest
 
 
-CALLS["tile_call"] = tile_call

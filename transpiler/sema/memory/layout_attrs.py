@@ -12,7 +12,6 @@ from transpiler.sema.expressions import expr
 from transpiler.sema import registry
 from transpiler.evaluator.core import items_of
 from transpiler.evaluator.box import new_list
-from transpiler.sema.registry import CALLS
 from transpiler.evaluator.values import Method, POISON, PyConst
 from transpiler.sema.values import Axis, LayoutVal
 
@@ -172,4 +171,3 @@ def _no_split(st, layout, shape, node):
     return POISON
 
 
-CALLS["layout_attr"] = layout_attr

@@ -18,7 +18,6 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.target.dtypes import INT32, UINT32
 from transpiler.evaluator.values import POISON
-from transpiler.sema.registry import CALLS
 
 
 def per_column(dtype) -> int | None:
@@ -107,4 +106,3 @@ def allocated_addr(st, buf: ir.Buffer, node):
     return (ir.add(base, ir.cast(UINT32, buf.allocated_addr)),)
 
 
-CALLS["tmem_allocated_addr"] = allocated_addr

@@ -14,8 +14,9 @@ from transpiler.sema import registry
 from transpiler.sema.expressions import scalars, expr, effects
 from transpiler.evaluator import core as pyeval
 from transpiler.evaluator.values import POISON, PyConst
+from transpiler.sema.memory import layout_methods
 from transpiler.sema.values import AxisTerm, LayoutPart, LayoutVal
-from transpiler.sema.registry import CALLS, is_default
+from transpiler.sema.registry import is_default
 from transpiler.sema.expressions.expr import kind_of
 
 
@@ -360,9 +361,7 @@ def layout_ctor(st, name: str, node: ast.Call):
     if name == "ComposeLayout":
         return compose_layout(st, node)
     if name in ("wg_local_layout", "tmem_datapath_layout"):
-        return CALLS["layout_helper"](st, name, node)  # layout_methods.py
-    if name == "tcgen05_atom_layout":
-        return CALLS["tcgen05_atom_layout"](st, node)  # tcgen05_frag.py
+        return layout_methods.layout_helper(st, name, node)
     if name != "TileLayout":
         st.diags.error("E0306", f"`{name}` is written with brackets: `{name}[...]`", node.span)
         return POISON
@@ -485,6 +484,3 @@ def new_view(st, base: ir.Buffer, shape, dtype, scope, layout, offset, align, sp
     return buf
 
 
-CALLS["layout"] = layout_ctor
-CALLS["layout_subscript"] = layout_subscript
-CALLS["layout_sum"] = layout_sum
