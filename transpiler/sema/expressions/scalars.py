@@ -11,8 +11,8 @@ from transpiler.sema.expressions import effects
 from transpiler.sema.kernel import unrolled
 from transpiler.target.dtypes import (BOOL, DType, FLOAT32, INT32, INT64, UNLOWERABLE, VECTOR_LANES, dtype_alias,
                                       int_range, known_dtype_names, parse_dtype, promoted)
-from transpiler.evaluator.values import DTypeVal, IdTuple, POISON, PyConst, Void, article, describe
-from transpiler.sema.values import LayoutPart, LayoutVal, Pointer, Region
+from transpiler.evaluator.values import IdTuple, POISON, PyConst, Void, article, describe
+from transpiler.sema.values import Region
 
 
 _INT_ONLY = ("floordiv", "floormod", "<<", ">>", "&", "|", "^")

@@ -11,7 +11,7 @@ from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32
 from transpiler.sema import state
 from transpiler.sema.expressions import scalars, expr, effects, indexing, stores
 from transpiler.sema.kernel import threads, loops, unrolled, legacy_launch
-from transpiler.sema.memory import views, layout_methods
+from transpiler.sema.memory import views
 from transpiler.evaluator import builtins as pyeval_builtins, core as pyeval, lists as pyeval_lists
 from transpiler.evaluator.values import (Binding, DTypeVal, IdTuple, LoopRange, POISON, Poison, PyConst, Void,
                                          PyDict, Helper)

@@ -447,6 +447,3 @@ TENSOR_PARAMS = ("shape", "dtype", "scope='global'", "align=0", "layout=None", "
 
 
 BUFFER_DEFAULTS = ("data", "strides", "elem_offset", "byte_offset", "allocated_addr")
-
-
-from transpiler.sema.memory import buffer_views  # noqa: E402,F401  (registers B.sub, B.tile, B.rearrange, B.layout ...)
