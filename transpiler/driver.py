@@ -108,7 +108,7 @@ def check_layout(source: SourceFile, expr: ast.Expr, diags: Diagnostics) -> ir.L
     from transpiler.sema.check import LAYOUT_MODULE, layout_evaluator
     from transpiler.sema.memory.views import layout_arg, layout_value
     from transpiler.sema.registry import LAYOUT_CTORS
-    from transpiler.sema.values import POISON
+    from transpiler.evaluator.values import POISON
     from transpiler.syntax.parse import parse
     from transpiler.target.dtypes import parse_dtype
 

@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import has_nvcc, transpile
 from transpiler.diag.diagnostics import Diagnostics
 from transpiler.sema.library import prelude
-from transpiler.sema.check import LIBRARY_MODULES
+from transpiler.sema.library.imports import LIBRARY_MODULES
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
 

@@ -14,9 +14,10 @@ PACKAGE = Path(__file__).resolve().parents[2] / "transpiler"
 # The stages from the bottom up. A module may import its own stage and the stages
 # below it; the bottom stages (text and spans, diagnostics, target facts, the IR)
 # may use one another, as long as no module cycle forms.
-# The evaluator shares the checker's rank until its package no longer imports sema (issue 29).
-RANKS = {"syntax": 0, "diag": 0, "target": 0, "ir": 0, "evaluator": 1, "sema": 1, "tile": 2, "lower": 3, "codegen": 4, "driver": 5,
-         "cli": 6, "__main__": 7}
+# The compile-time evaluator of the file's Python level sits below the checker, which hosts it
+# (transpiler/evaluator/host.py).
+RANKS = {"syntax": 0, "diag": 0, "target": 0, "ir": 0, "evaluator": 1, "sema": 2, "tile": 3, "lower": 4, "codegen": 5,
+         "driver": 6, "cli": 7, "__main__": 8}
 MAX_LINES = 800
 
 

@@ -12,7 +12,7 @@ import pytest
 from tests.lower.evaluate import evaluate
 from transpiler import ir
 from transpiler.target.dtypes import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, parse_dtype
-from transpiler.sema.values import POISON
+from transpiler.evaluator.values import POISON
 
 FLOAT16 = parse_dtype("float16")
 BFLOAT16 = parse_dtype("bfloat16")

@@ -1,5 +1,5 @@
 """The values of compile-time lists and sets, which can change (`xs = []; xs.append(v)`); what
-they do is in pyeval_lists.py.
+they do is in lists.py.
 
 A list or set display makes a `Box` (the mutable object, as Python's list is one) and the
 expression's value is a *view* of it: a tuple of its items as every other part of the checker
@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from transpiler.sema.expressions import expr
-from transpiler.sema.values import POISON, Poison, PyConst
+from transpiler.evaluator.values import POISON, Poison, PyConst, describe
 
 
 class Box:
@@ -85,7 +84,7 @@ def set_key(st, val, node):
     if not isinstance(val, Poison):
         box = box_of(val)
         st.diags.error("E0340", f"a set holds compile-time numbers, strings and tuples, not "
-                                f"{f'a {box.kind}' if box else expr.kind_of(val)}", node.span)
+                                f"{f'a {box.kind}' if box else describe(val)}", node.span)
     return None
 
 

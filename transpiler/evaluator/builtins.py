@@ -1,4 +1,4 @@
-"""Python's builtins over compile-time values (registry.PY_BUILTINS), and `T.meta_var`.
+"""Python's builtins over compile-time values (PY_BUILTINS), and `T.meta_var`.
 
 Each computes with Python on the file's compile-time values: nothing from the file is executed.
 Where the arguments are known only at run time, the builtin that TVMScript would run in Python
@@ -8,23 +8,26 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.syntax import ast
-from transpiler.sema.expressions import expr, scalars
-from transpiler.sema import state
 from transpiler.evaluator.core import as_node, index_node, items_of, kind_of, pack, step, truth
 from transpiler.evaluator import box as pyeval_box, fstring as pyeval_fstring, lists as pyeval_lists
-from transpiler.sema.registry import CALLS, PY_BUILTINS
-from transpiler.sema.values import Method, POISON, Poison, PyConst, PyDict, SliceVal
+from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison, PyConst, PyDict, SliceVal
+
+# The Python builtins a `.tx` file may call at compile time (this module); `range` is the
+# checker's loop range. A name the file binds hides the builtin.
+PY_BUILTINS = frozenset(("len", "zip", "enumerate", "min", "max", "sum", "abs", "int", "float", "bool", "str",
+                         "tuple", "list", "dict", "set", "sorted", "reversed", "any", "all", "isinstance", "slice",
+                         "callable", "getattr", "hasattr"))
 
 _TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple, "list": list, "dict": PyDict,
           "set": set}
 
 
 def call_builtin(st, name: str, node: ast.Call):
-    args = [expr.elab(st, a) for a in node.args]
-    kwargs = {k.name: expr.elab(st, k.value) for k in node.keywords}
+    args = [st.host.elab(st, a) for a in node.args]
+    kwargs = {k.name: st.host.elab(st, k.value) for k in node.keywords}
     if any(isinstance(v, Poison) for v in args + list(kwargs.values())):
         return POISON
-    fn, low, high, keywords = _TABLE[name]
+    fn, low, high, keywords = _TABLE.get(name) or st.host.library_builtins[name]
     bad = next((k for k in node.keywords if k.name not in keywords), None)
     if bad is not None:
         st.diags.error("E0311", f"`{name}` has no parameter `{bad.name}`", bad.span)
@@ -103,7 +106,7 @@ def _sum(st, node, args, kwargs):
         if isinstance(total, PyConst) and isinstance(item, PyConst):
             total = _py(st, node, lambda a, b: a + b, total.value, item.value)
         else:
-            total = scalars.arith(st, "+", total, item, node.span, node.span, node.span)
+            total = st.host.arith(st, "+", total, item, node.span, node.span, node.span)
         if total is POISON:
             return POISON
     return total
@@ -152,7 +155,6 @@ def _set(st, node, args, kwargs):
 
 
 def _callable(st, node, args, kwargs):
-    from transpiler.sema.values import Builtin, Helper
     return PyConst(isinstance(args[0], (Helper, Builtin)))
 
 
@@ -171,9 +173,9 @@ def _getattr(st, node, args, kwargs):
     if attr is POISON:
         return POISON
     if len(args) < 3:
-        return expr.elab(st, attr)
+        return st.host.elab(st, attr)
     first = len(st.diags.items)
-    value = expr.elab(st, attr)
+    value = st.host.elab(st, attr)
     if isinstance(value, Poison) and len(st.diags.items) > first:
         del st.diags.items[first:]
         return args[2]
@@ -185,7 +187,7 @@ def _hasattr(st, node, args, kwargs):
     if attr is POISON:
         return POISON
     first = len(st.diags.items)
-    value = expr.elab(st, attr)
+    value = st.host.elab(st, attr)
     found = not (isinstance(value, Poison) and len(st.diags.items) > first)
     del st.diags.items[first:]
     return PyConst(found)
@@ -255,7 +257,7 @@ def _anyall(name):
 
 def _isinstance(st, node, args, kwargs):
     value, kinds = args
-    of_class = CALLS["class_isinstance"](st, value, kinds)  # classes of the file (classes.py)
+    of_class = st.host.class_isinstance(st, value, kinds)  # classes of the file
     if of_class is not None:
         return of_class
     kind_items = items_of(kinds) if isinstance(kinds, tuple) else [kinds]
@@ -313,10 +315,9 @@ def slice_index(st, node: ast.Subscript) -> ast.Subscript:
     evaluated once)."""
     index = node.indices[0]
     if index.__class__ is ast.Name:
-        binding = state.binding(st, index.id) or st.module.globals.get(index.id)
-        value = binding.value if binding is not None else None
+        value = st.host.bound_value(st, index.id)
     else:
-        value = expr.elab(st, index)
+        value = st.host.elab(st, index)
     if isinstance(value, SliceVal):
         items = [value]
     elif isinstance(value, tuple):
@@ -387,7 +388,7 @@ def ct_method(st, method: Method, node: ast.Call):
     if kind == "str" and name == "format":
         return pyeval_fstring.str_format(st, obj.value, node)
     low, high = _table(kind)[name]
-    args = [expr.elab(st, a) for a in node.args]
+    args = [st.host.elab(st, a) for a in node.args]
     if any(isinstance(a, Poison) for a in args):
         return POISON
     if node.keywords or not low <= len(args) <= high:
@@ -428,11 +429,6 @@ def meta_var(st, node: ast.Call):
     if len(node.args) != 1 or node.keywords:
         st.diags.error("E0305", "`T.meta_var` takes one value", node.span)
         return POISON
-    return expr.elab(st, node.args[0])
+    return st.host.elab(st, node.args[0])
 
 
-CALLS["builtin"] = call_builtin
-CALLS["ct_attribute"] = ct_attribute
-CALLS["ct_method"] = ct_method
-CALLS["slice_index"] = slice_index
-CALLS["meta_var"] = meta_var

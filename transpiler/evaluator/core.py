@@ -1,24 +1,20 @@
 """The Python level of a `.tx` file, evaluated at compile time (never by exec/eval/import):
 `*` and `**` unpacking, comprehensions, compile-time sequences and dicts, tuple targets and the
-step budget every compile-time loop draws from. The builtins are in pyeval_builtins.py, plain
-helper functions and `@T.inline` / `@T.macro` in macros.py.
+step budget every compile-time loop draws from. The builtins are in builtins.py; the file's
+helper functions are the checker's (sema/library/macros.py).
 
 Compile-time containers: a tuple or list whose items are all Python constants is a
 `PyConst(tuple)`; one holding other values (IR expressions, buffers, layouts ...) is a Python
-tuple of those values (expr._sequence); a dict is a `PyDict`. Lists are tuples: nothing mutates
-them. This module registers its `_elab_` functions in expr.py's dispatch table when imported
-(check.py imports it)."""
+tuple of those values (`pack`); a dict is a `PyDict`; a list or set is a view of its box
+(box.py). Its `_elab_` functions are node rules (nodes.py) of the checker's dispatch."""
 from __future__ import annotations
 
 from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
-from transpiler.sema.expressions import expr
 from transpiler.evaluator.box import box_of, fresh, new_list, new_set
-from transpiler.sema.registry import CALLS
-from transpiler.sema.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
-    SliceVal
-from transpiler.sema.expressions.scalars import _kind
+from transpiler.evaluator.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
+    SliceVal, describe
 
 STEP_BUDGET = 100_000  # comprehension items, compile-time loop iterations and helper statements, per file
 
@@ -38,7 +34,7 @@ def kind_of(val) -> str:
         return f"the builtin `{val.name}`"
     if isinstance(val, LoopRange):
         return "a loop range"
-    return _kind(val)
+    return describe(val)
 
 
 # -- the budget ------------------------------------------------------------------------------------
@@ -157,7 +153,7 @@ def expand_call(st, node: ast.Call):
         if kw.__class__ is not ast.DoubleStarred:
             keywords.append(kw)
             continue
-        val = expr.elab(st, kw.value)
+        val = st.host.elab(st, kw.value)
         if isinstance(val, Poison):
             ok = False
         elif not isinstance(val, PyDict) or not all(isinstance(k, str) for k in val.items):
@@ -178,7 +174,7 @@ def expand_call(st, node: ast.Call):
 
 def unpack(st, node: ast.Expr, what: str):
     """The items of `*node`: a compile-time sequence. None after an error."""
-    val = expr.elab(st, node)
+    val = st.host.elab(st, node)
     if isinstance(val, Poison):
         return None
     items = items_of(val)
@@ -215,7 +211,7 @@ def sequence(st, elts):
                 return POISON
             items.extend(got)
         else:
-            v = expr.elab(st, e)
+            v = st.host.elab(st, e)
             if isinstance(v, Poison):
                 return POISON
             items.append(v)
@@ -236,7 +232,7 @@ def _elab_Dict(st, node: ast.Dict):
     items: dict = {}
     for key, value in zip(node.keys, node.values):
         if isinstance(value, ast.DoubleStarred):
-            other = expr.elab(st, value.value)
+            other = st.host.elab(st, value.value)
             if isinstance(other, Poison):
                 return POISON
             if not isinstance(other, PyDict):
@@ -245,8 +241,8 @@ def _elab_Dict(st, node: ast.Dict):
                 return POISON
             items.update(other.items)
             continue
-        k = dict_key(st, expr.elab(st, key), key)
-        v = expr.elab(st, value)
+        k = dict_key(st, st.host.elab(st, key), key)
+        v = st.host.elab(st, value)
         if k is None or isinstance(v, Poison):
             return POISON
         items[k] = v
@@ -258,7 +254,7 @@ def ct_subscript(st, base, node: ast.Subscript):
     """`t[i]`, `t[a:b:c]` of a compile-time tuple, list or string; `d[k]` of a compile-time dict."""
     index_node = node.indices[0]
     if isinstance(base, PyDict):
-        key = dict_key(st, expr.elab(st, index_node), index_node)
+        key = dict_key(st, st.host.elab(st, index_node), index_node)
         if key is None:
             return POISON
         if key not in base.items:
@@ -273,7 +269,7 @@ def ct_subscript(st, base, node: ast.Subscript):
     text = isinstance(base, PyConst) and isinstance(base.value, str)
     if isinstance(index_node, ast.Slice):
         parts = (index_node.lower, index_node.upper, index_node.step)
-        bounds = [None if p is None else expr.const_int(st, p, "a slice bound") for p in parts]
+        bounds = [None if p is None else st.host.const_int(st, p, "a slice bound") for p in parts]
         if any(b is None and p is not None for b, p in zip(bounds, parts)):
             return POISON
         if bounds[2] == 0:
@@ -283,7 +279,7 @@ def ct_subscript(st, base, node: ast.Subscript):
         if text:
             return PyConst("".join(i.value for i in picked))
         return new_list(picked) if box_of(base) is not None else pack(picked)  # a list's slice is a new list
-    index = expr.const_int(st, index_node, "a tuple index")
+    index = st.host.const_int(st, index_node, "a tuple index")
     if index is None:
         return POISON
     if not -len(items) <= index < len(items):
@@ -318,19 +314,19 @@ def _elab_ListComp(st, node: ast.ListComp):
 def _generate(st, node: ast.ListComp, k: int, scope: dict, out: list) -> bool:
     if k == len(node.generators):
         if node.kind == "dict":
-            key = dict_key(st, expr.elab(st, node.key), node.key)
-            value = expr.elab(st, node.elt)
+            key = dict_key(st, st.host.elab(st, node.key), node.key)
+            value = st.host.elab(st, node.elt)
             if key is None or isinstance(value, Poison):
                 return False
             out.append((key, value))
             return True
-        value = expr.elab(st, node.elt)
+        value = st.host.elab(st, node.elt)
         if isinstance(value, Poison):
             return False
         out.append(value)
         return True
     gen = node.generators[k]
-    items = iterate(st, expr.elab(st, gen.iter), gen.iter, "a comprehension")
+    items = iterate(st, st.host.elab(st, gen.iter), gen.iter, "a comprehension")
     if items is None:
         return False
     for item in items:
@@ -338,7 +334,7 @@ def _generate(st, node: ast.ListComp, k: int, scope: dict, out: list) -> bool:
             return False
         keep = True
         for test in gen.ifs:
-            cond = truth(st, expr.elab(st, test), test, "a comprehension's `if`")
+            cond = truth(st, st.host.elab(st, test), test, "a comprehension's `if`")
             if cond is None:
                 return False
             if not cond:
@@ -411,10 +407,3 @@ def split_items(st, target, value):
         list(zip(elts[s + 1:], items[len(items) - after:]))
 
 
-CALLS["sequence"] = sequence
-CALLS["expand_call"] = expand_call
-CALLS["ct_subscript"] = ct_subscript
-CALLS["unpack"] = unpack
-for _name, _fn in list(globals().items()):
-    if _name.startswith("_elab_"):
-        expr._ELAB[getattr(ast, _name[6:])] = _fn

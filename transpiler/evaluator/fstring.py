@@ -11,10 +11,9 @@ from transpiler.diag.diagnostics import Diagnostics
 from transpiler.syntax import ast
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
-from transpiler.sema.expressions import expr
 from transpiler.evaluator.core import kind_of
 from transpiler.evaluator.box import box_of
-from transpiler.sema.values import DTypeVal, POISON, Poison, PyConst
+from transpiler.evaluator.values import DTypeVal, POISON, Poison, PyConst
 
 _CONVERSIONS = {"": lambda v: v, "r": repr, "s": str, "a": ascii}
 
@@ -58,7 +57,7 @@ def _elab_FString(st, node: ast.FString):
         field = field_node(st, text, line, col)
         if field is None:
             return POISON
-        val = expr.elab(st, field)
+        val = st.host.elab(st, field)
         if isinstance(val, Poison):
             return POISON
         if isinstance(val, DTypeVal):
@@ -112,8 +111,8 @@ def str_format(st, template: str, node: ast.Call):
             st.diags.error("E0343", f"`str.format` field spec `{spec}`: nested fields and widths over 4096 are "
                                     f"not supported", node.func.span)
             return POISON
-    args = [python_value(st, expr.elab(st, a), a, "`str.format`") for a in node.args]
-    kwargs = {k.name: python_value(st, expr.elab(st, k.value), k.value, "`str.format`") for k in node.keywords}
+    args = [python_value(st, st.host.elab(st, a), a, "`str.format`") for a in node.args]
+    kwargs = {k.name: python_value(st, st.host.elab(st, k.value), k.value, "`str.format`") for k in node.keywords}
     if None in args or None in kwargs.values():
         return POISON
     try:
@@ -122,5 +121,3 @@ def str_format(st, template: str, node: ast.Call):
         st.diags.error("E0343", f"`str.format` failed: {type(err).__name__}: {err}", node.span)
         return POISON
 
-
-expr._ELAB[ast.FString] = _elab_FString

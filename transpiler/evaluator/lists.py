@@ -1,27 +1,23 @@
-"""What compile-time lists and sets do (their values are in pyeval_box.py): list and set displays,
+"""What compile-time lists and sets do (their values are in box.py): list and set displays,
 their methods (`append`, `pop`, `add` ...), `xs[i] = v` in a plain helper, `A[*idx]`, `xs + ys`,
 `xs * n` and `x in c`."""
 from __future__ import annotations
 
 from transpiler import ir
 from transpiler.syntax import ast
-from transpiler.sema.expressions import expr
 from transpiler.evaluator.core import dict_key, index_node, items_of, kind_of, pack, step, unpack
 from transpiler.evaluator.box import Box, ListConst, ListTuple, box_of, new_list, new_set, set_key, view
-from transpiler.sema.registry import CALLS
-from transpiler.sema.values import POISON, Poison, PyConst, PyDict, Void
+from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict, Void
 
 
-def _elab_Name(st, node: ast.Name):
-    val = _NAME(st, node)
-    cls = val.__class__
-    if cls is ListConst or cls is ListTuple:
-        box = val.source
-        if box.cached is None and len(box.items) > 64:  # a copy of a long list draws from the budget
-            if not step(st, node.span, len(box.items) // 64):
-                return POISON
-        return view(box)
-    return val
+def reread(st, val, node: ast.Name):
+    """A name's list or set value read again: a fresh view of its box, showing the items as they
+    are now (a copy of a long list draws from the budget)."""
+    box = val.source
+    if box.cached is None and len(box.items) > 64:
+        if not step(st, node.span, len(box.items) // 64):
+            return POISON
+    return view(box)
 
 
 def display_items(st, elts, what: str):
@@ -36,7 +32,7 @@ def display_items(st, elts, what: str):
             items.extend(got)
             nodes.extend([e] * len(got))
         else:
-            v = expr.elab(st, e)
+            v = st.host.elab(st, e)
             if isinstance(v, Poison):
                 return None
             items.append(v)
@@ -205,7 +201,7 @@ def set_item(st, base, target: ast.Subscript, value) -> bool:
     (reported)."""
     index_node = target.indices[0]
     if isinstance(base, PyDict):
-        key = dict_key(st, expr.elab(st, index_node), index_node)
+        key = dict_key(st, st.host.elab(st, index_node), index_node)
         if key is None:
             return False
         base.items[key] = value
@@ -219,7 +215,7 @@ def set_item(st, base, target: ast.Subscript, value) -> bool:
     items = box.items
     if isinstance(index_node, ast.Slice):
         parts = (index_node.lower, index_node.upper, index_node.step)
-        bounds = [None if p is None else expr.const_int(st, p, "a slice bound") for p in parts]
+        bounds = [None if p is None else st.host.const_int(st, p, "a slice bound") for p in parts]
         if any(b is None and p is not None for b, p in zip(bounds, parts)):
             return False
         new = items_of(value)
@@ -233,7 +229,7 @@ def set_item(st, base, target: ast.Subscript, value) -> bool:
             st.diags.error("E0341", f"compile-time evaluation failed: {err}", target.span)
             return False
         return True
-    index = _int(st, expr.elab(st, index_node), index_node, "a list index")
+    index = _int(st, st.host.elab(st, index_node), index_node, "a list index")
     if index is None:
         return False
     if not -len(items) <= index < len(items):
@@ -264,11 +260,6 @@ def expand_subscript(st, node: ast.Subscript):
                          tuple(out))
 
 
-CALLS["expand_subscript"] = expand_subscript
-_NAME = expr._ELAB[ast.Name]
-expr._ELAB[ast.Name] = _elab_Name
-expr._ELAB[ast.List] = _elab_List
-expr._ELAB[ast.Set] = _elab_Set
 
 
 # -- `xs + ys`, `xs * n` -----------------------------------------------------------------------------
@@ -288,8 +279,7 @@ def seq_arith(st, op: str, left, right, node):
     if isinstance(left, Poison) or isinstance(right, Poison):
         return POISON
     if op == "+" and left.__class__ is PyConst and right.__class__ is PyConst:  # tuples of constants: as before
-        from transpiler.sema.expressions import scalars
-        return scalars.arith(st, op, left, right, node.span, node.left.span, node.right.span)
+        return st.host.arith(st, op, left, right, node.span, node.left.span, node.right.span)
     if op == "+" and is_sequence(left) and is_sequence(right):
         if (box_of(left) is None) != (box_of(right) is None):
             st.diags.error("E0306", f"`+` joins two lists or two tuples, not {kind_of(left)} and {kind_of(right)}",
@@ -324,8 +314,6 @@ def seq_arith(st, op: str, left, right, node):
     return POISON
 
 
-CALLS["is_sequence"] = is_sequence
-CALLS["seq_arith"] = seq_arith
 
 
 # -- `x in xs` ---------------------------------------------------------------------------------------
@@ -338,7 +326,7 @@ def contains(st, node: ast.Compare):
         st.diags.error("E0518", "`in` chained with other comparisons is not supported yet", node.span,
                        help="split the chain with `and`")
         return POISON
-    needle, hay = expr.elab(st, node.left), expr.elab(st, node.comparators[0])
+    needle, hay = st.host.elab(st, node.left), st.host.elab(st, node.comparators[0])
     if isinstance(needle, Poison) or isinstance(hay, Poison):
         return POISON
     if isinstance(hay, PyDict):
@@ -365,4 +353,3 @@ def contains(st, node: ast.Compare):
     return PyConst(found != (node.ops[0] == "not in"))
 
 
-CALLS["contains"] = contains

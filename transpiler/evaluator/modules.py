@@ -1,18 +1,17 @@
 """The Python modules a kernel file may import for its compile-time arithmetic: `math`,
 `functools.reduce`, `operator` and TVM's `DataType`, evaluated by tirxc on compile-time values (never imported). `import math`
 binds the module; `math.gcd(...)`, or `gcd` after `from math import gcd`, is a builtin of
-pyeval_builtins.py's table under the name `math.gcd`."""
+builtins.py's table under the name `math.gcd`. The modules of TIRx's library (`dataclasses`, the
+TMA layout helpers) are the host's: `modules(host)` lists them all."""
 from __future__ import annotations
 
 import math
 import operator
 
 from transpiler.diag.diagnostics import did_you_mean
-from transpiler.sema.library import class_dataclass, macros, tma_utils
 from transpiler.evaluator import builtins as pyeval_builtins, stdlib as pyeval_stdlib, typing_names as pyeval_typing
 from transpiler.evaluator.builtins import _consts, _fail, _py, _seq
-from transpiler.sema.registry import CALLS
-from transpiler.sema.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
+from transpiler.evaluator.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
 from transpiler.target.dtypes import parse_dtype
 
 _CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan}
@@ -34,13 +33,10 @@ _OPERATOR = {name: getattr(operator, name) for name in (
 MODULES = {"math": tuple(_MATH) + tuple(_CONSTANTS), "functools": ("reduce",), "operator": tuple(_OPERATOR),
            # `tvm.DataType(dtype).bits` / `tvm.runtime.DataType`: a dtype's facts (`import tvm` binds the module)
            "tvm": ("DataType", "runtime"), "tvm.runtime": ("DataType",),
-           "dataclasses": class_dataclass.NAMES,  # (class_dataclass.py)
            "typing": pyeval_typing.NAMES, **pyeval_stdlib.NAMES}
 # modules of which tirxc evaluates a few names only: an import of another name is accepted and
 # refused where it is used, as an import of a module tirxc does not evaluate
 PARTIAL = tuple(pyeval_stdlib.NAMES)
-# TIRx's layout helpers for TMA / MMA operands (tma_utils.py), under each of their module names
-MODULES.update({module: tma_utils.NAMES[short] for module, short in tma_utils.MODULE_ALIASES.items()})
 DTYPE_FACTS = {"bits": lambda d: d.bits, "lanes": lambda d: d.lanes, "itemsize": lambda d: d.nbytes}
 
 
@@ -92,7 +88,7 @@ def _reduce(st, node, args, kwargs):
     if len(names) != 2:
         return _fail(st, node, "`functools.reduce`'s function takes two arguments")
     for item in items:
-        acc = macros.interpret(st, fn, {names[0]: acc, names[1]: item}, node)
+        acc = st.host.call_function(st, fn, {names[0]: acc, names[1]: item}, node)
         if isinstance(acc, Poison):
             return POISON
     return acc
@@ -121,29 +117,36 @@ def dtype_attr(st, base: DTypeVal, node):
 
 def module_attr(st, base: Builtin, node):
     """`math.gcd`, `math.pi`, `functools.reduce`: a builtin, or a constant's value."""
-    member = tma_utils.member_attr(st, base, node)  # `SwizzleMode.SWIZZLE_128B_ATOM`, `.value`
+    member = st.host.library_member(st, base, node)  # `SwizzleMode.SWIZZLE_128B_ATOM`, `.value`
     if member is None:
         member = pyeval_stdlib.attribute(base, node.attr)  # `os.environ`
     if member is not None:
         return member
-    if f"{base.name}.{node.attr}" in MODULES:  # `tvm.runtime`
+    known = modules(st.host)
+    if f"{base.name}.{node.attr}" in known:  # `tvm.runtime`
         return Builtin(f"{base.name}.{node.attr}")
-    if base.name not in MODULES:
+    if base.name not in known:
         st.diags.error("E0306", f"`{base.name}` has no attribute `{node.attr}`", node.span)
         return POISON
     if base.name == "math" and node.attr in _CONSTANTS:
         return PyConst(_CONSTANTS[node.attr])
     if base.name == "typing" and node.attr == "TYPE_CHECKING":
         return PyConst(False)
-    if node.attr not in MODULES[base.name]:
+    if node.attr not in known[base.name]:
         st.diags.error("E0301", f"`{base.name}.{node.attr}` is not supported yet", node.span,
-                       help=did_you_mean(node.attr, MODULES[base.name])
-                       or f"tirxc evaluates {', '.join(f'`{base.name}.{n}`' for n in MODULES[base.name])}")
+                       help=did_you_mean(node.attr, known[base.name])
+                       or f"tirxc evaluates {', '.join(f'`{base.name}.{n}`' for n in known[base.name])}")
         return POISON
     return Builtin(f"{base.name}.{node.attr}")
 
 
-def imported(module: str, name: str):
+def modules(host) -> dict:
+    """Every module a file may import names of, to those names: the evaluator's and the host's
+    library's."""
+    return {**MODULES, **host.library_modules}
+
+
+def imported(host, module: str, name: str):
     """What `from module import name` binds: a builtin or a constant; None when tirxc lacks it."""
     if module == "math" and name in _CONSTANTS:
         return PyConst(_CONSTANTS[name])
@@ -151,8 +154,8 @@ def imported(module: str, name: str):
         return PyConst(False)
     if module == "os" and name == "environ":
         return pyeval_stdlib.environ()
-    if module in tma_utils.MODULE_ALIASES:
-        return tma_utils.imported(module, name)
+    if module in host.library_modules:
+        return host.library_import(module, name)
     if f"{module}.{name}" in MODULES:
         return Builtin(f"{module}.{name}")
     return Builtin(f"{module}.{name}") if name in MODULES.get(module, ()) else None
@@ -164,5 +167,3 @@ for _name in _OPERATOR:
     pyeval_builtins._TABLE[f"operator.{_name}"] = (_operator(_name), 2, 2, ())
 pyeval_builtins._TABLE["functools.reduce"] = (_reduce, 2, 3, ())
 pyeval_builtins._TABLE["tvm.DataType"] = pyeval_builtins._TABLE["tvm.runtime.DataType"] = (_data_type, 1, 1, ())
-CALLS["module_attr"] = module_attr
-CALLS["dtype_attr"] = dtype_attr

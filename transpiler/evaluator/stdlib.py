@@ -1,5 +1,5 @@
 """The standard modules a kernel file's Python reads besides `math` / `functools` / `operator`
-(pyeval_modules.py): `copy.copy` / `copy.deepcopy` of compile-time values, and the process
+(modules.py): `copy.copy` / `copy.deepcopy` of compile-time values, and the process
 environment through `os.environ.get(name, default)` / `os.getenv`, which kernel files use to pick
 a specialization (`M = int(os.environ.get("M", "8192"))`): as in Python, the environment tirxc runs
 in decides, so `M=4096 tirxc kernel.tx` specializes the kernel, and without the variable the
@@ -10,7 +10,7 @@ import os
 
 from transpiler.evaluator import box as pyeval_box
 from transpiler.evaluator.builtins import _TABLE, _fail
-from transpiler.sema.values import Builtin, PyConst, PyDict
+from transpiler.evaluator.values import Builtin, PyConst, PyDict
 
 NAMES = {"copy": ("copy", "deepcopy"), "os": ("environ", "getenv")}
 

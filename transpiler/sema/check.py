@@ -4,14 +4,15 @@ docs/design.md, and elaborates each kernel into buffer-level IR.
 Every problem is reported through `Diagnostics` and checking carries on, so one
 run lists every error of a file. This module is the top of sema: module level
 (imports, constants, kernels); kernel.py checks one kernel, statements.py its
-statements, expr.py expressions, and the family modules the T.* calls, which
-register themselves in registry.py when imported here.
+statements, expr.py expressions, and the family modules the T.* calls, whose
+`@handler`s register in registry.py when imported here.
 
-The layering, bottom to top (each imports only modules before it):
-values, state, registry, scalars, expr, pyeval (the Python level: `*`, comprehensions,
-dicts; pyeval_builtins, pyeval_fstring), threads, ptx_calls, intrinsics, views, buffers,
+The layering, bottom to top (each imports only modules before it): the evaluator of the
+file's Python level (transpiler/evaluator, below the checker, which hosts it: host.py); values,
+state, registry, scalars, expr, indexing, threads, ptx_calls, intrinsics, views, buffers,
 access, pools, statements, macros (helper functions), class_values + classes (classes of the
-file), prelude (TIRx's helper library as tirxc's own `.tx` sources), kernel, check.
+file), prelude (TIRx's helper library as tirxc's own `.tx` sources), imports, kernel, dispatch
+(the rules across rooms: calls, attributes, subscripts, `self.x = v` ...), host, check.
 """
 from __future__ import annotations
 
@@ -20,32 +21,28 @@ from dataclasses import fields
 
 from transpiler import ir
 from transpiler.diag.diagnostics import Diagnostics, Note, did_you_mean
-from transpiler.ir.layout import KNOWN_AXES
 from transpiler.ir.program import CheckedModule, Kernel
 from transpiler.syntax import ast
 from transpiler.syntax.source import SourceFile
 from transpiler.target.cnames import source_code_names
-# every call family, imported so that its handlers register (in expr.py's and registry.py's tables)
+# every family of T.* calls, imported so that its `@handler`s register in registry.HANDLERS
 from transpiler.sema.memory import access, buffers, pools, views  # noqa: F401
 from transpiler.sema.calls import cuda_helpers, tcgen05_desc, intrinsics, ptx as ptx_calls, tile_calls  # noqa: F401
 from transpiler.sema.kernel import jit, statements, threads  # noqa: F401
 from transpiler.sema.library import classes, macros, prelude  # noqa: F401
-from transpiler.evaluator import core as pyeval, builtins as pyeval_builtins, fstring as pyeval_fstring  # noqa: F401
+from transpiler.sema import dispatch  # noqa: F401  (the rules across the checker's rooms join the dispatch tables)
 from transpiler.sema.library.class_values import CLASS_VALUES
-from transpiler.evaluator import modules as pyeval_modules
+from transpiler.sema.library.imports import LAYOUT_MODULE, import_  # noqa: F401  (cli/layout_view.py: LAYOUT_MODULE)
 from transpiler.sema.expressions.expr import elab
 from transpiler.sema.kernel.prim_func import check_kernel
-from transpiler.sema.registry import CALLS, LAYOUT_CTORS
+from transpiler.sema.host import HOST
 from transpiler.sema.state import KernelState, ModuleState, at_module_level
-from transpiler.sema.values import (POISON, Axis, Binding, Builtin, DTypeVal, DynamicExtent, LayoutPart, LayoutVal, Namespace,
-                                    Poison, PyConst, PyDict, LibraryName, SliceVal, Helper)
-
-DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir", "tvm.tirx")
-LAYOUT_MODULE = "tvm.tirx.layout"
+from transpiler.evaluator.values import POISON, Binding, Builtin, DTypeVal, Poison, PyConst, PyDict, SliceVal, Helper
+from transpiler.sema.values import DynamicExtent, LayoutPart, LayoutVal, Namespace
 
 
 def check(module: ast.Module, source: SourceFile, diags: Diagnostics, arch: str | None = None) -> CheckedModule:
-    return run(ModuleState(source, diags, arch), module)
+    return run(ModuleState(source, diags, arch, HOST), module)
 
 
 # -- module level (docs/design.md, decisions 2 and 3) -------------------------------------------------------------
@@ -99,100 +96,6 @@ _PYTHON_STATEMENTS = (ast.ExprStmt, ast.For, ast.While, ast.If, ast.AugAssign, a
 
 
 # -- imports and constants ---------------------------------------------------------
-
-def import_(ms, stmt, bind=None) -> None:
-    """An import statement: its names bound by `bind(name, binding)` (module-level names by default;
-    a plain helper's `import` binds its own names, macros.py)."""
-    bind = bind or (lambda name, binding: bind_global(ms, name, binding))
-    if isinstance(stmt, ast.Import):
-        for alias in stmt.names:
-            if alias.name in DIALECT_MODULES and alias.asname:
-                bind(alias.asname, Binding(Namespace(("T",)), "namespace", alias.span))
-            elif alias.name in pyeval_modules.MODULES:  # `import math`: evaluated by tirxc, not imported
-                bind(alias.asname or alias.name, Binding(Builtin(alias.name), "import", alias.span))
-            elif alias.name.split(".")[0] == "tvm" and not alias.asname:  # `import tvm.testing` binds `tvm`
-                bind("tvm", Binding(Builtin("tvm"), "import", alias.span))
-            else:
-                bound = alias.asname or alias.name.split(".")[0]
-                bind(bound, Binding(LibraryName(bound, alias.name, False), "import", alias.span))
-        return
-    for alias in stmt.names:
-        name = alias.asname or alias.name
-        if stmt.module in ("tvm.script", "tvm") and alias.name in ("tirx", "tir"):
-            bind(name, Binding(Namespace(("T",)), "namespace", alias.span))
-        elif stmt.module in ("tvm.script.tirx", "tvm.script.tir") and alias.name == "tile":
-            bind(name, Binding(Namespace(("Tx",)), "namespace", alias.span))
-        elif stmt.module == LAYOUT_MODULE:
-            if alias.name in LAYOUT_CTORS:
-                bind(name, Binding(LAYOUT_CTORS[alias.name], "layout", alias.span))
-            elif alias.name in KNOWN_AXES:
-                bind(name, Binding(Axis(alias.name), "axis", alias.span))
-            else:
-                hint = did_you_mean(alias.name, list(LAYOUT_CTORS) + list(KNOWN_AXES)) or \
-                    f"tirxc knows {', '.join(LAYOUT_CTORS)} and the axes {', '.join(KNOWN_AXES)}"
-                ms.diags.error("E0200", f"`{alias.name}` is not a layout name tirxc knows", alias.span,
-                                 help=hint)
-                bind(name, Binding(POISON, "import", alias.span))
-        elif stmt.module == "__future__":
-            continue
-        elif stmt.module in LIBRARY_MODULES:
-            library_import(ms, stmt.module, alias, bind)
-        elif stmt.module in pyeval_modules.MODULES:
-            value = pyeval_modules.imported(stmt.module, alias.name)
-            if value is None and stmt.module in pyeval_modules.PARTIAL:  # `from os import path`: refused at a use
-                bind(name, Binding(LibraryName(alias.name, stmt.module, False), "import", alias.span))
-                continue
-            if value is None:
-                ms.diags.error("E0200", f"`{stmt.module}.{alias.name}` is not supported yet", alias.span,
-                               help=did_you_mean(alias.name, pyeval_modules.MODULES[stmt.module]))
-            bind(name, Binding(POISON if value is None else value, "import", alias.span))
-        else:
-            for other in stmt.names:  # a use is refused (expr.library_name), an unused import is fine
-                bind(other.asname or other.name, Binding(LibraryName(other.name, stmt.module, False), "import",
-                                                         other.span))
-            return
-
-
-# TIRx's helper library (python/tvm/backend/cuda/lang/, re-exported as tvm.tirx.lang.*): the names each
-# module exports. Its pools are the dialect's `T.SMEMPool` / `T.TMEMPool`; the rest are `@T.meta_class`
-# classes with `@T.inline` methods, written again in tirxc's own library (sema/library/); a name it
-# lacks is a LibraryName, refused where it is used.
-_LANG = {
-    "pipeline": ("MBarrier", "TMABar", "TCGen05Bar", "PipelineState", "Pipeline"),
-    "warp_role": ("WarpRole", "WarpgroupRole"),
-    "tile_scheduler": ("BaseTileScheduler", "ClusterPersistentScheduler2D", "GroupMajor3D",
-                       "RankAwareGroupMajorTileScheduler", "IndexedTripleTileScheduler", "FlashAttentionLinearScheduler",
-                       "FlashAttentionLPTScheduler", "ClusterLaunchControlScheduler"),
-    "alloc_pool": ("SMEMPool", "TMEMPool"),
-    "smem_desc": ("SmemDescriptor",),
-}
-LIBRARY_MODULES = {f"{prefix}.{name}": names for name, names in _LANG.items()
-                   for prefix in ("tvm.tirx.lang", "tvm.backend.cuda.lang")}
-LIBRARY_MODULES.update({prefix: sum(_LANG.values(), ()) for prefix in ("tvm.tirx.lang", "tvm.backend.cuda.lang")})
-LIBRARY_MODULES["tvm.tirx.bench"] = ("bench", "DistributedBenchContext", "CudaProfiler", "EventType",
-                                     "export_to_perfetto_trace", "decode_tag")
-LIBRARY_MODULES["enum"] = ("Enum", "IntEnum")  # a class derived from them is an enum (class_enum.py)
-
-
-def library_import(ms, module: str, alias, bind) -> None:
-    name = alias.asname or alias.name
-    if alias.name not in LIBRARY_MODULES[module]:
-        ms.diags.error("E0200", f"`{alias.name}` is not a name of `{module}` that tirxc knows", alias.span,
-                       help=did_you_mean(alias.name, LIBRARY_MODULES[module]))
-        bind(name, Binding(POISON, "import", alias.span))
-    elif alias.name in ("SMEMPool", "TMEMPool"):
-        bind(name, Binding(Namespace(("T", alias.name)), "import", alias.span))
-    else:
-        value = prelude.lookup(ms, module, alias.name)  # tirxc's own library (sema/library/), or None
-        bind(name, Binding(value if value is not None else LibraryName(alias.name, module), "import", alias.span))
-
-
-def bind_global(ms, name: str, binding: Binding) -> None:
-    ms.globals[name] = binding
-
-
-CALLS["import_stmt"] = import_
-
 
 def constant(ms, stmt: ast.Assign) -> None:
     if stmt.chain:  # `a = b = value`: the value once, bound to each target in order
@@ -357,7 +260,7 @@ def const_value(ms: ModuleState, node: ast.Expr):
 def layout_evaluator(source: SourceFile, diags: Diagnostics, prelude: ast.Module) -> KernelState:
     """A module-level state with the imports of `prelude` bound, in which layout expressions
     are evaluated with `layout_value(st, expr)` / `layout_arg(st, ...)` (views.py)."""
-    ms = ModuleState(source, diags, None)
+    ms = ModuleState(source, diags, None, HOST)
     for stmt in prelude.body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             import_(ms, stmt)

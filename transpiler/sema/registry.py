@@ -1,13 +1,14 @@
-"""The tables of the checker's call families: T.* handlers (`@handler("name", *spec)` registers
-the function itself), their argument binding, and the CALLS table through which the expression
-checker reaches the families above it (filled by each family module as it is imported)."""
+"""The table of the dialect's functions: T.* handlers (`@handler("name", *spec)` registers the
+function itself under its name), their argument binding, and the names tirxc knows (math
+functions, layout constructors, functions it does not implement yet)."""
 from __future__ import annotations
 
 from functools import lru_cache
 from transpiler.diag.diagnostics import did_you_mean
 from transpiler.syntax import ast
 from transpiler.target.dtypes import parse_dtype
-from transpiler.sema.values import DTypeVal, LayoutCtor, POISON
+from transpiler.evaluator.values import DTypeVal, POISON
+from transpiler.sema.values import LayoutCtor
 
 
 class DispatchTable(dict):
@@ -29,35 +30,6 @@ class DispatchTable(dict):
 # T.<name> -> (the function checking it, fn(st, node, args), and its parameter spec; None: it takes
 # any arguments and is refused whatever they are)
 HANDLERS: dict[str, tuple] = {}
-# The call families the expression checker dispatches to without importing their modules; each is
-# filled by the module that implements it, when it is imported (check.py imports them all):
-#   "dialect"     T.<name>(...)                 fn(st, func: Namespace, node)     intrinsics.py
-#   "dtype"       T.float32(...)                fn(st, dtype, node)               intrinsics.py
-#   "buffer"      buf.vload(...) etc.           fn(st, method: Method, node)      access.py
-#   "pool"        pool.alloc(...) etc.          fn(st, pool, name, node)          pools.py
-#   "ptx"         T.ptx["mnemonic"](...)        fn(st, path, node, mnemonic)      ptx_calls.py
-#   "layout"      T.TileLayout(...), S[...]     fn(st, name, node)                views.py
-#   "layout_subscript" S[...] / R[...]          fn(st, kind, node)                views.py
-#   "layout_sum"  part + part                   fn(st, left, right, node)         views.py
-#   "range"       range(...) / T.serial(...)    fn(st, kind, node, args)          loops.py
-#   "ct_subscript" t[i], t[a:b], d[k]          fn(st, base, node)                pyeval.py
-#   "sequence"    (a, *b) / [*a, b]             fn(st, elts)                      pyeval.py
-#   "expand_call" f(*a, **d)                    fn(st, node) -> node or None      pyeval.py
-#   "builtin"     len(x), zip(a, b) ...         fn(st, name, node)                pyeval_builtins.py
-#   "ct_attribute" d.items, s.join ...         fn(st, base, node)                pyeval_builtins.py
-#   "ct_method"   d.items(), s.join(t) ...      fn(st, method, node)              pyeval_builtins.py
-#   "slice_index" A[fs], fs = (slice(..), ..)   fn(st, node) -> node              pyeval_builtins.py
-#   "meta_var"    T.meta_var(x)                 fn(st, node)                      pyeval_builtins.py
-#   "helper"      a call of a `def` of the file fn(st, helper, node)              macros.py
-CALLS: dict[str, object] = {}
-
-
-# The Python builtins a `.tx` file may call at compile time (pyeval_builtins.py); `range` is the
-# loop range of state.py. A name the file binds hides the builtin.
-PY_BUILTINS = frozenset(("len", "zip", "enumerate", "min", "max", "sum", "abs", "int", "float", "bool", "str",
-                         "tuple", "list", "dict", "set", "sorted", "reversed", "any", "all", "isinstance", "slice",
-                         "callable", "getattr", "hasattr"))
-
 
 
 # name -> (arity, float only). The C name is chosen at lowering (target/cmath.py).

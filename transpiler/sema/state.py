@@ -10,9 +10,11 @@ from transpiler.ir.program import CNames
 from transpiler.syntax.source import SourceFile, Span
 from transpiler.target.arch import FEATURES, arch_name
 from transpiler.target.target import Target
+from transpiler.evaluator.host import Host
 from transpiler.target.cnames import c_name
 from transpiler.target.dtypes import INT32, dtype_alias, parse_dtype
-from transpiler.sema.values import Binding, Builtin, DynamicExtent, POISON
+from transpiler.evaluator.values import Binding, Builtin, POISON
+from transpiler.sema.values import DynamicExtent
 
 
 _RANGE = Builtin("range")
@@ -22,10 +24,12 @@ FOLD_BUDGET = 1 << 26  # bytes of strings and tuples `+` may build in one file (
 
 
 class ModuleState:
-    """Module level: the file, its diagnostics and target, and what its statements bound."""
+    """Module level: the file, its diagnostics and target, what its statements bound, and the
+    checker as the evaluator's host (sema/host.py; every state carries it as `host`)."""
 
-    def __init__(self, source: SourceFile, diags: Diagnostics, arch: str | None):
+    def __init__(self, source: SourceFile, diags: Diagnostics, arch: str | None, host: Host):
         self.source = source
+        self.host = host
         self.diags = diags
         self.target = (Target.parse(arch) if arch else None) or Target.ANY
         self.globals: dict[str, Binding] = {}
@@ -46,6 +50,7 @@ class KernelState:
     def __init__(self, module: ModuleState, fdef: ast.FunctionDef | None, *, at_module_level: bool = False):
         self.module = module
         self.diags = module.diags
+        self.host = module.host
         self.fdef = fdef
         self.at_module_level = at_module_level
         self.scopes: list[dict[str, Binding]] = [] if at_module_level else [{}]

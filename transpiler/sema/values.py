@@ -1,8 +1,9 @@
 """What a `.tx` expression can stand for while the checker elaborates it.
 
 Besides typed IR expressions (ir.Expr) and buffers (ir.Buffer), names and
-expressions can denote compile-time constants, namespaces, layouts, pointers,
-thread-id tuples and so on. Each of these is a small frozen dataclass here,
+expressions can denote namespaces, layouts, pointers, pools and so on; the values of
+the file's Python level (constants, dicts, functions, builtins, dtypes ...) are the
+evaluator's (transpiler/evaluator/values.py). Each of these is a small frozen dataclass here,
 compared by identity and without a generated repr (cheaper to create at start-up).
 """
 from __future__ import annotations
@@ -10,49 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from transpiler import ir
+from transpiler.evaluator.values import CheckerValue
 from transpiler.target.dtypes import DType
 from transpiler.syntax.source import Span
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Poison:
-    """The value of an expression that already produced an error; silences cascades."""
-
-
-POISON = Poison()
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class PyConst:
-    """A compile-time Python value without a dtype: int, float, bool, str, None or a tuple of them."""
-    value: object
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class PyDict:
-    """A compile-time dict: constant keys (in insertion order) to elaborated values (pyeval.py)."""
-    items: dict
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class SliceVal:
-    """`slice(lower, upper, step)` as a value (each part an elaborated value or None), for indexing
-    a buffer with a compile-time tuple of slices: `fs = (slice(0, 32), slice(0, 8)); A[fs]`."""
-    lower: object
-    upper: object
-    step: object
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Helper:
-    """A function of the file evaluated or inlined by the checker (macros.py): a plain `def`
-    computing compile-time values (kind "def"), or an `@T.inline` / `@T.macro` device helper.
-    `scopes`: the scopes it was defined in (nested helpers see the kernel's names)."""
-    fdef: object  # ast.FunctionDef
-    kind: str  # def inline macro
-    scopes: tuple = ()
-    defaults: tuple = ()  # (name, elaborated default value) for each parameter with a default
-    global_names: frozenset = frozenset()  # the names its `global` statements declare (module-level names)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -67,7 +28,7 @@ class LibraryName:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Namespace:
+class Namespace(CheckerValue):
     """A dotted prefix of the dialect, e.g. ("T", "cuda")."""
     path: tuple[str, ...]
 
@@ -75,18 +36,8 @@ class Namespace:
     def dotted(self) -> str:
         return ".".join(self.path[1:])
 
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Method:
-    """A bound method of a value (`A.local`, `pool.alloc`), waiting for its call."""
-    obj: object
-    name: str
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class DTypeVal:
-    """A dtype used as a value: `T.float32`."""
-    dtype: DType
+    def describe(self) -> str:
+        return f"`{'.'.join(self.path)}`"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -108,16 +59,22 @@ class HandleType:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Handle:
+class Handle(CheckerValue):
     """A `T.handle` parameter waiting for its `T.match_buffer`."""
     name: str
     span: Span
 
+    def describe(self) -> str:
+        return f"handle `{self.name}`"
+
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Pointer:
+class Pointer(CheckerValue):
     """`B.data`: the typed base pointer of a buffer."""
     buffer: ir.Buffer
+
+    def describe(self) -> str:
+        return f"pointer `{self.buffer.name}.data`"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -131,30 +88,33 @@ class Region:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class IdTuple:
-    """The thread or block ids one `T.thread_id([...])` / `T.cta_id([...])` binds."""
-    vars: tuple[ir.Var, ...]
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Axis:
+class Axis(CheckerValue):
     """A named layout axis (`laneid`, `warpid` ...)."""
     name: str
 
+    def describe(self) -> str:
+        return f"the layout axis `{self.name}`"
+
 
 @dataclass(frozen=True, eq=False, repr=False)
-class AxisTerm:
+class AxisTerm(CheckerValue):
     """`4 @ laneid`: a stride (or offset) bound to a named axis."""
     value: object  # ir.Expr
     axis: str
 
+    def describe(self) -> str:
+        return "a layout stride (`stride @ axis`)"
+
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LayoutPart:
+class LayoutPart(CheckerValue):
     """`S[extents : strides]`, `R[...]` or a `+ offset` term, before TileLayout(...) assembles them."""
     shard: tuple = ()
     replica: tuple = ()
     offset: tuple = ()
+
+    def describe(self) -> str:
+        return "a layout"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -167,9 +127,12 @@ class BufferIndexer:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LayoutVal:
+class LayoutVal(CheckerValue):
     """A finished layout: `TileLayout(...)`, `ComposeLayout(...)`."""
     layout: ir.Layout
+
+    def describe(self) -> str:
+        return "a layout"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -179,25 +142,9 @@ class LayoutCtor:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LoopRange:
-    """The iterable of a `for`: `range`, `T.unroll`, `T.grid` and their bounds."""
-    kind: str  # serial unroll grid
-    starts: tuple
-    stops: tuple
-    steps: tuple
-    unroll_factor: int = 0
-
-
-@dataclass(frozen=True, eq=False, repr=False)
 class PtxMnemonic:
     """`T.ptx["mnemonic"]`, waiting for its operands."""
     mnemonic: str
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Builtin:
-    """A Python builtin: range, or one of the compile-time builtins of pyeval_builtins.py."""
-    name: str
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -209,31 +156,22 @@ class DynamicExtent:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Ramp:
+class Ramp(CheckerValue):
     """`T.ramp(base, 1, lanes)`: the index of a vector access, not a value (the stride is always 1)."""
     base: object  # ir.Expr
     lanes: int
 
+    def describe(self) -> str:
+        return "a `T.ramp` vector index"
+
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LaunchConfig:
+class LaunchConfig(CheckerValue):
     """`T.cuda.LaunchConfig(grid=..., block=..., ...)`, its arguments as written."""
     args: dict
 
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Void:
-    """The result of a call used as a statement only."""
-    stmt: ir.Stmt
-
-
-@dataclass
-class Binding:
-    """What a name means, what kind of binding it is, and where it was bound."""
-    value: object
-    kind: str  # const buffer scalar let var id param handle pointer loopvar other;
-    #            module level: const namespace builtin (the implicit `T`) layout axis import
-    span: Span
+    def describe(self) -> str:
+        return "a launch configuration"
 
 
 # SMEM and TMEM pools (pools.py): mutable, one per `T.SMEMPool()` / `T.TMEMPool(...)` of a kernel
@@ -260,3 +198,4 @@ class TmemPool:
     cursor: int = 0
     committed: object = None
     deallocated: object = None
+

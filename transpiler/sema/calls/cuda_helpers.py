@@ -12,7 +12,8 @@ from transpiler.target.dtypes import FLOAT32, HANDLE, INT32, UINT32, VOID, parse
 from transpiler.sema import state, registry
 from transpiler.sema.expressions import expr, scalars
 from transpiler.sema.library.class_values import Instance
-from transpiler.sema.values import POISON, Pointer, PyConst, Void
+from transpiler.evaluator.values import POISON, PyConst, Void
+from transpiler.sema.values import Pointer
 from transpiler.sema.registry import handler, is_default
 
 UINT64 = parse_dtype("uint64")

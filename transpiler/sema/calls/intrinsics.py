@@ -11,15 +11,17 @@ from transpiler.target.dtypes import (BOOL, DType, FLOAT32, HANDLE, INT32, UINT3
                                       known_dtype_names, parse_dtype)
 from transpiler.sema import state, registry
 from transpiler.sema.expressions import scalars, expr, effects
-from transpiler.sema.calls import ptx as ptx_calls
+from transpiler.sema.calls import ptx as ptx_calls, tile_calls
+from transpiler.sema.memory import retype
 from transpiler.sema.kernel import threads
-from transpiler.sema.values import (DynamicExtent, DTypeVal, LaunchConfig, Namespace, POISON, Pointer,
-                                    PyConst, Ramp, Void)
+from transpiler.evaluator import builtins as pyeval_builtins
+from transpiler.evaluator.values import DTypeVal, POISON, PyConst, Void
+from transpiler.sema.values import DynamicExtent, LaunchConfig, Namespace, Pointer, Ramp
 from transpiler.sema.state import _SymbolicPending
 from transpiler.sema.registry import MATH
 from transpiler.target.cmath import PREDICATES
-from transpiler.sema.registry import CALLS, HANDLERS, _DefaultArg, _suggest, handler, is_default
-from transpiler.sema.expressions.scalars import article
+from transpiler.sema.registry import HANDLERS, _DefaultArg, _suggest, handler, is_default
+from transpiler.evaluator.values import article
 from transpiler.sema.expressions.expr import kind_of
 
 
@@ -46,7 +48,7 @@ bool class namespace template typename new delete this true false operator priva
 def call_dialect(st, func: Namespace, node: ast.Call):
     dotted = func.dotted
     if func.path[0] == "Tx":
-        return registry.CALLS["tile_call"](st, func.path, node)
+        return tile_calls.tile_call(st, func.path, node)
     if dotted in MATH:
         return math(st, dotted, node)
     if func.path[1:2] == ("ptx",):
@@ -158,7 +160,7 @@ def _reinterpret(st, node, a):
     target, source = expr.elab(st, a["dtype"]), expr.elab(st, a["x"])
     if isinstance(source, Pointer) or (isinstance(target, PyConst) and target.value == "handle") \
             or (isinstance(target, DTypeVal) and target.dtype.kind == "handle"):
-        return CALLS["reinterpret_pointer"](st, node, target, source, a)  # retype.py
+        return retype.reinterpret_pointer(st, node, target, source, a)
     dtype = expr.dtype_arg(st, ast.Value(a["dtype"].span, target))
     val = scalars.as_value(st, source, a["x"].span)
     if dtype is None or val is POISON:
@@ -347,9 +349,9 @@ def _likely(st, node, a):
 
 @handler("meta_var", "value")
 def _meta_var(st, node, a):
-    # expr.py sends `T.meta_var(...)` to pyeval_builtins before any handler; this row names it in
+    # dispatch.py sends `T.meta_var(...)` to the evaluator's meta_var before any handler; this row names it in
     # the handler table (suggestions, the construct tables)
-    return CALLS["meta_var"](st, node)
+    return pyeval_builtins.meta_var(st, node)
 
 
 @handler("func_attr", "attrs")
@@ -786,5 +788,3 @@ for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative l
                      ("cuda.linear_thread_id", "use `T.cuda.thread_idx(\"x\")` or `T.thread_id`")):
     _make_unsupported(_name, f"`T.{_name}`", help=_help)
 
-CALLS["dialect"] = call_dialect
-CALLS["dtype"] = call_dtype

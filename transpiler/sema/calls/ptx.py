@@ -13,8 +13,9 @@ from transpiler.sema import state, registry
 from transpiler.sema.expressions import scalars, expr
 from transpiler.sema.kernel import threads
 from transpiler.sema.memory import tmem_packing
-from transpiler.sema.values import POISON, Pointer, Poison, PyConst, Region, Void
-from transpiler.sema.registry import CALLS, is_default
+from transpiler.evaluator.values import POISON, Poison, PyConst, Void
+from transpiler.sema.values import Pointer, Region
+from transpiler.sema.registry import is_default
 
 
 _TCGEN05_KEYWORD_FORMS = {
@@ -500,5 +501,4 @@ def tmem_address(st, val, arg):
     return ir.add(base, ir.cast(UINT32, offset))
 
 
-CALLS["ptx"] = ptx_call
 from transpiler.sema.calls import tcgen05_frag  # noqa: E402,F401  (registers T.alloc_tcgen05_ldst_frag)

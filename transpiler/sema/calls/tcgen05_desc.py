@@ -12,7 +12,7 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.target.dtypes import INT32, UINT32
 from transpiler.sema.expressions import expr
-from transpiler.sema.values import POISON, DTypeVal, PyConst, Void
+from transpiler.evaluator.values import POISON, DTypeVal, PyConst, Void
 from transpiler.sema.registry import handler, is_default
 from transpiler.sema.calls.cuda_helpers import pointer
 from transpiler.target import tcgen05

@@ -15,8 +15,9 @@ from transpiler.target.tcgen05 import fragment_iters
 from transpiler.sema.expressions import expr
 from transpiler.sema import registry
 from transpiler.sema.memory import views
-from transpiler.sema.registry import CALLS, handler
-from transpiler.sema.values import POISON, LayoutVal
+from transpiler.sema.registry import handler
+from transpiler.evaluator.values import POISON
+from transpiler.sema.values import LayoutVal
 
 @handler("alloc_tcgen05_ldst_frag", "instr_shape", "tensor_shape", "dtype")
 def _alloc_tcgen05_ldst_frag(st, node, a):
@@ -59,6 +60,5 @@ def atom_layout(st, node, a, what: str):
                      f"tcgen05_atom_layout({shape!r}, ({rows}, {cols}), {str(dtype)!r})")
 
 
-CALLS["tcgen05_atom_layout"] = tcgen05_atom_layout
 
 

@@ -10,8 +10,8 @@ from transpiler.syntax import ast
 from transpiler.target.dtypes import INT32
 from transpiler.sema.expressions import expr, scalars
 from transpiler.sema.library import macros
-from transpiler.sema.registry import CALLS
-from transpiler.sema.values import POISON, Helper, Poison, PyConst, PyDict, Region, Void, SliceVal
+from transpiler.evaluator.values import POISON, Helper, Poison, PyConst, PyDict, Void, SliceVal
+from transpiler.sema.values import Region
 
 # The thread hierarchy, finest first: a guard on an id of one level splits the levels above it.
 LEVELS = ("thread", "warp", "warpgroup", "cta", "cluster")
@@ -222,4 +222,3 @@ def guard_level(st, cond: ir.Expr) -> str | None:
     return finest
 
 
-CALLS["tile_call"] = tile_call

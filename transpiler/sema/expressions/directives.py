@@ -11,7 +11,8 @@ from transpiler.sema.kernel import legacy_launch
 from transpiler.sema import state
 from transpiler.sema.registry import HANDLERS, handler
 from transpiler.evaluator.core import kind_of
-from transpiler.sema.values import Binding, Namespace, POISON, Poison, PyConst, Void
+from transpiler.evaluator.values import Binding, POISON, Poison, PyConst, Void
+from transpiler.sema.values import Namespace
 
 
 @handler("evaluate", "value")

@@ -22,7 +22,7 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.syntax.source import Span
 from transpiler.sema import state
-from transpiler.sema.values import POISON, PyConst
+from transpiler.evaluator.values import POISON, PyConst
 from transpiler.target.cmath import PURE_CALLS
 from transpiler.target.dtypes import BOOL
 

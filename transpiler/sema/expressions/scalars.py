@@ -11,8 +11,8 @@ from transpiler.sema.expressions import effects
 from transpiler.sema.kernel import unrolled
 from transpiler.target.dtypes import (BOOL, DType, FLOAT32, INT32, INT64, UNLOWERABLE, VECTOR_LANES, dtype_alias,
                                       int_range, known_dtype_names, parse_dtype, promoted)
-from transpiler.sema.values import (Axis, AxisTerm, DTypeVal, Handle, IdTuple, LaunchConfig, LayoutPart, LayoutVal,
-                                    Method, Namespace, POISON, Pointer, PyConst, Ramp, Region, Void)
+from transpiler.evaluator.values import IdTuple, POISON, PyConst, Void, article, describe
+from transpiler.sema.values import Region
 
 
 _INT_ONLY = ("floordiv", "floormod", "<<", ">>", "&", "|", "^")
@@ -97,11 +97,6 @@ def _py_binop(op: str, a, b):
     raise KeyError(op)
 
 
-def article(dtype) -> str:
-    """`an int32`, `a float32`: the dtype with its indefinite article."""
-    return f"{'an' if str(dtype).startswith('int') else 'a'} {dtype}"
-
-
 def default_dtype(value) -> DType:
     if isinstance(value, bool):
         return BOOL
@@ -119,49 +114,6 @@ _VECTOR_OPERATORS = ("float16x2", "bfloat16x2")  # the vector types CUDA gives a
 
 def _op_text(op: str) -> str:
     return {"floordiv": "//", "floormod": "%"}.get(op, op)
-
-
-def _kind(val) -> str:
-    if isinstance(val, PyConst):
-        v = val.value
-        if isinstance(v, str):
-            return "a string"
-        if isinstance(v, tuple):
-            return "a tuple"
-        if v is None:
-            return "None"
-        return "`...`" if v is Ellipsis else f"`{v!r}`"
-    if isinstance(val, ir.Buffer):
-        return f"buffer `{val.name}`"
-    if isinstance(val, ir.BufferAddress):
-        return "a pointer"
-    if isinstance(val, ir.Expr):
-        return f"{article(val.dtype)} value"
-    if isinstance(val, Namespace):
-        return f"`{'.'.join(val.path)}`"
-    if isinstance(val, Method):
-        return f"method `{val.name}`"
-    if isinstance(val, Pointer):
-        return f"pointer `{val.buffer.name}.data`"
-    if isinstance(val, IdTuple):
-        return "a tuple of thread ids"
-    if isinstance(val, Handle):
-        return f"handle `{val.name}`"
-    if isinstance(val, (LayoutVal, LayoutPart)):
-        return "a layout"
-    if isinstance(val, AxisTerm):
-        return "a layout stride (`stride @ axis`)"
-    if isinstance(val, Axis):
-        return f"the layout axis `{val.name}`"
-    if isinstance(val, tuple):
-        return "a tuple"
-    if isinstance(val, DTypeVal):
-        return f"dtype `{val.dtype}`"
-    if isinstance(val, Ramp):
-        return "a `T.ramp` vector index"
-    if isinstance(val, LaunchConfig):
-        return "a launch configuration"
-    return type(val).__name__.lower()
 
 
 def source_text(st, span: Span) -> str:
@@ -210,7 +162,7 @@ def literal(st, value, dtype: DType, span: Span):
                                   "(`T.float32(x)`)")
             return POISON
         return ir.FloatImm(dtype, value, span)
-    st.diags.error("E0306", f"{_kind(PyConst(value))} cannot be used as a number here", span)
+    st.diags.error("E0306", f"{describe(PyConst(value))} cannot be used as a number here", span)
     return POISON
 
 
@@ -221,7 +173,7 @@ def as_value(st, val, span: Span, dtype: DType | None = None):
     if isinstance(val, PyConst):
         if isinstance(val.value, (bool, int, float)):
             return literal(st, val.value, dtype or default_dtype(val.value), span)
-        st.diags.error("E0306", f"{_kind(val)} cannot be used as a value", span)
+        st.diags.error("E0306", f"{describe(val)} cannot be used as a value", span)
         return POISON
     if val is POISON:
         return POISON
@@ -247,7 +199,7 @@ def as_value(st, val, span: Span, dtype: DType | None = None):
         st.diags.error("E0306", f"a region of `{val.buffer.name}` is not a value", span,
                          help="index single elements, e.g. `A[i, j]`")
         return POISON
-    st.diags.error("E0306", f"{_kind(val)} cannot be used as a value", span)
+    st.diags.error("E0306", f"{describe(val)} cannot be used as a value", span)
     return POISON
 
 

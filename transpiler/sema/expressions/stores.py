@@ -8,7 +8,7 @@ from transpiler.ir.fold import cast
 from transpiler.syntax.source import Span
 from transpiler.target.dtypes import DType, FLOAT32
 from transpiler.sema.expressions import scalars
-from transpiler.sema.values import POISON, PyConst
+from transpiler.evaluator.values import POISON, PyConst, article
 
 
 def stored(st, val, span: Span, dtype: DType):
@@ -21,7 +21,7 @@ def stored(st, val, span: Span, dtype: DType):
     if value is POISON or value.dtype == dtype or value.dtype.lanes != dtype.lanes:
         return value
     if value.dtype.is_float and (dtype.is_int or dtype.is_bool):
-        st.diags.warning("W0303", f"storing {scalars.article(value.dtype)} value into {dtype} converts it "
+        st.diags.warning("W0303", f"storing {article(value.dtype)} value into {dtype} converts it "
                                   f"(truncating toward zero)", span,
                          help=f"say so with `T.{dtype}(...)` to silence this")
     return cast(dtype, value, span)

@@ -8,7 +8,7 @@ from transpiler.syntax import ast
 from transpiler.sema.expressions import expr
 from transpiler.sema import registry
 from transpiler.sema.registry import handler, is_default
-from transpiler.sema.values import POISON, Void
+from transpiler.evaluator.values import POISON, Void
 from transpiler import ir
 
 MIN_BLOCKS = "tirx.launch_bounds_min_blocks_per_sm"

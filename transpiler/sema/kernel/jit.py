@@ -11,7 +11,8 @@ from transpiler.diag.diagnostics import did_you_mean
 from transpiler.syntax import ast
 from transpiler.sema.kernel.prim_func import run as check_kernel_state
 from transpiler.sema.state import KernelState, at_module_level
-from transpiler.sema.values import Binding, Namespace, Poison
+from transpiler.evaluator.values import Binding, Poison
+from transpiler.sema.values import Namespace
 from transpiler.sema.expressions import expr
 
 

@@ -17,7 +17,7 @@ from transpiler.target.dtypes import INT32
 from transpiler.sema.expressions import expr
 from transpiler.sema.kernel import threads
 from transpiler.sema.registry import handler
-from transpiler.sema.values import IdTuple, POISON
+from transpiler.evaluator.values import IdTuple, POISON
 
 _TAGS = {f"{base}.{axis}": (kind, k) for base, kind in (("blockIdx", "cta_id"), ("threadIdx", "thread_id"))
          for k, axis in enumerate("xyz")}
@@ -118,7 +118,7 @@ def with_launch(st, stmt: ast.With, block):
     """`with T.launch_thread(...) [as v], ...:` runs its body with each axis declared (and named by
     `as`, else by its tag: `blockIdx_x`)."""
     from transpiler.sema import state
-    from transpiler.sema.values import Binding
+    from transpiler.evaluator.values import Binding
     state.push(st)
     for item in stmt.items:
         ids = expr.elab(st, item.context)

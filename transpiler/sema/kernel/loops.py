@@ -19,8 +19,8 @@ from transpiler.syntax import ast
 from transpiler.target.dtypes import INT32, INT64, UINT32, int_range
 from transpiler.sema.expressions import effects, expr
 from transpiler.sema import state
-from transpiler.sema.values import LoopRange, POISON, PyConst
-from transpiler.sema.registry import CALLS, handler, is_default
+from transpiler.evaluator.values import LoopRange, POISON, PyConst
+from transpiler.sema.registry import handler, is_default
 
 
 # The implicit bounds of a loop (`range(n)` starts at 0 and steps by 1): shared, as IR
@@ -263,4 +263,3 @@ def _grid(st, node, a):
     return LoopRange("grid", zero, tuple(stops), one)
 
 
-CALLS["range"] = loop_range

@@ -15,8 +15,8 @@ from transpiler.sema import state, registry
 from transpiler.sema.expressions import expr, effects
 from transpiler.sema.kernel import threads, statements, attrs, legacy_launch
 from transpiler.sema.memory import views, buffers, pools, tensormaps
-from transpiler.sema.values import (Binding, DTypeVal, Handle, HandleType, LaunchConfig, LayoutPart, LayoutVal,
-                                    LetType, POISON, PyConst, Void)
+from transpiler.evaluator.values import Binding, DTypeVal, POISON, PyConst, Void
+from transpiler.sema.values import Handle, HandleType, LaunchConfig, LayoutPart, LayoutVal, LetType
 from transpiler.sema.state import KernelState, ModuleState, _SymbolicPending
 from transpiler.sema.registry import is_default
 from transpiler.sema.expressions.expr import kind_of

@@ -9,18 +9,20 @@ from transpiler.syntax import ast
 from transpiler.syntax.source import Span
 from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32
 from transpiler.sema import state
-from transpiler.sema.expressions import scalars, expr, effects, stores, directives
+from transpiler.sema.expressions import scalars, expr, effects, indexing, stores
 from transpiler.sema.kernel import threads, loops, unrolled, legacy_launch
-from transpiler.sema.memory import views, layout_methods
-from transpiler.evaluator import core as pyeval
-from transpiler.sema.values import (ArrayType, Binding, DTypeVal, IdTuple, LayoutPart, LayoutVal, LetType, LoopRange,
-                                    POISON, Pointer, Poison, PyConst, Region, SmemPool, TmemPool, Void, PyDict,
-                                    Helper)
+from transpiler.sema.memory import views
+from transpiler.evaluator import builtins as pyeval_builtins, core as pyeval, lists as pyeval_lists
+from transpiler.evaluator.values import (Binding, DTypeVal, IdTuple, LoopRange, POISON, Poison, PyConst, Void,
+                                         PyDict, Helper)
+from transpiler.sema.values import ArrayType, LayoutPart, LayoutVal, LetType, Pointer, Region, SmemPool, TmemPool
 from transpiler.sema.state import _SymbolicPending
-from transpiler.sema.library.class_values import CLASS_VALUES
-from transpiler.sema.registry import CALLS, DispatchTable, handler, is_default
-from transpiler.sema.expressions.scalars import SCALAR_INDEX, article
-from transpiler.sema.expressions.expr import _BINOPS, index_nodes, kind_of
+from transpiler.sema.library.class_values import CLASS_VALUES, name_instance
+from transpiler.sema.registry import DispatchTable, handler, is_default
+from transpiler.sema.expressions.scalars import SCALAR_INDEX
+from transpiler.evaluator.values import article
+from transpiler.sema.expressions.expr import _BINOPS, kind_of
+from transpiler.sema.expressions.indexing import index_nodes
 
 
 # -- statements -------------------------------------------------------------------------------------
@@ -114,8 +116,6 @@ def _stmt_Assign(st, stmt: ast.Assign):
         return store(st, target, expr.elab(st, stmt.value), stmt)
     if isinstance(target, (ast.Tuple, ast.List)):
         return assign_tuple(st, target, expr.elab(st, stmt.value), stmt)
-    if isinstance(target, ast.Attribute):
-        return CALLS["class_assign"](st, target, stmt.value, stmt)  # `self.x = v` (classes.py)
     if not isinstance(target, ast.Name):
         st.diags.error("E0312", "cannot assign to this expression", target.span)
         return None
@@ -239,7 +239,7 @@ def bind_new(st, target: ast.Name, val, stmt):
     # `k = T.meta_var(v)` names v itself (a run-time expression is substituted at each use, as in
     # TVMScript); a plain `k = 4` is a mutable scalar; tuples, lists and dicts are compile-time values
     if isinstance(val, CLASS_VALUES[1:2]):
-        CALLS["class_name"](st, name, val)  # C names after the binding: `bar_buf_ptr` (classes.py)
+        name_instance(st, name, val)  # C names after the binding: `bar_buf_ptr`
     if isinstance(val, (LayoutVal, Region, tuple, PyDict, Helper) + CLASS_VALUES) or (
             isinstance(val, PyConst) and not isinstance(val.value, (bool, int, float))) or \
             expr.is_dialect_call(st, stmt.value, ("meta_var",)):
@@ -368,8 +368,8 @@ def flatten_targets(st, target, val):
 
 
 def store(st, target: ast.Subscript, val, stmt):
-    if any(i.__class__ is ast.Starred for i in target.indices):  # `A[*idx] = v` (pyeval_lists.py)
-        target = CALLS["expand_subscript"](st, target)
+    if any(i.__class__ is ast.Starred for i in target.indices):  # `A[*idx] = v`
+        target = pyeval_lists.expand_subscript(st, target)
         if target is None:
             return None
     base = expr.elab(st, target.value)
@@ -378,21 +378,21 @@ def store(st, target: ast.Subscript, val, stmt):
     if not isinstance(base, ir.Buffer):
         st.diags.error("E0312", f"cannot assign into {pyeval.kind_of(base)}", target.value.span)
         return None
-    if len(target.indices) == 1 and (target.indices[0].__class__ is ast.Name or expr.is_sequence_call(target.indices[0])):
+    if len(target.indices) == 1 and (target.indices[0].__class__ is ast.Name or indexing.is_sequence_call(target.indices[0])):
         # `A[idx] = v`, `A[tuple(idx)] = v`: a tuple index is the indices written out
-        target = CALLS["slice_index"](st, target)
+        target = pyeval_builtins.slice_index(st, target)
     indices, sliced = index_nodes(target)
     if sliced:
         st.diags.error("E0518", "assigning to a region is not supported", target.span,
                          help="store single elements in a loop")
         return None
-    vector = expr.ramp_access(st, base, indices, target.span)
+    vector = indexing.ramp_access(st, base, indices, target.span)
     if vector is not None:
         return vector_store(st, base, vector, val, target, stmt)
     if len(indices) != base.ndim:
-        expr.wrong_index_count(st, base, len(indices), target.span)
+        indexing.wrong_index_count(st, base, len(indices), target.span)
         return None
-    idx = expr.index_values(st, base, indices)
+    idx = indexing.index_values(st, base, indices)
     value_span = stmt.value.span
     value = stores.stored(st, val, value_span, base.dtype)
     if idx is POISON or value is POISON:
@@ -519,8 +519,6 @@ def _stmt_AugAssign(st, stmt: ast.AugAssign):
         if new is POISON:
             return None
         return store(st, target, new, stmt)
-    if isinstance(target, ast.Attribute):
-        return CALLS["class_aug_assign"](st, stmt)  # `self.x += v` (classes.py)
     st.diags.error("E0312", "cannot assign to this expression", target.span)
     return None
 
@@ -750,15 +748,6 @@ def _static_assert(st, node, a):
         st.diags.error("E0202", "`T.static_assert` needs a compile-time condition", a["cond"].span,
                          help="use `assert cond` for a check at run time")
     return Void(ir.Seq(()))
-
-
-def _stmt_With(st, stmt):
-    done = CALLS["class_with"](st, stmt)  # `with role:` of an instance (classes.py)
-    return directives.with_statement(st, stmt, block) if done is NotImplemented else done
-
-
-def _stmt_FunctionDef(st, stmt):
-    return CALLS["nested_def"](st, stmt)  # a helper (macros.py)
 
 
 def _stmt_Import(st, stmt):

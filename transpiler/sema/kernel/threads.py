@@ -13,7 +13,7 @@ from transpiler.target.cuda_lib import sreg_helper
 from transpiler.target.dtypes import INT32, UINT32, VOID, parse_dtype
 from transpiler.sema import state, registry
 from transpiler.sema.expressions import scalars, expr
-from transpiler.sema.values import Binding, IdTuple, POISON, PyConst, Void
+from transpiler.evaluator.values import Binding, IdTuple, POISON, PyConst, Void
 from transpiler.sema.registry import default_arg, handler, is_default
 from transpiler.sema.expressions.expr import kind_of
 

@@ -12,9 +12,8 @@ from transpiler.syntax import ast
 from transpiler.sema.expressions import expr
 from transpiler.sema import state
 from transpiler.sema.library.class_values import ClassVal, Instance
-from transpiler.evaluator.builtins import _TABLE, _AnyName, _fail
-from transpiler.sema.registry import CALLS
-from transpiler.sema.values import POISON, Builtin, Poison, PyConst, PyDict
+from transpiler.evaluator.builtins import _AnyName, _fail
+from transpiler.evaluator.values import POISON, Builtin, Poison, PyConst, PyDict
 
 NAMES = ("dataclass", "field", "fields", "asdict", "astuple", "replace")
 _OPTIONS = ("init", "repr", "eq", "order", "unsafe_hash", "frozen", "match_args", "kw_only", "slots")
@@ -122,7 +121,7 @@ def _init(cdef: ast.ClassDef, fields: tuple, post_init: bool) -> ast.FunctionDef
 
 
 # -- the module's functions -------------------------------------------------------------------------
-def _instance(st, node, value, what: str):
+def instance_of(st, node, value, what: str):
     if isinstance(value, Instance) and value.cls.dataclass_fields is not None:
         return value
     _fail(st, node, f"`{what}` takes an instance of a dataclass")
@@ -138,12 +137,12 @@ def _field(st, node, args, kwargs):
 
 
 def _asdict(st, node, args, kwargs):
-    obj = _instance(st, node, args[0], "asdict")
+    obj = instance_of(st, node, args[0], "asdict")
     return POISON if obj is None else _as(obj, lambda items: PyDict(dict(items)))
 
 
 def _astuple(st, node, args, kwargs):
-    obj = _instance(st, node, args[0], "astuple")
+    obj = instance_of(st, node, args[0], "astuple")
     return POISON if obj is None else _as(obj, lambda items: tuple(v for _, v in items))
 
 
@@ -174,28 +173,17 @@ def _fields(st, node, args, kwargs):
                  for f in fields_of(cls))
 
 
-def _replace(st, node, args, kwargs):
-    obj = _instance(st, node, args[0], "replace")
-    if obj is None:
-        return POISON
-    names = [f.name for f in fields_of(obj.cls)]
-    unknown = [k for k in kwargs if k not in names]
-    if unknown:
-        return _fail(st, node, f"`{obj.cls.name}` has no field `{unknown[0]}`")
-    values = {name: kwargs.get(name, obj.attrs.get(name, POISON)) for name in names}
-    call = ast.Call(node.span, node.func, (), tuple(ast.Keyword(node.span, name, ast.Value(node.span, value))
-                                                   for name, value in values.items()))
-    return CALLS["class_call"](st, obj.cls, call)
-
-
 def _decorator_only(st, node, args, kwargs):
     return _fail(st, node, "`dataclass` is a class decorator: write `@dataclass` above a `class`")
 
 
-_TABLE["dataclasses.field"] = (_field, 0, 0, ("default", "default_factory", "init", "repr", "hash", "compare",
-                                                "metadata", "kw_only"))
-_TABLE["dataclasses.asdict"] = (_asdict, 1, 1, ())
-_TABLE["dataclasses.fields"] = (_fields, 1, 1, ())
-_TABLE["dataclasses.astuple"] = (_astuple, 1, 1, ())
-_TABLE["dataclasses.replace"] = (_replace, 1, 1, _AnyName())
-_TABLE["dataclasses.dataclass"] = (_decorator_only, 0, 1, _AnyName())
+# `dataclasses`' functions, as the evaluator calls its builtins (evaluator/host.py, `library_builtins`);
+# `replace`, which calls the class, is classes.py's
+BUILTINS = {
+    "dataclasses.field": (_field, 0, 0, ("default", "default_factory", "init", "repr", "hash", "compare", "metadata",
+                                         "kw_only")),
+    "dataclasses.asdict": (_asdict, 1, 1, ()),
+    "dataclasses.fields": (_fields, 1, 1, ()),
+    "dataclasses.astuple": (_astuple, 1, 1, ()),
+    "dataclasses.dataclass": (_decorator_only, 0, 1, _AnyName()),
+}

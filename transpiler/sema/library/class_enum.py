@@ -8,7 +8,8 @@ from __future__ import annotations
 from transpiler.syntax import ast
 from transpiler.sema import state
 from transpiler.sema.library.class_values import ClassVal, Instance
-from transpiler.sema.values import POISON, LibraryName, PyConst
+from transpiler.evaluator.values import POISON, PyConst
+from transpiler.sema.values import LibraryName
 
 KINDS = ("Enum", "IntEnum")
 

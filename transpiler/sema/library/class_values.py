@@ -1,11 +1,14 @@
 """The values of the file's classes (sema/library/classes.py): a class, an instance, a method bound to
-its instance, and the `@staticmethod` / `@property` wrappers. Kept apart from values.py so the
-expression checker can recognise them without importing classes.py."""
+its instance, and the `@staticmethod` / `@property` wrappers, and the C names of what an instance
+made (`name_instance`). Kept apart from classes.py so the statement and expression checkers can
+use them without importing it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from transpiler import ir
 from transpiler.syntax.source import Span
+from transpiler.sema import state
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -74,5 +77,26 @@ class SuperProxy:
     obj: object
 
 
-CALLABLE = (ClassVal, BoundMethod, SuperCall, Instance)  # what expr.call hands to classes.call
-WITH_ATTRS = (Instance, ClassVal, SuperProxy)  # what expr's attribute lookup hands to classes.attribute
+def name_instance(st, prefix: str, obj: Instance) -> None:
+    """`bar = MBarrier(...)`: the storage the instance made in this statement (its attributes' buffers,
+    those of instances it holds) is named `<prefix>_<attribute>` in C (`bar_buf_ptr`,
+    `pipe_full_buf_ptr`), as TVMScript names a meta-class instance's resources after its binding."""
+    mine = st.__dict__.get("class_storages", set())
+    owned = {id(s.buffer.storage) for s in st.pending if isinstance(s, (ir.Allocate, ir.DeclView))
+             and s.buffer.storage is not None and id(s.buffer.storage) in mine}
+    _name_owned(st, prefix, obj, owned, set())
+
+
+def _name_owned(st, prefix: str, value, owned: set, seen: set) -> None:
+    if isinstance(value, ir.Buffer) and value.storage is not None and id(value.storage) in owned:
+        owned.discard(id(value.storage))
+        st.cnames.discard(value.storage.name)
+        value.storage.name = state.fresh(st, prefix + "_ptr")
+    elif isinstance(value, Instance) and id(value) not in seen:
+        seen.add(id(value))
+        for attr, item in value.attrs.items():
+            _name_owned(st, f"{prefix}_{attr}", item, owned, seen)
+
+
+CALLABLE = (ClassVal, BoundMethod, SuperCall, Instance)  # what dispatch.call hands to classes.call
+WITH_ATTRS = (Instance, ClassVal, SuperProxy)  # what dispatch's attribute lookup hands to classes.attribute

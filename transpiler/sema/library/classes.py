@@ -14,13 +14,14 @@ from transpiler import ir
 from transpiler.diag.diagnostics import did_you_mean
 from transpiler.syntax import ast
 from transpiler.sema.library import class_dataclass, class_enum, macros
-from transpiler.sema.expressions import effects, expr, stores
+from transpiler.sema.expressions import expr
 from transpiler.evaluator import core as pyeval
 from transpiler.sema import state
 from transpiler.sema.kernel import statements
 from transpiler.sema.library.class_values import BoundMethod, ClassVal, Instance, PropertyVal, StaticMethod, SuperCall, SuperProxy
-from transpiler.sema.registry import CALLS
-from transpiler.sema.values import POISON, Binding, Builtin, Helper, Namespace, Poison, PyConst, Void
+from transpiler.evaluator.builtins import _AnyName, _fail
+from transpiler.evaluator.values import POISON, Binding, Builtin, Helper, Poison, PyConst, Void
+from transpiler.sema.values import Namespace
 
 # the exceptions `raise` may name; any of them is a compile-time error with its message
 EXCEPTIONS = ("Exception", "ValueError", "TypeError", "RuntimeError", "NotImplementedError", "AssertionError",
@@ -245,85 +246,6 @@ def _no_attribute(st, what: str, names: list, node: ast.Attribute):
     return POISON
 
 
-def _set(st, obj: Instance, name: str, value, span) -> None:
-    """Binds an attribute; a buffer made for it (`self.buf = T.local_scalar(...)`) takes its name."""
-    if isinstance(value, ir.Buffer) and not value.name.isidentifier() and not st.at_module_level:
-        named = replace(value, name=name)
-        statements.flush_named(st, named, value)
-        value = named
-        if value.storage is not None:
-            st.__dict__.setdefault("class_storages", set()).add(id(value.storage))
-    obj.attrs[name] = value
-
-
-def name_instance(st, prefix: str, obj: Instance) -> None:
-    """`bar = MBarrier(...)`: the storage the instance made in this statement (its attributes' buffers,
-    those of instances it holds) is named `<prefix>_<attribute>` in C (`bar_buf_ptr`,
-    `pipe_full_buf_ptr`), as TVMScript names a meta-class instance's resources after its binding."""
-    mine = st.__dict__.get("class_storages", set())
-    owned = {id(s.buffer.storage) for s in st.pending if isinstance(s, (ir.Allocate, ir.DeclView))
-             and s.buffer.storage is not None and id(s.buffer.storage) in mine}
-    _name_owned(st, prefix, obj, owned, set())
-
-
-def _name_owned(st, prefix: str, value, owned: set, seen: set) -> None:
-    if isinstance(value, ir.Buffer) and value.storage is not None and id(value.storage) in owned:
-        owned.discard(id(value.storage))
-        st.cnames.discard(value.storage.name)
-        value.storage.name = state.fresh(st, prefix + "_ptr")
-    elif isinstance(value, Instance) and id(value) not in seen:
-        seen.add(id(value))
-        for attr, item in value.attrs.items():
-            _name_owned(st, f"{prefix}_{attr}", item, owned, seen)
-
-
-def _target_object(st, target: ast.Attribute):
-    obj = expr.elab(st, target.value)
-    if isinstance(obj, Instance):
-        return obj
-    if not isinstance(obj, Poison):
-        what = "a class" if isinstance(obj, ClassVal) else pyeval.kind_of(obj)
-        st.diags.error("E0334", f"cannot set an attribute of {what}", target.span,
-                       help="attributes are set on instances of the file's classes (`self.x = ...`)")
-    return None
-
-
-def assign_py(st, target: ast.Attribute, value) -> bool:
-    """`obj.x = value` in a plain helper (the interpreter): rebinds the attribute, as Python does."""
-    obj = _target_object(st, target)
-    if obj is None:
-        return False
-    _set(st, obj, target.attr, value, target.span)
-    return True
-
-
-def assign_kernel(st, target: ast.Attribute, value_node, stmt):
-    """`obj.x = value` in kernel statements (an inlined method): a store when the attribute holds a
-    mutable scalar (TVMScript stores into a scalar buffer there), else the attribute is rebound."""
-    obj = _target_object(st, target)
-    if obj is None:
-        expr.elab(st, value_node)
-        return None
-    current = obj.attrs.get(target.attr)
-    val = expr.elab(st, value_node)
-    if isinstance(val, Poison):
-        return None
-    if isinstance(current, ir.Buffer) and statements.is_scalar_like(current):
-        val = stores.stored(st, val, value_node.span, current.dtype)
-        return statements.scalar_store(st, current, val, stmt.span, value_node.span)
-    if isinstance(val, ir.Expr) and not effects.is_pure(val):
-        val = effects.once(st, val, "a value with side effects", value_node.span)
-        if val is None:
-            return None
-    _set(st, obj, target.attr, val, target.span)
-    return None
-
-
-def aug_assign_kernel(st, stmt: ast.AugAssign):
-    """`obj.x op= value` in kernel statements: as `obj.x = obj.x op value`."""
-    return assign_kernel(st, stmt.target, ast.BinOp(stmt.span, stmt.op, stmt.target, stmt.value), stmt)
-
-
 # -- calls -------------------------------------------------------------------------------------------
 def call(st, func, node: ast.Call):
     """A call of a class (a new instance), of a bound method, or of `super`."""
@@ -391,7 +313,7 @@ def call_method(st, helper: Helper, obj, node: ast.Call):
     reported at the call in the user's file."""
     first, pending = len(st.diags.items), len(st.pending)
     call_node = ast.Call(node.span, node.func, (ast.Value(node.func.span, obj),) + tuple(node.args), node.keywords)
-    result = CALLS["helper"](st, helper, call_node)
+    result = macros.call_helper(st, helper, call_node)
     if not str(node.span.file).startswith(LIBRARY_PREFIX):
         relocate(st, first, node.span)
         if len(st.pending) > pending:
@@ -504,7 +426,7 @@ def _same(a, b) -> bool:
 
 def isinstance_of(st, value, classes) -> PyConst | None:
     """`isinstance(x, C)` / `isinstance(x, (C, D))` for classes of the file; None when `classes`
-    holds none of them (the builtin's own types are pyeval_builtins.py's)."""
+    holds none of them (the builtin's own types are the evaluator's)."""
     kinds = classes if isinstance(classes, tuple) else (classes,)
     if not any(isinstance(k, ClassVal) for k in kinds):
         return None
@@ -556,17 +478,22 @@ def with_object(st, stmt: ast.With):
     return statements.statement(st, ast.If(stmt.span, test, body, ()))
 
 
-# -- registration ---------------------------------------------------------------------------------------
-CALLS["class_call"] = call
-CALLS["class_attr"] = attribute
-CALLS["class_is"] = identity
-CALLS["class_isinstance"] = isinstance_of
-CALLS["class_assign_py"] = assign_py
-CALLS["class_assign"] = assign_kernel
-CALLS["class_aug_assign"] = aug_assign_kernel
-CALLS["class_with"] = with_object
-CALLS["class_name"] = name_instance
-statements._STMT[ast.ClassDef] = _stmt_ClassDef
-statements._STMT[ast.Raise] = _stmt_Raise
-macros._RUN[ast.ClassDef] = _run_ClassDef
-macros._RUN[ast.Raise] = _run_Raise
+# -- `dataclasses.replace` -------------------------------------------------------------------------------
+def _dataclass_replace(st, node, args, kwargs):
+    """`dataclasses.replace(obj, **changes)`: a new instance of obj's class."""
+    obj = class_dataclass.instance_of(st, node, args[0], "replace")
+    if obj is None:
+        return POISON
+    names = [f.name for f in class_dataclass.fields_of(obj.cls)]
+    unknown = [k for k in kwargs if k not in names]
+    if unknown:
+        return _fail(st, node, f"`{obj.cls.name}` has no field `{unknown[0]}`")
+    values = {name: kwargs.get(name, obj.attrs.get(name, POISON)) for name in names}
+    call_node = ast.Call(node.span, node.func, (), tuple(ast.Keyword(node.span, name, ast.Value(node.span, value))
+                                                        for name, value in values.items()))
+    return call(st, obj.cls, call_node)
+
+
+# the library builtin that calls a class (class_dataclass.py has the others), as the evaluator calls its
+# builtins (evaluator/host.py, `library_builtins`)
+BUILTINS = {"dataclasses.replace": (_dataclass_replace, 1, 1, _AnyName())}

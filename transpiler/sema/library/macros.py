@@ -8,7 +8,7 @@ Python closures are), never the caller's names (`@T.macro(hygienic=False)`: the 
 own names live in a scope of their own, discarded after the call; their C names are fresh
 (state.fresh), so two inlinings never collide. Every error inside a call gets a note for each
 call on the way to it. Nothing here executes Python: the interpreter walks the AST, with the
-step budget of pyeval.py and a depth limit for recursion."""
+step budget of the evaluator (evaluator/core.py) and a depth limit for recursion."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -20,8 +20,9 @@ from transpiler.sema.expressions import effects, expr
 from transpiler.evaluator import core as pyeval, lists as pyeval_lists
 from transpiler.sema import state
 from transpiler.sema.kernel import statements
-from transpiler.sema.registry import CALLS
-from transpiler.sema.values import Binding, Helper, Namespace, POISON, Poison, PyConst, PyDict, Void
+from transpiler.sema.library import instance_attrs
+from transpiler.evaluator.values import Binding, Helper, POISON, Poison, PyConst, PyDict, Void
+from transpiler.sema.values import Namespace
 
 MAX_DEPTH = 64  # nested helper calls (recursion included)
 
@@ -128,8 +129,6 @@ def _elab_Lambda(st, node: ast.Lambda):
     helper = define(st, fdef, "def")
     return POISON if helper is None else helper
 
-
-expr._ELAB[ast.Lambda] = _elab_Lambda
 
 
 # -- calls -----------------------------------------------------------------------------------------
@@ -358,7 +357,7 @@ def _assign_to(st, target, value) -> None:
         _local(st, target.id, value, target.span)
         return
     if isinstance(target, ast.Attribute):  # `self.x = v` (classes.py)
-        if not CALLS["class_assign_py"](st, target, value):
+        if not instance_attrs.assign_py(st, target, value):
             raise _Stop
         return
     if isinstance(target, (ast.Tuple, ast.List)):
@@ -486,15 +485,6 @@ def _run_Pass(st, stmt) -> None:
     return
 
 
-def _run_Import(st, stmt) -> None:
-    """`import` / `from m import x` in a helper: the names bound in the helper's scope, with the
-    module level's meaning (check.import_): a module tirxc does not have is refused at a use."""
-    CALLS["import_stmt"](st.module, stmt, lambda name, binding: _local(st, name, binding.value, binding.span))
-
-
-_run_ImportFrom = _run_Import
-
-
 def _run_Try(st, stmt) -> None:
     st.diags.error("E0139", f"`try` statements are not supported {_where(st)} yet", stmt.span,
                    help="compute the value without exceptions (check with `if`)")
@@ -534,5 +524,3 @@ def _unsupported(st, stmt) -> None:
 
 _RUN = {cls: fn for cls, fn in ((getattr(ast, name[5:], None), fn) for name, fn in list(globals().items())
                                 if name.startswith("_run_")) if cls is not None}
-CALLS["helper"] = call_helper
-CALLS["nested_def"] = nested_def

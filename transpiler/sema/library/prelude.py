@@ -17,7 +17,8 @@ from transpiler.syntax.source import SourceFile
 from transpiler.sema.library import classes, macros
 from transpiler.sema.expressions import expr
 from transpiler.sema.state import ModuleState, at_module_level
-from transpiler.sema.values import POISON, Binding, Namespace
+from transpiler.evaluator.values import POISON, Binding
+from transpiler.sema.values import Namespace
 
 # the modules of TIRx's library tirxc implements -> their source in transpiler/sema/library/
 SOURCES = {"pipeline": "pipeline.tx", "tile_scheduler": "tile_scheduler.tx", "warp_role": "warp_role.tx",
@@ -74,7 +75,7 @@ def evaluated(ms: ModuleState, short: str) -> dict:
     if short in cache:
         return cache[short]
     source, module = parsed(short)
-    lib = ModuleState(source, ms.diags, None)
+    lib = ModuleState(source, ms.diags, None, ms.host)
     lib.target = ms.target
     lib.__dict__["library_modules"] = cache
     cache[short] = lib.globals

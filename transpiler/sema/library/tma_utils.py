@@ -14,12 +14,12 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.ir import layout as layouts, layout_ops
 from transpiler.ir.layout import Iter, c
-from transpiler.evaluator import builtins as pyeval_builtins
 from transpiler.sema.expressions import scalars
 from transpiler.evaluator.builtins import _fail
 from transpiler.evaluator.box import new_list
 from transpiler.evaluator.core import items_of
-from transpiler.sema.values import Builtin, DTypeVal, LayoutVal, POISON, PyConst
+from transpiler.evaluator.values import Builtin, DTypeVal, POISON, PyConst
+from transpiler.sema.values import LayoutVal
 from transpiler.target.dtypes import parse_dtype
 
 TMA = "tma_utils"  # the builtins' prefix: `tma_utils.mma_shared_layout` ...
@@ -245,9 +245,12 @@ def _swizzle_mode(st, node, args, kwargs):
     return POISON if mode is None else Builtin(f"{ENUM}.{MODES[mode]}")
 
 
-_TABLE = pyeval_builtins._TABLE
-_TABLE[f"{TMA}.mma_atom_layout"] = (_mma_atom_layout, 2, 2, ())
-_TABLE[f"{TMA}.mma_atom_shape"] = (_mma_atom_shape, 2, 3, ("shape",))
-_TABLE[f"{TMA}.mma_shared_layout"] = (_mma_shared_layout, 3, 3, ())
-_TABLE[ENUM] = (_swizzle_mode, 1, 1, ())
-_TABLE[f"{GEMM}.sf_tmem_layout"] = (_sf_tmem_layout, 0, 5, ("rows", "SF_K", "sf_per_mma", "sf_reuse", "pipe_depth"))
+# the helpers, as the evaluator calls its builtins: name -> (function, fewest and most positional
+# arguments, keywords) (evaluator/host.py, `library_builtins`)
+BUILTINS = {
+    f"{TMA}.mma_atom_layout": (_mma_atom_layout, 2, 2, ()),
+    f"{TMA}.mma_atom_shape": (_mma_atom_shape, 2, 3, ("shape",)),
+    f"{TMA}.mma_shared_layout": (_mma_shared_layout, 3, 3, ()),
+    ENUM: (_swizzle_mode, 1, 1, ()),
+    f"{GEMM}.sf_tmem_layout": (_sf_tmem_layout, 0, 5, ("rows", "SF_K", "sf_per_mma", "sf_reuse", "pipe_depth")),
+}

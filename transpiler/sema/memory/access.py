@@ -9,11 +9,11 @@ from transpiler.ir import layout as layouts
 from transpiler.syntax import ast
 from transpiler.target.dtypes import HANDLE, INT32, has_c_vector
 from transpiler.sema import registry
-from transpiler.sema.expressions import scalars, expr
-from transpiler.sema.memory import views, tensormaps, retype
-from transpiler.sema.values import POISON, PyConst, Void
-from transpiler.sema.registry import CALLS, handler, is_default
-from transpiler.sema.expressions.scalars import article
+from transpiler.sema.expressions import scalars, expr, indexing
+from transpiler.sema.memory import buffer_views, views, tensormaps, retype
+from transpiler.evaluator.values import POISON, PyConst, Void
+from transpiler.sema.registry import handler, is_default
+from transpiler.evaluator.values import article
 
 
 @handler("address_of", "value")
@@ -49,7 +49,7 @@ def buffer_method(st, method, node: ast.Call):
             return POISON
         vec = vector_dtype(st, buf, args["dtype"], node)
         indices = index_list(st, buf, args["indices"])
-        if POISON in (vec, indices) or not expr.check_vector_access(st, buf, vec, indices, node, args["indices"]):
+        if POISON in (vec, indices) or not indexing.check_vector_access(st, buf, vec, indices, node, args["indices"]):
             return POISON
         return ir.BufferVecLoad(vec, buf, indices, node.span)
     if name == "vstore":
@@ -67,7 +67,7 @@ def buffer_method(st, method, node: ast.Call):
                                   f"`vload(..., dtype=\"{buf.dtype}x4\")`" if value.dtype.lanes == 1 else
                              f"convert the elements, or view the buffer as {value.dtype.element}")
             return POISON
-        if not expr.check_vector_access(st, buf, value.dtype, indices, node, args["indices"]):
+        if not indexing.check_vector_access(st, buf, value.dtype, indices, node, args["indices"]):
             return POISON
         return Void(ir.BufferVecStore(buf, indices, value, node.span))
     if name == "view":
@@ -100,7 +100,7 @@ def buffer_method(st, method, node: ast.Call):
     if name == "access_ptr":
         return access_ptr(st, buf, node)
     if name in ("rearrange", "tile", "elem_offset_of"):  # buffer_views.py
-        return CALLS["buffer_view_method"](st, buf, name, node)
+        return buffer_views.buffer_view_method(st, buf, name, node)
     st.diags.error("E0518", f"`{buf.name}.{name}` is not supported yet", node.span)
     return POISON
 
@@ -112,9 +112,9 @@ def index_list(st, buf, node):
                          help=f"write `[{text}]`" if text else "write them in brackets, e.g. `[i, j]`")
         return POISON
     if len(node.elts) != buf.ndim:
-        expr.wrong_index_count(st, buf, len(node.elts), node.span)
+        indexing.wrong_index_count(st, buf, len(node.elts), node.span)
         return POISON
-    return expr.index_values(st, buf, node.elts)
+    return indexing.index_values(st, buf, node.elts)
 
 
 def vector_dtype(st, buf, arg, node):
@@ -150,7 +150,7 @@ def view(st, buf: ir.Buffer, node: ast.Call):
         return retype.view_dtype(st, buf, node.args[0], node.span)
     total = buf.const_shape()
     if total is not None and buf.layout is not None and layout_node is None:  # keeps the layout (buffer_views.py)
-        return CALLS["buffer_view_reshape"](st, buf, dims, node)
+        return buffer_views.view_keeping_layout(st, buf, dims, node)
     if total is None or buf.layout is not None and layout_node is None:
         st.diags.error("E0514", "`view` needs a buffer with a constant row-major shape", node.span)
         return POISON
@@ -267,4 +267,3 @@ def access_ptr(st, buf: ir.Buffer, node):
     return ir.BufferAddress(HANDLE, flat, (offset,), node.span)
 
 
-CALLS["buffer"] = buffer_method

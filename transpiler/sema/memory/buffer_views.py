@@ -21,11 +21,11 @@ from transpiler import ir
 from transpiler.ir import layout as layouts, layout_ops
 from transpiler.ir.layout import Iter, c
 from transpiler.syntax import ast
-from transpiler.sema.expressions import effects, expr, scalars
+from transpiler.sema.expressions import effects, expr, indexing, scalars
 from transpiler.sema import registry
 from transpiler.evaluator.core import items_of
-from transpiler.sema.registry import CALLS
-from transpiler.sema.values import BufferIndexer, LayoutVal, Method, POISON, PyConst
+from transpiler.evaluator.values import Method, POISON, PyConst
+from transpiler.sema.values import BufferIndexer, LayoutVal
 
 
 class ViewError(Exception):
@@ -468,7 +468,7 @@ def _elem_offset_of(st, buf: ir.Buffer, node: ast.Call):
     inner = inner is True or inner.value
     nodes = args["indices"].elts if isinstance(args["indices"], (ast.List, ast.Tuple)) else [args["indices"]]
     if len(nodes) != buf.ndim:
-        expr.wrong_index_count(st, buf, len(nodes), args["indices"].span)
+        indexing.wrong_index_count(st, buf, len(nodes), args["indices"].span)
         return POISON
     coords = [expr.int_value(st, n) for n in nodes]
     if POISON in coords:
@@ -494,7 +494,3 @@ def view_keeping_layout(st, buf: ir.Buffer, dims, node: ast.Call):
         return POISON
 
 
-CALLS["buffer_view_reshape"] = view_keeping_layout
-CALLS["buffer_view_attr"] = buffer_view_attr
-CALLS["buffer_view_method"] = buffer_view_method
-CALLS["buffer_indexer"] = buffer_indexer

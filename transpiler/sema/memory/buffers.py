@@ -14,7 +14,8 @@ from transpiler.sema import registry
 from transpiler.sema.expressions import expr
 from transpiler.sema.calls import ptx as ptx_calls
 from transpiler.sema.memory import tmem_packing, views
-from transpiler.sema.values import Handle, POISON, Pointer
+from transpiler.evaluator.values import POISON
+from transpiler.sema.values import Handle, Pointer
 from transpiler.sema.registry import default_arg, handler, is_default
 from transpiler.sema.expressions.expr import kind_of
 
@@ -447,6 +448,3 @@ TENSOR_PARAMS = ("shape", "dtype", "scope='global'", "align=0", "layout=None", "
 
 
 BUFFER_DEFAULTS = ("data", "strides", "elem_offset", "byte_offset", "allocated_addr")
-
-
-from transpiler.sema.memory import buffer_views  # noqa: E402,F401  (registers B.sub, B.tile, B.rearrange, B.layout ...)

@@ -12,8 +12,8 @@ from transpiler.sema.expressions import expr
 from transpiler.sema import registry
 from transpiler.evaluator.core import items_of
 from transpiler.evaluator.box import new_list
-from transpiler.sema.registry import CALLS
-from transpiler.sema.values import Axis, LayoutVal, Method, POISON, PyConst
+from transpiler.evaluator.values import Method, POISON, PyConst
+from transpiler.sema.values import Axis, LayoutVal
 
 BASE_METHODS = ("tile_to", "tile", "apply")  # layout_methods.py
 METHODS = ("group", "permute_by_groups", "permute_dims", "storage", "canonicalize", "direct_sum", "size", "span",
@@ -171,4 +171,3 @@ def _no_split(st, layout, shape, node):
     return POISON
 
 
-CALLS["layout_attr"] = layout_attr

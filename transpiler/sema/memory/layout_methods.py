@@ -8,8 +8,9 @@ from transpiler.ir import layout as layouts, layout_ops
 from transpiler.sema.expressions import expr, scalars
 from transpiler.sema.memory import layout_attrs
 from transpiler.sema import registry
-from transpiler.sema.registry import CALLS, is_default
-from transpiler.sema.values import LayoutVal, POISON, PyConst, PyDict
+from transpiler.sema.registry import is_default
+from transpiler.evaluator.values import POISON, PyConst, PyDict
+from transpiler.sema.values import LayoutVal
 
 METHODS = ("tile_to", "tile", "apply")
 
@@ -170,5 +171,3 @@ def datapath_iters(datapath: str, rows: int, cols: int, sub_slab: int) -> list |
     return [(4, 32, "TLane"), (16, 1, "TLane"), (cols, 1, "TCol")]
 
 
-CALLS["layout_method"] = layout_method
-CALLS["layout_helper"] = layout_helper

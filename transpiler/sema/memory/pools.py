@@ -16,8 +16,9 @@ from transpiler.sema.expressions import expr
 from transpiler.sema.kernel import threads
 from transpiler.sema.calls import ptx as ptx_calls
 from transpiler.sema.memory import views
-from transpiler.sema.values import POISON, SmemPool, TmemPool, Void
-from transpiler.sema.registry import CALLS, handler, is_default
+from transpiler.evaluator.values import POISON, Void
+from transpiler.sema.values import SmemPool, TmemPool
+from transpiler.sema.registry import handler, is_default
 
 
 SWIZZLE_BYTES = {"auto": 128, "128B": 128, "64B": 64, "32B": 32, "none": 0}
@@ -363,4 +364,3 @@ def tmem_pool_dealloc(st, pool: TmemPool, node):
     return Void(ir.If(ir.binop("==", warp, ir.IntImm(INT32, pool.dealloc_warp)), body, None, node.span))
 
 
-CALLS["pool"] = pool_method

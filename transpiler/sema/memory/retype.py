@@ -8,8 +8,8 @@ from transpiler.target.dtypes import HANDLE, INT32
 from transpiler.sema.expressions import expr
 from transpiler.sema import registry
 from transpiler.sema.memory import views
-from transpiler.sema.registry import CALLS
-from transpiler.sema.values import DTypeVal, POISON, Pointer, PyConst
+from transpiler.evaluator.values import DTypeVal, POISON, PyConst
+from transpiler.sema.values import Pointer
 
 
 def view_dtype(st, buf: ir.Buffer, dtype_node: ast.Expr, span):
@@ -86,4 +86,3 @@ def reinterpret_pointer(st, node, target, source, a):
     return ir.Cast(dtype, source, node.span)
 
 
-CALLS["reinterpret_pointer"] = reinterpret_pointer

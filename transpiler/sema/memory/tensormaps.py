@@ -20,7 +20,8 @@ from transpiler.target.dtypes import HANDLE, INT32, UINT64
 from transpiler.sema.expressions import expr
 from transpiler.sema import state
 from transpiler.sema.registry import handler
-from transpiler.sema.values import POISON, Pointer, PyConst, Void
+from transpiler.evaluator.values import POISON, PyConst, Void
+from transpiler.sema.values import Pointer
 
 ENCODE = "runtime.cuTensorMapEncodeTiled"
 

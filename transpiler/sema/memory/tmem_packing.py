@@ -20,8 +20,7 @@ from transpiler import ir
 from transpiler.ir.tmem import column  # noqa: F401  (the checker's tcgen05 operands address columns by it)
 from transpiler.target.dtypes import INT32, UINT32
 from transpiler.target.tcgen05 import per_column
-from transpiler.sema.values import POISON
-from transpiler.sema.registry import CALLS
+from transpiler.evaluator.values import POISON
 
 
 def check_dtype(st, dtype, span) -> bool:
@@ -97,4 +96,3 @@ def allocated_addr(st, buf: ir.Buffer, node):
     return (ir.add(base, ir.cast(UINT32, buf.allocated_addr)),)
 
 
-CALLS["tmem_allocated_addr"] = allocated_addr

@@ -12,8 +12,11 @@ from transpiler.target.arch import INDEX_LIMIT
 from transpiler.target.dtypes import DType, INT32
 from transpiler.sema import registry
 from transpiler.sema.expressions import scalars, expr, effects
-from transpiler.sema.values import AxisTerm, LayoutPart, LayoutVal, POISON, PyConst
-from transpiler.sema.registry import CALLS, is_default
+from transpiler.evaluator import core as pyeval
+from transpiler.evaluator.values import POISON, PyConst
+from transpiler.sema.memory import layout_methods
+from transpiler.sema.values import AxisTerm, LayoutPart, LayoutVal
+from transpiler.sema.registry import is_default
 from transpiler.sema.expressions.expr import kind_of
 
 
@@ -269,7 +272,7 @@ def layout_list(st, node, what):
             if e.__class__ is not ast.Starred:
                 out.append(layout_item(st, e, what))
                 continue
-            items = CALLS["unpack"](st, e.value, f"`*` among layout {what}s")  # `(1 @ laneid, *strides)`
+            items = pyeval.unpack(st, e.value, f"`*` among layout {what}s")  # `(1 @ laneid, *strides)`
             if items is None:
                 return [POISON]
             out.extend(layout_item(st, ast.Value(e.span, v), what) for v in items)
@@ -358,9 +361,7 @@ def layout_ctor(st, name: str, node: ast.Call):
     if name == "ComposeLayout":
         return compose_layout(st, node)
     if name in ("wg_local_layout", "tmem_datapath_layout"):
-        return CALLS["layout_helper"](st, name, node)  # layout_methods.py
-    if name == "tcgen05_atom_layout":
-        return CALLS["tcgen05_atom_layout"](st, node)  # tcgen05_frag.py
+        return layout_methods.layout_helper(st, name, node)
     if name != "TileLayout":
         st.diags.error("E0306", f"`{name}` is written with brackets: `{name}[...]`", node.span)
         return POISON
@@ -483,6 +484,3 @@ def new_view(st, base: ir.Buffer, shape, dtype, scope, layout, offset, align, sp
     return buf
 
 
-CALLS["layout"] = layout_ctor
-CALLS["layout_subscript"] = layout_subscript
-CALLS["layout_sum"] = layout_sum

@@ -1,0 +1,74 @@
+"""Setting an attribute of an instance of the file's classes: `obj.x = v` rebinds the attribute, as
+Python does, in a plain helper (`assign_py`) and in kernel statements (`assign_kernel`), except in
+kernel statements where the attribute holds a mutable scalar (`T.local_scalar`): there it stores
+into the scalar, as TVMScript's assignment does. Shared by the helper interpreter (macros.py) and
+the statement rules (sema/dispatch.py), below both classes.py and macros.py."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from transpiler import ir
+from transpiler.syntax import ast
+from transpiler.sema.expressions import effects, expr, stores
+from transpiler.evaluator import core as pyeval
+from transpiler.sema.kernel import statements
+from transpiler.sema.library.class_values import ClassVal, Instance
+from transpiler.evaluator.values import Poison
+
+
+def set_attribute(st, obj: Instance, name: str, value, span) -> None:
+    """Binds an attribute; a buffer made for it (`self.buf = T.local_scalar(...)`) takes its name."""
+    if isinstance(value, ir.Buffer) and not value.name.isidentifier() and not st.at_module_level:
+        named = replace(value, name=name)
+        statements.flush_named(st, named, value)
+        value = named
+        if value.storage is not None:
+            st.__dict__.setdefault("class_storages", set()).add(id(value.storage))
+    obj.attrs[name] = value
+
+
+def target_instance(st, target: ast.Attribute):
+    obj = expr.elab(st, target.value)
+    if isinstance(obj, Instance):
+        return obj
+    if not isinstance(obj, Poison):
+        what = "a class" if isinstance(obj, ClassVal) else pyeval.kind_of(obj)
+        st.diags.error("E0334", f"cannot set an attribute of {what}", target.span,
+                       help="attributes are set on instances of the file's classes (`self.x = ...`)")
+    return None
+
+
+def assign_py(st, target: ast.Attribute, value) -> bool:
+    """`obj.x = value` in a plain helper (the interpreter): rebinds the attribute, as Python does."""
+    obj = target_instance(st, target)
+    if obj is None:
+        return False
+    set_attribute(st, obj, target.attr, value, target.span)
+    return True
+
+
+def assign_kernel(st, target: ast.Attribute, value_node, stmt):
+    """`obj.x = value` in kernel statements (an inlined method): a store when the attribute holds a
+    mutable scalar (TVMScript stores into a scalar buffer there), else the attribute is rebound."""
+    obj = target_instance(st, target)
+    if obj is None:
+        expr.elab(st, value_node)
+        return None
+    current = obj.attrs.get(target.attr)
+    val = expr.elab(st, value_node)
+    if isinstance(val, Poison):
+        return None
+    if isinstance(current, ir.Buffer) and statements.is_scalar_like(current):
+        val = stores.stored(st, val, value_node.span, current.dtype)
+        return statements.scalar_store(st, current, val, stmt.span, value_node.span)
+    if isinstance(val, ir.Expr) and not effects.is_pure(val):
+        val = effects.once(st, val, "a value with side effects", value_node.span)
+        if val is None:
+            return None
+    set_attribute(st, obj, target.attr, val, target.span)
+    return None
+
+
+def aug_assign_kernel(st, stmt: ast.AugAssign):
+    """`obj.x op= value` in kernel statements: as `obj.x = obj.x op value`."""
+    return assign_kernel(st, stmt.target, ast.BinOp(stmt.span, stmt.op, stmt.target, stmt.value), stmt)
