@@ -118,7 +118,7 @@ def test_a_log_in_another_format_is_passed_on_whole(tmp_path):
 
 
 def test_the_compile_path_raises_compile_error(tmp_path, monkeypatch):
-    """_module turns CuPy's CompileException into CompileError (a stub CuPy whose
+    """compiled_module turns CuPy's CompileException into CompileError (a stub CuPy whose
     RawModule fails as NVRTC does)."""
     module = _launcher(tmp_path)
 
@@ -140,7 +140,7 @@ def test_the_compile_path_raises_compile_error(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", stub)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(module.CompileError, match=r'^kernels/broken\.tx:6: error: identifier "undefined_in_helper"'):
-        module._module(0)
+        module.compiled_module(0)
 
 
 STEALS = '''from tvm.script import tirx as T

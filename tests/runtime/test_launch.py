@@ -1,11 +1,13 @@
-"""The launcher's runtime (transpiler/runtime/launch.py, nvrtc.py and arith.py, run in one
-namespace as each launcher runs them) as a plain module, without a GPU and without tirxc:
+"""The launcher's runtime (the package transpiler/runtime/, a fresh copy per test as each
+launcher loads its own), without a GPU and without tirxc:
 kernel tables written by hand, arrays that are small objects exposing
 `__cuda_array_interface__`. Each test gets a fresh copy of the module, as each generated
 launcher runs its own."""
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
 import itertools
 import subprocess
 import sys
@@ -15,12 +17,15 @@ from pathlib import Path
 import numpy
 import pytest
 
+from transpiler.codegen.launcher import RUNTIME_MODULES
+from transpiler.ir.launch_checks import MESSAGES
 from transpiler.runtime import launch, nvrtc
+from transpiler.target import tma
+from transpiler.target.arch import INDEX_LIMIT, MAX_GRID, STATIC_SHARED_LIMIT
 from transpiler.target.dtypes import HOST_ARRAYS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RUNTIME = ROOT / "transpiler" / "runtime"
-RUNTIME_MODULES = ("launch.py", "nvrtc.py", "arith.py", "tensormap.py")  # as transpiler/codegen/launcher.py embeds them
 _copies = itertools.count()
 
 
@@ -79,13 +84,42 @@ def runtime():
     return fresh_runtime()
 
 
+# what every launcher's program passes to `load` besides its own kernels
+LIMITS = {"static_shared_limit": STATIC_SHARED_LIMIT, "index_limit": INDEX_LIMIT, "grid_limits": MAX_GRID,
+          "tensor_map_limits": tma.limits(), "messages": MESSAGES}
+
+
 def fresh_runtime():
-    """A fresh copy of the runtime (its caches and program are per launcher): its files in one
-    module object, as a launcher runs them."""
-    module = types.ModuleType(f"tirxc_runtime_{next(_copies)}")
-    text = "\n\n".join((RUNTIME / name).read_text(encoding="utf-8") for name in RUNTIME_MODULES)
-    exec(compile(text, str(RUNTIME / "launch.py"), "exec"), vars(module))
-    return module
+    """A fresh copy of the runtime package (its caches and program are per launcher), its
+    `launch` module loaded with the target's limits and the checks' messages."""
+    name = f"tirxc_runtime_{next(_copies)}"
+    spec = importlib.util.spec_from_file_location(name, RUNTIME / "__init__.py",
+                                                  submodule_search_locations=[str(RUNTIME)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    module = importlib.import_module(f"{name}.launch")
+    load = module.load
+    module.load = lambda *args, **kwargs: load(*args, **{**LIMITS, **kwargs})
+    return Runtime([module] + [importlib.import_module(f"{name}.{m}") for m in RUNTIME_MODULES if m != "launch"])
+
+
+class Runtime:
+    """The runtime's modules seen as one namespace, as the launcher module shows them: a name is
+    read from (and set in) the first module that has it, `launch` first."""
+
+    def __init__(self, modules):
+        object.__setattr__(self, "_modules", modules)
+
+    def __getattr__(self, name):
+        for module in self._modules:
+            if hasattr(module, name):
+                return getattr(module, name)
+        raise AttributeError(name)
+
+    def __setattr__(self, name, value):
+        owner = next((m for m in self._modules if hasattr(m, name)), self._modules[0])
+        setattr(owner, name, value)
 
 
 def kernel_of(runtime, entry, name="k"):
@@ -100,8 +134,9 @@ def test_the_runtime_imports_only_the_standard_library_cupy_and_numpy():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 assert {alias.name.split(".")[0] for alias in node.names} <= allowed, (path.name, node.lineno)
-            elif isinstance(node, ast.ImportFrom):
-                assert node.level == 0 and node.module.split(".")[0] in allowed, (path.name, node.lineno)
+            elif isinstance(node, ast.ImportFrom):  # or one of the runtime's own modules
+                assert (node.level == 1 and (node.module or "") in ("", *RUNTIME_MODULES)) or \
+                    (node.level == 0 and node.module.split(".")[0] in allowed), (path.name, node.lineno)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in ("eval", "exec", "compile", "__import__"), (path.name, node.lineno)
 
@@ -110,7 +145,8 @@ def test_importing_the_runtime_loads_no_other_tirxc_module():
     code = ("import sys, transpiler.runtime.launch\n"
             "print(sorted(m for m in sys.modules if m.startswith('transpiler')), 'numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.split("\n")[0] == "['transpiler', 'transpiler.runtime', 'transpiler.runtime.launch'] False"
+    assert out.stdout.split("\n")[0] == str(sorted(["transpiler", "transpiler.runtime"] + [
+        f"transpiler.runtime.{name}" for name in RUNTIME_MODULES])) + " False"
 
 
 def test_load_sets_the_program_and_makes_the_callables(runtime):
@@ -125,7 +161,7 @@ def test_load_sets_the_program_and_makes_the_callables(runtime):
 
 def test_module_getattr_reads_the_runtimes_names(runtime):
     runtime.load("s.tx", 75, "", "", {"saxpy": SAXPY})
-    assert runtime.module_getattr("KERNELS") is runtime.KERNELS
+    assert runtime.module_getattr("KERNELS") is runtime.KERNELS is runtime.program.KERNELS
     assert runtime.module_getattr("compile_error") is runtime.compile_error
     for name in ("missing", "__path__", "__name__"):
         with pytest.raises(AttributeError, match=rf"^module '{runtime.__name__}' has no attribute '{name}'$"):

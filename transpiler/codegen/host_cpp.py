@@ -25,25 +25,22 @@ from transpiler import __version__
 from transpiler import ir
 from transpiler.ir.launch import ParamKind
 from transpiler.codegen.cpp_expr import cpp_expr, value_type, variables
+from transpiler.codegen.host_cpp_checks import c_text as _c_text, render
 from transpiler.codegen.cuda import c_comment, c_string
 from transpiler.codegen.jinja import environment
 from transpiler.codegen.launcher import HostExprError
 from transpiler.ir.launch import UNSUPPORTED_STRIDES
 from transpiler.ir.program import Program
 from transpiler.target import cnames, tma
-from transpiler.target.arch import INDEX_LIMIT, STATIC_SHARED_LIMIT
-from transpiler.target.dtypes import c_type, header as dtype_header
+from transpiler.target.arch import STATIC_SHARED_LIMIT
+from transpiler.target.dtypes import FIXED_WIDTH_CPP, c_type, header as dtype_header
 
-GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)
 HOST_KINDS = (ParamKind.BUFFER, ParamKind.SCALAR, ParamKind.EXTENT, ParamKind.WORKSPACE,
               ParamKind.TENSOR_MAP)  # the parameter kinds served
 WORKSPACE_ALIGN = 256  # each workspace's offset in the caller's allocation (cudaMalloc's alignment)
 # Names the generated functions use inside the module's namespace: a parameter must not hide them.
 _INSIDE = frozenset({"detail", "tirxc", "std", "config", "stream", "workspace", "workspace_bytes", "last_error",
                      "extents"})
-_FIXED_WIDTH_API = {"int8": "::std::int8_t", "int16": "::std::int16_t", "int32": "::std::int32_t",
-                    "int64": "::std::int64_t", "uint8": "::std::uint8_t", "uint16": "::std::uint16_t",
-                    "uint32": "::std::uint32_t", "uint64": "::std::uint64_t"}
 
 
 class UnsupportedHost(ValueError):
@@ -69,16 +66,8 @@ def header_guard(module: str) -> str:
 def api_type(dtype) -> str:
     """The C++ type of a scalar argument or an extent in the interface: <cstdint>'s fixed-width
     names for integers, else the kernel's C type (float, double, half ...)."""
-    return _FIXED_WIDTH_API.get(dtype.name, c_type(dtype))
-
-
-def _py_tuple_format(rank: int) -> str:
-    return "(" + ", ".join(["%lld"] * rank) + ("," if rank == 1 else "") + ")"
-
-
-def _c_text(text: str) -> str:
-    """A message for a printf format inside a C string literal: `%` doubled, C-escaped."""
-    return c_string(text.replace("%", "%%"))[1:-1]
+    fixed = FIXED_WIDTH_CPP.get(dtype.name)
+    return f"::std::{fixed}" if fixed else c_type(dtype)
 
 
 class _Names:
@@ -136,13 +125,13 @@ def kernel_host_data(spec: ir.LaunchSpec, launch, entry: str) -> dict:
         "tensor_maps": [p for p in spec.params if p.kind is ParamKind.TENSOR_MAP and p.tensor_map is not None],
         "cluster": cluster, "span": spec.span, "launch": launch,
     }
-    data["prepare"] = _prepare_body(spec, entry, args, data["workspaces"], cluster, data["tensor_maps"])
+    data["prepare"] = _prepare_body(spec, launch, args, data["workspaces"], cluster, data["tensor_maps"])
     return data
 
 
-def _prepare_body(spec, entry, args, workspaces, cluster, tensor_maps) -> list[str]:
-    """The statements of `detail::<entry>_prepare`: every check the CuPy launcher's
-    launch_config makes, in its order, and the launch configuration."""
+def _prepare_body(spec, launch, args, workspaces, cluster, tensor_maps) -> list[str]:
+    """The statements of `detail::<entry>_prepare`: the launch description's checks that need
+    no device, in its order, and the launch configuration."""
     k = spec.name
     out = []
     vars_needed = {}
@@ -174,28 +163,17 @@ def _prepare_body(spec, entry, args, workspaces, cluster, tensor_maps) -> list[s
     # extents: what the launcher infers from array shapes is never negative nor above the index limit
     for a in args:
         p = a["param"]
-        if p.kind is not ParamKind.EXTENT:
-            continue
-        tests = []
-        if p.dtype.is_signed:
-            tests.append(f"{a['name']} < 0")
-        if p.dtype.int_bounds[1] > INDEX_LIMIT:
-            tests.append(f"{a['name']} > {INDEX_LIMIT}")
-        if tests:
-            fmt = "%llu" if not p.dtype.is_signed else "%lld"
-            cast = "unsigned long long" if not p.dtype.is_signed else "long long"
-            out.append(f"if ({' || '.join(tests)}) return detail::fail(::cudaErrorInvalidValue, "
-                       f"\"{_c_text(k)}(): extent '{_c_text(a['source'])}' is {fmt}, but an extent is from 0 to "
-                       f"{INDEX_LIMIT} (the kernel indexes with 32-bit ints)\", static_cast<{cast}>({a['name']}));")
+        if p.kind is ParamKind.EXTENT:
+            out += render(launch.check("extent.range", p.name), {"name": a["name"], "dtype": p.dtype})
     for name, (a, dtype) in vars_needed.items():
         out.append(f"const {value_type(dtype)} {local[name]} = static_cast<{value_type(dtype)}>({a['name']});")
     buffers = [a for a in args if a["param"].kind is ParamKind.BUFFER]
     for index, a in enumerate(buffers):
-        out += _buffer_checks(k, a, index, local)
+        out += _buffer_checks(launch, a, index, local)
     # workspaces
     sizes = []
     for index, p in enumerate(workspaces):
-        out += _workspace_checks(k, p, index, local)
+        out += _workspace_checks(launch, p, index, local)
         sizes.append(f"tirx_w{index}")
     # the grid
     grid = []
@@ -203,19 +181,10 @@ def _prepare_body(spec, entry, args, workspaces, cluster, tensor_maps) -> list[s
         text = _host(e, local, f"the grid of `{k}`", spec.span)
         out.append(f"const {value_type(e.dtype)} tirx_g{axis} = {text};")
         grid.append(f"tirx_g{axis}")
-    out.append(f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the grid cannot "
-               f"be computed for these arguments: %s\", tirx_ar.text);")
-    tests = " || ".join(f"detail::less({g}, 0) || detail::less({limit}LL, {g})" for g, limit in zip(grid, GRID_LIMITS))
-    limits = "(" + ", ".join(str(x) for x in GRID_LIMITS) + ")"
-    out.append(f"if ({tests}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the grid would be "
-               f"(%lld, %lld, %lld) for these arguments, but CUDA takes from 0 to {limits} blocks per dimension\", "
-               + ", ".join(f"detail::wide({g})" for g in grid) + ");")
+    out += render(launch.check("host_value.computable", "", "grid"), {})
+    out += render(launch.check("grid.limits"), {"grid": grid})
     if cluster is not None:
-        tests = " || ".join(f"detail::wide({g}) % {c} != 0" for g, c in zip(grid, cluster) if c != 1) or "false"
-        out.append(f"if ({tests}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the grid would be "
-                   f"(%lld, %lld, %lld) for these arguments, which clusters of ({cluster[0]}, {cluster[1]}, "
-                   f"{cluster[2]}) blocks do not divide (the kernel's __cluster_dims__)\", "
-                   + ", ".join(f"detail::wide({g})" for g in grid) + ");")
+        out += render(launch.check("cluster.divides"), {"grid": grid})
     for axis, g in enumerate(grid):
         out.append(f"config->grid[{axis}] = static_cast<unsigned int>({g});")
     for axis, e in enumerate(spec.block):
@@ -225,7 +194,7 @@ def _prepare_body(spec, entry, args, workspaces, cluster, tensor_maps) -> list[s
     if tensor_maps:  # checked where the CuPy launcher checks them: for a launch, not launch_config
         out.append("if (plan != nullptr) {")
         for index, p in enumerate(tensor_maps):
-            out += ["  " + x for x in _tensor_map_checks(k, p, index, local)]
+            out += ["  " + x for x in _tensor_map_checks(launch, p, index, local)]
         out.append("}")
     out.append(f"config->shared_bytes = {spec.dynamic_shared_bytes}u;")
     total = " + ".join(f"detail::round_up({s})" for s in sizes) if sizes else "0u"
@@ -252,26 +221,19 @@ def _dims(exprs, prefix: str, local: dict, what: str, span) -> tuple[list[str], 
     return out, names
 
 
-def _buffer_checks(k: str, a: dict, index: int, local: dict) -> list[str]:
+def _buffer_checks(launch, a: dict, index: int, local: dict) -> list[str]:
     p = a["param"]
     buf = p.buffer
-    name, src = a["name"], _c_text(a["source"])
+    name = a["name"]
     shape_exprs = list(buf.shape)
     rank = len(shape_exprs)
     body, dims = _dims(shape_exprs, "tirx_d", local, f"the shape of `{buf.name}`", buf.span)
-    body.append(f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the shape of "
-                f"argument '{src}' cannot be computed for these arguments: %s\", tirx_ar.text);")
-    shape_args = ", ".join(f"detail::wide({d})" for d in dims)
-    shape_fmt = _py_tuple_format(rank)
-    if rank:
-        tests = " || ".join(f"detail::less({d}, 0)" for d in dims)
-        body.append(f"if ({tests}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): argument '{src}' "
-                    f"would have the shape {shape_fmt} for these arguments: an extent is negative\", {shape_args});")
+    body += render(launch.check("host_value.computable", p.name, "shape"), {})
+    body += render(launch.check("shape.negative", p.name), {"dims": dims})
     described = a["launch"]
     strides = described.strides
     if strides == UNSUPPORTED_STRIDES:
-        body.append(f"return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the layout of '{src}' cannot be "
-                    f"described by array strides\");")
+        body += render(launch.check("strides.unsupported", p.name), {})
         return ["{"] + ["  " + s for s in body] + ["}"]
     if strides is None:  # row-major: elements
         if rank:
@@ -282,8 +244,7 @@ def _buffer_checks(k: str, a: dict, index: int, local: dict) -> list[str]:
     else:
         more, snames = _dims(strides, "tirx_t", local, f"the strides of `{buf.name}`", buf.span)
         body += more
-        body.append(f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the strides "
-                    f"of argument '{src}' cannot be computed for these arguments: %s\", tirx_ar.text);")
+        body += render(launch.check("host_value.computable", p.name, "strides"), {})
         for i, s in enumerate(snames):
             body.append(f"const long long tirx_s{i} = detail::wide({s});")
     body = [s for s in body if s]
@@ -295,18 +256,8 @@ def _buffer_checks(k: str, a: dict, index: int, local: dict) -> list[str]:
     inner = [f"long long tirx_last = {offset};"]
     for i, d in enumerate(dims):
         inner.append(f"tirx_last = detail::index_step(tirx_last, detail::wide({d}) - 1, tirx_s{i});")
-    big = " || ".join([f"tirx_last > {INDEX_LIMIT}"] + [f"detail::wide({d}) > {INDEX_LIMIT}" for d in dims])
-    inner.append(f"if ({big}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): argument '{src}' of "
-                 f"shape {shape_fmt} reaches element %lld, but the kernel indexes with 32-bit ints: at most element "
-                 f"2147483647 (2^31 - 1)\", {shape_args + ', ' if shape_args else ''}tirx_last);")
-    inner.append(f"if ({name} == nullptr) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): argument "
-                 f"'{src}' has a NULL data pointer, but it has elements\");")
-    address = f"reinterpret_cast<::std::uintptr_t>({name})"
-    if offset:
-        address = f"({address} - {offset * itemsize}u)"
-    inner.append(f"if ({address} % {described.align}u != 0) return detail::fail(::cudaErrorInvalidValue, "
-                 f"\"{_c_text(k)}(): argument '{src}' must be {described.align}-byte aligned, its data pointer is %p\", "
-                 f"static_cast<const void*>({name}));")
+    for key in ("index_limit.reach", "null_pointer.elements", "alignment.pointer"):
+        inner += render(launch.check(key, p.name), {"dims": dims, "name": name})
     inner.append("if (plan != nullptr) {")
     low = " + ".join(f"(tirx_s{i} < 0 ? (detail::wide({d}) - 1) * tirx_s{i} : 0)" for i, d in enumerate(dims)) or "0"
     high = " + ".join(f"(tirx_s{i} > 0 ? (detail::wide({d}) - 1) * tirx_s{i} : 0)" for i, d in enumerate(dims)) or "0"
@@ -326,52 +277,33 @@ def _buffer_checks(k: str, a: dict, index: int, local: dict) -> list[str]:
         + ["  " + s for s in body] + ["}"]
 
 
-def _workspace_checks(k: str, p, index: int, local: dict) -> list[str]:
+def _workspace_checks(launch, p, index: int, local: dict) -> list[str]:
     buf = p.buffer
-    src = _c_text(buf.name)
     dims_body, dims = _dims(list(buf.shape), "tirx_d", local, f"the shape of workspace `{buf.name}`", buf.span)
-    shape_fmt = _py_tuple_format(len(dims))
-    shape_args = ", ".join(f"detail::wide({d})" for d in dims)
-    body = dims_body + [
-        f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the shape of workspace "
-        f"'{src}' cannot be computed for these arguments: %s\", tirx_ar.text);"]
-    if dims:
-        tests = " || ".join(f"detail::less({d}, 0)" for d in dims)
-        body.append(f"if ({tests}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): workspace '{src}' "
-                    f"would have the shape {shape_fmt} for these arguments: an extent is negative\", {shape_args});")
+    body = dims_body + render(launch.check("host_value.computable", p.name, "shape"), {})
+    body += render(launch.check("workspace.negative", p.name), {"dims": dims})
     count = "1"
     for d in dims:
         count = f"detail::index_step(0, {count}, detail::wide({d}))"
     body.append(f"const long long tirx_count = {count};")
-    body.append(f"if (tirx_count - 1 > {INDEX_LIMIT}) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): "
-                f"workspace '{src}' of shape {shape_fmt} would have %lld elements, but the kernel indexes with 32-bit "
-                f"ints: at most 2147483648 elements\", {shape_args + ', ' if shape_args else ''}tirx_count);")
+    body += render(launch.check("workspace.count", p.name), {"dims": dims})
     body.append(f"tirx_w{index} = static_cast<::std::size_t>(tirx_count) * {buf.dtype.nbytes}u;")
     body.append(f"if (plan != nullptr) plan->workspaces[{index}] = tirx_w{index};")
     return [f"// workspace '{_comment(buf.name)}': {buf.dtype.name}", f"::std::size_t tirx_w{index} = 0;", "{"] \
         + ["  " + s for s in body] + ["}"]
 
 
-def _tensor_map_checks(k: str, p, index: int, local: dict) -> list[str]:
-    """The fields of one tensor map for these arguments, checked as tensormap.py (the CuPy
-    launcher's runtime) checks them, into the plan."""
-    tm, name = p.tensor_map, _c_text(p.name)
+def _tensor_map_checks(launch, p, index: int, local: dict) -> list[str]:
+    """The fields of one tensor map for these arguments, checked as the launch description says,
+    into the plan."""
+    tm = p.tensor_map
     body, dims = _dims(list(tm.dims), "tirx_d", local, f"the extents of tensor map `{p.name}`", tm.span)
-    body.append(f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the extents of "
-                f"tensor map '{name}' cannot be computed for these arguments: %s\", tirx_ar.text);")
+    body += render(launch.check("host_value.computable", p.name, "extents"), {})
     more, strides = _dims(list(tm.strides), "tirx_t", local, f"the strides of tensor map `{p.name}`", tm.span)
     body += more
-    body.append(f"if (tirx_ar.bad) return detail::fail(::cudaErrorInvalidValue, \"{_c_text(k)}(): the strides of "
-                f"tensor map '{name}' cannot be computed for these arguments: %s\", tirx_ar.text);")
-    for i, d in enumerate(dims):
-        body.append(f"if (detail::less({d}, 1) || detail::less({tma.MAX_DIM}LL, {d})) return detail::fail("
-                    f"::cudaErrorInvalidValue, \"{_c_text(k)}(): tensor map '{name}' would have the extent %lld in "
-                    f"dimension {i} (innermost first) for these arguments; TMA takes 1 to 2**32\", detail::wide({d}));")
-    for i, t in enumerate(strides):
-        body.append(f"if (detail::wide({t}) % {tma.GLOBAL_ALIGN} != 0 || detail::less({t}, 0) || "
-                    f"!detail::less({t}, {tma.MAX_STRIDE}LL)) return detail::fail(::cudaErrorInvalidValue, "
-                    f"\"{_c_text(k)}(): tensor map '{name}' would have the byte stride %lld in dimension {i + 1} for "
-                    f"these arguments; TMA takes multiples of {tma.GLOBAL_ALIGN} below 2**40\", detail::wide({t}));")
+    body += render(launch.check("host_value.computable", p.name, "strides"), {})
+    body += render(launch.check("tensor_map.extent", p.name), {"dims": dims})
+    body += render(launch.check("tensor_map.stride", p.name), {"strides": strides})
     for i, d in enumerate(dims):
         body.append(f"plan->map_dims[{index}][{i}] = static_cast<unsigned long long>({d});")
     for i, t in enumerate(strides):
@@ -508,7 +440,7 @@ def render_host(program: Program, module: str, header_include: str, cuda: str,
     tensor_maps = any(k["tensor_maps"] for k in kernels)
     text = "\n" + environment().get_template("host.cu.j2").render(
         module=module, header=c_string(header_include), body="\n".join(parts), undefine=undefine,
-        tensor_maps=tensor_maps, map_align=tma.GLOBAL_ALIGN, map_bytes=tma.BYTES,
+        tensor_maps=tensor_maps, map_bytes=tma.BYTES,
         line="#line @LINE@" if "\n#line " in cuda and cu_name else None)
     if "#line @LINE@" in text:  # back to the .cu's own lines after the kernels' `#line` directives
         after = cuda.count("\n") + text[:text.index("#line @LINE@")].count("\n") + 2
@@ -519,6 +451,7 @@ def render_host(program: Program, module: str, header_include: str, cuda: str,
 def _kernel_entry(k: dict, program: Program) -> str:
     e, name = k["entry"], _c_text(k["name"])
     spec = next(lk.spec for lk in program.kernels if lk.spec.name == k["name"])
+    launch = k["launch"]
     buffers = [a for a in k["args"] if a["param"].kind is ParamKind.BUFFER]
     extra = ["::cudaStream_t stream"]
     if k["workspaces"]:
@@ -537,18 +470,16 @@ def _kernel_entry(k: dict, program: Program) -> str:
              "  if (status == ::cudaSuccess) status = ::cudaDeviceGetAttribute(&minor, ::cudaDevAttrComputeCapabilityMinor, device);",
              f"  if (status != ::cudaSuccess) return fail(status, \"{name}(): cannot query device %d: %s\", device, "
              "::cudaGetErrorString(status));",
-             f"  if (major * 10 + minor < {spec.min_arch}) return fail(::cudaErrorNoKernelImageForDevice, \"{name}(): "
-             f"the kernel needs sm_{spec.min_arch}{spec.arch_suffix} or newer, but device %d is sm_%d%d\", device, major, minor);"]
+             *["  " + x.replace("detail::fail(", "fail(") for x in render(launch.check("architecture.device"), {})]]
     total = spec.static_shared_bytes + spec.dynamic_shared_bytes
     if total > STATIC_SHARED_LIMIT:
+        optin = [x.replace("detail::fail(", "fail(") for x in render(launch.check("shared_memory.optin"), {})]
         lines += [
             "  int optin = 0;",
             "  status = ::cudaDeviceGetAttribute(&optin, ::cudaDevAttrMaxSharedMemoryPerBlockOptin, device);",
             f"  if (status != ::cudaSuccess) return fail(status, \"{name}(): cannot query device %d: %s\", device, "
             "::cudaGetErrorString(status));",
-            f"  if (optin < {total}) return fail(::cudaErrorInvalidValue, \"{name}(): the kernel needs {total} bytes of "
-            f"shared memory per block ({spec.static_shared_bytes} static, {spec.dynamic_shared_bytes} dynamic), but "
-            f"device %d allows %d\", device, optin);",
+            *["  " + x for x in optin],
             f"  status = ::cudaFuncSetAttribute(reinterpret_cast<const void*>(&::{k['symbol']}), "
             f"::cudaFuncAttributeMaxDynamicSharedMemorySize, {spec.dynamic_shared_bytes});",
             f"  if (status != ::cudaSuccess) return fail(status, \"{name}(): cannot allow {spec.dynamic_shared_bytes} "
@@ -562,16 +493,10 @@ def _kernel_entry(k: dict, program: Program) -> str:
     body.append("if (tirx_status != ::cudaSuccess) return tirx_status;")
     # the buffers that must not overlap (the launch description's pairs), in the launcher's slot order
     slot = {a["param"].name: i for i, a in enumerate(buffers)}
-    by_c = {a["param"].name: a for a in buffers}
-    for first, second in k["launch"].overlaps:
-        bi, bj = by_c[first], by_c[second]
-        written = " and ".join(f"'{_c_text(b['source'])}'" for b in (bi, bj) if not b["launch"].readonly)
-        x, y = slot[first], slot[second]
-        body.append(f"if (detail::overlaps(tirx_plan.extents[{x}], tirx_plan.extents[{y}])) return detail::fail("
-                    f"::cudaErrorInvalidValue, \"{name}(): arguments '{_c_text(bi['source'])}' and "
-                    f"'{_c_text(bj['source'])}' share memory, but the kernel writes {written} and takes its "
-                    f"buffers as __restrict__ pointers (nvcc may read one through the read-only cache while the "
-                    f"other is written): pass arrays that do not overlap\");")
+    for first, second in launch.overlaps:
+        check = next(c for c in launch.checks if c.key == "overlap.shared" and c.subject == first
+                     and c.operand("other") == second)
+        body += render(check, {"first": slot[first], "second": slot[second]})
     body.append("if (tirx_config.grid[0] == 0 || tirx_config.grid[1] == 0 || tirx_config.grid[2] == 0) "
                 "return ::cudaSuccess;  // an empty problem: nothing to launch")
     if k["workspaces"]:
@@ -638,8 +563,10 @@ def _kernel_entry(k: dict, program: Program) -> str:
                  "{",
                  f"  const unsigned int tirx_box[] = {{{', '.join(f'{b}u' for b in tm.box)}}};",
                  f"  const unsigned int tirx_element_strides[] = {{{', '.join(f'{b}u' for b in tm.element_strides)}}};",
+                 *["  " + x for x in render(launch.check("tensor_map.align", p.name),
+                                            {"address": f"tirx_p{slot_of[tm.buffer.name]}"})],
                  f"  tirx_status = detail::encode_tensor_map(&tirx_p{i}, \"{name}(): tensor map '{_c_text(p.name)}'\", "
-                 f"\"'{_c_text(tm.buffer.name)}'\", {tm.data_type}, {rank}, tirx_p{slot_of[tm.buffer.name]}, "
+                 f"{tm.data_type}, {rank}, tirx_p{slot_of[tm.buffer.name]}, "
                  f"tirx_plan.map_dims[{index}], tirx_plan.map_strides[{index}], tirx_box, tirx_element_strides, "
                  f"{tm.interleave}, {tm.swizzle}, {tm.l2_promotion}, {tm.oob_fill});",
                  "  if (tirx_status != ::cudaSuccess) return tirx_status;",

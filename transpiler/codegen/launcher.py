@@ -1,11 +1,11 @@
 """The CuPy launcher: one self-contained Python module per .tx file.
 
-This module turns each kernel's LaunchSpec into plain data (names, dtypes,
+This module turns each kernel's launch description into plain data (names, dtypes,
 shapes, strides, the grid as a Python expression) and renders
-templates/launcher.py.j2 with it and with the text of transpiler/runtime/launch.py,
-the launcher's runtime, which the template embeds verbatim. Every name or string
-that reaches the generated Python goes through repr(), so nothing from the
-.tx file can inject code.
+templates/launcher.py.j2 with it, with the messages of the description's checks
+(ir/launch_checks.py) and with the modules of transpiler/runtime/, the launcher's
+runtime, which the template embeds verbatim. Every name or string that reaches the
+generated Python goes through repr(), so nothing from the .tx file can inject code.
 """
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ from transpiler import __version__, data_text
 from transpiler import ir
 from transpiler.ir.launch import ParamKind
 from transpiler.ir.launch import UNSUPPORTED_STRIDES, KernelLaunch, LaunchParam, dim
+from transpiler.ir.launch_checks import MESSAGES
 from transpiler.codegen.cuda import c_string
 from transpiler.codegen.jinja import environment
 from transpiler.ir.program import Program
 from transpiler.target import tma
-from transpiler.target.arch import INDEX_LIMIT, STATIC_SHARED_LIMIT
+from transpiler.target.arch import INDEX_LIMIT, MAX_GRID, STATIC_SHARED_LIMIT
 
 
 class HostExprError(ValueError):
@@ -210,6 +211,8 @@ def render_launcher(program: Program, cuda: str, module_name: str | None = None)
     return template.render(version=__version__, source=_py_text(source), source_repr=repr(source),
                            line_file_repr=repr(line_file(program, cuda)),
                            cuda_repr=_literal(cuda), runtime=runtime_literal(), runtime_line=runtime_line(),
+                           runtime_modules=repr(runtime_modules()), grid_limits=repr(MAX_GRID),
+                           messages=py_literal(MESSAGES),
                            kernels=kernels, repr=repr, literal=py_literal, arch=program.min_arch,
                            suffix=repr(program.arch_suffix), static_shared_limit=STATIC_SHARED_LIMIT,
                            index_limit=INDEX_LIMIT,
@@ -223,9 +226,9 @@ def line_file(program: Program, cuda: str) -> str:
     return program.source_name if directive.search(cuda) else ""
 
 
-# The launcher's runtime: these files of transpiler/runtime/, verbatim and in this order, in one
-# namespace (launch.py first: only it may hold a `from __future__` import)
-RUNTIME_MODULES = ("launch.py", "nvrtc.py", "arith.py", "tensormap.py")
+# The launcher's runtime: these modules of transpiler/runtime/, verbatim, each run by the launcher
+# as a module of a private package in this order (each imports only those before it)
+RUNTIME_MODULES = ("program", "arith", "nvrtc", "tensormap", "launch")
 RUNTIME_ASSIGNMENT = "__tirxc_runtime__ = {{ runtime }}"  # a line of the template
 
 
@@ -238,8 +241,20 @@ def runtime_line() -> int:
 
 @lru_cache(maxsize=None)
 def runtime_text() -> str:
-    """The runtime's source: its files, each verbatim, one blank line apart."""
-    return "\n\n".join(data_text("runtime", name) for name in RUNTIME_MODULES)
+    """The runtime's source: its modules, each verbatim, one blank line apart."""
+    return "\n\n".join(data_text("runtime", f"{name}.py") for name in RUNTIME_MODULES)
+
+
+@lru_cache(maxsize=None)
+def runtime_modules() -> tuple[tuple[str, int, int], ...]:
+    """Where each module lies in the runtime's literal: (name, its first line's index, its line
+    count) among the lines of the literal's value (a newline, then `runtime_text`)."""
+    out, start = [], 1
+    for name in RUNTIME_MODULES:
+        count = data_text("runtime", f"{name}.py").count("\n") + 1
+        out.append((name, start, count))
+        start += count + 1  # and the blank line between two modules
+    return tuple(out)
 
 
 @lru_cache(maxsize=None)

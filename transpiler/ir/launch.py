@@ -7,13 +7,15 @@ C++ entry points (codegen/host_cpp.py) -- and `tirxc info --json` prints it (`to
 says what a host must know to call the kernel: each parameter's kind, element type as a host
 passes it, shape and strides (host expressions over symbolic extents and integer scalars),
 alignment and whether the kernel writes it; the workspaces; the tensor maps a host encodes
-and the buffer each reaches; the grid, block, shared memory and architecture.
+and the buffer each reaches; the grid, block, shared memory and architecture; and the checks a
+host makes before a launch, each with its operands and message (ir/launch_checks.py).
 """
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
 
+from transpiler.ir.launch_checks import Check
 from transpiler.ir.nodes import Expr, IntImm, Span, Var, NOWHERE
 
 
@@ -92,7 +94,8 @@ class KernelLaunch:
     integer scalars that a shape, stride, workspace size, tensor-map reach or the grid reads
     (a host that caches what it checked keys the cache on their values); `overlaps`, the pairs
     of buffer parameters (C names, in parameter order) that must not share memory when both
-    have elements: their pointers are `__restrict__` and the kernel writes one of them."""
+    have elements: their pointers are `__restrict__` and the kernel writes one of them; `checks`,
+    what a host checks before a launch (lower/checks.py)."""
     name: str
     symbol: str
     params: tuple[LaunchParam, ...]
@@ -107,12 +110,19 @@ class KernelLaunch:
     min_arch: int
     arch_suffix: str
     span: Span = NOWHERE
+    checks: tuple[Check, ...] = ()
 
     def param(self, c_name: str) -> LaunchParam:
         return next(p for p in self.params if p.c_name == c_name)
 
     def of_kind(self, kind: ParamKind) -> list[LaunchParam]:
         return [p for p in self.params if p.kind is kind]
+
+    def check(self, key: str, subject: str = "", of: str | None = None) -> Check:
+        """The check `key` ("kind.case") about `subject` (a parameter's C name; "" for the
+        launch), and for a host value, of which value (`of`: "shape", "strides", "grid" ...)."""
+        return next(c for c in self.checks if c.key == key and c.subject == subject
+                    and (of is None or dict(c.operands).get("of") == of))
 
     def to_json(self, text) -> dict:
         """Plain data for `tirxc info --json`; `text` prints a host expression."""
@@ -144,6 +154,7 @@ class KernelLaunch:
             "cluster": list(self.cluster) if self.cluster else None,
             "static_shared_bytes": self.static_shared_bytes, "dynamic_shared_bytes": self.dynamic_shared_bytes,
             "min_arch": self.min_arch, "arch_suffix": self.arch_suffix,
+            "checks": [c.to_json() for c in self.checks],
         }
 
 

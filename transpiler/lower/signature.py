@@ -2,12 +2,14 @@
 sees them, decided here once for every host interface."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.ir.launch import (UNSUPPORTED_STRIDES, ElementType, KernelLaunch, LaunchParam, ParamKind,
                                   TensorMapLaunch)
+from transpiler.lower.checks import launch_checks
 from transpiler.lower.facts import Facts
 from transpiler.lower.tma_writes import written_by_ptx_outputs, written_through_maps
 from transpiler.target.dtypes import HOST_ARRAYS
@@ -42,11 +44,12 @@ def describe(spec: ir.LaunchSpec) -> KernelLaunch:
     buffers = [p for p in params if p.kind is ParamKind.BUFFER]
     overlaps = tuple((a.c_name, b.c_name) for j, b in enumerate(buffers) for a in buffers[:j]
                      if not (a.readonly and b.readonly))
-    return KernelLaunch(
+    launch = KernelLaunch(
         name=spec.name, symbol=spec.symbol, params=params, args=tuple(spec.arg_order), keyed=keyed,
         overlaps=overlaps, grid=tuple(spec.grid), block=tuple(e.value for e in spec.block), cluster=cluster,
         static_shared_bytes=spec.static_shared_bytes, dynamic_shared_bytes=spec.dynamic_shared_bytes,
         min_arch=spec.min_arch, arch_suffix=spec.arch_suffix, span=spec.span)
+    return dataclasses.replace(launch, checks=launch_checks(launch))
 
 
 def _param(p: ir.Param) -> LaunchParam:

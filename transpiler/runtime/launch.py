@@ -1,15 +1,22 @@
 """The runtime of every generated launcher: argument checks, launch plans, workspaces, the
-launch. nvrtc.py (compiling the embedded CUDA, CompileError) and arith.py (the kernel's integer
-arithmetic on the host) complete it.
+launch. The package's other modules complete it: program.py (the launcher's program and the
+checks' messages), nvrtc.py (compiling the embedded CUDA, CompileError), arith.py (the kernel's
+integer arithmetic on the host) and tensormap.py (TMA tensor maps).
 
-tirxc embeds the three files verbatim, this one first, in each launcher it writes
-(templates/launcher.py.j2, transpiler/codegen/launcher.py RUNTIME_MODULES), which runs them
-in one module object of its own and then calls `load` with the launcher's program: its .tx
-file's name, architecture, CUDA source and kernel table. So they import nothing from tirxc --
-the standard library, and CuPy and NumPy when a kernel is first checked or launched -- and
-their names never meet the kernels' names, which are the launcher module's globals. Imported
-as `transpiler.runtime.launch` (for its tests) it has no program until `load` is called, and
-neither compiles nor computes a program's host expressions.
+tirxc embeds the package's modules in each launcher it writes (templates/launcher.py.j2,
+transpiler/codegen/launcher.py RUNTIME_MODULES), which runs each in a module object of its own,
+under a private package name, and then calls `load` with the launcher's program: its .tx file's
+name, architecture, CUDA source, kernel table, the target's limits and the launch description's
+messages. So they import nothing from tirxc -- the standard library, each other, and CuPy and
+NumPy when a kernel is first checked or launched -- and their names never meet the kernels'
+names, which are the launcher module's globals. Imported as `transpiler.runtime.launch` (for its
+tests) it has no program until `load` is called, and neither compiles nor computes a program's
+host expressions.
+
+Each check of the launch description (transpiler/ir/launch_checks.py) is made in one place here
+or in tensormap.py, and refused with its message (`program.refusal`); the checks of the CuPy
+host's own argument protocol (an object that is no GPU array, a mask, a stream ...) are worded
+here.
 
 The per-call path (`_Kernel.__call__`) was tuned for speed (docs/benchmarks.md): measure
 before adding work to it.
@@ -18,50 +25,40 @@ from __future__ import annotations
 
 import threading
 
-# Set by load() from tirxc's table of target facts: the static shared memory a block has
-# without opting in, and the largest element index (the kernel indexes with C ints).
-STATIC_SHARED_LIMIT = 48 * 1024
-INDEX_LIMIT = 2 ** 31 - 1
-GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)  # blocks per grid dimension, x y z
-WORKSPACE_CACHE_SIZE = 8  # cached workspace allocations per kernel; the oldest goes first
+from . import arith, nvrtc, program, tensormap
+from .program import describe as _describe, refusal
+from .tensormap import attach_tensor_maps, tensor_map_argument, tensor_map_fields
 
-# The launcher's program, set by `load`: the .tx file it came from, the oldest architecture
-# (and its suffix, "a" for sm_90a) the CUDA needs, the CUDA source, and each kernel's entry:
-# {name: {"symbol", "args", "keyed", "params", "grid", "block", "static_shared", "dynamic_shared",
-# "overlaps"}}
-SOURCE_FILE = ""
-LINE_FILE = ""  # the path of SOURCE_FILE that tirxc's `#line` directives in the CUDA give ("" without them)
-MIN_ARCH = 0
-ARCH_SUFFIX = ""
-CUDA_SOURCE = ""
-KERNELS = {}
-CALLABLES = {}  # {name: the kernel's callable (_Kernel)}, which the launcher exports
+WORKSPACE_CACHE_SIZE = 8  # cached workspace allocations per kernel; the oldest goes first
+CALLABLES = program.CALLABLES  # {name: the kernel's callable}, which the launcher exports
 
 
 def load(source_file: str, min_arch: int, arch_suffix: str, cuda_source: str, kernels: dict,
-         line_file: str = "", static_shared_limit: int = STATIC_SHARED_LIMIT, index_limit: int = INDEX_LIMIT,
-         tensor_map_limits: dict | None = None) -> dict:
-    """Make this module the runtime of one launcher and return its kernels' callables."""
-    global SOURCE_FILE, LINE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE, KERNELS, STATIC_SHARED_LIMIT, INDEX_LIMIT
-    SOURCE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE = source_file, min_arch, arch_suffix, cuda_source
-    STATIC_SHARED_LIMIT, INDEX_LIMIT = static_shared_limit, index_limit
-    if tensor_map_limits:  # tensormap.py's, in this namespace when embedded
-        globals()["TENSOR_MAP_LIMITS"].update(tensor_map_limits)
-    LINE_FILE = line_file
-    KERNELS = kernels
-    CALLABLES.clear()
-    CALLABLES.update((name, _Kernel(name, spec)) for name, spec in kernels.items())
-    return CALLABLES
+         line_file: str = "", static_shared_limit: int = 0, index_limit: int = 0, grid_limits: tuple = (),
+         tensor_map_limits: dict | None = None, messages: dict | None = None) -> dict:
+    """Make this package the runtime of one launcher and return its kernels' callables."""
+    program.SOURCE_FILE, program.MIN_ARCH, program.ARCH_SUFFIX = source_file, min_arch, arch_suffix
+    program.CUDA_SOURCE, program.LINE_FILE, program.KERNELS = cuda_source, line_file, kernels
+    program.STATIC_SHARED_LIMIT, program.INDEX_LIMIT, program.GRID_LIMITS = \
+        static_shared_limit, index_limit, tuple(grid_limits)
+    program.TENSOR_MAP_LIMITS.update(tensor_map_limits or {})
+    program.MESSAGES.update(messages or {})
+    program.CALLABLES.clear()
+    program.CALLABLES.update((name, _Kernel(name, spec)) for name, spec in kernels.items())
+    return program.CALLABLES
+
+
+# The modules whose names the launcher module shows (its `__getattr__`), in this order.
+_NAMESPACES = (program, nvrtc, tensormap, arith)
 
 
 def module_getattr(name: str):
-    """The launcher module's `__getattr__`: a name that is not a kernel's is this module's
+    """The launcher module's `__getattr__`: a name that is not a kernel's is the runtime's
     (`KERNELS`, `CUDA_SOURCE`, `SOURCE_FILE`, `CompileError` ...), as if they were one module."""
     if not (name.startswith("__") and name.endswith("__")):
-        try:
-            return globals()[name]
-        except KeyError:
-            pass
+        for namespace in (globals(), *map(vars, _NAMESPACES)):
+            if name in namespace:
+                return namespace[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -88,10 +85,6 @@ def _refused_dtype(param: dict, value) -> str | None:
     dtype = getattr(value, "dtype", None)
     name = str(dtype).rsplit(".", 1)[-1] if dtype is not None else ""
     return refused.get(name) and f"{name}: {refused[name]}"
-
-
-def _describe(value) -> str:
-    return type(value).__module__.split(".")[0] + "." + type(value).__name__
 
 
 def _whole(value) -> int:
@@ -124,13 +117,13 @@ class _Kernel:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"<tirxc kernel {self.name}({', '.join(self.spec['args'])}) from {SOURCE_FILE}>"
+        return f"<tirxc kernel {self.name}({', '.join(self.spec['args'])}) from {program.SOURCE_FILE}>"
 
     # -- arguments ---------------------------------------------------------------------------
     def _bind(self, args):
         names = self.spec["args"]
         if len(args) != len(names):
-            raise TypeError(f"{self.name}() takes {len(names)} arguments ({', '.join(names)}), got {len(args)}")
+            raise refusal(self.name, "arguments.count", count=len(names), names=", ".join(names), got=len(args))
         values, arrays, scalars = {}, {}, {}
         for name, value in zip(names, args):
             param = self.params[name]
@@ -151,8 +144,7 @@ class _Kernel:
     def _array(self, param, value):
         refused = _refused_dtype(param, value)
         if refused is not None:
-            raise TypeError(f"{self.name}(): argument '{param['name']}' must hold {param['dtype']} elements, got "
-                            f"dtype {refused}")
+            raise refusal(self.name, "dtype.refused", arg=param["name"], dtype=param["dtype"], refused=refused)
         iface = getattr(value, "__cuda_array_interface__", None)
         if iface is None:
             raise TypeError(f"{self.name}(): argument '{param['name']}' must be a GPU array exposing "
@@ -161,8 +153,7 @@ class _Kernel:
             raise TypeError(f"{self.name}(): argument '{param['name']}' is a masked array; the kernel reads and "
                             f"writes every element, so pass the data without a mask")
         if iface["data"][1] and not param["readonly"]:
-            raise ValueError(f"{self.name}(): argument '{param['name']}' is read-only, but the kernel writes "
-                             f"'{param['name']}': pass a writable array")
+            raise refusal(self.name, "readonly.written", arg=param["name"])
         try:
             shape = tuple(_whole(d) for d in iface["shape"])
             if any(d < 0 for d in shape):
@@ -179,8 +170,7 @@ class _Kernel:
         dtype = _scalar_dtype(param)
         if getattr(value, "__cuda_array_interface__", None) is not None or isinstance(value, (str, bytes)) \
                 or getattr(value, "shape", ()) != ():
-            raise TypeError(f"{self.name}(): argument '{param['name']}' must be a {param['dtype']} scalar, "
-                            f"got {_describe(value)}")
+            raise refusal(self.name, "scalar.kind", arg=param["name"], dtype=param["dtype"], got=_describe(value))
         if dtype.kind in "iu":
             if param["scalar"]:
                 wanted, room = f"an integer ({param['dtype']})", param["dtype"]
@@ -188,10 +178,10 @@ class _Kernel:
                 room = f"an unsigned {dtype.itemsize * 8}-bit integer"
                 wanted = f"the bits of a {param['dtype']} as {room}"
             if isinstance(value, float) or (hasattr(value, "dtype") and numpy.dtype(value.dtype).kind not in "iub"):
-                raise TypeError(f"{self.name}(): argument '{param['name']}' must be {wanted}, got {value!r}")
+                raise refusal(self.name, "scalar.integer", arg=param["name"], wanted=wanted, value=value)
             info = numpy.iinfo(dtype)
             if not info.min <= int(value) <= info.max:
-                raise ValueError(f"{self.name}(): argument '{param['name']}' = {int(value)} does not fit in {room}")
+                raise refusal(self.name, "scalar.range", arg=param["name"], value=int(value), room=room)
             return dtype.type(int(value))
         if dtype.kind == "b":
             return dtype.type(bool(value))
@@ -201,19 +191,18 @@ class _Kernel:
         for name, (iface, shape) in arrays.items():
             param = self.params[name]
             if len(shape) != len(param["shape"]):
-                raise ValueError(f"{self.name}(): argument '{name}' must have {len(param['shape'])} dimensions "
-                                 f"{self._shape_text(param)}, got shape {shape}")
+                raise refusal(self.name, "shape.rank", arg=name, rank=len(param["shape"]),
+                              declared=self._shape_text(param), shape=shape)
             for dim, expected in zip(shape, param["shape"]):
                 if isinstance(expected, str):
                     known = values.get(expected)
                     if known is None:
-                        if dim > INDEX_LIMIT:
-                            raise ValueError(f"{self.name}(): argument '{name}' has shape {shape}, but the kernel "
-                                             f"indexes with 32-bit ints: extent '{expected}' is at most 2147483647")
+                        if dim > program.INDEX_LIMIT:
+                            raise refusal(self.name, "extent.limit", arg=name, shape=shape, extent=expected,
+                                          limit=program.INDEX_LIMIT)
                         values[expected] = dim
                     elif known != dim:
-                        raise ValueError(f"{self.name}(): extent '{expected}' is {known} from an earlier argument "
-                                         f"but argument '{name}' has shape {shape}")
+                        raise refusal(self.name, "extent.agree", extent=expected, known=known, arg=name, shape=shape)
 
     @staticmethod
     def _shape_text(param) -> str:
@@ -234,7 +223,7 @@ class _Kernel:
         try:
             return tuple(self._eval(entry, values) for entry in entries)
         except ArithmeticError as err:  # arith.py's HostArithmeticError, which C leaves undefined
-            raise ValueError(f"{self.name}(): {what} cannot be computed for these arguments: {err}") from None
+            raise refusal(self.name, "host_value.computable", what=what, reason=err) from None
 
     def _check_array(self, param, iface, shape, values):
         """Check one array against its parameter. Return where its elements lie around its data
@@ -243,19 +232,17 @@ class _Kernel:
         name = param["name"]
         expected_shape = self._host(param["shape"], values, f"the shape of argument '{name}'")
         if any(d < 0 for d in expected_shape):
-            raise ValueError(f"{self.name}(): argument '{name}' would have the shape {expected_shape} for these "
-                             f"arguments: an extent is negative")
+            raise refusal(self.name, "shape.negative", arg=name, expected=expected_shape)
         if shape != expected_shape:
-            raise ValueError(f"{self.name}(): argument '{name}' must have shape {expected_shape}, got {shape}")
+            raise refusal(self.name, "shape.mismatch", arg=name, expected=expected_shape, shape=shape)
         kind = param["typestr"]
         typestr = iface["typestr"]
         if kind is None or typestr[1:] != kind or typestr[0] == ">":
-            raise TypeError(f"{self.name}(): argument '{name}' must have dtype {param['dtype']} "
-                            f"(typestr '<{kind}'), got typestr '{typestr}'")
+            raise refusal(self.name, "dtype.typestr", arg=name, dtype=param["dtype"], typestr=kind, got=typestr)
         itemsize = param["itemsize"]
         strides = param["strides"]
         if strides == "unsupported":
-            raise TypeError(f"{self.name}(): the layout of '{name}' cannot be described by array strides")
+            raise refusal(self.name, "strides.unsupported", arg=name)
         if strides is None:
             expected = self._c_strides(shape, itemsize)
         else:
@@ -268,35 +255,32 @@ class _Kernel:
                 raise TypeError(f"{self.name}(): argument '{name}' has the strides {actual!r}: byte strides are "
                                 f"integers") from None
             if len(actual) != len(shape):
-                raise ValueError(f"{self.name}(): argument '{name}' has {len(actual)} strides {actual} for its "
-                                 f"{len(shape)} dimensions")
+                raise refusal(self.name, "strides.count", arg=name, count=len(actual), strides=actual, rank=len(shape))
         if not all(shape):
             pass  # no element to address: any strides will do (NumPy and CuPy call it contiguous)
         elif actual is not None:
             mismatch = [i for i, (a, e) in enumerate(zip(actual, expected)) if shape[i] > 1 and a != e]
             if mismatch:
                 layout = "contiguous (C order)" if strides is None else "the strides its layout implies"
-                raise ValueError(f"{self.name}(): argument '{name}' must be {layout}: byte strides {expected}, "
-                                 f"got {tuple(actual)}")
+                raise refusal(self.name, "strides.mismatch", arg=name, layout=layout, expected=expected,
+                              strides=tuple(actual))
         elif strides is not None and any(s != e for s, e, d in zip(self._c_strides(shape, itemsize), expected, shape)
                                          if d > 1):
-            raise ValueError(f"{self.name}(): argument '{name}' must have byte strides {expected} (its layout), "
-                             f"got a C-contiguous array")
+            raise refusal(self.name, "strides.contiguous", arg=name, expected=expected)
         if all(shape):  # the kernel indexes with C ints: no element past 2^31 - 1 (docs/reliability.md)
             last = param["offset"]
             for dim, stride in zip(shape, expected):
                 last += (dim - 1) * (stride // itemsize)
-            if last > INDEX_LIMIT or any(dim > INDEX_LIMIT for dim in shape):
-                raise ValueError(f"{self.name}(): argument '{name}' of shape {shape} reaches element {last}, but "
-                                 f"the kernel indexes with 32-bit ints: at most element 2147483647 (2^31 - 1)")
+            limit = program.INDEX_LIMIT
+            if last > limit or any(dim > limit for dim in shape):
+                raise refusal(self.name, "index_limit.reach", arg=name, shape=shape, last=last, limit=limit)
         pointer = self._pointer(name, iface)
         if not all(shape):
             return None
         if not pointer:
-            raise ValueError(f"{self.name}(): argument '{name}' has a NULL data pointer, but it has elements")
+            raise refusal(self.name, "null_pointer.elements", arg=name)
         if (pointer - param["offset"] * itemsize) % param["align"]:
-            raise ValueError(f"{self.name}(): argument '{name}' must be {param['align']}-byte aligned, its data "
-                             f"pointer is 0x{pointer:x}")
+            raise refusal(self.name, "alignment.pointer", arg=name, align=param["align"], pointer=pointer)
         low = sum((dim - 1) * stride for dim, stride in zip(shape, expected) if stride < 0)
         high = sum((dim - 1) * stride for dim, stride in zip(shape, expected) if stride > 0) + itemsize
         count = 1
@@ -345,23 +329,21 @@ class _Kernel:
             for dim in shape:
                 count *= dim
             if any(dim < 0 for dim in shape):
-                raise ValueError(f"{self.name}(): workspace '{param['name']}' would have the shape {shape} for "
-                                 f"these arguments: an extent is negative")
-            if count - 1 > INDEX_LIMIT:
-                raise ValueError(f"{self.name}(): workspace '{param['name']}' of shape {shape} would have {count} "
-                                 f"elements, but the kernel indexes with 32-bit ints: at most 2147483648 elements")
+                raise refusal(self.name, "workspace.negative", arg=param["name"], shape=shape)
+            if count - 1 > program.INDEX_LIMIT:
+                raise refusal(self.name, "workspace.count", arg=param["name"], shape=shape, count=count,
+                              most=program.INDEX_LIMIT + 1)
             sizes.append((slot, param, count * param["itemsize"]))
         return sizes
 
     def _config(self, values):
         grid = tuple(int(g) for g in self._host((self.spec["grid"],), values, "the grid")[0])
-        if not all(0 <= g <= limit for g, limit in zip(grid, GRID_LIMITS)):
-            raise ValueError(f"{self.name}(): the grid would be {grid} for these arguments, but CUDA takes from 0 "
-                             f"to {GRID_LIMITS} blocks per dimension")
+        limits = program.GRID_LIMITS
+        if not all(0 <= g <= limit for g, limit in zip(grid, limits)):
+            raise refusal(self.name, "grid.limits", grid=grid, limits=limits)
         cluster = self.spec.get("cluster")
         if cluster and any(g % c for g, c in zip(grid, cluster)):
-            raise ValueError(f"{self.name}(): the grid would be {grid} for these arguments, which clusters of "
-                             f"{tuple(cluster)} blocks do not divide (the kernel's __cluster_dims__)")
+            raise refusal(self.name, "cluster.divides", grid=grid, cluster=tuple(cluster))
         return grid, tuple(self.spec["block"]), self.spec["dynamic_shared"]
 
     def __call__(self, *args, stream=None):
@@ -475,15 +457,13 @@ class _Kernel:
                         else device
                     passed = None
                 if not pointer and nonempty:
-                    raise ValueError(f"{self.name}(): argument '{param['name']}' has a NULL data pointer, but it "
-                                     f"has elements")
+                    raise refusal(self.name, "null_pointer.elements", arg=param["name"])
                 if owner != device and nonempty:
                     raise ValueError(f"{self.name}(): argument '{param['name']}' is on device {owner}, but the "
                                      f"current device is {device}")
                 address = pointer - offset_bytes
                 if address % align and nonempty:
-                    raise ValueError(f"{self.name}(): argument '{param['name']}' must be {align}-byte "
-                                     f"aligned, its data pointer is 0x{pointer:x}")
+                    raise refusal(self.name, "alignment.pointer", arg=param["name"], align=align, pointer=pointer)
                 if passed is None:
                     import numpy
                     passed = numpy.uint64(address)
@@ -609,11 +589,8 @@ class _Kernel:
             if a + low_i < b + high_j and b + low_j < a + high_i and \
                     _shares_memory(plan.extents[i], a, plan.extents[j], b):
                 first, second = self.spec["params"][i], self.spec["params"][j]
-                written = [p["name"] for p in (first, second) if not p["readonly"]]
-                raise ValueError(f"{self.name}(): arguments '{first['name']}' and '{second['name']}' share memory, "
-                                 f"but the kernel writes {' and '.join(repr(n) for n in written)} and takes its "
-                                 f"buffers as __restrict__ pointers (nvcc may read one through the read-only "
-                                 f"cache while the other is written): pass arrays that do not overlap")
+                written = " and ".join(repr(p["name"]) for p in (first, second) if not p["readonly"])
+                raise refusal(self.name, "overlap.shared", first=first["name"], second=second["name"], written=written)
         plan.checked = pointers
 
     def _lookup(self, args):
@@ -640,8 +617,8 @@ class _Kernel:
             with self._lock:
                 function = self._functions.get(device)
                 if function is None:
-                    function = _module(device).get_function(self.spec["symbol"])
-                    if self.spec["static_shared"] + self.spec["dynamic_shared"] > STATIC_SHARED_LIMIT:
+                    function = nvrtc.compiled_module(device).get_function(self.spec["symbol"])
+                    if self.spec["static_shared"] + self.spec["dynamic_shared"] > program.STATIC_SHARED_LIMIT:
                         function.max_dynamic_shared_size_bytes = self.spec["dynamic_shared"]
                     self._functions[device] = function
         return function

@@ -1,21 +1,21 @@
 """The generated launcher's compiler: the embedded CUDA compiled through CuPy's NVRTC for each
 device once per process, and NVRTC's errors as CompileError, mapped back to the .tx file.
 
-Part of the runtime that tirxc embeds in each launcher, after launch.py and in the same
-namespace (launch.py's docstring): it reads the program that `load` set (SOURCE_FILE,
-LINE_FILE, MIN_ARCH, ARCH_SUFFIX, CUDA_SOURCE, KERNELS). No `from __future__` import, which
-only the first file may have.
+A module of the runtime that tirxc embeds in each launcher (launch.py's docstring): it reads
+the program that `load` set (program.py).
 """
 import os
 import re
 import tempfile
 import threading
 
+from . import program
+
 _modules = {}
 _modules_lock = threading.Lock()
 
 
-def _module(device: int):
+def compiled_module(device: int):
     """The embedded CUDA, compiled for `device` once per process: the first launch of any of
     this launcher's kernels there compiles it, for all of them."""
     import cupy
@@ -24,14 +24,14 @@ def _module(device: int):
         if module is not None:
             return module
         cc = int(cupy.cuda.Device(device).compute_capability)
-        if cc < MIN_ARCH:
-            raise RuntimeError(f"{SOURCE_FILE} needs sm_{MIN_ARCH}{ARCH_SUFFIX} or newer, but device {device} is "
-                               f"sm_{cc}")
+        if cc < program.MIN_ARCH:
+            raise RuntimeError(f"{program.SOURCE_FILE} needs sm_{program.MIN_ARCH}{program.ARCH_SUFFIX} or newer, but "
+                               f"device {device} is sm_{cc}")
         try:
-            if ARCH_SUFFIX:
-                module = _compile_arch_specific(f"sm_{cc}{ARCH_SUFFIX}")
+            if program.ARCH_SUFFIX:
+                module = _compile_arch_specific(f"sm_{cc}{program.ARCH_SUFFIX}")
             else:
-                module = cupy.RawModule(code=CUDA_SOURCE, options=("--std=c++17",))
+                module = cupy.RawModule(code=program.CUDA_SOURCE, options=("--std=c++17",))
                 module.compile()
         except cupy.cuda.compiler.CompileException as err:
             raise compile_error(err.get_message()) from None
@@ -42,7 +42,7 @@ def _module(device: int):
 class CompileError(RuntimeError):
     """NVRTC rejected the embedded CUDA. `errors` lists (file, line, message) of each error:
     the .tx file and line where the CUDA carries `#line` directives (tirxc --line-info),
-    else file None and the line of CUDA_SOURCE; `log` is NVRTC's own text."""
+    else file None and the line of program.CUDA_SOURCE; `log` is NVRTC's own text."""
 
     def __init__(self, message: str, errors: list, log: str):
         super().__init__(message)
@@ -62,9 +62,9 @@ def compile_error(log: str) -> CompileError:
     line is quoted when that file is readable from the working directory), else
     `kernel.tx (generated CUDA, line 40): error: ...` with the line of the embedded CUDA.
     The one file ever read is the .tx file the launcher was made from, at the path tirxc's
-    own `#line` directives give (LINE_FILE, whose name is SOURCE_FILE): a file that another
-    `#line` names (one in inline CUDA) is reported by name and line, never quoted."""
-    mapped = {_c_unescape(name) for name in _LINE_DIRECTIVE.findall(CUDA_SOURCE)}
+    own `#line` directives give (program.LINE_FILE, whose name is program.SOURCE_FILE): a file
+    that another `#line` names (one in inline CUDA) is reported by name and line, never quoted."""
+    mapped = {_c_unescape(name) for name in _LINE_DIRECTIVE.findall(program.CUDA_SOURCE)}
     errors, lines = [], []
     for text in log.splitlines():
         entry = _LOG_ENTRY.fullmatch(text)
@@ -74,18 +74,20 @@ def compile_error(log: str) -> CompileError:
         if name in mapped:
             errors.append((name, line, message))
             lines.append(f"{name}:{line}: {entry['kind']}: {message}")
-            quoted = _file_line(name, line) if name == LINE_FILE and _base_name(name) == SOURCE_FILE else None
+            mine = name == program.LINE_FILE and _base_name(name) == program.SOURCE_FILE
+            quoted = _file_line(name, line) if mine else None
         else:
             errors.append((None, line, message))
-            lines.append(f"{SOURCE_FILE} (generated CUDA, line {line}): {entry['kind']}: {message}")
-            source = CUDA_SOURCE.split("\n")
+            lines.append(f"{program.SOURCE_FILE} (generated CUDA, line {line}): {entry['kind']}: {message}")
+            source = program.CUDA_SOURCE.split("\n")
             quoted = source[line - 1] if 0 < line <= len(source) else None
         if quoted is not None and quoted.strip():
             lines.append(f"  {line} | {quoted.rstrip()}")
     if not errors:
-        return CompileError(f"{SOURCE_FILE}: NVRTC rejected the generated CUDA:\n{log}", [], log)
+        return CompileError(f"{program.SOURCE_FILE}: NVRTC rejected the generated CUDA:\n{log}", [], log)
     count = f"{len(errors)} error{'s' if len(errors) != 1 else ''}"
-    lines.append(f"{SOURCE_FILE}: NVRTC rejected the generated CUDA ({count}; NVRTC's log is the `log` attribute)")
+    lines.append(f"{program.SOURCE_FILE}: NVRTC rejected the generated CUDA ({count}; NVRTC's log is the `log` "
+                 f"attribute)")
     return CompileError("\n".join(lines), errors, log)
 
 
@@ -134,21 +136,21 @@ def _compile_arch_specific(arch: str):
     include = os.path.join(cupy.cuda.get_cuda_path() or "", "include")
     if os.path.isdir(include):
         options.append(f"-I{include}")
-    program = nvrtc.createProgram(CUDA_SOURCE, SOURCE_FILE + ".cu", [], [])
+    compiled = nvrtc.createProgram(program.CUDA_SOURCE, program.SOURCE_FILE + ".cu", [], [])
     try:
         try:
-            nvrtc.compileProgram(program, options)
+            nvrtc.compileProgram(compiled, options)
         except nvrtc.NVRTCError:
-            raise cupy.cuda.compiler.CompileException(nvrtc.getProgramLog(program), CUDA_SOURCE,
-                                                      SOURCE_FILE + ".cu", options, "nvrtc") from None
-        cubin = nvrtc.getCUBIN(program)
+            raise cupy.cuda.compiler.CompileException(nvrtc.getProgramLog(compiled), program.CUDA_SOURCE,
+                                                      program.SOURCE_FILE + ".cu", options, "nvrtc") from None
+        cubin = nvrtc.getCUBIN(compiled)
     finally:
-        nvrtc.destroyProgram(program)
+        nvrtc.destroyProgram(compiled)
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as handle:
         handle.write(cubin)
     try:
         module = cupy.RawModule(path=handle.name)
-        for spec in KERNELS.values():  # RawModule loads lazily: load before the file goes
+        for spec in program.KERNELS.values():  # RawModule loads lazily: load before the file goes
             module.get_function(spec["symbol"])
         return module
     finally:

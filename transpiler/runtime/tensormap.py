@@ -3,12 +3,13 @@ kernel is encoded by the CUDA driver's cuTensorMapEncodeTiled, reached through c
 driver library every CUDA process has loaded; CuPy exposes no binding of it), and passed by
 value as the 128 bytes of a NumPy void scalar, which CuPy copies into the launch's parameters.
 
-Part of the runtime that tirxc embeds in each launcher, after launch.py and in the same
-namespace (launch.py's docstring). It imports nothing of tirxc.
+A module of the runtime that tirxc embeds in each launcher (launch.py's docstring). It imports
+nothing of tirxc: the limits and enumerations come with the launcher's program
+(program.TENSOR_MAP_LIMITS, from transpiler/target/tma.py).
 """
+from . import program
+from .program import describe as _describe, refusal
 
-# Set by launch.load from tirxc's table of TMA facts (transpiler/target/tma.py).
-TENSOR_MAP_LIMITS = {}
 _ENCODER = [None]  # the driver's cuTensorMapEncodeTiled, once looked up
 _NUMPY_UINT64 = [None]
 _ENCODED_CACHE_SIZE = 64  # encoded maps kept per plan and map, by data pointer
@@ -20,16 +21,14 @@ def tensor_map_fields(kernel, param, values) -> tuple:
     name = kernel.name
     dims = kernel._host(param["dims"], values, f"the extents of tensor map '{param['name']}'")
     strides = kernel._host(param["strides"], values, f"the strides of tensor map '{param['name']}'")
-    limits = TENSOR_MAP_LIMITS
+    limits = program.TENSOR_MAP_LIMITS
     for i, dim in enumerate(dims):
         if not 1 <= dim <= limits["max_dim"]:
-            raise ValueError(f"{name}(): tensor map '{param['name']}' would have the extent {dim} in dimension {i} "
-                             f"(innermost first) for these arguments; TMA takes 1 to 2**32")
+            raise refusal(name, "tensor_map.extent", map=param["name"], extent=dim, dim=i)
     for i, stride in enumerate(strides):
         if stride % limits["align"] or not 0 <= stride < limits["max_stride"]:
-            raise ValueError(f"{name}(): tensor map '{param['name']}' would have the byte stride {stride} in "
-                             f"dimension {i + 1} for these arguments; TMA takes multiples of {limits['align']} "
-                             f"below 2**40")
+            raise refusal(name, "tensor_map.stride", map=param["name"], stride=stride, dim=i + 1,
+                          align=limits["align"])
     return (param["data_type"], len(dims), dims, strides, tuple(param["box"]), tuple(param["element_strides"]),
             param["interleave"], param["swizzle"], param["l2_promotion"], param["oob_fill"])
 
@@ -39,14 +38,13 @@ def encode_tensor_map(kernel, param, fields, address: int):
     NumPy void scalar (a launch argument CuPy passes by value)."""
     import ctypes
     import numpy
-    if address % TENSOR_MAP_LIMITS["align"]:
-        raise ValueError(f"{kernel.name}(): tensor map '{param['name']}' maps argument '{param['buffer']}', whose "
-                         f"data pointer 0x{address:x} is not {TENSOR_MAP_LIMITS['align']}-byte aligned, as TMA "
-                         f"needs")
+    if address % program.TENSOR_MAP_LIMITS["align"]:
+        raise refusal(kernel.name, "tensor_map.align", map=param["name"], arg=param["buffer"], pointer=address,
+                      align=program.TENSOR_MAP_LIMITS["align"])
     encode = _ENCODER[0] or _encoder()
     data_type, rank, dims, strides, box, element_strides, interleave, swizzle, l2, oob = fields
     u64, u32 = ctypes.c_uint64, ctypes.c_uint32
-    storage = (ctypes.c_uint8 * (2 * TENSOR_MAP_LIMITS["bytes"]))()
+    storage = (ctypes.c_uint8 * (2 * program.TENSOR_MAP_LIMITS["bytes"]))()
     base = (ctypes.addressof(storage) + 63) // 64 * 64  # the driver wants the map 64-byte aligned
     result = encode(ctypes.c_void_p(base), data_type, rank, ctypes.c_void_p(address), (u64 * rank)(*dims),
                     (u64 * max(rank - 1, 1))(*(strides or (0,))), (u32 * rank)(*box), (u32 * rank)(*element_strides),
@@ -55,8 +53,8 @@ def encode_tensor_map(kernel, param, fields, address: int):
         raise ValueError(f"{kernel.name}(): the CUDA driver refused tensor map '{param['name']}' (CUresult "
                          f"{result}) with extents {dims}, byte strides {strides}, box {box}, element strides "
                          f"{element_strides}, interleave {interleave}, swizzle {swizzle}")
-    raw = ctypes.string_at(base, TENSOR_MAP_LIMITS["bytes"])
-    return numpy.frombuffer(raw, dtype=numpy.dtype((numpy.void, TENSOR_MAP_LIMITS["bytes"])))[0]
+    raw = ctypes.string_at(base, program.TENSOR_MAP_LIMITS["bytes"])
+    return numpy.frombuffer(raw, dtype=numpy.dtype((numpy.void, program.TENSOR_MAP_LIMITS["bytes"])))[0]
 
 
 def _encoder():
@@ -97,7 +95,7 @@ def tensor_map_argument(kernel, param, value):
     """A tensor map the caller encoded (a `T.TensorMap()` parameter): its 128 bytes, from a NumPy
     void scalar or any bytes-like object of that size (what `tensor_map` below returns)."""
     import numpy
-    size = TENSOR_MAP_LIMITS["bytes"]
+    size = program.TENSOR_MAP_LIMITS["bytes"]
     if isinstance(value, numpy.void) and value.nbytes == size:
         return value
     try:
@@ -110,12 +108,6 @@ def tensor_map_argument(kernel, param, value):
     return numpy.frombuffer(raw, dtype=numpy.dtype((numpy.void, size)))[0]
 
 
-# CUtensorMapDataType by the typestr of an array interface, when the caller names no dtype
-_TYPESTR_DATA_TYPES = {"u1": 0, "i1": 0, "u2": 1, "u4": 2, "i4": 3, "u8": 4, "i8": 5, "f2": 6, "f4": 7, "f8": 8}
-_DTYPE_DATA_TYPES = {"bfloat16": 9, "float16": 6, "float32": 7, "float64": 8, "uint8": 0, "int8": 0, "uint16": 1,
-                     "uint32": 2, "int32": 3, "uint64": 4, "int64": 5, "float8_e4m3fn": 0, "float8_e5m2": 0}
-
-
 def tensor_map(array, box, *, dtype=None, element_strides=None, interleave=0, swizzle=0, l2_promotion=0,
                oob_fill=0):
     """Encode a TMA tensor map over a GPU array for a kernel's `T.TensorMap()` parameter: `box` and
@@ -125,7 +117,10 @@ def tensor_map(array, box, *, dtype=None, element_strides=None, interleave=0, sw
     if iface is None:
         raise TypeError(f"tensor_map(): the array must expose __cuda_array_interface__, got {_describe(array)}")
     typestr = iface["typestr"][1:]
-    data_type = _DTYPE_DATA_TYPES.get(dtype) if dtype is not None else _TYPESTR_DATA_TYPES.get(typestr)
+    # CUtensorMapDataType by the dtype the caller names, else by the typestr of the array interface
+    limits = program.TENSOR_MAP_LIMITS
+    data_type = limits["data_types"].get(dtype) if dtype is not None else \
+        limits["typestr_data_types"].get(typestr)
     if data_type is None:
         raise ValueError(f"tensor_map(): no TMA data type for {dtype or iface['typestr']!r}")
     shape = tuple(iface["shape"])
@@ -141,8 +136,8 @@ def tensor_map(array, box, *, dtype=None, element_strides=None, interleave=0, sw
              "strides": tuple(strides[:-1])[::-1], "box": tuple(box)[::-1], "element_strides": element_strides[::-1],
              "interleave": interleave, "swizzle": swizzle, "l2_promotion": l2_promotion, "oob_fill": oob_fill}
     for i, size in enumerate(param["box"]):
-        if not 1 <= size <= TENSOR_MAP_LIMITS["max_box"]:
-            raise ValueError(f"tensor_map(): a box is 1 to {TENSOR_MAP_LIMITS['max_box']} elements per dimension, "
+        if not 1 <= size <= program.TENSOR_MAP_LIMITS["max_box"]:
+            raise ValueError(f"tensor_map(): a box is 1 to {program.TENSOR_MAP_LIMITS['max_box']} elements per dimension, "
                              f"not {size}")
     fields = (data_type, len(shape), param["dims"], param["strides"], param["box"], param["element_strides"],
               interleave, swizzle, l2_promotion, oob_fill)

@@ -236,3 +236,8 @@ HOST_ARRAYS: dict[str, tuple[str, str | None, tuple[tuple[str, str], ...]]] = {
     "float4_e2m1fn": ("u1", None, (("float4_e2m1fn_x2", f"it packs two elements per byte; {_ONE_PER_BYTE}"),)),
     "handle": ("u8", "uint64", ()),
 }
+
+# The <cstdint> type (in namespace std) a C++ host interface declares an integer scalar or extent
+# with: a fixed width whatever the platform's int and long.
+FIXED_WIDTH_CPP = {name: f"{name}_t" for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                                     "uint64")}

@@ -35,10 +35,19 @@ C_TYPE = "tirx_tensor_map"
 C_DEFINITION = f"struct __align__({ALIGN}) {C_TYPE} {{ unsigned long long opaque[{BYTES // 8}]; }};"
 
 
+def typestr_data_types() -> dict[str, int]:
+    """CUtensorMapDataType by the __cuda_array_interface__ typestr (kind and size) of an array whose
+    element NumPy has (target/dtypes.py HOST_ARRAYS), for a host given an array and no dtype."""
+    from transpiler.target.dtypes import HOST_ARRAYS
+    return {typestr: DATA_TYPES[name] for name, (typestr, scalar, _) in HOST_ARRAYS.items()
+            if scalar is not None and name in DATA_TYPES}
+
+
 def limits() -> dict:
     """The launcher's copy of these facts (its runtime imports nothing of tirxc)."""
     return {"max_box": MAX_BOX, "align": GLOBAL_ALIGN, "max_dim": MAX_DIM, "max_stride": MAX_STRIDE,
-            "swizzle_bytes": SWIZZLE_BYTES, "interleave_bytes": INTERLEAVES, "bytes": BYTES}
+            "swizzle_bytes": SWIZZLE_BYTES, "interleave_bytes": INTERLEAVES, "bytes": BYTES,
+            "data_types": dict(DATA_TYPES), "typestr_data_types": typestr_data_types()}
 
 
 def swizzle_address(byte: int, mode: int) -> int:
