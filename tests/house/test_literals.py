@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2] / "transpiler"
 # and constant folding until they read target/dtypes.py's record.
 TEMPORARY = {
     "runtime/launch.py": {4}, "runtime/tensormap.py": {4}, "codegen/host_cpp.py": {3, 4},
-    "ir/fold.py": {4}, "cli/run.py": {4}, "tile/gemm/variants.py": {4}, "tile/gemm_async/variants.py": {4},
+    "ir/fold.py": {4}, "cli/run.py": {4}, "tile/gemm/mma_sync.py": {4}, "tile/gemm_async/wgmma.py": {4},
     "tile/gemm_async/tcgen05.py": {4},
 }
 

@@ -13,7 +13,7 @@ from transpiler.target.tma import swizzle_address
 from transpiler.target.dtypes import HANDLE, VOID, parse_dtype
 from transpiler.tile import regions
 from transpiler.tile.context import c
-from transpiler.tile.registry import Check, Decline
+from transpiler.tile.registry import Check, Decline, check
 from transpiler.tile.copy.plan import multiple_of
 
 
@@ -85,14 +85,12 @@ def pair(dst: tuple[str, ...], src: tuple[str, ...], says: str) -> Check:
     return Check(says, test)
 
 
-def constant_regions(call, cx):
+@check("both regions have constant extents")
+def constant_extents(call, cx):
     for name in ("dst", "src"):
         if regions.const_extents(call.operand(name)) is None:
             return f"the extents of {name} are not constant"
     return None
-
-
-CONSTANT_EXTENTS = Check("both regions have constant extents", constant_regions)
 
 
 # -- PTX calls ------------------------------------------------------------------------------------

@@ -18,10 +18,9 @@ from transpiler.target import tma
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
 from transpiler.tile.copy_async import tma_gather as gather
 from transpiler.tile import regions
-from transpiler.tile.checks import needs, scopes
 from transpiler.tile.context import c
-from transpiler.tile.copy_async.common import CONSTANT_EXTENTS, address, address_option, bool_option, int_option, options_of, pair, ptx_call, seq, shared_stages, tma_swizzle, value_option
-from transpiler.tile.registry import Decline, variant
+from transpiler.tile.copy_async.common import address, address_option, bool_option, int_option, options_of, ptx_call, seq, shared_stages, tma_swizzle, value_option
+from transpiler.tile.registry import Decline
 
 OPTIONS = ("mbar", "cta_group", "cta_mask", "cache_hint", "oob", "use_tma_reduce", "prefetch_tensormap",
            "tensormap_l2_promotion", "gather4", "src_selector")
@@ -33,9 +32,6 @@ MAX_ISSUES = 64  # instructions one call may unroll into
 MAX_CHECKED = 1 << 20  # elements compared against the shared layout
 
 
-@variant("copy_async", "tma", priority=10,
-         when=(pair(("shared", "global"), ("global", "shared"), "it copies between global and shared memory"),
-               scopes("thread"), needs("bulk", "TMA"), CONSTANT_EXTENTS))
 def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
     """One thread issues one `cp.async.bulk.tensor` per box (one `.tile::gather4` with `gather4=`)."""
     dst, src = call.operand("dst"), call.operand("src")
