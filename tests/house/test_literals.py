@@ -28,12 +28,9 @@ ROOT = Path(__file__).resolve().parents[2] / "transpiler"
 
 # Temporary: module -> the rules it is exempt from. The launcher runtime's and the C++ host
 # interface's dtype tables (element sizes, numpy names, C++ type names, TMA data types) and the
-# C++ entry's device check, which the launch description replaces; the per-dtype tables of tile
-# and constant folding until they read target/dtypes.py's record.
+# C++ entry's device check, which the launch description replaces.
 TEMPORARY = {
     "runtime/launch.py": {4}, "runtime/tensormap.py": {4}, "codegen/host_cpp.py": {3, 4},
-    "ir/fold.py": {4}, "cli/run.py": {4}, "tile/gemm/mma_sync.py": {4}, "tile/gemm_async/wgmma.py": {4},
-    "tile/gemm_async/tcgen05.py": {4},
 }
 
 _ARCH_NAME = re.compile(r"sm_\d+[af]?")

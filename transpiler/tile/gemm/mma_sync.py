@@ -14,19 +14,11 @@ from dataclasses import dataclass
 
 from transpiler import ir
 from transpiler.target import ptx
-from transpiler.target.dtypes import FLOAT32, INT32, UINT32, VOID
+from transpiler.target.dtypes import FLOAT32, INT32, MMA_INPUTS, UINT32, VOID
 from transpiler.tile import regions
 from transpiler.tile.context import c
 from transpiler.tile.gemm.fragments import NoMatch, Operand, a_slots, accumulator_slots, atom, b_slots
 from transpiler.tile.registry import Decline, check
-
-# input dtype -> (PTX type, elements per 32-bit register, the K of each shape, largest first)
-_INPUTS = {"float16": ("f16", 2, (16, 8)), "bfloat16": ("bf16", 2, (16, 8)), "float32": ("tf32", 1, (8, 4)),
-           "int8": ("s8", 4, (32, 16)), "uint8": ("u8", 4, (32, 16)),
-           "float8_e4m3fn": ("e4m3", 4, (32, 16)), "float8_e5m2": ("e5m2", 4, (32, 16))}
-_ACCUMULATOR = {"f16": "float32", "bf16": "float32", "tf32": "float32", "s8": "int32", "u8": "int32",
-                "e4m3": "float32", "e5m2": "float32"}
-_FAMILY = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "s8": "int", "u8": "int", "e4m3": "fp8", "e5m2": "fp8"}
 
 
 @dataclass(frozen=True)
@@ -42,14 +34,15 @@ class MmaShape:
 
 def shapes(a_dtype: str, b_dtype: str, d_dtype: str) -> list[MmaShape] | str:
     """The mma.sync shapes for these operand dtypes, largest K first, or why there are none."""
-    if a_dtype not in _INPUTS or b_dtype not in _INPUTS:
-        bad = a_dtype if a_dtype not in _INPUTS else b_dtype
-        return f"mma.sync has no {bad} inputs (it takes {', '.join(_INPUTS)})"
-    (a, pack, ks), (b, _, _) = _INPUTS[a_dtype], _INPUTS[b_dtype]
-    if _FAMILY[a] != _FAMILY[b]:
+    if a_dtype not in MMA_INPUTS or b_dtype not in MMA_INPUTS:
+        bad = a_dtype if a_dtype not in MMA_INPUTS else b_dtype
+        return f"mma.sync has no {bad} inputs (it takes {', '.join(MMA_INPUTS)})"
+    a_input, b_input = MMA_INPUTS[a_dtype], MMA_INPUTS[b_dtype]
+    a, b, pack, ks = a_input.ptx, b_input.ptx, a_input.per_register, a_input.sync_k
+    if a_input.family != b_input.family:
         return f"mma.sync does not multiply {a_dtype} by {b_dtype}"
-    if d_dtype != _ACCUMULATOR[a]:
-        return f"{a_dtype} products accumulate in {_ACCUMULATOR[a]} here, not {d_dtype}"
+    if d_dtype != a_input.accumulator:
+        return f"{a_dtype} products accumulate in {a_input.accumulator} here, not {d_dtype}"
     acc = "s32" if d_dtype == "int32" else "f32"
     out = []
     for k in ks:

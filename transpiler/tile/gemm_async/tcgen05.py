@@ -78,8 +78,8 @@ def _lower(call: ir.TileCall, cx, slot) -> ir.Stmt:
                           "and the tensor cores read them packed (kind::mxf4) or in a padded byte layout "
                           "(kind::f8f6f4) that tirxc does not produce: not supported yet")
     a, b = _ptx_type(A_region.buffer.dtype, "A"), _ptx_type(B_region.buffer.dtype, "B")
-    d = {"float32": "f32", "int32": "s32", "float16": "f16"}.get(C_region.buffer.dtype.name)
-    if d is None:
+    d = isa.PTX_TYPE.get(C_region.buffer.dtype.name)
+    if d not in isa.D_TYPES:
         raise NoMatch(f"tcgen05 does not accumulate in {C_region.buffer.dtype.name}")
     scaled = SFA is not None or SFB is not None
     if scaled:

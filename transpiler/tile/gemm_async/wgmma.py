@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.target import ptx
-from transpiler.target.dtypes import UINT32, VOID
+from transpiler.target.dtypes import MMA_INPUTS, UINT32, VOID
 from transpiler.tile import regions
 from transpiler.tile.context import c
 from transpiler.tile.gemm.fragments import NoMatch, Operand, a_slots, atom, wgmma_accumulator_slots
@@ -23,10 +23,6 @@ from transpiler.tile.gemm.mma_sync import register_b32
 from transpiler.tile.gemm_async.shared_operands import prove, shared_operand, wgmma_descriptor
 from transpiler.tile.registry import Decline, check
 
-# input dtype -> (PTX type, group, K per instruction, elements per 32-bit register)
-_WGMMA_INPUTS = {"float16": ("f16", "half", 16, 2), "bfloat16": ("bf16", "half", 16, 2),
-                 "float32": ("tf32", "tf32", 8, 1), "float8_e4m3fn": ("e4m3", "fp8", 32, 4),
-                 "float8_e5m2": ("e5m2", "fp8", 32, 4), "int8": ("s8", "int", 32, 4), "uint8": ("u8", "int", 32, 4)}
 _N_INT = (8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256)
 
 
@@ -73,12 +69,14 @@ def _lower(call: ir.TileCall, cx) -> ir.Stmt:
     if first is None:
         raise NoMatch("accum is not a bool or an integer value")
     a_dtype, b_dtype = A_region.buffer.dtype.name, B_region.buffer.dtype.name
-    if a_dtype not in _WGMMA_INPUTS or b_dtype not in _WGMMA_INPUTS:
+    if a_dtype not in MMA_INPUTS or b_dtype not in MMA_INPUTS:
         raise NoMatch(f"wgmma does not multiply {a_dtype} by {b_dtype}")
-    (a, group, kstep, pack), (b, b_group, _, _) = _WGMMA_INPUTS[a_dtype], _WGMMA_INPUTS[b_dtype]
-    if group != b_group or (group == "half" and a != b):
+    a_input, b_input = MMA_INPUTS[a_dtype], MMA_INPUTS[b_dtype]
+    if a_input.family != b_input.family:
         raise NoMatch(f"wgmma does not multiply {a_dtype} by {b_dtype}")
-    acc_dtype = "int32" if group == "int" else "float32"
+    a, b, kstep, pack = a_input.ptx, b_input.ptx, a_input.wgmma_k, a_input.per_register
+    integer, transposable = a_input.family == "int", a_input.wgmma_transposable
+    acc_dtype = a_input.accumulator
     C = Operand("C", C_region)
     if C.buffer.dtype.name != acc_dtype:
         raise NoMatch(f"{a_dtype} products accumulate in {acc_dtype} here, not {C.buffer.dtype.name}")
@@ -99,27 +97,27 @@ def _lower(call: ir.TileCall, cx) -> ir.Stmt:
         raise NoMatch(f"M = {M} is not a multiple of 64 (wgmma's m64)")
     if K % kstep:
         raise NoMatch(f"K = {K} is not a multiple of {kstep} ({a_dtype} wgmma's k{kstep})")
-    widths = _N_INT if group == "int" else tuple(range(8, 257, 8))
+    widths = _N_INT if integer else tuple(range(8, 257, 8))
     n_inst = max((n for n in widths if N % n == 0), default=None)
     if n_inst is None:
         raise NoMatch(f"N = {N} is not a multiple of 8")
     for op, rows in ((A, 64), (B, n_inst)):
         if in_registers and op is A:
             continue
-        if op.mn_major and group != "half":
+        if op.mn_major and not transposable:
             raise NoMatch(f"{op.name} is MN-major in shared memory; wgmma transposes only f16 / bf16 operands "
                           f"(tnspA / tnspB): a {op.region.buffer.dtype.name} {op.name} must be K-major")
         prove(op, rows, kstep)
-    d = "s32" if group == "int" else "f32"
+    d = "s32" if integer else "f32"
     mnemonic = f"wgmma.mma_async.sync.aligned.m64n{n_inst}k{kstep}.{d}.{a}.{b}"
     forms = ptx.forms(mnemonic)
     if not isinstance(forms, list):
         raise NoMatch(f"no wgmma form `{mnemonic}`")
     instr = forms[1] if in_registers else forms[0]
     imms = []
-    if group in ("half", "tf32", "fp8"):
-        imms = [1, 1] + ([int(A.mn_major)] if not in_registers and group == "half" else []) + \
-            ([int(B.mn_major)] if group == "half" else [])
+    if not integer:
+        imms = [1, 1] + ([int(A.mn_major)] if not in_registers and transposable else []) + \
+            ([int(B.mn_major)] if transposable else [])
     name = instr.helper + (f"<{', '.join(map(str, imms))}>" if imms else "")
     C_regs = regions.registers(C.buffer)
     A_regs = regions.registers(A.buffer) if in_registers else None
