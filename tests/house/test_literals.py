@@ -26,11 +26,8 @@ from transpiler.target.dtypes import known_dtype_names, parse_dtype
 
 ROOT = Path(__file__).resolve().parents[2] / "transpiler"
 
-# Temporary: module -> the rules it is exempt from. The per-dtype tables of tile and constant
-# folding until they read target/dtypes.py's record.
-TEMPORARY = {
-    "ir/fold.py": {4}, "cli/run.py": {4}, "tile/gemm/variants.py": {4}, "tile/gemm_async/variants.py": {4},
-    "tile/gemm_async/tcgen05.py": {4},
+# Temporary: module -> the rules it is exempt from (none left: keep the mechanism for the next move).
+TEMPORARY: dict[str, set[int]] = {
 }
 
 _ARCH_NAME = re.compile(r"sm_\d+[af]?")

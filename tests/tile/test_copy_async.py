@@ -263,6 +263,26 @@ def test_tma_refuses_a_shared_layout_that_is_not_the_box_image():
                     "(a row-major box)")
 
 
+_STAGED = '''    As = T.alloc_buffer((4, 128, 64), "bfloat16", scope="shared.dyn", align=1024,
+                        layout=ComposeLayout(3, 3, 3, TileLayout(S[8, 64])))'''
+
+
+@pytest.mark.parametrize("layout, byte, repeat", [
+    ("TileLayout(S[(4, 128, 64) : (8200, 64, 1)])", 16400, 128),
+    ("ComposeLayout(3, 3, 3, TileLayout(S[(4, 128, 64) : (8256, 64, 1)]))", 16528, 1024)])
+def test_tma_refuses_a_stage_layout_that_breaks_only_at_a_later_stage(layout, byte, repeat):
+    """A run-time stage index is checked for every stage it can take: stage 0 of these layouts holds
+    the box as TMA writes it, stage 1 starts off the swizzle's repeat."""
+    text = source("tma_stages").replace(_STAGED, _STAGED.split("layout=")[0] + f"layout={layout})")
+    first_stage = text.replace("Tx.copy_async(As[s, :, :]", "Tx.copy_async(As[0, :, :]")
+    assert transpile(first_stage, "t.tx", arch="sm_90a").ok
+    result = transpile(text, "t.tx", arch="sm_90a")
+    assert errors(result) == [(28, 17, "E0904"), (30, 17, "E0904")]
+    for diagnostic in result.diagnostics:
+        assert diagnostic.notes[-1].message == (f"variant `tma`: a box of the copy starts at byte {byte} of `As`, "
+                                                f"not at a multiple of {repeat} bytes")
+
+
 def test_tcgen05_ldst_refuses_other_fragments():
     text = source("tcgen05_ldst_f32").replace("Tx.wg.copy_async(B_local[:, 0:6], tmem[:, 2:8])",
                                               "Tx.wg.copy_async(B_local[0:64, 0:6], tmem[0:64, 2:8])")

@@ -176,7 +176,7 @@ def test_each_map_is_one_row_high_and_encoded_for_its_own_array(tmp_path):
     launcher = load_launcher(tmp_path, ok(kernel(), until="launcher").launcher, "gather4")
     fn = launcher.kernel
     runtime = launcher.__tirxc_runtime__
-    runtime._ENCODER[0] = driver = _FakeDriver()
+    runtime.tensormap._ENCODER[0] = driver = _FakeDriver()  # the encoder the tensormap module looks up
     a = FakeArray((256, 64), "<f2", address=1 << 20)
     b = FakeArray((256, 64), "<f2", address=2 << 20)
     out = FakeArray((4, 64), "<f2", address=3 << 20)
@@ -187,7 +187,7 @@ def test_each_map_is_one_row_high_and_encoded_for_its_own_array(tmp_path):
         fields = runtime.tensor_map_fields(fn, maps[name], values)
         # float16 (6), rank 2, extents innermost first, a 128-byte row stride, box {64, 1}
         assert fields == (6, 2, (64, 256), (128,), (64, 1), (1, 1), 0, 0, 2, 0)
-        runtime.encode_tensor_map(fn, maps[name], fields, address)
+        runtime.tensormap.encode_tensor_map(fn, maps[name], fields, address)
     assert [call[2] for call in driver.calls] == [1 << 20, 2 << 20]
     assert all(call[5] == [64, 1] for call in driver.calls)
 

@@ -12,33 +12,13 @@ import struct
 
 from transpiler.ir.nodes import BinOp, Builtin, Call, Cast, Expr, FloatImm, IntImm, Select, UnaryOp, Var
 from transpiler.ir.nodes import NOWHERE
-from transpiler.target.dtypes import BOOL, DType, int_range
+from transpiler.target.dtypes import BOOL, DType, float_format, int_range
 from transpiler.syntax.source import Span
 
 # ---- floating-point formats ----------------------------------------------------------------
 
-# name -> (significand bits p, the implicit one included; the exponent of the least normal
-# value; the largest finite value; whether overflow saturates to it rather than giving an
-# infinity; whether the format has a NaN). Conversions into fp8, fp6 and fp4 are the CUDA
-# headers' constructors, all round-to-nearest-even with __NV_SATFINITE (infinities too become
-# the largest finite value); fp6 and fp4 have no NaN, and what a NaN becomes there is not
-# folded. float8_e8m0fnu (a scale, rounded toward +inf by its constructor) has no entry:
-# nothing of that dtype folds.
-_FORMATS: dict[str, tuple[int, int, float, bool, bool]] = {
-    "float64": (53, -1022, 1.7976931348623157e308, False, True),
-    "float32": (24, -126, 3.4028234663852886e38, False, True),
-    "float16": (11, -14, 65504.0, False, True),
-    "bfloat16": (8, -126, 3.3895313892515355e38, False, True),
-    "float8_e4m3fn": (4, -6, 448.0, True, True),
-    "float8_e5m2": (3, -14, 57344.0, True, True),
-    "float6_e2m3fn": (4, 0, 7.5, True, False),
-    "float6_e3m2fn": (3, -2, 28.0, True, False),
-    "float4_e2m1fn": (2, 0, 6.0, True, False),
-}
-
-
 def _round_ratio(num: int, den: int, fmt: tuple) -> float:
-    """num / den (den > 0, num != 0) rounded once, to nearest even, to a format of _FORMATS:
+    """num / den (den > 0, num != 0) rounded once, to nearest even, to a float format (dtypes.Scalar.float_format):
     the exact value, as the hardware's cvt.rn converts it (no rounding through float64)."""
     p, emin, largest, saturates, _ = fmt
     negative = num < 0
@@ -65,7 +45,7 @@ def round_float(value, dtype: DType) -> float:
     once to nearest even (an int exactly, never through float64); out of range an infinity,
     or the largest finite value for the saturating fp8 / fp6 / fp4 formats. A format without
     a rule here (float8_e8m0fnu) gets the value unchanged (see float_folds)."""
-    fmt = _FORMATS.get(dtype.name)
+    fmt = float_format(dtype.name)
     if value.__class__ is not float:  # an int (or bool)
         value = int(value)
         if -(1 << 53) <= value <= 1 << 53:
@@ -93,7 +73,7 @@ def float_folds(dtype: DType, value: float | None = None) -> bool:
     """Whether folding knows what the run time makes of a value of this float dtype (of
     `value` in particular, when given): not for a format without a rule, nor for a NaN of
     a format that has none."""
-    fmt = _FORMATS.get(dtype.name)
+    fmt = float_format(dtype.name)
     return fmt is not None and (value is None or value == value or fmt[4])
 
 
@@ -195,7 +175,7 @@ def _fold_float_floor(op: str, a: float, b: float, dtype: DType):
 
     apart = round_float(a - round_float(b * floor, dtype), dtype)
     exact = Fraction(a) - Fraction(b) * Fraction(floor)
-    fused = 0.0 if exact == 0 else _round_ratio(exact.numerator, exact.denominator, _FORMATS[dtype.name])
+    fused = 0.0 if exact == 0 else _round_ratio(exact.numerator, exact.denominator, float_format(dtype.name))
     if apart != fused or math.copysign(1, apart) != math.copysign(1, fused) or not float_folds(dtype, apart):
         return None
     return apart

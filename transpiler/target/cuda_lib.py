@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from transpiler.target.dtypes import SCALARS
+
 
 class Helper(NamedTuple):
     feature: str  # the FEATURES row (target/arch.py) of the architecture it needs
@@ -177,12 +179,12 @@ def sreg_helper(reg: str) -> str:
     return "tirx_cuda_sreg_" + reg.replace(".", "_")
 
 
-# `__ldg` by dtype (CUDA's overloads; half and bfloat16 come with cuda_fp16.h / cuda_bf16.h, which
-# a kernel handling those dtypes includes), and its vector forms
-LDG = {"int8": "signed char", "uint8": "unsigned char", "int16": "short", "uint16": "unsigned short",
-       "int32": "int", "uint32": "unsigned int", "int64": "long long", "uint64": "unsigned long long",
-       "float16": "half", "bfloat16": "__nv_bfloat16", "float32": "float", "float64": "double"}
-LDG_VECTOR = {"int32": "int", "uint32": "uint", "float32": "float"}
+# `__ldg` by dtype (CUDA's overloads, dtypes.Scalar.ldg; half and bfloat16 come with cuda_fp16.h /
+# cuda_bf16.h, which a kernel handling those dtypes includes), and its vector forms: integers
+# before floats, each by width, as the messages name them
+_LDG_ORDER = sorted(SCALARS, key=lambda name: (SCALARS[name].kind == "float", SCALARS[name].bits, list(SCALARS).index(name)))
+LDG = {name: SCALARS[name].ldg for name in _LDG_ORDER if SCALARS[name].ldg is not None}
+LDG_VECTOR = {name: SCALARS[name].ldg_vector for name in _LDG_ORDER if SCALARS[name].ldg_vector is not None}
 
 
 def ldg_helper(dtype: str, lanes: int = 1) -> str:

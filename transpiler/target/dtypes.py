@@ -61,28 +61,82 @@ class DType:
         return self.name
 
 
-# name -> (kind, bits, CUDA type, header that defines it)
-_SCALARS: dict[str, tuple[str, int, str, str | None]] = {
-    "bool": ("bool", 8, "bool", None),
-    "int8": ("int", 8, "signed char", None),
-    "int16": ("int", 16, "short", None),
-    "int32": ("int", 32, "int", None),
-    "int64": ("int", 64, "long long", None),
-    "uint8": ("uint", 8, "unsigned char", None),
-    "uint16": ("uint", 16, "unsigned short", None),
-    "uint32": ("uint", 32, "unsigned int", None),
-    "uint64": ("uint", 64, "unsigned long long", None),
-    "float16": ("float", 16, "half", "cuda_fp16.h"),
-    "bfloat16": ("float", 16, "nv_bfloat16", "cuda_bf16.h"),
-    "float32": ("float", 32, "float", None),
-    "float64": ("float", 64, "double", None),
-    "float8_e4m3fn": ("float", 8, "__nv_fp8_e4m3", "cuda_fp8.h"),
-    "float8_e5m2": ("float", 8, "__nv_fp8_e5m2", "cuda_fp8.h"),
-    "float8_e8m0fnu": ("float", 8, "__nv_fp8_e8m0", "cuda_fp8.h"),
-    "float6_e2m3fn": ("float", 6, "__nv_fp6_e2m3", "cuda_fp6.h"),
-    "float6_e3m2fn": ("float", 6, "__nv_fp6_e3m2", "cuda_fp6.h"),
-    "float4_e2m1fn": ("float", 4, "__nv_fp4_e2m1", "cuda_fp4.h"),
-    "handle": ("handle", 64, "void*", None),
+@dataclass(frozen=True)
+class Scalar:
+    """What tirxc knows of one scalar dtype: its kind and width, its CUDA spelling, and how the
+    hardware and CUDA's library take it."""
+    kind: str
+    bits: int
+    c_type: str  # its CUDA type
+    header: str | None = None  # the CUDA header that defines the type
+    ldg: str | None = None  # the C type of CUDA's `__ldg` overload that loads it (None: no overload)
+    ldg_vector: str | None = None  # the CUDA vector type `__ldg` loads 2 or 4 of (`int`: int2, int4)
+    tma: int | None = None  # its CUtensorMapDataType (the driver's numbering); None: TMA does not move it
+    # A float format as the constant folding rounds into it: (significand bits p, the implicit one
+    # included; the exponent of the least normal value; the largest finite value; whether overflow
+    # saturates to it rather than giving an infinity; whether the format has a NaN). Conversions
+    # into fp8, fp6 and fp4 are the CUDA headers' constructors, all round-to-nearest-even with
+    # __NV_SATFINITE (infinities too become the largest finite value); fp6 and fp4 have no NaN, and
+    # what a NaN becomes there is not folded. float8_e8m0fnu (a scale, rounded toward +inf by its
+    # constructor) has none: nothing of that dtype folds.
+    float_format: tuple[int, int, float, bool, bool] | None = None
+
+
+# Signed 8-bit elements travel through TMA as UINT8 (a copy moves bits); int16 has no TMA type.
+SCALARS: dict[str, Scalar] = {
+    "bool": Scalar("bool", 8, "bool"),
+    "int8": Scalar("int", 8, "signed char", ldg="signed char", tma=0),
+    "int16": Scalar("int", 16, "short", ldg="short"),
+    "int32": Scalar("int", 32, "int", ldg="int", ldg_vector="int", tma=3),
+    "int64": Scalar("int", 64, "long long", ldg="long long", tma=5),
+    "uint8": Scalar("uint", 8, "unsigned char", ldg="unsigned char", tma=0),
+    "uint16": Scalar("uint", 16, "unsigned short", ldg="unsigned short", tma=1),
+    "uint32": Scalar("uint", 32, "unsigned int", ldg="unsigned int", ldg_vector="uint", tma=2),
+    "uint64": Scalar("uint", 64, "unsigned long long", ldg="unsigned long long", tma=4),
+    "float16": Scalar("float", 16, "half", "cuda_fp16.h", ldg="half", tma=6,
+                      float_format=(11, -14, 65504.0, False, True)),
+    "bfloat16": Scalar("float", 16, "nv_bfloat16", "cuda_bf16.h", ldg="__nv_bfloat16", tma=9,
+                       float_format=(8, -126, 3.3895313892515355e38, False, True)),
+    "float32": Scalar("float", 32, "float", ldg="float", ldg_vector="float", tma=7,
+                      float_format=(24, -126, 3.4028234663852886e38, False, True)),
+    "float64": Scalar("float", 64, "double", ldg="double", tma=8,
+                      float_format=(53, -1022, 1.7976931348623157e308, False, True)),
+    "float8_e4m3fn": Scalar("float", 8, "__nv_fp8_e4m3", "cuda_fp8.h", tma=0, float_format=(4, -6, 448.0, True, True)),
+    "float8_e5m2": Scalar("float", 8, "__nv_fp8_e5m2", "cuda_fp8.h", tma=0, float_format=(3, -14, 57344.0, True, True)),
+    "float8_e8m0fnu": Scalar("float", 8, "__nv_fp8_e8m0", "cuda_fp8.h"),
+    "float6_e2m3fn": Scalar("float", 6, "__nv_fp6_e2m3", "cuda_fp6.h", float_format=(4, 0, 7.5, True, False)),
+    "float6_e3m2fn": Scalar("float", 6, "__nv_fp6_e3m2", "cuda_fp6.h", float_format=(3, -2, 28.0, True, False)),
+    "float4_e2m1fn": Scalar("float", 4, "__nv_fp4_e2m1", "cuda_fp4.h", float_format=(2, 0, 6.0, True, False)),
+    "handle": Scalar("handle", 64, "void*"),
+}
+
+
+def float_format(name: str) -> tuple[int, int, float, bool, bool] | None:
+    """The float format of a scalar dtype (Scalar.float_format), None for the others."""
+    scalar = SCALARS.get(name)
+    return None if scalar is None else scalar.float_format
+
+
+@dataclass(frozen=True)
+class MmaInput:
+    """A dtype as an input of the warp-level and warpgroup tensor-core MMAs (mma.sync, wgmma)."""
+    ptx: str  # its PTX type there (float32 goes in as tf32)
+    family: str  # the inputs that multiply together: f16, bf16, tf32, int (s8 by u8), fp8 (e4m3 by e5m2)
+    accumulator: str  # the dtype the products accumulate in
+    per_register: int  # elements per 32-bit register
+    sync_k: tuple[int, ...]  # the K of each m16n8 mma.sync shape, largest first
+    wgmma_k: int  # the K of one wgmma
+    wgmma_transposable: bool  # wgmma reads it MN-major from shared memory (tnspA / tnspB)
+
+
+MMA_INPUTS: dict[str, MmaInput] = {
+    "float16": MmaInput("f16", "f16", "float32", 2, (16, 8), 16, True),
+    "bfloat16": MmaInput("bf16", "bf16", "float32", 2, (16, 8), 16, True),
+    "float32": MmaInput("tf32", "tf32", "float32", 1, (8, 4), 8, False),
+    "int8": MmaInput("s8", "int", "int32", 4, (32, 16), 32, False),
+    "uint8": MmaInput("u8", "int", "int32", 4, (32, 16), 32, False),
+    "float8_e4m3fn": MmaInput("e4m3", "fp8", "float32", 4, (32, 16), 32, False),
+    "float8_e5m2": MmaInput("e5m2", "fp8", "float32", 4, (32, 16), 32, False),
 }
 
 # The reference lists these formats; CUDA has no type for them, so they are
@@ -112,13 +166,13 @@ def parse_dtype(name: str) -> DType | None:
     """The DType for a TIRx dtype string, or None when it is not one."""
     if name in SHORTHANDS:
         return parse_dtype(SHORTHANDS[name])  # the same object as the full name's (equality tries identity first)
-    if name in _SCALARS:
-        kind, bits, _, _ = _SCALARS[name]
-        return DType(name, kind, bits)
+    if name in SCALARS:
+        scalar = SCALARS[name]
+        return DType(name, scalar.kind, scalar.bits)
     match = _VECTOR_RE.fullmatch(name)
-    if match and match.group(1) in _SCALARS and int(match.group(2)) in VECTOR_LANES:
+    if match and match.group(1) in SCALARS and int(match.group(2)) in VECTOR_LANES:
         base = match.group(1)
-        kind, bits, _, _ = _SCALARS[base]
+        kind, bits = SCALARS[base].kind, SCALARS[base].bits
         if kind in ("handle",):
             return None
         return DType(name, kind, bits, int(match.group(2)))
@@ -143,7 +197,7 @@ def dtype_alias(name: str) -> str | None:
     """The TIRx dtype a string that is not one most likely means (`fp32` -> float32, `"float32\\n"`
     -> float32, `Float32` -> float32), or None."""
     text = name.strip().lower()
-    if text in _SCALARS and text != name:
+    if text in SCALARS and text != name:
         return text
     base = ALIASES.get(text)
     if base is not None:
@@ -151,7 +205,7 @@ def dtype_alias(name: str) -> str | None:
     match = _LOOSE_VECTOR_RE.fullmatch(text)
     if match is not None:
         element, lanes = ALIASES.get(match.group(1), match.group(1)), int(match.group(2))
-        if element in _SCALARS and lanes in VECTOR_LANES and f"{element}x{lanes}" != name:
+        if element in SCALARS and lanes in VECTOR_LANES and f"{element}x{lanes}" != name:
             return f"{element}x{lanes}"
     return None
 
@@ -160,13 +214,13 @@ _LOOSE_VECTOR_RE = re.compile(r"(.*?)x([0-9]+)", re.ASCII)  # `float32x04` too, 
 
 
 def known_dtype_names() -> list[str]:
-    return list(_SCALARS) + list(SHORTHANDS)
+    return list(SCALARS) + list(SHORTHANDS)
 
 
 def c_type(dtype: DType) -> str:
     """The CUDA spelling of a dtype."""
     if dtype.lanes == 1:
-        return _SCALARS[dtype.name][2]
+        return SCALARS[dtype.name].c_type
     if dtype.name in _VECTOR_CTYPES:
         return _VECTOR_CTYPES[dtype.name]
     packed = _PACKED.get(dtype.nbytes)
@@ -180,7 +234,7 @@ def has_c_vector(dtype: DType) -> bool:
 
 
 def header(dtype: DType) -> str | None:
-    return _SCALARS[dtype.element.name][3]
+    return SCALARS[dtype.element.name].header
 
 
 INT32 = parse_dtype("int32")

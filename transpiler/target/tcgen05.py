@@ -24,6 +24,7 @@ TYPE_NAMES = {
 }
 PTX_TYPE = {name: ptx for ptx, names in TYPE_NAMES.items() for name in names}  # any accepted name -> PTX type
 _FP8_FAMILY = {"e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}
+D_TYPES = ("f16", "f32", "s32")  # the types an MMA accumulates in (the descriptor's D format)
 
 # the dense kinds: (kind, D types, A/B types), first match wins (as in TIRx)
 KINDS = (

@@ -3,13 +3,10 @@ the driver's enumerations and the limits the driver enforces. The checker uses t
 is known at compile time, and the launchers (through their program data) for the rest."""
 from __future__ import annotations
 
-# CUtensorMapDataType, by the element dtype of the mapped buffer (the driver's numbering).
-# Signed 8-bit elements travel as UINT8 (a copy moves bits); int16 has no TMA type.
-DATA_TYPES = {
-    "uint8": 0, "int8": 0, "float8_e4m3fn": 0, "float8_e5m2": 0,
-    "uint16": 1, "uint32": 2, "int32": 3, "uint64": 4, "int64": 5,
-    "float16": 6, "float32": 7, "float64": 8, "bfloat16": 9,
-}
+from transpiler.target.dtypes import SCALARS
+
+# CUtensorMapDataType, by the element dtype of the mapped buffer (dtypes.Scalar.tma)
+DATA_TYPES = {name: scalar.tma for name, scalar in SCALARS.items() if scalar.tma is not None}
 # The types a trailing `force_cu_dtype` may name instead: FLOAT32_FTZ, TFLOAT32(_FTZ) and the
 # packed sub-byte forms (10 .. 15).
 FORCED_DATA_TYPES = range(0, 16)

@@ -7,6 +7,4 @@ from transpiler.tile.gemm_async import variants as gemm_async  # noqa: F401
 from transpiler.tile.permute import variants as permute  # noqa: F401
 from transpiler.tile.elementwise import variants as elementwise  # noqa: F401
 from transpiler.tile.reduction import variants as reduction  # noqa: F401
-from transpiler.tile.reduction import packed as reduction_packed  # noqa: F401  (registers sm100_packed itself)
 from transpiler.tile.fused import variants as fused  # noqa: F401
-from transpiler.tile.gemm_async import tcgen05 as gemm_tcgen05  # noqa: F401  (registers tcgen05 itself)

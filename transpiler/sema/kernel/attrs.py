@@ -10,6 +10,7 @@ from transpiler.sema import registry
 from transpiler.sema.registry import handler, is_default
 from transpiler.evaluator.values import POISON, Void
 from transpiler import ir
+from transpiler.target.arch import MAX_REGISTERS_PER_THREAD, MIN_REGISTERS_PER_THREAD
 
 MIN_BLOCKS = "tirx.launch_bounds_min_blocks_per_sm"
 MAX_REGISTERS = "tirx.max_registers"
@@ -44,8 +45,8 @@ def _attr(st, node, a):
             st.diags.error("E0527", f"the kernel attribute \"{key}\" is set twice", key_node.span,
                            notes=[Note("first set here", previous[1])])
             continue
-        if value < 1 or (key == MAX_REGISTERS and not 24 <= value <= 255):
-            bounds = "24 to 255" if key == MAX_REGISTERS else "at least 1"
+        if value < 1 or (key == MAX_REGISTERS and not MIN_REGISTERS_PER_THREAD <= value <= MAX_REGISTERS_PER_THREAD):
+            bounds = f"{MIN_REGISTERS_PER_THREAD} to {MAX_REGISTERS_PER_THREAD}" if key == MAX_REGISTERS else "at least 1"
             st.diags.error("E0527", f"\"{key}\" is {bounds}, not {value}", value_node.span)
             continue
         st.kernel_attrs[key] = (value, key_node.span)

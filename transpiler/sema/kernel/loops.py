@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.syntax import ast
+from transpiler.target.arch import MAX_GRID, MAX_THREADS_PER_BLOCK
 from transpiler.target.dtypes import INT32, INT64, UINT32, int_range
 from transpiler.sema.expressions import effects, expr
 from transpiler.sema import state
@@ -112,8 +113,8 @@ def wide_loop(st, var: ir.Var, name: str, start, stop, step, body: ir.Stmt, kind
 
 
 # The values the CUDA registers ids read from take (blockIdx up to the largest grid).
-_REGISTERS = {"threadIdx": (0, 1023), "blockIdx": (0, (1 << 31) - 2), "blockDim": (1, 1024),
-              "gridDim": (1, (1 << 31) - 1)}
+_REGISTERS = {"threadIdx": (0, MAX_THREADS_PER_BLOCK - 1), "blockIdx": (0, MAX_GRID[0] - 1),
+              "blockDim": (1, MAX_THREADS_PER_BLOCK), "gridDim": (1, MAX_GRID[0])}
 
 
 def bounds(st, e: ir.Expr) -> tuple[int, int]:

@@ -13,7 +13,7 @@ from transpiler.target.tma import swizzle_address
 from transpiler.target.dtypes import HANDLE, VOID, parse_dtype
 from transpiler.tile import regions
 from transpiler.tile.context import c
-from transpiler.tile.registry import Check, Decline
+from transpiler.tile.registry import Check, Decline, check
 from transpiler.tile.copy.plan import multiple_of
 
 
@@ -85,14 +85,12 @@ def pair(dst: tuple[str, ...], src: tuple[str, ...], says: str) -> Check:
     return Check(says, test)
 
 
-def constant_regions(call, cx):
+@check("both regions have constant extents")
+def constant_extents(call, cx):
     for name in ("dst", "src"):
         if regions.const_extents(call.operand(name)) is None:
             return f"the extents of {name} are not constant"
     return None
-
-
-CONSTANT_EXTENTS = Check("both regions have constant extents", constant_regions)
 
 
 # -- PTX calls ------------------------------------------------------------------------------------
@@ -186,6 +184,10 @@ class Offsets:
         return Offsets(shape, plan, None, offset, layout.swizzle)
 
     def __call__(self, coords) -> int:
+        return layouts.swizzle_const(self.linear(coords), self._swizzle)
+
+    def linear(self, coords) -> int:
+        """The offset of constant coordinates before the layout's swizzle."""
         total = self._offset
         for dims, iters in self._plan:
             flat = 0
@@ -195,7 +197,37 @@ class Offsets:
                 extent, stride = iters[k]
                 total += (flat % extent if k else flat) * stride  # the outermost part is not wrapped
                 flat //= extent
-        return layouts.swizzle_const(total, self._swizzle)
+        return total
+
+    def parts(self, d: int, values) -> list[int] | None:
+        """What each of `values` of coordinate `d` adds to the offset before the swizzle, whatever
+        the other coordinates are: None unless `d` is a group of its own in the layout (its
+        flattened index shares no iterator with another dimension)."""
+        group = next(((dims, iters) for dims, iters in self._plan if d in dims), None)
+        if group is None or group[0] != [d]:
+            return None
+        out = []
+        for flat in values:
+            total = 0
+            for k in range(len(group[1]) - 1, -1, -1):
+                extent, stride = group[1][k]
+                total += (flat % extent if k else flat) * stride
+                flat //= extent
+            out.append(total)
+        return out
+
+    def swizzle(self, offset: int) -> int:
+        return layouts.swizzle_const(offset, self._swizzle)
+
+    @property
+    def period(self) -> int:
+        """Offsets a multiple of this many elements apart swizzle alike (one is the other plus the
+        difference): ComposeLayout's XOR reads and writes only the bits below per_element + atom +
+        length of an offset."""
+        if self._swizzle is None:
+            return 1
+        per_element, length, atom, _ = self._swizzle
+        return 1 << (per_element + atom + length)
 
 
 def align_shared(cx, buf: ir.Buffer, need: int) -> None:

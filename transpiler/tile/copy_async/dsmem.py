@@ -11,27 +11,20 @@ from transpiler import ir
 from transpiler.target.dtypes import HANDLE, UINT32, UINT64
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import needs, scopes
 from transpiler.tile.context import c
-from transpiler.tile.copy_async.common import CONSTANT_EXTENTS, address_option, options_of, pair, ptx_call, seq, value_option
-from transpiler.tile.copy_async.ldgsts import SAME_ELEMENTS
-from transpiler.tile.registry import Check, Decline, variant
+from transpiler.tile.copy_async.common import address_option, options_of, ptx_call, seq, value_option
+from transpiler.tile.registry import Decline, check
 
 OPTIONS = ("mbar", "remote_cta_id")
 BULK = "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
 MAX_CHUNKS = 256  # bulk copies one call may unroll into
 
 
-def _in_cluster(call, cx):
+@check("the kernel runs in clusters")
+def in_cluster(call, cx):
     return None if cx.threads.cluster is not None else "the kernel is not launched in clusters"
 
 
-CLUSTER = Check("the kernel runs in clusters", _in_cluster)
-
-
-@variant("copy_async", "dsmem", priority=10, when=(
-        pair(("shared",), ("shared",), "it copies shared memory to a peer CTA's shared memory"),
-        scopes("thread"), CONSTANT_EXTENTS, SAME_ELEMENTS, needs("bulk", "cp.async.bulk"), CLUSTER))
 def dsmem(call: ir.TileCall, cx) -> ir.Stmt:
     dst, src = call.operand("dst"), call.operand("src")
     opts = options_of(call, OPTIONS, "dsmem")

@@ -12,32 +12,14 @@ from transpiler import ir
 from transpiler.target.dtypes import HANDLE, UINT32
 from transpiler.tile.copy import plan as plan
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, divides_threads, needs, scopes
 from transpiler.tile.context import c
-from transpiler.tile.copy_async.common import CONSTANT_EXTENTS, address, bool_option, int_option, options_of, pair, ptx_call
-from transpiler.tile.registry import Check, Decline, variant
+from transpiler.tile.copy_async.common import address, bool_option, int_option, options_of, ptx_call
+from transpiler.tile.registry import Decline
 
 OPTIONS = ("predicate", "fill_mode", "prefetch_size", "direct")
 CP_SIZES = (16, 8, 4)  # bytes, widest first
 
 
-def _same_elements(call, cx):
-    dst, src = call.operand("dst"), call.operand("src")
-    if dst.buffer.dtype != src.buffer.dtype:
-        return f"dst is {dst.buffer.dtype.name} and src is {src.buffer.dtype.name}"
-    a, b = regions.squeezed(dst), regions.squeezed(src)
-    if a != b:
-        return f"dst has extents {a or (1,)} and src {b or (1,)}"
-    return None
-
-
-SAME_ELEMENTS = Check("dst and src have the same dtype and the same non-unit extents", _same_elements)
-
-
-@variant("copy_async", "ldgsts", priority=20, when=(
-        pair(("shared",), ("global",), "it copies global to shared memory"),
-        scopes("thread", "warp", "warpgroup", "cta"), all_threads_active, CONSTANT_EXTENTS, SAME_ELEMENTS,
-        needs("cp.async", "cp.async"), divides_threads))
 def ldgsts(call: ir.TileCall, cx) -> ir.Stmt:
     dst, src = call.operand("dst"), call.operand("src")
     opts = options_of(call, OPTIONS, "ldgsts")

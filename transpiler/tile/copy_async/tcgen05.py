@@ -11,25 +11,20 @@ from transpiler.target.dtypes import HANDLE, UINT32, UINT64
 from transpiler.target.tcgen05 import FP32_COLUMNS
 from transpiler.tile.copy_async import tcgen05_16x as x16, tcgen05_cp as cp
 from transpiler.tile import regions
-from transpiler.tile.checks import needs, scopes
 from transpiler.tile.context import c
-from transpiler.tile.copy_async.common import CONSTANT_EXTENTS, Offsets, options_of, pair, ptx_call, seq
-from transpiler.tile.copy_async.ldgsts import SAME_ELEMENTS
+from transpiler.tile.copy_async.common import Offsets, options_of, ptx_call, seq
 from transpiler.tile.copy.plan import multiple_of
-from transpiler.tile.registry import Check, Decline, variant
+from transpiler.tile.registry import Decline, check
 
 MAX_NUM = 128  # registers of one tcgen05.ld / st .32x32b (its largest .num)
 
 
-def _one_tmem_side(call, cx):
+@check("one side is tensor memory, the other registers")
+def one_tmem_side(call, cx):
     kinds = {regions.memory(call.operand("dst")), regions.memory(call.operand("src"))}
     return None if kinds == {"tmem", "local"} else "one side must be tensor memory and the other registers"
 
 
-@variant("copy_async", "tcgen05_ldst", priority=10, when=(
-        pair(("tmem", "local"), ("tmem", "local"), "it copies between tensor memory and registers"),
-        Check("one side is tensor memory, the other registers", _one_tmem_side),
-        scopes("warpgroup"), CONSTANT_EXTENTS, SAME_ELEMENTS, needs("tcgen05", "tensor memory")))
 def tcgen05_ldst(call: ir.TileCall, cx) -> ir.Stmt:
     """The `.32x32b` shape: thread t of the warpgroup holds row t of a 128-lane tile (datapath D),
     its registers the row's columns in order; `.xN` as wide as the columns allow. A register
@@ -190,9 +185,6 @@ def _tmem_base(cx) -> ir.Expr:
 MAKE_DESC = "tirx_cuda_tcgen05_make_desc"
 
 
-@variant("copy_async", "tcgen05_cp", priority=10, when=(
-        pair(("tmem",), ("shared",), "it copies shared memory to tensor memory"),
-        scopes("thread"), CONSTANT_EXTENTS, SAME_ELEMENTS, needs("tcgen05", "tensor memory")))
 def tcgen05_cp(call: ir.TileCall, cx) -> ir.Stmt:
     """One thread issues `tcgen05.cp` per atom of columns, with the first shape (widest first, or
     the one `shape=` / `multicast=` name) whose rows and multicast are the tensor-memory tile's

@@ -10,7 +10,7 @@ is checked element by element against the shared buffer's layout."""
 from __future__ import annotations
 
 from itertools import product
-from math import prod
+from math import gcd, prod
 
 from transpiler import ir
 from transpiler.ir.launch import ParamKind
@@ -18,10 +18,9 @@ from transpiler.target import tma
 from transpiler.target.dtypes import HANDLE, INT32, UINT64
 from transpiler.tile.copy_async import tma_gather as gather
 from transpiler.tile import regions
-from transpiler.tile.checks import needs, scopes
 from transpiler.tile.context import c
-from transpiler.tile.copy_async.common import CONSTANT_EXTENTS, address, address_option, bool_option, int_option, options_of, pair, ptx_call, seq, shared_stages, tma_swizzle, value_option
-from transpiler.tile.registry import Decline, variant
+from transpiler.tile.copy_async.common import address, address_option, bool_option, int_option, options_of, ptx_call, seq, shared_stages, tma_swizzle, value_option
+from transpiler.tile.registry import Decline
 
 OPTIONS = ("mbar", "cta_group", "cta_mask", "cache_hint", "oob", "use_tma_reduce", "prefetch_tensormap",
            "tensormap_l2_promotion", "gather4", "src_selector")
@@ -33,9 +32,6 @@ MAX_ISSUES = 64  # instructions one call may unroll into
 MAX_CHECKED = 1 << 20  # elements compared against the shared layout
 
 
-@variant("copy_async", "tma", priority=10,
-         when=(pair(("shared", "global"), ("global", "shared"), "it copies between global and shared memory"),
-               scopes("thread"), needs("bulk", "TMA"), CONSTANT_EXTENTS))
 def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
     """One thread issues one `cp.async.bulk.tensor` per box (one `.tile::gather4` with `gather4=`)."""
     dst, src = call.operand("dst"), call.operand("src")
@@ -287,27 +283,71 @@ def _check_shared(cx, g: ir.TileRegion, s: ir.TileRegion, box, issues, swizzle) 
     total = prod(box) * len(issues) * prod(len(ch) for ch in choices)
     if total > MAX_CHECKED:
         raise Decline("the region is too large for tirxc to check its shared layout")
-    box_strides = [prod(box[d + 1:]) for d in range(len(box))]
-    positions = list(product(*(range(b) for b in box)))
     swz = tma_swizzle(swizzle, nbytes)
-    g_kept = [d for d, e in enumerate(regions.const_extents(g)) if e != 1]  # global dims that span
-    s_kept = [d for d, e in enumerate(extents) if e != 1]  # the shared dims they land on, in order
-    for fixed in product(*choices):
+    expected = [swz(flat) for flat in range(prod(box))]  # each element's offset from its box's origin
+    for fixed in product(*_stages_to_check(offsets, variable, choices, repeat // nbytes)):
         starts = [fixed[d] if d in variable else s.starts[d].value for d in range(len(extents))]
-
-        def at(local):  # the shared offset of the element at global-region offset `local`
-            coords = list(starts)
-            for gd, sd in zip(g_kept, s_kept):
-                coords[sd] += local[gd]
-            return offsets(coords)
+        box_offsets = _box_walk(offsets, g, s, starts, box)
         for issue in issues:
-            origin = [i * b for i, b in zip(issue, box)]
-            base = at(origin)
+            found = box_offsets([i * b for i, b in zip(issue, box)])
+            base = found[0]
             if (base * nbytes) % repeat:
                 raise Decline(f"a box of the copy starts at byte {base * nbytes} of `{sbuf.name}`, not at a "
                               f"multiple of {repeat} bytes")
-            for pos in positions:
-                flat = sum(p * st for p, st in zip(pos, box_strides))
-                if at([o + p for o, p in zip(origin, pos)]) != base + swz(flat):
-                    raise Decline(f"the layout of `{sbuf.name}` does not hold the {box}-element box as TMA "
-                                  f"writes it (a row-major box{', swizzled' if swizzle else ''})")
+            if any(offset != base + want for offset, want in zip(found, expected)):
+                raise Decline(f"the layout of `{sbuf.name}` does not hold the {box}-element box as TMA "
+                              f"writes it (a row-major box{', swizzled' if swizzle else ''})")
+
+
+def _stages_to_check(offsets, variable, choices, repeat: int) -> list:
+    """The values of the run-time start dims (pipeline stages) whose check proves every one: the
+    first alone where each stage moves the whole region by a multiple of both the TMA swizzle's
+    repeat (`repeat` elements) and the layout's swizzle period (Offsets.period). Then every offset
+    of stage v, the box origins' included, is stage 0's plus the same amount (the stage dim adds
+    its own part to the offset, and adding a multiple of the period commutes with the layout's
+    swizzle), so the origins stay aligned to the repeat and each element stays at origin +
+    swizzled position. Otherwise every stage is checked."""
+    step = repeat * offsets.period // gcd(repeat, offsets.period)
+    for d in variable:
+        parts = offsets.parts(d, choices[d])
+        if parts is None or any((p - parts[0]) % step for p in parts):
+            return choices
+    return [ch[:1] if d in variable else ch for d, ch in enumerate(choices)]
+
+
+def _box_walk(offsets, g: ir.TileRegion, s: ir.TileRegion, starts: list[int], box):
+    """`walk(origin)`: the shared offset of each element of the box at `origin` (a global-region
+    offset per dim), row-major. Where every shared dim the region spans is a group of its own in
+    the layout, an element's offset before the swizzle is the region start's plus one part per
+    dim, summed a dim at a time; otherwise each element's coordinates are evaluated."""
+    g_extents = regions.const_extents(g)
+    g_kept = [d for d, e in enumerate(g_extents) if e != 1]  # global dims that span
+    s_kept = [d for d, e in enumerate(regions.const_extents(s)) if e != 1]  # the shared dims they land on
+    steps = {}
+    for gd, sd in zip(g_kept, s_kept):
+        parts = offsets.parts(sd, range(starts[sd], starts[sd] + g_extents[gd]))
+        if parts is None:
+            break
+        steps[gd] = [p - parts[0] for p in parts]
+    else:
+        start = offsets.linear(starts)
+
+        def walk(origin):
+            totals = [start]
+            for gd, o in enumerate(origin):
+                if gd in steps:
+                    row = steps[gd][o:o + box[gd]]
+                    totals = [t + r for t in totals for r in row]
+            return [offsets.swizzle(t) for t in totals]
+        return walk
+    positions = list(product(*(range(b) for b in box)))
+
+    def at(local):  # the shared offset of the element at global-region offset `local`
+        coords = list(starts)
+        for gd, sd in zip(g_kept, s_kept):
+            coords[sd] += local[gd]
+        return offsets(coords)
+
+    def walk_each(origin):
+        return [at([o + p for o, p in zip(origin, pos)]) for pos in positions]
+    return walk_each

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from transpiler import ir
 from transpiler.target.dtypes import BOOL, DType
 from transpiler.tile import regions
+from transpiler.tile.registry import Check, check
 
 UNARY_MATH = ("sqrt", "exp", "exp2", "log2")  # f(src * scale + bias)
 BINARY = {"add": "+", "sub": "-", "mul": "*", "fdiv": "/", "maximum": "max", "minimum": "min"}
@@ -227,3 +228,34 @@ def src_coords(dst: ir.TileRegion, src: ir.TileRegion, index: tuple[ir.Expr, ...
         else:
             out.append(ir.add(start, index[k + pad]))
     return tuple(out)
+
+
+# -- conditions of the variants over the parsed call ---------------------------------------------
+
+@check("the operands are buffer regions or scalars that match dst")
+def parses(call, cx):
+    p = plan(call)
+    if isinstance(p, str):
+        return p
+    for name, value in p.inputs:
+        if isinstance(value, ir.TileRegion):
+            reason = broadcast_reason(p.dst, value, name)
+            if reason:
+                return reason
+    return None
+
+
+def _memory(wanted: str, says: str) -> Check:
+    def test(call, cx):
+        p = plan(call)
+        if isinstance(p, str):
+            return p
+        for name, region in [("dst", p.dst)] + [(n, v) for n, v in p.inputs if isinstance(v, ir.TileRegion)]:
+            if regions.memory(region) != wanted:
+                return f"{name} is in {regions.memory(region)} memory"
+        return None
+    return Check(says, test)
+
+
+in_registers = _memory("local", "every operand is in registers (local)")
+in_shared = _memory("shared", "every operand is in shared memory")

@@ -21,18 +21,14 @@ from transpiler.target import ptx, tcgen05 as isa
 from transpiler.target.tcgen05 import per_column
 from transpiler.target.dtypes import INT32, UINT32, VOID
 from transpiler.tile import regions
-from transpiler.tile.checks import all_threads_active, needs, scopes
-from transpiler.tile.gemm_async.variants import scale_d
 from transpiler.tile.gemm_async.datapath import DESCRIBE, a_tmem_datapath, datapath_of, expected, matrix_view, sample_points
 from transpiler.tile.gemm.fragments import NoMatch
 from transpiler.tile.gemm_async.shared_operands import SharedOperand, prove, shared_operand, tcgen05_descriptor
-from transpiler.tile.registry import Decline, check, variant
+from transpiler.tile.gemm_async.wgmma import scale_d
+from transpiler.tile.registry import Decline, check
 
 _SCALED_MNEMONIC = {"mxf8f6f4": ".block_scale", "mxf4": ".block_scale.block32", "mxf4nvf4": ".block_scale.block16"}
 _SF_PER_MMA = {"mxf8f6f4": 1, "mxf4": 2, "mxf4nvf4": 4}  # scale factors of a row one MMA reads: K / block
-
-
-blackwell = needs("tcgen05", "tcgen05")
 
 
 @check("C is in tensor memory")
@@ -46,8 +42,6 @@ def accumulator_in_tmem(call, cx):
     return None
 
 
-@variant("gemm_async", "tcgen05", priority=10,
-         when=(scopes("thread", "warp"), blackwell, all_threads_active, accumulator_in_tmem))
 def tcgen05(call: ir.TileCall, cx) -> ir.Stmt:
     """One tcgen05.mma per (N tile, K step), by one thread (an elected lane at warp scope)."""
     try:
@@ -84,8 +78,8 @@ def _lower(call: ir.TileCall, cx, slot) -> ir.Stmt:
                           "and the tensor cores read them packed (kind::mxf4) or in a padded byte layout "
                           "(kind::f8f6f4) that tirxc does not produce: not supported yet")
     a, b = _ptx_type(A_region.buffer.dtype, "A"), _ptx_type(B_region.buffer.dtype, "B")
-    d = {"float32": "f32", "int32": "s32", "float16": "f16"}.get(C_region.buffer.dtype.name)
-    if d is None:
+    d = isa.PTX_TYPE.get(C_region.buffer.dtype.name)
+    if d not in isa.D_TYPES:
         raise NoMatch(f"tcgen05 does not accumulate in {C_region.buffer.dtype.name}")
     scaled = SFA is not None or SFB is not None
     if scaled:

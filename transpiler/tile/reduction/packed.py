@@ -8,11 +8,9 @@ from transpiler import ir
 from transpiler.target import ptx
 from transpiler.target.dtypes import UINT32, UINT64, VOID
 from transpiler.tile import regions
-from transpiler.tile.checks import needs, scopes
 from transpiler.tile.context import c
 from transpiler.tile.elementwise.common import loop
-from transpiler.tile.reduction.common import REDUCE_OPS, at, combine, parse, parsed_check, put, scratch
-from transpiler.tile.registry import variant
+from transpiler.tile.reduction.common import at, combine, parse, parsed_check, put, scratch
 
 
 def _gate(r, call, cx):
@@ -48,8 +46,6 @@ def _bits(value: ir.Expr) -> ir.Expr:
     return ir.Reinterpret(UINT32, value)
 
 
-@variant(REDUCE_OPS, "sm100_packed", priority=20,
-         when=(scopes("thread"), gate, needs("f32x2", "the packed f32x2 add and three-input min / max")))
 def lower_packed(call: ir.TileCall, cx) -> ir.Stmt:
     r = parse(call)
     start = r.src.starts[0]
