@@ -112,7 +112,7 @@ def rule_builder(rule: Rule, nullable: frozenset[str]):
                 else:
                     # Left recursion (`stmt*`): extend the child's list in
                     # place, or long lists would cost quadratic time.
-                    # Driver._rollback undoes such appends.
+                    # LalrParser._rollback undoes such appends.
                     kept = values[index]
             else:
                 kept.append(values[index])
@@ -150,14 +150,14 @@ def rule_builder(rule: Rule, nullable: frozenset[str]):
 # ---- the grammar ------------------------------------------------------------------------
 
 class Grammar:
-    """The compiled grammar, ready for Lexer and Driver.
+    """The compiled grammar, ready for Lexer and LalrParser.
 
     `actions[state][symbol]` is the next state (an int >= 0) for a shift or
     goto, or a reduction `~rule` (< 0) whose `reductions[rule]` is `(size,
     build, rule name)`, or None until reduction(rule) has made it; build is
     None for a unit step up the precedence ladder (atom -> ... -> test),
     which makes nothing. A run of such steps depends only on the state below
-    them, the state they start from and the lookahead, so Driver remembers
+    them, the state they start from and the lookahead, so LalrParser remembers
     where each run ends (`unit_runs`), and where the goto after a reduction
     and the run after it end (`gotos`: state below, rule name, lookahead).
     `statement_starts` remembers, per state stack, whether a statement may

@@ -4,9 +4,9 @@ The pipeline, a module each:
 
     text -> Lexer (lexer.py: the tokens of Lark's basic lexer; bad characters
             and malformed numbers become ERROR tokens instead of exceptions)
-         -> Layout (layout.py: INDENT/DEDENT, newlines inside brackets
+         -> Indentation (indentation.py: INDENT/DEDENT, newlines inside brackets
             dropped, bracket matching, nesting limits)
-         -> Driver (driver.py: runs the LALR table Lark computed, token by
+         -> LalrParser (lalr.py: runs the LALR table Lark computed, token by
             token; on an error, recovery.py reports one diagnostic, skips the
             rest of the statement and resumes from the state saved at the
             statement's start, so one run reports every broken statement of a
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from transpiler.diag.diagnostics import Diagnostics
 from transpiler.syntax import ast
-from transpiler.syntax.driver import Driver
+from transpiler.syntax.lalr import LalrParser
 from transpiler.syntax.grammar import compiled_grammar
 from transpiler.syntax.limits import (MAX_BLOCK_DEPTH, MAX_BRACKET_DEPTH, MAX_DECIMAL_DIGITS, MAX_EXPR_DEPTH,
                                       MAX_SYNTAX_ERRORS, TAB_WIDTH)
@@ -68,7 +68,7 @@ def parse(source: SourceFile, diags: Diagnostics) -> ast.Module | None:
     parsing big files pauses the cyclic collector around it, as `tirxc` does
     (transpiler/cli/main.py), or a 1 MB file takes three times as long."""
     text = source.text if source.text.endswith("\n") else source.text + "\n"
-    driver = Driver(compiled_grammar(), source, text, diags)
+    driver = LalrParser(compiled_grammar(), source, text, diags)
     module = driver.run()
     if module is None:
         return None

@@ -59,10 +59,10 @@ def _quote(tok: Token) -> str:
 
 
 class Recovery:
-    """Driver's error handling, kept apart from its token-by-token hot path.
+    """LalrParser's error handling, kept apart from its token-by-token hot path.
 
-    A mixin of Driver: it works on the driver's state (`stream`, `layout`,
-    `lexer`, the stacks) through the methods Driver defines (`_feed`,
+    A mixin of LalrParser: it works on the driver's state (`stream`, `indentation`,
+    `lexer`, the stacks) through the methods LalrParser defines (`_feed`,
     `_accepts`, `_expected`, `_snapshot`, `_rollback`, `_restore`, `report`)
     and the recent tokens it keeps (`prev`, `prev2`, `line_first`,
     `line_kinds`, `last_line_first`).
@@ -77,8 +77,8 @@ class Recovery:
             self.report(self.stream.fatal)
             self.statement_broken = True
             self._restore()
-        elif self.layout.brackets and not self.statement_broken:
-            self.report(self._never_closed(self.layout.brackets[-1]))
+        elif self.indentation.brackets and not self.statement_broken:
+            self.report(self._never_closed(self.indentation.brackets[-1]))
             self.statement_broken = True
             self._restore()
         end = synthetic("$END", "", self.prev) if self.prev is not None else Token("$END", "", 0, 1, 1)
@@ -117,7 +117,7 @@ class Recovery:
         if problem is not None and problem.code == "E0107" and self._insert_colon(tok):
             self.report(problem)
             return
-        opener = self.layout.brackets[-1] if self.layout.brackets else None
+        opener = self.indentation.brackets[-1] if self.indentation.brackets else None
         self.statement_broken = True
         if tok.type == "ERROR" or opener is None or problem is None:
             if problem is not None:
@@ -134,7 +134,7 @@ class Recovery:
             # Brackets were open at the error. If the skip ran to the end of the
             # file without closing the innermost one, it was never closed: that,
             # not the token that tripped the parser, is the user's mistake.
-            if self.stream.peek() is None and any(b is opener for b in self.layout.brackets):
+            if self.stream.peek() is None and any(b is opener for b in self.indentation.brackets):
                 problem = self._never_closed(opener)
             self.report(problem)
         self._restore()
@@ -239,7 +239,7 @@ class Recovery:
             return SyntaxProblem("E0100", "unexpected '=': assignment is a statement, not part of an expression",
                                  span, "did you mean `==`?")
         if first is not None and first.type == "FOR" and "IN" in expected and "IN" not in self.line_kinds \
-                and not self.layout.brackets:
+                and not self.indentation.brackets:
             return SyntaxProblem("E0100", "expected `in` after the `for` target", span)
         if prev is not None and prev.type == "DEF" and kind != "NAME" and not tok.value.isalpha():
             return SyntaxProblem("E0100", "expected a function name after `def`", span)
@@ -261,7 +261,7 @@ class Recovery:
             return SyntaxProblem("E0100", "the statement ends too early", span)
         help = None
         if kind in _STARTS_EXPR and prev is not None and prev.type in _ENDS_EXPR:
-            if self.layout.brackets and "COMMA" in expected:
+            if self.indentation.brackets and "COMMA" in expected:
                 help = "is a ',' missing before it?"
             else:
                 help = "two expressions in a row: is an operator missing?"

@@ -58,7 +58,7 @@ class Token(str):
 class SyntaxProblem(Exception):
     """A syntax error: code, message, span, help and notes (as (message, span)
     pairs). The layout pass raises it for fatal problems; elsewhere it is only
-    a record until Driver.report turns it into a diagnostic."""
+    a record until LalrParser.report turns it into a diagnostic."""
 
     def __init__(self, code: str, message: str, span: Span, help: str | None = None, notes=()):
         super().__init__(message)

@@ -13,7 +13,7 @@ from transpiler.syntax.tokens import CLOSE, CLOSER_OF, OPEN, SyntaxProblem, Toke
 _LAYOUT_KINDS = frozenset({"_NEWLINE", *OPEN, *CLOSE})  # the tokens the layout pass does more than pass on
 
 
-class Layout:
+class Indentation:
     """Turns newline tokens into INDENT/DEDENT as Python does, drops newlines
     inside brackets and matches brackets.
 

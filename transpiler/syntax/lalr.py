@@ -6,7 +6,7 @@ from __future__ import annotations
 from transpiler.diag.diagnostics import Diagnostics, Note
 from transpiler.syntax.builder import Builder
 from transpiler.syntax.grammar import Grammar
-from transpiler.syntax.layout import Layout, TokenStream
+from transpiler.syntax.indentation import Indentation, TokenStream
 from transpiler.syntax.lexer import Lexer
 from transpiler.syntax.limits import MAX_SYNTAX_ERRORS
 from transpiler.syntax.recovery import Recovery
@@ -14,7 +14,7 @@ from transpiler.syntax.source import SourceFile
 from transpiler.syntax.tokens import BOUNDARY, CLOSE, OPEN, Reject, SyntaxProblem, Token
 
 
-class Driver(Recovery):
+class LalrParser(Recovery):
     """Feeds tokens to the LALR automaton and recovers from errors (the
     recovery and the wording of errors are its Recovery part).
 
@@ -33,8 +33,8 @@ class Driver(Recovery):
         self.diags = diags
         self.errors = 0
         self.lexer = Lexer(grammar, text, source.name)
-        self.layout = Layout(text, source.name, self._report_in_statement, self.lexer.problems)
-        self.stream = TokenStream(self.layout.process(self.lexer.tokens()))
+        self.indentation = Indentation(text, source.name, self._report_in_statement, self.lexer.problems)
+        self.stream = TokenStream(self.indentation.process(self.lexer.tokens()))
         self.grammar = grammar
         self.actions = grammar.actions
         self.reductions = grammar.reductions
