@@ -81,12 +81,12 @@ def plot_attention(results: dict, out_dir: Path, stem: str = "attention") -> lis
 
 def plot_fp8(results: dict, out_dir: Path) -> list[Path]:
     rows = results["rows"]
+    series = [("gemm_fp8_hopper.tx", [r["tirxc_tflops"] for r in rows], ""),
+              ("cuBLASLt (torch._scaled_mm)", [r["cublaslt_tflops"] for r in rows], ""),
+              ("cuBLASLt, use_fast_accum", [r.get("cublaslt_fast_accum_tflops") for r in rows], "5,3"),
+              ("80 % of cuBLASLt", [0.8 * r["cublaslt_tflops"] for r in rows], "2,3")]
     svg = line_chart(f"FP8 e4m3 GEMM, FP32 accumulation, BF16 out ({results.get('gpu', '')})",
-                     [f"{r['size']}³" for r in rows],
-                     [("gemm_fp8_hopper.tx", [r["tirxc_tflops"] for r in rows], ""),
-                      ("cuBLASLt (torch._scaled_mm)", [r["cublaslt_tflops"] for r in rows], ""),
-                      ("cuBLASLt, use_fast_accum", [r.get("cublaslt_fast_accum_tflops") for r in rows], "5,3"),
-                      ("80 % of cuBLASLt", [0.8 * r["cublaslt_tflops"] for r in rows], "2,3")],
+                     [f"{r['size']}³" for r in rows], [s for s in series if any(v is not None for v in s[1])],
                      note="M = N = K")
     path = out_dir / "gemm_fp8.svg"
     path.write_text(svg)
