@@ -7,8 +7,8 @@ writes docs/img/transpile_ratio.png (process-to-process time of both tools
 and the ratio per sample) and docs/img/transpile_scaling.png (time and peak
 memory against kernel size). Given bench/results/gemm_hopper.json (bench/gemm_hopper.py),
 it writes docs/img/gemm_hopper.png instead. Given bench/results/attention.json
-(bench/attention.py) or bench/results/gemm_fp8.json (bench/gemm_fp8.py), it writes
-docs/img/attention_d64.svg and attention_d128.svg, or docs/img/gemm_fp8.svg: those are drawn
+(bench/attention.py; any <name>.json of its rows) or bench/results/gemm_fp8.json (bench/gemm_fp8.py),
+it writes docs/img/<name>_d64.svg and <name>_d128.svg, or docs/img/gemm_fp8.svg: those are drawn
 as plain SVG text (bench/svg_plot.py), so any Python draws them, matplotlib or not.
 """
 from __future__ import annotations
@@ -135,10 +135,12 @@ def plot_gemm(results: dict, out: Path) -> None:
 def main() -> None:
     results = json.loads(Path(sys.argv[1]).read_text())
     out_dir = Path(sys.argv[2])
-    if results.get("sample") in ("attention_hopper.tx", "gemm_fp8_hopper.tx"):
+    rows = results.get("rows") or [{}]
+    if "seq" in rows[0] or "cublaslt_tflops" in rows[0]:  # bench/attention.py's or bench/gemm_fp8.py's
         from bench.svg_plot import plot_attention, plot_fp8
         out_dir.mkdir(parents=True, exist_ok=True)
-        written = (plot_attention if results["sample"].startswith("attention") else plot_fp8)(results, out_dir)
+        stem = Path(sys.argv[1]).stem
+        written = plot_attention(results, out_dir, stem) if "seq" in rows[0] else plot_fp8(results, out_dir)
         print(f"[bench] wrote {', '.join(str(w) for w in written)}")
         return
     if "rows" in results:  # bench/gemm_hopper.py's results

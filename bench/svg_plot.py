@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-W, H = 720, 400
-LEFT, RIGHT, TOP, BOTTOM = 64, 200, 40, 56
-COLORS = ("#1f77b4", "#222222", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
+W, H = 760, 400
+LEFT, RIGHT, TOP, BOTTOM = 64, 220, 40, 56
+COLORS = ("#1f77b4", "#222222", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
 
 def line_chart(title: str, xlabels: list[str], series: list[tuple[str, list[float | None], str]],
@@ -49,11 +49,12 @@ def line_chart(title: str, xlabels: list[str], series: list[tuple[str, list[floa
     return "\n".join(out) + "\n"
 
 
-def plot_attention(results: dict, out_dir: Path) -> list[Path]:
-    """One chart per head dimension: the sample and torch's cuDNN and flash SDPA backends,
-    causal and not, over the sequence lengths."""
+def plot_attention(results: dict, out_dir: Path, stem: str = "attention") -> list[Path]:
+    """One chart per head dimension, `<stem>_d<D>.svg`: the sample and torch's cuDNN and flash
+    SDPA backends, causal and not, over the sequence lengths."""
     written = []
     gpu = results.get("gpu", "")
+    sample = results.get("sample", "tirxc")
     for d in sorted({r["d"] for r in results["rows"]}):
         rows = [r for r in results["rows"] if r["d"] == d]
         seqs = sorted({r["seq"] for r in rows})
@@ -61,15 +62,18 @@ def plot_attention(results: dict, out_dir: Path) -> list[Path]:
         for causal, dash in ((False, ""), (True, "5,3")):
             pick = {r["seq"]: r for r in rows if r["causal"] == causal}
             kind = "causal" if causal else "full"
-            for side, name in (("tirxc", "attention_hopper.tx"), ("cudnn", "SDPA cuDNN"), ("flash", "SDPA flash")):
+            for side, name in (("tirxc", "tirxc"), ("cudnn", "SDPA cuDNN"), ("flash", "SDPA flash")):
                 series.append((f"{name}, {kind}", [pick[s].get(f"{side}_tflops") if s in pick else None
                                                    for s in seqs], dash))
         order = [0, 3, 1, 4, 2, 5]  # the sample's two lines first, then each anchor's
-        svg = line_chart(f"Forward attention, BF16, head dim {d} ({gpu})",
-                         [f"{s // 1024}k" for s in seqs], [series[i] for i in order],
+        full = {r["seq"]: r for r in rows if not r["causal"]}
+        goal = ("80 % of the fastest, full", [0.8 * max(full[s].get("cudnn_tflops") or 0, full[s].get("flash_tflops") or 0)
+                                              if s in full else None for s in seqs], "2,3")
+        svg = line_chart(f"Forward attention, BF16, head dim {d}: {sample} ({gpu})",
+                         [f"{s // 1024}k" for s in seqs], [series[i] for i in order] + [goal],
                          note=f"sequence length (batch x sequence = {results.get('tokens', '?')} tokens, "
                               f"heads x D = {results.get('hidden', '?')})")
-        path = out_dir / f"attention_d{d}.svg"
+        path = out_dir / f"{stem}_d{d}.svg"
         path.write_text(svg)
         written.append(path)
     return written
@@ -77,11 +81,12 @@ def plot_attention(results: dict, out_dir: Path) -> list[Path]:
 
 def plot_fp8(results: dict, out_dir: Path) -> list[Path]:
     rows = results["rows"]
+    series = [("gemm_fp8_hopper.tx", [r["tirxc_tflops"] for r in rows], ""),
+              ("cuBLASLt (torch._scaled_mm)", [r["cublaslt_tflops"] for r in rows], ""),
+              ("cuBLASLt, use_fast_accum", [r.get("cublaslt_fast_accum_tflops") for r in rows], "5,3"),
+              ("80 % of cuBLASLt", [0.8 * r["cublaslt_tflops"] for r in rows], "2,3")]
     svg = line_chart(f"FP8 e4m3 GEMM, FP32 accumulation, BF16 out ({results.get('gpu', '')})",
-                     [f"{r['size']}³" for r in rows],
-                     [("gemm_fp8_hopper.tx", [r["tirxc_tflops"] for r in rows], ""),
-                      ("cuBLASLt (torch._scaled_mm)", [r["cublaslt_tflops"] for r in rows], ""),
-                      ("80 % of cuBLASLt", [0.8 * r["cublaslt_tflops"] for r in rows], "2,3")],
+                     [f"{r['size']}³" for r in rows], [s for s in series if any(v is not None for v in s[1])],
                      note="M = N = K")
     path = out_dir / "gemm_fp8.svg"
     path.write_text(svg)

@@ -67,6 +67,14 @@ __device__ __forceinline__ void tirx_ptx_setmaxnreg_inc_sync_aligned_u32() {
 #endif
 }
 
+__device__ __forceinline__ void tirx_ptx_bar_arrive(unsigned int barrier, unsigned int threads) {
+  asm volatile("bar.arrive %0, %1;" : : "r"(barrier), "r"(threads) : "memory");
+}
+
+__device__ __forceinline__ void tirx_ptx_bar_sync_v1(unsigned int barrier, unsigned int threads) {
+  asm volatile("bar.sync %0, %1;" : : "r"(barrier), "r"(threads) : "memory");
+}
+
 __device__ __forceinline__ void tirx_ptx_wgmma_fence_sync_aligned() {
 #ifdef TIRX_HAS_WGMMA
   asm volatile("wgmma.fence.sync.aligned;" : : : "memory");
@@ -260,7 +268,11 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
     int col_ptr[1];
     col_ptr[0] = (tid % 4) * 2;
     tirx_cuda_mbarrier_wait(&q_full_ptr[0], 0);
+    if (half_ptr[0] == 1) {
+      tirx_ptx_bar_arrive(1u, 256u);
+    }
     tirx_cuda_mbarrier_wait(&full_ptr[0], 0);
+    tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
     tirx_ptx_wgmma_fence_sync_aligned();
     {
       unsigned long long desc_q_ptr[1];
@@ -319,6 +331,7 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
     }
     tirx_ptx_wgmma_commit_group_sync_aligned();
+    tirx_ptx_bar_arrive((unsigned int)(2 - half_ptr[0]), 256u);
     tirx_ptx_wgmma_wait_group_sync_aligned<0>();
     if ((causal != 0) && (qb_ptr[0] == 0)) {
       if (col_ptr[0] > q_row_ptr[0]) {
@@ -735,6 +748,7 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
       int prev_ptr[1];
       prev_ptr[0] = (n + 1) % 2;
       tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (n / 2) % 2);
+      tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
       tirx_ptx_wgmma_fence_sync_aligned();
       {
         unsigned long long desc_q_ptr[1];
@@ -834,6 +848,7 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[28], p_ptr[29], p_ptr[30], p_ptr[31], desc_v_ptr[0], 1u);
       }
       tirx_ptx_wgmma_commit_group_sync_aligned();
+      tirx_ptx_bar_arrive((unsigned int)(2 - half_ptr[0]), 256u);
       tirx_ptx_wgmma_wait_group_sync_aligned<1>();
       if ((causal != 0) && (n == qb_ptr[0])) {
         if (col_ptr[0] > q_row_ptr[0]) {
@@ -1314,6 +1329,7 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
     }
     int last_ptr[1];
     last_ptr[0] = (n_tiles_ptr[0] + 1) & 1;
+    tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
     tirx_ptx_wgmma_fence_sync_aligned();
     {
       unsigned long long desc_v_ptr[1];
@@ -1356,6 +1372,9 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[28], p_ptr[29], p_ptr[30], p_ptr[31], desc_v_ptr[0], 1u);
     }
     tirx_ptx_wgmma_commit_group_sync_aligned();
+    if (half_ptr[0] == 0) {
+      tirx_ptx_bar_arrive(2u, 256u);
+    }
     tirx_ptx_wgmma_wait_group_sync_aligned<0>();
     if (tid == 0) {
       tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[last_ptr[0]]);
@@ -1540,7 +1559,11 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
     int col_ptr[1];
     col_ptr[0] = (tid % 4) * 2;
     tirx_cuda_mbarrier_wait(&q_full_ptr[0], 0);
+    if (half_ptr[0] == 1) {
+      tirx_ptx_bar_arrive(1u, 256u);
+    }
     tirx_cuda_mbarrier_wait(&full_ptr[0], 0);
+    tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
     tirx_ptx_wgmma_fence_sync_aligned();
     {
       unsigned long long desc_q_ptr[1];
@@ -1571,6 +1594,7 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
     }
     tirx_ptx_wgmma_commit_group_sync_aligned();
+    tirx_ptx_bar_arrive((unsigned int)(2 - half_ptr[0]), 256u);
     tirx_ptx_wgmma_wait_group_sync_aligned<0>();
     if ((causal != 0) && (qb_ptr[0] == 0)) {
       if (col_ptr[0] > q_row_ptr[0]) {
@@ -1987,6 +2011,7 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
       int prev_ptr[1];
       prev_ptr[0] = (n + 3) % 4;
       tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (n / 4) % 2);
+      tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
       tirx_ptx_wgmma_fence_sync_aligned();
       {
         unsigned long long desc_q_ptr[1];
@@ -2058,6 +2083,7 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], p_ptr[28], p_ptr[29], p_ptr[30], p_ptr[31], desc_v_ptr[0], 1u);
       }
       tirx_ptx_wgmma_commit_group_sync_aligned();
+      tirx_ptx_bar_arrive((unsigned int)(2 - half_ptr[0]), 256u);
       tirx_ptx_wgmma_wait_group_sync_aligned<1>();
       if ((causal != 0) && (n == qb_ptr[0])) {
         if (col_ptr[0] > q_row_ptr[0]) {
@@ -2506,6 +2532,7 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
     }
     int last_ptr[1];
     last_ptr[0] = (n_tiles_ptr[0] + 3) & 3;
+    tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
     tirx_ptx_wgmma_fence_sync_aligned();
     {
       unsigned long long desc_v_ptr[1];
@@ -2548,6 +2575,9 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], p_ptr[28], p_ptr[29], p_ptr[30], p_ptr[31], desc_v_ptr[0], 1u);
     }
     tirx_ptx_wgmma_commit_group_sync_aligned();
+    if (half_ptr[0] == 0) {
+      tirx_ptx_bar_arrive(2u, 256u);
+    }
     tirx_ptx_wgmma_wait_group_sync_aligned<0>();
     if (tid == 0) {
       tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[last_ptr[0]]);

@@ -28,6 +28,8 @@ def test_transpiles_with_wgmma_in_both_forms():
     # S = Q K^T from shared memory; O += P V with P in registers and V MN-major (trans_b = 1)
     assert "m64n128k16_f32_bf16_bf16<1, 1, 0, 0>" in cuda
     assert "m64n128k16_f32_bf16_bf16_v1<1, 1, 1>" in cuda and "m64n64k16_f32_bf16_bf16_v1<1, 1, 1>" in cuda
+    # ping-pong: each consumer warpgroup waits on its named barrier and hands the turn to the other
+    assert "tirx_ptx_bar_sync_v1((unsigned int)(1 + " in cuda and "tirx_ptx_bar_arrive((unsigned int)(2 - " in cuda
 
 
 @pytest.mark.nvcc
