@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.check.filecheck import parse
+
 CASES = Path(__file__).resolve().parent / "cases"
 
 
@@ -17,3 +19,8 @@ def kernel_case(family: str, kernel: str) -> Path:
 
 def kernel_source(family: str, kernel: str) -> str:
     return kernel_case(family, kernel).read_text(encoding="utf-8")
+
+
+def transpiling_cases(family: str) -> list[Path]:
+    """The case files of family that transpile (those with CHECK lines; the others state refusals)."""
+    return [p for p in sorted((CASES / family).glob("*.tx")) if parse(p.read_text(encoding="utf-8")).checks]
