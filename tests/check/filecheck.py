@@ -4,12 +4,13 @@ A directive is a whole-line comment of the case file:
 
     # CHECK: fragment        a later line of the CUDA contains fragment
     # CHECK-NEXT: fragment   the line right after the previous match contains it
+    # CHECK-SAME: fragment   the previous match's line contains it, after that match
     # CHECK-NOT: fragment    no line between the previous match and the next one
                              (the end of the CUDA when none follows) contains it
     # ARCH: sm_100a          the target architecture of the file (default: tirxc's)
 
-Directives are matched in file order, each on a whole line of the output after
-the previous match. Fragments are literal text; runs of white space count as one
+Directives are matched in file order, each on a line of the output after the
+previous match (CHECK-SAME: on its line, further right). Fragments are literal text; runs of white space count as one
 space on both sides, so indentation and spacing around the fragment do not matter.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 DIRECTIVE = re.compile(r"^\s*#\s*(?P<kind>CHECK(?:-[A-Z]+)?|ARCH)\b\s*(?P<colon>:?)\s*(?P<text>.*?)\s*$")
-KINDS = ("CHECK", "CHECK-NEXT", "CHECK-NOT")
+KINDS = ("CHECK", "CHECK-NEXT", "CHECK-SAME", "CHECK-NOT")
 CONTEXT = 10  # output lines shown after the place a failed search started
 
 
@@ -28,7 +29,7 @@ class CheckFileError(Exception):
 
 @dataclass(frozen=True)
 class Check:
-    kind: str  # CHECK CHECK-NEXT CHECK-NOT
+    kind: str  # CHECK CHECK-NEXT CHECK-SAME CHECK-NOT
     line: int  # in the case file
     fragment: str
 
@@ -61,8 +62,10 @@ def parse(text: str) -> Directives:
             arch = body
         elif kind not in KINDS:
             raise CheckFileError(f"line {number}: unknown directive `{kind}` (known: {', '.join(KINDS)}, ARCH)")
-        elif kind == "CHECK-NEXT" and not any(c.kind != "CHECK-NOT" for c in checks):
-            raise CheckFileError(f"line {number}: CHECK-NEXT needs a CHECK before it")
+        elif kind in ("CHECK-NEXT", "CHECK-SAME") and not any(c.kind != "CHECK-NOT" for c in checks):
+            raise CheckFileError(f"line {number}: {kind} needs a CHECK before it")
+        elif kind == "CHECK-SAME" and checks[-1].kind == "CHECK-NOT":
+            raise CheckFileError(f"line {number}: CHECK-SAME right after a CHECK-NOT")
         else:
             checks.append(Check(kind, number, body))
     return Directives(tuple(checks), arch)
@@ -77,6 +80,7 @@ def match(checks, output: str, name: str = "the case file") -> list[str]:
     lines = output.split("\n")
     norm = [_norm(line) for line in lines]
     pos, last, pending = 0, None, []  # first line the next match may take; (check, index) of the last match
+    column = 0  # where a CHECK-SAME may start on the last match's line
 
     def window(start: int) -> list[str]:
         shown = [f"    {i + 1:5} | {lines[i]}" for i in range(start, min(start + CONTEXT, len(lines)))]
@@ -102,6 +106,14 @@ def match(checks, output: str, name: str = "the case file") -> list[str]:
             pending.append(check)
             continue
         frag = _norm(check.fragment)
+        if check.kind == "CHECK-SAME":
+            found = norm[last[1]].find(frag, column)
+            if found < 0:
+                return [f"{name}, {check.describe()}",
+                        f"  not on {after()} after column {column + 1}:",
+                        f"    {last[1] + 1:5} | {lines[last[1]]}"]
+            last, column = (check, last[1]), found + len(frag)
+            continue
         if check.kind == "CHECK-NEXT":
             hit = pos if pos < len(lines) and frag in norm[pos] else None
             if hit is None:
@@ -116,4 +128,5 @@ def match(checks, output: str, name: str = "the case file") -> list[str]:
         if failure:
             return failure
         pending, last, pos = [], (check, hit), hit + 1
+        column = norm[hit].find(frag) + len(frag)
     return refuted(pending, len(lines))

@@ -29,6 +29,7 @@ def test_directives_are_read_in_file_order():
 
 
 @pytest.mark.parametrize("text", ["# CHECK a", "# CHECK:", "# CHECK-NEXT: first", "# CHECK-SOME: x",
+                                  "# CHECK: a\n# CHECK-NOT: b\n# CHECK-SAME: c",
                                   "# ARCH: sm_90a\n# ARCH: sm_100a"])
 def test_malformed_directives_are_errors(text):
     with pytest.raises(CheckFileError):
@@ -48,6 +49,14 @@ def test_a_missing_fragment_says_where_the_search_started():
                            "  not found after output line 2 (the match of line 10: # CHECK: gmem_smem); "
                            "the output from there:"]
     assert failure[2] == "        3 |   for (int f = 0; f < 2; ++f) {"
+
+
+def test_check_same_continues_on_the_matched_line():
+    assert match(checks(("CHECK", "*(float4*)(Sm_ptr"), ("CHECK-SAME", "= *(const float4*)"), ("CHECK-SAME", "+ f);")),
+                 OUTPUT) == []
+    failure = match(checks(("CHECK", "= *(const float4*)"), ("CHECK-SAME", "Sm_ptr")), OUTPUT, "c.tx")
+    assert failure[0] == "c.tx, line 11: # CHECK-SAME: Sm_ptr"
+    assert failure[1].startswith("  not on output line 4 (the match of line 10: # CHECK: = *(const float4*)) after column")
 
 
 def test_check_next_wants_the_very_next_line():

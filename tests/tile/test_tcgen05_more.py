@@ -2,15 +2,16 @@
 copy_async_tcgen05_16x.py): `gemm_async` with 64 rows per CTA (datapath F on one CTA, datapath B
 over a CTA pair) and `copy_async` of `.16x64b` / `.16x128b` / `.16x256b` register fragments;
 which instructions a call gets, the refusals (E0904 at the call's file:line:col), and nvcc
-(sm_100a). Compile only: the lab GPU is an H200 (sm_90), so nothing here runs tcgen05."""
+(sm_100a). The instructions of the plain half-datapath cases are stated in
+tests/tile/cases/gemm_async/datapath_*.tx. Compile only: the lab GPU is an H200 (sm_90), so nothing here runs tcgen05."""
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
 
 from tests.conftest import has_nvcc
+from tests.nvcc_cache import compile_cuda
 from transpiler.driver import compile_source
 from transpiler.syntax.source import SourceFile
 
@@ -79,43 +80,6 @@ def _top_level(args: str) -> list[str]:
 def _calls(cuda: str, prefix: str) -> list[tuple[str, list[str]]]:
     body = cuda[cuda.index("__global__"):]
     return [(m.group(1), _top_level(m.group(2))) for m in re.finditer(rf"{prefix}_([a-z0-9_]+)\((.*)\);", body)]
-
-
-# name: (kernel, mma helper, instruction descriptor, MMAs, ld helper, lds, ld registers, ld lanes)
-CASES = {
-    "f_16x256b": (kernel(), "cta_group__1_kind__f16_v1", 1 << 4 | (64 >> 3) << 17 | (64 >> 4) << 24, 4,
-                  "sync_aligned_16x256b_x8_b32", 1, 32, [0]),
-    "f_16x128b_n128": (kernel(N=128, c_layout='tmem_datapath_layout("F", 64, 128)', shape="16x128b"),
-                       "cta_group__1_kind__f16_v1", 1 << 4 | (128 >> 3) << 17 | (64 >> 4) << 24, 4,
-                       "sync_aligned_16x128b_x32_b32", 1, 64, [0]),
-    "f_16x64b_upper_slab": (kernel(c_layout='tmem_datapath_layout("F", 64, 64, sub_slab=1)', shape="16x64b"),
-                            "cta_group__1_kind__f16_v1", 1 << 4 | (64 >> 3) << 17 | (64 >> 4) << 24, 4,
-                            "sync_aligned_16x64b_x32_b32", 1, 32, [16]),
-    "pair_b": (kernel(N=128, group=2, c_layout='tmem_datapath_layout("B", 64, 128)', shape="32x32b"),
-               "cta_group__2_kind__f16_v1", 1 << 4 | (128 >> 3) << 17 | (128 >> 4) << 24, 4,
-               "sync_aligned_32x32b_x64_b32", 1, 64, [0]),
-    "d_128_rows_16x256b": (kernel(rows=128, c_layout='TileLayout(S[(128, 64) : (1 @ TLane, 1 @ TCol)])',
-                                  tmem_rows=128), "cta_group__1_kind__f16_v1",
-                           1 << 4 | (64 >> 3) << 17 | (128 >> 4) << 24, 4, "sync_aligned_16x256b_x8_b32", 2, 32,
-                           [0, 16]),
-}
-
-
-@pytest.mark.parametrize("name", CASES)
-def test_half_datapath_mma_and_16_lane_loads(name):
-    text, mma, idesc, mmas, ld, lds, regs, lanes = CASES[name]
-    result = _compile(text)
-    assert result.ok, [(d.message, [n.message for n in d.notes]) for d in result.diagnostics]
-    calls = _calls(result.cuda, "tirx_ptx_tcgen05_mma")
-    assert [c[0] for c in calls] == [mma] * mmas
-    assert calls[0][1][3] == f"{idesc}u"
-    assert [c[1][-1] for c in calls] == ["0u"] + ["1u"] * (mmas - 1)
-    loads = _calls(result.cuda, "tirx_ptx_tcgen05_ld")
-    assert [c[0] for c in loads] == [ld] * lds
-    for k, (_, args) in enumerate(loads):
-        assert args[:-1] == [f"frag_ptr[{k * regs + i}]" for i in range(regs)]
-        address = args[-1]
-        assert address == ("tmem_addr_ptr[0]" if lanes[k] == 0 else f"tmem_addr_ptr[0] + {lanes[k] << 16:#x}u"), address
 
 
 def test_16x256b_store_mirrors_the_load():
@@ -279,17 +243,13 @@ def test_16_lane_fragment_moves_whole_repetitions():
 
 @pytest.mark.nvcc
 @pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")
-@pytest.mark.parametrize("name", list(CASES) + ["store", "pair_store"] + list(TMEM_A))
-def test_generated_cuda_compiles_warning_free(name, tmp_path):
-    text = kernel(store=True) if name == "store" else PAIR_STORE if name == "pair_store" else \
-        TMEM_A[name][0] if name in TMEM_A else CASES[name][0]
+@pytest.mark.parametrize("name", ["store", "pair_store"] + list(TMEM_A))
+def test_generated_cuda_compiles_warning_free(name):
+    text = kernel(store=True) if name == "store" else PAIR_STORE if name == "pair_store" else TMEM_A[name][0]
     result = _compile(text)
     assert result.ok
-    path = tmp_path / "k.cu"
-    path.write_text(result.cuda)
-    done = subprocess.run(["nvcc", "-arch=sm_100a", "-std=c++17", "-Werror", "all-warnings", "-c", str(path),
-                           "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    code, output = compile_cuda(result.cuda, ["-arch=sm_100a", "-std=c++17", "-Werror", "all-warnings"])
+    assert code == 0, output
 
 
 def test_pair_image_fragment_refuses_datapath_f():
