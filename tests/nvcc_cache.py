@@ -50,7 +50,7 @@ def key(text: str, flags) -> str:
 
 def compile_cuda(text: str, flags, *, name: str = "kernel", timeout: int = 300) -> tuple[int, str]:
     """`nvcc *flags -c name.cu`: (return code, stdout + stderr, stripped)."""
-    flags = tuple(flags)
+    flags = tuple(f for f in flags if f != "-c")
     folder = cache_dir()
     entry = folder / f"{key(text, flags)}.json" if folder else None
     if entry is not None and entry.is_file():

@@ -4,11 +4,11 @@ of four 16-column blocks, or a 2-D buffer whose columns interleave, copies atom 
 the shared layout holds each atom; the refusals (E0904 at the call) and nvcc (sm_100a)."""
 from __future__ import annotations
 
-import subprocess
 
 import pytest
 
 from tests.conftest import errors, has_nvcc, transpile
+from tests.nvcc_cache import compile_cuda
 
 HEAD = '''from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
@@ -83,9 +83,5 @@ def test_refusals_at_the_call(case):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_kernel_compiles_warning_free(name, tmp_path):
     result = transpile(CASES[name][0], "k.tx", arch="sm_100a")
-    cu = tmp_path / "k.cu"
-    cu.write_text(result.cuda)
-    proc = subprocess.run(["nvcc", "-gencode", "arch=compute_100a,code=sm_100a", "-std=c++17", "-Werror",
-                           "all-warnings", "-c", str(cu), "-o", str(tmp_path / "k.o")], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code, output = compile_cuda(result.cuda, ["-gencode", "arch=compute_100a,code=sm_100a", "-std=c++17", "-Werror", "all-warnings"])
+    assert code == 0, output

@@ -4,11 +4,11 @@ CUDA compiles warning-free. Values are checked on the GPU (tests/gpu/test_tile_g
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
 
 from tests.conftest import has_nvcc
+from tests.nvcc_cache import compile_cuda
 from tests.tile import gemm_kernels as gk
 from transpiler.driver import compile_source
 from transpiler.syntax.source import SourceFile
@@ -318,8 +318,5 @@ def test_generated_cuda_compiles_warning_free(name, tmp_path):
     arch = "sm_90a" if name in WGMMA else "sm_100a" if name.startswith("tcgen05") else "sm_80"
     result = _compile(text, arch=arch if name.startswith("tcgen05") else None)
     assert result.ok
-    path = tmp_path / "k.cu"
-    path.write_text(result.cuda)
-    done = subprocess.run(["nvcc", f"-arch={arch}", "-std=c++17", "-Werror", "all-warnings", "-c", str(path),
-                           "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    code, output = compile_cuda(result.cuda, [f"-arch={arch}", "-std=c++17", "-Werror", "all-warnings"])
+    assert code == 0, output

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import errors, has_nvcc, transpile
+from tests.nvcc_cache import compile_cuda
 from tests.emit import hostc
 
 needs_gxx = pytest.mark.skipif(not hostc.available(), reason="g++ or the CUDA headers are missing")
@@ -350,12 +351,8 @@ def test_replicated_dst_values():
                                                              ("min", "float32", True, True)])
 def test_kernel_compiles_warning_free(op, dtype, thread_reduce, accum, tmp_path):
     result = _compiled(kernel(op, dtype, thread_reduce, accum, groups=2, warps=8))
-    cu = tmp_path / "k.cu"
-    cu.write_text(result.cuda)
-    proc = subprocess.run(["nvcc", "-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-Werror",
-                           "all-warnings", "-c", str(cu), "-o", str(tmp_path / "k.o")], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code, output = compile_cuda(result.cuda, ["-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-Werror", "all-warnings"])
+    assert code == 0, output
 
 
 def warpgroup_kernel(thread_reduce: bool) -> str:

@@ -17,6 +17,7 @@ from math import prod
 import pytest
 
 from tests.conftest import has_nvcc, transpile
+from tests.nvcc_cache import compile_cuda
 from tests.emit import hostc
 from transpiler import ir
 from transpiler.diag.diagnostics import Diagnostics
@@ -598,11 +599,8 @@ NVCC_CASES = {
 def test_generated_cuda_compiles_warning_free(name, tmp_path):
     result = transpile(NVCC_CASES[name](), "k.tx", arch="sm_100a")
     assert result.ok, [(d.message, [n.message for n in d.notes]) for d in result.diagnostics]
-    path = tmp_path / "k.cu"
-    path.write_text(result.cuda)
-    done = subprocess.run(["nvcc", "-arch=sm_100a", "-std=c++17", "-Werror", "all-warnings", "-c", str(path),
-                           "-o", str(tmp_path / "k.o")], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    code, output = compile_cuda(result.cuda, ["-arch=sm_100a", "-std=c++17", "-Werror", "all-warnings"])
+    assert code == 0, output
 
 
 def test_cp_refuses_four_bit_data():
