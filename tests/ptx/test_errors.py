@@ -1,5 +1,5 @@
 """`T.ptx` calls the checker refuses, each with its code at the exact file:line:col, and the
-valid forms issue 17 lists as once refused."""
+valid forms once refused."""
 from __future__ import annotations
 
 import textwrap
@@ -134,7 +134,7 @@ def test_setmaxnreg_count_outside_its_range():
     assert errs == [(FIRST, 43, "E0605")]
 
 
-# -- forms issue 17 lists as wrongly refused --------------------------------------------------------
+# -- forms once wrongly refused --------------------------------------------------------------------
 @pytest.mark.parametrize("body", [
     "T.ptx.mbarrier.try_wait.parity.shared__cta.b64(r[0], bar.ptr_to([0]), 0)\n",
     "T.ptx.mbarrier.try_wait.parity.shared__cta.b64(r[0], bar.ptr_to([0]), 0, 10000)\n",

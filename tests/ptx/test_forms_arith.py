@@ -1,4 +1,4 @@
-"""The arithmetic families of issue 17 item 1's last list: min / max (integer, packed, float,
+"""The arithmetic PTX families: min / max (integer, packed, float,
 half, three-input), div / rem, mul24 / mad24, sad, bfe / bfi / bfind / fns, dp4a / dp2a, testp,
 copysign, shf, slct and set. Invalid spellings at their exact file:line:col; accepted calls
 (upstream's spellings) through the whole checker; the architecture rows; ptxas compiles every
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.ptx.test_errors import FIRST, check, messages
-from tests.ptx.test_forms_last import _calls
+from tests.ptx.test_forms_mma_qualifiers_async_stores_and_sink import _calls
 from transpiler.target import ptx
 
 

@@ -31,8 +31,8 @@ JOBS = [
     ("hopper_forms", "sm_90a"), ("hopper_forms", "compute_90a"), ("hopper_forms", "sm_100a"),
     ("blackwell_forms", "sm_100a"), ("blackwell_forms", "compute_100a"), ("blackwell_forms", "sm_100f"),
     ("pair_forms", "sm_100a"), ("pair_forms", "compute_100a"),
-    ("wgmma_shapes", "compute_90a"), ("gpu_forms", "compute_90a"), ("gpu_forms17", "compute_90a"), ("gpu_forms_last", "compute_90a"),
-    ("gpu_forms_last", "sm_80"), ("gpu_forms_arith", "sm_80"), ("gpu_forms_final", "compute_90a"),
+    ("wgmma_shapes", "compute_90a"), ("gpu_forms", "compute_90a"), ("gpu_preserve_dst_b128_reductions_local", "compute_90a"), ("gpu_compare_select_and_warp_votes", "compute_90a"),
+    ("gpu_compare_select_and_warp_votes", "sm_80"), ("gpu_forms_arith", "sm_80"), ("gpu_b128_moves_predicate_logic_fp8_mma", "compute_90a"),
 ]
 
 

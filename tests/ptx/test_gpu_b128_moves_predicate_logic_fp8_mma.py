@@ -1,4 +1,4 @@
-"""Values of the final round's PTX forms on a GPU (tests/ptx/kernels/gpu_forms_final.tx), checked
+"""Values of 128- and 64-bit moves, predicate logic and fp8 mma.sync on a GPU (tests/ptx/kernels/gpu_b128_moves_predicate_logic_fp8_mma.tx), checked
 against NumPy: mov.b128 (a .b128 value as its (low, high) 64-bit halves: the copy, the unpack into
 four .b32, the pack of four .b32 and an unpack with `T.ptx.SINK` that leaves the sunk registers
 alone), mov.b64's four 16-bit quarters, lop3's predicate form (.or / .and), the .pred logic, and
@@ -15,7 +15,7 @@ from tests.gpu.conftest import GPU_SKIP_REASON, launcher_for  # noqa: F401 (the 
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(GPU_SKIP_REASON is not None, reason=f"GPU test: {GPU_SKIP_REASON}")]
 
-SOURCE = (Path(__file__).resolve().parent / "kernels" / "gpu_forms_final.tx").read_text()
+SOURCE = (Path(__file__).resolve().parent / "kernels" / "gpu_b128_moves_predicate_logic_fp8_mma.tx").read_text()
 
 
 def _words(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -26,7 +26,7 @@ def _words(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def test_mov_packs(launcher_for):  # noqa: F811
     import cupy
 
-    module = launcher_for("gpu_forms_final", SOURCE)
+    module = launcher_for("gpu_b128_moves_predicate_logic_fp8_mma", SOURCE)
     rng = np.random.default_rng(17)
     u = rng.integers(0, 2 ** 63, 256, dtype=np.int64).astype(np.uint64) * np.uint64(3)
     q, w, h = cupy.zeros(512, cupy.uint64), cupy.zeros(512, cupy.uint32), cupy.zeros(128, cupy.uint64)
@@ -49,7 +49,7 @@ def test_mov_packs(launcher_for):  # noqa: F811
 def test_lop3_predicate_form_and_pred_logic(launcher_for):  # noqa: F811
     import cupy
 
-    module = launcher_for("gpu_forms_final", SOURCE)
+    module = launcher_for("gpu_b128_moves_predicate_logic_fp8_mma", SOURCE)
     rng = np.random.default_rng(5)
     a = rng.integers(0, 2 ** 32, 128, dtype=np.uint64).astype(np.uint32)
     a[::7] = 0
@@ -78,7 +78,7 @@ def test_fp8_mma_m16n8k16(launcher_for):  # noqa: F811
     group; D element i row group + 8 (i >= 2), column 2t + (i & 1)."""
     import cupy
 
-    module = launcher_for("gpu_forms_final", SOURCE)
+    module = launcher_for("gpu_b128_moves_predicate_logic_fp8_mma", SOURCE)
     rng = np.random.default_rng(8)
     values = np.array(sorted(_E4M3), dtype=np.float32)
     a = rng.choice(values, (16, 16))

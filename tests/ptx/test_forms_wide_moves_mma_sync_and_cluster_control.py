@@ -1,4 +1,4 @@
-"""The last PTX families of issue 17 (TIRx's table, python/tvm/backend/cuda/ptx/table.py): the 256-bit
+"""PTX families of TIRx's table (python/tvm/backend/cuda/ptx/table.py): the 256-bit
 ld / st vectors, mov.b128 and mov.b64's 16-bit packs, createpolicy's range / cvt lines, lop3's
 predicate form and the .pred logic, tensormap.cp_fenceproxy, clusterlaunchcontrol, mma.sp, the
 fp8 / f16-accumulating / single-bit mma.sync lines, the b8 ldmatrix / stmatrix forms and the
@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import transpile
 from tests.ptx.test_errors import FIRST, check, messages
-from tests.ptx.test_forms17 import HEADER, _kernel
+from tests.ptx.test_forms_mma_sparse_ws_and_preserve_dst import HEADER, _kernel
 from transpiler.target import ptx
 
 

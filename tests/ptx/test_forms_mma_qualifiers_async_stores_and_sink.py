@@ -1,4 +1,4 @@
-"""The last gaps of issue 17 item 1: tcgen05.mma's collector / ashift qualifiers and
+"""tcgen05.mma's collector / ashift qualifiers and
 scale-input-d, multimem's fp8 types and `.acc::f16`, tensormap.replace's swizzle_atomicity,
 st.async / red.async, `T.ptx.SINK`, TIRx's dotted family names (`T.ptx.st_async...`) and the
 arithmetic families. Errors at their exact file:line:col; accepted calls checked through the
@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import transpile
 from tests.ptx.test_errors import FIRST, check, messages
-from tests.ptx.test_forms17 import HEADER, _kernel
+from tests.ptx.test_forms_mma_sparse_ws_and_preserve_dst import HEADER, _kernel
 from transpiler.target import ptx
 
 

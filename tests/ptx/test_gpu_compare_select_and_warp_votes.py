@@ -1,4 +1,4 @@
-"""Values of the last round's PTX forms on a GPU (tests/ptx/kernels/gpu_forms_last.tx), checked
+"""Values of compare / select, integer and warp-vote PTX forms on a GPU (tests/ptx/kernels/gpu_compare_select_and_warp_votes.tx), checked
 against NumPy: setp (plain and with .or), selp, lop3, mul.wide, popc, integer mad, shfl.sync,
 redux.sync, vote.sync.ballot, and mov.b64 unpacks with `T.ptx.SINK` (the sunk half untouched).
 tests/ptx/test_nvcc.py compiles the same kernels without a GPU."""
@@ -13,13 +13,13 @@ from tests.gpu.conftest import GPU_SKIP_REASON, launcher_for  # noqa: F401 (the 
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(GPU_SKIP_REASON is not None, reason=f"GPU test: {GPU_SKIP_REASON}")]
 
-SOURCE = (Path(__file__).resolve().parent / "kernels" / "gpu_forms_last.tx").read_text()
+SOURCE = (Path(__file__).resolve().parent / "kernels" / "gpu_compare_select_and_warp_votes.tx").read_text()
 
 
 def test_arithmetic_comparison_and_warp_forms(launcher_for):  # noqa: F811
     import cupy
 
-    module = launcher_for("gpu_forms_last", SOURCE)
+    module = launcher_for("gpu_compare_select_and_warp_votes", SOURCE)
     rng = np.random.default_rng(3)
     a = rng.integers(-2000, 2000, 128, dtype=np.int32)
     out = cupy.zeros(1024, cupy.uint32)
@@ -47,7 +47,7 @@ def test_arithmetic_comparison_and_warp_forms(launcher_for):  # noqa: F811
 def test_sink_leaves_the_other_register(launcher_for):  # noqa: F811
     import cupy
 
-    module = launcher_for("gpu_forms_last", SOURCE)
+    module = launcher_for("gpu_compare_select_and_warp_votes", SOURCE)
     u = (np.arange(128, dtype=np.uint64) << np.uint64(32)) | (np.arange(128, dtype=np.uint64) * np.uint64(3) + np.uint64(1))
     out = cupy.zeros(256, cupy.uint32)
     module.sink(cupy.asarray(u), out)

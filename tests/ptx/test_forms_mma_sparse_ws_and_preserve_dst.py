@@ -1,4 +1,4 @@
-"""The forms issue 17 asked for beyond the first table: tcgen05.mma with A in tensor memory,
+"""PTX forms beyond the plain MMAs: tcgen05.mma with A in tensor memory,
 `.ws` and `.sp`; wgmma.mma_async.sp; `preserve_dst=`; and the cluster a `cta_group::2`
 instruction needs (E0606). Errors at their exact file:line:col; accepted forms checked
 through the whole checker (tests/ptx/test_nvcc.py compiles them)."""
