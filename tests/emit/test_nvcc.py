@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from tests.conftest import SAMPLES, has_nvcc, transpile
-from tests.nvcc_cache import compile_cuda
+from tests.build_cache import compile_cuda
 from tests.emit.test_golden import generate
 
 pytestmark = [pytest.mark.nvcc, pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")]
@@ -176,7 +176,7 @@ def targets(cuda: str) -> tuple[str, ...]:
 def nvcc(cu_path, arch: str, out_dir=None) -> tuple[int, str]:
     """`arch` "sm_90a": `-gencode arch=compute_90a,code=sm_90a`; "sm_90a plain": `-arch=sm_90a`, whose
     extra generic compute_90 pass the arch-specific helpers must survive (they trap there). Results
-    are cached by content (tests/nvcc_cache.py); out_dir is not needed any more."""
+    are cached by content (tests/build_cache.py); out_dir is not needed any more."""
     arch, _, plain = arch.partition(" ")
     number = arch[3:]  # arch-specific targets (sm_90a, sm_100a) need the matching virtual architecture
     target = [f"-arch={arch}"] if plain else ["-gencode", f"arch=compute_{number},code=sm_{number}"]

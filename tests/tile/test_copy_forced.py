@@ -4,11 +4,10 @@ call takes, the instruction its hints make, why a call is refused (E0904 at its 
 The values are checked on the GPU (tests/gpu/test_tile_copy_forced.py)."""
 from __future__ import annotations
 
-
 import pytest
 
-from tests.conftest import errors, transpile
 from tests.check.case_files import run
+from tests.conftest import errors, transpile
 from tests.tile.case_kernels import kernel_case
 from transpiler.tile import registry as variants
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import has_nvcc
-from tests.nvcc_cache import compile_cuda
+from tests.build_cache import compile_cuda
 from tests.tile import gemm_kernels as gk
 from tests.tile.test_gemm import _at, _compile, _refusal, _top_level
 from transpiler.sema.library.tma_utils import shared_layout

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import errors, has_nvcc, transpile
-from tests.nvcc_cache import compile_cuda
+from tests.build_cache import compile_cuda
 from tests.emit import hostc
 
 needs_gxx = pytest.mark.skipif(not hostc.available(), reason="g++ or the CUDA headers are missing")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import errors, has_nvcc, transpile
-from tests.nvcc_cache import compile_cuda
+from tests.build_cache import compile_cuda
 
 HEAD = '''from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx

@@ -11,13 +11,12 @@ from __future__ import annotations
 import random
 import re
 import shutil
-import subprocess
 from math import prod
 
 import pytest
 
 from tests.conftest import has_nvcc, transpile
-from tests.nvcc_cache import compile_cuda
+from tests.build_cache import compile_cuda, host_program_output
 from tests.emit import hostc
 from transpiler import ir
 from transpiler.diag.diagnostics import Diagnostics
@@ -199,17 +198,11 @@ def _host_program(cuda: str, prelude: str, main: str) -> str:
     return hostc.PRELUDE + prelude + head + 'extern "C" __global__' + body + main
 
 
-def _build_and_run(source: str, tmp_path) -> dict[str, list[int]]:
-    cpp, exe = tmp_path / "k.cpp", tmp_path / "k"
-    cpp.write_text(source)
-    build = subprocess.run(["g++", "-std=c++17", "-O0", "-fsanitize=undefined", "-fno-sanitize-recover=all",
-                            f"-I{hostc.CUDA_INCLUDE}", "-w", str(cpp), "-o", str(exe)],
-                           capture_output=True, text=True, timeout=300)
-    assert build.returncode == 0, build.stderr[-4000:]
-    done = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-4000:]
+def _build_and_run(source: str, tmp_path=None) -> dict[str, list[int]]:
+    stdout = host_program_output(source, ["-std=c++17", "-O0", "-fsanitize=undefined", "-fno-sanitize-recover=all",
+                                          f"-I{hostc.CUDA_INCLUDE}", "-w"])
     out: dict[str, list[int]] = {}
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         name, value = line.split()
         out.setdefault(name, []).append(int(value))
     return out

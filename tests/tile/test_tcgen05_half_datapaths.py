@@ -11,7 +11,7 @@ import re
 import pytest
 
 from tests.conftest import has_nvcc
-from tests.nvcc_cache import compile_cuda
+from tests.build_cache import compile_cuda
 from transpiler.driver import compile_source
 from transpiler.syntax.source import SourceFile
 

@@ -2,7 +2,7 @@
 primitive, named by it, with the variant each call takes and the CUDA lines that show the
 behaviour as CHECK comments next to the call, and its diagnostics inline (the format:
 tests/check/case_files.py). Each file with CHECK lines also compiles warning-free with nvcc
-at its `# ARCH:` (marker `nvcc`; results cached by content, tests/nvcc_cache.py)."""
+at its `# ARCH:` (marker `nvcc`; results cached by content, tests/build_cache.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,7 +12,7 @@ import pytest
 from tests.check.case_files import case_files, case_id, check_case_file, run
 from tests.check.filecheck import parse
 from tests.conftest import has_nvcc
-from tests.nvcc_cache import compile_cuda
+from tests.build_cache import compile_cuda
 
 CASES = Path(__file__).resolve().parent / "cases"
 CASE_FILES = case_files(CASES)
