@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ptx.test_errors import FIRST, check, messages
+from tests.ptx.snippet import FIRST, check, messages
 from tests.ptx.test_forms_mma_qualifiers_async_stores_and_sink import _calls
 from transpiler.target import ptx
 

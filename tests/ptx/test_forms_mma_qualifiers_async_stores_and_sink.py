@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import transpile
-from tests.ptx.test_errors import FIRST, check, messages
+from tests.ptx.snippet import FIRST, check, messages
 from tests.ptx.test_forms_mma_sparse_ws_and_preserve_dst import HEADER, _kernel
 from transpiler.target import ptx
 

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from tests.conftest import transpile
-from tests.ptx.test_errors import FIRST, check, messages
+from tests.ptx.snippet import FIRST, check, messages
 from transpiler.target import ptx
 
 HEADER = "from tvm.script import tirx as T\n\n\n"
