@@ -12,26 +12,6 @@ from tests.ptx.test_forms_mma_qualifiers_async_stores_and_sink import _calls
 from transpiler.target import ptx
 
 
-@pytest.mark.parametrize("mnemonic, why", [
-    ("min.relu.u32", "`.relu` is on .s16x2 and .s32 only"),
-    ("max.ftz.s32", "is an integer type"),
-    ("max.NaN.f64", ".f64 min / max takes no"),
-    ("min.ftz.bf16", ".bf16 takes no .ftz"),
-    ("max.xorsign.f32", "`.xorsign` is spelled `.xorsign.abs`"),
-    ("max.abs.f16", "`.abs` goes with `.xorsign`"),
-    ("div.approx.f64", "div.approx is .f32 only"),
-    ("div.rn.ftz.f64", "`.ftz` goes with .f32"),
-    ("mad24.lo.sat.s32", "`.sat` is mad24.hi.sat.s32 only"),
-    ("slct.ftz.b32.s32", "`.ftz` goes with an .f32 selector"),
-    ("set.lt.u32.b64", "the .bN types compare with .eq / .ne only"),
-    ("set.ltu.u32.s32", "`.ltu` is a floating-point comparison"),
-])
-def test_invalid_forms_say_why(mnemonic, why):
-    result, errs = check(f'T.ptx["{mnemonic}"]()\n', "sm_100a")
-    assert errs == [(FIRST, 5, "E0603")]
-    assert why in messages(result)[0]
-
-
 def test_upstream_spellings_check():
     calls = _calls("""\
         f = T.alloc_local((4,), "float32")
@@ -95,16 +75,6 @@ def test_dp4a_accumulates_in_u32_only_when_both_are_unsigned():
 def test_mma_sync_register_counts(mnemonic, n_ops, arch):
     instr = ptx.lookup(mnemonic)
     assert (len(instr.operands), instr.min_arch) == (n_ops, arch)
-
-
-@pytest.mark.parametrize("mnemonic, why", [
-    ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s4.s32", "A and B are both 8-bit or both 4-bit"),
-    ("mma.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32", "m16n8k64 is not an 8-bit integer shape"),
-])
-def test_invalid_mma_sync_forms(mnemonic, why):
-    result, errs = check(f'T.ptx["{mnemonic}"]()\n', "sm_90a")
-    assert errs == [(FIRST, 5, "E0603")]
-    assert why in messages(result)[0]
 
 
 def test_integer_mma_call_checks():

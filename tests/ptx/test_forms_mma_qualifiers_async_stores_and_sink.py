@@ -5,8 +5,6 @@ arithmetic families. Errors at their exact file:line:col; accepted calls checked
 whole checker and their helpers (tests/ptx/test_nvcc.py compiles every example with ptxas)."""
 from __future__ import annotations
 
-import pytest
-
 from tests.conftest import transpile
 from tests.ptx.snippet import FIRST, check, messages
 from tests.ptx.test_forms_mma_sparse_ws_and_preserve_dst import HEADER, _kernel
@@ -47,30 +45,6 @@ def test_scale_input_d_on_i8_is_an_operand_count_error():
 def test_ashift_takes_a_in_tensor_memory_only():
     forms = ptx.forms("tcgen05.mma.cta_group::1.kind::f16.ashift.collector::a::discard")
     assert {f.operands[1].name for f in forms} == {"a_tmem"}
-
-
-@pytest.mark.parametrize("mnemonic, why", [
-    ("tcgen05.mma.ws.cta_group::1.kind::f16.collector::a::fill", "`.ws` uses the B collector buffers"),
-    ("tcgen05.mma.cta_group::1.kind::f16.collector::b1::use", "the collector buffer of this form is A"),
-    ("tcgen05.mma.ws.cta_group::1.kind::f16.ashift", "`.ashift` is not a `.ws` qualifier"),
-    ("multimem.red.global.add.e4m3x4", "multimem.red has no fp8 types"),
-    ("multimem.ld_reduce.global.add.e5m2x2", ".e5m2x2 goes with .v2 / .v4 / .v8"),
-    ("multimem.ld_reduce.global.add.v8.e4m3x4", ".e4m3x4 goes with no vector / .v2 / .v4"),
-    ("multimem.ld_reduce.global.add.acc::f32.e4m3x4", "the fp8 types accumulate with `.acc::f16`"),
-    ("multimem.ld_reduce.global.add.acc::f16.v2.bf16x2", "`.acc::f16` goes with the fp8 types"),
-    ("multimem.ld_reduce.global.min.acc::f16.e4m3x4", "raises the precision of a half-precision or fp8"),
-    ("st.async.mbarrier::complete_tx::bytes.v4.f64", ".v4 takes .b32 / .u32 / .s32 / .f32"),
-    ("st.async.mmio.release.gpu.global.u32", "`.mmio` needs the .sys scope"),
-    ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.and.u64", ".and takes .b32"),
-    ("setp.lo.f32", "`.lo` is an integer-point comparison"),
-    ("setp.lt.b32", "the .bN types compare with .eq / .ne only"),
-    ("mul.s32", "mul needs .lo, .hi or .wide"),
-    ("sin.approx.f64", "is not an instruction"),
-])
-def test_invalid_forms_say_why(mnemonic, why):
-    result, errs = check(f'T.ptx["{mnemonic}"]()\n', "sm_100a")
-    assert errs == [(FIRST, 5, "E0603")]
-    assert why in messages(result)[0]
 
 
 # -- multimem fp8, tensormap.replace.swizzle_atomicity: sm_100a ------------------------------------------

@@ -43,19 +43,6 @@ def test_a_in_tensor_memory_is_chosen_by_the_argument():
                                                         "tirx_ptx_tcgen05_mma_cta_group__1_kind__f16_v1"]
 
 
-@pytest.mark.parametrize("mnemonic, why", [
-    ("tcgen05.mma.ws.cta_group::2.kind::f16", "`.ws` is a single-CTA form (cta_group::1)"),
-    ("tcgen05.mma.ws.cta_group::1.kind::mxf4.block_scale", "`.ws` has no block-scaled kinds"),
-    ("tcgen05.mma.sp.cta_group::1.kind::mxf4", "kind::mxf4 needs `.block_scale`"),
-    ("wgmma.mma_async.sp.sync.aligned.m64n64k16.f32.bf16.bf16", "bf16 inputs take k32 in the sparse form"),
-    ("wgmma.mma_async.sp.sync.aligned.m64n16k512.s32.b1.b1.and.popc", "the single-bit form has no sparse variant"),
-])
-def test_invalid_new_forms_say_why(mnemonic, why):
-    result, errs = check(f'T.ptx["{mnemonic}"]()\n', "sm_100a")
-    assert errs == [(FIRST, 5, "E0603")]
-    assert why in messages(result)[0]
-
-
 def test_ws_operand_counts():
     result, errs = check('T.ptx["tcgen05.mma.ws.cta_group::1.kind::f16"](r[0], U[0], U[1], r[1])\n', "sm_100a")
     assert errs == [(FIRST, 5, "E0305")]
@@ -176,35 +163,6 @@ def test_single_cta_instructions_need_no_cluster():
 
 
 # -- ld / st spaces, .b128, f16 and vector red / atom, multimem, tensormap ------------------------------
-@pytest.mark.parametrize("mnemonic, why", [
-    ("ld.relaxed.gpu.local.b32", "`.relaxed` works on global or shared memory, not .local"),
-    ("st.const.b32", "st has no .const"),
-    ("red.local.add.u32", "red works on global or shared memory, not .local"),
-    ("ld.const.L2::cache_hint.b32", "the cache hints and `.nc` work on global memory, not .const"),
-    ("red.global.add.f16", "the f16 add is spelled `.add.noftz`"),
-    ("red.global.max.noftz.f16", "the f16 max is a vector form"),
-    ("ld.global.f16", "`.f16` is a red / atom type"),
-    ("red.global.add.noftz.u32", "`.noftz` goes with the f16 / bf16 types"),
-    ("red.global.add.b128", ".b128 atomics are cas and exch"),
-    ("ld.global.v2.b128", ".b128 has no vector forms"),
-    ("atom.shared.add.noftz.v2.f16x2", "vector atom works on global memory"),
-    ("red.global.v4.u32.add", "vector red is an f32 (.v2, .v4) or f16 / bf16 (.v2, .v4, .v8) add, min or max"),
-    ("red.global.add.noftz.v8.f16x2", "the f16x2 vectors are .v2 and .v4"),
-    ("ld.global.v8.u16", ".v8 is a vector of 16-bit red / atom values"),
-    ("multimem.st.global.add.u32", "multimem.st takes no operation"),
-    ("multimem.ld_reduce.relaxed.global.add.u32", "`.relaxed` needs a scope"),
-    ("multimem.red.global.add.s64", "`.add` takes .u32 / .u64 / .s32"),
-    ("multimem.red.global.min.v2.f16", "the floating-point multimem.red is an add"),
-    ("multimem.ld_reduce.global.add.f16", "the scalar form takes .f16x2 / .bf16x2 / .f32 / .f64"),
-    ("multimem.ld_reduce.global.add.acc::f32.f32", "`.acc::f32` raises the precision"),
-    ("tensormap.replace.tile.rank.global.b1024.b64", "`.rank` is replaced as .b32"),
-])
-def test_invalid_memory_forms_say_why(mnemonic, why):
-    result, errs = check(f'T.ptx["{mnemonic}"]()\n', "sm_90a")
-    assert errs == [(FIRST, 5, "E0603")]
-    assert why in messages(result)[0]
-
-
 def test_memory_forms_through_the_checker():
     _, errs = check("""\
         loc = T.alloc_local((8,), "uint32")

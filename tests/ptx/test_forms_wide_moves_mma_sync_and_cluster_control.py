@@ -6,8 +6,6 @@ remaining cvt lines. Errors at their exact file:line:col; accepted calls through
 checker (tests/ptx/test_nvcc.py compiles every example with ptxas)."""
 from __future__ import annotations
 
-import pytest
-
 from tests.conftest import transpile
 from tests.ptx.snippet import FIRST, check, messages
 from tests.ptx.test_forms_mma_sparse_ws_and_preserve_dst import HEADER, _kernel
@@ -18,60 +16,6 @@ def _calls(body: str, arch: str, prefix: str = "tirx_ptx_") -> list[str]:
     result = transpile(HEADER + _kernel(body), "k.tx", arch=arch)
     assert result.ok, [f"{d.span.line}:{d.span.col} {d.code} {d.message}" for d in result.diagnostics]
     return [line.strip().split("(")[0] for line in result.cuda.splitlines() if line.strip().startswith(prefix)]
-
-
-@pytest.mark.parametrize("mnemonic, why", [
-    ("ld.shared.v8.f32", "a 256-bit access takes .global or generic addressing"),
-    ("ld.global.L2::cache_hint.v8.f32", "the 256-bit lines take no `.L2::cache_hint`"),
-    ("ld.global.cg.L1::evict_first.v8.f32", "eviction priorities go with neither a cache operator nor `.volatile`"),
-    ("st.volatile.L2::evict_last.v4.b64", "eviction priorities go with neither a cache operator nor `.volatile`"),
-    ("ld.global.L1::evict_last.L2::evict_last.b32", "go together only on the 256-bit ld / st lines"),
-    ("ld.global.v8.f64", "or 256 bits of 32-bit ld / st values"),
-    ("clusterlaunchcontrol.query_cancel.get_first_ctaid.b32.b128", "is spelled `.get_first_ctaid.v4.b32.b128`"),
-    ("clusterlaunchcontrol.query_cancel.is_canceled.b128", "is spelled `.is_canceled.pred.b128`"),
-    ("clusterlaunchcontrol.query_cancel.get_first_ctaid::z.v4.b32.b128", "is spelled `.get_first_ctaid::z.b32.b128`"),
-    ("ldmatrix.sync.aligned.m16n16.x1.shared.b8", "the .m16n16 loads are `.trans`"),
-    ("ldmatrix.sync.aligned.m16n16.x4.trans.shared.b8", ".m16n16 loads .x1 or .x2"),
-    ("ldmatrix.sync.aligned.m8n16.x1.shared.b8", ".m8n16 loads the packed formats"),
-    ("ldmatrix.sync.aligned.m8n16.x1.trans.shared.b8x16.b6x16_p32", "the .m8n16 loads take no `.trans`"),
-    ("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.bf16.f32", "no sparse line pairs .f16 with .bf16"),
-    ("mma.sp.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", "m16n8k8 is not a sparse .f16 shape"),
-    ("mma.sp.sync.aligned.m16n8k16.row.col.f16.bf16.bf16.f16", "only the .f16 lines accumulate in .f16"),
-    ("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.f32.f16.f16.f32", "`.satfinite` goes with the integer lines"),
-    ("mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.s4.s32", "no sparse line pairs .s8 with .s4"),
-    ("mma.sp.sync.aligned.m16n8k32.row.col.f32.s8.s8.f32", "the integer lines accumulate in .s32"),
-    ("mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f16", "the fp8 lines accumulate in one type"),
-    ("cvt.rs.e4m3x4.f32", "conversions to the x4 fp8 / fp6 / fp4 types are `.satfinite`"),
-    ("cvt.rn.relu.relu.bf16x2.e4m3x2", "`.relu` and `.satfinite` are written at most once"),
-    ("cvt.rn.s2f6x2.f32", "conversions to s2f6x2 are `.satfinite`"),
-    ("cvt.rm.tf32.f32", "the tf32 lines are cvt.rna{.satfinite}.tf32.f32 and cvt.rn / .rz"),
-    ("cvt.rna.relu.tf32.f32", "the tf32 lines are"),
-    ("cvt.rz.satfinite.e4m3x2.f32", "`.rz` rounds f32 pairs to .f16x2 / .bf16x2 only"),
-    ("cvt.rn.relu.satfinite.e4m3x2.f32", "the fp8 lines are spelled `.satfinite{.relu}`"),
-    ("cvt.rn.satfinite.relu.f16.f32", "`.satfinite` goes after `.relu`"),
-    ("cp.async.bulk.tensor.3d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes", ".tile::gather4 is a 2d"),
-    ("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes.multicast::cluster",
-     "`.multicast::cluster` writes into .shared::cluster"),
-    ("cp.async.bulk.tensor.1d.global.shared::cta.tile::scatter4.bulk_group", ".tile::scatter4 is a 2d store mode"),
-    ("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.multicast::cluster",
-     "`.multicast::cluster` copies global -> .shared::cluster"),
-    ("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.cp_mask", "`.cp_mask` goes with the shared::cta"),
-    ("add.sat.s16x2", "`.s16x2` is a plain add (no .sat)"),
-    ("mad.lo.sat.s32", "`.sat` is an s32 add / sub (or mad.hi.sat.s32)"),
-    ("setp.eq.ftz.bf16", "`.ftz` goes with .f32 and .f16"),
-    ("ld.mmio.relaxed.gpu.u32", "`.mmio` is an ld / st `.relaxed.sys`"),
-    ("st.mmio.relaxed.sys.shared.u32", "`.mmio` takes .global or generic addressing"),
-    ("ldu.global.v2.b128", ".b128 has no vector forms"),
-    ("atom.global.cas.L2::cache_hint.b128", "the .b128 atom.cas takes no cache hint (ptxas)"),
-    ("set.ne.f16.bf16", "no half-precision `set` line pairs .f16 with .bf16"),
-    ("set.lo.f16.u32", "the integer source .u32 compares with eq / ne / lt / le / gt / ge"),
-    ("set.lt.ftz.bf16.f32", "`.ftz` goes with an .f16 / .f32 / .f16x2 source and no .bf16 result"),
-    ("fma.f32.f16", "fma needs a rounding mode"),
-])
-def test_invalid_forms_say_why(mnemonic, why):
-    result, errs = check(f'T.ptx["{mnemonic}"]()\n', "sm_100a")
-    assert errs == [(FIRST, 5, "E0603")]
-    assert why in messages(result)[0]
 
 
 def test_not_instructions_are_unknown():
