@@ -4,7 +4,6 @@ of four 16-column blocks, or a 2-D buffer whose columns interleave, copies atom 
 the shared layout holds each atom; the refusals (E0904 at the call) and nvcc (sm_100a)."""
 from __future__ import annotations
 
-
 import pytest
 
 from tests.conftest import errors, has_nvcc, transpile

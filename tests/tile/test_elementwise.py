@@ -3,7 +3,6 @@ CUDA (threads one after another: each computes its own registers, or its own rou
 tile), which variant each call takes, why the others decline (E0904 at the call), and nvcc."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 

@@ -3,7 +3,6 @@ values by a host run of the generated CUDA (one thread: the sequential forms), w
 call takes, the shuffle plan of register reductions over lanes, the E0904 reasons, and nvcc."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 

@@ -3,7 +3,6 @@ cannot describe the call): which calls take it, that a call `axes=` does describ
 reading, and nvcc. Values: tests/gpu/test_tile_reduction_lanes.py."""
 from __future__ import annotations
 
-
 import pytest
 
 from tests.conftest import errors, has_nvcc, transpile
