@@ -23,22 +23,6 @@ def pytest_addoption(parser):
                           "from the actual output instead of comparing (review the diff like code)")
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "xdist_group(name): run on one pytest-xdist worker with the rest of its group")
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (`make test` runs `-n auto --dist loadgroup`), the tests of a module that
-    share a module- or session-scoped fixture (a batch of nvcc compiles, a set of host runs) go to one
-    worker, so that the fixture is built once rather than once per worker."""
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        if info is not None and any(d.scope in ("module", "session")
-                                    for defs in info.name2fixturedefs.values() for d in defs):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-
-
 @pytest.fixture
 def update_golden(request) -> bool:
     return request.config.getoption("--update-golden")
