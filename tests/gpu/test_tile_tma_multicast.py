@@ -1,6 +1,6 @@
-"""`Tx.copy_async(..., cta_mask=)` on the GPU (the kernel of tests/tile/cases/copy_async/tma_multicast_to_the_ctas_of_a_mask.tx): in
-each 2-CTA cluster both CTAs multicast their half of a 16 x 64 tile to both, so each CTA ends
-with the whole tile."""
+"""`Tx.copy_async(..., cta_mask=)` on the GPU (the kernel of
+tests/tile/cases/copy_async/tma_multicast_to_the_ctas_of_a_mask.tx): in each 2-CTA cluster both
+CTAs multicast their half of a 16 x 64 tile to both, so each CTA ends with the whole tile."""
 from __future__ import annotations
 
 import numpy as np
