@@ -7,8 +7,8 @@ its standard output is the result. A success is stored under a key that hashes t
 compiler's `--version`, the flags and the source text: whatever changes the generated
 code, the flags or the compiler misses the cache, and a rerun of an unchanged kernel
 costs a file read. Failures are never stored (a flaky or killed run must run again).
-Only self-contained sources may be cached: a file that includes a local header would
-hide that header's changes from the key.
+A source that includes local headers passes them (`headers=`): they are written next
+to it and hashed with it; any other local include would hide its changes from the key.
 
 The cache is `build/test-cache/` (git-ignored, removed by `make clean` and by CI's
 fresh checkout); `TIRXC_TEST_CACHE=<dir>` moves it, `TIRXC_TEST_CACHE=off` turns it off.
@@ -44,12 +44,13 @@ def cache_dir() -> Path | None:
     return Path(setting) if setting else DEFAULT
 
 
-def _entry(tool: str, flags, text: str) -> Path | None:
+def _entry(tool: str, flags, text: str, headers: dict[str, str] | None = None) -> Path | None:
     folder = cache_dir()
     if folder is None:
         return None
     digest = hashlib.sha256()
-    for part in (tool_version(tool), "\0".join(flags), text):
+    extra = [f"{name}\0{body}" for name, body in sorted((headers or {}).items())]
+    for part in (tool_version(tool), "\0".join(flags), text, *extra):
         digest.update(part.encode("utf-8"))
         digest.update(b"\0\1")
     return folder / Path(tool).name / f"{digest.hexdigest()}.json"
@@ -71,16 +72,20 @@ def _store(entry: Path | None, value: dict) -> None:
     os.replace(temporary, entry)
 
 
-def compile_cuda(text: str, flags, *, name: str = "kernel", timeout: int = 300) -> tuple[int, str]:
-    """`nvcc *flags -c name.cu`: (return code, stdout + stderr, stripped)."""
+def compile_cuda(text: str, flags, *, name: str = "kernel", timeout: int = 300,
+                 headers: dict[str, str] | None = None) -> tuple[int, str]:
+    """`nvcc *flags -c name.cu` (headers: {file name: text} written beside it): (return code,
+    stdout + stderr, stripped)."""
     flags = tuple(f for f in flags if f != "-c")
-    entry = _entry("nvcc", flags, text)
+    entry = _entry("nvcc", flags, text, headers)
     stored = _load(entry)
     if stored is not None:
         return stored["code"], stored["output"]
     with tempfile.TemporaryDirectory(prefix="tirxc-nvcc-") as scratch:
         cu = Path(scratch) / f"{name}.cu"
         cu.write_text(text, encoding="utf-8")
+        for header, body in (headers or {}).items():
+            (Path(scratch) / header).write_text(body, encoding="utf-8")
         proc = subprocess.run(["nvcc", *flags, "-c", str(cu), "-o", str(cu.with_suffix(".o"))],
                               capture_output=True, text=True, timeout=timeout)
     code, output = proc.returncode, (proc.stdout + proc.stderr).strip()
