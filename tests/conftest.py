@@ -1,4 +1,4 @@
-"""Shared fixtures: paths, a compile helper, and the --update-golden flag."""
+"""Shared fixtures: paths, a compile helper, and the --update-golden / --update-check-cases flags."""
 from __future__ import annotations
 
 import shutil
@@ -18,11 +18,19 @@ def pytest_addoption(parser):
                      help="rewrite tests/golden/*.cu from the current output instead of comparing")
     parser.addoption("--update-conformance", action="store_true", default=False,
                      help="rewrite tests/conformance/expected.json and docs/conformance.md from the current run")
+    parser.addoption("--update-check-cases", action="store_true", default=False,
+                     help="rewrite the diagnostic comments of the case files (tests/check/case_files.py) "
+                          "from the actual output instead of comparing (review the diff like code)")
 
 
 @pytest.fixture
 def update_golden(request) -> bool:
     return request.config.getoption("--update-golden")
+
+
+@pytest.fixture
+def update_check_cases(request) -> bool:
+    return bool(request.config.getoption("--update-check-cases"))
 
 
 def transpile(text: str, name: str = "kernel.tx", **options):

@@ -23,6 +23,9 @@ reports must be expected, and every expectation must be reported. `help`
 items are optional: when written, the diagnostic's help must contain the
 fragment.
 
+Whole-line `# CHECK...:` and `# ARCH:` comments are not items: they state the
+expected CUDA (filecheck.py).
+
 `rewrite` regenerates the items of a file from actual diagnostics; fragments
 of expectations that still match are kept (they are reviewed text), other
 diagnostics get the start of their message, and `help` items are kept where
@@ -32,6 +35,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from tests.check.filecheck import is_directive
 
 _HEAD = r"#\s*(?:error|warning|note|help)(?:\s+[EW]\d{4})?(?:\s+@\d+)?\s*:"
 ITEM = re.compile(r"#\s*(?P<kind>error|warning|note|help)(?:\s+(?P<code>[EW]\d{4}))?(?:\s+@(?P<col>\d+))?\s*:\s*"
@@ -65,6 +70,8 @@ class CaseFileError(Exception):
 def parse(text: str) -> list[Item]:
     items = []
     for number, line in enumerate(text.split("\n"), start=1):
+        if is_directive(line):  # an expected CUDA fragment (filecheck.py), whatever its text
+            continue
         start = START.search(line)
         if start is None:
             comment = _comment_start(line)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from inline_expect import CaseFileError, Item, compare, parse, rewrite, shorten
+from tests.check.inline_expect import CaseFileError, Item, compare, parse, rewrite, shorten
 from transpiler.diag.diagnostics import Diagnostic, Note
 from transpiler.syntax.source import Span
 

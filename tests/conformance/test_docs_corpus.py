@@ -13,7 +13,6 @@ skip where they are absent.
 from __future__ import annotations
 
 import os
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -22,6 +21,7 @@ from tests.conformance import corpus, report
 from tests.conformance.pages import DOCS, TIRX_LANGS, all_blocks
 from tests.conformance.skipped import SKIPPED
 from tests.conftest import has_nvcc
+from tests.build_cache import compile_cuda
 
 FILES = [p.name for p in corpus.files()]
 needs_pages = pytest.mark.skipif(not DOCS.is_dir(), reason=f"the TIRx pages are not at {DOCS}")
@@ -162,12 +162,11 @@ def nvcc_results(outcomes, tmp_path_factory):
             cu.write_text(o.cuda, encoding="utf-8")
             jobs.append((o.file, cu, _arch(o.min_arch)))
 
-    def compile_one(job):
+    def compile_one(job):  # cached by content (tests/build_cache.py)
         _, cu, arch = job
         number = arch[3:]
-        proc = subprocess.run(["nvcc", "-gencode", f"arch=compute_{number},code=sm_{number}", *FLAGS, str(cu),
-                               "-o", str(cu.with_suffix(".o"))], capture_output=True, text=True, timeout=300)
-        return proc.returncode, (proc.stdout + proc.stderr).strip()
+        return compile_cuda(cu.read_text(encoding="utf-8"), ["-gencode", f"arch=compute_{number},code=sm_{number}",
+                                                             *FLAGS], name=cu.stem)
 
     with ThreadPoolExecutor(max_workers=max(2, min(len(jobs), os.cpu_count() or 2))) as pool:
         return {job[0]: (job[2], *res) for job, res in zip(jobs, pool.map(compile_one, jobs))}

@@ -4,6 +4,7 @@ errors (nvcc's and the host compiler's -Wall -Wextra), and every header alone wi
 the GPU test program of test_gpu.py."""
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import has_nvcc
+from tests.build_cache import compile_cuda
 from tests.cpp.common import cuda_include, generate, sample_stems
 
 pytestmark = [pytest.mark.nvcc, pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")]
@@ -32,12 +34,14 @@ def compiled(tmp_path_factory):
     for stem in sample_stems():
         result = generate(stem, folder)
         if result is not None:
-            jobs[stem] = ["nvcc", *WARNINGS, f"-arch={_arch(result)}", str(folder / f"{stem}.cu"), "-o",
-                          str(folder / f"{stem}.o")]
+            jobs[stem] = (folder / f"{stem}.cu", [*WARNINGS, f"-arch={_arch(result)}"])
 
-    def run(command):
-        done = subprocess.run(command, capture_output=True, text=True)
-        return done.returncode, done.stdout + done.stderr
+    def run(job):  # cached by content, the .cu with the headers it includes (tests/build_cache.py)
+        cu, flags = job
+        text = cu.read_text(encoding="utf-8")
+        headers = {name: (folder / name).read_text(encoding="utf-8")
+                   for name in re.findall(r'^#include "([^"/]+)"', text, re.M)}
+        return compile_cuda(text, flags, name=cu.stem, headers=headers)
 
     with ThreadPoolExecutor(2) as pool:
         results = dict(zip(jobs, pool.map(run, jobs.values())))

@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 import re
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
+
+from tests.build_cache import host_program_output
 
 CUDA_INCLUDE = Path("/usr/local/cuda/include")
 GXX = shutil.which("g++")
@@ -82,7 +82,8 @@ def _literal(ctype: str, value) -> str:
 def run(cuda: str, buffers: dict[str, list], threads: int = 1, scalars: dict | None = None,
         workdir: Path | None = None) -> dict[str, list]:
     """Run the `.cu`'s first kernel for threads 0 .. threads-1 (one block) over the given
-    buffers (by source name: `A` for `A_ptr`) and scalars; returns every buffer afterwards."""
+    buffers (by source name: `A` for `A_ptr`) and scalars; returns every buffer afterwards.
+    The program's output is cached by content (tests/build_cache.py); workdir is not needed."""
     match = _SIGNATURE.search(cuda)
     symbol, params = match.group(1), [p.strip() for p in match.group(2).split(",") if p.strip()]
     decls, args, dumps = [], [], []
@@ -111,17 +112,11 @@ def run(cuda: str, buffers: dict[str, list], threads: int = 1, scalars: dict | N
         f"for (unsigned t = 0; t < {threads}; ++t) {{ threadIdx.x = t; {symbol}({', '.join(args)}); }}",
         *dumps, "return 0; }"])
     source = PRELUDE + cuda + "\n" + main + "\n"
-    workdir = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="tirxc-hostc-"))
-    cpp, exe = workdir / f"{symbol}.host.cpp", workdir / f"{symbol}.host"
-    cpp.write_text(source, encoding="utf-8")
-    build = subprocess.run([GXX, "-std=c++17", "-O0", "-ffp-contract=off", "-fsanitize=undefined",
-                            "-fno-sanitize-recover=all", f"-I{CUDA_INCLUDE}", "-w", str(cpp), "-o", str(exe)],
-                           capture_output=True, text=True, timeout=120)
-    assert build.returncode == 0, f"g++ failed:\n{build.stderr[-4000:]}\n--- source ---\n{cuda}"
-    done = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, f"the host run failed:\n{done.stderr[-4000:]}\n--- source ---\n{cuda}"
+    stdout = host_program_output(source, ["-std=c++17", "-O0", "-ffp-contract=off", "-fsanitize=undefined",
+                                          "-fno-sanitize-recover=all", f"-I{CUDA_INCLUDE}", "-w"],
+                                 compiler=GXX, build_timeout=120, run_timeout=60, context=f"\n--- source ---\n{cuda}")
     out: dict[str, list] = {name: [] for name in kinds}
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         name, text = line.split(" ", 1)
         out[name].append(float.fromhex(text.replace("-nan", "nan")) if kinds[name] in _FLOATS else int(text))
     return out

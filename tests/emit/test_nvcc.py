@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from tests.conftest import SAMPLES, has_nvcc, transpile
+from tests.build_cache import compile_cuda
 from tests.emit.test_golden import generate
 
 pytestmark = [pytest.mark.nvcc, pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")]
@@ -172,16 +173,14 @@ def targets(cuda: str) -> tuple[str, ...]:
     return tuple(arch for arch in ("sm_80", "sm_90a") if int(arch[3:].rstrip("a")) >= minimum)
 
 
-def nvcc(cu_path, arch: str, out_dir) -> tuple[int, str]:
+def nvcc(cu_path, arch: str, out_dir=None) -> tuple[int, str]:
     """`arch` "sm_90a": `-gencode arch=compute_90a,code=sm_90a`; "sm_90a plain": `-arch=sm_90a`, whose
-    extra generic compute_90 pass the arch-specific helpers must survive (they trap there)."""
+    extra generic compute_90 pass the arch-specific helpers must survive (they trap there). Results
+    are cached by content (tests/build_cache.py); out_dir is not needed any more."""
     arch, _, plain = arch.partition(" ")
-    obj = out_dir / f"{cu_path.stem}.{arch}{'.plain' if plain else ''}.o"
     number = arch[3:]  # arch-specific targets (sm_90a, sm_100a) need the matching virtual architecture
     target = [f"-arch={arch}"] if plain else ["-gencode", f"arch=compute_{number},code=sm_{number}"]
-    proc = subprocess.run(["nvcc", *target, *FLAGS, str(cu_path), "-o", str(obj)], capture_output=True, text=True,
-                          timeout=300)
-    return proc.returncode, (proc.stdout + proc.stderr).strip()
+    return compile_cuda(Path(cu_path).read_text(encoding="utf-8"), [*target, *FLAGS], name=Path(cu_path).stem)
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 ld / st / red / atom with their qualifiers and `pred=`, mov.b64 packing and unpacking, packed
 cvt, shared-memory vector stores, mbarrier arrive / test_wait / try_wait (parity and phase
 state, count, `pred=`), elect.sync and named barriers (bar.arrive / bar.sync); and from
-gpu_forms17.tx `preserve_dst=`, .b128, f16x2 and vector reductions, .local and `T.ptx.addr`. mapa needs a
+gpu_preserve_dst_b128_reductions_local.tx `preserve_dst=`, .b128, f16x2 and vector reductions, .local and `T.ptx.addr`. mapa needs a
 cluster launch and f32x2 an sm_100 GPU: those are compiled only (tests/ptx/test_nvcc.py)."""
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def test_preserve_dst_keeps_the_destination_where_the_predicate_is_false(launche
     register's earlier value (the destination is bound read-write)."""
     import cupy
 
-    module = launcher_for("gpu_forms17", (KERNELS / "gpu_forms17.tx").read_text())
+    module = launcher_for("gpu_preserve_dst_b128_reductions_local", (KERNELS / "gpu_preserve_dst_b128_reductions_local.tx").read_text())
     a = np.arange(128, dtype=np.int32) * 11 + 3
     out = cupy.zeros(256, cupy.int32)
     module.keep(cupy.asarray(a), out)
@@ -140,7 +140,7 @@ def test_b128_half_precision_and_vector_reductions_and_local_memory(launcher_for
     reduction, a store and load through .local, and a store to `T.ptx.addr(P.ptr_to([tx]), 8)`."""
     import cupy
 
-    module = launcher_for("gpu_forms17", (KERNELS / "gpu_forms17.tx").read_text())
+    module = launcher_for("gpu_preserve_dst_b128_reductions_local", (KERNELS / "gpu_preserve_dst_b128_reductions_local.tx").read_text())
     u = np.arange(256, dtype=np.uint64) * np.uint64(0x100000001) + np.uint64(7)
     bufs = [cupy.asarray(u), cupy.zeros(256, cupy.uint64), cupy.zeros(4, cupy.uint32), cupy.zeros(4, cupy.float32),
             cupy.zeros(128, cupy.uint32), cupy.zeros(130, cupy.uint32)]

@@ -1,5 +1,5 @@
 """`copy` and `permute_layout` variants on the GPU against NumPy (the kernels of
-tests/tile/test_copy_kernels.py): gmem_smem (run-time window, partial last round, swizzled 3-D shared,
+tests/tile/cases/copy/): gmem_smem (run-time window, partial last round, swizzled 3-D shared,
 forced vec_len), reg (registers spread over lanes, a thread's own registers), ldstmatrix
 (ldmatrix / stmatrix, plain and .trans) and warp_xor_swizzle (out of place and in place)."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.tile.test_copy_kernels import source
+from tests.tile.case_kernels import kernel_source
 
 pytestmark = pytest.mark.gpu
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.gpu
 def _run(launcher_for, name, *host, scalars=()):
     import cupy
 
-    kernel = getattr(launcher_for(f"tile_copy_{name}", source(name)), name)
+    kernel = getattr(launcher_for(f"tile_copy_{name}", kernel_source("copy", name)), name)
     bufs = [cupy.asarray(h) for h in host]
     kernel(*bufs, *scalars)
     cupy.cuda.Device().synchronize()
@@ -88,7 +88,7 @@ def test_permute_layout_out_of_place(launcher_for):
     # B's layout puts element (s, 0, r, c) at s*128 + c*4 + r: the launcher takes an array with
     # those strides, a transposed view of a dense one
     a = np.arange(256, dtype=np.float32)
-    kernel = getattr(launcher_for("tile_copy_permute", source("permute")), "permute")
+    kernel = getattr(launcher_for("tile_copy_permute", kernel_source("copy", "permute")), "permute")
     base = cupy.zeros((2, 1, 32, 4), cupy.float32)
     kernel(cupy.asarray(a.reshape(2, 1, 4, 32)), base.transpose(0, 1, 3, 2))
     cupy.cuda.Device().synchronize()

@@ -1,4 +1,4 @@
-"""`Tx.copy_async` on the GPU, against NumPy: the kernels of tests/tile/test_copy_async_kernels.py run
+"""`Tx.copy_async` on the GPU, against NumPy: the kernels of tests/tile/cases/copy_async/ run
 through their generated launchers (which encode the TMA tensor maps tirxc adds). ldgsts (with
 zero-fill) needs sm_80, TMA and dsmem sm_90, the tensor-memory variants sm_100."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.tile.test_copy_async_kernels import source
+from tests.tile.case_kernels import kernel_source
 
 pytestmark = pytest.mark.gpu
 
@@ -24,7 +24,7 @@ def _need_cc(major: int) -> int:
 @pytest.fixture
 def module(launcher_for):
     def load(name: str):
-        return launcher_for(f"tile_copy_async_{name}", source(name))
+        return launcher_for(f"tile_copy_async_{name}", kernel_source("copy_async", name))
     return load
 
 

@@ -1,11 +1,11 @@
 """TIRx's forced-width copies (`vec_16b` ... `vec_256b`) with cache hints, and `vec_auto`, on the GPU
-against NumPy (the kernels of tests/tile/test_copy_forced_kernels.py)."""
+against NumPy (the kernels of tests/tile/cases/copy_forced/)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tests.tile.test_copy_forced_kernels import source
+from tests.tile.case_kernels import kernel_source
 
 pytestmark = pytest.mark.gpu
 
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.gpu
 def _run(launcher_for, name, *host):
     import cupy
 
-    kernel = getattr(launcher_for(f"tile_copy_forced_{name}", source(name)), name)
+    kernel = getattr(launcher_for(f"tile_copy_forced_{name}", kernel_source("copy_forced", name)), name)
     bufs = [cupy.asarray(h) for h in host]
     kernel(*bufs)
     cupy.cuda.Device().synchronize()

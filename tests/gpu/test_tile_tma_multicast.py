@@ -1,12 +1,12 @@
-"""`Tx.copy_async(..., cta_mask=)` on the GPU (the kernel of tests/tile/test_tma_multicast.py): in
-each 2-CTA cluster both CTAs multicast their half of a 16 x 64 tile to both, so each CTA ends
-with the whole tile."""
+"""`Tx.copy_async(..., cta_mask=)` on the GPU (the kernel of
+tests/tile/cases/copy_async/tma_multicast_to_the_ctas_of_a_mask.tx): in each 2-CTA cluster both
+CTAs multicast their half of a 16 x 64 tile to both, so each CTA ends with the whole tile."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tests.tile.test_tma_multicast import KERNEL
+from tests.tile.case_kernels import kernel_source
 
 pytestmark = pytest.mark.gpu
 
@@ -15,7 +15,8 @@ pytestmark = pytest.mark.gpu
 def test_each_cta_receives_both_halves(launcher_for, mask):
     import cupy
 
-    module = launcher_for(f"tma_multicast_{len(mask)}", KERNEL % mask)
+    text = kernel_source("copy_async", "multicast").replace("cta_mask=3)", f"cta_mask={mask})")
+    module = launcher_for(f"tma_multicast_{len(mask)}", text)
     a = np.arange(16 * 64, dtype=np.float32).reshape(16, 64)
     b = cupy.zeros((2, 16, 64), cupy.float32)
     module.multicast(cupy.asarray(a), b)

@@ -1,4 +1,4 @@
-"""The arithmetic families of issue 17 item 1's last list: min / max (integer, packed, float,
+"""The arithmetic PTX families: min / max (integer, packed, float,
 half, three-input), div / rem, mul24 / mad24, sad, bfe / bfi / bfind / fns, dp4a / dp2a, testp,
 copysign, shf, slct and set. Invalid spellings at their exact file:line:col; accepted calls
 (upstream's spellings) through the whole checker; the architecture rows; ptxas compiles every
@@ -7,29 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ptx.test_errors import FIRST, check, messages
-from tests.ptx.test_forms_last import _calls
+from tests.ptx.snippet import FIRST, check, messages
+from tests.ptx.test_forms_mma_qualifiers_async_stores_and_sink import _calls
 from transpiler.target import ptx
-
-
-@pytest.mark.parametrize("mnemonic, why", [
-    ("min.relu.u32", "`.relu` is on .s16x2 and .s32 only"),
-    ("max.ftz.s32", "is an integer type"),
-    ("max.NaN.f64", ".f64 min / max takes no"),
-    ("min.ftz.bf16", ".bf16 takes no .ftz"),
-    ("max.xorsign.f32", "`.xorsign` is spelled `.xorsign.abs`"),
-    ("max.abs.f16", "`.abs` goes with `.xorsign`"),
-    ("div.approx.f64", "div.approx is .f32 only"),
-    ("div.rn.ftz.f64", "`.ftz` goes with .f32"),
-    ("mad24.lo.sat.s32", "`.sat` is mad24.hi.sat.s32 only"),
-    ("slct.ftz.b32.s32", "`.ftz` goes with an .f32 selector"),
-    ("set.lt.u32.b64", "the .bN types compare with .eq / .ne only"),
-    ("set.ltu.u32.s32", "`.ltu` is a floating-point comparison"),
-])
-def test_invalid_forms_say_why(mnemonic, why):
-    result, errs = check(f'T.ptx["{mnemonic}"]()\n', "sm_100a")
-    assert errs == [(FIRST, 5, "E0603")]
-    assert why in messages(result)[0]
 
 
 def test_upstream_spellings_check():
@@ -95,16 +75,6 @@ def test_dp4a_accumulates_in_u32_only_when_both_are_unsigned():
 def test_mma_sync_register_counts(mnemonic, n_ops, arch):
     instr = ptx.lookup(mnemonic)
     assert (len(instr.operands), instr.min_arch) == (n_ops, arch)
-
-
-@pytest.mark.parametrize("mnemonic, why", [
-    ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s4.s32", "A and B are both 8-bit or both 4-bit"),
-    ("mma.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32", "m16n8k64 is not an 8-bit integer shape"),
-])
-def test_invalid_mma_sync_forms(mnemonic, why):
-    result, errs = check(f'T.ptx["{mnemonic}"]()\n', "sm_90a")
-    assert errs == [(FIRST, 5, "E0603")]
-    assert why in messages(result)[0]
 
 
 def test_integer_mma_call_checks():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import transpile
-from tests.ptx.test_errors import FIRST, check, messages
+from tests.ptx.snippet import FIRST, check, messages
 from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.sema.calls.tcgen05_frag import fragment_iters

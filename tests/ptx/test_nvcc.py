@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import has_nvcc, transpile
+from tests.build_cache import compile_cuda
 from tests.ptx.corpus import instructions, translation_unit
 from transpiler.target import ptx
 
@@ -31,8 +32,8 @@ JOBS = [
     ("hopper_forms", "sm_90a"), ("hopper_forms", "compute_90a"), ("hopper_forms", "sm_100a"),
     ("blackwell_forms", "sm_100a"), ("blackwell_forms", "compute_100a"), ("blackwell_forms", "sm_100f"),
     ("pair_forms", "sm_100a"), ("pair_forms", "compute_100a"),
-    ("wgmma_shapes", "compute_90a"), ("gpu_forms", "compute_90a"), ("gpu_forms17", "compute_90a"), ("gpu_forms_last", "compute_90a"),
-    ("gpu_forms_last", "sm_80"), ("gpu_forms_arith", "sm_80"), ("gpu_forms_final", "compute_90a"),
+    ("wgmma_shapes", "compute_90a"), ("gpu_forms", "compute_90a"), ("gpu_preserve_dst_b128_reductions_local", "compute_90a"), ("gpu_compare_select_and_warp_votes", "compute_90a"),
+    ("gpu_compare_select_and_warp_votes", "sm_80"), ("gpu_forms_arith", "sm_80"), ("gpu_b128_moves_predicate_logic_fp8_mma", "compute_90a"),
 ]
 
 
@@ -69,11 +70,9 @@ def compiled(tmp_path_factory):
             sources[name] = out / f"{name}.cu"
             sources[name].write_text(_source(name), encoding="utf-8")
 
-    def run(job):
+    def run(job):  # cached by content (tests/build_cache.py)
         name, arch = job
-        proc = subprocess.run(["nvcc", *ARCH[arch], *FLAGS, str(sources[name]), "-o", str(out / f"{name}.{arch}.o")],
-                              capture_output=True, text=True)
-        return proc.returncode, proc.stdout + proc.stderr
+        return compile_cuda(sources[name].read_text(encoding="utf-8"), [*ARCH[arch], *FLAGS], name=name)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return dict(zip(JOBS, pool.map(run, JOBS)))

@@ -4,26 +4,26 @@ call takes, the instruction its hints make, why a call is refused (E0904 at its 
 The values are checked on the GPU (tests/gpu/test_tile_copy_forced.py)."""
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
-from tests.conftest import errors, has_nvcc, transpile
-from tests.tile.test_copy_forced_kernels import HEAD, KERNELS, source
+from tests.check.case_files import run
+from tests.conftest import errors, transpile
+from tests.tile.case_kernels import kernel_case
 from transpiler.tile import registry as variants
 
 
+HEAD = '''from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, laneid
+'''
+
+
 def _compiled(name: str):
-    _, _, arch = KERNELS[name]
-    result = transpile(source(name), f"{name}.tx", arch=arch)
+    """A kernel of tests/tile/cases/copy_forced/ at its `# ARCH:`."""
+    path = kernel_case("copy_forced", name)
+    _, result = run(path, path.read_text(encoding="utf-8"))
     assert not result.diagnostics, [str(d.message) for d in result.diagnostics]
     return result
-
-
-@pytest.mark.parametrize("name", sorted(KERNELS))
-def test_each_call_takes_the_named_variant(name):
-    _, want, _ = KERNELS[name]
-    assert [d.variant for d in _compiled(name).program.kernels[0].tile_dispatch] == want
 
 
 def test_hints_become_the_load_qualifiers():
@@ -198,16 +198,3 @@ def test_tirx_variant_names_run_tirxc_variants():
                      "variant `tma_explicit`: as `tma`: TMA gather4 (`gather4=`) needs "
                      "sm_100a, sm_101a, sm_103a, sm_110a, sm_100f, sm_101f, sm_103f or sm_110f; the target is sm_90a",
                      "variant `tma_auto`: as `tma`: it runs at cta scope"]
-
-
-@pytest.mark.nvcc
-@pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")
-@pytest.mark.parametrize("name", sorted(KERNELS))
-def test_kernel_compiles_warning_free(name, tmp_path):
-    arch = KERNELS[name][2]
-    cu = tmp_path / f"{name}.cu"
-    cu.write_text(_compiled(name).cuda)
-    proc = subprocess.run(["nvcc", "-gencode", f"arch=compute_{arch[3:]},code={arch}", "-std=c++17", "-Werror",
-                           "all-warnings", "-c", str(cu), "-o", str(tmp_path / f"{name}.o")], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr

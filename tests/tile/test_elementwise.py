@@ -3,12 +3,11 @@ CUDA (threads one after another: each computes its own registers, or its own rou
 tile), which variant each call takes, why the others decline (E0904 at the call), and nvcc."""
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
 
 from tests.conftest import errors, has_nvcc, transpile
+from tests.build_cache import compile_cuda
 from tests.emit import hostc
 
 needs_gxx = pytest.mark.skipif(not hostc.available(), reason="g++ or the CUDA headers are missing")
@@ -239,16 +238,13 @@ NVCC_KERNELS = {
 @pytest.mark.nvcc
 @pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")
 @pytest.mark.parametrize("name", sorted(NVCC_KERNELS))
-def test_nvcc_warning_free(name, tmp_path):
+def test_nvcc_warning_free(name):
     text, arch = NVCC_KERNELS[name]
     result = _compiled(text, arch=arch)
-    cu = tmp_path / f"{name}.cu"
-    cu.write_text(result.cuda)
     number = arch[3:]
-    proc = subprocess.run(["nvcc", "-gencode", f"arch=compute_{number},code={arch}", "-std=c++17", "-Werror",
-                           "all-warnings", "-c", str(cu), "-o", str(tmp_path / f"{name}.o")],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    code, output = compile_cuda(result.cuda, ["-gencode", f"arch=compute_{number},code={arch}", "-std=c++17",
+                                              "-Werror", "all-warnings"])
+    assert code == 0, output[-3000:]
 
 
 @pytest.mark.parametrize("arch, packed", [("sm_100a", True), ("sm_90a", False), (None, False)])

@@ -10,13 +10,13 @@ tests/gpu/test_tile_gemm_async_layouts.py."""
 from __future__ import annotations
 
 import re
-import subprocess
 from math import prod
 
 import numpy as np
 import pytest
 
 from tests.conftest import has_nvcc
+from tests.build_cache import compile_cuda
 from tests.tile import gemm_kernels as gk
 from tests.tile.test_gemm import _at, _compile, _refusal, _top_level
 from transpiler.sema.library.tma_utils import shared_layout
@@ -410,11 +410,8 @@ def test_generated_cuda_compiles_warning_free(name, tmp_path):
     text = _wg_text(case) if kind == "wg" else _tc_text(case)
     result = _compile(text, arch=None if kind == "wg" else arch)
     assert result.ok, [str(d.message) for d in result.diagnostics]
-    path = tmp_path / "k.cu"
-    path.write_text(result.cuda)
-    done = subprocess.run(["nvcc", f"-arch={arch}", "-std=c++17", "-Werror", "all-warnings", "-c", str(path),
-                           "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    code, output = compile_cuda(result.cuda, [f"-arch={arch}", "-std=c++17", "-Werror", "all-warnings"])
+    assert code == 0, output
 
 
 # -- A in registers, B MN-major -----------------------------------------------------------------------------

@@ -3,12 +3,11 @@ values by a host run of the generated CUDA (one thread: the sequential forms), w
 call takes, the shuffle plan of register reductions over lanes, the E0904 reasons, and nvcc."""
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
 
 from tests.conftest import errors, has_nvcc, transpile
+from tests.build_cache import compile_cuda
 from tests.emit import hostc
 
 needs_gxx = pytest.mark.skipif(not hostc.available(), reason="g++ or the CUDA headers are missing")
@@ -210,12 +209,8 @@ NVCC = {"thread_local": (thread_kernel([s for s, _ in CASES]), "sm_90a"),
 def test_nvcc_warning_free(name, tmp_path):
     text, arch = NVCC[name]
     result = _compiled(text, arch=arch)
-    cu = tmp_path / f"{name}.cu"
-    cu.write_text(result.cuda)
-    proc = subprocess.run(["nvcc", "-gencode", f"arch=compute_{arch[3:]},code={arch}", "-std=c++17", "-Werror",
-                           "all-warnings", "-c", str(cu), "-o", str(tmp_path / f"{name}.o")],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    code, output = compile_cuda(result.cuda, ["-gencode", f"arch=compute_{arch[3:]},code={arch}", "-std=c++17", "-Werror", "all-warnings"])
+    assert code == 0, output
 
 
 def test_fused_parts_are_shown_and_a_part_no_variant_takes_is_named():

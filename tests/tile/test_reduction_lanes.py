@@ -3,11 +3,10 @@ cannot describe the call): which calls take it, that a call `axes=` does describ
 reading, and nvcc. Values: tests/gpu/test_tile_reduction_lanes.py."""
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from tests.conftest import errors, has_nvcc, transpile
+from tests.build_cache import compile_cuda
 
 HEAD = '''from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
@@ -96,9 +95,5 @@ def test_lane_pattern_at_warpgroup_scope_is_refused():
 def test_kernel_compiles_warning_free(dtype, op, accum, tmp_path):
     result = transpile(lanes_kernel(dtype, op, accum), "k.tx", arch="sm_90a")
     assert not result.diagnostics, [str(d.message) for d in result.diagnostics]
-    cu = tmp_path / "k.cu"
-    cu.write_text(result.cuda)
-    proc = subprocess.run(["nvcc", "-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-Werror",
-                           "all-warnings", "-c", str(cu), "-o", str(tmp_path / "k.o")], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code, output = compile_cuda(result.cuda, ["-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-Werror", "all-warnings"])
+    assert code == 0, output

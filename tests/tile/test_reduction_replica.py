@@ -7,14 +7,11 @@ place by `Tx.warp.<op>(red, red, thread_reduce=True)`. Values by a host run that
 E0904 reasons and nvcc. The same kernels on the GPU: tests/gpu/test_tile_reduction_replica.py."""
 from __future__ import annotations
 
-import subprocess
-import tempfile
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from tests.conftest import errors, has_nvcc, transpile
+from tests.build_cache import compile_cuda, host_program_output
 from tests.emit import hostc
 
 needs_gxx = pytest.mark.skipif(not hostc.available(), reason="g++ or the CUDA headers are missing")
@@ -137,17 +134,12 @@ def run_warps(cuda: str, buffers: dict[str, list], threads: int) -> dict[str, li
         "std::vector<std::thread> pool;",
         f"for (unsigned t = 0; t < {threads}; ++t) pool.emplace_back([t] {{ threadIdx.x = t; {symbol}({', '.join(args)}); }});",
         "for (auto& p : pool) p.join();", *dumps, "return 0; }"])
-    work = Path(tempfile.mkdtemp(prefix="tirxc-warps-"))
-    cpp, exe = work / "k.cpp", work / "k"
-    cpp.write_text(prelude + WARP_PRELUDE + cuda + "\n" + main + "\n")
-    build = subprocess.run([hostc.GXX, "-std=c++20", "-O0", "-pthread", "-ffp-contract=off", "-fsanitize=undefined",
-                            "-fno-sanitize-recover=all", f"-I{hostc.CUDA_INCLUDE}", "-w", str(cpp), "-o", str(exe)],
-                           capture_output=True, text=True, timeout=180)
-    assert build.returncode == 0, build.stderr[-4000:]
-    done = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr[-4000:]
+    stdout = host_program_output(prelude + WARP_PRELUDE + cuda + "\n" + main + "\n",
+                                 ["-std=c++20", "-O0", "-pthread", "-ffp-contract=off", "-fsanitize=undefined",
+                                  "-fno-sanitize-recover=all", f"-I{hostc.CUDA_INCLUDE}", "-w"],
+                                 compiler=hostc.GXX, build_timeout=180, run_timeout=60)
     out: dict[str, list] = {name: [] for name in kinds}
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         name, text = line.split(" ", 1)
         out[name].append(float.fromhex(text))
     return out
@@ -350,12 +342,8 @@ def test_replicated_dst_values():
                                                              ("min", "float32", True, True)])
 def test_kernel_compiles_warning_free(op, dtype, thread_reduce, accum, tmp_path):
     result = _compiled(kernel(op, dtype, thread_reduce, accum, groups=2, warps=8))
-    cu = tmp_path / "k.cu"
-    cu.write_text(result.cuda)
-    proc = subprocess.run(["nvcc", "-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-Werror",
-                           "all-warnings", "-c", str(cu), "-o", str(tmp_path / "k.o")], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code, output = compile_cuda(result.cuda, ["-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-Werror", "all-warnings"])
+    assert code == 0, output
 
 
 def warpgroup_kernel(thread_reduce: bool) -> str:

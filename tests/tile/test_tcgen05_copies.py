@@ -11,12 +11,12 @@ from __future__ import annotations
 import random
 import re
 import shutil
-import subprocess
 from math import prod
 
 import pytest
 
 from tests.conftest import has_nvcc, transpile
+from tests.build_cache import compile_cuda, host_program_output
 from tests.emit import hostc
 from transpiler import ir
 from transpiler.diag.diagnostics import Diagnostics
@@ -198,17 +198,11 @@ def _host_program(cuda: str, prelude: str, main: str) -> str:
     return hostc.PRELUDE + prelude + head + 'extern "C" __global__' + body + main
 
 
-def _build_and_run(source: str, tmp_path) -> dict[str, list[int]]:
-    cpp, exe = tmp_path / "k.cpp", tmp_path / "k"
-    cpp.write_text(source)
-    build = subprocess.run(["g++", "-std=c++17", "-O0", "-fsanitize=undefined", "-fno-sanitize-recover=all",
-                            f"-I{hostc.CUDA_INCLUDE}", "-w", str(cpp), "-o", str(exe)],
-                           capture_output=True, text=True, timeout=300)
-    assert build.returncode == 0, build.stderr[-4000:]
-    done = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-4000:]
+def _build_and_run(source: str, tmp_path=None) -> dict[str, list[int]]:
+    stdout = host_program_output(source, ["-std=c++17", "-O0", "-fsanitize=undefined", "-fno-sanitize-recover=all",
+                                          f"-I{hostc.CUDA_INCLUDE}", "-w"])
     out: dict[str, list[int]] = {}
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         name, value = line.split()
         out.setdefault(name, []).append(int(value))
     return out
@@ -598,11 +592,8 @@ NVCC_CASES = {
 def test_generated_cuda_compiles_warning_free(name, tmp_path):
     result = transpile(NVCC_CASES[name](), "k.tx", arch="sm_100a")
     assert result.ok, [(d.message, [n.message for n in d.notes]) for d in result.diagnostics]
-    path = tmp_path / "k.cu"
-    path.write_text(result.cuda)
-    done = subprocess.run(["nvcc", "-arch=sm_100a", "-std=c++17", "-Werror", "all-warnings", "-c", str(path),
-                           "-o", str(tmp_path / "k.o")], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    code, output = compile_cuda(result.cuda, ["-arch=sm_100a", "-std=c++17", "-Werror", "all-warnings"])
+    assert code == 0, output
 
 
 def test_cp_refuses_four_bit_data():
