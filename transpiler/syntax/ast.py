@@ -167,7 +167,7 @@ class FString(Node):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Lambda(Node):
-    """`lambda params: body`: a compile-time function (sema/pyeval_lambda.py)"""
+    """`lambda params: body`: a compile-time function (sema/library/macros.py)"""
     params: tuple["Param", ...]
     body: "Expr"
 

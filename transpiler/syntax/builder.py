@@ -343,7 +343,7 @@ class Builder:
         body, test, orelse = children
         return ast.IfExp(span, test, body, orelse)
 
-    def lambdef(self, span, children):  # a compile-time function (sema/pyeval_lambda.py)
+    def lambdef(self, span, children):  # a compile-time function (sema/library/macros.py)
         params, body = children
         return ast.Lambda(span, tuple(params or ()), body)
 

@@ -2,7 +2,7 @@
 address conversions, `__ldg`, timers, packed float2 / bfloat16x2 / fp8 conversions, fast
 math, warp and CTA reductions, special registers. Each call becomes a call of a CUDA
 builtin or of a helper of target/cuda_lib.py, with TIRx's argument order, keywords and
-result dtype (python/tvm/backend/cuda/op.py upstream)."""
+result dtype (as TVM's own `T.cuda` op definitions give it)."""
 from __future__ import annotations
 
 from transpiler import ir

@@ -1,4 +1,4 @@
-"""`T.ptx.*` calls: PTX instructions checked against target/ptx.py, their operands, and the
+"""`T.ptx.*` calls: PTX instructions checked against the table of target/ptx/, their operands, and the
 tcgen05 rules (warp-uniform guards, TMEM addresses)."""
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ def one_tmem_side(call, cx):
 def tcgen05_ldst(call: ir.TileCall, cx) -> ir.Stmt:
     """The `.32x32b` shape: thread t of the warpgroup holds row t of a 128-lane tile (datapath D),
     its registers the row's columns in order; `.xN` as wide as the columns allow. A register
-    fragment of a `.16x*b` shape takes that shape instead (copy_async_tcgen05_16x.py)."""
+    fragment of a `.16x*b` shape takes that shape instead (copy_async/tcgen05_16x.py)."""
     dst, src = call.operand("dst"), call.operand("src")
     options_of(call, (), "tcgen05_ldst")
     load = regions.memory(src) == "tmem"
@@ -84,7 +84,7 @@ def _move(load: bool, shape: str, taddr: ir.Expr, operands: list, span) -> ir.St
 
 def _sixteen(call, cx, load: bool, tmem, local, shape: str, rows: int, cols: int) -> ir.Stmt:
     """A `.16x64b` / `.16x128b` / `.16x256b` fragment, whole or a column slice of whole
-    repetitions (copy_async_tcgen05_16x.py): per 16-lane half of each warp's slab, `.xN` pieces
+    repetitions (copy_async/tcgen05_16x.py): per 16-lane half of each warp's slab, `.xN` pieces
     (N a power of two) of the slice's registers in order."""
     plan = x16.slab_plan(tmem, local, shape, rows, cols)
     dtype = tmem.buffer.dtype
@@ -180,7 +180,7 @@ def _tmem_base(cx) -> ir.Expr:
     return ir.BufferLoad(UINT32, slot, (c(0),), cx.call.span)
 
 
-# -- tcgen05.cp: shared -> tensor memory (the planning: copy_async_tcgen05_cp.py) -------------------
+# -- tcgen05.cp: shared -> tensor memory (the planning: copy_async/tcgen05_cp.py) -------------------
 
 MAKE_DESC = "tirx_cuda_tcgen05_make_desc"
 

@@ -1,5 +1,5 @@
 """`copy_async` between tensor memory and a warpgroup's registers with the 16-lane shapes
-`.16x64b`, `.16x128b` and `.16x256b` (TIRx: copy_async/tcgen05_ldst.py, the `.16x*b` path).
+`.16x64b`, `.16x128b` and `.16x256b` (TIRx: copy_async/tcgen05.py, the `.16x*b` path).
 
 The registers are a whole `T.alloc_tcgen05_ldst_frag(shape, (rows, cols), dtype)` fragment (or a
 view with `tcgen05_atom_layout`): sema/calls/tcgen05_frag.py says which thread and register hold each

@@ -1,5 +1,5 @@
 """`copy_async` from shared memory to tensor memory with `tcgen05.cp` (the `tcgen05_cp` variant,
-registered in copy_async_tcgen05.py): one thread issues one copy per atom of columns, the shared
+registered in copy_async/tcgen05.py): one thread issues one copy per atom of columns, the shared
 rows named by a matrix descriptor.
 
 Each PTX shape moves `rows` rows of `row_bytes` bytes, row r to a fixed lane (the shape's lane

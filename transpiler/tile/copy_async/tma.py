@@ -1,7 +1,7 @@
 """`copy_async` between global and shared memory through TMA (`cp.async.bulk.tensor`): one
 thread issues; the tensor map is made by tirxc from the global buffer and the shared region and
 becomes a kernel parameter that the launcher encodes (docs/tile-primitives.md, copy_async).
-gather4 (`gather4=`) and `src_selector=` are planned in copy_async_tma_gather.py.
+gather4 (`gather4=`) and `src_selector=` are planned in copy_async/tma_gather.py.
 
 The plan: the box is the global region's extents (the inner one cut to the swizzle span and
 every one to 256 elements), one instruction per box; the shared side must hold each box

@@ -1,4 +1,4 @@
-"""What the elementwise variants (elementwise.py, elementwise_packed.py) and the fused ops share:
+"""What the elementwise variants (registers.py and shared.py, packed.py) and the fused ops share:
 the scalar inputs bound once, one element's value, register loads and stores, the elements of a
 register tile a thread holds (with guards and registers worked out from the constant layouts),
 loops, the scope's barrier, and which threads hold which elements of a register layout."""

@@ -1,6 +1,6 @@
 """The elementwise ops (`Tx.add`, `Tx.exp`, `Tx.select` ...): what each computes per element, and
 its operands as a `Plan` (docs/tile-primitives.md, ## elementwise). The variants that place the
-elements on threads are in elementwise.py; the fused ops reuse the plans (fused.py).
+elements on threads are in elementwise/registers.py and shared.py; the fused ops reuse the plans (fused/composed.py).
 
 An operand is a buffer region or a scalar: a Python number or a run-time value (`x[0]`, a
 parameter). A region broadcasts against dst as NumPy does (extents right-aligned, an extent of 1

@@ -7,7 +7,7 @@ reads a 2-D operand region in its logical orientation ((M, K) for A, (K, N) for 
 C and D); `atom` checks that one instruction tile of an operand sits in the fragment the
 instruction wants (which lane holds which element, the register each element is in) and gives
 the registers, so the lowering can pass them in the instruction's order. Nothing here builds
-code: the lowerings in gemm.py and gemm_async.py do."""
+code: the lowerings in gemm/mma_sync.py and gemm_async/wgmma.py do."""
 from __future__ import annotations
 
 from dataclasses import dataclass

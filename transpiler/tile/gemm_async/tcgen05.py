@@ -3,12 +3,12 @@ tile_primitives/gemm_async.rst, backend gemm_async/tcgen05.py). Compiled only he
 machines have no sm_100 GPU.
 
 C (M, N) in tensor memory [+]= A (M, K) @ B (N, K)^T (`transA` / `transB`: the region is (K, M) /
-(K, N)), A and B shared tiles named by matrix descriptors (gemm_shared.py: K- or MN-major, swizzled
+(K, N)), A and B shared tiles named by matrix descriptors (shared_operands.py: K- or MN-major, swizzled
 or not; MN-major for kind::f16, the instruction descriptor's transpose bits 15 / 16), issued by
 one thread (thread scope) or by one elected lane (warp scope). M is 128 (datapath D) or 64 rows
 (datapath F, C declared with `tmem_datapath_layout("F", 64, N)`). `cta_group=2` multiplies over a
 CTA pair: each CTA holds its 128 (datapath A) or 64 rows (datapath B) of A and C and half of B's
-rows (N / 2), and the instruction's M is 256 or 128 (gemm_datapath.py). The instruction descriptor is
+rows (N / 2), and the instruction's M is 256 or 128 (datapath.py). The instruction descriptor is
 folded at compile time from the dtypes and the shape (`descI=` passes a pre-encoded one for the
 block-scaled kinds, as in TIRx). With SFA / SFB (scale factors in tensor memory) the call is the
 block-scaled MMA; each K step reads the scale-factor columns of its K slice. Like TIRx, the
@@ -254,7 +254,7 @@ def _weight_stationary(call, C_view, group: int) -> bool:
 
 
 def _tmem_address(view, slot, col: int = 0, name: str = "", check: str | None = None) -> ir.Expr:
-    """The 32-bit tensor-memory address of element (0, col) of a matrix view (gemm_datapath.py):
+    """The 32-bit tensor-memory address of element (0, col) of a matrix view (datapath.py):
     the slot's base, the lane in the high half, the column in the low; with `check`, first that the
     view's layout is that datapath, relative to its first element."""
     place = view.place

@@ -1,10 +1,10 @@
 """`gemm_async` on Hopper: the lowering of the `wgmma` variant (docs/tile-primitives.md, gemm_async).
 
-TIRx lowers gemm_async to tcgen05 only (gemm_async_tcgen05.py); this variant follows the same
+TIRx lowers gemm_async to tcgen05 only (gemm_async/tcgen05.py); this variant follows the same
 conventions for sm_90a's `wgmma.mma_async`: C (M, N) += A (M, K) @ B (N, K)^T by default (B is
 (N, K); `transA=True` / `transB=True`: the region is (K, M) / (K, N)), A and B in shared memory
 named by matrix descriptors built from their layouts (K- or MN-major, swizzled or not:
-gemm_shared.py; MN-major f16 / bf16 only, wgmma's tnspA / tnspB), or A in registers with the
+shared_operands.py; MN-major f16 / bf16 only, wgmma's tnspA / tnspB), or A in registers with the
 wgmma A-fragment layout; the accumulator C a register buffer of the
 warpgroup with the wgmma accumulator layout. `accum=` is the scale-d of the first K step (False:
 C = A @ B, True: C += A @ B; a run-time value chooses at run time); the later K steps accumulate.

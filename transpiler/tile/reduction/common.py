@@ -1,4 +1,4 @@
-"""What the reduction variants (reduction.py, reduction_packed.py, reduction_plan.py) and the fused
+"""What the reduction variants (registers.py and shared.py, packed.py, plan.py) and the fused
 ops share: a call parsed into its outputs and reduced dimensions, the reduction's identity and
 combining step, scratch registers, and the checks over a parsed call."""
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Reduce:
 def parse(call: ir.TileCall, op: str | None = None, names=("dst", "src", "axes", "accum"),
           count: bool = True) -> Reduce | str:
     """The call as a Reduce, or why it is not one; `count=False` leaves dst's size unchecked (the
-    kept-axes form, reduction_keep.py, sizes dst otherwise)."""
+    kept-axes form, keep_axes.py, sizes dst otherwise)."""
     ops = dict(call.operands)
     dst, src, axes, accum = (ops.get(n) for n in names)
     op = op or call.op

@@ -1,5 +1,5 @@
 """TIRx's reading of a register reduction whose dst keeps the reduced axes over the threads (part of
-its `local` variant; reduction.py tries it when dst's size is not src's reduced over `axes=`).
+its `local` variant; registers.py tries it when dst's size is not src's reduced over `axes=`).
 
 At warp (warpgroup, CTA) scope, src and dst spread over the threads by their layouts: each reduced
 dimension of src spans some threads (TIRx's "thread extent": here, how many different sets of
@@ -14,7 +14,7 @@ so every element of dst holds the whole reduction (dst[i, j] = the sum of row i,
 without it, dst's elements of an output are the per-thread partial results, which split the
 output's reduced elements between them. `Tx.warp.sum(x, x, thread_reduce=True)` on such a dst
 then finishes the reduction in place. `accum=True` combines each result with dst's old value.
-reduction_plan.py proves, for every thread, that the layouts give exactly that."""
+plan.py proves, for every thread, that the layouts give exactly that."""
 from __future__ import annotations
 
 from dataclasses import dataclass

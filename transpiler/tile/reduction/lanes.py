@@ -1,4 +1,4 @@
-"""TIRx's warp reduction across lanes (part of its `local` variant; reduction.py tries it when `axes=`
+"""TIRx's warp reduction across lanes (part of its `local` variant; registers.py tries it when `axes=`
 does not describe the call): src's layout spreads its elements over the 32 lanes (`laneid` shard
 iters covering every lane once) and dst's replicates its elements over them (`laneid` replica
 iters covering every lane), each lane holding as many elements of dst as of src. Element k of the

@@ -1,4 +1,4 @@
-"""The `local` reduction over register buffers spread over threads (reduction.py): which of its
+"""The `local` reduction over register buffers spread over threads (registers.py): which of its
 registers each thread folds into each output register, and which lanes' partial results an
 `__shfl_xor_sync` butterfly must combine.
 
@@ -74,7 +74,7 @@ def plan_threads(r, scope: str, cx, dst_output=None, shuffle: bool = True) -> Th
     """The plan of `r` over the scope's threads, or why there is none. `dst_output(index)` gives the
     output (row-major over src's spatial dims) of the element of dst's region at `index`; without it
     dst holds one element per output, in row-major order. With `shuffle=False` (the kept-axes form
-    without `thread_reduce`, reduction_keep.py) no lanes are combined: each element of dst takes the
+    without `thread_reduce`, keep_axes.py) no lanes are combined: each element of dst takes the
     result over the elements its thread holds, the threads holding one element must agree, and the
     elements of one output must split its reduced elements between them."""
     for name, region in (("dst", r.dst), ("src", r.src)):

@@ -34,7 +34,7 @@ local_layouts = parsed_check("the threads hold whole outputs, or lanes of one wa
 
 
 def across_lanes(call):
-    """TIRx's reduction across a warp's lanes (reduction_lanes.py), for a call that `axes=` cannot
+    """TIRx's reduction across a warp's lanes (lanes.py), for a call that `axes=` cannot
     describe (dst's size is not src's reduced over them); None otherwise."""
     if not isinstance(parse(call), str):
         return None
@@ -43,7 +43,7 @@ def across_lanes(call):
 
 
 def kept_axes(call):
-    """TIRx's form with dst keeping the reduced axes over the threads (reduction_keep.py), for a call
+    """TIRx's form with dst keeping the reduced axes over the threads (keep_axes.py), for a call
     that `axes=` cannot describe and that is not across lanes: a Keep, why it does not fit, or None."""
     if not isinstance(parse(call), str) or across_lanes(call):
         return None
