@@ -1,4 +1,4 @@
-"""Grammar rules to AST nodes: the builder the parser driver calls at each
+"""Grammar rules to AST nodes: the builder the LALR parser (lalr.py) calls at each
 reduction (no parse tree is ever made), which also rejects constructs outside
 the kernel subset by name (E0109)."""
 from __future__ import annotations

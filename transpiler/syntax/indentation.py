@@ -1,4 +1,4 @@
-"""The layout pass between the lexer and the parser: INDENT and DEDENT from
+"""The indentation pass between the lexer and the parser: INDENT and DEDENT from
 the indentation of lines, newlines inside brackets dropped, brackets matched,
 nesting limits enforced; and the stream the parser pulls the laid-out tokens
 from."""

@@ -1,4 +1,4 @@
-"""The parser driver: runs the LALR(1) tables of the compiled grammar over the
+"""The LALR(1) parser: runs the LALR(1) tables of the compiled grammar over the
 laid-out tokens, calling the AST builder at each reduction; its error
 recovery is in recovery.py."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Statement-level error recovery and the wording of syntax errors: the half
-of the parser driver (driver.py) that deals with a token the LALR automaton
+of the LALR parser (lalr.py) that deals with a token the LALR automaton
 rejects."""
 from __future__ import annotations
 
