@@ -154,8 +154,8 @@ def tmem_placement(buf: ir.Buffer) -> ir.Placement:
     return ir.Placement(buf.name, start, start + -(-cells * buf.dtype.bits // 32), buf.dtype, shape, 0, buf.span)
 
 
-def readonly_params(facts: Facts, params, body: ir.Stmt) -> set[str]:
+def readonly_params(facts: Facts, params, body: ir.Stmt, instructions) -> set[str]:
     # a pointer may be written through, a store through a view writes its bases, a TMA store its buffer
     written = {s.name for s in facts.stored + facts.addressed for s in (s, s.base, s.base and s.base.base) if s}
-    written.update(written_through_maps(body, params) | written_by_ptx_outputs(body))
+    written.update(written_through_maps(body, params, instructions) | written_by_ptx_outputs(body, instructions))
     return {p.name for p in params if p.kind is ParamKind.BUFFER and p.name not in written}

@@ -136,7 +136,7 @@ class KernelLowerer(ExpressionLowerer):
         var_names = reuse_source_names(body, self.module.source, self._global_names(facts))
         align_facts(facts, {self.own(storage): align for storage, align in k.raised_align.items()})
         kernel_params = checked_params(k)
-        readonly = readonly_params(facts, kernel_params, body)
+        readonly = readonly_params(facts, kernel_params, body, self.module.ptx_instructions)
         params = []
         for p in kernel_params:
             if p.kind is ParamKind.BUFFER and p.buffer is not None:
