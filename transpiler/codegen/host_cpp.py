@@ -38,9 +38,15 @@ from transpiler.target.dtypes import FIXED_WIDTH_CPP, c_type, header as dtype_he
 HOST_KINDS = (ParamKind.BUFFER, ParamKind.SCALAR, ParamKind.EXTENT, ParamKind.WORKSPACE,
               ParamKind.TENSOR_MAP)  # the parameter kinds served
 WORKSPACE_ALIGN = 256  # each workspace's offset in the caller's allocation (cudaMalloc's alignment)
-# Names the generated functions use inside the module's namespace: a parameter must not hide them.
-_INSIDE = frozenset({"detail", "tirxc", "std", "config", "stream", "workspace", "workspace_bytes", "last_error",
-                     "extents"})
+# Names the generated functions use inside the module's namespace: a parameter must not hide them
+# (the parameters of the entry points and of `detail::<kernel>_prepare`, the namespaces named
+# unqualified). The generated code's own locals start with `tirx_`, which no source name keeps.
+_INSIDE = frozenset({"detail", "tirxc", "std", "config", "plan", "stream", "workspace", "workspace_bytes",
+                     "last_error", "extents",
+                     # the lower-case macros of the headers the host code includes beyond the .cu's
+                     "va_start", "va_end", "va_arg", "va_copy", "getc", "putc", "getchar", "putchar"})
+# What the `tirxc` namespace itself declares, which a module's namespace must not be named
+_TIRXC_NAMES = frozenset({"launch_config"})
 
 
 class UnsupportedHost(ValueError):
@@ -56,11 +62,16 @@ def module_name(stem: str) -> str:
     name = re.sub(r"\W", "_", cnames.ascii_name(stem)) or "kernels"
     if name[0].isdigit():
         name = "m" + name
-    return cnames.c_name(name, _INSIDE)
+    return cnames.c_name(name, _INSIDE | _TIRXC_NAMES)
 
 
 def header_guard(module: str) -> str:
-    return f"TIRXC_{module.upper()}_H_"
+    """The include guard of a module's header, one per module name: `TIRXC_SAXPY_H_` for
+    `saxpy`; a name with a capital keeps its case and ends `_h_` (a lowercase letter no guard of
+    the first form has), so `Saxpy` and `SAXPY` get guards of their own."""
+    if module == module.lower():
+        return f"TIRXC_{module.upper()}_H_"
+    return f"TIRXC_{module}_h_"
 
 
 def api_type(dtype) -> str:
@@ -91,7 +102,7 @@ def kernel_host_data(spec: ir.LaunchSpec, launch, entry: str) -> dict:
         if p.kind not in HOST_KINDS:
             raise UnsupportedHost(f"the C++ host interface does not support the {p.kind.value} parameter `{p.name}` of "
                                   f"`{spec.name}` yet", p.span if p.span is not ir.NOWHERE else spec.span)
-    names = _Names()
+    names = _Names({f"{entry}_plan"})  # the type of `detail::<entry>_prepare`'s last parameter
     by_c = {p.name: p for p in spec.params}
     args = []  # the interface's arguments, in order
     for c_name in spec.arg_order:
