@@ -13,6 +13,7 @@ from transpiler.driver import compile_file
 
 nvcc_mark = [pytest.mark.nvcc, pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH")]
 _loaded = itertools.count()
+_addresses = itertools.count(1)
 
 
 def compile_text(text: str, name: str = "hostile.tx", **options):
@@ -46,7 +47,9 @@ def load_launcher(tmp_path, launcher_text: str, stem: str = "hostile"):
 class FakeArray:
     """Just enough of a GPU array for the launcher's checks."""
 
-    def __init__(self, shape, typestr="<f4", strides=None, address=1 << 20, readonly=False):
+    def __init__(self, shape, typestr="<f4", strides=None, address=None, readonly=False):
+        # at an address of its own unless given one: launch_config refuses arrays that share memory
+        address = (next(_addresses) << 40) + (1 << 20) if address is None else address
         self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": typestr, "strides": strides,
                                          "data": (address, readonly), "version": 3}
 

@@ -28,7 +28,7 @@ class FakeArray(_FakeArray):
     arrays that share memory when the kernel writes one of them."""
 
     def __init__(self, shape, typestr="<f4", strides=None, address=None, readonly=False):
-        super().__init__(shape, typestr, strides, next(_addresses) << 32 if address is None else address, readonly)
+        super().__init__(shape, typestr, strides, next(_addresses) << 40 if address is None else address, readonly)
 
 INT_MAX = 2 ** 31 - 1
 

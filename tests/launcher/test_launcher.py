@@ -3,6 +3,8 @@ validation (through small objects exposing __cuda_array_interface__), the
 embedded source, and importing with CuPy present but no GPU."""
 from __future__ import annotations
 
+import itertools
+
 import importlib.util
 import subprocess
 import sys
@@ -12,10 +14,15 @@ import pytest
 from tests.conftest import SAMPLES, transpile
 
 
-class FakeArray:
-    """Just enough of a GPU array for validation: no device memory behind it."""
+_addresses = itertools.count(1)
 
-    def __init__(self, shape, typestr="<f4", strides=None, address=1 << 20):
+
+class FakeArray:
+    """Just enough of a GPU array for validation: no device memory behind it; at an address of its
+    own unless given one (launch_config refuses arrays that share memory when the kernel writes one)."""
+
+    def __init__(self, shape, typestr="<f4", strides=None, address=None):
+        address = (next(_addresses) << 40) + (1 << 20) if address is None else address
         self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": typestr, "strides": strides,
                                          "data": (address, False), "version": 3}
 
@@ -80,7 +87,7 @@ def test_alignment_promise_is_checked(tmp_path):
     ok = FakeArray((8, 4), address=4096)
     with pytest.raises(ValueError, match=r"argument 'A' must be 16-byte aligned"):
         module.float4_copy.launch_config(FakeArray((8, 4), address=4100), ok)
-    assert module.float4_copy.launch_config(ok, ok)[0] == (1, 1, 1)
+    assert module.float4_copy.launch_config(ok, FakeArray((8, 4), address=8192))[0] == (1, 1, 1)
 
 
 def test_integer_scalar_range_is_checked(tmp_path):

@@ -5,8 +5,10 @@ file:line:col; accepted calls through the whole checker; ptxas compiles every ex
 tests/ptx/test_nvcc.py's corpus."""
 from __future__ import annotations
 
+import pytest
+
 from tests.ptx.snippet import FIRST, check, messages
-from tests.ptx.test_forms_mma_qualifiers_async_stores_and_sink import _calls
+from tests.ptx.test_forms_mma_qualifiers_async_stores_and_sink import COMPILED, _calls
 from transpiler.target import ptx
 
 
@@ -25,7 +27,7 @@ def test_half_and_cvt_calls_check():
     assert calls == ["tirx_ptx_fma_rn_f16", "tirx_ptx_add_f16x2", "tirx_ptx_setp_lt_f16x2", "tirx_ptx_cvt_rn_f16_f32",
                      "tirx_ptx_cvt_rzi_s32_f32", "tirx_ptx_cvt_f32_f16"]
     # both halves' predicates land in integer registers
-    assert "tirx_p|tirx_q" in ptx.helper_source("tirx_ptx_setp_lt_f16x2")
+    assert "tirx_p|tirx_q" in ptx.helper_source("tirx_ptx_setp_lt_f16x2", COMPILED)
 
 
 def test_bf16_arithmetic_rows():

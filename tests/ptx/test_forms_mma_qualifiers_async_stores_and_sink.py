@@ -11,9 +11,13 @@ from tests.ptx.test_forms_mma_sparse_ws_and_preserve_dst import HEADER, _kernel
 from transpiler.target import ptx
 
 
+COMPILED: dict = {}  # the PTX instructions of the programs compiled here, by helper name
+
+
 def _calls(body: str, arch: str, prefix: str) -> list[str]:
     result = transpile(HEADER + _kernel(body), "k.tx", arch=arch)
     assert result.ok, [f"{d.span.line}:{d.span.col} {d.code} {d.message}" for d in result.diagnostics]
+    COMPILED.update(result.program.ptx_instructions)
     return [line.strip().split("(")[0] for line in result.cuda.splitlines() if line.strip().startswith(prefix)]
 
 
@@ -104,7 +108,7 @@ def test_sink_renders_the_isa_underscore():
         T.ptx.mov.b64(r[0], T.ptx.SINK, U[0], pred=r[3], preserve_dst=True)
     """, "sm_90a", "tirx_ptx_mov")
     assert calls == ["tirx_ptx_mov_b64_v2_sink0", "tirx_ptx_mov_b64_v2_pred_keep_sink1"]
-    source = ptx.helper_source("tirx_ptx_mov_b64_v2_sink0")
+    source = ptx.helper_source("tirx_ptx_mov_b64_v2_sink0", COMPILED)
     assert "mov.b64 {_, %0}, %1;" in source and source.count("&") == 2  # one destination reference
 
 
@@ -130,7 +134,7 @@ def test_setp_and_selp_take_predicates_as_integers():
     """, "sm_80", "tirx_ptx_")
     assert calls == ["tirx_ptx_setp_lt_s32", "tirx_ptx_setp_gt_or_s32", "tirx_ptx_selp_b32",
                      "tirx_ptx_lop3_b32<150>", "tirx_ptx_vote_sync_ballot_b32"]
-    assert "selp.u32 %0, 1, 0, tirx_p;" in ptx.helper_source("tirx_ptx_setp_lt_s32")
+    assert "selp.u32 %0, 1, 0, tirx_p;" in ptx.helper_source("tirx_ptx_setp_lt_s32", COMPILED)
 
 
 def test_bf16_setp_needs_sm90():

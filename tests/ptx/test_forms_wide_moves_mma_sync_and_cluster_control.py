@@ -9,12 +9,14 @@ from __future__ import annotations
 from tests.conftest import transpile
 from tests.ptx.snippet import FIRST, check, messages
 from tests.ptx.test_forms_mma_sparse_ws_and_preserve_dst import HEADER, _kernel
+from tests.ptx.test_forms_mma_qualifiers_async_stores_and_sink import COMPILED
 from transpiler.target import ptx
 
 
 def _calls(body: str, arch: str, prefix: str = "tirx_ptx_") -> list[str]:
     result = transpile(HEADER + _kernel(body), "k.tx", arch=arch)
     assert result.ok, [f"{d.span.line}:{d.span.col} {d.code} {d.message}" for d in result.diagnostics]
+    COMPILED.update(result.program.ptx_instructions)
     return [line.strip().split("(")[0] for line in result.cuda.splitlines() if line.strip().startswith(prefix)]
 
 
@@ -46,8 +48,8 @@ def test_256_bit_sinks():
         T.ptx["st.global.v4.b64"](U.ptr_to([0]), U[0], T.ptx.SINK, U[2], U[3])
     """, "sm_100a")
     assert calls == ["tirx_ptx_ld_global_v8_f32_sink1_7", "tirx_ptx_st_global_v4_b64_sink2"]
-    assert "{%0, _, %1, %2, %3, %4, %5, _}" in ptx.helper_source("tirx_ptx_ld_global_v8_f32_sink1_7")
-    assert "[%0], {%1, _, %2, %3}" in ptx.helper_source("tirx_ptx_st_global_v4_b64_sink2")
+    assert "{%0, _, %1, %2, %3, %4, %5, _}" in ptx.helper_source("tirx_ptx_ld_global_v8_f32_sink1_7", COMPILED)
+    assert "[%0], {%1, _, %2, %3}" in ptx.helper_source("tirx_ptx_st_global_v4_b64_sink2", COMPILED)
 
 
 def test_256_bit_sink_errors():
@@ -72,7 +74,7 @@ def test_mov_b128_forms_are_chosen_by_the_operands():
     """, "sm_90a", "tirx_ptx_mov")
     assert calls == ["tirx_ptx_mov_b128", "tirx_ptx_mov_b128_v1", "tirx_ptx_mov_b128_v2_sink2", "tirx_ptx_mov_b64_v3",
                      "tirx_ptx_mov_b64_v4"]
-    assert "mov.b128 tirx_q, {%2, %3, %4, %5};" in ptx.helper_source("tirx_ptx_mov_b128_v1")
+    assert "mov.b128 tirx_q, {%2, %3, %4, %5};" in ptx.helper_source("tirx_ptx_mov_b128_v1", COMPILED)
     assert ptx.lookup("mov.b128").min_arch == 75
 
 
@@ -144,8 +146,8 @@ def test_clusterlaunchcontrol_needs_sm100():
     _, errs = check(CLC.format(mc=".multicast__cluster__all"), "sm_100")
     assert errs == [(FIRST + 1, 5, "E0320")]
     assert check(CLC.format(mc=".multicast__cluster__all"), "sm_100a")[1] == []
-    assert ptx.helper_source("tirx_ptx_clusterlaunchcontrol_query_cancel_get_first_ctaid_v4_b32_b128_sink3") \
-        .count("{%0, %1, %2, _}") == 1
+    get_first = ptx.lookup("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128")
+    assert ptx.sunk(get_first, (3,)).source().count("{%0, %1, %2, _}") == 1
 
 
 def test_clusterlaunchcontrol_operands():
@@ -296,6 +298,6 @@ def test_tcgen05_alloc_with_a_generic_slot_address():
     """
     calls = _calls(body.format(slot="T.address_of(slot)"), "sm_100a", "tirx_ptx_tcgen05")
     assert calls == ["tirx_ptx_tcgen05_alloc_cta_group__1_sync_aligned_b32"]
-    assert '"l"(slot)' in ptx.helper_source(calls[0])
+    assert '"l"(slot)' in ptx.helper_source(calls[0], COMPILED)
     result, errs = check(body.format(slot="U.ptr_to([0])"), "sm_100a")  # the slot rules still apply
     assert errs == [(FIRST + 1, 59, "E0704")]

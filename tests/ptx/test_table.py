@@ -75,7 +75,8 @@ def test_wgmma_shapes_and_register_counts():
 def test_arch_specific_helpers_trap_outside_their_targets():
     source = ptx.lookup("wgmma.fence.sync.aligned").source()
     assert "#ifdef TIRX_HAS_WGMMA\n" in source and "__trap();" in source
-    assert ptx.guard_definitions([ptx.lookup("wgmma.fence.sync.aligned").helper, "tirx_floordiv"]) == [
+    fence = ptx.lookup("wgmma.fence.sync.aligned")
+    assert ptx.guard_definitions([fence.helper, "tirx_floordiv"], {fence.helper: fence}) == [
         ("wgmma", "TIRX_HAS_WGMMA", "defined(__CUDA_ARCH_FEAT_SM90_ALL)")]
     assert guard_condition("memory") == ""
     assert "__trap" not in ptx.lookup("ld.global.b32").source()

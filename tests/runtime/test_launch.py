@@ -29,8 +29,15 @@ RUNTIME = ROOT / "transpiler" / "runtime"
 _copies = itertools.count()
 
 
+_addresses = itertools.count(1)
+
+
 class FakeArray:
-    def __init__(self, shape, typestr="<f4", strides=None, address=1 << 20, readonly=False):
+    """At an address of its own unless given one (launch_config refuses arrays that share memory
+    when the kernel writes one)."""
+
+    def __init__(self, shape, typestr="<f4", strides=None, address=None, readonly=False):
+        address = (next(_addresses) << 40) + (1 << 20) if address is None else address
         self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": typestr, "strides": strides,
                                          "data": (address, readonly), "version": 3}
 

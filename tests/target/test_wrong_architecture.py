@@ -10,7 +10,12 @@ import re
 import pytest
 
 from tests.conftest import transpile
-from tests.tile.test_tma_multicast import KERNEL as MULTICAST
+from tests.tile.case_kernels import kernel_source
+
+def _multicast(mask: str) -> str:
+    """The TMA multicast case file's kernel, with its `cta_mask=` replaced."""
+    return kernel_source("copy_async", "multicast").replace("cta_mask=3", f"cta_mask={mask}")
+
 
 TMEM_COPY = '''from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
@@ -60,7 +65,7 @@ def test_a_copy_into_tensor_memory_on_a_target_with_it(arch):
 
 @pytest.mark.parametrize("arch", ["sm_90", "sm_120", "sm_120a"])
 def test_tma_multicast_needs_an_arch_specific_target_with_it(arch):
-    code, notes = _refusal(transpile(MULTICAST % "3", "multicast.tx", arch=arch))
+    code, notes = _refusal(transpile(_multicast("3"), "multicast.tx", arch=arch))
     assert code == "E0904"
     assert any(n.startswith("variant `tma`: TMA multicast (`cta_mask=`) needs sm_90a, sm_100a") and
                n.endswith(f"; the target is {arch}") for n in notes), notes
@@ -68,13 +73,13 @@ def test_tma_multicast_needs_an_arch_specific_target_with_it(arch):
 
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_100a", "sm_100f"])
 def test_tma_multicast_on_targets_with_it(arch):
-    result = transpile(MULTICAST % "3", "multicast.tx", arch=arch)
+    result = transpile(_multicast("3"), "multicast.tx", arch=arch)
     assert result.ok and ".multicast::cluster" in result.cuda
 
 
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_120a"])
 def test_a_cta_pair_needs_a_target_with_tcgen05(arch):
-    text = (MULTICAST % "0").replace("cta_mask=0)", "cta_group=2)")
+    text = _multicast("0").replace("cta_mask=0)", "cta_group=2)")
     code, notes = _refusal(transpile(text, "pair.tx", arch=arch))
     assert code == "E0904"
     assert f"variant `tma`: `cta_group=2` needs {TCGEN05}; the target is {arch}" in notes

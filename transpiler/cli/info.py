@@ -33,12 +33,12 @@ _ALLOC_HELPERS = {ptx.lookup(f"tcgen05.alloc.cta_group::{group}.sync.aligned.sha
 
 def report(program) -> dict:
     """The whole file's report: plain data, deterministic, no absolute paths."""
-    return {"file": program.file_name, "kernels": [kernel_report(lk) for lk in program.kernels]}
+    return {"file": program.file_name, "kernels": [kernel_report(lk, program.ptx_instructions) for lk in program.kernels]}
 
 
-def kernel_report(lk) -> dict:
+def kernel_report(lk, instructions: dict) -> dict:
     spec = lk.spec
-    arch, suffix, reasons = _architecture(lk)
+    arch, suffix, reasons = _architecture(lk, instructions)
     block = [e.value for e in spec.block]
     threads = block[0] * block[1] * block[2]
     shared = spec.static_shared_bytes + spec.dynamic_shared_bytes
@@ -80,14 +80,15 @@ def kernel_report(lk) -> dict:
     }
 
 
-def _architecture(lk) -> tuple[int, str, list[dict]]:
+def _architecture(lk, instructions: dict) -> tuple[int, str, list[dict]]:
     """The kernel's minimum architecture, and the PTX helpers it calls that need more than
-    the oldest one (first call of each, in program order)."""
+    the oldest one (first call of each, in program order); `instructions`: the program's PTX
+    instructions by helper name."""
     arch, suffix = lk.spec.min_arch, lk.spec.arch_suffix
     reasons: dict[str, dict] = {}
     for e in all_exprs(lk.body):
-        if isinstance(e, ir.Call) and ptx.is_helper(e.func):
-            need, need_suffix = ptx.helper_arch(e.func)
+        if isinstance(e, ir.Call) and ptx.is_helper(e.func, instructions):
+            need, need_suffix = ptx.helper_arch(e.func, instructions)
             name = e.func.split("<", 1)[0]
             if need > BASE_ARCH and name not in reasons:
                 reasons[name] = {"helper": name, "arch": arch_name(need, need_suffix), "line": e.span.line}

@@ -533,8 +533,8 @@ def render_cuda(program: Program, line_info: bool = False) -> str:
         source=c_comment(program.file_name),
         min_arch=arch_name(program.min_arch, program.arch_suffix),
         headers=program.headers,
-        arch_guards=ptx.guard_definitions(program.helpers),
-        helpers=[ptx.helper_source(h) for h in program.helpers],
+        arch_guards=ptx.guard_definitions(program.helpers, program.ptx_instructions),
+        helpers=[ptx.helper_source(h, program.ptx_instructions) for h in program.helpers],
         tensor_map=tma.C_DEFINITION if any(p.kind is ParamKind.TENSOR_MAP for lk in program.kernels
                                             for p in lk.spec.params) else None,
         func_sources=func_source_parts(program, line_info),

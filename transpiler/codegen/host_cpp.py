@@ -38,9 +38,15 @@ from transpiler.target.dtypes import FIXED_WIDTH_CPP, c_type, header as dtype_he
 HOST_KINDS = (ParamKind.BUFFER, ParamKind.SCALAR, ParamKind.EXTENT, ParamKind.WORKSPACE,
               ParamKind.TENSOR_MAP)  # the parameter kinds served
 WORKSPACE_ALIGN = 256  # each workspace's offset in the caller's allocation (cudaMalloc's alignment)
-# Names the generated functions use inside the module's namespace: a parameter must not hide them.
-_INSIDE = frozenset({"detail", "tirxc", "std", "config", "stream", "workspace", "workspace_bytes", "last_error",
-                     "extents"})
+# Names the generated functions use inside the module's namespace: a parameter must not hide them
+# (the parameters of the entry points and of `detail::<kernel>_prepare`, the namespaces named
+# unqualified). The generated code's own locals start with `tirx_`, which no source name keeps.
+_INSIDE = frozenset({"detail", "tirxc", "std", "config", "plan", "stream", "workspace", "workspace_bytes",
+                     "last_error", "extents",
+                     # the lower-case macros of the headers the host code includes beyond the .cu's
+                     "va_start", "va_end", "va_arg", "va_copy", "getc", "putc", "getchar", "putchar"})
+# What the `tirxc` namespace itself declares, which a module's namespace must not be named
+_TIRXC_NAMES = frozenset({"launch_config"})
 
 
 class UnsupportedHost(ValueError):
@@ -56,11 +62,16 @@ def module_name(stem: str) -> str:
     name = re.sub(r"\W", "_", cnames.ascii_name(stem)) or "kernels"
     if name[0].isdigit():
         name = "m" + name
-    return cnames.c_name(name, _INSIDE)
+    return cnames.c_name(name, _INSIDE | _TIRXC_NAMES)
 
 
 def header_guard(module: str) -> str:
-    return f"TIRXC_{module.upper()}_H_"
+    """The include guard of a module's header, one per module name: `TIRXC_SAXPY_H_` for
+    `saxpy`; a name with a capital keeps its case and ends `_h_` (a lowercase letter no guard of
+    the first form has), so `Saxpy` and `SAXPY` get guards of their own."""
+    if module == module.lower():
+        return f"TIRXC_{module.upper()}_H_"
+    return f"TIRXC_{module}_h_"
 
 
 def api_type(dtype) -> str:
@@ -91,7 +102,7 @@ def kernel_host_data(spec: ir.LaunchSpec, launch, entry: str) -> dict:
         if p.kind not in HOST_KINDS:
             raise UnsupportedHost(f"the C++ host interface does not support the {p.kind.value} parameter `{p.name}` of "
                                   f"`{spec.name}` yet", p.span if p.span is not ir.NOWHERE else spec.span)
-    names = _Names()
+    names = _Names({f"{entry}_plan"})  # the type of `detail::<entry>_prepare`'s last parameter
     by_c = {p.name: p for p in spec.params}
     args = []  # the interface's arguments, in order
     for c_name in spec.arg_order:
@@ -168,8 +179,17 @@ def _prepare_body(spec, launch, args, workspaces, cluster, tensor_maps) -> list[
     for name, (a, dtype) in vars_needed.items():
         out.append(f"const {value_type(dtype)} {local[name]} = static_cast<{value_type(dtype)}>({a['name']});")
     buffers = [a for a in args if a["param"].kind is ParamKind.BUFFER]
+    mapped = {p.tensor_map.buffer.name for p in tensor_maps}
+    held = {}  # the bytes each mapped array holds from its buffer's start (a tensor map's reach is checked against)
+    start = {}  # and where its buffer starts, the address the map is encoded for
     for index, a in enumerate(buffers):
-        out += _buffer_checks(launch, a, index, local)
+        if a["param"].buffer.name in mapped:
+            held[a["param"].buffer.name] = f"tirx_held{index}"
+            back = a["launch"].offset * a["launch"].element.itemsize
+            start[a["param"].buffer.name] = a["name"] if not back else \
+                f"(reinterpret_cast<const char*>({a['name']}) - {back})"
+            out.append(f"long long tirx_held{index} = 0;")
+        out += _buffer_checks(launch, a, index, local, held.get(a["param"].buffer.name))
     # workspaces
     sizes = []
     for index, p in enumerate(workspaces):
@@ -191,11 +211,15 @@ def _prepare_body(spec, launch, args, workspaces, cluster, tensor_maps) -> list[
         out.append(f"config->block[{axis}] = {e.value}u;")
     for axis, c in enumerate(cluster or (1, 1, 1)):
         out.append(f"config->cluster[{axis}] = {c}u;")
-    if tensor_maps:  # checked where the CuPy launcher checks them: for a launch, not launch_config
-        out.append("if (plan != nullptr) {")
-        for index, p in enumerate(tensor_maps):
-            out += ["  " + x for x in _tensor_map_checks(launch, p, index, local)]
-        out.append("}")
+    for index, p in enumerate(tensor_maps):  # for a launch and launch_config, as the CuPy launcher checks them
+        out += _tensor_map_checks(launch, p, index, local, held[p.tensor_map.buffer.name],
+                                  start[p.tensor_map.buffer.name])
+    # the buffers that must not overlap (the launch description's pairs), in the launcher's slot order
+    slot = {a["param"].name: i for i, a in enumerate(buffers)}
+    for first, second in launch.overlaps:
+        check = next(c for c in launch.checks if c.key == "overlap.shared" and c.subject == first
+                     and c.operand("other") == second)
+        out += render(check, {"first": slot[first], "second": slot[second]})
     out.append(f"config->shared_bytes = {spec.dynamic_shared_bytes}u;")
     total = " + ".join(f"detail::round_up({s})" for s in sizes) if sizes else "0u"
     out.append(f"config->workspace_bytes = {total};")
@@ -221,7 +245,9 @@ def _dims(exprs, prefix: str, local: dict, what: str, span) -> tuple[list[str], 
     return out, names
 
 
-def _buffer_checks(launch, a: dict, index: int, local: dict) -> list[str]:
+def _buffer_checks(launch, a: dict, index: int, local: dict, held: str | None = None) -> list[str]:
+    """One buffer argument's checks; with `held`, the variable that gets the bytes the array holds
+    from its buffer's start (0 when its elements start after it), for the tensor map over it."""
     p = a["param"]
     buf = p.buffer
     name = a["name"]
@@ -258,11 +284,16 @@ def _buffer_checks(launch, a: dict, index: int, local: dict) -> list[str]:
         inner.append(f"tirx_last = detail::index_step(tirx_last, detail::wide({d}) - 1, tirx_s{i});")
     for key in ("index_limit.reach", "null_pointer.elements", "alignment.pointer"):
         inner += render(launch.check(key, p.name), {"dims": dims, "name": name})
-    inner.append("if (plan != nullptr) {")
     low = " + ".join(f"(tirx_s{i} < 0 ? (detail::wide({d}) - 1) * tirx_s{i} : 0)" for i, d in enumerate(dims)) or "0"
     high = " + ".join(f"(tirx_s{i} > 0 ? (detail::wide({d}) - 1) * tirx_s{i} : 0)" for i, d in enumerate(dims)) or "0"
     count = " * ".join(f"detail::wide({d})" for d in dims) or "1"
-    inner += [f"  const long long tirx_low = ({low}) * {itemsize}, tirx_high = ({high} + 1) * {itemsize};",
+    bounds = f"const long long tirx_low = ({low}) * {itemsize}, tirx_high = ({high} + 1) * {itemsize};"
+    if held is not None:  # the map starts at the buffer's start, `back` bytes before the array's pointer
+        back = offset * itemsize
+        inner += [bounds, f"{held} = tirx_high;" if not back else
+                  f"{held} = tirx_low <= -{back} && -{back} < tirx_high ? tirx_high + {back} : 0;"]
+    inner.append("if (plan != nullptr) {")
+    inner += ([f"  {bounds}"] if held is None else []) + [
               f"  const ::std::uintptr_t tirx_at = reinterpret_cast<::std::uintptr_t>({name});",
               f"  plan->extents[{index}].low = tirx_at + static_cast<::std::uintptr_t>(tirx_low);",
               f"  plan->extents[{index}].high = tirx_at + static_cast<::std::uintptr_t>(tirx_high);",
@@ -293,9 +324,10 @@ def _workspace_checks(launch, p, index: int, local: dict) -> list[str]:
         + ["  " + s for s in body] + ["}"]
 
 
-def _tensor_map_checks(launch, p, index: int, local: dict) -> list[str]:
-    """The fields of one tensor map for these arguments, checked as the launch description says,
-    into the plan."""
+def _tensor_map_checks(launch, p, index: int, local: dict, held: str, start: str) -> list[str]:
+    """The fields of one tensor map for these arguments, checked as the launch description says
+    (its reach against `held`, the bytes its array holds; `start`, the address it is encoded for),
+    into the plan when there is one."""
     tm = p.tensor_map
     body, dims = _dims(list(tm.dims), "tirx_d", local, f"the extents of tensor map `{p.name}`", tm.span)
     body += render(launch.check("host_value.computable", p.name, "extents"), {})
@@ -304,10 +336,14 @@ def _tensor_map_checks(launch, p, index: int, local: dict) -> list[str]:
     body += render(launch.check("host_value.computable", p.name, "strides"), {})
     body += render(launch.check("tensor_map.extent", p.name), {"dims": dims})
     body += render(launch.check("tensor_map.stride", p.name), {"strides": strides})
+    body += render(launch.check("tensor_map_reach.array", p.name), {"dims": dims, "strides": strides, "held": held})
+    body += render(launch.check("tensor_map.align", p.name), {"address": start})
+    body.append("if (plan != nullptr) {")
     for i, d in enumerate(dims):
-        body.append(f"plan->map_dims[{index}][{i}] = static_cast<unsigned long long>({d});")
+        body.append(f"  plan->map_dims[{index}][{i}] = static_cast<unsigned long long>({d});")
     for i, t in enumerate(strides):
-        body.append(f"plan->map_strides[{index}][{i}] = static_cast<unsigned long long>({t});")
+        body.append(f"  plan->map_strides[{index}][{i}] = static_cast<unsigned long long>({t});")
+    body.append("}")
     return [f"// tensor map '{_comment(p.name)}' of argument '{_comment(tm.buffer.name)}'", "{"] \
         + ["  " + x for x in body] + ["}"]
 
@@ -404,7 +440,11 @@ def _kernel_header(k: dict) -> str:
     lines.append("// checks the launch makes that need no device; cudaErrorInvalidValue and last_error() if one fails.")
     signature = _signature(k, ["::tirxc::launch_config* config"])
     lines.append(f"inline ::cudaError_t {e}_launch_config({signature}) noexcept {{")
-    lines.append(f"  return detail::{e}_prepare({_call_args(k, ['config', 'nullptr'])});")
+    if k["launch"].overlaps:  # the plan gets the arrays' extents, which the overlap checks compare
+        lines.append(f"  detail::{e}_plan tirx_plan;")
+        lines.append(f"  return detail::{e}_prepare({_call_args(k, ['config', '&tirx_plan'])});")
+    else:
+        lines.append(f"  return detail::{e}_prepare({_call_args(k, ['config', 'nullptr'])});")
     lines.append("}")
     extra = ["::cudaStream_t stream = 0"]
     if k["workspaces"]:
@@ -452,7 +492,6 @@ def _kernel_entry(k: dict, program: Program) -> str:
     e, name = k["entry"], _c_text(k["name"])
     spec = next(lk.spec for lk in program.kernels if lk.spec.name == k["name"])
     launch = k["launch"]
-    buffers = [a for a in k["args"] if a["param"].kind is ParamKind.BUFFER]
     extra = ["::cudaStream_t stream"]
     if k["workspaces"]:
         extra = ["void* workspace", "::std::size_t workspace_bytes"] + extra
@@ -491,12 +530,6 @@ def _kernel_entry(k: dict, program: Program) -> str:
     body.append(f"detail::{e}_plan tirx_plan;")
     body.append(f"::cudaError_t tirx_status = detail::{e}_prepare({_call_args(k, ['&tirx_config', '&tirx_plan'])});")
     body.append("if (tirx_status != ::cudaSuccess) return tirx_status;")
-    # the buffers that must not overlap (the launch description's pairs), in the launcher's slot order
-    slot = {a["param"].name: i for i, a in enumerate(buffers)}
-    for first, second in launch.overlaps:
-        check = next(c for c in launch.checks if c.key == "overlap.shared" and c.subject == first
-                     and c.operand("other") == second)
-        body += render(check, {"first": slot[first], "second": slot[second]})
     body.append("if (tirx_config.grid[0] == 0 || tirx_config.grid[1] == 0 || tirx_config.grid[2] == 0) "
                 "return ::cudaSuccess;  // an empty problem: nothing to launch")
     if k["workspaces"]:
@@ -563,8 +596,6 @@ def _kernel_entry(k: dict, program: Program) -> str:
                  "{",
                  f"  const unsigned int tirx_box[] = {{{', '.join(f'{b}u' for b in tm.box)}}};",
                  f"  const unsigned int tirx_element_strides[] = {{{', '.join(f'{b}u' for b in tm.element_strides)}}};",
-                 *["  " + x for x in render(launch.check("tensor_map.align", p.name),
-                                            {"address": f"tirx_p{slot_of[tm.buffer.name]}"})],
                  f"  tirx_status = detail::encode_tensor_map(&tirx_p{i}, \"{name}(): tensor map '{_c_text(p.name)}'\", "
                  f"{tm.data_type}, {rank}, tirx_p{slot_of[tm.buffer.name]}, "
                  f"tirx_plan.map_dims[{index}], tirx_plan.map_strides[{index}], tirx_box, tirx_element_strides, "

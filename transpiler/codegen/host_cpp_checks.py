@@ -114,7 +114,7 @@ def _alignment(check: Check, at: dict) -> list[str]:
 
 
 def _overlap(check: Check, at: dict) -> list[str]:
-    return [f"if (detail::overlaps(tirx_plan.extents[{at['first']}], tirx_plan.extents[{at['second']}])) "
+    return [f"if (plan != nullptr && detail::overlaps(plan->extents[{at['first']}], plan->extents[{at['second']}])) "
             f"return {fail(check)};"]
 
 
@@ -157,6 +157,19 @@ def _tensor_map(check: Check, at: dict) -> list[str]:
             f"{fail(check, {'pointer': ('%p', [f'static_cast<const void*>({address})'])})};"]
 
 
+def _tensor_map_reach(check: Check, at: dict) -> list[str]:  # `array`
+    """The bytes the map reaches from its array's start (saturating: its extents are at most 2^32
+    and its strides below 2^40, so an outer extent times its stride can pass 2^63), against
+    at["held"], what the array holds from there."""
+    dims, strides, bits = at["dims"], at["strides"], check.operand("bits")
+    out = [f"long long tirx_reach = (detail::wide({dims[0]}) * {bits} + 7) / 8;"]
+    out += [f"tirx_reach = detail::index_step(tirx_reach, detail::wide({d}) - 1, detail::wide({t}));"
+            for d, t in zip(dims[1:], strides)]
+    holes = {"reach": ("%lld", ["tirx_reach"]), "holds": ("%lld", [at["held"]]), "extents": ints(dims),
+             "strides": ints(strides)}
+    return out + [f"if (tirx_reach > {at['held']}) return {fail(check, holes)};"]
+
+
 def _architecture(check: Check, at: dict) -> list[str]:
     holes = {"device": ("%d", ["device"]), "device_arch": ("sm_%d%d", ["major", "minor"])}
     return [f"if (major * 10 + minor < {check.operand('min_arch')}) return "
@@ -178,5 +191,6 @@ _RENDERERS = {
     CheckKind.STRIDES: _strides, CheckKind.INDEX_LIMIT: _index_limit, CheckKind.NULL_POINTER: _null_pointer,
     CheckKind.ALIGNMENT: _alignment, CheckKind.OVERLAP: _overlap, CheckKind.GRID: _grid,
     CheckKind.CLUSTER: _cluster, CheckKind.WORKSPACE: _workspace, CheckKind.TENSOR_MAP: _tensor_map,
+    CheckKind.TENSOR_MAP_REACH: _tensor_map_reach,
     CheckKind.ARCHITECTURE: _architecture, CheckKind.SHARED_MEMORY: _shared_memory,
 }

@@ -178,7 +178,7 @@ def param_data(p: LaunchParam) -> dict:
                     dims=_dims(tm.dims, f"the extents of tensor map `{p.name}`", tm.span),
                     strides=_dims(tm.strides, f"the strides of tensor map `{p.name}`", tm.span), box=tm.box,
                     element_strides=tm.element_strides, interleave=tm.interleave, swizzle=tm.swizzle,
-                    l2_promotion=tm.l2_promotion, oob_fill=tm.oob_fill)
+                    l2_promotion=tm.l2_promotion, oob_fill=tm.oob_fill, element_bits=tm.element_bits)
     elif p.kind is ParamKind.SCALAR:
         data.update(typestr=element.typestr, scalar=element.scalar)
     return data

@@ -60,6 +60,7 @@ class TensorMapLaunch:
     l2_promotion: int
     oob_fill: int
     span: Span = NOWHERE
+    element_bits: int = 0  # of one element of data_type in global memory (target/tma.py DATA_TYPE_BITS)
 
 
 # A layout that no strides describe: the host refuses every array for the buffer.
@@ -145,7 +146,7 @@ class KernelLaunch:
                                      "strides": exprs(tm.strides), "box": list(tm.box),
                                      "element_strides": list(tm.element_strides), "interleave": tm.interleave,
                                      "swizzle": tm.swizzle, "l2_promotion": tm.l2_promotion,
-                                     "oob_fill": tm.oob_fill}
+                                     "oob_fill": tm.oob_fill, "element_bits": tm.element_bits}
             return out
         return {
             "symbol": self.symbol, "params": [param(p) for p in self.params], "args": list(self.args),

@@ -34,7 +34,8 @@ class CheckKind(enum.Enum):
     GRID = "grid"  # the grid CUDA takes
     CLUSTER = "cluster"  # clusters divide the grid
     WORKSPACE = "workspace"  # a workspace's size
-    TENSOR_MAP = "tensor_map"  # a tensor map the host encodes: its fields, its address, its reach
+    TENSOR_MAP = "tensor_map"  # a tensor map the host encodes: its fields and its address
+    TENSOR_MAP_REACH = "tensor_map_reach"  # a tensor map reaches no byte outside the array it is encoded over
     ARCHITECTURE = "architecture"  # the device runs the kernel's code
     SHARED_MEMORY = "shared_memory"  # the device allows the kernel's shared memory
 
@@ -90,6 +91,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
                                    "dimension {dim} for these arguments; TMA takes multiples of {align} below 2**40"),
     "tensor_map.align": ("value", "{kernel}(): tensor map '{map}' maps argument '{arg}', whose data pointer "
                                   "{pointer:#x} is not {align}-byte aligned, as TMA needs"),
+    "tensor_map_reach.array": ("value", "{kernel}(): tensor map '{map}' would reach {reach} bytes from the start of "
+                                        "argument '{arg}' for these arguments (extents {extents}, byte strides "
+                                        "{strides}, innermost first), but '{arg}' holds {holds} bytes from there: TMA "
+                                        "would touch memory the kernel was not given"),
     "architecture.device": ("value", "{kernel}(): the kernel needs {arch} or newer, but device {device} is "
                                      "{device_arch}"),
     "shared_memory.optin": ("value", "{kernel}(): the kernel needs {total} bytes of shared memory per block "

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from transpiler.ir import nodes as ir
 from transpiler.syntax.source import SourceFile, Span
+from transpiler.target.ptx.model import Instruction
 from transpiler.target.target import Target
 
 
@@ -78,6 +79,9 @@ class CheckedModule:
     kernels: list[Kernel]
     func_sources: dict[str, str]  # T.cuda.func_call name -> CUDA source, first-use order
     target: Target  # `--arch`'s (Target.ANY when none is named)
+    # every PTX instruction a call of the module names, by its helper (wrapper) name: recorded by the
+    # checker, extended by dispatch with the chosen tile variants' (target/ptx reads helpers through it)
+    ptx_instructions: dict[str, Instruction] = field(default_factory=dict)
 
 
 @dataclass
@@ -109,6 +113,7 @@ class Program:
     # The <cstdint> names (`int32_t` ...) that the func_call sources use, which the .cu defines
     # before them (target/cnames.py FIXED_WIDTH order)
     fixed_width: list[str] = field(default_factory=list)
+    ptx_instructions: dict[str, Instruction] = field(default_factory=dict)  # the checked module's
 
     @property
     def file_name(self) -> str:

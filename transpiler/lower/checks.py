@@ -112,4 +112,5 @@ def _tensor_map(kernel: str, p: LaunchParam, by_c: dict) -> list[Check]:
             Check(K.TENSOR_MAP, "extent", p.c_name, named + (("max_dim", tma.MAX_DIM),)),
             Check(K.TENSOR_MAP, "stride", p.c_name, named + (("align", tma.GLOBAL_ALIGN),
                                                              ("max_stride", tma.MAX_STRIDE))),
+            Check(K.TENSOR_MAP_REACH, "array", p.c_name, named + (("arg", tm.buffer), ("bits", tm.element_bits))),
             Check(K.TENSOR_MAP, "align", p.c_name, named + (("arg", tm.buffer), ("align", tma.GLOBAL_ALIGN)))]

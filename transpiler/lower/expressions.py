@@ -2,6 +2,9 @@
 floor division and math calls their C forms (transpiler/lower/cforms.py)."""
 from __future__ import annotations
 
+import copy
+import dataclasses
+
 from transpiler import ir
 from transpiler.diag.diagnostics import Diagnostics
 from transpiler.ir import layout as layouts
@@ -44,6 +47,25 @@ class ExpressionLowerer:
         self.unrolled: dict[str, ir.Expr] = {}
         # global workspaces (docs/design.md, decision 19), as stmt() meets them: at the kernel's top level, in source order
         self.workspaces: list[ir.Buffer] = []
+        # lowering's own copy of each checked storage, by the checked one's id (kept with it, so the id
+        # stays its own): names, alignment and read-only-ness are settled on the copies, and the checked
+        # module stays as dispatch returned it
+        self.storages: dict[int, tuple[ir.Storage, ir.Storage]] = {}
+
+    def own(self, storage: ir.Storage | None) -> ir.Storage | None:
+        """Lowering's copy of a checked storage (a view's `base` the copy of its base)."""
+        if storage is None:
+            return None
+        entry = self.storages.get(id(storage))
+        if entry is None:
+            mine = copy.copy(storage)
+            mine.base = self.own(storage.base)
+            entry = self.storages[id(storage)] = (storage, mine)
+        return entry[1]
+
+    def own_buffer(self, buf: ir.Buffer) -> ir.Buffer:
+        """buf over lowering's copy of its storage (for the launch description: its read-only-ness)."""
+        return dataclasses.replace(buf, storage=self.own(buf.storage))
 
     # -- expressions ---------------------------------------------------------------------------------
     def expr(self, e: ir.Expr) -> ir.Expr:
@@ -63,17 +85,17 @@ class ExpressionLowerer:
         if cls is ir.IntImm or cls is ir.FloatImm:
             return e
         if cls is ir.BufferLoad:
-            return ir.Load(e.dtype, e.buffer.storage, self.index(e.buffer, e.indices), e.span)
+            return ir.Load(e.dtype, self.own(e.buffer.storage), self.index(e.buffer, e.indices), e.span)
         if cls is ir.Builtin:
             return self.id_vars.get(e, e)
         if cls is ir.BufferVecLoad:
-            return ir.VecLoad(e.dtype, e.buffer.storage, self.index(e.buffer, e.indices), e.span)
+            return ir.VecLoad(e.dtype, self.own(e.buffer.storage), self.index(e.buffer, e.indices), e.span)
         if cls is ir.BufferAddress:
             index = None if e.indices is None else self.index(e.buffer, e.indices)
             if index is None and not isinstance(e.buffer.elem_offset, ir.IntImm) or \
                     (index is None and e.buffer.elem_offset.value != 0):
                 index = self.expr(e.buffer.elem_offset)
-            return ir.Address(e.dtype, e.buffer.storage, index, e.span)
+            return ir.Address(e.dtype, self.own(e.buffer.storage), index, e.span)
         if cls is ir.Call and e.func.startswith("math:"):
             return self.math(e)
         if cls is ir.UnaryOp and via_float32(e.a.dtype):

@@ -162,7 +162,8 @@ def align_vector_arrays(body: ir.Stmt) -> None:
 
 
 def align_facts(facts: Facts, raised: dict[ir.Storage, int]) -> None:
-    """`raised`: what the tile variants dispatch chose need of a storage beyond its own align."""
+    """Raise the alignment of lowering's copies of the storage (KernelLowerer.own). `raised`: what
+    the tile variants dispatch chose need of a storage beyond its own align."""
     need = {id(storage): (storage, align) for storage, align in raised.items()}
 
     def note(storage: ir.Storage, dtype) -> None:

@@ -30,7 +30,7 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
     for lowerer, lk in zip(lowerers, kernels):
         facts = lowerer.facts
         for func in facts.calls:
-            if ptx.is_helper(func) and func.split("<", 1)[0] not in helpers:
+            if ptx.is_helper(func, module.ptx_instructions) and func.split("<", 1)[0] not in helpers:
                 helpers.append(func.split("<", 1)[0])
         printf = printf or "printf" in facts.calls
         non_finite = non_finite or facts.non_finite
@@ -44,12 +44,13 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
     headers = sorted(needed, key=order.index)
     # the fixed helpers in table order first, then PTX wrappers by first use
     helpers.sort(key=lambda h: (list(ptx.HELPERS).index(h) if h in ptx.HELPERS else len(ptx.HELPERS)))
-    archs = [ptx.helper_arch(h) for h in helpers]
+    archs = [ptx.helper_arch(h, module.ptx_instructions) for h in helpers]
     min_arch = max([BASE_ARCH] + [k.spec.min_arch for k in kernels] + [a for a, _ in archs])
     suffix = "a" if any(k.spec.arch_suffix == "a" for k in kernels) or any(s == "a" for _, s in archs) else ""
     used = {name for source in module.func_sources.values() for name in fixed_width_names(source)}
     return Program(module.source.name, kernels, dict(module.func_sources), helpers, headers, min_arch, suffix,
-                   func_lines=_func_source_lines(module, kernels), fixed_width=[n for n in FIXED_WIDTH if n in used])
+                   func_lines=_func_source_lines(module, kernels), fixed_width=[n for n in FIXED_WIDTH if n in used],
+                   ptx_instructions=module.ptx_instructions)
 
 
 def _func_source_lines(module: CheckedModule, kernels: list[LoweredKernel]) -> dict[str, int]:

@@ -22,8 +22,8 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> dict[str, str]
     unique among the declarations in scope: a loop variable, `let`, or array
     declared in a block whose name is its source name plus a numeric suffix takes
     the plain name when no declaration in scope, and nothing inside its own
-    scope, already uses it. Arrays are renamed in place (Storage is shared by
-    identity with every access); the new names of variables are returned, by
+    scope, already uses it. Arrays are renamed in place, on lowering's own copy
+    of their storage (shared by identity with every access); the new names of variables are returned, by
     their names in the body, for the printer (LoweredKernel.var_names).
     """
     renames: dict[str, str] = {}

@@ -12,6 +12,7 @@ from transpiler.ir.launch import (UNSUPPORTED_STRIDES, ElementType, KernelLaunch
 from transpiler.lower.checks import launch_checks
 from transpiler.lower.facts import Facts
 from transpiler.lower.tma_writes import written_by_ptx_outputs, written_through_maps
+from transpiler.target import tma
 from transpiler.target.dtypes import HOST_ARRAYS
 
 
@@ -65,7 +66,7 @@ def _param(p: ir.Param) -> LaunchParam:
     if p.kind is ParamKind.TENSOR_MAP and tm is not None:
         encoded = TensorMapLaunch(tm.buffer.name, tm.data_type, tuple(tm.dims), tuple(tm.strides), tuple(tm.box),
                                   tuple(tm.element_strides), tm.interleave, tm.swizzle, tm.l2_promotion, tm.oob_fill,
-                                  tm.span)
+                                  tm.span, tma.DATA_TYPE_BITS[tm.data_type])
         return LaunchParam(p.name, p.name, p.kind, element_type(p.dtype), tensor_map=encoded, span=p.span)
     return LaunchParam(p.name, p.name, p.kind, element_type(p.dtype), span=p.span)
 
@@ -154,8 +155,8 @@ def tmem_placement(buf: ir.Buffer) -> ir.Placement:
     return ir.Placement(buf.name, start, start + -(-cells * buf.dtype.bits // 32), buf.dtype, shape, 0, buf.span)
 
 
-def readonly_params(facts: Facts, params, body: ir.Stmt) -> set[str]:
+def readonly_params(facts: Facts, params, body: ir.Stmt, instructions) -> set[str]:
     # a pointer may be written through, a store through a view writes its bases, a TMA store its buffer
     written = {s.name for s in facts.stored + facts.addressed for s in (s, s.base, s.base and s.base.base) if s}
-    written.update(written_through_maps(body, params) | written_by_ptx_outputs(body))
+    written.update(written_through_maps(body, params, instructions) | written_by_ptx_outputs(body, instructions))
     return {p.name for p in params if p.kind is ParamKind.BUFFER and p.name not in written}

@@ -4,6 +4,8 @@ are expanded, declarations nobody reads are dropped (dead_code.py), and the kern
 launch description are made (signature.py)."""
 from __future__ import annotations
 
+import dataclasses
+
 from transpiler import ir
 from transpiler.ir.fold import nonneg
 from transpiler.ir.launch import ParamKind
@@ -36,7 +38,7 @@ class KernelLowerer(ExpressionLowerer):
         if cls is ir.Seq:
             return ir.seq(self.stmt(x) for x in s.body)
         if cls is ir.Allocate:
-            storage = s.buffer.storage
+            storage = self.own(s.buffer.storage)
             if storage.kind == "arena":
                 return None  # declared once at the top of the kernel
             if storage.kind == "workspace":
@@ -44,7 +46,7 @@ class KernelLowerer(ExpressionLowerer):
                 return None  # a pointer parameter (run() adds it)
             return ir.ArrayDecl(storage, s.span)
         if cls is ir.DeclView:
-            storage = s.buffer.storage
+            storage = self.own(s.buffer.storage)
             if s.buffer.scope == "tmem":  # columns, not C storage: recorded for `tirxc info`
                 self.tmem.setdefault(id(s.buffer), tmem_placement(s.buffer))
                 return None
@@ -53,9 +55,9 @@ class KernelLowerer(ExpressionLowerer):
                 return ir.PointerDecl(storage, ir.IntImm(INT32, 0), s.span)
             return None
         if cls is ir.BufferStore:
-            return ir.Store(s.buffer.storage, self.index(s.buffer, s.indices), self.expr(s.value), s.span)
+            return ir.Store(self.own(s.buffer.storage), self.index(s.buffer, s.indices), self.expr(s.value), s.span)
         if cls is ir.BufferVecStore:
-            return ir.VecStore(s.buffer.storage, self.index(s.buffer, s.indices), self.expr(s.value), s.span)
+            return ir.VecStore(self.own(s.buffer.storage), self.index(s.buffer, s.indices), self.expr(s.value), s.span)
         if cls is ir.LetStmt:
             value = self.expr(s.value)
             if value.__class__ is ir.Builtin and not self.depth and s.var.dtype == value.dtype:
@@ -132,17 +134,19 @@ class KernelLowerer(ExpressionLowerer):
             body = exact_stmt(body)
         self.facts = facts
         var_names = reuse_source_names(body, self.module.source, self._global_names(facts))
-        align_facts(facts, k.raised_align)
+        align_facts(facts, {self.own(storage): align for storage, align in k.raised_align.items()})
         kernel_params = checked_params(k)
-        readonly = readonly_params(facts, kernel_params, body)
+        readonly = readonly_params(facts, kernel_params, body, self.module.ptx_instructions)
         params = []
         for p in kernel_params:
-            if p.kind is ParamKind.BUFFER and p.buffer is not None and p.buffer.storage.name in readonly:
-                p.buffer.storage.readonly = True
+            if p.kind is ParamKind.BUFFER and p.buffer is not None:
+                p = dataclasses.replace(p, buffer=self.own_buffer(p.buffer))
+                if p.buffer.storage.name in readonly:
+                    p.buffer.storage.readonly = True
             params.append(p)
-        workspaces = tuple(ws for ws in self.workspaces if id(ws.storage) in facts.used)
+        workspaces = tuple(self.own_buffer(ws) for ws in self.workspaces if id(self.own(ws.storage)) in facts.used)
         params.extend(ir.Param(ws.storage.name, ParamKind.WORKSPACE, ws.dtype, ws, ws.span) for ws in workspaces)
-        arena = k.arena.storage if k.arena is not None else None
+        arena = self.own(k.arena.storage) if k.arena is not None else None
         if arena is not None and id(arena) not in facts.used:
             arena = None
         if arena is not None:

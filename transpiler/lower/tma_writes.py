@@ -9,8 +9,9 @@ from transpiler.ir.walk import all_exprs, walk_expr
 from transpiler.target import ptx
 
 
-def written_through_maps(body: ir.Stmt, params) -> set[str]:
-    """The storage names of the buffers whose tensor maps a global-writing TMA instruction uses."""
+def written_through_maps(body: ir.Stmt, params, instructions) -> set[str]:
+    """The storage names of the buffers whose tensor maps a global-writing TMA instruction uses
+    (`instructions`: the module's PTX instructions by helper name)."""
     maps = {p.name: p.tensor_map.buffer.storage.name for p in params if p.tensor_map is not None}
     if not maps:
         return set()
@@ -18,7 +19,7 @@ def written_through_maps(body: ir.Stmt, params) -> set[str]:
     for e in all_exprs(body):
         if e.__class__ is not ir.Call:
             continue
-        instr = ptx.instruction_of(e.func)
+        instr = ptx.instruction_of(e.func, instructions)
         if instr is None or not _writes_global(instr.mnemonic):
             continue
         for arg in e.args:
@@ -32,7 +33,7 @@ def _writes_global(mnemonic: str) -> bool:
         mnemonic.startswith("cp.async.bulk.tensor") and ".global.shared" in mnemonic)
 
 
-def written_by_ptx_outputs(body: ir.Stmt) -> set[str]:
+def written_by_ptx_outputs(body: ir.Stmt, instructions) -> set[str]:
     """The storage names of buffers an element of which a PTX wrapper writes (an out / inout
     operand), in the order the operands take their arguments (immediates are the helper's
     template, sunk operands take none, the predicate comes last)."""
@@ -40,7 +41,7 @@ def written_by_ptx_outputs(body: ir.Stmt) -> set[str]:
     for e in all_exprs(body):
         if e.__class__ is not ir.Call:
             continue
-        instr = ptx.instruction_of(e.func)
+        instr = ptx.instruction_of(e.func, instructions)
         if instr is None:
             continue
         operands = [op for k, op in enumerate(instr.operands) if op.role != "imm" and k not in instr.sinks]

@@ -27,7 +27,7 @@ import threading
 
 from . import arith, nvrtc, program, tensormap
 from .program import describe as _describe, refusal
-from .tensormap import attach_tensor_maps, tensor_map_argument, tensor_map_fields
+from .tensormap import attach_tensor_maps, check_address, check_reach, tensor_map_argument, tensor_map_fields
 
 WORKSPACE_CACHE_SIZE = 8  # cached workspace allocations per kernel; the oldest goes first
 CALLABLES = program.CALLABLES  # {name: the kernel's callable}, which the launcher exports
@@ -310,10 +310,25 @@ class _Kernel:
 
     # -- launch ----------------------------------------------------------------------------
     def launch_config(self, *args):
-        """(grid, block, dynamic shared bytes) for these arguments, without launching."""
-        values, _, _ = self._bind(args)
+        """(grid, block, dynamic shared bytes) for these arguments, without launching. The
+        arguments are checked as a call checks them (tensor maps and overlap included), but for
+        what only the launch itself asks of the device: its architecture and shared memory, and
+        that every array is on the current device."""
+        values, arrays, _ = self._bind(args)
         self._workspace_sizes(values)
-        return self._config(values)
+        config = self._config(values)
+        pointers, extents = {}, {}
+        for slot, param in enumerate(self.spec["params"]):
+            if param["kind"] == "buffer":
+                iface, _, extents[slot] = arrays[param["name"]]
+                pointers[slot] = self._pointer(param["name"], iface)
+        for param in self.spec["params"]:
+            if param["kind"] == "tensormap" and "buffer" in param:
+                buffer_slot, _ = self._tensor_map(param, values, arrays)
+                mapped = self.spec["params"][buffer_slot]
+                check_address(self, param, pointers[buffer_slot] - mapped["offset"] * mapped["itemsize"])
+        self._refuse_overlap(self._pairs(extents), extents, pointers)
+        return config
 
     def workspace_bytes(self, *args):
         """{workspace name: bytes} the launcher allocates for these arguments."""
@@ -527,8 +542,8 @@ class _Kernel:
                 continue
             if param["kind"] == "tensormap" and "buffer" in param:  # encoded at each launch for its array's address
                 constants.append(None)
-                buffer_slot = next(i for i, p in enumerate(self.spec["params"]) if p["name"] == param["buffer"])
-                plan.tensor_maps.append((slot, buffer_slot, param, tensor_map_fields(self, param, values), {}))
+                buffer_slot, fields = self._tensor_map(param, values, arrays)
+                plan.tensor_maps.append((slot, buffer_slot, param, fields, {}))
                 continue
             constants.append(None)
             index = position[param["name"]]
@@ -560,10 +575,7 @@ class _Kernel:
         # both have elements and the kernel writes one; by slot, with where each one's bytes lie
         # around its pointer
         plan.extents = {slot: arrays[param["name"]][2] for _, slot, *_, param in plan.buffers}
-        apart = self._apart
-        plan.pairs = tuple((i, j, *plan.extents[i][:2], *plan.extents[j][:2])
-                           for j in plan.extents for i in plan.extents
-                           if i < j and plan.extents[i] and plan.extents[j] and (i, j) in apart)
+        plan.pairs = self._pairs(plan.extents)
         plan.checked = [None] * len(constants)  # by slot: the latest pointers found not to overlap
         # what __call__'s common case checks, when every array of this signature is a C-contiguous
         # CuPy array (signature (shape, dtype)) with elements that starts where its buffer does
@@ -577,6 +589,14 @@ class _Kernel:
         self._plans[key] = plan
         return plan
 
+    def _tensor_map(self, param, values, arrays):
+        """(the slot of the array a map is encoded over, the map's fields), checked: the fields as
+        the driver takes them, the map's reach within the array."""
+        buffer_slot, mapped = next((i, p) for i, p in enumerate(self.spec["params"]) if p["name"] == param["buffer"])
+        fields = tensor_map_fields(self, param, values)
+        check_reach(self, param, fields, arrays[param["buffer"]][2], mapped["offset"] * mapped["itemsize"])
+        return buffer_slot, fields
+
     def _check_overlap(self, plan, pointers):
         """Refuse arrays that share memory when the kernel writes one of them: its parameters are
         __restrict__, so nvcc may read one through the non-coherent cache while the other is
@@ -584,14 +604,22 @@ class _Kernel:
         alignment. Pairs whose bytes lie apart are told by two comparisons; the pointers are then
         remembered (`checked`), so that a call passing the same arrays again pays one comparison
         per array for all three checks."""
-        for i, j, low_i, high_i, low_j, high_j in plan.pairs:
+        self._refuse_overlap(plan.pairs, plan.extents, pointers)
+        plan.checked = pointers
+
+    def _pairs(self, extents):
+        """The pairs of arrays that must not share memory (both have elements, the kernel writes
+        one), by slot, with where each one's bytes lie around its pointer; `extents` by slot."""
+        return tuple((i, j, *extents[i][:2], *extents[j][:2]) for j in extents for i in extents
+                     if i < j and extents[i] and extents[j] and (i, j) in self._apart)
+
+    def _refuse_overlap(self, pairs, extents, pointers):
+        for i, j, low_i, high_i, low_j, high_j in pairs:
             a, b = pointers[i], pointers[j]
-            if a + low_i < b + high_j and b + low_j < a + high_i and \
-                    _shares_memory(plan.extents[i], a, plan.extents[j], b):
+            if a + low_i < b + high_j and b + low_j < a + high_i and _shares_memory(extents[i], a, extents[j], b):
                 first, second = self.spec["params"][i], self.spec["params"][j]
                 written = " and ".join(repr(p["name"]) for p in (first, second) if not p["readonly"])
                 raise refusal(self.name, "overlap.shared", first=first["name"], second=second["name"], written=written)
-        plan.checked = pointers
 
     def _lookup(self, args):
         """The plan for `args`, made (validating every argument) if there is none yet; it

@@ -33,14 +33,37 @@ def tensor_map_fields(kernel, param, values) -> tuple:
             param["interleave"], param["swizzle"], param["l2_promotion"], param["oob_fill"])
 
 
+def check_reach(kernel, param, fields, held, offset_bytes: int) -> None:
+    """Refuse a map that reaches bytes outside the array it is encoded over: the map starts at the
+    buffer's start (`offset_bytes` before the array's data pointer) and reaches its innermost
+    extent's elements plus each outer extent less one times its byte stride; `held` is where the
+    array's bytes lie around its data pointer (_check_array's (low, high, ...); None when it has no
+    element)."""
+    dims, strides = fields[2], fields[3]
+    reach = -(-dims[0] * param["element_bits"] // 8)
+    for dim, stride in zip(dims[1:], strides):
+        reach += (dim - 1) * stride
+    holds = 0
+    if held is not None and held[0] <= -offset_bytes < held[1]:
+        holds = held[1] + offset_bytes
+    if reach > holds:
+        raise refusal(kernel.name, "tensor_map_reach.array", map=param["name"], arg=param["buffer"], reach=reach,
+                      holds=holds, extents=tuple(dims), strides=tuple(strides))
+
+
+def check_address(kernel, param, address: int) -> None:
+    """Refuse a global address TMA cannot take for the map (it must be 16-byte aligned)."""
+    if address % program.TENSOR_MAP_LIMITS["align"]:
+        raise refusal(kernel.name, "tensor_map.align", map=param["name"], arg=param["buffer"], pointer=address,
+                      align=program.TENSOR_MAP_LIMITS["align"])
+
+
 def encode_tensor_map(kernel, param, fields, address: int):
     """The 128 bytes of the driver's CUtensorMap for these fields at this global address, as a
     NumPy void scalar (a launch argument CuPy passes by value)."""
     import ctypes
     import numpy
-    if address % program.TENSOR_MAP_LIMITS["align"]:
-        raise refusal(kernel.name, "tensor_map.align", map=param["name"], arg=param["buffer"], pointer=address,
-                      align=program.TENSOR_MAP_LIMITS["align"])
+    check_address(kernel, param, address)
     encode = _ENCODER[0] or _encoder()
     data_type, rank, dims, strides, box, element_strides, interleave, swizzle, l2, oob = fields
     u64, u32 = ctypes.c_uint64, ctypes.c_uint32

@@ -89,7 +89,7 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
     jit.unspecialized(ms)
     if not kernels and not ms.diags.has_errors:
         ms.diags.warning("W0001", "no `@T.prim_func` kernels in this file", ms.source.end_span())
-    return CheckedModule(ms.source, kernels, ms.func_sources, ms.target)
+    return CheckedModule(ms.source, kernels, ms.func_sources, ms.target, ms.ptx_instructions)
 
 
 _PYTHON_STATEMENTS = (ast.ExprStmt, ast.For, ast.While, ast.If, ast.AugAssign, ast.Assert)

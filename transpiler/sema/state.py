@@ -34,6 +34,7 @@ class ModuleState:
         self.target = (Target.parse(arch) if arch else None) or Target.ANY
         self.globals: dict[str, Binding] = {}
         self.func_sources: dict[str, str] = {}
+        self.ptx_instructions: dict = {}  # the PTX instructions calls name, by helper (CheckedModule's)
         self.func_source_spans: dict[str, Span] = {}
         self.kernel_names: dict[str, Span] = {}
         self.jit_kernels: list = []  # `@T.jit` kernels, specialized by `k = f.specialize(...)` (jit.py)

@@ -7,6 +7,10 @@ from transpiler.target.dtypes import SCALARS
 
 # CUtensorMapDataType, by the element dtype of the mapped buffer (dtypes.Scalar.tma)
 DATA_TYPES = {name: scalar.tma for name, scalar in SCALARS.items() if scalar.tma is not None}
+# The bits one element of each CUtensorMapDataType takes in global memory (10 .. 12: FLOAT32_FTZ and
+# TFLOAT32(_FTZ); 13, 14: 16 packed 4-bit elements; 15: 16 packed 6-bit elements): a map's reach.
+DATA_TYPE_BITS = {0: 8, 1: 16, 2: 32, 3: 32, 4: 64, 5: 64, 6: 16, 7: 32, 8: 64, 9: 16, 10: 32, 11: 32, 12: 32,
+                  13: 4, 14: 4, 15: 6}
 # The types a trailing `force_cu_dtype` may name instead: FLOAT32_FTZ, TFLOAT32(_FTZ) and the
 # packed sub-byte forms (10 .. 15).
 FORCED_DATA_TYPES = range(0, 16)

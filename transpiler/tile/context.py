@@ -13,6 +13,7 @@ from transpiler.ir.analysis import base_alignment
 from transpiler.ir.program import CNames
 from transpiler.ir.tile_ops import SCOPE_THREADS
 from transpiler.target.dtypes import INT32, DType
+from transpiler.target.ptx import Instruction
 from transpiler.target.target import Target
 from transpiler.tile.levels import finer_than
 from transpiler.tile.registry import Decline
@@ -36,6 +37,9 @@ class Lowering:
         # the TMA tensor maps the variants chosen so far made, then this one's: each a kernel
         # parameter and the buffer that stands for it in the code
         self.tensor_maps: list[tuple[ir.Param, ir.Buffer]] = []
+        # the PTX instructions this variant's code calls, by helper name: dispatch adds them to the
+        # module's record (CheckedModule.ptx_instructions) when the variant is chosen
+        self.instructions: dict[str, Instruction] = {}
 
     # -- facts ---------------------------------------------------------------------------------
     @property
@@ -86,6 +90,11 @@ class Lowering:
         if nbytes > max(storage.align, self.raised.get(storage, 0)):
             self.raised[storage] = nbytes
 
+    def instruction(self, instr: Instruction) -> Instruction:
+        """Record that this variant's code calls `instr` (by its helper name); returns it."""
+        self.instructions[instr.helper] = instr
+        return instr
+
     def sub_lowering(self, call: ir.TileCall) -> Lowering:
         """The lowering of a part of this call (a fused op's elementwise op or reduction), which
         sees this one's raised alignments; `adopt` keeps the part's own once it is used."""
@@ -95,6 +104,7 @@ class Lowering:
 
     def adopt(self, sub: Lowering) -> None:
         self.raised = sub.raised
+        self.instructions.update(sub.instructions)
 
     # -- thread indices --------------------------------------------------------------------------
     def tid(self) -> ir.Expr:

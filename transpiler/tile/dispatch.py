@@ -6,7 +6,8 @@ at its `.tx` location, naming each variant and why it did not apply.
 Dispatch writes nothing back into the checked module: it returns a new module whose kernels with
 tile calls are new `Kernel`s (the dispatched body, the parameters plus the TMA tensor maps the
 chosen variants made, the names and non-negative variables taken, the dispatch record, and in
-`raised_align` the storage alignments the chosen variants need), and shares everything else. A
+`raised_align` the storage alignments the chosen variants need; the module's `ptx_instructions`
+extended with the instructions they call), and shares everything else. A
 variant that is tried and refused leaves nothing behind."""
 from __future__ import annotations
 
@@ -23,13 +24,15 @@ from transpiler.tile.registry import VARIANTS, attempt
 
 def dispatch_module(module: CheckedModule, diags: Diagnostics) -> CheckedModule:
     """The module with every tile call of its kernels lowered; `module` itself is left as it was."""
-    return replace(module, kernels=[_dispatch_kernel(kernel, diags, module.target) for kernel in module.kernels])
+    instructions = dict(module.ptx_instructions)  # the checker's, and the chosen variants'
+    kernels = [_dispatch_kernel(kernel, diags, module.target, instructions) for kernel in module.kernels]
+    return replace(module, kernels=kernels, ptx_instructions=instructions)
 
 
-def _dispatch_kernel(kernel: Kernel, diags: Diagnostics, module_target) -> Kernel:
+def _dispatch_kernel(kernel: Kernel, diags: Diagnostics, module_target, instructions: dict) -> Kernel:
     if not any(isinstance(s, ir.TileCall) for s in ir.all_stmts(kernel.body)):
         return kernel
-    dispatcher = _Dispatcher(kernel, diags, module_target)
+    dispatcher = _Dispatcher(kernel, diags, module_target, instructions)
     body = dispatcher.stmt(kernel.body)
     return replace(kernel, body=body, params=kernel.params + [param for param, _ in dispatcher.tensor_maps],
                    nonneg=dispatcher.nonneg, cnames=dispatcher.names if kernel.cnames is not None else None,
@@ -45,7 +48,7 @@ def _copy_names(names: CNames | None) -> CNames:
 
 
 class _Dispatcher:
-    def __init__(self, kernel: Kernel, diags: Diagnostics, module_target):
+    def __init__(self, kernel: Kernel, diags: Diagnostics, module_target, instructions: dict):
         self.kernel = kernel
         self.diags = diags
         # the kernel's own, copied: the dispatched kernel takes fresh names and non-negative variables
@@ -55,6 +58,7 @@ class _Dispatcher:
         self.raised: dict[ir.Storage, int] = {}
         self.tensor_maps: list[tuple[ir.Param, ir.Buffer]] = []
         self.record: list[TileDispatch] = []
+        self.instructions = instructions  # the module's PTX instructions by helper (the chosen variants' added)
         # what the kernel needs without its tile primitives: the architecture variants keep to when
         # `--arch` is not given (None when it is)
         self.kernel_arch = None if module_target.named else max(kernel.min_arch, BASE_ARCH)
@@ -130,6 +134,7 @@ class _Dispatcher:
                 rejected.append((case.name, reason))
                 continue
             self.raised, self.tensor_maps = cx.raised, cx.tensor_maps
+            self.instructions.update(cx.instructions)
             return case, lowered, rejected
         return None, None, rejected
 

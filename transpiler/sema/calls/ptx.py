@@ -272,6 +272,7 @@ def ptx_instruction_call(st, candidates, arg_nodes, node: ast.Call, pred=None, p
         tcgen05_rules(st, instr, args, arg_nodes, node)
         if "cta_group::2" in instr.mnemonic:
             require_cta_pairs(st, f"`{instr.mnemonic}`", node.span)
+    st.module.ptx_instructions[instr.helper] = instr
     name = instr.helper + (f"<{', '.join(template)}>" if template else "")
     if instr.returns:
         return ir.Call(parse_dtype(ptx.KINDS[instr.returns][1]), name, tuple(args), node.span)

@@ -331,6 +331,7 @@ def tmem_pool_commit(st, pool: TmemPool, node):
     alloc = ptx.lookup(f"tcgen05.alloc.cta_group::{pool.cta_group}.sync.aligned.shared::cta.b32")
     slot_ptr = ir.BufferAddress(parse_dtype("handle"), pool.slot, (ir.IntImm(INT32, 0),), node.span)
     call = ir.Call(VOID, alloc.helper, (slot_ptr, ir.IntImm(UINT32, pool.total_cols)), node.span)
+    st.module.ptx_instructions[alloc.helper] = alloc
     state.require(st, alloc.feature, "tensor memory (`T.TMEMPool`)", node.span)
     st.tmem_alloc = (pool.slot, pool.total_cols, node.span)
     stmts = [ir.If(ir.binop("==", warp, ir.IntImm(INT32, pool.alloc_warp)), ir.Evaluate(call, node.span),
@@ -338,6 +339,7 @@ def tmem_pool_commit(st, pool: TmemPool, node):
     if pool.sync_after_alloc:
         stmts.append(ir.Evaluate(ir.Call(VOID, "__syncthreads", (), node.span), node.span))
         fence = ptx.lookup("tcgen05.fence::after_thread_sync")
+        st.module.ptx_instructions[fence.helper] = fence
         stmts.append(ir.Evaluate(ir.Call(VOID, fence.helper, (), node.span), node.span))
     return Void(ir.seq(stmts))
 
@@ -357,6 +359,7 @@ def tmem_pool_dealloc(st, pool: TmemPool, node):
     group = pool.cta_group
     relinquish = ptx.lookup(f"tcgen05.relinquish_alloc_permit.cta_group::{group}.sync.aligned")
     dealloc = ptx.lookup(f"tcgen05.dealloc.cta_group::{group}.sync.aligned.b32")
+    st.module.ptx_instructions.update({relinquish.helper: relinquish, dealloc.helper: dealloc})
     base = ir.BufferLoad(UINT32, pool.slot, (ir.IntImm(INT32, 0),), node.span)
     body = ir.seq([ir.Evaluate(ir.Call(VOID, relinquish.helper, (), node.span), node.span),
                    ir.Evaluate(ir.Call(VOID, dealloc.helper, (base, ir.IntImm(UINT32, pool.total_cols)),

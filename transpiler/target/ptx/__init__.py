@@ -6,7 +6,11 @@ Each family file lists `Family`s: a regular expression over the mnemonic's modif
 a builder that turns a match into the instruction's forms (operand lists with their
 assembly text; several when operands are optional or the form is chosen by the operands,
 as wgmma's ss / rs), the FEATURES row that says which architecture it needs, and example
-spellings (the docs, "did you mean", and the nvcc test corpus)."""
+spellings (the docs, "did you mean", and the nvcc test corpus).
+
+Which wrapper a call's helper name stands for is the checker's result, not this table's: the
+checker and the tile variants dispatch chooses record each instruction they call
+(CheckedModule.ptx_instructions, by helper name), and the readers below take that record."""
 from __future__ import annotations
 
 import re
@@ -32,7 +36,6 @@ _COMPILED = [(re.compile(f.pattern + r"$"), f) for f in FAMILIES]
 # Spellings shown in "did you mean" help: every family's examples.
 EXAMPLES: tuple[str, ...] = tuple(e for f in FAMILIES for e in f.examples)
 
-_BY_HELPER: dict[str, Instruction] = {}
 _CACHE: dict[str, list[Instruction] | str | None] = {}
 
 
@@ -65,7 +68,6 @@ def forms(mnemonic: str) -> list[Instruction] | str | None:
                                 clobbers_memory=family.clobbers_memory, specific=specific_archs(feature),
                                 sinkable=form.sinkable)
             result.append(instr)
-            _BY_HELPER[instr.helper] = instr
         break
     _CACHE[mnemonic] = result
     return result
@@ -79,24 +81,18 @@ def lookup(mnemonic: str) -> Instruction | None:
 
 def sunk(instr: Instruction, sinks: tuple[int, ...]) -> Instruction:
     """The form with the operands at `sinks` written as the sink symbol `_` (T.ptx.SINK)."""
-    result = instr.with_sinks(sinks)
-    _BY_HELPER[result.helper] = result
-    return result
+    return instr.with_sinks(sinks)
 
 
 def narrowed(instr: Instruction, outs: tuple[int, ...]) -> Instruction:
     """The form whose destinations at `outs` are narrower integers than their registers."""
-    result = instr.with_narrowed(outs)
-    _BY_HELPER[result.helper] = result
-    return result
+    return instr.with_narrowed(outs)
 
 
 def predicated(instr: Instruction, preserve_dst: bool = False) -> Instruction:
     """The form guarded by a `pred=` value (with `preserve_dst`, its destinations keep their
     values where the predicate is false)."""
-    guarded = instr.with_pred(preserve_dst)
-    _BY_HELPER[guarded.helper] = guarded
-    return guarded
+    return instr.with_pred(preserve_dst)
 
 
 def family_of(mnemonic: str) -> Family | None:
@@ -127,37 +123,38 @@ def from_attribute_path(parts) -> str:
     return ".".join(p.rstrip("_") if p.endswith("_") and not p.endswith("__") else p for p in parts).replace("__", "::")
 
 
-def instruction_of(helper: str) -> Instruction | None:
-    """The instruction whose wrapper a helper name (as a call names it) is, if it is one."""
-    return _BY_HELPER.get(helper.split("<", 1)[0])
+def instruction_of(helper: str, instructions: dict[str, Instruction]) -> Instruction | None:
+    """The instruction whose wrapper a helper name (as a call names it) is, if it is one of
+    `instructions` (the module's record, CheckedModule.ptx_instructions)."""
+    return instructions.get(helper.split("<", 1)[0])
 
 
-def is_helper(name: str) -> bool:
-    return name in HELPERS or name.split("<", 1)[0] in _BY_HELPER
+def is_helper(name: str, instructions: dict[str, Instruction]) -> bool:
+    return name in HELPERS or name.split("<", 1)[0] in instructions
 
 
-def helper_source(name: str) -> str:
+def helper_source(name: str, instructions: dict[str, Instruction]) -> str:
     base = name.split("<", 1)[0]
     if base in HELPERS:
         return HELPERS[base].source
-    return _BY_HELPER[base].source()
+    return instructions[base].source()
 
 
-def guard_definitions(helpers) -> list[tuple[str, str, str]]:
+def guard_definitions(helpers, instructions: dict[str, Instruction]) -> list[tuple[str, str, str]]:
     """(family, macro, condition) of each arch-specific family the helpers use, in first-use
     order: the .cu defines each macro once, where nvcc compiles for an architecture that has the
     family, and the family's helpers trap elsewhere (docs/design.md, decision 16)."""
     out = {}
     for name in helpers:
-        instr = _BY_HELPER.get(name.split("<", 1)[0])
+        instr = instructions.get(name.split("<", 1)[0])
         if instr is not None and guard_macro(instr.feature) and instr.feature not in out:
             out[instr.feature] = (instr.feature, guard_macro(instr.feature), guard_condition(instr.feature))
     return list(out.values())
 
 
-def helper_arch(name: str) -> tuple[int, str]:
+def helper_arch(name: str, instructions: dict[str, Instruction]) -> tuple[int, str]:
     base = name.split("<", 1)[0]
     if base in HELPERS:
         return FEATURES[HELPERS[base].feature][0], ""
-    instr = _BY_HELPER[base]
+    instr = instructions[base]
     return instr.min_arch, instr.suffix

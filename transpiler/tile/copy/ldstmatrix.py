@@ -54,7 +54,7 @@ def ldstmatrix(call: ir.TileCall, cx) -> ir.Stmt:
     words = _words(cx, buf)
     plan.aligned_storage(cx, regions.registers(buf), 4)
     mnemonic = f"{'ld' if load else 'st'}matrix.sync.aligned.m8n8.x{num}{'.trans' if trans else ''}.shared.b16"
-    inst = ptx.lookup(mnemonic)
+    inst = cx.instruction(ptx.lookup(mnemonic))
     lane = cx.lane()
     out = [ir.DeclView(words, call.span)]
     for g, (start, p, steps) in enumerate(groups):

@@ -170,7 +170,7 @@ def hinted_load(call, cx, src: ir.TileRegion, dtype: ir.DType, lanes: int, flat:
     stmts: list[ir.Stmt] = []
     words = containers(cx, regs, first, dtype, cdtype.nbytes, num, stmts, call.span, views)
     address = ir.BufferAddress(HANDLE, flat, (index,), call.span)
-    stmts.append(ptx_call(".".join(["ld", "global", *hints, tail]), *words, address, span=call.span))
+    stmts.append(ptx_call(cx, ".".join(["ld", "global", *hints, tail]), *words, address, span=call.span))
     return ir.Seq(tuple(stmts), call.span)
 
 
@@ -206,16 +206,16 @@ def forced(nbytes: int):
                 raise Decline(f"`{mnemonic}`: {found}")
         if regions.memory(dst) == "local":
             regs = _containers(cx, d, dtype, cdtype.nbytes, num, stmts)
-            stmts.append(ptx_call(ld, *regs, _address(s), span=call.span))
+            stmts.append(ptx_call(cx, ld, *regs, _address(s), span=call.span))
         elif regions.memory(src) == "local":
             regs = _containers(cx, s, dtype, cdtype.nbytes, num, stmts)
-            stmts.append(ptx_call(st, _address(d), *regs, span=call.span))
+            stmts.append(ptx_call(cx, st, _address(d), *regs, span=call.span))
         else:  # global <-> shared through registers of the lowering's own
             storage = ir.Storage(cx.names.fresh("vec"), cdtype, "local", "array", num, cdtype.nbytes)
             tmp = ir.Buffer("vec", (c(num),), cdtype, "local", storage, None, None, 0)
             regs = [ir.BufferLoad(cdtype, tmp, (c(k),), call.span) for k in range(num)]
-            stmts += [ir.Allocate(tmp, call.span), ptx_call(ld, *regs, _address(s), span=call.span),
-                      ptx_call(st, _address(d), *regs, span=call.span)]
+            stmts += [ir.Allocate(tmp, call.span), ptx_call(cx, ld, *regs, _address(s), span=call.span),
+                      ptx_call(cx, st, _address(d), *regs, span=call.span)]
         return ir.Seq(tuple(stmts), call.span)
     return lower
 

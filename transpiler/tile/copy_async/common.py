@@ -95,14 +95,14 @@ def constant_extents(call, cx):
 
 # -- PTX calls ------------------------------------------------------------------------------------
 
-def ptx_call(mnemonic: str, *args, span=None, pred: ir.Expr | None = None) -> ir.Stmt:
+def ptx_call(cx, mnemonic: str, *args, span=None, pred: ir.Expr | None = None) -> ir.Stmt:
     """`T.ptx[mnemonic](*args)` as the checker would build it: the form with as many operands as
     args; immediates (Python ints at `imm` operands) go into the helper's template; `pred`, a
     uint32, guards it (`pred=`)."""
-    return ir.Evaluate(ptx_expr(mnemonic, *args, span=span, pred=pred), span)
+    return ir.Evaluate(ptx_expr(cx, mnemonic, *args, span=span, pred=pred), span)
 
 
-def ptx_expr(mnemonic: str, *args, span=None, pred: ir.Expr | None = None) -> ir.Call:
+def ptx_expr(cx, mnemonic: str, *args, span=None, pred: ir.Expr | None = None) -> ir.Call:
     found = ptx.forms(mnemonic)
     assert isinstance(found, list), f"{mnemonic}: {found}"
     instr = next((f for f in found if len(f.operands) == len(args)), None)
@@ -126,7 +126,7 @@ def ptx_expr(mnemonic: str, *args, span=None, pred: ir.Expr | None = None) -> ir
                 values.append(ir.Reinterpret(dtype, arg, span))
             else:
                 values.append(ir.cast(dtype, arg))
-    name = instr.helper + (f"<{', '.join(template)}>" if template else "")
+    name = cx.instruction(instr).helper + (f"<{', '.join(template)}>" if template else "")
     dtype = parse_dtype(ptx.KINDS[instr.returns][1]) if instr.returns else VOID
     return ir.Call(dtype, name, tuple(values), span)
 

@@ -63,13 +63,13 @@ def dsmem(call: ir.TileCall, cx) -> ir.Stmt:
     def reg(k):
         return ir.BufferLoad(UINT64, mapped, (c(k),), call.span)
 
-    stmts = [ir.Allocate(mapped, call.span), ptx_call("mapa.u64", reg(0), mbar, rank, span=call.span)]
+    stmts = [ir.Allocate(mapped, call.span), ptx_call(cx, "mapa.u64", reg(0), mbar, rank, span=call.span)]
     for k in range(count):
         index = plan.split(c(k * chunk), runs.extents)
         at = [plan.offset(side.base, index, strides) for side, strides in zip(sides, runs.strides)]
         peer = ir.BufferAddress(HANDLE, sides[0].flat, (at[0],), dst.span)
-        stmts.append(ptx_call("mapa.u64", reg(1), peer, rank, span=call.span))
-        stmts.append(ptx_call(BULK, ir.Cast(HANDLE, reg(1), call.span),
+        stmts.append(ptx_call(cx, "mapa.u64", reg(1), peer, rank, span=call.span))
+        stmts.append(ptx_call(cx, BULK, ir.Cast(HANDLE, reg(1), call.span),
                               ir.BufferAddress(HANDLE, sides[1].flat, (at[1],), src.span),
                               ir.IntImm(UINT32, nbytes), ir.Cast(HANDLE, reg(0), call.span), span=call.span))
     return seq(stmts)

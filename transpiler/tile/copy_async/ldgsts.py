@@ -23,7 +23,7 @@ CP_SIZES = (16, 8, 4)  # bytes, widest first
 def ldgsts(call: ir.TileCall, cx) -> ir.Stmt:
     dst, src = call.operand("dst"), call.operand("src")
     opts = options_of(call, OPTIONS, "ldgsts")
-    issue = _issuer(opts)
+    issue = _issuer(cx, opts)
     dtype = dst.buffer.dtype
     if bool_option(opts, "direct"):
         if call.scope != "thread":
@@ -98,7 +98,7 @@ def _fits(cx, dtype, lanes: int, runs, sides) -> str | None:
     return None
 
 
-def _issuer(opts: dict):
+def _issuer(cx, opts: dict):
     """A function (shared address, global address, bytes) -> the cp.async statement."""
     prefetch = int_option(opts, "prefetch_size", -1)
     if prefetch not in (-1, 64, 128, 256):
@@ -121,10 +121,10 @@ def _issuer(opts: dict):
     def issue(shared, glob, nbytes):
         mnemonic = f"cp.async.{'cg' if nbytes == 16 else 'ca'}.shared.global{suffix}"
         if pred is None:
-            return ptx_call(mnemonic, shared, glob, nbytes)
+            return ptx_call(cx, mnemonic, shared, glob, nbytes)
         test = ir.binop("!=", pred, ir.IntImm(pred.dtype, 0)) if not pred.dtype.is_bool else pred
         if fill == "zero":
             size = ir.select(test, ir.IntImm(UINT32, nbytes), ir.IntImm(UINT32, 0))
-            return ptx_call(mnemonic, shared, glob, nbytes, size)
-        return ptx_call(mnemonic, shared, glob, nbytes, pred=ir.cast(UINT32, test))
+            return ptx_call(cx, mnemonic, shared, glob, nbytes, size)
+        return ptx_call(cx, mnemonic, shared, glob, nbytes, pred=ir.cast(UINT32, test))
     return issue

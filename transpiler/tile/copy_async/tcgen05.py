@@ -60,7 +60,7 @@ def tcgen05_ldst(call: ir.TileCall, cx) -> ir.Stmt:
         column = tmem_column(ir.add(col0, c(done * per)), dtype, tmem.buffer.allocated_addr)
         taddr = ir.add(base, ir.cast(UINT32, ir.add(c(lane0 << 16), column)))
         operands = [ir.BufferLoad(words.dtype, words, (ir.add(reg0, c(done + k)),), call.span) for k in range(num)]
-        stmts.append(_move(load, f"32x32b.x{num}", taddr, operands, call.span))
+        stmts.append(_move(cx, load, f"32x32b.x{num}", taddr, operands, call.span))
     return seq(stmts)
 
 
@@ -75,11 +75,11 @@ def _pieces(total: int, most: int | None = None):
         done += num
 
 
-def _move(load: bool, shape: str, taddr: ir.Expr, operands: list, span) -> ir.Stmt:
+def _move(cx, load: bool, shape: str, taddr: ir.Expr, operands: list, span) -> ir.Stmt:
     """One `tcgen05.ld` (registers first) or `tcgen05.st` (the address first) of a shape `.xN`."""
     if load:
-        return ptx_call(f"tcgen05.ld.sync.aligned.{shape}.b32", *operands, taddr, span=span)
-    return ptx_call(f"tcgen05.st.sync.aligned.{shape}.b32", taddr, *operands, span=span)
+        return ptx_call(cx, f"tcgen05.ld.sync.aligned.{shape}.b32", *operands, taddr, span=span)
+    return ptx_call(cx, f"tcgen05.st.sync.aligned.{shape}.b32", taddr, *operands, span=span)
 
 
 def _sixteen(call, cx, load: bool, tmem, local, shape: str, rows: int, cols: int) -> ir.Stmt:
@@ -103,7 +103,7 @@ def _sixteen(call, cx, load: bool, tmem, local, shape: str, rows: int, cols: int
             first = k * plan.regs_per_slab + done * regs
             operands = [ir.BufferLoad(words.dtype, words, (ir.add(plan.reg0, c(first + i)),), call.span)
                         for i in range(num * regs)]
-            stmts.append(_move(load, f"{shape}.x{num}", taddr, operands, call.span))
+            stmts.append(_move(cx, load, f"{shape}.x{num}", taddr, operands, call.span))
     return seq(stmts)
 
 
@@ -235,6 +235,6 @@ def tcgen05_cp(call: ir.TileCall, cx) -> ir.Stmt:
             at = tuple(c(x) for x in cp.src_coords(src, table[0, k * per_atom]))
             address = ir.BufferAddress(HANDLE, view, at, src.span)  # the unswizzled address
             desc = ir.Call(UINT64, MAKE_DESC, (address, c(lbo >> 4), c(sbo >> 4), c(mode)), call.span)
-            stmts.append(ptx_call(f"tcgen05.cp.cta_group::{group}.{shape.full}", taddr, desc, span=call.span))
+            stmts.append(ptx_call(cx, f"tcgen05.cp.cta_group::{group}.{shape.full}", taddr, desc, span=call.span))
         return seq(stmts)
     raise Decline(why or "no tcgen05.cp shape fits")

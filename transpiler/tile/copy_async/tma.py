@@ -75,7 +75,7 @@ def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
         cx, opts, load, gbuf, tmap, lambda buf: _tensor_map(cx, buf, data_type, _global_strides(buf), box, swizzle, config,
                                                       call.span), call.span)
     if config["prefetch"]:  # the main map only, as TIRx
-        stmts.insert(0, ptx_call("prefetch.tensormap", ir.BufferAddress(HANDLE, tmap, None, call.span),
+        stmts.insert(0, ptx_call(cx, "prefetch.tensormap", ir.BufferAddress(HANDLE, tmap, None, call.span),
                                  span=call.span))
     rank = len(gbuf.shape)
     hint = config["policy"]
@@ -95,7 +95,7 @@ def tma_copy(call: ir.TileCall, cx) -> ir.Stmt:
                          f"cp.async.bulk.tensor.{rank}d.global.shared::cta") + ".tile.bulk_group"
                         + (".L2::cache_hint" if hint is not None else ""))
             args = [tmap_addr, *coords, shared] + ([hint] if hint is not None else [])
-        stmts.append(ptx_call(mnemonic, *args, span=call.span))
+        stmts.append(ptx_call(cx, mnemonic, *args, span=call.span))
     return seq(stmts)
 
 

@@ -40,8 +40,8 @@ def applies(call, p, cx) -> str | None:
     return None
 
 
-def _form(mnemonic: str, outs: int, arity: int) -> str:
-    return next(f.helper for f in ptx.forms(mnemonic)
+def _form(cx, mnemonic: str, outs: int, arity: int) -> str:
+    return next(cx.instruction(f).helper for f in ptx.forms(mnemonic)
                 if len(f.operands) == arity and sum(op.is_dest for op in f.operands) == outs)
 
 
@@ -82,8 +82,8 @@ def packed(call, p, cx) -> ir.Stmt | None:
                         None, None, 0)
         body.append(ir.Allocate(buf))
         temps.append(ir.BufferLoad(UINT64, buf, (c(0),)))
-    pack, unpack = _form("mov.b64", 1, 3), _form("mov.b64", 2, 3)
-    op = ptx.forms(f"{p.op}.{mode}.f32x2")[0].helper
+    pack, unpack = _form(cx, "mov.b64", 1, 3), _form(cx, "mov.b64", 2, 3)
+    op = cx.instruction(ptx.forms(f"{p.op}.{mode}.f32x2")[0]).helper
     for k in range(0, len(targets) - 1, 2):
         pair = targets[k:k + 2]
         inputs = [_inputs(p, index, values, own, element) for _, index, own in pair]

@@ -154,7 +154,9 @@ def mma_sync(call: ir.TileCall, cx) -> ir.Stmt:
             reasons.append(refused)
             continue
         try:
-            return _emit(call, ops, shape, warps)
+            emitted = _emit(call, ops, shape, warps)
+            cx.instruction(shape.instruction)
+            return emitted
         except NoMatch as e:
             reasons.append(f"m16n8k{shape.k}: {e.reason}")
     raise Decline("; ".join(reasons))

@@ -162,7 +162,7 @@ def _lower(call: ir.TileCall, cx, slot) -> ir.Stmt:
     forms = ptx.forms(mnemonic)
     if not isinstance(forms, list):
         raise NoMatch(f"no tcgen05 form `{mnemonic}`")
-    instr = next(f for f in forms if [op.name for op in f.operands] == names)
+    instr = cx.instruction(next(f for f in forms if [op.name for op in f.operands] == names))
     body = []
     sf_step = None
     if scaled:

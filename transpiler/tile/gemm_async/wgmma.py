@@ -118,10 +118,10 @@ def _lower(call: ir.TileCall, cx) -> ir.Stmt:
     if not integer:
         imms = [1, 1] + ([int(A.mn_major)] if not in_registers and transposable else []) + \
             ([int(B.mn_major)] if transposable else [])
-    name = instr.helper + (f"<{', '.join(map(str, imms))}>" if imms else "")
+    name = cx.instruction(instr).helper + (f"<{', '.join(map(str, imms))}>" if imms else "")
     C_regs = regions.registers(C.buffer)
     A_regs = regions.registers(A.buffer) if in_registers else None
-    body = [ir.Evaluate(ir.Call(VOID, ptx.lookup("wgmma.fence.sync.aligned").helper, ()))]
+    body = [ir.Evaluate(ir.Call(VOID, cx.instruction(ptx.lookup("wgmma.fence.sync.aligned")).helper, ()))]
     for mi in range(M // 64):
         for ni in range(N // n_inst):
             d_regs = _accumulator(C, mi * 64, ni * n_inst, n_inst)

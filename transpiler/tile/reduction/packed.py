@@ -38,8 +38,8 @@ def _form(mnemonic: str, outs: int, arity: int) -> ptx.Instruction:
                 if len(f.operands) == arity and sum(op.is_dest for op in f.operands) == outs)
 
 
-def _call(mnemonic: str, *args, outs: int = 1) -> ir.Stmt:
-    return ir.Evaluate(ir.Call(VOID, _form(mnemonic, outs, len(args)).helper, tuple(args)))
+def _call(cx, mnemonic: str, *args, outs: int = 1) -> ir.Stmt:
+    return ir.Evaluate(ir.Call(VOID, cx.instruction(_form(mnemonic, outs, len(args))).helper, tuple(args)))
 
 
 def _bits(value: ir.Expr) -> ir.Expr:
@@ -69,10 +69,10 @@ def _packed_sum(r, cx, src, old, chunks, rest) -> ir.Stmt:
 
     def add_pairs(pairs_into, lhs, rhs_values):
         """part[j], part[j + 1] = (lhs pair) + (rhs pair), by add.rn.ftz.f32x2."""
-        return [_call("mov.b64", at(acc, 0), _bits(lhs[0]), _bits(lhs[1])),
-                _call("mov.b64", at(rhs, 0), _bits(rhs_values[0]), _bits(rhs_values[1])),
-                _call("add.rn.ftz.f32x2", at(acc, 0), at(acc, 0), at(rhs, 0)),
-                _call("mov.b64", at(part, pairs_into), at(part, pairs_into + 1), at(acc, 0), outs=2)]
+        return [_call(cx, "mov.b64", at(acc, 0), _bits(lhs[0]), _bits(lhs[1])),
+                _call(cx, "mov.b64", at(rhs, 0), _bits(rhs_values[0]), _bits(rhs_values[1])),
+                _call(cx, "add.rn.ftz.f32x2", at(acc, 0), at(acc, 0), at(rhs, 0)),
+                _call(cx, "mov.b64", at(part, pairs_into), at(part, pairs_into + 1), at(acc, 0), outs=2)]
 
     def chunk(outer):
         base = ir.mul(ir.add(outer, c(1)), c(8))
@@ -96,19 +96,19 @@ def _three_input(r, cx, src, old, chunks, rest) -> ir.Stmt:
     body = [alloc]
     for i in range(4):
         if r.accum and i == 0:
-            body.append(_call(mnemonic, at(temp, 0), src(0), src(1), old))
+            body.append(_call(cx, mnemonic, at(temp, 0), src(0), src(1), old))
         else:
             body.append(put(temp, i, combine(r.op, src(2 * i), src(2 * i + 1))))
 
     def chunk(outer):
         base = ir.mul(ir.add(outer, c(1)), c(8))
-        return ir.Seq(tuple(_call(mnemonic, at(temp, i), at(temp, i), src(ir.add(base, c(2 * i))),
+        return ir.Seq(tuple(_call(cx, mnemonic, at(temp, i), at(temp, i), src(ir.add(base, c(2 * i))),
                                   src(ir.add(base, c(2 * i + 1)))) for i in range(4)))
     body.append(loop(cx, "outer", chunks - 1, chunk, unroll=True))
     for i in range(rest):
         body.append(put(temp, 0, combine(r.op, at(temp, 0), src(chunks * 8 + i))))
     alloc2, res = scratch(cx, "result", r.src.buffer.dtype)
     body += [alloc2, put(res, 0, combine(r.op, at(temp, 0), at(temp, 1))),
-             _call(mnemonic, at(res, 0), at(res, 0), at(temp, 2), at(temp, 3)),
+             _call(cx, mnemonic, at(res, 0), at(res, 0), at(temp, 2), at(temp, 3)),
              regions.store(r.dst, tuple(r.dst.starts), at(res, 0))]
     return ir.Seq(tuple(body))
