@@ -56,7 +56,8 @@ def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None 
     from transpiler.sema.check import check
 
     checked = check(result.module, source, diags, arch=arch)
-    if not diags.has_errors:
+    if not diags.has_errors and _has_tile_calls(checked):
+        # (the tile stage, its every family, is imported only for a file that calls a tile primitive)
         from transpiler.tile.dispatch import dispatch_module
 
         checked = dispatch_module(checked, diags)  # a new module: the checked one stays as it was
@@ -88,6 +89,12 @@ def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None 
             result.header = None
     result.diagnostics = diags.sorted()
     return result
+
+
+def _has_tile_calls(checked) -> bool:
+    from transpiler import ir
+
+    return any(isinstance(s, ir.TileCall) for kernel in checked.kernels for s in ir.all_stmts(kernel.body))
 
 
 def compile_file(path: str, data: bytes, **options) -> Result:
