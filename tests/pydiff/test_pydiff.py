@@ -18,8 +18,6 @@ PROGRAMS = 200
 # signature -> what differs (a value, or an error on a program CPython runs)
 KNOWN_FAILURES = {
     # -- silently different values --------------------------------------------------------------------------------------
-    "differ dict:in [missing-store]": "`None in d` / `None not in {1: 2}`: the stores that use it vanish from the kernel",
-    "differ str:format [missing-store]": "`'{}'.format(None)`: the stores that use it vanish from the kernel",
     "differ alias:iadd [probe-error]": "`ys = xs; ys += [3]` leaves xs unchanged",
     "differ alias:imul [probe-error]": "`ys = xs; ys *= 2` leaves xs unchanged",
     "differ alias:param-iadd [probe-error]": "`p += [1]` on a helper's parameter leaves the caller's list unchanged",

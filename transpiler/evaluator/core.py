@@ -218,14 +218,17 @@ def sequence(st, elts):
     return pack(items)
 
 
+NO_KEY = object()  # what dict_key gives after an error (None is a valid key: `None in d`)
+
+
 def dict_key(st, val, node):
-    """A dict key: a hashable compile-time constant. None after an error."""
+    """A dict key: a hashable compile-time constant. NO_KEY after an error."""
     if isinstance(val, PyConst) and isinstance(val.value, _SCALARS + (tuple,)) and box_of(val) is None:
         return val.value
     if not isinstance(val, Poison):
         st.diags.error("E0137", f"a dict key is a compile-time number, string or tuple, not {kind_of(val)}",
                        node.span)
-    return None
+    return NO_KEY
 
 
 def _elab_Dict(st, node: ast.Dict):
@@ -243,7 +246,7 @@ def _elab_Dict(st, node: ast.Dict):
             continue
         k = dict_key(st, st.host.elab(st, key), key)
         v = st.host.elab(st, value)
-        if k is None or isinstance(v, Poison):
+        if k is NO_KEY or isinstance(v, Poison):
             return POISON
         items[k] = v
     return PyDict(items)
@@ -255,7 +258,7 @@ def ct_subscript(st, base, node: ast.Subscript):
     index_node = node.indices[0]
     if isinstance(base, PyDict):
         key = dict_key(st, st.host.elab(st, index_node), index_node)
-        if key is None:
+        if key is NO_KEY:
             return POISON
         if key not in base.items:
             st.diags.error("E0137", f"key {key!r} is not in the dict", index_node.span)
@@ -316,7 +319,7 @@ def _generate(st, node: ast.ListComp, k: int, scope: dict, out: list) -> bool:
         if node.kind == "dict":
             key = dict_key(st, st.host.elab(st, node.key), node.key)
             value = st.host.elab(st, node.elt)
-            if key is None or isinstance(value, Poison):
+            if key is NO_KEY or isinstance(value, Poison):
                 return False
             out.append((key, value))
             return True

@@ -81,9 +81,12 @@ def _elab_FString(st, node: ast.FString):
     return PyConst("".join(out))
 
 
+NOT_FORMATTABLE = object()  # what python_value gives after an error (None formats as "None")
+
+
 def python_value(st, val, node, what: str):
-    """The Python value a compile-time value formats as (a dtype as its name, a list as a list); None
-    (reported) for a value known only at run time."""
+    """The Python value a compile-time value formats as (a dtype as its name, a list as a list);
+    NOT_FORMATTABLE (reported) for a value known only at run time."""
     if isinstance(val, DTypeVal):
         return val.dtype.name
     if isinstance(val, PyConst):
@@ -91,7 +94,7 @@ def python_value(st, val, node, what: str):
     if not isinstance(val, Poison):
         st.diags.error("E0137", f"{what} formats compile-time values, not {kind_of(val)}", node.span,
                        help="a value known only at run time cannot be part of a string")
-    return None
+    return NOT_FORMATTABLE
 
 
 def str_format(st, template: str, node: ast.Call):
@@ -113,7 +116,7 @@ def str_format(st, template: str, node: ast.Call):
             return POISON
     args = [python_value(st, st.host.elab(st, a), a, "`str.format`") for a in node.args]
     kwargs = {k.name: python_value(st, st.host.elab(st, k.value), k.value, "`str.format`") for k in node.keywords}
-    if None in args or None in kwargs.values():
+    if any(v is NOT_FORMATTABLE for v in args + list(kwargs.values())):
         return POISON
     try:
         return PyConst(template.format(*args, **kwargs))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.syntax import ast
-from transpiler.evaluator.core import dict_key, index_node, items_of, kind_of, pack, step, unpack
+from transpiler.evaluator.core import NO_KEY, dict_key, index_node, items_of, kind_of, pack, step, unpack
 from transpiler.evaluator.box import Box, ListConst, ListTuple, box_of, new_list, new_set, set_key, view
 from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict, Void
 
@@ -202,7 +202,7 @@ def set_item(st, base, target: ast.Subscript, value) -> bool:
     index_node = target.indices[0]
     if isinstance(base, PyDict):
         key = dict_key(st, st.host.elab(st, index_node), index_node)
-        if key is None:
+        if key is NO_KEY:
             return False
         base.items[key] = value
         return True
@@ -331,7 +331,7 @@ def contains(st, node: ast.Compare):
         return POISON
     if isinstance(hay, PyDict):
         key = dict_key(st, needle, node.left)
-        if key is None:
+        if key is NO_KEY:
             return POISON
         found = key in hay.items
     elif isinstance(hay, PyConst) and isinstance(hay.value, str):

@@ -96,7 +96,13 @@ def dtype_arg(st, node: ast.Expr):
 
 # -- dispatch --------------------------------------------------------------------------
 def elab(st, node: ast.Expr):
-    return _ELAB[node.__class__](st, node)
+    val = _ELAB[node.__class__](st, node)
+    if val is POISON and not st.diags.has_errors:
+        # an expression without a value must have said why: a silent POISON would drop the
+        # statements that use it and leave a wrong kernel behind
+        raise RuntimeError(f"internal: the expression at {node.span.line}:{node.span.col} has no value "
+                           f"and no error was reported")
+    return val
 
 
 def _elab_unsupported(st, node: ast.Expr):
