@@ -9,7 +9,8 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.evaluator.core import as_node, index_node, items_of, kind_of, pack, step, truth
-from transpiler.evaluator import box as pyeval_box, fstring as pyeval_fstring, lists as pyeval_lists
+from transpiler.evaluator import box as pyeval_box, fstring as pyeval_fstring, lists as pyeval_lists, \
+    ops as pyeval_ops
 from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison, PyConst, PyDict, SliceVal
 
 # The Python builtins a `.tx` file may call at compile time (this module); `range` is the
@@ -69,9 +70,12 @@ def _consts(st, node, items, name: str, runtime_help: str | None = None):
 
 
 def _py(st, node, fn, *values):
-    """fn(*values), Python's errors (`int("x")`, comparing a string with a number) reported."""
+    """fn(*values), Python's errors (`int("x")`, comparing a string with a number) reported; the
+    result charged and bounded as ops.call charges it (the builtins that come here make values no
+    larger than their arguments: `min`, `abs`, `int`, `sorted` ...)."""
     try:
-        return PyConst(fn(*values))
+        result = fn(*values)
+        return PyConst(result) if pyeval_ops.charge(st, node.span, result, "a builtin") else POISON
     except (TypeError, ValueError, OverflowError) as err:
         return _fail(st, node, f"compile-time evaluation failed: {err}")
 
@@ -102,6 +106,9 @@ def _sum(st, node, args, kwargs):
     if items is None:
         return POISON
     total = args[1] if len(args) > 1 else kwargs.get("start", PyConst(0))
+    kind = pyeval_box.box_of(total)
+    if kind is not None or isinstance(total, tuple) or isinstance(total, PyConst) and isinstance(total.value, tuple):
+        return _sum_sequences(st, node, total, items)  # `sum(rows, [])`: one new list (or tuple)
     for item in items:
         if isinstance(total, PyConst) and isinstance(item, PyConst):
             total = _py(st, node, lambda a, b: a + b, total.value, item.value)
@@ -110,6 +117,22 @@ def _sum(st, node, args, kwargs):
         if total is POISON:
             return POISON
     return total
+
+
+def _sum_sequences(st, node, start, items):
+    """`sum(seqs, start)` with a list or tuple start: CPython's `start + seq + ...`, each a list
+    when start is one (a tuple with tuples)."""
+    is_list = pyeval_box.box_of(start) is not None
+    out = list(items_of(start))
+    for item in items:
+        if (pyeval_box.box_of(item) is not None) != is_list or items_of(item) is None or \
+                not is_list and not (isinstance(item, tuple) or isinstance(item, PyConst) and isinstance(item.value, tuple)):
+            return _fail(st, node, f"`sum` adds {kind_of(item)} to {'a list' if is_list else 'a tuple'}")
+        got = items_of(item)
+        if not step(st, node.span, len(got)):
+            return POISON
+        out += got
+    return pyeval_box.new_list(out) if is_list else pack(out)
 
 
 def _abs(st, node, args, kwargs):
@@ -338,7 +361,7 @@ _METHODS = {
     "dict": {"items": (0, 0), "keys": (0, 0), "values": (0, 0), "get": (1, 2)},
     "tuple": {"index": (1, 1), "count": (1, 1)},
     "str": {"format": (0, 1 << 16), "join": (1, 1), "upper": (0, 0), "lower": (0, 0), "startswith": (1, 1), "endswith": (1, 1),
-            "replace": (2, 2), "split": (0, 1), "strip": (0, 1)},
+            "replace": (2, 3), "split": (0, 2), "strip": (0, 1)},
     "int": {"bit_length": (0, 0), "bit_count": (0, 0)},
     "float": {"is_integer": (0, 0)},
 }
@@ -412,15 +435,24 @@ def ct_method(st, method: Method, node: ast.Call):
         if name == "count":
             return PyConst(len(same))
         return PyConst(same[0]) if same else _fail(st, node, "`index`: the value is not in the tuple")
-    values = _consts(st, node, args if name != "join" else (items_of(args[0]) or [args[0]]), f"{kind}.{name}")
+    if name == "join":
+        parts = _seq(st, node, args[0], "str.join")
+        values = None if parts is None else _consts(st, node, parts, "str.join")
+        values = None if values is None else [values]
+    else:
+        values = _consts(st, node, args, f"{kind}.{name}")
     if values is None:
         return POISON
-    if name == "join":
-        return _py(st, node, obj.value.join, values)
-    result = _py(st, node, getattr(obj.value, name), *values)
-    if isinstance(result, PyConst) and isinstance(result.value, list):
-        return PyConst(tuple(result.value))
-    return result
+    if kind == "str":
+        result = pyeval_ops.call(st, node.span, "str.method", obj.value, name, *values, what=f"str.{name}")
+    else:
+        result = _py(st, node, getattr(obj.value, name), *values)
+        result = result.value if isinstance(result, PyConst) else result
+    if result is POISON:
+        return POISON
+    if isinstance(result, list):  # `str.split`: a new list
+        return pyeval_box.new_list(PyConst(v) for v in result)
+    return PyConst(result)
 
 
 def meta_var(st, node: ast.Call):

@@ -406,7 +406,7 @@ def split_items(st, target, value):
         st.diags.error("E0312", f"at least {len(elts) - 1} values needed, got {len(items)}", target.span)
         return None
     rest = items[s:len(items) - after]
-    return list(zip(elts[:s], items[:s])) + [(elts[s].value, pack(rest))] + \
+    return list(zip(elts[:s], items[:s])) + [(elts[s].value, new_list(rest))] + \
         list(zip(elts[s + 1:], items[len(items) - after:]))
 
 

@@ -353,3 +353,62 @@ def contains(st, node: ast.Compare):
     return PyConst(found != (node.ops[0] == "not in"))
 
 
+
+
+# -- `xs += ys`, `s |= t`: in place, as Python's list and set do -----------------------------------------
+_SET_OPS = {"|": "union", "&": "intersection", "-": "difference", "^": "symmetric_difference"}
+
+
+def augment(st, current, op: str, value, node):
+    """`name op= value` of a list (`+=` extends by any iterable, `*=` repeats) or a set (`|=`, `&=`,
+    `-=`, `^=` with a set), changing the object itself so that every alias sees it: the same view,
+    POISON after an error, or None when current is neither (the caller computes `name op value`)."""
+    box = box_of(current)
+    if box is None or isinstance(value, Poison):
+        return None
+    if box.kind == "list" and op == "+":
+        items = items_of(value)
+        if items is None:
+            return None
+        if not step(st, node.span, len(items)):
+            return POISON
+        box.cached = None
+        box.items.extend(items)
+        return view(box)
+    if box.kind == "list" and op == "*":
+        n = _int(st, value, node, "`*=`'s count")
+        if n is None or not step(st, node.span, max(0, n) * len(box.items)):
+            return POISON
+        box.cached = None
+        box.items[:] = box.items * max(0, n)
+        return view(box)
+    if box.kind == "set" and op in _SET_OPS:
+        made = set_arith(st, op, current, value, node)
+        if made is POISON or made is None:
+            return made
+        box.cached = None
+        box.items[:] = box_of(made).items
+        return view(box)
+    return None
+
+
+def set_arith(st, op: str, left, right, node):
+    """`a | b`, `a & b`, `a - b`, `a ^ b` of two sets: a new set (items in the left's order, then the
+    right's); None when an operand is not a set."""
+    boxes = box_of(left), box_of(right)
+    if op not in _SET_OPS or any(b is None or b.kind != "set" for b in boxes):
+        return None
+    keys = [[set_key(st, i, node) for i in b.items] for b in boxes]
+    if any(k is None for ks in keys for k in ks):
+        return POISON
+    if not step(st, node.span, len(keys[0]) + len(keys[1])):
+        return POISON
+    in_left, in_right = set(keys[0]), set(keys[1])
+    out = []
+    if op in ("|", "&", "-", "^"):
+        for key, item in zip(keys[0], boxes[0].items):
+            if op == "|" or (op == "&") == (key in in_right):
+                out.append(item)
+        if op in ("|", "^"):
+            out += [item for key, item in zip(keys[1], boxes[1].items) if key not in in_left]
+    return new_list(out, "set")

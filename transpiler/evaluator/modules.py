@@ -9,6 +9,7 @@ import math
 import operator
 
 from transpiler.diag.diagnostics import did_you_mean
+from transpiler.evaluator import ops as pyeval_ops
 from transpiler.evaluator import builtins as pyeval_builtins, stdlib as pyeval_stdlib, typing_names as pyeval_typing
 from transpiler.evaluator.builtins import _consts, _fail, _py, _seq
 from transpiler.evaluator.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
@@ -47,18 +48,24 @@ def _math(name: str):
         if name == "prod":  # math.prod(iterable, start=1)
             items = _seq(st, node, args[0], "math.prod")
             values = None if items is None else _consts(st, node, items, "math.prod")
-            return POISON if values is None else _py(st, node, fn, *values)
+            return POISON if values is None else _called(st, node, f"math.{name}", values)
         values = _consts(st, node, args, f"math.{name}",
                          "the math module computes with Python numbers; use `T.ceil`, `T.sqrt` ... in kernel code")
-        return POISON if values is None else _py(st, node, fn, *values)
+        return POISON if values is None else _called(st, node, f"math.{name}", values)
     return run
 
 
 def _operator(name: str):
     def run(st, node, args, kwargs):
         values = _consts(st, node, args, f"operator.{name}")
-        return POISON if values is None else _py(st, node, _OPERATOR[name], *values)
+        return POISON if values is None else _called(st, node, f"operator.{name}", values)
     return run
+
+
+def _called(st, node, name: str, values):
+    """CPython's `name` over values through the whitelist (ops.call: bounded and charged)."""
+    result = pyeval_ops.call(st, node.span, name, *values)
+    return POISON if result is POISON else PyConst(result)
 
 
 def _reduce(st, node, args, kwargs):

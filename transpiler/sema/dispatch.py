@@ -147,6 +147,10 @@ def _elab_BinOp(st, node: ast.BinOp):
         return expr.axis_term(st, left, right, node)
     if left.__class__ in _LAYOUT_OPERANDS or right.__class__ in _LAYOUT_OPERANDS:
         return views.layout_sum(st, left, right, node)
+    if node.op in ("|", "&", "-", "^"):
+        made = pyeval_lists.set_arith(st, node.op, left, right, node)  # `a | b` of two sets
+        if made is not None:
+            return made
     if (node.op == "+" or node.op == "*") and (pyeval_lists.is_sequence(left) or pyeval_lists.is_sequence(right)):
         return pyeval_lists.seq_arith(st, node.op, left, right, node)  # `xs + ys`, `xs * n`
     return scalars.arith(st, _BINOPS[node.op], left, right, node.span, node.left.span, node.right.span)

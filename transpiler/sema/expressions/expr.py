@@ -14,7 +14,7 @@ from transpiler.target.dtypes import BOOL, DType, INT32, parse_dtype
 from transpiler.sema.expressions import effects, scalars
 from transpiler.sema import state
 from transpiler.sema.library.class_values import Instance
-from transpiler.evaluator import core as pyeval, lists as pyeval_lists
+from transpiler.evaluator import core as pyeval, lists as pyeval_lists, ops as pyeval_ops
 from transpiler.evaluator.box import ListConst, ListTuple
 from transpiler.evaluator.builtins import PY_BUILTINS
 from transpiler.evaluator.nodes import NODE_RULES
@@ -190,11 +190,12 @@ def _elab_BoolOp(st, node: ast.BoolOp):
         held = tested if held is None else held if tested is None else ir.binop("&&", held, tested)
         with effects.Lazy(st, held):
             vals.append(elab(st, later))
-    if all(isinstance(v, PyConst) for v in vals):
-        result = vals[0].value
+    if all(isinstance(v, PyConst) for v in vals):  # Python's `or` / `and` give an operand itself (a list stays one)
+        result = vals[0]
         for v in vals[1:]:
-            result = (result and v.value) if node.op == "and" else (result or v.value)
-        return PyConst(result)
+            if bool(result.value) == (node.op == "and"):
+                result = v
+        return result
     conds = [scalars.condition(st, v, n.span) for v, n in zip(vals, node.values)]
     if POISON in conds:
         return POISON
@@ -259,14 +260,13 @@ def compare(st, node: ast.Compare):
                 result = part if result is None else PyConst(result.value and part.value) \
                     if isinstance(result, PyConst) else result
                 continue
-        if isinstance(left, PyConst) and isinstance(right, PyConst):
-            try:
-                part = PyConst({"<": left.value < right.value, "<=": left.value <= right.value,
-                                ">": left.value > right.value, ">=": left.value >= right.value,
-                                "==": left.value == right.value, "!=": left.value != right.value}[op])
-            except TypeError:
+        a, b = pyeval_ops.to_python(left), pyeval_ops.to_python(right)
+        if a is not pyeval_ops.NOT_PYTHON and b is not pyeval_ops.NOT_PYTHON:  # CPython's own comparison
+            same = pyeval_ops.compare(op, a, b)
+            if same is None:
                 st.diags.error("E0306", f"cannot compare {describe(left)} and {describe(right)}", node.span)
                 return POISON
+            part = PyConst(same)
         else:
             a, b = scalars.unify(st, left, right, operands[i].span, operands[i + 1].span)
             if a is POISON or b is POISON:

@@ -414,7 +414,14 @@ def _run_AugAssign(st, stmt: ast.AugAssign) -> None:
         return
     if not isinstance(stmt.target, ast.Name):
         _assign_to(st, stmt.target, None)  # reports
-    _local(st, stmt.target.id, _value(st, ast.BinOp(stmt.span, stmt.op, stmt.target, stmt.value)), stmt.target.span)
+    current, value = _value(st, stmt.target), _value(st, stmt.value)
+    changed = pyeval_lists.augment(st, current, stmt.op, value, stmt)  # a list or set changes in place
+    if changed is POISON:
+        raise _Stop
+    if changed is None:
+        changed = _value(st, ast.BinOp(stmt.span, stmt.op, ast.Value(stmt.target.span, current),
+                                       ast.Value(stmt.value.span, value)))
+    _local(st, stmt.target.id, changed, stmt.target.span)
 
 
 def _run_ExprStmt(st, stmt: ast.ExprStmt) -> None:
