@@ -119,7 +119,7 @@ def test_outcome_refused_and_wrong_error():
 
 
 def test_difference_behind_an_error_is_found():
-    scenes = [Scene(0, "t", ("s0_a = type(1) is int",), ("s0_a",)), Scene(1, "u", ("s1_a = list({3, 1, 2})[0]",), ("s1_a",))]
+    scenes = [Scene(0, "t", ("s0_a = type(1) is int",), ("s0_a",)), Scene(1, "u", ("class s1_C(IntEnum):\n    R = 1", "s1_a = isinstance(s1_C.R, int)"), ("s1_a",))]
     verdict = harness.check(scenes)
     assert verdict.outcome == "wrong-error" and verdict.hidden_differences
     assert {f.signature.split(" ")[0] for f in verdict.findings} == {"wrong-error", "differ"}

@@ -144,10 +144,9 @@ def _convert(name):
     def run(st, node, args, kwargs):
         if not args:
             return PyConst(_TYPES[name]())
-        if name == "str" and isinstance(args[0], PyDict):
-            return _fail(st, node, "`str` of a dict is not supported")
-        if name == "str" and pyeval_box.box_of(args[0]) is not None and isinstance(args[0], PyConst):
-            return PyConst(str(pyeval_fstring.python_value(st, args[0], node, "`str`")))  # `[1, 2]`
+        if name == "str" and pyeval_ops.to_python(args[0]) is not pyeval_ops.NOT_PYTHON:  # `[1, 2]`, `{1: 2}`
+            value = pyeval_fstring.python_value(st, args[0], node, "`str`")
+            return POISON if value is pyeval_fstring.NOT_FORMATTABLE else _py(st, node, str, value)
         if name == "bool":
             cond = truth(st, args[0], node, "`bool`")
             return POISON if cond is None else PyConst(cond)
@@ -253,12 +252,51 @@ def _enumerate(st, node, args, kwargs):
 
 def _sorted(st, node, args, kwargs):
     items = _seq(st, node, args[0], "sorted")
-    values = None if items is None else _consts(st, node, items, "sorted")
-    reverse = truth(st, kwargs.get("reverse", PyConst(False)), node, "`reverse=`")
-    if values is None or reverse is None:
+    if items is None:
         return POISON
-    result = _py(st, node, lambda v: tuple(sorted(v, reverse=reverse)), values)
-    return result if result is POISON else pyeval_box.new_list(PyConst(v) for v in result.value)
+    ordered = sort_items(st, node, items, kwargs.get("key", PyConst(None)), kwargs.get("reverse", PyConst(False)),
+                         "sorted")
+    return POISON if ordered is None else pyeval_box.new_list(ordered)
+
+
+def sort_items(st, node, items, key, reverse, what: str):
+    """items in CPython's sorted order (stable; by `key(item)` when key is not None), each item the
+    object it was; None after an error (reported)."""
+    reverse = truth(st, reverse, node, "`reverse=`")
+    if reverse is None:
+        return None
+    keyed = items
+    if not (isinstance(key, PyConst) and key.value is None):
+        keyed = [call_value(st, key, [item], node) for item in items]
+        if any(k is POISON for k in keyed):
+            return None
+    keys = [pyeval_ops.to_python(k) for k in keyed]
+    bad = next((k for k, v in zip(keyed, keys) if v is pyeval_ops.NOT_PYTHON), None)
+    if bad is not None:
+        _fail(st, node, f"`{what}` over {kind_of(bad)}, known only at run time")
+        return None
+    try:
+        order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+    except TypeError as err:
+        st.diags.error("E0341" if what == "list.sort" else "E0137", f"compile-time evaluation failed: {err}",
+                       node.span)
+        return None
+    return [items[i] for i in order]
+
+
+def call_value(st, fn, args: list, node):
+    """fn(*args) for a callable compile-time value: a builtin (`len`, `max`, `operator.add` ...) or a
+    plain function or lambda of the file; POISON after an error (reported)."""
+    if isinstance(fn, Builtin) and fn.name in _TABLE:
+        run, low, high, _ = _TABLE[fn.name]
+        if low <= len(args) <= high:
+            return run(st, node, args, {})
+    if isinstance(fn, Helper) and fn.kind == "def":
+        names = [p.name for p in fn.fdef.params if not p.star]
+        if len(names) == len(args):
+            return st.host.call_function(st, fn, dict(zip(names, args)), node)
+    return _fail(st, node, f"cannot call {kind_of(fn)} with {len(args)} argument{'s' if len(args) != 1 else ''} "
+                           f"at compile time")
 
 
 def _reversed(st, node, args, kwargs):
@@ -313,7 +351,7 @@ _TABLE = {
     "bool": (_convert("bool"), 0, 1, ()), "str": (_convert("str"), 0, 1, ()), "tuple": (_tuple, 0, 1, ()),
     "list": (_list, 0, 1, ()), "set": (_set, 0, 1, ()), "callable": (_callable, 1, 1, ()),
     "dict": (_dict, 0, 1, None), "zip": (_zip, 0, 1 << 16, ()),
-    "enumerate": (_enumerate, 1, 2, ("start",)), "sorted": (_sorted, 1, 1, ("reverse",)),
+    "enumerate": (_enumerate, 1, 2, ("start",)), "sorted": (_sorted, 1, 1, ("reverse", "key")),
     "reversed": (_reversed, 1, 1, ()), "any": (_anyall("any"), 1, 1, ()), "all": (_anyall("all"), 1, 1, ()),
     "isinstance": (_isinstance, 2, 2, ()), "slice": (_slice, 1, 3, ()),
     "getattr": (_getattr, 2, 3, ()), "hasattr": (_hasattr, 2, 2, ()),
@@ -414,6 +452,18 @@ def ct_method(st, method: Method, node: ast.Call):
     args = [st.host.elab(st, a) for a in node.args]
     if any(isinstance(a, Poison) for a in args):
         return POISON
+    keywords = {k.name: st.host.elab(st, k.value) for k in node.keywords}
+    if kind == "list" and name == "sort" and set(keywords) <= {"key", "reverse"} and not args:
+        if any(isinstance(v, Poison) for v in keywords.values()):
+            return POISON
+        box = pyeval_box.box_of(obj)
+        ordered = sort_items(st, node, [pyeval_box.fresh(i) for i in box.items], keywords.get("key", PyConst(None)),
+                             keywords.get("reverse", PyConst(False)), "list.sort")
+        if ordered is None:
+            return POISON
+        box.cached = None
+        box.items[:] = ordered
+        return pyeval_lists.NONE
     if node.keywords or not low <= len(args) <= high:
         st.diags.error("E0305", f"`{kind}.{name}` takes {low if low == high else f'{low} to {high}'} positional "
                                 f"argument{'s' if high != 1 else ''}", node.span)

@@ -348,6 +348,19 @@ def _generate(st, node: ast.ListComp, k: int, scope: dict, out: list) -> bool:
     return True
 
 
+def known_truth(val):
+    """Python's truth of a compile-time value (a constant, a tuple, list, set or dict, even one
+    holding kernel values: its truth is its length); None when it is known only at run time."""
+    cls = val.__class__
+    if isinstance(val, PyConst):
+        return bool(val.value)
+    if isinstance(val, tuple):
+        return bool(val)
+    if cls is PyDict:
+        return bool(val.items)
+    return None
+
+
 def truth(st, val, node, what: str):
     """The truth of a compile-time value; None (reported) for a run-time one."""
     if isinstance(val, Poison):

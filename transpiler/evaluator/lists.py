@@ -7,7 +7,7 @@ from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.evaluator.core import NO_KEY, dict_key, index_node, items_of, kind_of, pack, step, unpack
 from transpiler.evaluator.box import Box, ListConst, ListTuple, box_of, new_list, new_set, set_key, view
-from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict, Void
+from transpiler.evaluator.values import LoopRange, POISON, Poison, PyConst, PyDict, Void
 
 
 def reread(st, val, node: ast.Name):
@@ -125,14 +125,7 @@ def call_method(st, val, name: str, node: ast.Call, args: list):
         items.reverse()
     elif name == "copy":
         return new_list(items)
-    elif name == "sort":
-        if not all(isinstance(i, PyConst) and box_of(i) is None for i in items):
-            return fail("`sort` orders compile-time constants only")
-        try:
-            items.sort(key=lambda i: i.value)
-        except TypeError as err:
-            return fail(f"compile-time evaluation failed: {err}")
-    return NONE
+    return NONE  # (`sort` is builtins.ct_method's: it takes `key=` and `reverse=`)
 
 
 def _set_method(st, box: Box, name, node, args, sequence, fail):
@@ -339,6 +332,9 @@ def contains(st, node: ast.Compare):
             st.diags.error("E0306", f"`in <string>` needs a string on its left, not {kind_of(needle)}", node.left.span)
             return POISON
         found = needle.value in hay.value
+    elif isinstance(hay, LoopRange) and isinstance(needle, PyConst) and items_of(hay) is not None:
+        whole = range(*(x[0].value for x in (hay.starts, hay.stops, hay.steps)))
+        found = needle.value in whole  # CPython's own `in range(...)`: no item is made
     else:
         items = items_of(hay) if is_sequence(hay) or box_of(hay) is not None else None
         if items is None:
@@ -363,6 +359,11 @@ def augment(st, current, op: str, value, node):
     """`name op= value` of a list (`+=` extends by any iterable, `*=` repeats) or a set (`|=`, `&=`,
     `-=`, `^=` with a set), changing the object itself so that every alias sees it: the same view,
     POISON after an error, or None when current is neither (the caller computes `name op value`)."""
+    if op == "|" and isinstance(current, PyDict) and isinstance(value, PyDict):  # `d |= e`: in place
+        if not step(st, node.span, len(value.items)):
+            return POISON
+        current.items.update(value.items)
+        return current
     box = box_of(current)
     if box is None or isinstance(value, Poison):
         return None
@@ -393,8 +394,11 @@ def augment(st, current, op: str, value, node):
 
 
 def set_arith(st, op: str, left, right, node):
-    """`a | b`, `a & b`, `a - b`, `a ^ b` of two sets: a new set (items in the left's order, then the
-    right's); None when an operand is not a set."""
+    """`a | b`, `a & b`, `a - b`, `a ^ b` of two sets, `d | e` of two dicts: a new set or dict; None
+    when the operands are neither."""
+    if op == "|" and isinstance(left, PyDict) and isinstance(right, PyDict):  # `d | e`: a new dict
+        return PyDict({**left.items, **right.items}) if step(st, node.span, len(left.items) + len(right.items)) \
+            else POISON
     boxes = box_of(left), box_of(right)
     if op not in _SET_OPS or any(b is None or b.kind != "set" for b in boxes):
         return None

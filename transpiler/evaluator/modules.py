@@ -72,7 +72,7 @@ def _reduce(st, node, args, kwargs):
     """`functools.reduce(f, items[, initial])`: f (a lambda, a plain helper or an `operator`
     function) called item by item."""
     fn = args[0]
-    is_operator = isinstance(fn, Builtin) and fn.name.startswith("operator.")
+    is_operator = isinstance(fn, Builtin) and fn.name in pyeval_builtins._TABLE  # `operator.mul`, `max` ...
     if not is_operator and (not isinstance(fn, Helper) or fn.kind != "def"):
         return _fail(st, node, "`functools.reduce` takes a lambda, a plain function or an `operator` function first")
     items = _seq(st, node, args[1], "functools.reduce")
@@ -87,7 +87,7 @@ def _reduce(st, node, args, kwargs):
         return _fail(st, node, "`functools.reduce` of an empty sequence with no initial value")
     if is_operator:
         for item in items:
-            acc = _operator(fn.name.split(".", 1)[1])(st, node, [acc, item], {})
+            acc = pyeval_builtins.call_value(st, fn, [acc, item], node)
             if isinstance(acc, Poison):
                 return POISON
         return acc

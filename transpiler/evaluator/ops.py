@@ -73,6 +73,21 @@ def _box_object(box: Box, memo: dict):
     return obj
 
 
+def holds_text_set(value, seen: set | None = None) -> bool:
+    """Whether a Python value holds a set with a string in it (at any depth): CPython iterates such
+    a set in an order that changes from run to run (string hashing is randomised), so tirxc does not
+    print or iterate it in CPython's order."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return False  # (a list that holds itself)
+    if isinstance(value, (set, frozenset)):
+        return any(isinstance(v, str) or holds_text_set(v, seen) for v in value)
+    if isinstance(value, (list, tuple, dict)):
+        seen.add(id(value))
+        return any(holds_text_set(v, seen) for v in (value.values() if isinstance(value, dict) else value))
+    return False
+
+
 # -- the whitelist -------------------------------------------------------------------------------------
 # name -> the CPython function; `call` admits nothing else
 OPERATIONS = {

@@ -10,28 +10,69 @@ import os
 
 from transpiler.evaluator import box as pyeval_box
 from transpiler.evaluator.builtins import _TABLE, _fail
-from transpiler.evaluator.values import Builtin, PyConst, PyDict
+from transpiler.evaluator.core import step
+from transpiler.evaluator.values import Builtin, POISON, PyConst, PyDict
 
 NAMES = {"copy": ("copy", "deepcopy"), "os": ("environ", "getenv")}
 
 
-def _copied(value, deep: bool):
+def _copied(st, span, value, deep: bool, memo: dict):
     """A copy of a compile-time value: a new list / set / dict (its items copied too when deep);
-    tuples and constants are values already."""
+    tuples and constants are values already. As CPython's `copy.deepcopy`, each object is copied
+    once (`memo`: a list shared twice stays shared in the copy, and a copy of shared sublists is
+    linear, not exponential); each item copied draws a step from the budget. POISON when the
+    budget is spent."""
+    key = id(value)
+    if key in memo:
+        return memo[key]
     box = pyeval_box.box_of(value)
     if box is not None:
-        items = [_copied(v, deep) for v in box.items] if deep else list(box.items)
-        return pyeval_box.new_list(items, box.kind)
+        key = id(box)
+        if key in memo:
+            return memo[key]
+        if not step(st, span, 1 + len(box.items)):
+            return POISON
+        if not deep:
+            return pyeval_box.new_list(list(box.items), box.kind)
+        items: list = []
+        made = pyeval_box.new_list(items, box.kind)
+        memo[key] = made
+        made_box = pyeval_box.box_of(made)
+        for v in box.items:
+            item = _copied(st, span, v, deep, memo)
+            if item is POISON:
+                return POISON
+            made_box.items.append(item)
+        made_box.cached = None
+        return pyeval_box.view(made_box)
     if isinstance(value, PyDict):
-        return PyDict({k: _copied(v, deep) if deep else v for k, v in value.items.items()})
+        if not step(st, span, 1 + len(value.items)):
+            return POISON
+        if not deep:
+            return PyDict(dict(value.items))
+        made = PyDict({})
+        memo[key] = made
+        for k, v in value.items.items():
+            item = _copied(st, span, v, deep, memo)
+            if item is POISON:
+                return POISON
+            made.items[k] = item
+        return made
     if deep and isinstance(value, tuple) and not isinstance(value, PyConst):
-        return tuple(_copied(v, deep) for v in value)
+        items = []
+        for v in value:
+            item = _copied(st, span, v, deep, memo)
+            if item is POISON:
+                return POISON
+            items.append(item)
+        memo[key] = tuple(items)
+        return memo[key]
     return value
 
 
 def _copy(deep: bool):
     def run(st, node, args, kwargs):
-        return _copied(args[0], deep)
+        return _copied(st, node.span, args[0], deep, {})
     return run
 
 

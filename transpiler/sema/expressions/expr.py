@@ -164,8 +164,9 @@ def _elab_Slice(st, node: ast.Slice):
 
 def _elab_IfExp(st, node: ast.IfExp):
     test = elab(st, node.test)
-    if isinstance(test, PyConst):
-        return elab(st, node.body if test.value else node.orelse)
+    known = pyeval.known_truth(test)
+    if known is not None:
+        return elab(st, node.body if known else node.orelse)
     cond = scalars.condition(st, test, node.test.span)
     with effects.Lazy(st, cond):  # each branch runs only when the test selects it
         a = elab(st, node.body)
@@ -182,18 +183,17 @@ def _elab_BoolOp(st, node: ast.BoolOp):
     held = None  # the condition under which the next value is evaluated (None: not known)
     for later in node.values[1:]:  # evaluated only when the ones before leave the result open
         last = vals[-1]
-        if last.__class__ is PyConst and bool(last.value) == (node.op == "or") \
-                and all(v.__class__ is PyConst for v in vals):
+        if pyeval.known_truth(last) == (node.op == "or") and all(pyeval.known_truth(v) is not None for v in vals):
             return last  # decided at compile time, as Python decides `x is not None and x > 0`
         tested = effects.truth(vals[-1])
         tested = tested if node.op == "and" or tested is None else effects.negate(tested)
         held = tested if held is None else held if tested is None else ir.binop("&&", held, tested)
         with effects.Lazy(st, held):
             vals.append(elab(st, later))
-    if all(isinstance(v, PyConst) for v in vals):  # Python's `or` / `and` give an operand itself (a list stays one)
+    if all(pyeval.known_truth(v) is not None for v in vals):  # Python's `or` / `and` give an operand itself
         result = vals[0]
         for v in vals[1:]:
-            if bool(result.value) == (node.op == "and"):
+            if pyeval.known_truth(result) == (node.op == "and"):
                 result = v
         return result
     conds = [scalars.condition(st, v, n.span) for v, n in zip(vals, node.values)]
@@ -209,6 +209,8 @@ def _elab_UnaryOp(st, node: ast.UnaryOp):
     operand = elab(st, node.operand)
     if isinstance(operand, Poison):
         return POISON
+    if node.op == "not" and not isinstance(operand, PyConst) and pyeval.known_truth(operand) is not None:
+        return PyConst(not pyeval.known_truth(operand))  # `not xs` of a list, tuple or dict
     if isinstance(operand, PyConst):
         v = operand.value
         if node.op == "not":
