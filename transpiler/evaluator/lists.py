@@ -7,6 +7,7 @@ from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.evaluator.core import NO_KEY, dict_key, index_node, items_of, kind_of, pack, step, unpack
 from transpiler.evaluator.box import Box, ListConst, ListTuple, box_of, new_list, new_set, set_key, view
+from transpiler.evaluator.ops import TEXT_CHARS
 from transpiler.evaluator.values import LoopRange, POISON, Poison, PyConst, PyDict, Void
 
 
@@ -263,7 +264,7 @@ def is_sequence(val) -> bool:
                                                                                                (tuple, str)))
 
 
-_MAX_TEXT = 1 << 20  # characters of a string made by `*`
+_MAX_TEXT = TEXT_CHARS  # characters of a string made by `*`
 
 
 def seq_arith(st, op: str, left, right, node):

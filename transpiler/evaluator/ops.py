@@ -135,8 +135,9 @@ def _bound(name: str, args) -> tuple[str, int] | None:
     if name == "math.factorial" and ints and args:
         n = args[0]
         return ("bits", 0 if n < 2 else int(n * math.log2(n)) + 1)
-    if name == "math.comb" and ints and len(args) == 2:
-        return ("bits", max(0, args[0]))
+    if name == "math.comb" and ints and len(args) == 2:  # comb(n, k) <= n ** min(k, n - k)
+        n, k = args
+        return ("bits", max(0, min(k, n - k)) * _bits(n))
     if name == "str.method" and isinstance(args[0], str):
         return _text_bound(args[0], args[1], args[2:])
     if name == "format" and len(args) == 2 and isinstance(args[1], str):

@@ -192,6 +192,11 @@ def call_helper(st, helper: Helper, node: ast.Call):
         st.diags.error("E0139", f"`@T.{helper.kind}` helper `{helper.fdef.name}` holds device code; call it "
                                 f"inside a kernel", node.span)
         return POISON
+    # an `@T.inline` / `@T.macro` expansion costs its statements from the file's one step budget
+    # (a plain helper's statements each draw a step as they run): a helper that calls itself twice
+    # per level stops there, not after 2^depth expansions
+    if helper.kind != "def" and not pyeval.step(st, node.span, 1 + len(helper.fdef.body)):
+        return POISON
     values = bind_params(st, helper, node)
     if values is None:
         return POISON
