@@ -18,7 +18,6 @@ PROGRAMS = 200
 # signature -> what differs (a value, or an error on a program CPython runs)
 KNOWN_FAILURES = {
     # -- silently different values --------------------------------------------------------------------------------------
-    "differ dataclass:inherit": "equal `@dataclass` instances compare unequal",
     "differ dataclass:replace-asdict": "`asdict(a)['y'] is a.y` is True (asdict copies; identity is equality)",
     "differ intenum:isinstance": "`isinstance(member, int)` is False for an IntEnum member",
     "differ set:iteration-order": "sets iterate in insertion order, CPython's follows the hashes",

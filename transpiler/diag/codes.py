@@ -302,6 +302,15 @@ CODES: dict[str, tuple[str, str]] = {
               "`\"...\".format(...)` formats compile-time values with Python's rules. The message is "
               "Python's (a missing argument, a bad format spec); fields that read an attribute or an "
               "item (`{0.x}`, `{0[1]}`) and nested fields in a spec are not supported yet."),
+    "E0344": ("the environment is private",
+              "A kernel file reads the environment one variable at a time, by name: "
+              "`os.environ.get(\"M\", \"8192\")`, `os.environ[\"M\"]`, `\"M\" in os.environ` or "
+              "`os.getenv(\"M\")`. Anything that would enumerate it (`items()`, `keys()`, `values()`, "
+              "iteration, `len`, `dict(os.environ)`, `str(os.environ)`, `**os.environ`) is refused, so "
+              "that a file cannot copy the environment into its output; so is `os.environ[name]` of a "
+              "variable that is not set (give a default with `get`). The names a file reads are listed "
+              "in the `.cu` header and by `tirxc info --json`; `tirxc --no-env` makes every read see an "
+              "empty environment."),
     # ---- thread hierarchy ------------------------------------------------------
     "E0400": ("misplaced `T.device_entry()`",
               "Every kernel has exactly one `T.device_entry()` statement at the top level of its body "

@@ -9,8 +9,8 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.evaluator.core import as_node, index_node, items_of, kind_of, pack, step, truth
-from transpiler.evaluator import box as pyeval_box, fstring as pyeval_fstring, lists as pyeval_lists, \
-    ops as pyeval_ops
+from transpiler.evaluator import box as pyeval_box, environ as pyeval_environ, fstring as pyeval_fstring, \
+    lists as pyeval_lists, ops as pyeval_ops
 from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison, PyConst, PyDict, SliceVal
 
 # The Python builtins a `.tx` file may call at compile time (this module); `range` is the
@@ -28,6 +28,8 @@ def call_builtin(st, name: str, node: ast.Call):
     kwargs = {k.name: st.host.elab(st, k.value) for k in node.keywords}
     if any(isinstance(v, Poison) for v in args + list(kwargs.values())):
         return POISON
+    if any(v is pyeval_environ.ENVIRON for v in args + list(kwargs.values())):
+        return pyeval_environ.refuse(st, node.span, f"`{name}(os.environ)`")
     fn, low, high, keywords = _TABLE.get(name) or st.host.library_builtins[name]
     bad = next((k for k in node.keywords if k.name not in keywords), None)
     if bad is not None:
@@ -77,6 +79,8 @@ def _py(st, node, fn, *values):
         result = fn(*values)
         return PyConst(result) if pyeval_ops.charge(st, node.span, result, "a builtin") else POISON
     except (TypeError, ValueError, OverflowError) as err:
+        if pyeval_ops.private_failure(st, node.span, getattr(fn, "__name__", "the builtin"), values, err):
+            return POISON
         return _fail(st, node, f"compile-time evaluation failed: {err}")
 
 
@@ -428,6 +432,10 @@ def _table(kind: str):
 
 
 def ct_attribute(st, base, node: ast.Attribute):
+    if base is pyeval_environ.ENVIRON:
+        if node.attr == "get":
+            return Method(base, "get")
+        return pyeval_environ.refuse(st, node.span, f"`os.environ.{node.attr}`")
     kind = _method_kind(base)
     if kind is None or node.attr not in _table(kind):
         if kind in ("tuple", "list", "set"):  # (tirxc has every method Python's lists and sets have but `sort(key=)`)
@@ -445,6 +453,14 @@ def ct_attribute(st, base, node: ast.Attribute):
 
 def ct_method(st, method: Method, node: ast.Call):
     obj, name = method.obj, method.name
+    if obj is pyeval_environ.ENVIRON:  # `os.environ.get(name[, default])`
+        args = [st.host.elab(st, a) for a in node.args]
+        if any(isinstance(a, Poison) for a in args):
+            return POISON
+        if node.keywords or not 1 <= len(args) <= 2:
+            st.diags.error("E0305", "`os.environ.get` takes 1 to 2 positional arguments", node.span)
+            return POISON
+        return pyeval_environ.get(st, node, args)
     kind = _method_kind(obj)
     if kind == "str" and name == "format":
         return pyeval_fstring.str_format(st, obj.value, node)

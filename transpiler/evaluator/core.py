@@ -12,6 +12,7 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
+from transpiler.evaluator import environ as pyeval_environ
 from transpiler.evaluator.box import box_of, fresh, new_list, new_set
 from transpiler.evaluator.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
     SliceVal, describe
@@ -94,6 +95,9 @@ def iterate(st, val, node, what: str):
     """items_of, with an error naming `what` when val is not a compile-time sequence."""
     if isinstance(val, Poison):
         return None
+    if val is pyeval_environ.ENVIRON:
+        pyeval_environ.refuse(st, node.span, f"iterating over `os.environ` in {what}")
+        return None
     items = items_of(val)
     if items is not None:
         return items if step(st, node.span, len(items)) else None
@@ -156,6 +160,9 @@ def expand_call(st, node: ast.Call):
         val = st.host.elab(st, kw.value)
         if isinstance(val, Poison):
             ok = False
+        elif val is pyeval_environ.ENVIRON:
+            pyeval_environ.refuse(st, kw.value.span, "`**os.environ`")
+            ok = False
         elif not isinstance(val, PyDict) or not all(isinstance(k, str) for k in val.items):
             st.diags.error("E0131", f"`**` unpacks a compile-time dict with string keys, not {kind_of(val)}",
                            kw.value.span)
@@ -176,6 +183,9 @@ def unpack(st, node: ast.Expr, what: str):
     """The items of `*node`: a compile-time sequence. None after an error."""
     val = st.host.elab(st, node)
     if isinstance(val, Poison):
+        return None
+    if val is pyeval_environ.ENVIRON:
+        pyeval_environ.refuse(st, node.span, "`*os.environ`")
         return None
     items = items_of(val)
     if items is not None and not step(st, node.span, len(items)):
@@ -238,6 +248,8 @@ def _elab_Dict(st, node: ast.Dict):
             other = st.host.elab(st, value.value)
             if isinstance(other, Poison):
                 return POISON
+            if other is pyeval_environ.ENVIRON:
+                return pyeval_environ.refuse(st, value.value.span, "`**os.environ`")
             if not isinstance(other, PyDict):
                 st.diags.error("E0131", f"`**` in a dict display needs a compile-time dict, not {kind_of(other)}",
                                value.value.span)
@@ -256,12 +268,17 @@ def _elab_Dict(st, node: ast.Dict):
 def ct_subscript(st, base, node: ast.Subscript):
     """`t[i]`, `t[a:b:c]` of a compile-time tuple, list or string; `d[k]` of a compile-time dict."""
     index_node = node.indices[0]
+    if base is pyeval_environ.ENVIRON:  # `os.environ["M"]`
+        return pyeval_environ.subscript(st, st.host.elab(st, index_node), index_node)
     if isinstance(base, PyDict):
         key = dict_key(st, st.host.elab(st, index_node), index_node)
         if key is NO_KEY:
             return POISON
         if key not in base.items:
-            st.diags.error("E0137", f"key {key!r} is not in the dict", index_node.span)
+            private = pyeval_environ.value_name(st, key)
+            st.diags.error("E0137", f"key {key!r} is not in the dict" if private is None else
+                           f"the value of environment variable `{private}` is not a key of the dict",
+                           index_node.span)
             return POISON
         return fresh(base.items[key])
     box = box_of(base)
@@ -396,6 +413,9 @@ def bind_target(st, target, value, scope: dict) -> bool:
 
 def split_items(st, target, value):
     """[(target, value)] for a tuple of targets (`a, *rest, b`) unpacking value; None after an error."""
+    if value is pyeval_environ.ENVIRON:
+        pyeval_environ.refuse(st, target.span, "unpacking `os.environ`")
+        return None
     items = items_of(value)
     if items is not None and not step(st, target.span, len(items)):
         return None

@@ -12,7 +12,7 @@ from transpiler.syntax import ast
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
 from transpiler.evaluator.core import kind_of
-from transpiler.evaluator import ops as pyeval_ops
+from transpiler.evaluator import environ as pyeval_environ, ops as pyeval_ops
 from transpiler.evaluator.values import DTypeVal, POISON, Poison, PyConst
 
 _CONVERSIONS = {"": lambda v: v, "r": repr, "s": str, "a": ascii}
@@ -88,6 +88,9 @@ def python_value(st, val, node, what: str):
     NOT_FORMATTABLE (reported) for a value known only at run time."""
     if isinstance(val, DTypeVal):
         return val.dtype.name
+    if val is pyeval_environ.ENVIRON:
+        pyeval_environ.refuse(st, node.span, f"formatting `os.environ` in {what}")
+        return NOT_FORMATTABLE
     value = pyeval_ops.to_python(val)
     if value is not pyeval_ops.NOT_PYTHON and not pyeval_ops.holds_text_set(value):
         return value  # CPython's own object: it formats as CPython formats it

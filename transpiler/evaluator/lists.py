@@ -7,6 +7,7 @@ from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.evaluator.core import NO_KEY, dict_key, index_node, items_of, kind_of, pack, step, unpack
 from transpiler.evaluator.box import Box, ListConst, ListTuple, box_of, new_list, new_set, set_key, view
+from transpiler.evaluator import environ as pyeval_environ
 from transpiler.evaluator.ops import TEXT_CHARS
 from transpiler.evaluator.values import LoopRange, POISON, Poison, PyConst, PyDict, Void
 
@@ -323,6 +324,9 @@ def contains(st, node: ast.Compare):
     needle, hay = st.host.elab(st, node.left), st.host.elab(st, node.comparators[0])
     if isinstance(needle, Poison) or isinstance(hay, Poison):
         return POISON
+    if hay is pyeval_environ.ENVIRON:  # `"M" in os.environ`: one variable, by name
+        found = pyeval_environ.contains(st, needle, node.left)
+        return POISON if found is None else PyConst(found != (node.ops[0] == "not in"))
     if isinstance(hay, PyDict):
         key = dict_key(st, needle, node.left)
         if key is NO_KEY:

@@ -9,7 +9,7 @@ import math
 import operator
 
 from transpiler.diag.diagnostics import did_you_mean
-from transpiler.evaluator import ops as pyeval_ops
+from transpiler.evaluator import environ as pyeval_environ, ops as pyeval_ops
 from transpiler.evaluator import builtins as pyeval_builtins, stdlib as pyeval_stdlib, typing_names as pyeval_typing
 from transpiler.evaluator.builtins import _consts, _fail, _py, _seq
 from transpiler.evaluator.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
@@ -160,7 +160,7 @@ def imported(host, module: str, name: str):
     if module == "typing" and name == "TYPE_CHECKING":
         return PyConst(False)
     if module == "os" and name == "environ":
-        return pyeval_stdlib.environ()
+        return pyeval_environ.ENVIRON
     if module in host.library_modules:
         return host.library_import(module, name)
     if f"{module}.{name}" in MODULES:

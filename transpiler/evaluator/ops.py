@@ -201,9 +201,23 @@ def call(st, span, name: str, *args, what: str | None = None):
     try:
         result = fn(*args)
     except (TypeError, ValueError, OverflowError, ZeroDivisionError, IndexError, KeyError) as err:
+        if private_failure(st, span, what or name, args, err):
+            return POISON
         st.diags.error("E0137", f"compile-time evaluation failed: {err}", span)
         return POISON
     return result if charge(st, span, result, what or name) else POISON
+
+
+def private_failure(st, span, what: str, args, err) -> bool:
+    """Report a failure over a value read from the environment by the variable's name, never its
+    value (environ.py); False when no argument is one (the caller reports CPython's message)."""
+    from transpiler.evaluator.environ import value_name
+    names = [n for n in (value_name(st, a) for a in args) if n is not None]
+    if not names:
+        return False
+    st.diags.error("E0137", f"compile-time evaluation failed: `{what}` of environment variable `{names[0]}` "
+                            f"({type(err).__name__}; its value is not shown)", span)
+    return True
 
 
 def charge(st, span, result, what: str) -> bool:

@@ -1,14 +1,12 @@
 """The standard modules a kernel file's Python reads besides `math` / `functools` / `operator`
 (modules.py): `copy.copy` / `copy.deepcopy` of compile-time values, and the process
-environment through `os.environ.get(name, default)` / `os.getenv`, which kernel files use to pick
-a specialization (`M = int(os.environ.get("M", "8192"))`): as in Python, the environment tirxc runs
-in decides, so `M=4096 tirxc kernel.tx` specializes the kernel, and without the variable the
-default is taken."""
+environment through `os.environ.get(name, default)` / `os.getenv` (environ.py: read by name only),
+which kernel files use to pick a specialization (`M = int(os.environ.get("M", "8192"))`): as in
+Python, the environment tirxc runs in decides, so `M=4096 tirxc kernel.tx` specializes the kernel,
+and without the variable the default is taken."""
 from __future__ import annotations
 
-import os
-
-from transpiler.evaluator import box as pyeval_box
+from transpiler.evaluator import box as pyeval_box, environ as pyeval_environ
 from transpiler.evaluator.builtins import _TABLE, _fail
 from transpiler.evaluator.core import step
 from transpiler.evaluator.values import Builtin, POISON, PyConst, PyDict
@@ -76,26 +74,13 @@ def _copy(deep: bool):
     return run
 
 
-def environ() -> PyDict:
-    """`os.environ`, read when the file is checked: its names to their string values."""
-    return PyDict({name: PyConst(value) for name, value in sorted(os.environ.items())})
-
-
-def _getenv(st, node, args, kwargs):
-    name = args[0]
-    if not (isinstance(name, PyConst) and isinstance(name.value, str)):
-        return _fail(st, node, "`os.getenv` takes a variable's name, a string")
-    value = os.environ.get(name.value)
-    return PyConst(value) if value is not None else (args[1] if len(args) > 1 else PyConst(None))
-
-
 def attribute(base: Builtin, attr: str):
-    """`os.environ` (a dict); None for any other attribute."""
-    return environ() if base.name == "os" and attr == "environ" else None
+    """`os.environ` (read by name only: environ.py); None for any other attribute."""
+    return pyeval_environ.ENVIRON if base.name == "os" and attr == "environ" else None
 
 
 _TABLE["copy.copy"] = (_copy(False), 1, 1, ())
 _TABLE["copy.deepcopy"] = (_copy(True), 1, 1, ())
-_TABLE["os.getenv"] = (_getenv, 1, 2, ())
+_TABLE["os.getenv"] = (lambda st, node, args, kwargs: pyeval_environ.get(st, node, args), 1, 2, ())
 _TABLE["os.environ"] = (lambda st, node, args, kwargs: _fail(st, node, "`os.environ` is a dict, not a function"),
                         0, 0, ())

@@ -78,6 +78,7 @@ class CheckedModule:
     kernels: list[Kernel]
     func_sources: dict[str, str]  # T.cuda.func_call name -> CUDA source, first-use order
     target: Target  # `--arch`'s (Target.ANY when none is named)
+    environment_reads: tuple[str, ...] = ()  # the environment variables the file read, by name, in order
 
 
 @dataclass
@@ -109,6 +110,9 @@ class Program:
     # The <cstdint> names (`int32_t` ...) that the func_call sources use, which the .cu defines
     # before them (target/cnames.py FIXED_WIDTH order)
     fixed_width: list[str] = field(default_factory=list)
+    # the environment variables the file read (`os.environ.get("M", ...)`), by name, in order: the
+    # .cu header and `tirxc info --json` list them (an output that depends on them says so)
+    environment_reads: list[str] = field(default_factory=list)
 
     @property
     def file_name(self) -> str:

@@ -41,8 +41,14 @@ from transpiler.evaluator.values import POISON, Binding, Builtin, DTypeVal, Pois
 from transpiler.sema.values import DynamicExtent, LayoutPart, LayoutVal, Namespace
 
 
-def check(module: ast.Module, source: SourceFile, diags: Diagnostics, arch: str | None = None) -> CheckedModule:
-    return run(ModuleState(source, diags, arch, HOST), module)
+def check(module: ast.Module, source: SourceFile, diags: Diagnostics, arch: str | None = None,
+          environment=None) -> CheckedModule:
+    """The checked module; `environment` is what the file's `os.environ` reads see (the process's
+    own when None)."""
+    ms = ModuleState(source, diags, arch, HOST)
+    if environment is not None:
+        ms.environment = environment
+    return run(ms, module)
 
 
 # -- module level (docs/design.md, decisions 2 and 3) -------------------------------------------------------------
@@ -89,7 +95,7 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
     jit.unspecialized(ms)
     if not kernels and not ms.diags.has_errors:
         ms.diags.warning("W0001", "no `@T.prim_func` kernels in this file", ms.source.end_span())
-    return CheckedModule(ms.source, kernels, ms.func_sources, ms.target)
+    return CheckedModule(ms.source, kernels, ms.func_sources, ms.target, tuple(ms.environment_reads))
 
 
 _PYTHON_STATEMENTS = (ast.ExprStmt, ast.For, ast.While, ast.If, ast.AugAssign, ast.Assert)

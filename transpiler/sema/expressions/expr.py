@@ -13,7 +13,7 @@ from transpiler.syntax import ast
 from transpiler.target.dtypes import BOOL, DType, INT32, parse_dtype
 from transpiler.sema.expressions import effects, scalars
 from transpiler.sema import state
-from transpiler.sema.library.class_values import Instance
+from transpiler.sema.library.class_values import Instance, dataclass_equal
 from transpiler.evaluator import core as pyeval, lists as pyeval_lists, ops as pyeval_ops
 from transpiler.evaluator.box import ListConst, ListTuple
 from transpiler.evaluator.builtins import PY_BUILTINS
@@ -254,6 +254,16 @@ def compare(st, node: ast.Compare):
         left, right = vals[i], vals[i + 1]
         if op in ("==", "!=") and (left.__class__ in (Instance, Builtin) or right.__class__ in (Instance, Builtin)):
             left, right = _enum_value(left), _enum_value(right)  # an IntEnum member equals its value
+            if left.__class__ is Instance and right.__class__ is Instance and left.cls.dataclass_fields is not None:
+                same = dataclass_equal(left, right)  # the `__eq__` a `@dataclass` gets
+                if same is None:
+                    st.diags.error("E0306", f"cannot compare two `{left.cls.name}` instances at compile time: a "
+                                            f"field holds a value known only at run time", node.span)
+                    return POISON
+                part = PyConst(same == (op == "=="))
+                result = part if result is None else PyConst(result.value and part.value) \
+                    if isinstance(result, PyConst) else result
+                continue
             if left.__class__ in (Instance, Builtin) or right.__class__ in (Instance, Builtin):
                 # (no `__eq__`: identity, as Python; a builtin such as a `SwizzleMode` member, by its name)
                 same = left is right or (left.__class__ is Builtin and right.__class__ is Builtin

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from transpiler.syntax import ast
 from transpiler.sema.expressions import expr
 from transpiler.sema import state
-from transpiler.sema.library.class_values import ClassVal, Instance
+from transpiler.sema.library.class_values import ClassVal, Instance, _fields_of
 from transpiler.evaluator.builtins import _AnyName, _fail
 from transpiler.evaluator.values import POISON, Builtin, Poison, PyConst, PyDict
 
@@ -65,11 +65,7 @@ def _is_dataclass(value) -> bool:
 
 def fields_of(cls: ClassVal) -> tuple:
     """The class's fields, its bases' first (Python's order: along the reversed MRO)."""
-    out: dict = {}
-    for base in reversed(cls.linear):
-        for f in base.dataclass_fields or ():
-            out[f.name] = f
-    return tuple(out.values())
+    return _fields_of(cls)
 
 
 def complete(st, cdef: ast.ClassDef, cls: ClassVal, members: dict, found: dict):
@@ -87,6 +83,7 @@ def complete(st, cdef: ast.ClassDef, cls: ClassVal, members: dict, found: dict):
                     members[name] = default
             own.append(Field(name, default, bool(found.get("kw_only")), stmt.target.span))
     object.__setattr__(cls, "dataclass_fields", tuple(own))
+    object.__setattr__(cls, "dataclass_options", dict(found))
     if "__init__" in members or found.get("init") is False:
         return None
     return _init(cdef, fields_of(cls), any("__post_init__" in c.members for c in cls.linear))
