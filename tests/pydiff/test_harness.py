@@ -118,8 +118,14 @@ def test_outcome_refused_and_wrong_error():
     assert _check("s0_a = type(1) is int").outcome == "wrong-error"
 
 
-def test_difference_behind_an_error_is_found():
-    scenes = [Scene(0, "t", ("s0_a = type(1) is int",), ("s0_a",)), Scene(1, "u", ("class s1_C(IntEnum):\n    R = 1", "s1_a = isinstance(s1_C.R, int)"), ("s1_a",))]
+def test_difference_behind_an_error_is_found(monkeypatch):
+    """A difference planted in tirxc (`abs` off by one) is found behind another scene's error."""
+    from transpiler.evaluator import builtins
+    run, low, high, keywords = builtins._TABLE["abs"]
+    planted = (lambda st, node, args, kwargs: builtins.PyConst(run(st, node, args, kwargs).value + 1), low, high,
+               keywords)
+    monkeypatch.setitem(builtins._TABLE, "abs", planted)
+    scenes = [Scene(0, "t", ("s0_a = type(1) is int",), ("s0_a",)), Scene(1, "u", ("s1_a = abs(-3)",), ("s1_a",))]
     verdict = harness.check(scenes)
     assert verdict.outcome == "wrong-error" and verdict.hidden_differences
     assert {f.signature.split(" ")[0] for f in verdict.findings} == {"wrong-error", "differ"}

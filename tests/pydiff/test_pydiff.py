@@ -18,8 +18,6 @@ PROGRAMS = 200
 # signature -> what differs (a value, or an error on a program CPython runs)
 KNOWN_FAILURES = {
     # -- silently different values --------------------------------------------------------------------------------------
-    "differ dataclass:replace-asdict": "`asdict(a)['y'] is a.y` is True (asdict copies; identity is equality)",
-    "differ intenum:isinstance": "`isinstance(member, int)` is False for an IntEnum member",
     "differ set:iteration-order": "sets iterate in insertion order, CPython's follows the hashes",
     # -- errors on programs CPython runs --------------------------------------------------------------------------------
     "wrong-error arith:/ E0304: `/` on two integers": "`6 / 4` at compile time (Python's true division gives a float)",
@@ -35,8 +33,6 @@ KNOWN_FAILURES = {
     "wrong-error enum:iterate E0137: `len` needs a compile-time tuple, list, string, dict or `range`, not c":
         "`len` of an Enum class",
     "wrong-error enum:str E0137: `str` over instance, known only at run time": "`str(member)`",
-    "wrong-error intenum:arith E0306: instance cannot be used as a value": "IntEnum member in arithmetic",
-    "wrong-error intenum:compare E0202: a tuple index must be a compile-time integer": "IntEnum member as an index",
     "wrong-error seq:range-ops E0306: looprange cannot be indexed": "`range(10)[i]`",
     "wrong-error seq:slice-object E0202: a tuple index must be a compile-time integer": "`xs[slice(a, b, c)]`",
     "wrong-error type:is E0300: unknown name `type`": "`type(x) is int` (`type` is not a builtin of the evaluator)",

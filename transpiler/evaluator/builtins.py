@@ -325,6 +325,7 @@ def _isinstance(st, node, args, kwargs):
     of_class = st.host.class_isinstance(st, value, kinds)  # classes of the file
     if of_class is not None:
         return of_class
+    value = st.host.number_of(value) or value  # an IntEnum member is an int
     kind_items = items_of(kinds) if isinstance(kinds, tuple) else [kinds]
     types = []
     for k in kind_items or ():

@@ -68,6 +68,11 @@ def _copied(st, span, value, deep: bool, memo: dict):
     return value
 
 
+def deep_copy(st, span, value, memo: dict):
+    """`copy.deepcopy(value)` with the caller's memo (dataclasses' `asdict` copies so)."""
+    return _copied(st, span, value, True, memo)
+
+
 def _copy(deep: bool):
     def run(st, node, args, kwargs):
         return _copied(st, node.span, args[0], deep, {})

@@ -145,6 +145,7 @@ def _module_call(st, func, node: ast.Call):
 
 def _elab_BinOp(st, node: ast.BinOp):
     left, right = elab(st, node.left), elab(st, node.right)
+    left, right = expr.enum_value(left), expr.enum_value(right)  # an IntEnum member is an int
     if node.op == "@":
         return expr.axis_term(st, left, right, node)
     if left.__class__ in _LAYOUT_OPERANDS or right.__class__ in _LAYOUT_OPERANDS:

@@ -26,6 +26,10 @@ class CheckerHost(Host):
     def call_function(self, st, function, args: dict, node):
         return macros.interpret(st, function, args, node)
 
+    def number_of(self, value):
+        number = expr.enum_value(value)
+        return number if number is not value else None
+
     # `dataclasses` and TIRx's layout helpers for TMA / MMA operands, under each of their module names
     library_modules = {"dataclasses": class_dataclass.NAMES,
                        **{module: tma_utils.NAMES[short] for module, short in tma_utils.MODULE_ALIASES.items()}}

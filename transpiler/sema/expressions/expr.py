@@ -58,7 +58,7 @@ def int_value(st, node: ast.Expr):
 
 def const_int(st, node: ast.Expr, what: str):
     """A compile-time integer (module constants, literals and their arithmetic)."""
-    val = elab(st, node)
+    val = enum_value(elab(st, node))
     if isinstance(val, Poison):
         return None
     if isinstance(val, PyConst) and isinstance(val.value, int) and not isinstance(val.value, bool):
@@ -252,8 +252,10 @@ def compare(st, node: ast.Compare):
     result = None
     for i, op in enumerate(node.ops):
         left, right = vals[i], vals[i + 1]
+        if op not in ("==", "!="):
+            left, right = enum_value(left), enum_value(right)  # an IntEnum member is an int (`<`, `>=` ...)
         if op in ("==", "!=") and (left.__class__ in (Instance, Builtin) or right.__class__ in (Instance, Builtin)):
-            left, right = _enum_value(left), _enum_value(right)  # an IntEnum member equals its value
+            left, right = enum_value(left), enum_value(right)  # an IntEnum member equals its value
             if left.__class__ is Instance and right.__class__ is Instance and left.cls.dataclass_fields is not None:
                 same = dataclass_equal(left, right)  # the `__eq__` a `@dataclass` gets
                 if same is None:
@@ -294,7 +296,9 @@ def compare(st, node: ast.Compare):
     return result
 
 
-def _enum_value(value):
+def enum_value(value):
+    """An IntEnum member's int value (it is an int: arithmetic, comparison, an index); any other value
+    as it is."""
     if value.__class__ is Instance and value.cls.enum is not None and value.cls.enum[0] == "IntEnum":
         return value.attrs["value"]
     return value
