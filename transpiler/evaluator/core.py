@@ -67,6 +67,14 @@ def pack(items) -> object:
     return items
 
 
+def python_range(val) -> range | None:
+    """CPython's range of a `range` of compile-time integers; None for anything else."""
+    if isinstance(val, LoopRange) and val.kind == "serial" and len(val.starts) == 1 and all(
+            isinstance(x, ir.IntImm) for x in (val.starts[0], val.stops[0], val.steps[0])):
+        return range(val.starts[0].value, val.stops[0].value, val.steps[0].value)
+    return None
+
+
 def items_of(val):
     """The items of a compile-time sequence, each an elaborated value; None when val is not one."""
     box = box_of(val)
@@ -83,9 +91,8 @@ def items_of(val):
         return [PyConst(k) for k in val.items]
     if isinstance(val, IdTuple):
         return list(val.vars)
-    if isinstance(val, LoopRange) and val.kind == "serial" and len(val.starts) == 1 and all(
-            isinstance(x, ir.IntImm) for x in (val.starts[0], val.stops[0], val.steps[0])):
-        whole = range(val.starts[0].value, val.stops[0].value, val.steps[0].value)
+    whole = python_range(val)
+    if whole is not None:
         # longer than the budget: cut (every caller draws len(items) steps, so the cut is reported)
         return [PyConst(i) for i in whole[:STEP_BUDGET + 1]]
     return None
@@ -268,6 +275,15 @@ def _elab_Dict(st, node: ast.Dict):
 def ct_subscript(st, base, node: ast.Subscript):
     """`t[i]`, `t[a:b:c]` of a compile-time tuple, list or string; `d[k]` of a compile-time dict."""
     index_node = node.indices[0]
+    whole = python_range(base)
+    if whole is not None and not isinstance(index_node, ast.Slice):
+        index = st.host.const_int(st, index_node, "a range index")
+        if index is None:
+            return POISON
+        if not -len(whole) <= index < len(whole):
+            st.diags.error("E0507", f"range index {index} out of range", index_node.span)
+            return POISON
+        return PyConst(whole[index])  # `range(n)[i]`: CPython's, no item made
     if base is pyeval_environ.ENVIRON:  # `os.environ["M"]`
         return pyeval_environ.subscript(st, st.host.elab(st, index_node), index_node)
     if isinstance(base, PyDict):
@@ -287,19 +303,25 @@ def ct_subscript(st, base, node: ast.Subscript):
         return POISON
     items = items_of(base)
     text = isinstance(base, PyConst) and isinstance(base.value, str)
+    index_value = None
+    if not isinstance(index_node, ast.Slice):
+        index_value = st.host.elab(st, index_node)
+        if isinstance(index_value, SliceVal):  # `xs[slice(a, b, c)]`: the slice written out
+            index_node = ast.Slice(index_node.span, *(None if p is None else ast.Value(index_node.span, p)
+                                                      for p in (index_value.lower, index_value.upper, index_value.step)))
     if isinstance(index_node, ast.Slice):
         parts = (index_node.lower, index_node.upper, index_node.step)
         bounds = [None if p is None else st.host.const_int(st, p, "a slice bound") for p in parts]
         if any(b is None and p is not None for b, p in zip(bounds, parts)):
             return POISON
         if bounds[2] == 0:
-            st.diags.error("E0137", "a slice step cannot be zero", index_node.step.span)
+            st.diags.error("E0137", "a slice step cannot be zero", (index_node.step or index_node).span)
             return POISON
         picked = items[slice(*bounds)]
         if text:
             return PyConst("".join(i.value for i in picked))
         return new_list(picked) if box_of(base) is not None else pack(picked)  # a list's slice is a new list
-    index = st.host.const_int(st, index_node, "a tuple index")
+    index = st.host.const_int(st, ast.Value(index_node.span, index_value), "a tuple index")
     if index is None:
         return POISON
     if not -len(items) <= index < len(items):

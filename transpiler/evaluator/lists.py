@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.syntax import ast
-from transpiler.evaluator.core import NO_KEY, dict_key, index_node, items_of, kind_of, pack, step, unpack
+from transpiler.evaluator.core import NO_KEY, dict_key, python_range, index_node, items_of, kind_of, pack, step, unpack
 from transpiler.evaluator.box import Box, ListConst, ListTuple, box_of, new_list, new_set, set_key, view
 from transpiler.evaluator import environ as pyeval_environ
 from transpiler.evaluator.ops import TEXT_CHARS
-from transpiler.evaluator.values import LoopRange, POISON, Poison, PyConst, PyDict, Void
+from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict, Void
 
 
 def reread(st, val, node: ast.Name):
@@ -337,9 +337,8 @@ def contains(st, node: ast.Compare):
             st.diags.error("E0306", f"`in <string>` needs a string on its left, not {kind_of(needle)}", node.left.span)
             return POISON
         found = needle.value in hay.value
-    elif isinstance(hay, LoopRange) and isinstance(needle, PyConst) and items_of(hay) is not None:
-        whole = range(*(x[0].value for x in (hay.starts, hay.stops, hay.steps)))
-        found = needle.value in whole  # CPython's own `in range(...)`: no item is made
+    elif python_range(hay) is not None and isinstance(needle, PyConst):
+        found = needle.value in python_range(hay)  # CPython's own `in range(...)`: no item is made
     else:
         items = items_of(hay) if is_sequence(hay) or box_of(hay) is not None else None
         if items is None:

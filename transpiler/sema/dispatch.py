@@ -20,7 +20,7 @@ from transpiler.target.dtypes import known_dtype_names
 from transpiler.evaluator import builtins as pyeval_builtins, core as pyeval, lists as pyeval_lists, \
     modules as pyeval_modules
 from transpiler.evaluator.environ import Environ
-from transpiler.evaluator.values import Builtin, DTypeVal, Helper, Method, POISON, Poison, PyConst, PyDict, describe
+from transpiler.evaluator.values import Builtin, DTypeVal, Helper, LoopRange, Method, POISON, Poison, PyConst, PyDict, describe
 from transpiler.sema.calls import intrinsics, ptx as ptx_calls, tcgen05_frag
 from transpiler.sema.expressions import directives, expr, scalars
 from transpiler.sema.expressions.expr import _BINOPS, const_int, const_str, dtype_arg, elab, library_name
@@ -185,7 +185,7 @@ def _elab_Subscript(st, node: ast.Subscript):
         return base  # `Literal["fp8", "fp4"]`, `Optional[int]`: an annotation, standing for itself
     if isinstance(base, LayoutCtor) and base.name in ("S", "R"):
         return views.layout_subscript(st, base.name, node)
-    if isinstance(base, PY_VALUES) and len(node.indices) == 1:
+    if isinstance(base, PY_VALUES + (LoopRange,)) and len(node.indices) == 1:
         return pyeval.ct_subscript(st, base, node)
     if isinstance(base, BufferIndexer):  # `B.sub[...]`, `B.tile(...)[...]` (buffer_views.py)
         return buffer_views.buffer_indexer(st, base, node)
