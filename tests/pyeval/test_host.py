@@ -86,6 +86,9 @@ class _CPythonHost(Host):
     def number_of(self, value):
         return None
 
+    def class_of(self, value):
+        return None
+
     library_modules: dict = {}
     library_builtins: dict = {}
 

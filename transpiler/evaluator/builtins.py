@@ -17,7 +17,7 @@ from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison,
 # checker's loop range. A name the file binds hides the builtin.
 PY_BUILTINS = frozenset(("len", "zip", "enumerate", "min", "max", "sum", "abs", "int", "float", "bool", "str",
                          "tuple", "list", "dict", "set", "sorted", "reversed", "any", "all", "isinstance", "slice",
-                         "callable", "getattr", "hasattr"))
+                         "callable", "getattr", "hasattr", "type"))
 
 _TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple, "list": list, "dict": PyDict,
           "set": set}
@@ -342,6 +342,25 @@ def _isinstance(st, node, args, kwargs):
     return PyConst(isinstance(value, PyDict) and PyDict in types)
 
 
+def _type(st, node, args, kwargs):
+    """`type(x)` of a compile-time value: the builtin type (`type(x) is int`, `type(x).__name__`), or
+    the class of an instance of the file (the host's)."""
+    value = args[0]
+    box = pyeval_box.box_of(value)
+    if box is not None:
+        return Builtin(box.kind)
+    if isinstance(value, PyDict):
+        return Builtin("dict")
+    if isinstance(value, tuple):
+        return Builtin("tuple")
+    if isinstance(value, PyConst) and (type(value.value).__name__ in _TYPES or value.value is None):
+        return Builtin(type(value.value).__name__)
+    cls = st.host.class_of(value)
+    if cls is not None:
+        return cls
+    return _fail(st, node, f"`type` of {kind_of(value)} is not supported yet")
+
+
 def _slice(st, node, args, kwargs):
     parts = list(args) if len(args) > 1 else [PyConst(None)] + list(args)
     parts += [PyConst(None)] * (3 - len(parts))
@@ -358,7 +377,7 @@ _TABLE = {
     "dict": (_dict, 0, 1, None), "zip": (_zip, 0, 1 << 16, ()),
     "enumerate": (_enumerate, 1, 2, ("start",)), "sorted": (_sorted, 1, 1, ("reverse", "key")),
     "reversed": (_reversed, 1, 1, ()), "any": (_anyall("any"), 1, 1, ()), "all": (_anyall("all"), 1, 1, ()),
-    "isinstance": (_isinstance, 2, 2, ()), "slice": (_slice, 1, 3, ()),
+    "isinstance": (_isinstance, 2, 2, ()), "slice": (_slice, 1, 3, ()), "type": (_type, 1, 1, ()),
     "getattr": (_getattr, 2, 3, ()), "hasattr": (_hasattr, 2, 2, ()),
 }
 assert set(_TABLE) == PY_BUILTINS

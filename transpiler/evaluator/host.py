@@ -45,6 +45,10 @@ class Host(ABC):
         `args` (parameter name -> value)."""
 
     @abstractmethod
+    def class_of(self, value):
+        """`type(value)` of an instance of a class of the file: its class; None for another value."""
+
+    @abstractmethod
     def number_of(self, value):
         """The Python number (a `PyConst`) a value of the checker is (an `IntEnum` member: its value,
         for `isinstance(member, int)`); None when it is not one."""

@@ -129,6 +129,8 @@ def module_attr(st, base: Builtin, node):
         member = pyeval_stdlib.attribute(base, node.attr)  # `os.environ`
     if member is not None:
         return member
+    if node.attr == "__name__" and (base.name in pyeval_builtins._TYPES or base.name == "NoneType"):  # `type(x).__name__`
+        return PyConst(base.name)
     known = modules(st.host)
     if f"{base.name}.{node.attr}" in known:  # `tvm.runtime`
         return Builtin(f"{base.name}.{node.attr}")
