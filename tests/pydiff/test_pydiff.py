@@ -33,8 +33,6 @@ KNOWN_FAILURES = {
     "wrong-error enum:iterate E0137: `len` needs a compile-time tuple, list, string, dict or `range`, not c":
         "`len` of an Enum class",
     "wrong-error enum:str E0137: `str` over instance, known only at run time": "`str(member)`",
-    "wrong-error unpack:starred-middle E0202: module-level values must be compile-time constants":
-        "`a, *b, c = range(n)`",
 }
 
 

@@ -37,6 +37,7 @@ from transpiler.sema.expressions.expr import elab
 from transpiler.sema.kernel.prim_func import check_kernel
 from transpiler.sema.host import HOST
 from transpiler.sema.state import KernelState, ModuleState, at_module_level
+from transpiler.evaluator.core import items_of, pack, python_range
 from transpiler.evaluator.values import POISON, Binding, Builtin, DTypeVal, Poison, PyConst, PyDict, SliceVal, Helper
 from transpiler.sema.values import DynamicExtent, LayoutPart, LayoutVal, Namespace
 
@@ -110,7 +111,10 @@ def constant(ms, stmt: ast.Assign) -> None:
             constant(ms, ast.Assign(stmt.span, target, ast.Value(stmt.value.span, value)))
         return
     if isinstance(stmt.target, (ast.Tuple, ast.List)):  # `shape, dtype = (32, 32), "float32"`
-        value = const_value(ms, stmt.value)
+        value = elab(at_module_level(ms), stmt.value)
+        if python_range(value) is not None:  # `a, *b, c = range(n)`: its items, as Python unpacks them
+            value = pack(items_of(value))
+        value = const_value(ms, ast.Value(stmt.value.span, value))
         names = list(statements.target_names(stmt.target))
         parts = None if value is POISON else statements.flatten_targets(at_module_level(ms), stmt.target, value)
         for target in names:
