@@ -34,7 +34,7 @@ STAGES = ("ast", "check", "cuda", "launcher")
 
 def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None = None,
                    launcher_name: str | None = None, line_info: bool = False, header_module: str | None = None,
-                   header_include: str | None = None, cu_name: str | None = None) -> Result:
+                   header_include: str | None = None, cu_name: str | None = None, environment=None) -> Result:
     """Run the pipeline up to `until` (one of STAGES); stops at the first stage with errors.
 
     With `header_module` (the C++ namespace, codegen/host_cpp.py module_name), also the C++
@@ -55,7 +55,7 @@ def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None 
         return result
     from transpiler.sema.check import check
 
-    checked = check(result.module, source, diags, arch=arch)
+    checked = check(result.module, source, diags, arch=arch, environment=environment)  # (None: the process's)
     if not diags.has_errors and _has_tile_calls(checked):
         # (the tile stage, its every family, is imported only for a file that calls a tile primitive)
         from transpiler.tile.dispatch import dispatch_module

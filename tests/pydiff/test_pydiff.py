@@ -18,54 +18,14 @@ PROGRAMS = 200
 # signature -> what differs (a value, or an error on a program CPython runs)
 KNOWN_FAILURES = {
     # -- silently different values --------------------------------------------------------------------------------------
-    "differ dict:in [missing-store]": "`None in d` / `None not in {1: 2}`: the stores that use it vanish from the kernel",
-    "differ str:format [missing-store]": "`'{}'.format(None)`: the stores that use it vanish from the kernel",
-    "differ alias:iadd [probe-error]": "`ys = xs; ys += [3]` leaves xs unchanged",
-    "differ alias:imul [probe-error]": "`ys = xs; ys *= 2` leaves xs unchanged",
-    "differ alias:param-iadd [probe-error]": "`p += [1]` on a helper's parameter leaves the caller's list unchanged",
-    "differ alias:param-imul [probe-error]": "`p *= 2` on a helper's parameter leaves the caller's list unchanged",
-    "differ copy:deepcopy-shared [probe-error]": "`copy.deepcopy([s, s])` loses the sharing of s",
-    "differ alias:rows": "`is` between equal lists is True (identity is equality)",
-    "differ copy:deepcopy": "`is` between a list and its deep copy is True (identity is equality)",
-    "differ copy:tuple": "`is` between a list and its deep copy inside a tuple is True (identity is equality)",
-    "differ dict:access": "`is` between two equal lists is True (identity is equality)",
-    "differ helper:returns-list": "`is` between two equal lists a helper returned is True (identity is equality)",
-    "differ identity:lists": "`[] is []` and `x is list(x)` are True (identity is equality)",
-    "differ mutate:reverse-clear": "`is` between two equal lists is True (identity is equality)",
-    "differ seq:enumerate-zip": "`is` between two equal lists is True (identity is equality)",
-    "differ seq:range": "`is` between two equal lists is True (identity is equality)",
-    "differ seq:slice-list": "`xs[:] is xs` is True (identity is equality)",
-    "differ set:set()": "`is` between two equal sets is True (identity is equality)",
-    "differ dataclass:inherit": "equal `@dataclass` instances compare unequal",
-    "differ dataclass:replace-asdict": "`asdict(a)['y'] is a.y` is True (asdict copies; identity is equality)",
-    "differ compare:tuple-list": "`(1, 2) == [1, 2]` is True",
-    "differ intenum:isinstance": "`isinstance(member, int)` is False for an IntEnum member",
-    "differ seq:sum-lists": "`sum(lists, [])` gives a tuple",
-    "differ set:equality": "sets compare by insertion order: `{2, 1} == {1, 2}` is False",
     "differ set:iteration-order": "sets iterate in insertion order, CPython's follows the hashes",
-    "differ str:split": "`str.split()` gives a tuple",
-    "differ str:str()-set": "`str(set_of_ints)` is not CPython's text",
-    "differ truth:or-list": "`[] or [1]`, `[1] and [2]` give tuples",
-    "differ unpack:starred-head": "`*a, b = 'xyz'`: a is a tuple",
-    "differ unpack:starred-tail": "`a, *b = [1, 2, 3]`: b is a tuple",
     # -- errors on programs CPython runs --------------------------------------------------------------------------------
-    "wrong-error alias:set E0306: `|` needs numbers": "`s |= {1}` on a set",
     "wrong-error arith:/ E0304: `/` on two integers": "`6 / 4` at compile time (Python's true division gives a float)",
-    "wrong-error compare:cross-type E0306: a tuple cannot be used as a value": "`==` with a tuple operand of mixed items",
-    "wrong-error compare:cross-type E0306: cannot compare None and `N`": "`None == 0`",
-    "wrong-error compare:cross-type E0306: cannot compare `N` and None": "`0 != None`",
-    "wrong-error compare:cross-type E0306: cannot compare a string and `True`": "`'a' == True`",
-    "wrong-error compare:cross-type E0306: cannot compare a string and a tuple": "`'a' != (1,)`",
-    "wrong-error compare:cross-type E0306: pydict cannot be used as a value": "`==` with a dict operand",
-    "wrong-error compare:cross-type-fixed E0306: cannot compare None and `N`": "`None == 0`",
-    "wrong-error compare:cross-type-fixed E0306: cannot compare a string and `N`": "`'1' == 1`",
     "wrong-error dataclass:frozen E0137: a dict key is a compile-time number, string or tuple, not instance":
         "a frozen dataclass instance as a dict key",
     "wrong-error dataclass:order E0137: `sorted` over instance, known only at run time": "`sorted` of `order=True` instances",
     "wrong-error dataclass:order E0306: instance cannot be used as a value": "`<` between `order=True` instances",
     "wrong-error dataclass:str E0137: `str` over instance, known only at run time": "`str(instance)`",
-    "wrong-error dict:equality E0306: pydict cannot be used as a value": "dict `==`",
-    "wrong-error dict:merge E0306: pydict cannot be used as a value": "`d | e` on dicts",
     "wrong-error enum:dict-key E0137: a dict key is a compile-time number, string or tuple, not instance":
         "an enum member as a dict key",
     "wrong-error enum:iterate E0132: a comprehension iterates over a compile-time tuple, list, string, dict":
@@ -73,41 +33,6 @@ KNOWN_FAILURES = {
     "wrong-error enum:iterate E0137: `len` needs a compile-time tuple, list, string, dict or `range`, not c":
         "`len` of an Enum class",
     "wrong-error enum:str E0137: `str` over instance, known only at run time": "`str(member)`",
-    "wrong-error fstring:container E0137: an f-string formats compile-time values, not a list": "`f'{xs}'` of a list",
-    "wrong-error functools:reduce E0137: `functools.reduce` takes a lambda, a plain function or an `operator` f":
-        "`functools.reduce(max, xs)` with a builtin",
-    "wrong-error intenum:arith E0306: instance cannot be used as a value": "IntEnum member in arithmetic",
-    "wrong-error intenum:compare E0202: a tuple index must be a compile-time integer": "IntEnum member as an index",
-    "wrong-error mutate:iadd-str-to-list E0306: `+` joins two lists or two tuples, not a list and a string":
-        "`xs += 'ab'` on a list",
-    "wrong-error mutate:iadd-tuple-to-list E0306: `+` joins two lists or two tuples, not a list and a tuple":
-        "`xs += (1,)` on a list",
-    "wrong-error mutate:sort-key E0305: `list.sort` takes N positional arguments": "`xs.sort(key=len)`",
-    "wrong-error mutate:sort-reverse E0305: `list.sort` takes N positional arguments": "`xs.sort(reverse=True)`",
-    "wrong-error seq:compare E0306: a tuple cannot be used as a value": "`<` / `==` between lists of mixed items",
-    "wrong-error seq:compare E0306: cannot compare a tuple and a tuple": "`<=` between tuples",
-    "wrong-error seq:range-ops E0306: `in` looks into a compile-time list, tuple, set, dict or string, not a":
-        "`x in range(...)`",
-    "wrong-error seq:range-ops E0306: looprange cannot be indexed": "`range(10)[i]`",
-    "wrong-error seq:slice-object E0202: a tuple index must be a compile-time integer": "`xs[slice(a, b, c)]`",
-    "wrong-error seq:sorted-key E0311: `sorted` has no parameter `key`": "`sorted(xs, key=...)`",
-    "wrong-error set:algebra E0306: `&` needs numbers": "`a & b` on sets",
-    "wrong-error set:algebra E0306: `-` needs numbers": "`a - b` on sets",
-    "wrong-error set:algebra E0306: `^` needs numbers": "`a ^ b` on sets",
-    "wrong-error set:algebra E0306: `|` needs numbers": "`a | b` on sets",
-    "wrong-error str:join E0137: compile-time evaluation failed: sequence item N: expected str instance":
-        "`sep.join((w, w))`: a tuple argument is taken as one item",
-    "wrong-error str:split-maxsplit E0305: `str.split` takes N to N positional argument": "`s.split(',', 1)`",
-    "wrong-error str:str() E0137: `str` over a list, known only at run time": "`str(xs)` of a list",
-    "wrong-error str:str() E0137: `str` over a tuple, known only at run time": "`str(t)` of a tuple",
-    "wrong-error truth:conditional E0306: a tuple cannot be used as a value": "a list as `x if c else y`'s condition",
-    "wrong-error truth:conditional E0306: pydict cannot be used as a value": "a dict as a condition",
-    "wrong-error truth:or-and E0306: a tuple cannot be used as a value": "`xs or ys` with a list of mixed items",
-    "wrong-error truth:or-dict E0306: pydict cannot be used as a value": "`{} or d` with dicts",
-    "wrong-error type:is E0300: unknown name `type`": "`type(x) is int` (`type` is not a builtin of the evaluator)",
-    "wrong-error type:name E0300: unknown name `type`": "`type(x).__name__`",
-    "wrong-error unpack:starred-middle E0202: module-level values must be compile-time constants":
-        "`a, *b, c = range(n)`",
 }
 
 

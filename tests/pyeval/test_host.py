@@ -83,6 +83,12 @@ class _CPythonHost(Host):
     def call_function(self, st, function, args, node):
         return POISON
 
+    def number_of(self, value):
+        return None
+
+    def class_of(self, value):
+        return None
+
     library_modules: dict = {}
     library_builtins: dict = {}
 

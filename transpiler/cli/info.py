@@ -33,7 +33,8 @@ _ALLOC_HELPERS = {ptx.lookup(f"tcgen05.alloc.cta_group::{group}.sync.aligned.sha
 
 def report(program) -> dict:
     """The whole file's report: plain data, deterministic, no absolute paths."""
-    return {"file": program.file_name, "kernels": [kernel_report(lk, program.ptx_instructions) for lk in program.kernels]}
+    return {"file": program.file_name, "environment": list(program.environment_reads),
+            "kernels": [kernel_report(lk, program.ptx_instructions) for lk in program.kernels]}
 
 
 def kernel_report(lk, instructions: dict) -> dict:

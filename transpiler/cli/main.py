@@ -61,7 +61,7 @@ def _module_name(path: str | None) -> str | None:
 
 def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", launcher_path: str | None = None,
                    check_only: bool = False, arch: str | None = None, line_info: bool = False,
-                   header_path: str | None = None) -> None:
+                   header_path: str | None = None, no_env: bool = False) -> None:
     """The compile command once its options are known; usage errors are click's UsageError."""
     if arch is not None:
         from transpiler.target.arch import BASE_ARCH, arch_name
@@ -103,7 +103,7 @@ def compile_kernel(kernel: str, output: str | None = None, emit: str = "cuda", l
                               header_include=os.path.basename(header_file) if header_file else f"{stem}.h",
                               cu_name=output if emit != "header" and output and output != "-" else None)
     result = compile_file(name, data, until=until, arch=arch, launcher_name=module_name, line_info=line_info,
-                          **header_options)
+                          environment={} if no_env else None, **header_options)
     print_diagnostics(result)
     if not result.ok:
         sys.exit(1)
@@ -205,9 +205,12 @@ class TirxcGroup(click.Group):
 @click.option("--check", "check_only", is_flag=True, help="Parse and check only; write nothing.")
 @click.option("--arch", metavar="SM", help="Target architecture to enforce, e.g. sm_80, sm_90a, sm_100a.")
 @click.option("--line-info", is_flag=True, help="Emit #line directives pointing into the .tx file.")
+@click.option("--no-env", is_flag=True,
+              help="Every `os.environ` read of the file sees an empty environment (the defaults): for "
+                   "services that compile files they do not trust.")
 @click.option("--explain", "explain_code", metavar="CODE", help="Explain a diagnostic code and exit.")
 @click.version_option(__version__, "--version", prog_name="tirxc", message="%(prog)s %(version)s")
-def tirxc(kernel, output, emit, launcher_path, header_path, check_only, arch, line_info, explain_code):
+def tirxc(kernel, output, emit, launcher_path, header_path, check_only, arch, line_info, no_env, explain_code):
     """Transpile a TIRx kernel file (.tx) to CUDA (.cu) and a CuPy launcher."""
     if explain_code:
         text = explain(explain_code)
@@ -217,7 +220,7 @@ def tirxc(kernel, output, emit, launcher_path, header_path, check_only, arch, li
         return
     if kernel is None:
         raise click.UsageError("missing KERNEL.tx (use '-' for standard input)")
-    compile_kernel(kernel, output, emit, launcher_path, check_only, arch, line_info, header_path)
+    compile_kernel(kernel, output, emit, launcher_path, check_only, arch, line_info, header_path, no_env)
 
 
 class _Signalled(BaseException):

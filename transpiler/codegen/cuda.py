@@ -532,6 +532,7 @@ def render_cuda(program: Program, line_info: bool = False) -> str:
         version=__version__,
         source=c_comment(program.file_name),
         min_arch=arch_name(program.min_arch, program.arch_suffix),
+        environment=c_comment(", ".join(program.environment_reads)),
         headers=program.headers,
         arch_guards=ptx.guard_definitions(program.helpers, program.ptx_instructions),
         helpers=[ptx.helper_source(h, program.ptx_instructions) for h in program.helpers],

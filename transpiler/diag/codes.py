@@ -82,9 +82,13 @@ CODES: dict[str, tuple[str, str]] = {
               "compiled, so their condition must be known then. A condition known only at run time "
               "belongs in an `if` statement or a `T.if_then_else`."),
     "E0135": ("compile-time evaluation too long",
-              "Compile-time evaluation (comprehension items, helper function statements, inlined "
-              "helper bodies) has a budget of 100,000 steps per file, so that a mistake such as "
-              "`range(10**9)` stops with an error instead of running for hours."),
+              "Compile-time evaluation has one budget of 100,000 steps per file, so that a mistake "
+              "such as `range(10**9)` stops with an error instead of running for hours. Every "
+              "operation draws from it: a comprehension item, a loop iteration, a helper function's "
+              "statement, an `@T.inline` / `@T.macro` expansion (one step plus one per statement of "
+              "its body), an item copied or unpacked, and each value a builtin or method makes (one "
+              "step, plus one per 64 bits of an integer or per 64 items or characters of a string "
+              "or container)."),
     "E0136": ("helper recursion too deep",
               "A helper function (a plain `def` evaluated at compile time, or an `@T.inline` / "
               "`@T.macro` inlined at each call) called itself, directly or not, more than 64 levels "
@@ -204,8 +208,11 @@ CODES: dict[str, tuple[str, str]] = {
               "constant shift count is negative or not smaller than the operand's width (also one that "
               "becomes constant in a copy of `T.unroll`). Convert the "
               "other side to a wider or signed type first, e.g. `T.int64(x) + 3000000000`. Compile-time "
-              "constants themselves are bounded: integers have at most 4096 bits, and strings and "
-              "tuples built with `+` at most 64 MiB per file."),
+              "constants themselves are bounded, however they are computed (an operator, `operator.pow`, "
+              "`math.prod`, `math.factorial`, `math.comb`, `str.join`, `str.replace` ...: the bound is "
+              "checked before the value is made): integers have at most 4096 bits, strings at most "
+              "1,048,576 characters, a container made by one operation at most 1,048,576 items, and "
+              "strings and tuples built with `+` at most 64 MiB per file."),
     "E0319": ("name not visible here",
               "The name was bound inside a block (`if`, `for`, `while`) that has ended. The generated "
               "CUDA declares it inside that block, so it cannot be used after it; bind it before the "
@@ -295,6 +302,15 @@ CODES: dict[str, tuple[str, str]] = {
               "`\"...\".format(...)` formats compile-time values with Python's rules. The message is "
               "Python's (a missing argument, a bad format spec); fields that read an attribute or an "
               "item (`{0.x}`, `{0[1]}`) and nested fields in a spec are not supported yet."),
+    "E0344": ("the environment is private",
+              "A kernel file reads the environment one variable at a time, by name: "
+              "`os.environ.get(\"M\", \"8192\")`, `os.environ[\"M\"]`, `\"M\" in os.environ` or "
+              "`os.getenv(\"M\")`. Anything that would enumerate it (`items()`, `keys()`, `values()`, "
+              "iteration, `len`, `dict(os.environ)`, `str(os.environ)`, `**os.environ`) is refused, so "
+              "that a file cannot copy the environment into its output; so is `os.environ[name]` of a "
+              "variable that is not set (give a default with `get`). The names a file reads are listed "
+              "in the `.cu` header and by `tirxc info --json`; `tirxc --no-env` makes every read see an "
+              "empty environment."),
     # ---- thread hierarchy ------------------------------------------------------
     "E0400": ("misplaced `T.device_entry()`",
               "Every kernel has exactly one `T.device_entry()` statement at the top level of its body "

@@ -10,8 +10,9 @@ copies the view, never the box, so every alias changes together, as in Python; r
 (or a container's item) makes a fresh view of the box, so it shows the items as they are now.
 A tuple display stays a plain tuple: it has no box and no mutating methods, as in Python.
 
-Sets keep their items in insertion order (CPython iterates them in hash order, which for strings
-changes from run to run; tirxc's output must not). Their items are compile-time constants."""
+Sets iterate in CPython's order (that of a set their items were added to in insertion order), but
+a set holding strings keeps insertion order: CPython's order of strings changes from run to run,
+tirxc's output must not. Their items are compile-time constants."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -50,12 +51,34 @@ def view(box: Box):
     """A fresh view of box: its items as they are now."""
     if box.cached is not None:
         return box.cached
+    if box.kind == "set":
+        box.items[:] = _cpython_order(box.items)
     items = box.items
     if all(i.__class__ is PyConst for i in items):
         box.cached = ListConst(tuple(i.value for i in items), box)
     else:
         box.cached = ListTuple(items, box)
     return box.cached
+
+
+def _cpython_order(items: list) -> list:
+    """A set's items in the order CPython iterates a set they were added to in this order; the
+    insertion order where an item holds a string (CPython's order of strings changes from run to
+    run, tirxc's output must not)."""
+    values = [i.value for i in items]
+    if any(isinstance(v, str) or isinstance(v, tuple) and _holds_text(v) for v in values):
+        return items
+    real: set = set()
+    for v in values:
+        real.add(v)
+    by_value = {}
+    for v, item in zip(values, items):
+        by_value.setdefault(v, item)
+    return [by_value[v] for v in real]
+
+
+def _holds_text(value: tuple) -> bool:
+    return any(isinstance(v, str) or isinstance(v, tuple) and _holds_text(v) for v in value)
 
 
 def box_of(val) -> Box | None:

@@ -9,14 +9,15 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.evaluator.core import as_node, index_node, items_of, kind_of, pack, step, truth
-from transpiler.evaluator import box as pyeval_box, fstring as pyeval_fstring, lists as pyeval_lists
+from transpiler.evaluator import box as pyeval_box, environ as pyeval_environ, fstring as pyeval_fstring, \
+    lists as pyeval_lists, ops as pyeval_ops
 from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison, PyConst, PyDict, SliceVal
 
 # The Python builtins a `.tx` file may call at compile time (this module); `range` is the
 # checker's loop range. A name the file binds hides the builtin.
 PY_BUILTINS = frozenset(("len", "zip", "enumerate", "min", "max", "sum", "abs", "int", "float", "bool", "str",
                          "tuple", "list", "dict", "set", "sorted", "reversed", "any", "all", "isinstance", "slice",
-                         "callable", "getattr", "hasattr"))
+                         "callable", "getattr", "hasattr", "type"))
 
 _TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple, "list": list, "dict": PyDict,
           "set": set}
@@ -27,6 +28,8 @@ def call_builtin(st, name: str, node: ast.Call):
     kwargs = {k.name: st.host.elab(st, k.value) for k in node.keywords}
     if any(isinstance(v, Poison) for v in args + list(kwargs.values())):
         return POISON
+    if any(v is pyeval_environ.ENVIRON for v in args + list(kwargs.values())):
+        return pyeval_environ.refuse(st, node.span, f"`{name}(os.environ)`")
     fn, low, high, keywords = _TABLE.get(name) or st.host.library_builtins[name]
     bad = next((k for k in node.keywords if k.name not in keywords), None)
     if bad is not None:
@@ -69,10 +72,15 @@ def _consts(st, node, items, name: str, runtime_help: str | None = None):
 
 
 def _py(st, node, fn, *values):
-    """fn(*values), Python's errors (`int("x")`, comparing a string with a number) reported."""
+    """fn(*values), Python's errors (`int("x")`, comparing a string with a number) reported; the
+    result charged and bounded as ops.call charges it (the builtins that come here make values no
+    larger than their arguments: `min`, `abs`, `int`, `sorted` ...)."""
     try:
-        return PyConst(fn(*values))
+        result = fn(*values)
+        return PyConst(result) if pyeval_ops.charge(st, node.span, result, "a builtin") else POISON
     except (TypeError, ValueError, OverflowError) as err:
+        if pyeval_ops.private_failure(st, node.span, getattr(fn, "__name__", "the builtin"), values, err):
+            return POISON
         return _fail(st, node, f"compile-time evaluation failed: {err}")
 
 
@@ -102,6 +110,9 @@ def _sum(st, node, args, kwargs):
     if items is None:
         return POISON
     total = args[1] if len(args) > 1 else kwargs.get("start", PyConst(0))
+    kind = pyeval_box.box_of(total)
+    if kind is not None or isinstance(total, tuple) or isinstance(total, PyConst) and isinstance(total.value, tuple):
+        return _sum_sequences(st, node, total, items)  # `sum(rows, [])`: one new list (or tuple)
     for item in items:
         if isinstance(total, PyConst) and isinstance(item, PyConst):
             total = _py(st, node, lambda a, b: a + b, total.value, item.value)
@@ -110,6 +121,22 @@ def _sum(st, node, args, kwargs):
         if total is POISON:
             return POISON
     return total
+
+
+def _sum_sequences(st, node, start, items):
+    """`sum(seqs, start)` with a list or tuple start: CPython's `start + seq + ...`, each a list
+    when start is one (a tuple with tuples)."""
+    is_list = pyeval_box.box_of(start) is not None
+    out = list(items_of(start))
+    for item in items:
+        if (pyeval_box.box_of(item) is not None) != is_list or items_of(item) is None or \
+                not is_list and not (isinstance(item, tuple) or isinstance(item, PyConst) and isinstance(item.value, tuple)):
+            return _fail(st, node, f"`sum` adds {kind_of(item)} to {'a list' if is_list else 'a tuple'}")
+        got = items_of(item)
+        if not step(st, node.span, len(got)):
+            return POISON
+        out += got
+    return pyeval_box.new_list(out) if is_list else pack(out)
 
 
 def _abs(st, node, args, kwargs):
@@ -121,10 +148,9 @@ def _convert(name):
     def run(st, node, args, kwargs):
         if not args:
             return PyConst(_TYPES[name]())
-        if name == "str" and isinstance(args[0], PyDict):
-            return _fail(st, node, "`str` of a dict is not supported")
-        if name == "str" and pyeval_box.box_of(args[0]) is not None and isinstance(args[0], PyConst):
-            return PyConst(str(pyeval_fstring.python_value(st, args[0], node, "`str`")))  # `[1, 2]`
+        if name == "str" and pyeval_ops.to_python(args[0]) is not pyeval_ops.NOT_PYTHON:  # `[1, 2]`, `{1: 2}`
+            value = pyeval_fstring.python_value(st, args[0], node, "`str`")
+            return POISON if value is pyeval_fstring.NOT_FORMATTABLE else _py(st, node, str, value)
         if name == "bool":
             cond = truth(st, args[0], node, "`bool`")
             return POISON if cond is None else PyConst(cond)
@@ -230,12 +256,51 @@ def _enumerate(st, node, args, kwargs):
 
 def _sorted(st, node, args, kwargs):
     items = _seq(st, node, args[0], "sorted")
-    values = None if items is None else _consts(st, node, items, "sorted")
-    reverse = truth(st, kwargs.get("reverse", PyConst(False)), node, "`reverse=`")
-    if values is None or reverse is None:
+    if items is None:
         return POISON
-    result = _py(st, node, lambda v: tuple(sorted(v, reverse=reverse)), values)
-    return result if result is POISON else pyeval_box.new_list(PyConst(v) for v in result.value)
+    ordered = sort_items(st, node, items, kwargs.get("key", PyConst(None)), kwargs.get("reverse", PyConst(False)),
+                         "sorted")
+    return POISON if ordered is None else pyeval_box.new_list(ordered)
+
+
+def sort_items(st, node, items, key, reverse, what: str):
+    """items in CPython's sorted order (stable; by `key(item)` when key is not None), each item the
+    object it was; None after an error (reported)."""
+    reverse = truth(st, reverse, node, "`reverse=`")
+    if reverse is None:
+        return None
+    keyed = items
+    if not (isinstance(key, PyConst) and key.value is None):
+        keyed = [call_value(st, key, [item], node) for item in items]
+        if any(k is POISON for k in keyed):
+            return None
+    keys = [pyeval_ops.to_python(k) for k in keyed]
+    bad = next((k for k, v in zip(keyed, keys) if v is pyeval_ops.NOT_PYTHON), None)
+    if bad is not None:
+        _fail(st, node, f"`{what}` over {kind_of(bad)}, known only at run time")
+        return None
+    try:
+        order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+    except TypeError as err:
+        st.diags.error("E0341" if what == "list.sort" else "E0137", f"compile-time evaluation failed: {err}",
+                       node.span)
+        return None
+    return [items[i] for i in order]
+
+
+def call_value(st, fn, args: list, node):
+    """fn(*args) for a callable compile-time value: a builtin (`len`, `max`, `operator.add` ...) or a
+    plain function or lambda of the file; POISON after an error (reported)."""
+    if isinstance(fn, Builtin) and fn.name in _TABLE:
+        run, low, high, _ = _TABLE[fn.name]
+        if low <= len(args) <= high:
+            return run(st, node, args, {})
+    if isinstance(fn, Helper) and fn.kind == "def":
+        names = [p.name for p in fn.fdef.params if not p.star]
+        if len(names) == len(args):
+            return st.host.call_function(st, fn, dict(zip(names, args)), node)
+    return _fail(st, node, f"cannot call {kind_of(fn)} with {len(args)} argument{'s' if len(args) != 1 else ''} "
+                           f"at compile time")
 
 
 def _reversed(st, node, args, kwargs):
@@ -260,6 +325,7 @@ def _isinstance(st, node, args, kwargs):
     of_class = st.host.class_isinstance(st, value, kinds)  # classes of the file
     if of_class is not None:
         return of_class
+    value = st.host.number_of(value) or value  # an IntEnum member is an int
     kind_items = items_of(kinds) if isinstance(kinds, tuple) else [kinds]
     types = []
     for k in kind_items or ():
@@ -276,6 +342,25 @@ def _isinstance(st, node, args, kwargs):
     return PyConst(isinstance(value, PyDict) and PyDict in types)
 
 
+def _type(st, node, args, kwargs):
+    """`type(x)` of a compile-time value: the builtin type (`type(x) is int`, `type(x).__name__`), or
+    the class of an instance of the file (the host's)."""
+    value = args[0]
+    box = pyeval_box.box_of(value)
+    if box is not None:
+        return Builtin(box.kind)
+    if isinstance(value, PyDict):
+        return Builtin("dict")
+    if isinstance(value, tuple):
+        return Builtin("tuple")
+    if isinstance(value, PyConst) and (type(value.value).__name__ in _TYPES or value.value is None):
+        return Builtin(type(value.value).__name__)
+    cls = st.host.class_of(value)
+    if cls is not None:
+        return cls
+    return _fail(st, node, f"`type` of {kind_of(value)} is not supported yet")
+
+
 def _slice(st, node, args, kwargs):
     parts = list(args) if len(args) > 1 else [PyConst(None)] + list(args)
     parts += [PyConst(None)] * (3 - len(parts))
@@ -290,9 +375,9 @@ _TABLE = {
     "bool": (_convert("bool"), 0, 1, ()), "str": (_convert("str"), 0, 1, ()), "tuple": (_tuple, 0, 1, ()),
     "list": (_list, 0, 1, ()), "set": (_set, 0, 1, ()), "callable": (_callable, 1, 1, ()),
     "dict": (_dict, 0, 1, None), "zip": (_zip, 0, 1 << 16, ()),
-    "enumerate": (_enumerate, 1, 2, ("start",)), "sorted": (_sorted, 1, 1, ("reverse",)),
+    "enumerate": (_enumerate, 1, 2, ("start",)), "sorted": (_sorted, 1, 1, ("reverse", "key")),
     "reversed": (_reversed, 1, 1, ()), "any": (_anyall("any"), 1, 1, ()), "all": (_anyall("all"), 1, 1, ()),
-    "isinstance": (_isinstance, 2, 2, ()), "slice": (_slice, 1, 3, ()),
+    "isinstance": (_isinstance, 2, 2, ()), "slice": (_slice, 1, 3, ()), "type": (_type, 1, 1, ()),
     "getattr": (_getattr, 2, 3, ()), "hasattr": (_hasattr, 2, 2, ()),
 }
 assert set(_TABLE) == PY_BUILTINS
@@ -338,7 +423,7 @@ _METHODS = {
     "dict": {"items": (0, 0), "keys": (0, 0), "values": (0, 0), "get": (1, 2)},
     "tuple": {"index": (1, 1), "count": (1, 1)},
     "str": {"format": (0, 1 << 16), "join": (1, 1), "upper": (0, 0), "lower": (0, 0), "startswith": (1, 1), "endswith": (1, 1),
-            "replace": (2, 2), "split": (0, 1), "strip": (0, 1)},
+            "replace": (2, 3), "split": (0, 2), "strip": (0, 1)},
     "int": {"bit_length": (0, 0), "bit_count": (0, 0)},
     "float": {"is_integer": (0, 0)},
 }
@@ -367,6 +452,10 @@ def _table(kind: str):
 
 
 def ct_attribute(st, base, node: ast.Attribute):
+    if base is pyeval_environ.ENVIRON:
+        if node.attr == "get":
+            return Method(base, "get")
+        return pyeval_environ.refuse(st, node.span, f"`os.environ.{node.attr}`")
     kind = _method_kind(base)
     if kind is None or node.attr not in _table(kind):
         if kind in ("tuple", "list", "set"):  # (tirxc has every method Python's lists and sets have but `sort(key=)`)
@@ -384,6 +473,14 @@ def ct_attribute(st, base, node: ast.Attribute):
 
 def ct_method(st, method: Method, node: ast.Call):
     obj, name = method.obj, method.name
+    if obj is pyeval_environ.ENVIRON:  # `os.environ.get(name[, default])`
+        args = [st.host.elab(st, a) for a in node.args]
+        if any(isinstance(a, Poison) for a in args):
+            return POISON
+        if node.keywords or not 1 <= len(args) <= 2:
+            st.diags.error("E0305", "`os.environ.get` takes 1 to 2 positional arguments", node.span)
+            return POISON
+        return pyeval_environ.get(st, node, args)
     kind = _method_kind(obj)
     if kind == "str" and name == "format":
         return pyeval_fstring.str_format(st, obj.value, node)
@@ -391,6 +488,18 @@ def ct_method(st, method: Method, node: ast.Call):
     args = [st.host.elab(st, a) for a in node.args]
     if any(isinstance(a, Poison) for a in args):
         return POISON
+    keywords = {k.name: st.host.elab(st, k.value) for k in node.keywords}
+    if kind == "list" and name == "sort" and set(keywords) <= {"key", "reverse"} and not args:
+        if any(isinstance(v, Poison) for v in keywords.values()):
+            return POISON
+        box = pyeval_box.box_of(obj)
+        ordered = sort_items(st, node, [pyeval_box.fresh(i) for i in box.items], keywords.get("key", PyConst(None)),
+                             keywords.get("reverse", PyConst(False)), "list.sort")
+        if ordered is None:
+            return POISON
+        box.cached = None
+        box.items[:] = ordered
+        return pyeval_lists.NONE
     if node.keywords or not low <= len(args) <= high:
         st.diags.error("E0305", f"`{kind}.{name}` takes {low if low == high else f'{low} to {high}'} positional "
                                 f"argument{'s' if high != 1 else ''}", node.span)
@@ -412,15 +521,24 @@ def ct_method(st, method: Method, node: ast.Call):
         if name == "count":
             return PyConst(len(same))
         return PyConst(same[0]) if same else _fail(st, node, "`index`: the value is not in the tuple")
-    values = _consts(st, node, args if name != "join" else (items_of(args[0]) or [args[0]]), f"{kind}.{name}")
+    if name == "join":
+        parts = _seq(st, node, args[0], "str.join")
+        values = None if parts is None else _consts(st, node, parts, "str.join")
+        values = None if values is None else [values]
+    else:
+        values = _consts(st, node, args, f"{kind}.{name}")
     if values is None:
         return POISON
-    if name == "join":
-        return _py(st, node, obj.value.join, values)
-    result = _py(st, node, getattr(obj.value, name), *values)
-    if isinstance(result, PyConst) and isinstance(result.value, list):
-        return PyConst(tuple(result.value))
-    return result
+    if kind == "str":
+        result = pyeval_ops.call(st, node.span, "str.method", obj.value, name, *values, what=f"str.{name}")
+    else:
+        result = _py(st, node, getattr(obj.value, name), *values)
+        result = result.value if isinstance(result, PyConst) else result
+    if result is POISON:
+        return POISON
+    if isinstance(result, list):  # `str.split`: a new list
+        return pyeval_box.new_list(PyConst(v) for v in result)
+    return PyConst(result)
 
 
 def meta_var(st, node: ast.Call):

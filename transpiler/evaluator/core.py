@@ -12,6 +12,7 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
+from transpiler.evaluator import environ as pyeval_environ
 from transpiler.evaluator.box import box_of, fresh, new_list, new_set
 from transpiler.evaluator.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
     SliceVal, describe
@@ -66,6 +67,14 @@ def pack(items) -> object:
     return items
 
 
+def python_range(val) -> range | None:
+    """CPython's range of a `range` of compile-time integers; None for anything else."""
+    if isinstance(val, LoopRange) and val.kind == "serial" and len(val.starts) == 1 and all(
+            isinstance(x, ir.IntImm) for x in (val.starts[0], val.stops[0], val.steps[0])):
+        return range(val.starts[0].value, val.stops[0].value, val.steps[0].value)
+    return None
+
+
 def items_of(val):
     """The items of a compile-time sequence, each an elaborated value; None when val is not one."""
     box = box_of(val)
@@ -82,9 +91,8 @@ def items_of(val):
         return [PyConst(k) for k in val.items]
     if isinstance(val, IdTuple):
         return list(val.vars)
-    if isinstance(val, LoopRange) and val.kind == "serial" and len(val.starts) == 1 and all(
-            isinstance(x, ir.IntImm) for x in (val.starts[0], val.stops[0], val.steps[0])):
-        whole = range(val.starts[0].value, val.stops[0].value, val.steps[0].value)
+    whole = python_range(val)
+    if whole is not None:
         # longer than the budget: cut (every caller draws len(items) steps, so the cut is reported)
         return [PyConst(i) for i in whole[:STEP_BUDGET + 1]]
     return None
@@ -93,6 +101,9 @@ def items_of(val):
 def iterate(st, val, node, what: str):
     """items_of, with an error naming `what` when val is not a compile-time sequence."""
     if isinstance(val, Poison):
+        return None
+    if val is pyeval_environ.ENVIRON:
+        pyeval_environ.refuse(st, node.span, f"iterating over `os.environ` in {what}")
         return None
     items = items_of(val)
     if items is not None:
@@ -156,6 +167,9 @@ def expand_call(st, node: ast.Call):
         val = st.host.elab(st, kw.value)
         if isinstance(val, Poison):
             ok = False
+        elif val is pyeval_environ.ENVIRON:
+            pyeval_environ.refuse(st, kw.value.span, "`**os.environ`")
+            ok = False
         elif not isinstance(val, PyDict) or not all(isinstance(k, str) for k in val.items):
             st.diags.error("E0131", f"`**` unpacks a compile-time dict with string keys, not {kind_of(val)}",
                            kw.value.span)
@@ -176,6 +190,9 @@ def unpack(st, node: ast.Expr, what: str):
     """The items of `*node`: a compile-time sequence. None after an error."""
     val = st.host.elab(st, node)
     if isinstance(val, Poison):
+        return None
+    if val is pyeval_environ.ENVIRON:
+        pyeval_environ.refuse(st, node.span, "`*os.environ`")
         return None
     items = items_of(val)
     if items is not None and not step(st, node.span, len(items)):
@@ -218,14 +235,17 @@ def sequence(st, elts):
     return pack(items)
 
 
+NO_KEY = object()  # what dict_key gives after an error (None is a valid key: `None in d`)
+
+
 def dict_key(st, val, node):
-    """A dict key: a hashable compile-time constant. None after an error."""
+    """A dict key: a hashable compile-time constant. NO_KEY after an error."""
     if isinstance(val, PyConst) and isinstance(val.value, _SCALARS + (tuple,)) and box_of(val) is None:
         return val.value
     if not isinstance(val, Poison):
         st.diags.error("E0137", f"a dict key is a compile-time number, string or tuple, not {kind_of(val)}",
                        node.span)
-    return None
+    return NO_KEY
 
 
 def _elab_Dict(st, node: ast.Dict):
@@ -235,6 +255,8 @@ def _elab_Dict(st, node: ast.Dict):
             other = st.host.elab(st, value.value)
             if isinstance(other, Poison):
                 return POISON
+            if other is pyeval_environ.ENVIRON:
+                return pyeval_environ.refuse(st, value.value.span, "`**os.environ`")
             if not isinstance(other, PyDict):
                 st.diags.error("E0131", f"`**` in a dict display needs a compile-time dict, not {kind_of(other)}",
                                value.value.span)
@@ -243,7 +265,7 @@ def _elab_Dict(st, node: ast.Dict):
             continue
         k = dict_key(st, st.host.elab(st, key), key)
         v = st.host.elab(st, value)
-        if k is None or isinstance(v, Poison):
+        if k is NO_KEY or isinstance(v, Poison):
             return POISON
         items[k] = v
     return PyDict(items)
@@ -253,12 +275,26 @@ def _elab_Dict(st, node: ast.Dict):
 def ct_subscript(st, base, node: ast.Subscript):
     """`t[i]`, `t[a:b:c]` of a compile-time tuple, list or string; `d[k]` of a compile-time dict."""
     index_node = node.indices[0]
+    whole = python_range(base)
+    if whole is not None and not isinstance(index_node, ast.Slice):
+        index = st.host.const_int(st, index_node, "a range index")
+        if index is None:
+            return POISON
+        if not -len(whole) <= index < len(whole):
+            st.diags.error("E0507", f"range index {index} out of range", index_node.span)
+            return POISON
+        return PyConst(whole[index])  # `range(n)[i]`: CPython's, no item made
+    if base is pyeval_environ.ENVIRON:  # `os.environ["M"]`
+        return pyeval_environ.subscript(st, st.host.elab(st, index_node), index_node)
     if isinstance(base, PyDict):
         key = dict_key(st, st.host.elab(st, index_node), index_node)
-        if key is None:
+        if key is NO_KEY:
             return POISON
         if key not in base.items:
-            st.diags.error("E0137", f"key {key!r} is not in the dict", index_node.span)
+            private = pyeval_environ.value_name(st, key)
+            st.diags.error("E0137", f"key {key!r} is not in the dict" if private is None else
+                           f"the value of environment variable `{private}` is not a key of the dict",
+                           index_node.span)
             return POISON
         return fresh(base.items[key])
     box = box_of(base)
@@ -267,19 +303,25 @@ def ct_subscript(st, base, node: ast.Subscript):
         return POISON
     items = items_of(base)
     text = isinstance(base, PyConst) and isinstance(base.value, str)
+    index_value = None
+    if not isinstance(index_node, ast.Slice):
+        index_value = st.host.elab(st, index_node)
+        if isinstance(index_value, SliceVal):  # `xs[slice(a, b, c)]`: the slice written out
+            index_node = ast.Slice(index_node.span, *(None if p is None else ast.Value(index_node.span, p)
+                                                      for p in (index_value.lower, index_value.upper, index_value.step)))
     if isinstance(index_node, ast.Slice):
         parts = (index_node.lower, index_node.upper, index_node.step)
         bounds = [None if p is None else st.host.const_int(st, p, "a slice bound") for p in parts]
         if any(b is None and p is not None for b, p in zip(bounds, parts)):
             return POISON
         if bounds[2] == 0:
-            st.diags.error("E0137", "a slice step cannot be zero", index_node.step.span)
+            st.diags.error("E0137", "a slice step cannot be zero", (index_node.step or index_node).span)
             return POISON
         picked = items[slice(*bounds)]
         if text:
             return PyConst("".join(i.value for i in picked))
         return new_list(picked) if box_of(base) is not None else pack(picked)  # a list's slice is a new list
-    index = st.host.const_int(st, index_node, "a tuple index")
+    index = st.host.const_int(st, ast.Value(index_node.span, index_value), "a tuple index")
     if index is None:
         return POISON
     if not -len(items) <= index < len(items):
@@ -316,7 +358,7 @@ def _generate(st, node: ast.ListComp, k: int, scope: dict, out: list) -> bool:
         if node.kind == "dict":
             key = dict_key(st, st.host.elab(st, node.key), node.key)
             value = st.host.elab(st, node.elt)
-            if key is None or isinstance(value, Poison):
+            if key is NO_KEY or isinstance(value, Poison):
                 return False
             out.append((key, value))
             return True
@@ -343,6 +385,19 @@ def _generate(st, node: ast.ListComp, k: int, scope: dict, out: list) -> bool:
         if keep and not _generate(st, node, k + 1, scope, out):
             return False
     return True
+
+
+def known_truth(val):
+    """Python's truth of a compile-time value (a constant, a tuple, list, set or dict, even one
+    holding kernel values: its truth is its length); None when it is known only at run time."""
+    cls = val.__class__
+    if isinstance(val, PyConst):
+        return bool(val.value)
+    if isinstance(val, tuple):
+        return bool(val)
+    if cls is PyDict:
+        return bool(val.items)
+    return None
 
 
 def truth(st, val, node, what: str):
@@ -380,6 +435,9 @@ def bind_target(st, target, value, scope: dict) -> bool:
 
 def split_items(st, target, value):
     """[(target, value)] for a tuple of targets (`a, *rest, b`) unpacking value; None after an error."""
+    if value is pyeval_environ.ENVIRON:
+        pyeval_environ.refuse(st, target.span, "unpacking `os.environ`")
+        return None
     items = items_of(value)
     if items is not None and not step(st, target.span, len(items)):
         return None
@@ -403,7 +461,7 @@ def split_items(st, target, value):
         st.diags.error("E0312", f"at least {len(elts) - 1} values needed, got {len(items)}", target.span)
         return None
     rest = items[s:len(items) - after]
-    return list(zip(elts[:s], items[:s])) + [(elts[s].value, pack(rest))] + \
+    return list(zip(elts[:s], items[:s])) + [(elts[s].value, new_list(rest))] + \
         list(zip(elts[s + 1:], items[len(items) - after:]))
 
 

@@ -12,7 +12,7 @@ from transpiler.syntax import ast
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
 from transpiler.evaluator.core import kind_of
-from transpiler.evaluator.box import box_of
+from transpiler.evaluator import environ as pyeval_environ, ops as pyeval_ops
 from transpiler.evaluator.values import DTypeVal, POISON, Poison, PyConst
 
 _CONVERSIONS = {"": lambda v: v, "r": repr, "s": str, "a": ascii}
@@ -62,9 +62,8 @@ def _elab_FString(st, node: ast.FString):
             return POISON
         if isinstance(val, DTypeVal):
             val = PyConst(val.dtype.name)
-        if not isinstance(val, PyConst):
-            st.diags.error("E0137", f"an f-string formats compile-time values, not {kind_of(val)}", field.span,
-                           help="a value known only at run time cannot be part of a string")
+        value = python_value(st, val, field, "an f-string")
+        if value is NOT_FORMATTABLE:
             return POISON
         if conversion not in _CONVERSIONS:
             st.diags.error("E0137", f"unknown f-string conversion `!{conversion}`", field.span,
@@ -74,24 +73,35 @@ def _elab_FString(st, node: ast.FString):
             st.diags.error("E0137", "an f-string field wider than 4096 characters", field.span)
             return POISON
         try:
-            out.append(format(_CONVERSIONS[conversion](python_value(st, val, field, "an f-string")), spec))
+            out.append(format(_CONVERSIONS[conversion](value), spec))
         except (TypeError, ValueError) as err:
             st.diags.error("E0137", f"compile-time evaluation failed: {err}", field.span)
             return POISON
     return PyConst("".join(out))
 
 
+NOT_FORMATTABLE = object()  # what python_value gives after an error (None formats as "None")
+
+
 def python_value(st, val, node, what: str):
-    """The Python value a compile-time value formats as (a dtype as its name, a list as a list); None
-    (reported) for a value known only at run time."""
+    """The Python value a compile-time value formats as (a dtype as its name, a list as a list);
+    NOT_FORMATTABLE (reported) for a value known only at run time."""
     if isinstance(val, DTypeVal):
         return val.dtype.name
-    if isinstance(val, PyConst):
-        return list(val.value) if box_of(val) is not None and box_of(val).kind == "list" else val.value
+    if val is pyeval_environ.ENVIRON:
+        pyeval_environ.refuse(st, node.span, f"formatting `os.environ` in {what}")
+        return NOT_FORMATTABLE
+    value = pyeval_ops.to_python(val)
+    if value is not pyeval_ops.NOT_PYTHON and not pyeval_ops.holds_text_set(value):
+        return value  # CPython's own object: it formats as CPython formats it
+    if pyeval_ops.holds_text_set(value):
+        st.diags.error("E0137", f"{what} of a set of strings is not supported: CPython's order of it changes "
+                                f"from run to run", node.span, help="format `sorted(s)` instead")
+        return NOT_FORMATTABLE
     if not isinstance(val, Poison):
         st.diags.error("E0137", f"{what} formats compile-time values, not {kind_of(val)}", node.span,
                        help="a value known only at run time cannot be part of a string")
-    return None
+    return NOT_FORMATTABLE
 
 
 def str_format(st, template: str, node: ast.Call):
@@ -113,7 +123,7 @@ def str_format(st, template: str, node: ast.Call):
             return POISON
     args = [python_value(st, st.host.elab(st, a), a, "`str.format`") for a in node.args]
     kwargs = {k.name: python_value(st, st.host.elab(st, k.value), k.value, "`str.format`") for k in node.keywords}
-    if None in args or None in kwargs.values():
+    if any(v is NOT_FORMATTABLE for v in args + list(kwargs.values())):
         return POISON
     try:
         return PyConst(template.format(*args, **kwargs))

@@ -44,6 +44,15 @@ class Host(ABC):
         """The value of a plain function of the file (`Helper` of kind "def") called with
         `args` (parameter name -> value)."""
 
+    @abstractmethod
+    def class_of(self, value):
+        """`type(value)` of an instance of a class of the file: its class; None for another value."""
+
+    @abstractmethod
+    def number_of(self, value):
+        """The Python number (a `PyConst`) a value of the checker is (an `IntEnum` member: its value,
+        for `isinstance(member, int)`); None when it is not one."""
+
     @property
     @abstractmethod
     def library_modules(self) -> dict:

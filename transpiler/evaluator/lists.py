@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.syntax import ast
-from transpiler.evaluator.core import dict_key, index_node, items_of, kind_of, pack, step, unpack
+from transpiler.evaluator.core import NO_KEY, dict_key, python_range, index_node, items_of, kind_of, pack, step, unpack
 from transpiler.evaluator.box import Box, ListConst, ListTuple, box_of, new_list, new_set, set_key, view
+from transpiler.evaluator import environ as pyeval_environ
+from transpiler.evaluator.ops import TEXT_CHARS
 from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict, Void
 
 
@@ -125,14 +127,7 @@ def call_method(st, val, name: str, node: ast.Call, args: list):
         items.reverse()
     elif name == "copy":
         return new_list(items)
-    elif name == "sort":
-        if not all(isinstance(i, PyConst) and box_of(i) is None for i in items):
-            return fail("`sort` orders compile-time constants only")
-        try:
-            items.sort(key=lambda i: i.value)
-        except TypeError as err:
-            return fail(f"compile-time evaluation failed: {err}")
-    return NONE
+    return NONE  # (`sort` is builtins.ct_method's: it takes `key=` and `reverse=`)
 
 
 def _set_method(st, box: Box, name, node, args, sequence, fail):
@@ -202,7 +197,7 @@ def set_item(st, base, target: ast.Subscript, value) -> bool:
     index_node = target.indices[0]
     if isinstance(base, PyDict):
         key = dict_key(st, st.host.elab(st, index_node), index_node)
-        if key is None:
+        if key is NO_KEY:
             return False
         base.items[key] = value
         return True
@@ -270,7 +265,7 @@ def is_sequence(val) -> bool:
                                                                                                (tuple, str)))
 
 
-_MAX_TEXT = 1 << 20  # characters of a string made by `*`
+_MAX_TEXT = TEXT_CHARS  # characters of a string made by `*`
 
 
 def seq_arith(st, op: str, left, right, node):
@@ -329,9 +324,12 @@ def contains(st, node: ast.Compare):
     needle, hay = st.host.elab(st, node.left), st.host.elab(st, node.comparators[0])
     if isinstance(needle, Poison) or isinstance(hay, Poison):
         return POISON
+    if hay is pyeval_environ.ENVIRON:  # `"M" in os.environ`: one variable, by name
+        found = pyeval_environ.contains(st, needle, node.left)
+        return POISON if found is None else PyConst(found != (node.ops[0] == "not in"))
     if isinstance(hay, PyDict):
         key = dict_key(st, needle, node.left)
-        if key is None:
+        if key is NO_KEY:
             return POISON
         found = key in hay.items
     elif isinstance(hay, PyConst) and isinstance(hay.value, str):
@@ -339,6 +337,8 @@ def contains(st, node: ast.Compare):
             st.diags.error("E0306", f"`in <string>` needs a string on its left, not {kind_of(needle)}", node.left.span)
             return POISON
         found = needle.value in hay.value
+    elif python_range(hay) is not None and isinstance(needle, PyConst):
+        found = needle.value in python_range(hay)  # CPython's own `in range(...)`: no item is made
     else:
         items = items_of(hay) if is_sequence(hay) or box_of(hay) is not None else None
         if items is None:
@@ -353,3 +353,70 @@ def contains(st, node: ast.Compare):
     return PyConst(found != (node.ops[0] == "not in"))
 
 
+
+
+# -- `xs += ys`, `s |= t`: in place, as Python's list and set do -----------------------------------------
+_SET_OPS = {"|": "union", "&": "intersection", "-": "difference", "^": "symmetric_difference"}
+
+
+def augment(st, current, op: str, value, node):
+    """`name op= value` of a list (`+=` extends by any iterable, `*=` repeats) or a set (`|=`, `&=`,
+    `-=`, `^=` with a set), changing the object itself so that every alias sees it: the same view,
+    POISON after an error, or None when current is neither (the caller computes `name op value`)."""
+    if op == "|" and isinstance(current, PyDict) and isinstance(value, PyDict):  # `d |= e`: in place
+        if not step(st, node.span, len(value.items)):
+            return POISON
+        current.items.update(value.items)
+        return current
+    box = box_of(current)
+    if box is None or isinstance(value, Poison):
+        return None
+    if box.kind == "list" and op == "+":
+        items = items_of(value)
+        if items is None:
+            return None
+        if not step(st, node.span, len(items)):
+            return POISON
+        box.cached = None
+        box.items.extend(items)
+        return view(box)
+    if box.kind == "list" and op == "*":
+        n = _int(st, value, node, "`*=`'s count")
+        if n is None or not step(st, node.span, max(0, n) * len(box.items)):
+            return POISON
+        box.cached = None
+        box.items[:] = box.items * max(0, n)
+        return view(box)
+    if box.kind == "set" and op in _SET_OPS:
+        made = set_arith(st, op, current, value, node)
+        if made is POISON or made is None:
+            return made
+        box.cached = None
+        box.items[:] = box_of(made).items
+        return view(box)
+    return None
+
+
+def set_arith(st, op: str, left, right, node):
+    """`a | b`, `a & b`, `a - b`, `a ^ b` of two sets, `d | e` of two dicts: a new set or dict; None
+    when the operands are neither."""
+    if op == "|" and isinstance(left, PyDict) and isinstance(right, PyDict):  # `d | e`: a new dict
+        return PyDict({**left.items, **right.items}) if step(st, node.span, len(left.items) + len(right.items)) \
+            else POISON
+    boxes = box_of(left), box_of(right)
+    if op not in _SET_OPS or any(b is None or b.kind != "set" for b in boxes):
+        return None
+    keys = [[set_key(st, i, node) for i in b.items] for b in boxes]
+    if any(k is None for ks in keys for k in ks):
+        return POISON
+    if not step(st, node.span, len(keys[0]) + len(keys[1])):
+        return POISON
+    in_left, in_right = set(keys[0]), set(keys[1])
+    out = []
+    if op in ("|", "&", "-", "^"):
+        for key, item in zip(keys[0], boxes[0].items):
+            if op == "|" or (op == "&") == (key in in_right):
+                out.append(item)
+        if op in ("|", "^"):
+            out += [item for key, item in zip(keys[1], boxes[1].items) if key not in in_left]
+    return new_list(out, "set")

@@ -9,6 +9,7 @@ import math
 import operator
 
 from transpiler.diag.diagnostics import did_you_mean
+from transpiler.evaluator import environ as pyeval_environ, ops as pyeval_ops
 from transpiler.evaluator import builtins as pyeval_builtins, stdlib as pyeval_stdlib, typing_names as pyeval_typing
 from transpiler.evaluator.builtins import _consts, _fail, _py, _seq
 from transpiler.evaluator.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
@@ -47,25 +48,31 @@ def _math(name: str):
         if name == "prod":  # math.prod(iterable, start=1)
             items = _seq(st, node, args[0], "math.prod")
             values = None if items is None else _consts(st, node, items, "math.prod")
-            return POISON if values is None else _py(st, node, fn, *values)
+            return POISON if values is None else _called(st, node, f"math.{name}", values)
         values = _consts(st, node, args, f"math.{name}",
                          "the math module computes with Python numbers; use `T.ceil`, `T.sqrt` ... in kernel code")
-        return POISON if values is None else _py(st, node, fn, *values)
+        return POISON if values is None else _called(st, node, f"math.{name}", values)
     return run
 
 
 def _operator(name: str):
     def run(st, node, args, kwargs):
         values = _consts(st, node, args, f"operator.{name}")
-        return POISON if values is None else _py(st, node, _OPERATOR[name], *values)
+        return POISON if values is None else _called(st, node, f"operator.{name}", values)
     return run
+
+
+def _called(st, node, name: str, values):
+    """CPython's `name` over values through the whitelist (ops.call: bounded and charged)."""
+    result = pyeval_ops.call(st, node.span, name, *values)
+    return POISON if result is POISON else PyConst(result)
 
 
 def _reduce(st, node, args, kwargs):
     """`functools.reduce(f, items[, initial])`: f (a lambda, a plain helper or an `operator`
     function) called item by item."""
     fn = args[0]
-    is_operator = isinstance(fn, Builtin) and fn.name.startswith("operator.")
+    is_operator = isinstance(fn, Builtin) and fn.name in pyeval_builtins._TABLE  # `operator.mul`, `max` ...
     if not is_operator and (not isinstance(fn, Helper) or fn.kind != "def"):
         return _fail(st, node, "`functools.reduce` takes a lambda, a plain function or an `operator` function first")
     items = _seq(st, node, args[1], "functools.reduce")
@@ -80,7 +87,7 @@ def _reduce(st, node, args, kwargs):
         return _fail(st, node, "`functools.reduce` of an empty sequence with no initial value")
     if is_operator:
         for item in items:
-            acc = _operator(fn.name.split(".", 1)[1])(st, node, [acc, item], {})
+            acc = pyeval_builtins.call_value(st, fn, [acc, item], node)
             if isinstance(acc, Poison):
                 return POISON
         return acc
@@ -122,6 +129,8 @@ def module_attr(st, base: Builtin, node):
         member = pyeval_stdlib.attribute(base, node.attr)  # `os.environ`
     if member is not None:
         return member
+    if node.attr == "__name__" and (base.name in pyeval_builtins._TYPES or base.name == "NoneType"):  # `type(x).__name__`
+        return PyConst(base.name)
     known = modules(st.host)
     if f"{base.name}.{node.attr}" in known:  # `tvm.runtime`
         return Builtin(f"{base.name}.{node.attr}")
@@ -153,7 +162,7 @@ def imported(host, module: str, name: str):
     if module == "typing" and name == "TYPE_CHECKING":
         return PyConst(False)
     if module == "os" and name == "environ":
-        return pyeval_stdlib.environ()
+        return pyeval_environ.ENVIRON
     if module in host.library_modules:
         return host.library_import(module, name)
     if f"{module}.{name}" in MODULES:

@@ -82,6 +82,7 @@ class CheckedModule:
     # every PTX instruction a call of the module names, by its helper (wrapper) name: recorded by the
     # checker, extended by dispatch with the chosen tile variants' (target/ptx reads helpers through it)
     ptx_instructions: dict[str, Instruction] = field(default_factory=dict)
+    environment_reads: tuple[str, ...] = ()  # the environment variables the file read, by name, in order
 
 
 @dataclass
@@ -114,6 +115,9 @@ class Program:
     # before them (target/cnames.py FIXED_WIDTH order)
     fixed_width: list[str] = field(default_factory=list)
     ptx_instructions: dict[str, Instruction] = field(default_factory=dict)  # the checked module's
+    # the environment variables the file read (`os.environ.get("M", ...)`), by name, in order: the
+    # .cu header and `tirxc info --json` list them (an output that depends on them says so)
+    environment_reads: list[str] = field(default_factory=list)
 
     @property
     def file_name(self) -> str:

@@ -50,7 +50,7 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
     used = {name for source in module.func_sources.values() for name in fixed_width_names(source)}
     return Program(module.source.name, kernels, dict(module.func_sources), helpers, headers, min_arch, suffix,
                    func_lines=_func_source_lines(module, kernels), fixed_width=[n for n in FIXED_WIDTH if n in used],
-                   ptx_instructions=module.ptx_instructions)
+                   ptx_instructions=module.ptx_instructions, environment_reads=list(module.environment_reads))
 
 
 def _func_source_lines(module: CheckedModule, kernels: list[LoweredKernel]) -> dict[str, int]:

@@ -37,12 +37,19 @@ from transpiler.sema.expressions.expr import elab
 from transpiler.sema.kernel.prim_func import check_kernel
 from transpiler.sema.host import HOST
 from transpiler.sema.state import KernelState, ModuleState, at_module_level
+from transpiler.evaluator.core import items_of, pack, python_range
 from transpiler.evaluator.values import POISON, Binding, Builtin, DTypeVal, Poison, PyConst, PyDict, SliceVal, Helper
 from transpiler.sema.values import DynamicExtent, LayoutPart, LayoutVal, Namespace
 
 
-def check(module: ast.Module, source: SourceFile, diags: Diagnostics, arch: str | None = None) -> CheckedModule:
-    return run(ModuleState(source, diags, arch, HOST), module)
+def check(module: ast.Module, source: SourceFile, diags: Diagnostics, arch: str | None = None,
+          environment=None) -> CheckedModule:
+    """The checked module; `environment` is what the file's `os.environ` reads see (the process's
+    own when None)."""
+    ms = ModuleState(source, diags, arch, HOST)
+    if environment is not None:
+        ms.environment = environment
+    return run(ms, module)
 
 
 # -- module level (docs/design.md, decisions 2 and 3) -------------------------------------------------------------
@@ -89,7 +96,8 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
     jit.unspecialized(ms)
     if not kernels and not ms.diags.has_errors:
         ms.diags.warning("W0001", "no `@T.prim_func` kernels in this file", ms.source.end_span())
-    return CheckedModule(ms.source, kernels, ms.func_sources, ms.target, ms.ptx_instructions)
+    return CheckedModule(ms.source, kernels, ms.func_sources, ms.target, ms.ptx_instructions,
+                         tuple(ms.environment_reads))
 
 
 _PYTHON_STATEMENTS = (ast.ExprStmt, ast.For, ast.While, ast.If, ast.AugAssign, ast.Assert)
@@ -104,7 +112,10 @@ def constant(ms, stmt: ast.Assign) -> None:
             constant(ms, ast.Assign(stmt.span, target, ast.Value(stmt.value.span, value)))
         return
     if isinstance(stmt.target, (ast.Tuple, ast.List)):  # `shape, dtype = (32, 32), "float32"`
-        value = const_value(ms, stmt.value)
+        value = elab(at_module_level(ms), stmt.value)
+        if python_range(value) is not None:  # `a, *b, c = range(n)`: its items, as Python unpacks them
+            value = pack(items_of(value))
+        value = const_value(ms, ast.Value(stmt.value.span, value))
         names = list(statements.target_names(stmt.target))
         parts = None if value is POISON else statements.flatten_targets(at_module_level(ms), stmt.target, value)
         for target in names:

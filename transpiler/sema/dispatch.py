@@ -19,7 +19,8 @@ from transpiler.syntax import ast
 from transpiler.target.dtypes import known_dtype_names
 from transpiler.evaluator import builtins as pyeval_builtins, core as pyeval, lists as pyeval_lists, \
     modules as pyeval_modules
-from transpiler.evaluator.values import Builtin, DTypeVal, Helper, Method, POISON, Poison, PyConst, PyDict, describe
+from transpiler.evaluator.environ import Environ
+from transpiler.evaluator.values import Builtin, DTypeVal, Helper, LoopRange, Method, POISON, Poison, PyConst, PyDict, describe
 from transpiler.sema.calls import intrinsics, ptx as ptx_calls, tcgen05_frag
 from transpiler.sema.expressions import directives, expr, scalars
 from transpiler.sema.expressions.expr import _BINOPS, const_int, const_str, dtype_arg, elab, library_name
@@ -36,6 +37,7 @@ from transpiler.sema.values import (ArrayType, AxisTerm, BufferIndexer, HandleTy
 
 
 _LAYOUT_OPERANDS = (LayoutPart, AxisTerm)  # operand classes that make `+` a layout sum
+PY_VALUES = (PyDict, PyConst, tuple, Environ)  # the evaluator's values: their attributes, methods, items
 
 
 BUFFER_ATTRS = ("data", "shape", "dtype", "elem_offset", "ptr_to", "vload", "vstore", "view", "permute",
@@ -75,7 +77,7 @@ def call(st, func, node: ast.Call):
     if isinstance(func, DTypeVal):
         return intrinsics.call_dtype(st, func.dtype, node)
     if isinstance(func, Method):
-        if isinstance(func.obj, (PyDict, PyConst, tuple)):
+        if isinstance(func.obj, PY_VALUES):
             return pyeval_builtins.ct_method(st, func, node)
         if isinstance(func.obj, (SmemPool, TmemPool)):
             return pools.pool_method(st, func.obj, func.name, node)
@@ -123,7 +125,7 @@ def _module_call(st, func, node: ast.Call):
         return classes.call(st, func, node)
     if isinstance(func, Helper):
         return macros.call_helper(st, func, node)
-    if isinstance(func, Method) and isinstance(func.obj, (PyDict, PyConst, tuple)):
+    if isinstance(func, Method) and isinstance(func.obj, PY_VALUES):
         return pyeval_builtins.ct_method(st, func, node)
     if isinstance(func, Method) and isinstance(func.obj, LayoutVal):
         return layout_methods.layout_method(st, func.obj.layout, func.name, node)
@@ -143,10 +145,15 @@ def _module_call(st, func, node: ast.Call):
 
 def _elab_BinOp(st, node: ast.BinOp):
     left, right = elab(st, node.left), elab(st, node.right)
+    left, right = expr.enum_value(left), expr.enum_value(right)  # an IntEnum member is an int
     if node.op == "@":
         return expr.axis_term(st, left, right, node)
     if left.__class__ in _LAYOUT_OPERANDS or right.__class__ in _LAYOUT_OPERANDS:
         return views.layout_sum(st, left, right, node)
+    if node.op in ("|", "&", "-", "^"):
+        made = pyeval_lists.set_arith(st, node.op, left, right, node)  # `a | b` of two sets
+        if made is not None:
+            return made
     if (node.op == "+" or node.op == "*") and (pyeval_lists.is_sequence(left) or pyeval_lists.is_sequence(right)):
         return pyeval_lists.seq_arith(st, node.op, left, right, node)  # `xs + ys`, `xs * n`
     return scalars.arith(st, _BINOPS[node.op], left, right, node.span, node.left.span, node.right.span)
@@ -178,7 +185,7 @@ def _elab_Subscript(st, node: ast.Subscript):
         return base  # `Literal["fp8", "fp4"]`, `Optional[int]`: an annotation, standing for itself
     if isinstance(base, LayoutCtor) and base.name in ("S", "R"):
         return views.layout_subscript(st, base.name, node)
-    if isinstance(base, (PyConst, tuple, PyDict)) and len(node.indices) == 1:
+    if isinstance(base, PY_VALUES + (LoopRange,)) and len(node.indices) == 1:
         return pyeval.ct_subscript(st, base, node)
     if isinstance(base, BufferIndexer):  # `B.sub[...]`, `B.tile(...)[...]` (buffer_views.py)
         return buffer_views.buffer_indexer(st, base, node)
@@ -224,7 +231,7 @@ def _elab_Attribute(st, node: ast.Attribute):
         return POISON
     if isinstance(base, (SmemPool, TmemPool)):
         return Method(base, node.attr)
-    if isinstance(base, (PyDict, PyConst, tuple)):
+    if isinstance(base, PY_VALUES):
         return pyeval_builtins.ct_attribute(st, base, node)  # `d.items`, `", ".join` ...
     if isinstance(base, LibraryName):
         return library_name(st, base, node.value)

@@ -7,6 +7,7 @@ from transpiler.evaluator.values import Builtin
 from transpiler.sema import state
 from transpiler.sema.expressions import expr, scalars
 from transpiler.sema.library import class_dataclass, classes, macros, tma_utils
+from transpiler.sema.library.class_values import Instance
 
 
 class CheckerHost(Host):
@@ -25,6 +26,13 @@ class CheckerHost(Host):
 
     def call_function(self, st, function, args: dict, node):
         return macros.interpret(st, function, args, node)
+
+    def class_of(self, value):
+        return value.cls if isinstance(value, Instance) else None
+
+    def number_of(self, value):
+        number = expr.enum_value(value)
+        return number if number is not value else None
 
     # `dataclasses` and TIRx's layout helpers for TMA / MMA operands, under each of their module names
     library_modules = {"dataclasses": class_dataclass.NAMES,

@@ -3,6 +3,8 @@
 helpers for names and scopes every part of the checker uses."""
 from __future__ import annotations
 
+import os
+
 from transpiler import ir
 from transpiler.diag.diagnostics import Diagnostics, Note, did_you_mean
 from transpiler.syntax import ast
@@ -41,6 +43,8 @@ class ModuleState:
         self.specialized: list = []  # the kernels those specializations made, not yet collected by check.run
         self.c_reserved: set[str] = set()  # C names the kernels' own names must avoid (cnames.py)
         self.fold_budget = FOLD_BUDGET  # bytes of strings and tuples `+` may still build (scalars.py)
+        self.environment = os.environ  # what `os.environ` reads see (`tirxc --no-env`: an empty mapping)
+        self.environment_reads: dict[str, None] = {}  # the names read, in order (evaluator/environ.py)
 
 
 class KernelState:

@@ -13,8 +13,8 @@ from transpiler.syntax import ast
 from transpiler.target.dtypes import BOOL, DType, INT32, parse_dtype
 from transpiler.sema.expressions import effects, scalars
 from transpiler.sema import state
-from transpiler.sema.library.class_values import Instance
-from transpiler.evaluator import core as pyeval, lists as pyeval_lists
+from transpiler.sema.library.class_values import Instance, dataclass_equal
+from transpiler.evaluator import core as pyeval, lists as pyeval_lists, ops as pyeval_ops
 from transpiler.evaluator.box import ListConst, ListTuple
 from transpiler.evaluator.builtins import PY_BUILTINS
 from transpiler.evaluator.nodes import NODE_RULES
@@ -58,7 +58,7 @@ def int_value(st, node: ast.Expr):
 
 def const_int(st, node: ast.Expr, what: str):
     """A compile-time integer (module constants, literals and their arithmetic)."""
-    val = elab(st, node)
+    val = enum_value(elab(st, node))
     if isinstance(val, Poison):
         return None
     if isinstance(val, PyConst) and isinstance(val.value, int) and not isinstance(val.value, bool):
@@ -96,7 +96,13 @@ def dtype_arg(st, node: ast.Expr):
 
 # -- dispatch --------------------------------------------------------------------------
 def elab(st, node: ast.Expr):
-    return _ELAB[node.__class__](st, node)
+    val = _ELAB[node.__class__](st, node)
+    if val is POISON and not st.diags.has_errors:
+        # an expression without a value must have said why: a silent POISON would drop the
+        # statements that use it and leave a wrong kernel behind
+        raise RuntimeError(f"internal: the expression at {node.span.line}:{node.span.col} has no value "
+                           f"and no error was reported")
+    return val
 
 
 def _elab_unsupported(st, node: ast.Expr):
@@ -158,8 +164,9 @@ def _elab_Slice(st, node: ast.Slice):
 
 def _elab_IfExp(st, node: ast.IfExp):
     test = elab(st, node.test)
-    if isinstance(test, PyConst):
-        return elab(st, node.body if test.value else node.orelse)
+    known = pyeval.known_truth(test)
+    if known is not None:
+        return elab(st, node.body if known else node.orelse)
     cond = scalars.condition(st, test, node.test.span)
     with effects.Lazy(st, cond):  # each branch runs only when the test selects it
         a = elab(st, node.body)
@@ -176,19 +183,19 @@ def _elab_BoolOp(st, node: ast.BoolOp):
     held = None  # the condition under which the next value is evaluated (None: not known)
     for later in node.values[1:]:  # evaluated only when the ones before leave the result open
         last = vals[-1]
-        if last.__class__ is PyConst and bool(last.value) == (node.op == "or") \
-                and all(v.__class__ is PyConst for v in vals):
+        if pyeval.known_truth(last) == (node.op == "or") and all(pyeval.known_truth(v) is not None for v in vals):
             return last  # decided at compile time, as Python decides `x is not None and x > 0`
         tested = effects.truth(vals[-1])
         tested = tested if node.op == "and" or tested is None else effects.negate(tested)
         held = tested if held is None else held if tested is None else ir.binop("&&", held, tested)
         with effects.Lazy(st, held):
             vals.append(elab(st, later))
-    if all(isinstance(v, PyConst) for v in vals):
-        result = vals[0].value
+    if all(pyeval.known_truth(v) is not None for v in vals):  # Python's `or` / `and` give an operand itself
+        result = vals[0]
         for v in vals[1:]:
-            result = (result and v.value) if node.op == "and" else (result or v.value)
-        return PyConst(result)
+            if pyeval.known_truth(result) == (node.op == "and"):
+                result = v
+        return result
     conds = [scalars.condition(st, v, n.span) for v, n in zip(vals, node.values)]
     if POISON in conds:
         return POISON
@@ -202,6 +209,8 @@ def _elab_UnaryOp(st, node: ast.UnaryOp):
     operand = elab(st, node.operand)
     if isinstance(operand, Poison):
         return POISON
+    if node.op == "not" and not isinstance(operand, PyConst) and pyeval.known_truth(operand) is not None:
+        return PyConst(not pyeval.known_truth(operand))  # `not xs` of a list, tuple or dict
     if isinstance(operand, PyConst):
         v = operand.value
         if node.op == "not":
@@ -243,8 +252,20 @@ def compare(st, node: ast.Compare):
     result = None
     for i, op in enumerate(node.ops):
         left, right = vals[i], vals[i + 1]
+        if op not in ("==", "!="):
+            left, right = enum_value(left), enum_value(right)  # an IntEnum member is an int (`<`, `>=` ...)
         if op in ("==", "!=") and (left.__class__ in (Instance, Builtin) or right.__class__ in (Instance, Builtin)):
-            left, right = _enum_value(left), _enum_value(right)  # an IntEnum member equals its value
+            left, right = enum_value(left), enum_value(right)  # an IntEnum member equals its value
+            if left.__class__ is Instance and right.__class__ is Instance and left.cls.dataclass_fields is not None:
+                same = dataclass_equal(left, right)  # the `__eq__` a `@dataclass` gets
+                if same is None:
+                    st.diags.error("E0306", f"cannot compare two `{left.cls.name}` instances at compile time: a "
+                                            f"field holds a value known only at run time", node.span)
+                    return POISON
+                part = PyConst(same == (op == "=="))
+                result = part if result is None else PyConst(result.value and part.value) \
+                    if isinstance(result, PyConst) else result
+                continue
             if left.__class__ in (Instance, Builtin) or right.__class__ in (Instance, Builtin):
                 # (no `__eq__`: identity, as Python; a builtin such as a `SwizzleMode` member, by its name)
                 same = left is right or (left.__class__ is Builtin and right.__class__ is Builtin
@@ -253,14 +274,13 @@ def compare(st, node: ast.Compare):
                 result = part if result is None else PyConst(result.value and part.value) \
                     if isinstance(result, PyConst) else result
                 continue
-        if isinstance(left, PyConst) and isinstance(right, PyConst):
-            try:
-                part = PyConst({"<": left.value < right.value, "<=": left.value <= right.value,
-                                ">": left.value > right.value, ">=": left.value >= right.value,
-                                "==": left.value == right.value, "!=": left.value != right.value}[op])
-            except TypeError:
+        a, b = pyeval_ops.to_python(left), pyeval_ops.to_python(right)
+        if a is not pyeval_ops.NOT_PYTHON and b is not pyeval_ops.NOT_PYTHON:  # CPython's own comparison
+            same = pyeval_ops.compare(op, a, b)
+            if same is None:
                 st.diags.error("E0306", f"cannot compare {describe(left)} and {describe(right)}", node.span)
                 return POISON
+            part = PyConst(same)
         else:
             a, b = scalars.unify(st, left, right, operands[i].span, operands[i + 1].span)
             if a is POISON or b is POISON:
@@ -276,7 +296,9 @@ def compare(st, node: ast.Compare):
     return result
 
 
-def _enum_value(value):
+def enum_value(value):
+    """An IntEnum member's int value (it is an int: arithmetic, comparison, an index); any other value
+    as it is."""
     if value.__class__ is Instance and value.cls.enum is not None and value.cls.enum[0] == "IntEnum":
         return value.attrs["value"]
     return value

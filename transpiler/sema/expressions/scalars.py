@@ -11,6 +11,7 @@ from transpiler.sema.expressions import effects
 from transpiler.sema.kernel import unrolled
 from transpiler.target.dtypes import (BOOL, DType, FLOAT32, INT32, INT64, UNLOWERABLE, VECTOR_LANES, dtype_alias,
                                       int_range, known_dtype_names, parse_dtype, promoted)
+from transpiler.evaluator.ops import INT_BITS
 from transpiler.evaluator.values import IdTuple, POISON, PyConst, Void, article, describe
 from transpiler.sema.values import Region
 
@@ -32,9 +33,7 @@ _FLOOR_OPS = ("floordiv", "floormod")  # valid on every scalar int dtype, by any
 # Compile-time constants stay small: integers of at most INT_BITS bits, and strings and
 # tuples built by `+` of at most FOLD_BUDGET bytes per file in all (`S2 = S1 + S1` forty
 # times over would otherwise ask for a terabyte).
-INT_BITS = 4096
-
-
+# INT_BITS is the evaluator's limit (evaluator/ops.py).
 FOLD_BUDGET = 1 << 26
 
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from transpiler.syntax import ast
 from transpiler.sema.expressions import expr
 from transpiler.sema import state
-from transpiler.sema.library.class_values import ClassVal, Instance
+from transpiler.sema.library.class_values import ClassVal, Instance, _fields_of
+from transpiler.evaluator import stdlib as pyeval_stdlib
 from transpiler.evaluator.builtins import _AnyName, _fail
 from transpiler.evaluator.values import POISON, Builtin, Poison, PyConst, PyDict
 
@@ -65,11 +66,7 @@ def _is_dataclass(value) -> bool:
 
 def fields_of(cls: ClassVal) -> tuple:
     """The class's fields, its bases' first (Python's order: along the reversed MRO)."""
-    out: dict = {}
-    for base in reversed(cls.linear):
-        for f in base.dataclass_fields or ():
-            out[f.name] = f
-    return tuple(out.values())
+    return _fields_of(cls)
 
 
 def complete(st, cdef: ast.ClassDef, cls: ClassVal, members: dict, found: dict):
@@ -87,6 +84,7 @@ def complete(st, cdef: ast.ClassDef, cls: ClassVal, members: dict, found: dict):
                     members[name] = default
             own.append(Field(name, default, bool(found.get("kw_only")), stmt.target.span))
     object.__setattr__(cls, "dataclass_fields", tuple(own))
+    object.__setattr__(cls, "dataclass_options", dict(found))
     if "__init__" in members or found.get("init") is False:
         return None
     return _init(cdef, fields_of(cls), any("__post_init__" in c.members for c in cls.linear))
@@ -138,21 +136,26 @@ def _field(st, node, args, kwargs):
 
 def _asdict(st, node, args, kwargs):
     obj = instance_of(st, node, args[0], "asdict")
-    return POISON if obj is None else _as(obj, lambda items: PyDict(dict(items)))
+    return POISON if obj is None else _as(st, node, obj, lambda items: PyDict(dict(items)), {})
 
 
 def _astuple(st, node, args, kwargs):
     obj = instance_of(st, node, args[0], "astuple")
-    return POISON if obj is None else _as(obj, lambda items: tuple(v for _, v in items))
+    return POISON if obj is None else _as(st, node, obj, lambda items: tuple(v for _, v in items), {})
 
 
-def _as(obj: Instance, make):
-    """asdict / astuple: nested dataclass instances converted too, as Python does."""
+def _as(st, node, obj: Instance, make, memo: dict):
+    """asdict / astuple: nested dataclass instances converted too, and every other value a deep
+    copy (a list in a field is a new list in the result), as Python does."""
     items = []
     for f in fields_of(obj.cls):
         value = obj.attrs.get(f.name, POISON)
         if isinstance(value, Instance) and value.cls.dataclass_fields is not None:
-            value = _as(value, make)
+            value = _as(st, node, value, make, memo)
+        else:
+            value = pyeval_stdlib.deep_copy(st, node.span, value, memo)
+        if value is POISON:
+            return POISON
         items.append((f.name, value))
     return make(items)
 

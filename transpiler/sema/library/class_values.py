@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from transpiler import ir
 from transpiler.syntax.source import Span
 from transpiler.sema import state
+from transpiler.evaluator import ops as pyeval_ops
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -22,6 +23,7 @@ class ClassVal:
     span: Span
     meta: bool = False  # decorated `@T.meta_class`
     dataclass_fields: tuple | None = None  # a `@dataclass`'s own fields (class_dataclass.py)
+    dataclass_options: dict | None = None  # its decorator's options (`eq=`, `order=`, `frozen=` ...)
     enum: tuple | None = None  # an Enum's ("Enum" or "IntEnum", its members) (class_enum.py)
 
     def member(self, name: str):
@@ -38,6 +40,40 @@ class Instance:
     expressions, buffers (scalars among them), pools, other instances."""
     cls: ClassVal
     attrs: dict
+
+
+def dataclass_equal(a: Instance, b: Instance):
+    """`a == b` of two instances as the `__eq__` Python's dataclasses module writes: instances of one
+    class compare their fields' tuples (CPython's `==` on them); otherwise identity. None when a
+    field holds a value known only at run time, which Python could not compare at compile time."""
+    cls = a.cls
+    if b.cls is not cls or cls.dataclass_fields is None or (cls.dataclass_options or {}).get("eq") is False \
+            or "__eq__" in cls.members:
+        return a is b if "__eq__" not in cls.members else None
+    if a is b:
+        return True
+    for f in _fields_of(cls):  # (a tuple's `==`: item by item, identity first, the first unequal decides)
+        x, y = a.attrs.get(f.name), b.attrs.get(f.name)
+        if isinstance(x, Instance) and isinstance(y, Instance):
+            same = dataclass_equal(x, y)
+        else:
+            px, py = pyeval_ops.to_python(x), pyeval_ops.to_python(y)
+            if px is pyeval_ops.NOT_PYTHON or py is pyeval_ops.NOT_PYTHON:
+                same = True if x is y else None
+            else:
+                same = px is py or bool(px == py)
+        if not same:
+            return same
+    return True
+
+
+def _fields_of(cls: ClassVal) -> tuple:
+    """The dataclass's fields, its bases' first (Python's order: along the reversed MRO)."""
+    out: dict = {}
+    for base in reversed(cls.linear):
+        for f in base.dataclass_fields or ():
+            out[f.name] = f
+    return tuple(out.values())
 
 
 @dataclass(frozen=True, eq=False, repr=False)

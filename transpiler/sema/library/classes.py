@@ -15,7 +15,7 @@ from transpiler.diag.diagnostics import did_you_mean
 from transpiler.syntax import ast
 from transpiler.sema.library import class_dataclass, class_enum, macros
 from transpiler.sema.expressions import expr
-from transpiler.evaluator import core as pyeval
+from transpiler.evaluator import box as pyeval_box, core as pyeval
 from transpiler.sema import state
 from transpiler.sema.kernel import statements
 from transpiler.sema.library.class_values import BoundMethod, ClassVal, Instance, PropertyVal, StaticMethod, SuperCall, SuperProxy
@@ -414,6 +414,9 @@ def identity(st, node: ast.Compare):
 
 
 def _same(a, b) -> bool:
+    box_a, box_b = pyeval_box.box_of(a), pyeval_box.box_of(b)
+    if box_a is not None or box_b is not None:
+        return box_a is box_b  # a list or set is one object: every alias shares its box
     if isinstance(a, PyConst) and isinstance(b, PyConst):
         x, y = a.value, b.value
         if x is None or y is None or isinstance(x, bool) or isinstance(y, bool):

@@ -192,6 +192,11 @@ def call_helper(st, helper: Helper, node: ast.Call):
         st.diags.error("E0139", f"`@T.{helper.kind}` helper `{helper.fdef.name}` holds device code; call it "
                                 f"inside a kernel", node.span)
         return POISON
+    # an `@T.inline` / `@T.macro` expansion costs its statements from the file's one step budget
+    # (a plain helper's statements each draw a step as they run): a helper that calls itself twice
+    # per level stops there, not after 2^depth expansions
+    if helper.kind != "def" and not pyeval.step(st, node.span, 1 + len(helper.fdef.body)):
+        return POISON
     values = bind_params(st, helper, node)
     if values is None:
         return POISON
@@ -414,7 +419,14 @@ def _run_AugAssign(st, stmt: ast.AugAssign) -> None:
         return
     if not isinstance(stmt.target, ast.Name):
         _assign_to(st, stmt.target, None)  # reports
-    _local(st, stmt.target.id, _value(st, ast.BinOp(stmt.span, stmt.op, stmt.target, stmt.value)), stmt.target.span)
+    current, value = _value(st, stmt.target), _value(st, stmt.value)
+    changed = pyeval_lists.augment(st, current, stmt.op, value, stmt)  # a list or set changes in place
+    if changed is POISON:
+        raise _Stop
+    if changed is None:
+        changed = _value(st, ast.BinOp(stmt.span, stmt.op, ast.Value(stmt.target.span, current),
+                                       ast.Value(stmt.value.span, value)))
+    _local(st, stmt.target.id, changed, stmt.target.span)
 
 
 def _run_ExprStmt(st, stmt: ast.ExprStmt) -> None:

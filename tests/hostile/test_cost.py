@@ -1,0 +1,95 @@
+"""One cost model: every compile-time operation that makes a large value is bounded before it is
+made and charged to the file's one step budget, whatever spells it (`**` or `operator.pow`, `*`
+or `math.prod`, `+` or `str.join`). Each hostile input ends quickly with a located error that
+names the limit."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from transpiler.evaluator.core import STEP_BUDGET
+from transpiler.evaluator.ops import INT_BITS, TEXT_CHARS
+
+from ._util import errors
+
+HEAD = "from tvm.script import tirx as T\nimport copy\nimport math\nimport operator\n"
+KERNEL = """
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4,), "float32")
+    T.device_entry()
+    {body}
+"""
+SECONDS = 10  # what the issue allows a hostile input; each takes a fraction of it
+
+_BIG_INTS = {
+    "operator.pow": "operator.pow(10, 10**8)",
+    "operator.lshift": "operator.lshift(1, 10**10)",
+    "math.prod": "math.prod([10**1000] * 10)",
+    "math.factorial": "math.factorial(10**6)",
+    "math.comb": "math.comb(10**6, 5 * 10**5)",
+}
+_BIG_TEXTS = {
+    "str.join": "'x'.join(['a' * 1000000] * 1000)",
+    "str.replace": "('a' * 100000).replace('a', 'b' * 100)",
+}
+
+
+def _errors_in_time(text: str):
+    start = time.process_time()
+    found = errors(text)
+    assert time.process_time() - start < SECONDS
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(_BIG_INTS))
+def test_integer_builtins_honour_the_bit_limit(name):
+    found = _errors_in_time(HEAD + f"B = {_BIG_INTS[name]}\n")
+    assert [(line, code) for line, code, _ in found] == [(5, "E0318")]
+    assert f"`{name}`" in found[0][2] and f"{INT_BITS} bits" in found[0][2]
+
+
+@pytest.mark.parametrize("name", sorted(_BIG_TEXTS))
+def test_string_methods_honour_the_length_limit(name):
+    found = _errors_in_time(HEAD + f"B = {_BIG_TEXTS[name]}\n")
+    assert [(line, code) for line, code, _ in found] == [(5, "E0318")]
+    assert f"`{name}`" in found[0][2] and str(TEXT_CHARS) in found[0][2]
+
+
+def test_small_results_of_the_same_builtins_are_computed():
+    text = HEAD + "B = operator.pow(2, 10) + math.comb(10**6, 2) + len('-'.join(['a'] * 5))\n" + \
+        KERNEL.format(body="A[0] = T.float32(B)")
+    assert errors(text) == []
+
+
+def test_deepcopy_of_shared_sublists_is_linear():
+    """Each level holds the one below twice: 2^40 paths, 41 objects; CPython's memo copies each
+    object once, and so does tirxc's."""
+    text = HEAD + "x = []\nfor i in range(40):\n    x = [x, x]\ny = copy.deepcopy(x)\nB = y[0] is y[1]\n" + \
+        KERNEL.format(body="A[0] = T.float32(B)")
+    assert _errors_in_time(text) == []
+
+
+@pytest.mark.parametrize("decorator", ["inline", "macro"])
+def test_doubling_device_helper_stops_at_the_step_budget(decorator):
+    text = HEAD + f"""
+@T.{decorator}
+def boom(A, n: T.int32):
+    if n > 0:
+        boom(A, n - 1)
+        boom(A, n - 1)
+    else:
+        A[0] = A[0] + 1.0
+""" + KERNEL.format(body="boom(A, 30)")
+    found = _errors_in_time(text)
+    assert {code for _, code, _ in found} == {"E0135"}
+    assert f"more than {STEP_BUDGET} steps" in found[0][2]
+
+
+def test_the_error_reference_states_the_limits_of_the_code():
+    from transpiler.diag.codes import CODES
+    from transpiler.evaluator.ops import ITEMS
+    assert f"{STEP_BUDGET:,} steps" in CODES["E0135"][1]
+    text = CODES["E0318"][1]
+    assert f"{INT_BITS} bits" in text and f"{TEXT_CHARS:,} characters" in text and f"{ITEMS:,} items" in text

@@ -1,0 +1,39 @@
+"""The evaluator computes with CPython's own operations (evaluator/ops.py): one small program per
+class of value the differential tester once found different, each compared with CPython through
+the tester's harness (tests/pydiff/harness.py)."""
+from __future__ import annotations
+
+import pytest
+
+from tests.pydiff import harness
+from tests.pydiff.scenes import Scene
+
+PROGRAMS = {
+    "none key": ["s0_a = None not in {1: 2}", "s0_b = '{}'.format(None)"],
+    "aliasing": ["s0_x = [1]", "s0_y = s0_x", "s0_y += [3]", "s0_y *= 2", "s0_a = s0_x"],
+    "identity": ["s0_x = [1]", "s0_a = [] is []", "s0_b = s0_x[:] is s0_x", "s0_c = s0_x is s0_x"],
+    "lists stay lists": ["s0_p, *s0_a = [1, 2, 3]", "*s0_b, s0_q = 'xyz'", "s0_c = [] or [1]",
+                         "s0_d = sum([[1], [2]], [])", "s0_e = 'a b'.split()"],
+    "cross-type comparisons": ["s0_a = (1, 2) == [1, 2]", "s0_b = None == 0", "s0_c = 'a' != (1,)",
+                               "s0_d = {1: 2} == {1: 2}", "s0_e = (1, 2) <= (1, 3)"],
+    "sets": ["s0_x = {2, 1}", "s0_x |= {5}", "s0_a = s0_x == {1, 2, 5}", "s0_b = sorted(s0_x - {1})",
+             "s0_c = str({3, 1})", "s0_d = list({3, 1, 2})"],
+    "text of containers": ["s0_a = str([1, (2, 'a')])", "s0_b = f'{[1, 2]!r}'", "s0_c = str({'k': [1]})"],
+    "sorting": ["s0_x = [3, 1, 2]", "s0_x.sort(reverse=True)", "s0_a = s0_x",
+                "s0_b = sorted(['aa', 'b'], key=len)", "s0_c = functools.reduce(max, [3, 9, 2])"],
+    "deepcopy memo": ["s0_s = [1]", "s0_x = copy.deepcopy([s0_s, s0_s])", "s0_x[0].append(2)", "s0_a = s0_x"],
+    "dataclass equality": ["@dataclass\nclass s0_P:\n    x: int\n    y: list", "s0_a = s0_P(1, [2]) == s0_P(1, [2])",
+                           "s0_b = s0_P(1, [2]) != s0_P(1, [3])", "s0_c = asdict(s0_P(1, [2]))['y']"],
+    "intenum is an int": ["class s0_C(IntEnum):\n    R = 4\n    G = 8", "s0_a = s0_C.R + 1", "s0_b = s0_C.R < s0_C.G",
+                          "s0_c = isinstance(s0_C.G, int)", "s0_d = [10, 20, 30, 40, 50][s0_C.R]"],
+    "ranges and slices": ["s0_a = range(3, 100, 7)[2]", "s0_b = 10**9 in range(10**10)",
+                          "s0_c = [1, 2, 3, 4][slice(1, None, 2)]"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_agrees_with_cpython(name):
+    statements = PROGRAMS[name]
+    observed = tuple(n for n in ("s0_a", "s0_b", "s0_c", "s0_d", "s0_e") if any(n in s for s in statements))
+    verdict = harness.check([Scene(0, "t", tuple(statements), observed)])
+    assert verdict.probes and verdict.outcome == "agree", [f.detail for f in verdict.findings]

@@ -1,0 +1,241 @@
+"""CPython's own operations on the file's compile-time Python values, through one whitelist that
+charges the cost model.
+
+The evaluator does not re-implement Python's values where CPython can compute them: a
+comparison, a membership test, a builtin or a method of `str` / `math` / `operator` over
+compile-time values converts them to CPython's objects (`to_python`: a list view becomes a real
+`list`, shared by every alias of its box, a set view a `set`, a dict a `dict`) and calls
+CPython's function. Every such call goes through `call`, which
+
+- admits only the functions of `OPERATIONS` (a function not listed is an internal error);
+- bounds, before the call, what the result can be (`_bound`: the bits of an integer power or
+  shift, the length of a joined or repeated string ...) and refuses a call that would exceed the
+  limits below, naming the limit (E0318), so that no builtin computes a huge value first;
+- charges the file's step budget (core.step) by the size of what the call made: one step, plus
+  one per 64 bits of an integer and one per 64 items or characters of a container or string;
+- reports CPython's own error (`TypeError`, `ValueError` ...) as a located compile-time error.
+
+A value the evaluator cannot give CPython (a kernel expression, a buffer, an instance of a class
+of the file) is not converted: `to_python` gives NOT_PYTHON and the caller keeps its own rule
+(identity, the kernel's arithmetic) or refuses it by name."""
+from __future__ import annotations
+
+import math
+import operator
+
+from transpiler.evaluator.box import Box, box_of
+from transpiler.evaluator.values import POISON, PyConst, PyDict
+
+# The limits of compile-time values (docs/errors.md E0318 and docs/design.md state them too).
+INT_BITS = 4096  # bits of a compile-time integer
+TEXT_CHARS = 1 << 20  # characters of a compile-time string
+ITEMS = 1 << 20  # items of a compile-time list, tuple, set or dict made by one operation
+
+NOT_PYTHON = object()  # to_python's answer for a value CPython cannot be given
+
+
+def to_python(val, memo: dict | None = None):
+    """The CPython object of a compile-time value: a constant as itself, a list or set view as a
+    real list or set (one object per box, so aliases stay aliases), a dict as a dict; NOT_PYTHON
+    for anything else (a kernel expression, a buffer, an instance of a class of the file)."""
+    cls = val.__class__
+    if cls is PyConst:
+        return val.value
+    memo = {} if memo is None else memo
+    box = box_of(val)
+    if box is not None:
+        return _box_object(box, memo)
+    if cls is tuple:
+        items = tuple(to_python(v, memo) for v in val)
+        return NOT_PYTHON if any(i is NOT_PYTHON for i in items) else items
+    if cls is PyDict:
+        key = id(val)
+        if key not in memo:
+            out: dict = {}
+            memo[key] = out
+            for k, v in val.items.items():
+                out[k] = to_python(v, memo)
+                if out[k] is NOT_PYTHON:
+                    return NOT_PYTHON
+        return memo[key]
+    return NOT_PYTHON
+
+
+def _box_object(box: Box, memo: dict):
+    key = id(box)
+    if key in memo:
+        return memo[key]
+    items = [to_python(v, memo) for v in box.items]
+    if any(i is NOT_PYTHON for i in items):
+        return NOT_PYTHON
+    obj = list(items) if box.kind == "list" else set(items)
+    memo[key] = obj
+    return obj
+
+
+def holds_text_set(value, seen: set | None = None) -> bool:
+    """Whether a Python value holds a set with a string in it (at any depth): CPython iterates such
+    a set in an order that changes from run to run (string hashing is randomised), so tirxc does not
+    print or iterate it in CPython's order."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return False  # (a list that holds itself)
+    if isinstance(value, (set, frozenset)):
+        return any(isinstance(v, str) or holds_text_set(v, seen) for v in value)
+    if isinstance(value, (list, tuple, dict)):
+        seen.add(id(value))
+        return any(holds_text_set(v, seen) for v in (value.values() if isinstance(value, dict) else value))
+    return False
+
+
+# -- the whitelist -------------------------------------------------------------------------------------
+# name -> the CPython function; `call` admits nothing else
+OPERATIONS = {
+    **{f"operator.{n}": getattr(operator, n) for n in (
+        "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor", "lshift", "rshift",
+        "eq", "ne", "lt", "le", "gt", "ge", "neg", "pos", "not_", "invert", "contains", "is_", "is_not")},
+    **{f"math.{n}": getattr(math, n) for n in (
+        "gcd", "lcm", "ceil", "floor", "trunc", "sqrt", "isqrt", "exp", "log", "log2", "log10", "pow", "fabs",
+        "isfinite", "isinf", "isnan", "comb", "factorial", "copysign", "sin", "cos", "tanh")},
+    "math.prod": lambda *xs: math.prod(xs), "math.exp2": lambda x: 2.0 ** x,
+    **{n: f for n, f in (("abs", abs), ("min", min), ("max", max), ("int", int), ("float", float),
+                         ("str", str), ("bool", bool), ("repr", repr), ("format", format))},
+    "str.method": lambda s, name, *args: getattr(s, name)(*args),
+}
+_COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+                ">=": operator.ge}
+
+
+def _bits(x) -> int:
+    return abs(x).bit_length() if isinstance(x, int) else 0
+
+
+def _bound(name: str, args) -> tuple[str, int] | None:
+    """An upper bound of what the call makes before it is made, ("bits" | "chars", size); None when
+    the result is small by construction (a float, a bool, a comparison)."""
+    ints = all(isinstance(a, int) for a in args)
+    if name in ("operator.pow",) and ints and len(args) == 2:
+        a, b = args
+        return ("bits", 0 if b < 0 or _bits(a) <= 1 else _bits(a) * b)
+    if name == "operator.lshift" and ints and len(args) == 2:
+        return ("bits", _bits(args[0]) + max(0, args[1]))
+    if name == "operator.mul" and len(args) == 2:
+        a, b = args
+        if ints:
+            return ("bits", _bits(a) + _bits(b))
+        seq, n = (a, b) if isinstance(b, int) else (b, a)
+        if isinstance(n, int) and hasattr(seq, "__len__"):
+            return ("chars" if isinstance(seq, str) else "items", len(seq) * max(0, n))
+    if name in ("operator.add",) and len(args) == 2 and all(hasattr(a, "__len__") for a in args):
+        return ("chars" if isinstance(args[0], str) else "items", len(args[0]) + len(args[1]))
+    if name == "math.prod" and ints:
+        return ("bits", sum(_bits(a) for a in args))
+    if name == "math.lcm" and ints:
+        return ("bits", sum(_bits(a) for a in args))
+    if name == "math.factorial" and ints and args:
+        n = args[0]
+        return ("bits", 0 if n < 2 else int(n * math.log2(n)) + 1)
+    if name == "math.comb" and ints and len(args) == 2:  # comb(n, k) <= n ** min(k, n - k)
+        n, k = args
+        return ("bits", max(0, min(k, n - k)) * _bits(n))
+    if name == "str.method" and isinstance(args[0], str):
+        return _text_bound(args[0], args[1], args[2:])
+    if name == "format" and len(args) == 2 and isinstance(args[1], str):
+        widths = [int(d) for d in "".join(c if c.isdigit() else " " for c in args[1]).split()]
+        return ("chars", max(widths, default=0) + 64)
+    return None
+
+
+def _text_bound(text: str, method: str, args) -> tuple[str, int] | None:
+    if method == "join" and args:
+        parts = args[0]
+        if isinstance(parts, (list, tuple)):
+            size = sum(len(p) for p in parts if isinstance(p, str)) + len(text) * max(0, len(parts) - 1)
+            return ("chars", size)
+    if method == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+        old, new = args[0], args[1]
+        count = text.count(old) if old else len(text) + 1
+        if len(args) > 2 and isinstance(args[2], int) and args[2] >= 0:
+            count = min(count, args[2])
+        return ("chars", len(text) + count * max(0, len(new) - len(old)))
+    if method in ("ljust", "rjust", "center", "zfill") and args and isinstance(args[0], int):
+        return ("chars", max(len(text), args[0]))
+    if method == "expandtabs":
+        return ("chars", len(text) * (args[0] if args and isinstance(args[0], int) and args[0] > 0 else 8))
+    return ("chars", len(text))
+
+
+def over_limit(bound) -> str | None:
+    """The message naming the limit a bound exceeds; None when it fits."""
+    if bound is None:
+        return None
+    kind, size = bound
+    if kind == "bits" and size > INT_BITS:
+        return f"the integer would have more than {INT_BITS} bits (compile-time integers have at most {INT_BITS})"
+    if kind == "chars" and size > TEXT_CHARS:
+        return f"the string would have {size} characters (compile-time strings have at most {TEXT_CHARS})"
+    if kind == "items" and size > ITEMS:
+        return f"the sequence would have {size} items (compile-time containers have at most {ITEMS})"
+    return None
+
+
+def size_steps(value) -> int:
+    """The steps a made value costs: one, plus one per 64 bits, items or characters."""
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return 1
+    if isinstance(value, int):
+        return 1 + _bits(value) // 64
+    if isinstance(value, (str, tuple, list, dict, set, frozenset)):
+        return 1 + len(value) // 64
+    return 1
+
+
+def call(st, span, name: str, *args, what: str | None = None):
+    """CPython's `name` of the whitelist over Python values, bounded and charged: its result, or
+    POISON after an error (reported at span, naming `what` or the operation)."""
+    fn = OPERATIONS[name]
+    message = over_limit(_bound(name, args))
+    if message is not None:
+        st.diags.error("E0318", f"`{what or name}`: {message}", span)
+        return POISON
+    try:
+        result = fn(*args)
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError, IndexError, KeyError) as err:
+        if private_failure(st, span, what or name, args, err):
+            return POISON
+        st.diags.error("E0137", f"compile-time evaluation failed: {err}", span)
+        return POISON
+    return result if charge(st, span, result, what or name) else POISON
+
+
+def private_failure(st, span, what: str, args, err) -> bool:
+    """Report a failure over a value read from the environment by the variable's name, never its
+    value (environ.py); False when no argument is one (the caller reports CPython's message)."""
+    from transpiler.evaluator.environ import value_name
+    names = [n for n in (value_name(st, a) for a in args) if n is not None]
+    if not names:
+        return False
+    st.diags.error("E0137", f"compile-time evaluation failed: `{what}` of environment variable `{names[0]}` "
+                            f"({type(err).__name__}; its value is not shown)", span)
+    return True
+
+
+def charge(st, span, result, what: str) -> bool:
+    """Check a made value against the limits and draw its size from the step budget; False after
+    an error (reported)."""
+    from transpiler.evaluator.core import step
+    message = over_limit(("bits", _bits(result)) if isinstance(result, int) and not isinstance(result, bool)
+                         else ("chars", len(result)) if isinstance(result, str) else None)
+    if message is not None:
+        st.diags.error("E0318", f"`{what}`: {message}", span)
+        return False
+    return step(st, span, size_steps(result))
+
+
+def compare(op: str, a, b):
+    """CPython's `a op b` of two Python values: a bool, or None when CPython refuses the
+    comparison (`None < 0`), which the caller reports."""
+    try:
+        return bool(_COMPARISONS[op](a, b))
+    except TypeError:
+        return None
