@@ -1,6 +1,7 @@
 """The elementwise variant `smem` (docs/tile-primitives.md, ## elementwise): every operand in shared
-memory; the scope's threads take the elements round-robin (thread t takes elements t, t + T,
-t + 2T ...; consecutive threads, consecutive elements), then the scope synchronises (`__syncwarp`,
+memory; the scope's threads take the elements in rounds of chunks of `vec` consecutive elements
+(thread t the t-th chunk of each round: consecutive threads, consecutive chunks), then the scope
+synchronises (`__syncwarp`,
 a warpgroup barrier, `__syncthreads`), as TIRx's smem variant does, so the result is visible to
 every thread of the scope."""
 from __future__ import annotations
