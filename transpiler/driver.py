@@ -108,42 +108,7 @@ def compile_file(path: str, data: bytes, **options) -> Result:
 
 def check_layout(source: SourceFile, expr: ast.Expr, diags: Diagnostics) -> ir.Layout | None:
     """`tirxc layout`'s text (`expr`, the one expression of `source`) read as a `.tx` file reads a
-    layout: evaluated as a module-level constant of a file that imports `T` and every layout name
-    and axis tirxc knows, then held to the rules of a buffer's `layout=` for a buffer of the
-    layout's own shape. None for "default" (dense row-major) and after errors."""
-    from transpiler.ir import layout as layouts
-    from transpiler.sema.check import LAYOUT_MODULE, layout_evaluator
-    from transpiler.sema.memory.views import layout_arg, layout_value
-    from transpiler.sema.registry import LAYOUT_CTORS
-    from transpiler.evaluator.values import POISON
-    from transpiler.syntax.parse import parse
-    from transpiler.target.dtypes import parse_dtype
+    layout (sema/layout_text.py). None for "default" (dense row-major) and after errors."""
+    from transpiler.sema.layout_text import check_layout_text
 
-    # what the layout text may name: the names of a file that starts with these imports
-    prelude = ("from tvm.script import tirx as T\n"
-               f"from {LAYOUT_MODULE} import {', '.join([*LAYOUT_CTORS, *layouts.KNOWN_AXES])}\n")
-    evaluator = layout_evaluator(source, diags, parse(SourceFile("<prelude>", prelude), Diagnostics()))
-    layout = layout_value(evaluator, expr)
-    if layout is None or layout is POISON:
-        return None
-    if not layout.shard:
-        diags.error("E0517", "a layout needs a shard `S[...]`", expr.span)
-        return None
-    # The buffer rules of `layout=` (strides forward, supported axes), for a buffer of
-    # the layout's own shape in the one scope its axes allow.
-    if layouts.thread_axes(layout):
-        scope = "local"
-    elif any(it.axis in ("TLane", "TCol") for it in layout.shard):
-        scope = "tmem"
-    else:
-        scope = "shared"
-    extents = tuple(it.extent for it in layout.shard)
-    checked = layout_arg(evaluator, expr, extents, parse_dtype("float32"), scope, expr.span)
-    if checked is POISON:
-        return None
-    # What a buffer's own extents would have rejected, had the shape not come from the layout.
-    empty = [it.extent.value for it in checked.shard + checked.replica if it.extent.value <= 0]
-    if empty:
-        diags.error("E0517", f"layout extent {empty[0]} is not positive", expr.span)
-        return None
-    return checked
+    return check_layout_text(source, expr, diags)

@@ -32,11 +32,11 @@ from transpiler.sema.kernel import jit, statements, threads  # noqa: F401
 from transpiler.sema.library import classes, macros, prelude  # noqa: F401
 from transpiler.sema import dispatch  # noqa: F401  (the rules across the checker's rooms join the dispatch tables)
 from transpiler.sema.library.class_values import CLASS_VALUES
-from transpiler.sema.library.imports import LAYOUT_MODULE, import_  # noqa: F401  (cli/layout_view.py: LAYOUT_MODULE)
+from transpiler.sema.library.imports import import_
 from transpiler.sema.expressions.expr import elab
 from transpiler.sema.kernel.prim_func import check_kernel
 from transpiler.sema.host import HOST
-from transpiler.sema.state import KernelState, ModuleState, at_module_level
+from transpiler.sema.state import ModuleState, at_module_level
 from transpiler.evaluator.core import items_of, pack, python_range
 from transpiler.evaluator.values import POISON, Binding, Builtin, DTypeVal, Poison, PyConst, PyDict, SliceVal, Helper
 from transpiler.sema.values import DynamicExtent, LayoutPart, LayoutVal, Namespace
@@ -265,17 +265,6 @@ def const_value(ms: ModuleState, node: ast.Expr):
         return value
     ms.diags.error("E0202", "module-level values must be compile-time constants", node.span)
     return POISON
-
-
-# -- the layout viewer (cli/layout_view.py) --------------------------------------------------------
-def layout_evaluator(source: SourceFile, diags: Diagnostics, prelude: ast.Module) -> KernelState:
-    """A module-level state with the imports of `prelude` bound, in which layout expressions
-    are evaluated with `layout_value(st, expr)` / `layout_arg(st, ...)` (views.py)."""
-    ms = ModuleState(source, diags, None, HOST)
-    for stmt in prelude.body:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            import_(ms, stmt)
-    return at_module_level(ms)
 
 
 def inline_cuda_names(module: ast.Module, text: str | None = None) -> set[str]:
