@@ -653,6 +653,23 @@ CODES: dict[str, tuple[str, str]] = {
               "After `pool.move_base_to(...)` rewinds an `SMEMPool`, a new allocation reuses bytes of "
               "an earlier one. That is the point of rewinding, but here the earlier view is still "
               "read or written after the new one is declared, so the two may clobber each other."),
+    # ---- traps for a new user (tile primitives, registers) ----------------------------------
+    "E0906": ("tile primitive reached by only part of its scope",
+              "A tile primitive at warp, warpgroup, CTA or cluster scope is one cooperative operation: "
+              "the threads of the scope share its work, so every one of them must reach the call "
+              "(TIRx's rule; its fast variants check that no enclosing `if` narrows the scope). Under "
+              "an `if` that depends on a finer id (`if tx < 128:` around `Tx.cta.copy`) only some "
+              "threads run it, and none of them can know which part is theirs: each would do the "
+              "whole tile's work, or wait at a barrier the others never reach. Move the call out of "
+              "the `if`, narrow the scope to the threads the test keeps (`Tx.warp.copy` under a warp "
+              "test), or let one thread do the copy at thread scope (`if tx == 0: Tx.copy(...)`)."),
+    "W0901": ("a thread-scope copy that many threads repeat",
+              "`Tx.copy` without a scope runs at thread scope: the thread that runs it copies the "
+              "whole tile. Run by every thread of the CTA (or of each warp an `if` keeps) with the "
+              "same operands, it copies the same tile many times over into shared or global memory: "
+              "correct values, at many times the cost, and a race for anything that reads the tile "
+              "meanwhile. Run it in one thread (`if tx == 0:`), or give it the scope of the threads "
+              "that run it (`Tx.cta.copy`), which splits the work among them."),
 }
 
 def errors_markdown() -> str:
