@@ -670,6 +670,20 @@ CODES: dict[str, tuple[str, str]] = {
               "correct values, at many times the cost, and a race for anything that reads the tile "
               "meanwhile. Run it in one thread (`if tx == 0:`), or give it the scope of the threads "
               "that run it (`Tx.cta.copy`), which splits the work among them."),
+    "E0528": ("register array index out of bounds",
+              "A register array (`scope=\"local\"`) is private to its thread and has no bounds check on "
+              "the GPU: an index past its end reads or writes some other variable (or makes the "
+              "compiler move the array to slow local memory). tirxc works out the values a run-time "
+              "index takes from the loop variables with constant bounds, the thread ids, the `T.let`s "
+              "over them and the enclosing tests that compare them with constants; when some thread "
+              "in some iteration surely takes a value outside the extent, the access is an error "
+              "(`R[tx]` for an array of 8 in a block of 256 threads)."),
+    "W0507": ("register array index may be out of bounds",
+              "As E0528, but the range tirxc works out for the index is only an upper bound (the "
+              "index combines a variable with itself, multiplies two variables, or follows a loop "
+              "with a step or an early `return`), so the value outside the extent may never be "
+              "taken. Keep the index inside the extent in a way tirxc can see (`% extent`, or a test "
+              "around the access), or make the array larger."),
 }
 
 def errors_markdown() -> str:
