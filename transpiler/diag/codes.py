@@ -617,7 +617,9 @@ CODES: dict[str, tuple[str, str]] = {
               "first, and takes the first whose conditions hold for this call: the operands' memory "
               "scopes, dtypes, shapes and layouts, the cooperation scope and the threads that reach "
               "the call, the target architecture, and `dispatch=` when given. The message lists each "
-              "variant with the condition that ruled it out; `tirxc info` shows which variant each "
+              "variant with the condition that ruled it out, naming the operand or layout it refused; "
+              "its `help:` names the variant that came closest (met the most of its conditions) and "
+              "the condition it still needs, the likely fix. `tirxc info` shows which variant each "
               "accepted call got and why."),
     "E0905": ("unknown dispatch variant",
               "`dispatch=\"name\"` forces one lowering of a tile primitive; the name must be one of the "

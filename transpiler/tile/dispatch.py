@@ -19,6 +19,7 @@ from transpiler.ir.program import CheckedModule, CNames, Kernel, TileDispatch
 from transpiler.target.arch import BASE_ARCH
 from transpiler.tile import families  # noqa: F401  (registers every variant)
 from transpiler.tile.context import Lowering
+from transpiler.tile.explain import closest_help
 from transpiler.tile.reach import Uniformity, check_reach, check_repeated
 from transpiler.tile.registry import VARIANTS, attempt
 
@@ -133,7 +134,9 @@ class _Dispatcher:
             return ir.Seq(())
         notes = [Note(f"variant `{name}`: {reason}") for name, reason in rejected]
         forced = f" (forced with dispatch=\"{call.dispatch}\")" if call.dispatch else ""
-        self.diags.error("E0904", f"no lowering of `{title}` accepts this call{forced}", call.span, notes=notes)
+        help = closest_help(call, cases, lambda: Lowering(call, _copy_names(self.names), set(self.nonneg)))
+        self.diags.error("E0904", f"no lowering of `{title}` accepts this call{forced}", call.span, notes=notes,
+                         help=help)
         return ir.Seq(())
 
 
