@@ -9,7 +9,8 @@ first word names a command, `tirxc run|info|layout ...` runs that command
 
 Exit codes: 0 success, 1 the input has errors, 2 usage errors (unknown flag,
 missing or unreadable input, unwritable output), 3 an internal error (a bug in
-tirxc: reported in one line, never as a traceback), 128 + N when stopped by
+tirxc: reported in one line, never as a traceback), 4 `tirxc run` on a machine that
+cannot run kernels (no CuPy, no CUDA driver or GPU: cli/run.py), 128 + N when stopped by
 signal N (SIGINT 130, SIGTERM 143, SIGHUP 129; no output file is left changed
 or half written).
 """

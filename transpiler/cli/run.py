@@ -4,6 +4,8 @@ Inputs (documented in `tirxc run --help`): buffer parameters are filled from
 NumPy's default_rng(seed): floats uniform in [-1, 1), integers uniform in
 [0, 100), bools at random; symbolic extents take --size; integer scalar
 parameters take 1 and float scalars 1.5 unless given with --scalar NAME=VALUE.
+Exit status 4 when the machine cannot run kernels (no CuPy, no CUDA driver or
+GPU), 1 when the file has errors.
 """
 from __future__ import annotations
 
@@ -26,9 +28,14 @@ def cache_dir() -> Path:
     return Path(root)
 
 
-def _fail(message: str) -> None:
+# The exit status of a machine that cannot run kernels (no CuPy, no GPU or driver), which is
+# not a fault of the input (1): docs/ci-guide.md's table of exit codes.
+ENVIRONMENT_EXIT = 4
+
+
+def _fail(message: str, status: int = 1) -> None:
     sys.stderr.write(f"tirxc run: {message}\n")
-    sys.exit(1)
+    sys.exit(status)
 
 
 def _load_launcher(path: Path):
@@ -128,22 +135,17 @@ def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
     print_diagnostics(result)
     if not result.ok:
         sys.exit(1)
-    try:
-        import cupy
-    except ImportError:
-        _fail("CuPy is not installed; install it with `pip install 'tirxc[cuda]'`")
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception:  # CuPy raises its own error types when no driver is present
-        count = 0
-    if count == 0:
-        _fail("no CUDA GPU is available on this machine")
     digest = hashlib.sha256(result.launcher.encode()).hexdigest()[:16]
     folder = cache_dir() / digest
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(str(folder / f"{stem}.cu"), result.cuda)
     write_atomic(str(folder / f"{stem}.py"), result.launcher)
     module = _load_launcher(folder / f"{stem}.py")
+    try:  # the launcher's own test and words: CuPy installed, a GPU and a driver CUDA can use
+        module.require_gpu()
+    except module.NoGPUError as err:
+        _fail(str(err), ENVIRONMENT_EXIT)
+    import cupy
     names = [k for k in module.KERNELS if kernel_name in (None, k)]
     if not names:
         raise click.UsageError(f"no kernel '{kernel_name}' in {name} (kernels: {', '.join(module.KERNELS)})")

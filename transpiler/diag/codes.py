@@ -617,7 +617,9 @@ CODES: dict[str, tuple[str, str]] = {
               "first, and takes the first whose conditions hold for this call: the operands' memory "
               "scopes, dtypes, shapes and layouts, the cooperation scope and the threads that reach "
               "the call, the target architecture, and `dispatch=` when given. The message lists each "
-              "variant with the condition that ruled it out; `tirxc info` shows which variant each "
+              "variant with the condition that ruled it out, naming the operand or layout it refused; "
+              "its `help:` names the variant that came closest (met the most of its conditions) and "
+              "the condition it still needs, the likely fix. `tirxc info` shows which variant each "
               "accepted call got and why."),
     "E0905": ("unknown dispatch variant",
               "`dispatch=\"name\"` forces one lowering of a tile primitive; the name must be one of the "
@@ -653,6 +655,37 @@ CODES: dict[str, tuple[str, str]] = {
               "After `pool.move_base_to(...)` rewinds an `SMEMPool`, a new allocation reuses bytes of "
               "an earlier one. That is the point of rewinding, but here the earlier view is still "
               "read or written after the new one is declared, so the two may clobber each other."),
+    # ---- traps for a new user (tile primitives, registers) ----------------------------------
+    "E0906": ("tile primitive reached by only part of its scope",
+              "A tile primitive at warp, warpgroup, CTA or cluster scope is one cooperative operation: "
+              "the threads of the scope share its work, so every one of them must reach the call "
+              "(TIRx's rule; its fast variants check that no enclosing `if` narrows the scope). Under "
+              "an `if` that depends on a finer id (`if tx < 128:` around `Tx.cta.copy`) only some "
+              "threads run it, and none of them can know which part is theirs: each would do the "
+              "whole tile's work, or wait at a barrier the others never reach. Move the call out of "
+              "the `if`, narrow the scope to the threads the test keeps (`Tx.warp.copy` under a warp "
+              "test), or let one thread do the copy at thread scope (`if tx == 0: Tx.copy(...)`)."),
+    "W0901": ("a thread-scope copy that many threads repeat",
+              "`Tx.copy` without a scope runs at thread scope: the thread that runs it copies the "
+              "whole tile. Run by every thread of the CTA (or of each warp an `if` keeps) with the "
+              "same operands, it copies the same tile many times over into shared or global memory: "
+              "correct values, at many times the cost, and a race for anything that reads the tile "
+              "meanwhile. Run it in one thread (`if tx == 0:`), or give it the scope of the threads "
+              "that run it (`Tx.cta.copy`), which splits the work among them."),
+    "E0528": ("register array index out of bounds",
+              "A register array (`scope=\"local\"`) is private to its thread and has no bounds check on "
+              "the GPU: an index past its end reads or writes some other variable (or makes the "
+              "compiler move the array to slow local memory). tirxc works out the values a run-time "
+              "index takes from the loop variables with constant bounds, the thread ids, the `T.let`s "
+              "over them and the enclosing tests that compare them with constants; when some thread "
+              "in some iteration surely takes a value outside the extent, the access is an error "
+              "(`R[tx]` for an array of 8 in a block of 256 threads)."),
+    "W0507": ("register array index may be out of bounds",
+              "As E0528, but the range tirxc works out for the index is only an upper bound (the "
+              "index combines a variable with itself, multiplies two variables, or follows a loop "
+              "with a step or an early `return`), so the value outside the extent may never be "
+              "taken. Keep the index inside the extent in a way tirxc can see (`% extent`, or a test "
+              "around the access), or make the array larger."),
 }
 
 def errors_markdown() -> str:

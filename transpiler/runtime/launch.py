@@ -669,10 +669,28 @@ _CUDA_RUNTIME = [None]
 _ONLY_DEVICE = [None]
 
 
+def require_gpu() -> None:
+    """Raise NoGPUError (with why) unless CuPy is installed and CUDA sees a GPU: what `tirxc run`
+    asks before it makes inputs; a launch asks the same at its first call."""
+    if _CUDA_RUNTIME[0] is None:
+        _cuda_runtime()
+
+
 def _cuda_runtime():
-    import cupy
+    """CuPy's CUDA runtime, at the first launch; NoGPUError, worded here, when there is no GPU."""
+    try:
+        import cupy
+    except ImportError:
+        raise program.no_gpu("CuPy is not installed (from a tirxc checkout: pip install '.[cuda]'; or a "
+                             "cupy-cuda12x / cupy-cuda13x wheel that matches the CUDA driver)") from None
     runtime = cupy.cuda.runtime
-    if runtime.getDeviceCount() == 1:
+    try:
+        count = runtime.getDeviceCount()
+    except Exception as err:  # CuPy's own error types (CUDARuntimeError) when the driver is missing
+        raise program.no_gpu(program.cuda_reason(err)) from None
+    if count == 0:
+        raise program.no_gpu("CUDA sees no GPU")
+    if count == 1:
         _ONLY_DEVICE[0] = 0
     if hasattr(cupy.ndarray, "_c_contiguous"):  # else CuPy's arrays take the path of other libraries'
         _CUPY_ARRAY[0] = cupy.ndarray

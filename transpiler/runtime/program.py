@@ -35,3 +35,27 @@ def refusal(kernel: str, key: str, **holes) -> Exception:
 def describe(value) -> str:
     """An argument's type as a message names it: `numpy.ndarray`."""
     return type(value).__module__.split(".")[0] + "." + type(value).__name__
+
+
+class NoGPUError(RuntimeError):
+    """A launch found no GPU to run on: CuPy is not installed, or CUDA sees no usable device (no
+    driver, a driver older than CuPy's CUDA runtime, no device visible). The launcher raises it
+    with its own message in place of CuPy's driver error."""
+
+
+def no_gpu(reason: str) -> NoGPUError:
+    return NoGPUError(f"{SOURCE_FILE}: cannot launch its kernels: {reason}")
+
+
+# CUDA's runtime errors at device discovery, as a user reads them
+_CUDA_REASONS = {
+    "cudaErrorInsufficientDriver": "no CUDA driver is installed, or it is older than CuPy's CUDA runtime",
+    "cudaErrorNoDevice": "CUDA sees no GPU (is CUDA_VISIBLE_DEVICES empty?)",
+}
+
+
+def cuda_reason(err: Exception) -> str:
+    """Why CUDA found no device, from the error CuPy raised (`cudaErrorNoDevice: ...`)."""
+    text = str(err)
+    name = text.split(":", 1)[0].strip()
+    return f"{_CUDA_REASONS[name]} ({name})" if name in _CUDA_REASONS else f"CUDA reports: {text}"

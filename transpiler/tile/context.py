@@ -63,8 +63,12 @@ class Lowering:
         return self.call.scope
 
     def block_size(self) -> int | None:
-        """Threads in the CTA, when the block shape is constant (1 when no thread id is declared)."""
-        dims = self.threads.block
+        """Threads in the CTA, when the block shape is constant."""
+        return self.constant_block_size(self.threads.block)
+
+    @staticmethod
+    def constant_block_size(dims) -> int | None:
+        """Threads in a CTA of these threadIdx extents, when they are constant."""
         if not dims:
             return None
         if all(isinstance(d, ir.IntImm) for d in dims):

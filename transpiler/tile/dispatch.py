@@ -19,6 +19,8 @@ from transpiler.ir.program import CheckedModule, CNames, Kernel, TileDispatch
 from transpiler.target.arch import BASE_ARCH
 from transpiler.tile import families  # noqa: F401  (registers every variant)
 from transpiler.tile.context import Lowering
+from transpiler.tile.explain import closest_help
+from transpiler.tile.reach import Uniformity, check_reach, check_repeated
 from transpiler.tile.registry import VARIANTS, attempt
 
 
@@ -62,6 +64,9 @@ class _Dispatcher:
         # what the kernel needs without its tile primitives: the architecture variants keep to when
         # `--arch` is not given (None when it is)
         self.kernel_arch = None if module_target.named else max(kernel.min_arch, BASE_ARCH)
+        self.guards: list[ir.Expr] = []  # the conditions of the enclosing `if`s and `while`s
+        self.uniform = Uniformity(kernel.body)
+        self.block_size = Lowering.constant_block_size(kernel.block)
 
     def stmt(self, s: ir.Stmt) -> ir.Stmt:
         cls = s.__class__
@@ -71,7 +76,7 @@ class _Dispatcher:
             body = tuple(self.stmt(x) for x in s.body)
             return s if all(a is b for a, b in zip(body, s.body)) else ir.Seq(body, s.span)
         if cls is ir.Block or cls is ir.While or cls is ir.For:
-            body = self.stmt(s.body)
+            body = self.guarded(s.cond, s.body) if cls is ir.While else self.stmt(s.body)
             if body is s.body:
                 return s
             if cls is ir.Block:
@@ -80,12 +85,19 @@ class _Dispatcher:
                 return ir.While(s.cond, body, s.span)
             return ir.For(s.var, s.start, s.stop, s.step, body, s.kind, s.unroll_factor, s.span, s.direction)
         if cls is ir.If:
-            then = self.stmt(s.then)
-            orelse = self.stmt(s.orelse) if s.orelse is not None else None
+            then = self.guarded(s.cond, s.then)
+            orelse = self.guarded(s.cond, s.orelse) if s.orelse is not None else None
             if then is s.then and orelse is s.orelse:
                 return s
             return ir.If(s.cond, then, orelse, s.span)
         return s
+
+    def guarded(self, cond: ir.Expr, body: ir.Stmt) -> ir.Stmt:
+        self.guards.append(cond)
+        try:
+            return self.stmt(body)
+        finally:
+            self.guards.pop()
 
     def call(self, call: ir.TileCall) -> ir.Stmt:
         title = f"Tx.{call.op}" if call.scope == "thread" else f"Tx.{_scope_name(call.scope)}.{call.op}"
@@ -107,7 +119,10 @@ class _Dispatcher:
         if outcome[0] is None and self.kernel_arch is not None:
             outcome = self.attempt(call, cases, raise_arch=True)
         case, lowered, rejected = outcome
+        if case is not None and not check_reach(call, title, self.diags):
+            return ir.Seq(())
         if case is not None:
+            check_repeated(call, title, self.block_size, self.guards, self.uniform, self.diags)
             why = "; ".join(check.says for check in case.when) or "applies to every call"
             operands = describe_operands(call)
             self.record.append(TileDispatch(call.span, title, operands, case.name, why,
@@ -119,7 +134,9 @@ class _Dispatcher:
             return ir.Seq(())
         notes = [Note(f"variant `{name}`: {reason}") for name, reason in rejected]
         forced = f" (forced with dispatch=\"{call.dispatch}\")" if call.dispatch else ""
-        self.diags.error("E0904", f"no lowering of `{title}` accepts this call{forced}", call.span, notes=notes)
+        help = closest_help(call, cases, lambda: Lowering(call, _copy_names(self.names), set(self.nonneg)))
+        self.diags.error("E0904", f"no lowering of `{title}` accepts this call{forced}", call.span, notes=notes,
+                         help=help)
         return ir.Seq(())
 
 

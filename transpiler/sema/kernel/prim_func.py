@@ -14,7 +14,7 @@ from transpiler.target.dtypes import INT32, UINT32, UINT64, parse_dtype
 from transpiler.sema import state, registry
 from transpiler.sema.expressions import expr, effects
 from transpiler.sema.kernel import threads, statements, attrs, legacy_launch
-from transpiler.sema.memory import views, buffers, pools, tensormaps
+from transpiler.sema.memory import views, buffers, pools, register_bounds, tensormaps
 from transpiler.evaluator.values import Binding, DTypeVal, POISON, PyConst, Void
 from transpiler.sema.values import Handle, HandleType, LaunchConfig, LayoutPart, LayoutVal, LetType
 from transpiler.sema.state import KernelState, ModuleState, _SymbolicPending
@@ -55,6 +55,7 @@ def run(st: KernelState) -> Kernel:
     if st.pools:  # (the liveness walk it needs costs a pass over the whole kernel)
         pools.finish_pools(st, ir.seq(stmts))
     grid, block = threads.launch_shape(st)
+    register_bounds.check_register_indices(st, ir.seq(stmts), block)
     static_bytes, arena_bytes = shared_budget(st)
     check_launch_smem(st, arena_bytes)
     attrs.check_dynamic_smem(st, arena_bytes)
