@@ -221,7 +221,7 @@ def test_gemm_async_tcgen05_refuses_a_register_accumulator():
 def test_gemm_async_tcgen05_at_64_rows_needs_the_f_datapath():
     text = case("gemm_async/tcgen05_f16_one_cta").replace("tmem[0:128, 0:128], A_smem, B_smem", "tmem[0:64, 0:128], A_smem[0:64, :], B_smem")
     diag, notes = _refusal(text, arch="sm_100a")
-    # M = 64 is the F datapath: C must be laid out as it (tests/tile/test_tcgen05_half_datapaths.py has the rest)
+    # M = 64 is the F datapath: C must be laid out as it (tests/tile/cases/gemm_async/datapath_*.tx have the rest)
     assert ("variant `tcgen05`: C's tensor-memory layout is not datapath F: 16 rows in the lower half of each warp's "
             "32 lanes, row r on lane (r // 16) * 32 + r % 16 (tcgen05 M = 64, `tmem_datapath_layout(\"F\", 64, N)`)"
             ) in notes
