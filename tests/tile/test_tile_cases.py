@@ -5,6 +5,7 @@ tests/check/case_files.py). Each file with CHECK lines also compiles warning-fre
 at its `# ARCH:` (marker `nvcc`; results cached by content, tests/build_cache.py)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -25,10 +26,13 @@ def test_case_file(path: Path, update_check_cases: bool):
     check_case_file(path, update_check_cases)
 
 
-def nvcc_target(arch: str | None) -> tuple[str, ...]:
+def nvcc_target(arch: str | None, cuda: str = "") -> tuple[str, ...]:
     """`-gencode` for the file's architecture (an arch-specific one needs its own virtual
-    architecture); files without `# ARCH:` for sm_90a."""
-    number = (arch or "sm_90a")[3:]
+    architecture); files without `# ARCH:` for sm_90a, or the minimum architecture the CUDA
+    states where that is newer (a kernel that needs sm_100a without naming it)."""
+    minimum = re.search(r"^// Minimum architecture: sm_(\d+)(a?)$", cuda, re.M)
+    newer = minimum and int(minimum[1]) > 90
+    number = (arch or (f"sm_{minimum[1]}{minimum[2]}" if newer else "sm_90a"))[3:]
     return ("-gencode", f"arch=compute_{number},code=sm_{number}")
 
 
@@ -38,5 +42,6 @@ def nvcc_target(arch: str | None) -> tuple[str, ...]:
 def test_case_compiles_warning_free(path: Path):
     directives, result = run(path, path.read_text(encoding="utf-8"))
     assert result.ok
-    code, output = compile_cuda(result.cuda, (*nvcc_target(directives.arch), *FLAGS), name=path.stem)
-    assert code == 0, f"nvcc {' '.join(nvcc_target(directives.arch))} {path.name}:\n{output}"
+    target = nvcc_target(directives.arch, result.cuda)
+    code, output = compile_cuda(result.cuda, (*target, *FLAGS), name=path.stem)
+    assert code == 0, f"nvcc {' '.join(target)} {path.name}:\n{output}"
