@@ -183,7 +183,7 @@ def _cutlass_128b(offset_bytes: int) -> int:
     return offset_bytes ^ ((offset_bytes >> 3) & 0x70)
 
 
-def test_tma_swizzle_and_layout_agree_with_cutlass_formula():
+def test_property_tma_swizzle_and_layout_agree_with_cutlass_formula():
     swz = common.tma_swizzle(3, 2)
     layout = ir.Layout((ir.layout.Iter(ir.IntImm(INT32, 8), ir.IntImm(INT32, 64)),
                         ir.layout.Iter(ir.IntImm(INT32, 64), ir.IntImm(INT32, 1))), (), (), (3, 3, 3, True))
@@ -227,7 +227,7 @@ def test_dsmem_maps_the_peer_and_copies_each_chunk():
     ((6, 10), (10, 6), (1, 10), None),  # column-major, regrouped against the shape
     ((8, 12), (4, 24), (24, 1), (2, 1, 3, False)),  # sizes that never line up: one group
 ])
-def test_numeric_offsets_match_the_layout_arithmetic(shape, extents, strides, swizzle):
+def test_property_numeric_offsets_match_the_layout_arithmetic(shape, extents, strides, swizzle):
     from transpiler.ir import layout as layouts
     iters = tuple(layouts.Iter(ir.IntImm(INT32, e), ir.IntImm(INT32, s)) for e, s in zip(extents, strides))
     layout = ir.Layout(iters, (), (), swizzle)
