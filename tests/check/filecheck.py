@@ -12,12 +12,20 @@ A directive is a whole-line comment of the case file:
 Directives are matched in file order, each on a line of the output after the
 previous match (CHECK-SAME: on its line, further right). Fragments are literal text; runs of white space count as one
 space on both sides, so indentation and spacing around the fragment do not matter.
+
+A long argument list is written as a list form, `{{ITEM for NAME in FIRST..LAST}}`: the ITEMs for
+NAME = FIRST, FIRST + 1, ... LAST (inclusive), NAME replaced as a whole word, joined by ", ":
+
+    # CHECK: ld_16x256b_x8_b32({{frag_ptr[i] for i in 0..31}}, tmem_addr_ptr[0]);
+
+states all 32 registers in order, where spelling them out would hide the call in a 400-column line.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+LIST_FORM = re.compile(r"\{\{(?P<item>.+?) for (?P<name>[A-Za-z_]\w*) in (?P<first>-?\d+)\.\.(?P<last>-?\d+)\}\}")
 DIRECTIVE = re.compile(r"^\s*#\s*(?P<kind>CHECK(?:-[A-Z]+)?|ARCH)\b\s*(?P<colon>:?)\s*(?P<text>.*?)\s*$")
 KINDS = ("CHECK", "CHECK-NEXT", "CHECK-SAME", "CHECK-NOT")
 CONTEXT = 10  # output lines shown after the place a failed search started
@@ -47,6 +55,20 @@ def is_directive(line: str) -> bool:
     return DIRECTIVE.match(line) is not None
 
 
+def expand(fragment: str) -> str:
+    """fragment with each list form `{{ITEM for NAME in FIRST..LAST}}` written out."""
+    def items(form: re.Match) -> str:
+        first, last = int(form["first"]), int(form["last"])
+        if last < first:
+            raise CheckFileError(f"an empty list form: {form[0]}")
+        word = re.compile(rf"\b{form['name']}\b")
+        return ", ".join(word.sub(str(n), form["item"]) for n in range(first, last + 1))
+    expanded = LIST_FORM.sub(items, fragment)
+    if "{{" in expanded and " for " in expanded:
+        raise CheckFileError(f"a list form is `{{{{ITEM for NAME in FIRST..LAST}}}}`: {fragment}")
+    return expanded
+
+
 def parse(text: str) -> Directives:
     checks, arch = [], None
     for number, line in enumerate(text.split("\n"), start=1):
@@ -67,7 +89,10 @@ def parse(text: str) -> Directives:
         elif kind == "CHECK-SAME" and checks[-1].kind == "CHECK-NOT":
             raise CheckFileError(f"line {number}: CHECK-SAME right after a CHECK-NOT")
         else:
-            checks.append(Check(kind, number, body))
+            try:
+                checks.append(Check(kind, number, expand(body)))
+            except CheckFileError as error:
+                raise CheckFileError(f"line {number}: {error}") from None
     return Directives(tuple(checks), arch)
 
 

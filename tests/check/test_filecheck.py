@@ -79,6 +79,22 @@ def test_two_checks_never_take_the_same_line():
     assert match(checks(("CHECK", "Sm_ptr"), ("CHECK", "A_ptr + f")), OUTPUT)[0].endswith("# CHECK: A_ptr + f")
 
 
+def test_a_list_form_writes_out_every_item():
+    assert filecheck.expand("ld({{r_ptr[i] for i in 2..4}}, t);") == "ld(r_ptr[2], r_ptr[3], r_ptr[4], t);"
+    assert filecheck.expand("st({{f(i, x_i[i]) for i in 0..1}})") == "st(f(0, x_i[0]), f(1, x_i[1]))"  # whole words
+    assert parse("# CHECK: a({{p[k] for k in 0..2}})\n").checks[0].fragment == "a(p[0], p[1], p[2])"
+    full = match(checks(("CHECK", filecheck.expand("({{x[j] for j in 0..2}})"))), "f(x[0], x[1], x[2]);")
+    gap = match(checks(("CHECK", filecheck.expand("({{x[j] for j in 0..2}})"))), "f(x[0], x[2], x[1]);")
+    assert full == [] and gap[1].startswith("  not found")
+
+
+@pytest.mark.parametrize("text", ["# CHECK: f({{x[i] for i in 3..1}})", "# CHECK: f({{x[i] for i in 0...2}})",
+                                  "# CHECK: f({{x[i] for i in a..b}})"])
+def test_malformed_list_forms_are_errors(text):
+    with pytest.raises(CheckFileError):
+        parse(text)
+
+
 def test_directives_are_not_diagnostic_items():
     assert parse_items('# CHECK: #error "needs sm_90"\nx = 1  # note @1: first\n')[0].line == 2
 

@@ -36,13 +36,13 @@ def test_registers_spread_over_lanes(launcher_for):
     rng = np.random.default_rng(3)
     a = rng.uniform(-1, 1, (32, 8)).astype(np.float32)
     b = rng.uniform(-1, 1, 8).astype(np.float32)
-    _, _, c = _run(launcher_for, "tile_ew_warp", WARP_KERNEL, "k", a, b, np.zeros((32, 8), np.float32))
+    _, _, c = _run(launcher_for, "tile_ew_warp", WARP_KERNEL, "warp_registers", a, b, np.zeros((32, 8), np.float32))
     np.testing.assert_allclose(c, _warp_expected(a, b), rtol=2e-6, atol=1e-6)
 
 
 def test_smem_cta_rounds(launcher_for):
     a = np.random.default_rng(4).uniform(0, 4, (12, 10)).astype(np.float32)
-    _, c = _run(launcher_for, "tile_ew_smem", SMEM_KERNEL, "k", a, np.zeros((12, 10), np.float32))
+    _, c = _run(launcher_for, "tile_ew_smem", SMEM_KERNEL, "smem_rounds", a, np.zeros((12, 10), np.float32))
     np.testing.assert_allclose(c, np.sqrt(a + 1) * a + np.float32(0.25), rtol=2e-6, atol=1e-6)
 
 

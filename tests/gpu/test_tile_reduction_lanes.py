@@ -1,12 +1,12 @@
 """TIRx's warp reduction across lanes (transpiler/tile/reduction/lanes.py) on the GPU against NumPy:
-the kernels of tests/tile/test_reduction_lanes.py (a (32, 4) spread one row per lane into a
+the kernels of tests/tile/reduction_kernels.py (a (32, 4) spread one row per lane into a
 replicated (4,), and a (32, 2, 2) at gapped registers into a replicated (2, 2))."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tests.tile.test_reduction_lanes import lanes_kernel
+from tests.tile.reduction_kernels import lanes_kernel
 
 pytestmark = pytest.mark.gpu
 

@@ -21,6 +21,12 @@ def kernel_source(family: str, kernel: str) -> str:
     return kernel_case(family, kernel).read_text(encoding="utf-8")
 
 
+def case_source(family: str, name: str) -> str:
+    """The text of the case file tests/tile/cases/<family>/<name>.tx (for kernels that keep a
+    short name, such as `k`, several files share)."""
+    return (CASES / family / f"{name}.tx").read_text(encoding="utf-8")
+
+
 def transpiling_cases(family: str) -> list[Path]:
     """The case files of family that transpile (those with CHECK lines; the others state refusals)."""
     return [p for p in sorted((CASES / family).glob("*.tx")) if parse(p.read_text(encoding="utf-8")).checks]

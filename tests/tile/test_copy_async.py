@@ -1,7 +1,8 @@
-"""`copy_async` variants (transpiler/tile/copy_async*.py): which variant each call takes, why others
-decline (E0904 at the call, with each variant's reason), the tensor maps the TMA variant adds,
-the values a host run computes for cp.async (emulated by memcpy, threads one after another),
-TMA's shared image checked against an independent swizzle formula, and nvcc on every kernel."""
+"""`copy_async` variants (transpiler/tile/copy_async*.py): which variant each call takes, the tensor
+maps the TMA variant adds, the values a host run computes for cp.async (emulated by memcpy, threads
+one after another), TMA's shared image checked against an independent swizzle formula, and the
+launcher of every kernel. Refusals (E0904 with each variant's reason) and nvcc are the case files'
+(tests/tile/cases/copy_async/)."""
 from __future__ import annotations
 
 import re
@@ -9,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.conftest import errors, transpile
+from tests.conftest import transpile
 from tests.emit import hostc
 from tests.tile.case_kernels import kernel_source, transpiling_cases
 from transpiler import ir
@@ -182,7 +183,7 @@ def _cutlass_128b(offset_bytes: int) -> int:
     return offset_bytes ^ ((offset_bytes >> 3) & 0x70)
 
 
-def test_tma_swizzle_and_layout_agree_with_cutlass_formula():
+def test_property_tma_swizzle_and_layout_agree_with_cutlass_formula():
     swz = common.tma_swizzle(3, 2)
     layout = ir.Layout((ir.layout.Iter(ir.IntImm(INT32, 8), ir.IntImm(INT32, 64)),
                         ir.layout.Iter(ir.IntImm(INT32, 64), ir.IntImm(INT32, 1))), (), (), (3, 3, 3, True))
@@ -195,88 +196,6 @@ def test_tma_swizzle_and_layout_agree_with_cutlass_formula():
             flat = r * 64 + col
             assert swz(flat) * 2 == _cutlass_128b(flat * 2)
             assert offsets([r, col]) == swz(flat)
-
-
-BAD = HEAD + '''
-@T.prim_func
-def bad(A_ptr: T.handle, B_ptr: T.handle):
-    A = T.match_buffer(A_ptr, (64, 64), "float16")
-    B = T.match_buffer(B_ptr, (64, 64), "float16")
-    T.device_entry()
-    T.cta_id([1])
-    tid = T.thread_id([128])
-    Sw = T.alloc_buffer((64, 64), "float16", scope="shared.dyn", align=64,
-                        layout=ComposeLayout(3, 3, 3, TileLayout(S[8, 64])))
-    Sm = T.alloc_shared((64, 64), "float16")
-    bar = T.alloc_shared((1,), "uint64")
-    if tid == 0:
-        Tx.copy_async(Sm, A, dispatch="tma")
-        Tx.copy_async(Sw, A, dispatch="tma", mbar=bar.ptr_to([0]))
-        Tx.copy_async(Sm, A, mbar=bar.ptr_to([0]), cta_mask=70000)
-        Tx.copy_async(B, Sm, mbar=bar.ptr_to([0]))
-        Tx.copy_async(Sm, Sw, mbar=bar.ptr_to([0]), remote_cta_id=1)
-    Tx.cta.copy_async(B, Sm)
-    Tx.cta.copy_async(Sm, A, dispatch="ldgsts", fill_mode="zero")
-    Tx.cta.copy_async(Sm, A, dispatch="tma")
-'''
-
-
-def test_declines_name_each_reason_at_the_call():
-    result = transpile(BAD, "bad.tx", arch="sm_90a")
-    assert errors(result) == [(18, 9, "E0904"), (20, 9, "E0904"), (21, 9, "E0904"),
-                              (22, 9, "E0904"), (23, 5, "E0904"), (24, 5, "E0904"), (25, 5, "E0904")]
-    notes = [[n.message for n in d.notes] for d in result.diagnostics]
-    assert notes[0] == ["variant `tma`: a global-to-shared TMA copy needs `mbar=`, the mbarrier it completes on"]
-    notes.insert(1, None)  # line 19: `Sw`'s `align=64` is raised to the swizzle's 1024 (below)
-    assert notes[2] == ["variant `ldgsts`: `ldgsts` does not take the options `mbar=`, `cta_mask=`",
-                        "variant `dsmem`: it copies global to shared", "variant `tcgen05_cp`: it copies global to shared",
-                        "variant `tcgen05_ldst`: it copies global to shared",
-                        "variant `tma`: `cta_mask=` is a 16-bit mask of CTAs, not 70000"]
-    assert "variant `tma`: `mbar=` is only for global-to-shared copies; a store completes in a bulk group" in notes[3]
-    assert "variant `dsmem`: the kernel is not launched in clusters" in notes[4]
-    assert notes[5][0] == "variant `ldgsts`: it copies shared to global"
-    assert notes[5][-1] == "variant `tma`: it runs at cta scope"
-    assert notes[6] == ["variant `ldgsts`: `fill_mode=\"zero\"` fills where `predicate=` is 0: give the predicate"]
-    assert notes[7] == ["variant `tma`: it runs at cta scope"]
-
-
-def test_tma_raises_the_alignment_of_its_shared_storage():
-    """`align=` is a minimum: the arena a swizzled TMA copy lands in is declared aligned to the
-    swizzle's period (1024 bytes), not the 64 written; a typed view that starts off that period in
-    its storage is refused."""
-    copy = "        Tx.copy_async(Sw, A, dispatch=\"tma\", mbar=bar.ptr_to([0]))\n"
-    body = BAD[:BAD.index("    if tid == 0:")] + "    if tid == 0:\n" + copy
-    result = transpile(body, "ok.tx", arch="sm_90a")
-    assert result.ok, [(d.span.line, d.message, [n.message for n in d.notes]) for d in result.diagnostics]
-    assert "extern __shared__ __align__(1024) half Sw_ptr[];" in result.cuda
-    shifted = body.replace("""    Sw = T.alloc_buffer((64, 64), "float16", scope="shared.dyn", align=64,""",
-                           """    arena = T.alloc_buffer((12288,), "uint8", scope="shared.dyn")
-    Sw = T.decl_buffer((64, 64), "float16", data=arena.data, byte_offset=512,""")
-    result = transpile(shifted, "shifted.tx", arch="sm_90a")
-    assert errors(result) == [(19, 9, "E0904")]
-    assert result.diagnostics[0].notes[0].message == ("variant `tma`: `Sw` starts at byte 512 of its storage; TMA "
-                                                       "needs a multiple of 1024")
-
-
-_STAGED = '''    As = T.alloc_buffer((4, 128, 64), "bfloat16", scope="shared.dyn", align=1024,
-                        layout=ComposeLayout(3, 3, 3, TileLayout(S[8, 64])))'''
-
-
-@pytest.mark.parametrize("layout, byte, repeat", [
-    ("TileLayout(S[(4, 128, 64) : (8200, 64, 1)])", 16400, 128),
-    ("ComposeLayout(3, 3, 3, TileLayout(S[(4, 128, 64) : (8256, 64, 1)]))", 16528, 1024)])
-def test_tma_refuses_a_stage_layout_that_breaks_only_at_a_later_stage(layout, byte, repeat):
-    """A run-time stage index is checked for every stage it can take: stage 0 of these layouts holds
-    the box as TMA writes it, stage 1 starts off the swizzle's repeat."""
-    text = source("tma_stages").replace(_STAGED, _STAGED.split("layout=")[0] + f"layout={layout})")
-    first_stage = text.replace("Tx.copy_async(As[s, :, :]", "Tx.copy_async(As[0, :, :]")
-    assert transpile(first_stage, "t.tx", arch="sm_90a").ok
-    result = transpile(text, "t.tx", arch="sm_90a")
-    copies = [n for n, line in enumerate(text.splitlines(), 1) if "Tx.copy_async(As[s, :, :]" in line]
-    assert errors(result) == [(n, 17, "E0904") for n in copies] and len(copies) == 2
-    for diagnostic in result.diagnostics:
-        assert diagnostic.notes[-1].message == (f"variant `tma`: a box of the copy starts at byte {byte} of `As`, "
-                                                f"not at a multiple of {repeat} bytes")
 
 
 def test_tcgen05_instructions():
@@ -308,7 +227,7 @@ def test_dsmem_maps_the_peer_and_copies_each_chunk():
     ((6, 10), (10, 6), (1, 10), None),  # column-major, regrouped against the shape
     ((8, 12), (4, 24), (24, 1), (2, 1, 3, False)),  # sizes that never line up: one group
 ])
-def test_numeric_offsets_match_the_layout_arithmetic(shape, extents, strides, swizzle):
+def test_property_numeric_offsets_match_the_layout_arithmetic(shape, extents, strides, swizzle):
     from transpiler.ir import layout as layouts
     iters = tuple(layouts.Iter(ir.IntImm(INT32, e), ir.IntImm(INT32, s)) for e, s in zip(extents, strides))
     layout = ir.Layout(iters, (), (), swizzle)

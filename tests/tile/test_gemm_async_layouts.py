@@ -5,8 +5,9 @@ The value check runs on the CPU: the generated calls' matrix descriptors (start,
 type) and transpose flags are read back and fed to a model of the tensor core written here from
 the PTX ISA's canonical layouts (CuTe-style shapes and strides, independent of tirxc's), which
 fetches each instruction's A and B tiles from a shared memory filled by evaluating the buffers'
-TIRx layouts; the model's product must be A @ B^T. The GPU checks are in
-tests/gpu/test_tile_gemm_async_layouts.py."""
+TIRx layouts; the model's product must be A @ B^T, over a sweep of majors, swizzles, shapes and
+dtypes (properties). The refusals and the instructions of single cases are case files:
+tests/tile/cases/gemm_async/. The GPU checks are in tests/gpu/test_tile_gemm_async_layouts.py."""
 from __future__ import annotations
 
 import re
@@ -18,7 +19,7 @@ import pytest
 from tests.conftest import has_nvcc
 from tests.build_cache import compile_cuda
 from tests.tile import gemm_kernels as gk
-from tests.tile.test_gemm import _at, _compile, _refusal, _top_level
+from tests.tile.test_gemm import _compile, _top_level
 from transpiler.sema.library.tma_utils import shared_layout
 
 EB = {"float16": 2, "bfloat16": 2, "float32": 4, "float8_e4m3fn": 1, "int8": 1}
@@ -280,7 +281,7 @@ def _wg_text(name):
 
 
 @pytest.mark.parametrize("name", WGMMA)
-def test_wgmma_reads_every_element_where_the_layout_put_it(name):
+def test_property_wgmma_reads_every_element_where_the_layout_put_it(name):
     M, N, K, A, B, tA, tB, tnsp, a_desc, b_desc = WGMMA[name]
     result = _compile(_wg_text(name))
     assert result.ok, [str(d.message) for d in result.diagnostics]
@@ -292,7 +293,7 @@ def test_wgmma_reads_every_element_where_the_layout_put_it(name):
     assert (first[0][1:], first[1][1:]) == (a_desc, b_desc)
 
 
-def test_the_model_catches_a_wrong_descriptor():
+def test_property_model_catches_a_wrong_descriptor():
     """The CPU model is not vacuous: the same kernel with B's LBO halved does not multiply."""
     M, N, K, A, B, tA, tB, *_ = WGMMA["b_mn_128B"]
     cuda = _compile(_wg_text("b_mn_128B")).cuda
@@ -322,7 +323,7 @@ def _tc_text(name):
 
 
 @pytest.mark.parametrize("name", TCGEN05)
-def test_tcgen05_reads_every_element_where_the_layout_put_it(name):
+def test_property_tcgen05_reads_every_element_where_the_layout_put_it(name):
     M, N, K, A, B, tA, tB, dtype = TCGEN05[name]
     result = _compile(_tc_text(name), arch="sm_100a")
     assert result.ok, [str(d.message) for d in result.diagnostics]
@@ -333,78 +334,13 @@ def test_tcgen05_reads_every_element_where_the_layout_put_it(name):
     assert (idesc >> 15 & 1, idesc >> 16 & 1) == (int(tA), int(tB))
 
 
-# -- refusals ------------------------------------------------------------------------------------------------
-
-def _refused(text, reason, arch=None, needle="gemm_async("):
-    diag, notes = _refusal(text, arch)
-    assert diag.span.file == "k.tx"
-    _at(diag, text, needle)
-    assert reason in notes, notes
-
-
-def test_wgmma_refuses_mn_major_tf32():
-    text = wgmma_kernel(64, 64, 32, mma("float32", 3, (32, 64)), mma("float32", 3, (64, 32)), True, False, "float32")
-    _refused(text, "variant `wgmma`: A is MN-major in shared memory; wgmma transposes only f16 / bf16 operands "
-                   "(tnspA / tnspB): a float32 A must be K-major", needle="Tx.wg.gemm_async(")
-
-
-def test_wgmma_refuses_mn_major_fp8():
-    text = wgmma_kernel(64, 128, 128, mma("float8_e4m3fn", 3, (64, 128)), mma("float8_e4m3fn", 3, (128, 128)),
-                        False, True, "float8_e4m3fn")
-    _refused(text, "variant `wgmma`: B is MN-major in shared memory; wgmma transposes only f16 / bf16 operands "
-                   "(tnspA / tnspB): a float8_e4m3fn B must be K-major", needle="Tx.wg.gemm_async(")
-
-
-def test_wgmma_refuses_row_major_without_swizzle():
-    row_major = Operand((64, 64), "TileLayout(S[(64, 64) : (64, 1)])", [64, 64], [64, 1], None)
-    text = wgmma_kernel(64, 64, 64, row_major, mma("float16", 3, (64, 64)))
-    _refused(text, "variant `wgmma`: A has no swizzled layout, and its rows are 128 bytes apart: an unswizzled "
-                   "operand is 8 x 16-byte core matrices, 16-byte rows "
-                   "(`mma_shared_layout(\"float16\", SwizzleMode.SWIZZLE_NONE, shape)`)", needle="Tx.wg.gemm_async(")
-
-
-def test_wgmma_refuses_a_layout_the_descriptor_cannot_name():
-    """Core matrices of 16-byte rows, but the 8-row groups interleaved with K: the descriptor's
-    SBO steps the groups evenly, this layout does not."""
-    odd = Operand((64, 64), "TileLayout(S[(2, 4, 8, 8, 8) : (512, 1024, 8, 64, 1)])", [2, 4, 8, 8, 8],
-                  [512, 1024, 8, 64, 1], None)
-    text = wgmma_kernel(64, 64, 64, odd, mma("float16", 3, (64, 64)))
-    diag, notes = _refusal(text)
-    _at(diag, text, "Tx.wg.gemm_async(")
-    assert any(n.startswith("variant `wgmma`: A's element (M ") and "the unswizzled K-major descriptor" in n
-               for n in notes), notes
-
-
-def test_wgmma_refuses_a_tile_that_starts_inside_a_swizzle_atom():
-    """A's rows 4.. as the operand: its 8-row groups start mid-atom."""
-    text = wgmma_kernel(64, 64, 64, mma("float16", 3, (72, 64)), mma("float16", 3, (64, 64)))
-    text = text.replace("Tx.wg.gemm_async(acc, As,", "Tx.wg.gemm_async(acc, As[4:68, :],")
-    _refused(text, "variant `wgmma`: A's tile at (M 0, K 0) starts 4 rows into a 128-byte swizzle atom",
-             needle="Tx.wg.gemm_async(")
-
-
-def test_tcgen05_refuses_mn_major_int8_as_not_supported_yet():
-    text = tcgen05_kernel(128, 128, 128, mma("int8", 3, (128, 128)), mma("int8", 3, (128, 128)), True, False,
-                          "int8").replace('"float32", scope="tmem"', '"int32", scope="tmem"')
-    _refused(text, "variant `tcgen05`: A is MN-major in shared memory: MN-major int8 operands (kind::i8) are not "
-                   "supported yet; lay it out K-major", arch="sm_100a", needle="Tx.gemm_async(")
-
-
-def test_tcgen05_refuses_mn_major_fp8_as_not_supported_yet():
-    text = tcgen05_kernel(128, 128, 128, mma("float8_e4m3fn", 3, (128, 128)), mma("float8_e4m3fn", 3, (128, 128)),
-                          False, True, "float8_e4m3fn")
-    _refused(text, "variant `tcgen05`: B is MN-major in shared memory: MN-major float8_e4m3fn operands "
-                   "(kind::f8f6f4) are not supported yet; lay it out K-major", arch="sm_100a",
-             needle="Tx.gemm_async(")
-
-
 # -- nvcc ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.nvcc
 @pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")
 @pytest.mark.parametrize("name", ["wg_b_mn_128B", "wg_none_mn_major", "wg_bf16_none_k_major", "tc_a_mn_128B",
                                   "tc_none_k_major"])
-def test_generated_cuda_compiles_warning_free(name, tmp_path):
+def test_property_kernels_compile_warning_free(name):
     kind, case = name.split("_", 1)
     arch = "sm_90a" if kind == "wg" else "sm_100a"
     text = _wg_text(case) if kind == "wg" else _tc_text(case)
@@ -418,77 +354,16 @@ def test_generated_cuda_compiles_warning_free(name, tmp_path):
 
 def registers_a_mn_major_b() -> str:
     """tests/tile/gemm_kernels.py's register-A wgmma kernel (M = N = K = 64, C += A @ B^T) with B
-    (N, K) stored N-contiguous: an MN-major B that is not transposed (wgmma's tnspB)."""
+    (N, K) stored N-contiguous: an MN-major B that is not transposed (wgmma's tnspB). The GPU test
+    runs it; its instructions are stated by
+    tests/tile/cases/gemm_async/wgmma_register_a_with_mn_major_b_sets_tnsp_b.tx."""
     text = gk.wgmma_kernel(64, 64, 64, accum=True, a_in_registers=True)
     old = 'layout=ComposeLayout(3, 3, 3, S[(64, 64)]))'
     assert text.count(old) == 1
     return text.replace(old, 'layout=ComposeLayout(3, 3, 3, S[(64, 64) : (1, 64)]))')
 
 
-def test_wgmma_register_a_with_mn_major_b_sets_tnsp_b():
-    result = _compile(registers_a_mn_major_b())
-    assert result.ok, [str(d.message) for d in result.diagnostics]
-    calls = re.findall(r"tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_f16_f16_v1"
-                       r"<(\d+), (\d+), (\d+)>\((.*)\);", result.cuda)
-    assert len(calls) == 4 and {c[:3] for c in calls} == {("1", "1", "1")}
-    descs = [re.findall(r"make_desc\(&Bs_ptr\[(\d+)\], (\d+), (\d+), (\d+)\)", c[3]) for c in calls]
-    # a K step of 16 moves two 8-row groups of the MN-major atom: 2 x 8 x 128 bytes = 1024 elements
-    assert descs == [[(str(1024 * k), "1", "64", "3")] for k in range(4)]
-
-
-# -- where the buffer starts --------------------------------------------------------------------------------
-
-def test_wgmma_refuses_a_swizzled_buffer_not_aligned_to_its_atom():
-    text = _wg_text("a_mn_128B").replace("As = T.alloc_buffer((64, 64), \"float16\", scope=\"shared\", align=1024",
-                                         "As = T.alloc_buffer((64, 64), \"float16\", scope=\"shared\", align=256")
-    assert "align=256" in text
-    _refused(text, "variant `wgmma`: A's storage starts on 256 bytes; its 128-byte swizzled tiles need 1024 "
-                   "(`align=1024`)", needle="Tx.wg.gemm_async(")
-
-
-def _run_time_rows(factor: int) -> str:
-    """A (64, 64) taken at run-time row `s * factor` of a (128, 64) K-major buffer."""
-    text = wgmma_kernel(64, 64, 64, mma("float16", 3, (128, 64)), mma("float16", 3, (64, 64)))
-    text = text.replace("    acc = T.alloc_buffer", "    s: T.let = tid // 128\n    acc = T.alloc_buffer")
-    return text.replace("Tx.wg.gemm_async(acc, As,", f"Tx.wg.gemm_async(acc, As[s * {factor}:s * {factor} + 64, :],")
-
-
-def test_wgmma_takes_a_run_time_start_of_whole_atoms():
-    result = _compile(_run_time_rows(8))
-    assert result.ok, [str(d.message) for d in result.diagnostics]
-    assert result.program.kernels[0].tile_dispatch[0].variant == "wgmma"
-
-
-def test_wgmma_refuses_a_run_time_start_inside_an_atom():
-    _refused(_run_time_rows(4), "variant `wgmma`: A's region starts at a run-time index of dimension 0 that is not "
-                                "known to move it by whole 1024-byte swizzle atoms", needle="Tx.wg.gemm_async(")
-
-
-def test_tcgen05_cta_pair_with_mn_major_b():
-    """tests/tile/gemm_kernels.py's CTA-pair kernel (M = 256, N = 256: each CTA 128 rows of B) with
-    B stored (K, N / 2) N-contiguous and `transB=True`."""
-    text = gk.tcgen05_kernel(N=256, group=2)
-    old = ('    B_smem = T.alloc_buffer((128, 64), "float16", scope="shared", align=1024,\n'
-           '                            layout=ComposeLayout(3, 3, 3, S[(128, 64)]))')
-    assert text.count(old) == 1
-    text = text.replace(old, '    B_smem = T.alloc_buffer((64, 128), "float16", scope="shared", align=1024,\n'
-                             '                            layout=mma_shared_layout("float16", 3, (64, 128)))')
-    text = text.replace("from tvm.script.tirx import tile as Tx\n", "from tvm.script.tirx import tile as Tx\n"
-                        "from tvm.tirx.cuda.tile_primitive.tma_utils import mma_shared_layout\n")
-    text = text.replace("accum=False, cta_group=2", "accum=False, transB=True, cta_group=2")
-    result = _compile(text, arch="sm_100a")
-    assert result.ok, [str(d.message) for d in result.diagnostics]
-    calls = re.findall(r"tirx_ptx_tcgen05_mma_cta_group__2_kind__f16_v1\((.*)\);", result.cuda)
-    assert len(calls) == 4
-    for k, call in enumerate(calls):
-        idesc = int(_top_level(call)[3].rstrip("u"))
-        assert (idesc >> 15 & 1, idesc >> 16 & 1, (idesc >> 17 & 63) << 3, (idesc >> 24 & 31) << 4) == (0, 1, 256, 256)
-        # K steps of 16 move two 8-row groups of B's MN-major atoms (1024 elements); N atoms 8192 bytes apart
-        assert re.findall(r"make_desc\(&B_smem_ptr\[(\d+)\], (\d+), (\d+), (\d+)\)", call) == \
-            [(str(1024 * k), "512", "64", "3")]
-
-
-def test_wgmma_k_slice_inside_the_swizzle_atom():
+def test_property_wgmma_k_slice_inside_the_swizzle_atom():
     """A and B as columns 32 .. 63 of 64-wide K-major 128-byte swizzled buffers: each K step's
     descriptor starts 64 + 32 k bytes into the atom row, and the hardware's address swizzle still
     finds every element."""

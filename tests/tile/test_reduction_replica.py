@@ -2,22 +2,24 @@
 reduction_keep.py, tried by `local` when dst's size is not src's reduced over `axes=`): the upstream
 case of a wgmma-like (16, 128) accumulator per warp, each row spread over the four lanes of a quad,
 reduced into a (16, 4) with `thread_reduce=True`, or with `thread_reduce=False` then finished in
-place by `Tx.warp.<op>(red, red, thread_reduce=True)`. Values by a host run that emulates the warps
-(one host thread per CUDA thread, `__shfl_xor_sync` through a barrier per warp); the dispatch, the
-E0904 reasons and nvcc. The same kernels on the GPU: tests/gpu/test_tile_reduction_replica.py."""
+place by `Tx.warp.<op>(red, red, thread_reduce=True)`. Properties: the values over operations,
+dtypes, `thread_reduce`, `accum` and warp counts against a numpy reference, by a host run that
+emulates the warps (one host thread per CUDA thread, `__shfl_xor_sync` through a barrier per warp),
+and nvcc over the same sweep. The CUDA of single cases and the E0904 reasons are case files:
+tests/tile/cases/reduction/kept_axes_*.tx. The same kernels on the GPU:
+tests/gpu/test_tile_reduction_replica.py."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tests.conftest import errors, has_nvcc, transpile
+from tests.conftest import has_nvcc, transpile
 from tests.build_cache import compile_cuda, host_program_output
 from tests.emit import hostc
 
 needs_gxx = pytest.mark.skipif(not hostc.available(), reason="g++ or the CUDA headers are missing")
 
 COLS = 128
-CASE_LINE = 32  # the line of the first reduction call in kernel()
 
 
 def kernel(op="sum", dtype="float32", thread_reduce=True, accum=False, groups=1, warps=1, finish=None,
@@ -159,7 +161,7 @@ def _inputs(warps, dtype="float32", seed=0):
 @needs_gxx
 @pytest.mark.parametrize("op", ["sum", "max", "min"])
 @pytest.mark.parametrize("thread_reduce, accum", [(True, False), (True, True), (False, False), (False, True)])
-def test_values_on_an_emulated_warp(op, thread_reduce, accum):
+def test_property_values_on_an_emulated_warp(op, thread_reduce, accum):
     a, b = _inputs(1)
     result = _compiled(kernel(op, thread_reduce=thread_reduce, accum=accum))
     out = run_warps(result.cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, 32)
@@ -169,7 +171,7 @@ def test_values_on_an_emulated_warp(op, thread_reduce, accum):
 
 @needs_gxx
 @pytest.mark.parametrize("groups, warps", [(1, 4), (2, 8)])
-def test_values_with_several_warps(groups, warps):
+def test_property_values_with_several_warps(groups, warps):
     a, b = _inputs(warps, seed=warps)
     result = _compiled(kernel("max", thread_reduce=True, accum=True, groups=groups, warps=warps))
     out = run_warps(result.cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, 32 * warps)
@@ -179,7 +181,7 @@ def test_values_with_several_warps(groups, warps):
 
 @needs_gxx
 @pytest.mark.parametrize("op", ["sum", "max"])
-def test_float16_values(op):
+def test_property_float16_values(op):
     rng = np.random.default_rng(41)
     a = rng.uniform(0, 1, (16, COLS)).astype(np.float16)
     b = (rng.uniform(0, 1, (16, 4)) * 0.5).astype(np.float16)
@@ -193,7 +195,7 @@ def test_float16_values(op):
 
 @needs_gxx
 @pytest.mark.parametrize("accum", [False, True])
-def test_without_thread_reduce_each_column_is_its_lanes_share(accum):
+def test_property_without_thread_reduce_each_column_is_its_lanes_share(accum):
     # no finishing call: B's column q is what lane q of each quad folded (the partial results)
     a, b = _inputs(1, seed=3)
     result = _compiled(kernel("sum", thread_reduce=False, accum=accum, finish=False))
@@ -205,29 +207,14 @@ def test_without_thread_reduce_each_column_is_its_lanes_share(accum):
     assert not np.allclose(want[:, 0], want[:, 1])  # the columns differ: no lane combined
 
 
-@pytest.mark.parametrize("thread_reduce", [True, False])
-def test_dispatch_and_shuffles(thread_reduce):
-    result = _compiled(kernel(thread_reduce=thread_reduce))
-    dispatched = result.program.kernels[0].tile_dispatch
-    assert [d.variant for d in dispatched] == ["local"] * (1 if thread_reduce else 2)
-    blocks = result.cuda.split("// Tx.warp.sum")[1:]
-    # two rows per lane, each combined over the quad: xor 1 and 2
-    shuffles = [b.split("\n  }\n")[0].count("__shfl_xor_sync") for b in blocks]
-    assert shuffles == ([4] if thread_reduce else [0, 4])
-    assert "__shfl_xor_sync(0xffffffffu, acc_ptr_1[0], 2)" in result.cuda or not thread_reduce
-
-
 @needs_gxx
 @pytest.mark.parametrize("accum", [False, True])
-def test_in_place_without_thread_reduce_changes_nothing(accum):
+def test_property_in_place_without_thread_reduce_changes_nothing(accum):
     # each element is its own lane's share; with `accum=True` too (TIRx neither folds nor combines then)
     text = kernel(thread_reduce=False, finish=False).replace(
         "    for i in T.unroll(2):\n        B[",
         f"    Tx.warp.sum(red_view, red_view, accum={accum})\n    for i in T.unroll(2):\n        B[")
     result = _compiled(text)
-    assert [d.variant for d in result.program.kernels[0].tile_dispatch] == ["local", "local"]
-    block = result.cuda.split("// Tx.warp.sum(red_view, red_view")[1].split("\n  }\n")[0]
-    assert "__shfl_xor_sync" not in block
     a, b = _inputs(1, seed=6)
     out = run_warps(result.cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, 32)
     np.testing.assert_allclose(np.array(out["B"]).reshape(16, 4), reference("sum", a, b, False, False, finish=False),
@@ -235,7 +222,7 @@ def test_in_place_without_thread_reduce_changes_nothing(accum):
 
 
 @needs_gxx
-def test_in_place_with_thread_reduce_and_accum_adds_the_old_value_once():
+def test_property_in_place_with_thread_reduce_and_accum_adds_the_old_value_once():
     # red holds the lanes' shares p; the in-place finish with accum: p_q + (p_0 + p_1 + p_2 + p_3)
     text = kernel(thread_reduce=False, finish=False).replace(
         "    for i in T.unroll(2):\n        B[",
@@ -247,82 +234,9 @@ def test_in_place_with_thread_reduce_and_accum_adds_the_old_value_once():
                                rtol=1e-5, atol=1e-5)
 
 
-# -- refusals ---------------------------------------------------------------------------------
-
-def _reasons(text, arch="sm_90a"):
-    result = transpile(text, "k.tx", arch=arch)
-    return errors(result), {n.message.split(": ", 1)[0]: n.message.split(": ", 1)[1]
-                            for d in result.diagnostics for n in d.notes}
-
-
-def test_dst_extents_that_do_not_line_up_are_refused():
-    text = kernel().replace("red.view(16, 4, layout=", "red.view(4, 16, layout=").replace(
-        "red_warp.tile(T.TileLayout(T.S[(2, 1) : (1, 1)]), (2, 1), (8, 4))", "T.TileLayout(T.S[(4, 16) : (1 @ laneid, 4 @ laneid)])")
-    errs, notes = _reasons(text)
-    assert errs == [(CASE_LINE, 5, "E0904")]
-    assert notes["variant `local`"] == "dst is (4, 16); src reduced over `axes` with each reduced axis kept over the " \
-                                      "threads it spans is (16, 4)"
-
-
-def test_a_dst_size_of_neither_form_keeps_the_axes_reason():
-    text = kernel().replace("red.view(16, 4, layout=", "red.view(16, 2, layout=").replace(
-        "red_warp.tile(T.TileLayout(T.S[(2, 1) : (1, 1)]), (2, 1), (8, 4))", "T.TileLayout(T.S[(16, 2) : (1 @ laneid, 16 @ laneid)])")
-    errs, notes = _reasons(text)
-    assert errs == [(CASE_LINE, 5, "E0904")]
-    assert notes["variant `local`"] == "dst has 32 elements; src keeps 16 after the reduction"
-
-
-def test_dst_columns_on_other_lanes_than_src_shares_are_refused():
-    # dst's column on lane bits 3-4 (lane / 8), src's shares on lane bits 0-1 (lane % 4)
-    text = kernel().replace("red_warp.tile(T.TileLayout(T.S[(2, 1) : (1, 1)]), (2, 1), (8, 4))",
-                            "T.TileLayout(T.S[(2, 8, 4) : (1, 1 @ laneid, 8 @ laneid)])")
-    errs, notes = _reasons(text)
-    assert errs == [(CASE_LINE, 5, "E0904")]
-    assert notes["variant `local`"] == "thread 1 holds the elements of its output 1 in other registers than thread 0"
-
-
-@pytest.mark.parametrize("thread_reduce, reason", [
-    (True, None),
-    (False, "the threads holding dst's element (0, 0) hold different elements of src (`thread_reduce=True` "
-            "combines them)")])
-def test_a_dst_replicated_over_the_quad_needs_thread_reduce(thread_reduce, reason):
-    # each lane holds its rows' four columns, replicated over the quad: only the whole sum fits
-    text = kernel(thread_reduce=thread_reduce, finish=False).replace(
-        "red = T.alloc_buffer([2]", "red = T.alloc_buffer([8]").replace(
-        "one.tile(T.TileLayout(T.S[(2, 1) : (1, 1)]), (2, 1), (1, 1))", "T.TileLayout(T.S[8:1])").replace(
-        "red_warp.tile(T.TileLayout(T.S[(2, 1) : (1, 1)]), (2, 1), (8, 4))",
-        "T.TileLayout(T.S[(2, 8, 4) : (4, 4 @ laneid, 1)] + T.R[4 : 1 @ laneid])").replace(
-        "= red[i]", "= red[i * 4 + lane % 4]")
-    if reason is None:
-        result = _compiled(text)
-        assert [d.variant for d in result.program.kernels[0].tile_dispatch] == ["local"]
-        # the four copies of a row's result share one fold and one butterfly: 2 rows x (xor 1, 2)
-        assert result.cuda.count("__shfl_xor_sync") == 4 and result.cuda.count("red_ptr[") >= 8
-        return
-    errs, notes = _reasons(text)
-    assert errs == [(CASE_LINE, 5, "E0904")]
-    assert notes["variant `local`"] == reason
-
-
-def test_dst_elements_no_thread_of_the_warp_holds_are_refused():
-    # dst's columns 1-3 on lanes 32 and up: no thread of the warp writes them
-    text = kernel().replace("red_warp.tile(T.TileLayout(T.S[(2, 1) : (1, 1)]), (2, 1), (8, 4))",
-                            "T.TileLayout(T.S[(2, 8, 4) : (1, 4 @ laneid, 32 @ laneid)] + T.R[4 : 1 @ laneid])")
-    errs, notes = _reasons(text)
-    assert errs == [(CASE_LINE, 5, "E0904")]
-    assert notes["variant `local`"] == "no thread of the warp holds dst's element (0, 1)"
-
-
-def test_thread_reduce_must_be_a_constant():
-    text = kernel().replace("thread_reduce=True, accum", "thread_reduce=lane, accum")
-    errs, notes = _reasons(text)
-    assert errs == [(CASE_LINE, 5, "E0904")]
-    assert notes["variant `local`"] == "`thread_reduce=` must be a constant True or False"
-
-
 @needs_gxx
-def test_replicated_dst_values():
-    # the replicated-over-the-quad dst of the test above with `thread_reduce=True`: every column is the row sum
+def test_property_replicated_dst_values():
+    # the replicated-over-the-quad dst (kept_axes_dst_replicated_over_the_quad_with_thread_reduce.tx) with `thread_reduce=True`: every column is the row sum
     text = kernel().replace(
         "red = T.alloc_buffer([2]", "red = T.alloc_buffer([8]").replace(
         "one.tile(T.TileLayout(T.S[(2, 1) : (1, 1)]), (2, 1), (1, 1))", "T.TileLayout(T.S[8:1])").replace(
@@ -340,7 +254,7 @@ def test_replicated_dst_values():
 @pytest.mark.parametrize("op, dtype, thread_reduce, accum", [("sum", "float32", True, False),
                                                              ("max", "float16", False, False),
                                                              ("min", "float32", True, True)])
-def test_kernel_compiles_warning_free(op, dtype, thread_reduce, accum, tmp_path):
+def test_property_kernels_compile_warning_free(op, dtype, thread_reduce, accum):
     result = _compiled(kernel(op, dtype, thread_reduce, accum, groups=2, warps=8))
     code, output = compile_cuda(result.cuda, ["-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-Werror", "all-warnings"])
     assert code == 0, output
@@ -378,7 +292,7 @@ def k(A_ptr: T.handle, B_ptr: T.handle) -> None:
 
 @needs_gxx
 @pytest.mark.parametrize("thread_reduce", [True, False])
-def test_warpgroup_scope_values(thread_reduce):
+def test_property_warpgroup_scope_values(thread_reduce):
     a, b = _inputs(4, seed=9)
     result = _compiled(warpgroup_kernel(thread_reduce))
     assert {d.variant for d in result.program.kernels[0].tile_dispatch} == {"local"}

@@ -4,8 +4,9 @@ swizzled (32-, 64-, 128-byte) and unswizzled shared layouts with every `tcgen05.
 and run-time starts). No sm_100 GPU here: values are checked by running the generated CUDA on the
 host (g++) with the tcgen05 instructions emulated from the PTX ISA (the descriptor's fields and
 canonical layouts, the swizzle on address bits; the fragments' thread / register mapping as
-TIRx's tcgen05_atom_layout documents it): every element must land where the layouts say. Then
-the refusals (E0904 at the call's file:line:col) and nvcc (sm_100a, warning-free)."""
+TIRx's tcgen05_atom_layout documents it): every element must land where the layouts say, over
+sweeps of shapes, swizzles, dtypes, offsets and slicings. The CUDA of single copies (descriptors,
+shapes, slices), the refusals and nvcc are case files: tests/tile/cases/copy_async/tcgen05_*.tx."""
 from __future__ import annotations
 
 import random
@@ -15,8 +16,8 @@ from math import prod
 
 import pytest
 
-from tests.conftest import has_nvcc, transpile
-from tests.build_cache import compile_cuda, host_program_output
+from tests.build_cache import host_program_output
+from tests.conftest import transpile
 from tests.emit import hostc
 from transpiler import ir
 from transpiler.diag.diagnostics import Diagnostics
@@ -265,69 +266,9 @@ CP_CASES = {
 
 @needs_gxx
 @pytest.mark.parametrize("name", CP_CASES)
-def test_cp_puts_each_element_where_the_layouts_say(name, tmp_path):
+def test_property_cp_puts_each_element_where_the_layouts_say(name, tmp_path):
     shape, sw, dtype, n_mid, row_off, col_off, forced, group = CP_CASES[name]
     run_cp(cp_kernel(shape, sw, dtype, n_mid, row_off, col_off, host=True, forced=forced, group=group), tmp_path)
-
-
-def _cp_calls(cuda: str) -> list[tuple[str, str]]:
-    return re.findall(r"tirx_ptx_tcgen05_cp_cta_group__1_(\w+)\(.*tirx_cuda_tcgen05_make_desc\((.*)\)\);", cuda)
-
-
-def test_cp_descriptor_fields_and_inferred_shape():
-    """The swizzle mode and SBO come from the layout: a 128-byte swizzle of bf16 rows (8 rows of
-    128 bytes: SBO 64 units), one copy per 32-byte column atom inside the swizzled row."""
-    result = transpile(cp_kernel("128x256b", 3, "uint16", 4, forced=False), "k.tx", arch="sm_100a")
-    assert result.ok
-    assert _cp_calls(result.cuda) == [("128x256b", f"&A_smem_ptr[{16 * k}], 1, 64, 3") for k in range(4)]
-    result = transpile(cp_kernel("64x128b.01_23", 2, "uint32", 1, forced=False), "k.tx", arch="sm_100a")
-    assert result.ok
-    assert _cp_calls(result.cuda) == [("64x128b_warpx2__01_23", "&A_smem_ptr[0], 1, 32, 2")]
-
-
-def _refusal(text: str, needle: str) -> list[str]:
-    result = transpile(text, "k.tx", arch="sm_100a")
-    assert not result.ok
-    diag, = [d for d in result.diagnostics if d.code == "E0904"]
-    line = next(n for n, l in enumerate(text.splitlines(), 1) if needle in l)
-    col = text.splitlines()[line - 1].index(needle) + 1
-    assert str(diag.span) == f"k.tx:{line}:{col}", str(diag.span)
-    return [n.message for n in diag.notes]
-
-
-CP_REFUSED = {
-    "flipped swizzle": (dict(shape="128x128b", sw=3, dtype="uint16", n_mid=8,
-                             s_layout="ComposeLayout(3, 3, 3, TileLayout(S[(128, 64) : (64, 1)]), swizzle_inner=False)"),
-                        "the shared layout's swizzle is not one a matrix descriptor names: 32-, 64- or 128-byte "
-                        "swizzles of 16-byte units, `ComposeLayout(3, 1 to 3, 3, ...)` for uint16"),
-    "unaligned": (dict(shape="128x128b", sw=3, dtype="uint16", align=256),
-                  "the swizzled shared buffer is not known to start on its 1024-byte swizzle pattern "
-                  "(give it `align=1024`)"),
-    "inside the pattern": (dict(shape="32x128b", sw=3, dtype="uint16", s_row_off=4),
-                           "an atom starts 512 bytes into its 1024-byte swizzle pattern, past the pattern's first "
-                           "128 bytes; tirxc's descriptors have base offset 0"),
-    "odd column": (dict(shape="128x128b", sw=0, dtype="uint32", t_col_off=2),
-                   "the tensor-memory tile starts at column 2 (uint32), not at a multiple of 128 bits "
-                   "(`tcgen05.cp` writes whole 128-bit units)"),
-    "not the swizzle's rows": (dict(shape="128x256b", sw=0, dtype="uint16",
-                                    s_layout="ComposeLayout(3, 3, 3, TileLayout(S[(128, 16) : (16, 1)]))"),
-                               "the shared layout is not the layout of a matrix descriptor of 8-row groups of "
-                               "128-byte swizzled rows"),
-    "no multicast": (dict(shape="64x128b.02_13", sw=0, dtype="uint32"),
-                     "`shape='64x128b'` needs `multicast=`: \"warpx2::02_13\" or \"warpx2::01_23\""),
-    "wrong multicast": (dict(shape="128x256b", sw=0, dtype="uint32", extra=', multicast="warpx4"'),
-                        "`shape='128x256b'` takes no `multicast=`"),
-}
-
-
-@pytest.mark.parametrize("name", CP_REFUSED)
-def test_cp_refusals_at_the_call(name):
-    args, reason = CP_REFUSED[name]
-    text = cp_kernel(**args)
-    if name == "no multicast":
-        text = text.replace(', multicast="warpx2::02_13"', "")
-    notes = _refusal(text, "Tx.copy_async(")
-    assert f"variant `tcgen05_cp`: {reason}" in notes, notes
 
 
 # -- tcgen05_ldst: column slices of a .16x*b fragment ----------------------------------------------------
@@ -484,7 +425,7 @@ LD_CASES = {
 
 @needs_gxx
 @pytest.mark.parametrize("name", LD_CASES)
-def test_sliced_loads_give_the_registers_of_the_whole_load(name, tmp_path):
+def test_property_sliced_loads_give_the_registers_of_the_whole_load(name, tmp_path):
     shape, rows, cols, slices, t0 = LD_CASES[name]
     text = ld_kernel(shape, rows, cols, slices, t0)
     full, sliced = _run_ld(text, tmp_path)
@@ -521,7 +462,7 @@ def k(A_ptr: T.handle):
 
 @needs_gxx
 @pytest.mark.parametrize("shape,rows,cols,chunk", [("16x256b", 128, 32, 16), ("16x128b", 64, 64, 8)])
-def test_sliced_stores_put_each_register_where_the_layouts_say(shape, rows, cols, chunk, tmp_path):
+def test_property_sliced_stores_put_each_register_where_the_layouts_say(shape, rows, cols, chunk, tmp_path):
     text = st_kernel(shape, rows, cols, chunk)
     result = transpile(text, "k.tx", arch="sm_100a")
     assert result.ok, [(d.message, [n.message for n in d.notes]) for d in result.diagnostics]
@@ -543,63 +484,3 @@ def test_sliced_stores_put_each_register_where_the_layouts_say(shape, rows, cols
             place, = layouts.coordinates(tmem.buffer.layout, (r, c), (rows, cols))
             want[place["TLane"] * 512 + TMEM_BASE + place["TCol"]] = (thread << 16) | held["m"]
     assert got == want
-
-
-LD_REFUSED = {
-    "inside a repetition": (ld_kernel("16x256b", 128, 64, _constant_slices([4, 12])),
-                            "the `16x256b` copy moves whole repetitions of 8 columns; the slice starts at column 4, "
-                            "inside one"),
-    "part of a repetition": (ld_kernel("16x256b", 128, 64, _constant_slices([0, 4])),
-                             "the `16x256b` copy moves whole repetitions of 8 columns; 4 columns are not"),
-    "unknown start": (ld_kernel("16x256b", 128, 64, _runtime_slices(4, 2).replace("lo:lo + 4", "lo:lo + 8")
-                                .replace("0 + lo + 4", "0 + lo + 8")),
-                      "the `16x256b` copy moves whole repetitions of 8 columns; the slice's run-time start is not "
-                      "known to be a multiple of 8"),
-    "rows": (ld_kernel("16x256b", 128, 64, "    Tx.wg.copy_async(pl[0:64, :], tmem[0:64, 0:64])"),
-             "the `16x256b` copy moves whole rows of the register fragment (128 rows); a part of them is not "
-             "supported yet"),
-    "columns out of order": (ld_kernel("16x256b", 128, 64, _runtime_slices(16, 4)).replace(
-        "TileLayout(S[(128, 128) : (1 @ TLane, 1 @ TCol)])",
-        "TileLayout(S[(128, 2, 64) : (1 @ TLane, 1 @ TCol, 2 @ TCol)])"
-        ).replace("    Tx.wg.copy_async(fl[:, :], tmem[:, 0:64])\n", ""),
-        "the tensor-memory region starts at a run-time column, and the layout does not put the buffer's consecutive "
-        "columns on consecutive TCol columns"),
-}
-
-
-@pytest.mark.parametrize("name", LD_REFUSED)
-def test_slice_refusals_at_the_call(name):
-    text, reason = LD_REFUSED[name]
-    notes = _refusal(text, "Tx.wg.copy_async(pl")
-    assert f"variant `tcgen05_ldst`: {reason}" in notes, notes
-
-
-# -- nvcc -------------------------------------------------------------------------------------------------
-
-NVCC_CASES = {
-    "cp_128x256b_sw128_bf16": lambda: cp_kernel("128x256b", 3, "bfloat16", 4),
-    "cp_64x128b_01_23_sw32_f32": lambda: cp_kernel("64x128b.01_23", 1, "float32", 2, forced=False),
-    "cp_4x256b_none_f32": lambda: cp_kernel("4x256b", 0, "float32"),
-    "cp_128x256b_sw32_bf16_pair": lambda: cp_kernel("128x256b", 1, "bfloat16", 1, group=2),
-    "ld_16x256b_runtime_slices": lambda: ld_kernel("16x256b", 128, 64, _runtime_slices(8, 8), host=False),
-    "st_16x128b_runtime_slices": lambda: st_kernel("16x128b", 64, 64, 8),
-}
-
-
-@pytest.mark.nvcc
-@pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")
-@pytest.mark.parametrize("name", NVCC_CASES)
-def test_generated_cuda_compiles_warning_free(name, tmp_path):
-    result = transpile(NVCC_CASES[name](), "k.tx", arch="sm_100a")
-    assert result.ok, [(d.message, [n.message for n in d.notes]) for d in result.diagnostics]
-    code, output = compile_cuda(result.cuda, ["-arch=sm_100a", "-std=c++17", "-Werror", "all-warnings"])
-    assert code == 0, output
-
-
-def test_cp_refuses_four_bit_data():
-    """fp4 sits one element to a byte in shared memory (tirxc's storage) but packs eight to a
-    tensor-memory column: a byte-for-byte `tcgen05.cp` would not move the elements it names."""
-    text = cp_kernel(shape="128x128b", sw=0, dtype="uint8").replace('"uint8"', '"float4_e2m1fn"')
-    notes = _refusal(text, "Tx.copy_async(")
-    assert "variant `tcgen05_cp`: `tcgen05.cp` moves 8-, 16- and 32-bit data here, not float4_e2m1fn (not " \
-           "supported yet)" in notes, notes
