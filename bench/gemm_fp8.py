@@ -93,8 +93,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="JSON results path")
     ap.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--sample", type=Path, default=SAMPLE)
     args = ap.parse_args(argv)
-    result = run(tuple(args.sizes), args.rounds)
+    result = run(tuple(args.sizes), args.rounds, args.sample)
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     return 0 if all(r["ok"] for r in result["rows"]) else 1

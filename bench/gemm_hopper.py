@@ -195,8 +195,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="JSON results path")
     ap.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--sample", type=Path, default=SAMPLE)
+    ap.add_argument("--wide", default="gemm_bf16_hopper", help="the kernel for sizes with enough wide tiles")
+    ap.add_argument("--narrow", default="gemm_bf16_hopper_narrow", help="the kernel for the others ('none': the wide one)")
     args = ap.parse_args(argv)
-    result = run(tuple(args.sizes), args.rounds)
+    result = run(tuple(args.sizes), args.rounds, args.sample, args.wide, None if args.narrow == "none" else args.narrow)
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     return 0 if all(r["ok"] for r in result["rows"]) else 1

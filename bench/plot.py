@@ -8,7 +8,8 @@ and the ratio per sample) and docs/img/transpile_scaling.png (time and peak
 memory against kernel size). Given bench/results/gemm_hopper.json (bench/gemm_hopper.py),
 it writes docs/img/gemm_hopper.png instead. Given bench/results/attention.json
 (bench/attention.py; any <name>.json of its rows) or bench/results/gemm_fp8.json (bench/gemm_fp8.py),
-it writes docs/img/<name>_d64.svg and <name>_d128.svg, or docs/img/gemm_fp8.svg: those are drawn
+it writes docs/img/<name>_d64.svg and <name>_d128.svg, or docs/img/gemm_fp8.svg; given
+bench/results/gemm_bf16_persistent.json, docs/img/gemm_bf16_persistent.svg: those are drawn
 as plain SVG text (bench/svg_plot.py), so any Python draws them, matplotlib or not.
 """
 from __future__ import annotations
@@ -136,6 +137,11 @@ def main() -> None:
     results = json.loads(Path(sys.argv[1]).read_text())
     out_dir = Path(sys.argv[2])
     rows = results.get("rows") or [{}]
+    if "persistent_tflops" in rows[0]:  # bench/results/gemm_bf16_persistent.json
+        from bench.svg_plot import plot_bf16_persistent
+        out_dir.mkdir(parents=True, exist_ok=True)
+        print(f"[bench] wrote {', '.join(str(w) for w in plot_bf16_persistent(results, out_dir))}")
+        return
     if "seq" in rows[0] or "cublaslt_tflops" in rows[0]:  # bench/attention.py's or bench/gemm_fp8.py's
         from bench.svg_plot import plot_attention, plot_fp8
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -91,3 +91,17 @@ def plot_fp8(results: dict, out_dir: Path) -> list[Path]:
     path = out_dir / "gemm_fp8.svg"
     path.write_text(svg)
     return [path]
+
+
+def plot_bf16_persistent(results: dict, out_dir: Path) -> list[Path]:
+    """bench/results/gemm_bf16_persistent.json: both BF16 samples and cuBLAS over the sizes."""
+    rows = results["rows"]
+    series = [("gemm_bf16_hopper_persistent.tx", [r["persistent_tflops"] for r in rows], ""),
+              ("gemm_bf16_hopper.tx", [r["sample_tflops"] for r in rows], "5,3"),
+              ("cuBLAS BF16", [r["cublas_tflops"] for r in rows], ""),
+              ("90 % of cuBLAS", [0.9 * r["cublas_tflops"] for r in rows], "2,3")]
+    svg = line_chart(f"BF16 GEMM, FP32 accumulation ({results.get('gpu', '')})",
+                     [f"{r['size']}³" for r in rows], series, note="M = N = K")
+    path = out_dir / "gemm_bf16_persistent.svg"
+    path.write_text(svg)
+    return [path]

@@ -15,6 +15,12 @@ struct __align__(64) tirx_tensor_map { unsigned long long opaque[16]; };
 #define TIRX_HAS_WGMMA 1
 #endif
 
+template <typename T>
+__device__ __forceinline__ T tirx_floordiv(T a, T b) {
+  T q = a / b;
+  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
 __device__ __forceinline__ void tirx_cuda_mbarrier_wait(const void* bar, int phase) {
   unsigned int addr = (unsigned int)__cvta_generic_to_shared(bar);
   unsigned int done;
@@ -84,9 +90,9 @@ __device__ __forceinline__ void tirx_ptx_wgmma_fence_sync_aligned() {
 }
 
 template <int scale_a, int scale_b, int trans_a, int trans_b>
-__device__ __forceinline__ void tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16(float& d0, float& d1, float& d2, float& d3, float& d4, float& d5, float& d6, float& d7, float& d8, float& d9, float& d10, float& d11, float& d12, float& d13, float& d14, float& d15, float& d16, float& d17, float& d18, float& d19, float& d20, float& d21, float& d22, float& d23, float& d24, float& d25, float& d26, float& d27, float& d28, float& d29, float& d30, float& d31, float& d32, float& d33, float& d34, float& d35, float& d36, float& d37, float& d38, float& d39, float& d40, float& d41, float& d42, float& d43, float& d44, float& d45, float& d46, float& d47, float& d48, float& d49, float& d50, float& d51, float& d52, float& d53, float& d54, float& d55, float& d56, float& d57, float& d58, float& d59, float& d60, float& d61, float& d62, float& d63, unsigned long long a_desc, unsigned long long b_desc, unsigned int scale_d) {
+__device__ __forceinline__ void tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16(float& d0, float& d1, float& d2, float& d3, float& d4, float& d5, float& d6, float& d7, float& d8, float& d9, float& d10, float& d11, float& d12, float& d13, float& d14, float& d15, float& d16, float& d17, float& d18, float& d19, float& d20, float& d21, float& d22, float& d23, float& d24, float& d25, float& d26, float& d27, float& d28, float& d29, float& d30, float& d31, float& d32, float& d33, float& d34, float& d35, float& d36, float& d37, float& d38, float& d39, float& d40, float& d41, float& d42, float& d43, float& d44, float& d45, float& d46, float& d47, float& d48, float& d49, float& d50, float& d51, float& d52, float& d53, float& d54, float& d55, float& d56, float& d57, float& d58, float& d59, float& d60, float& d61, float& d62, float& d63, float& d64, float& d65, float& d66, float& d67, float& d68, float& d69, float& d70, float& d71, float& d72, float& d73, float& d74, float& d75, float& d76, float& d77, float& d78, float& d79, float& d80, float& d81, float& d82, float& d83, float& d84, float& d85, float& d86, float& d87, unsigned long long a_desc, unsigned long long b_desc, unsigned int scale_d) {
 #ifdef TIRX_HAS_WGMMA
-  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\twgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, %67, %68, %69, %70;\n\t}" : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3), "+f"(d4), "+f"(d5), "+f"(d6), "+f"(d7), "+f"(d8), "+f"(d9), "+f"(d10), "+f"(d11), "+f"(d12), "+f"(d13), "+f"(d14), "+f"(d15), "+f"(d16), "+f"(d17), "+f"(d18), "+f"(d19), "+f"(d20), "+f"(d21), "+f"(d22), "+f"(d23), "+f"(d24), "+f"(d25), "+f"(d26), "+f"(d27), "+f"(d28), "+f"(d29), "+f"(d30), "+f"(d31), "+f"(d32), "+f"(d33), "+f"(d34), "+f"(d35), "+f"(d36), "+f"(d37), "+f"(d38), "+f"(d39), "+f"(d40), "+f"(d41), "+f"(d42), "+f"(d43), "+f"(d44), "+f"(d45), "+f"(d46), "+f"(d47), "+f"(d48), "+f"(d49), "+f"(d50), "+f"(d51), "+f"(d52), "+f"(d53), "+f"(d54), "+f"(d55), "+f"(d56), "+f"(d57), "+f"(d58), "+f"(d59), "+f"(d60), "+f"(d61), "+f"(d62), "+f"(d63) : "l"(a_desc), "l"(b_desc), "r"(scale_d), "n"(scale_a), "n"(scale_b), "n"(trans_a), "n"(trans_b) : "memory");
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %90, 0;\n\twgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, %88, %89, p, %91, %92, %93, %94;\n\t}" : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3), "+f"(d4), "+f"(d5), "+f"(d6), "+f"(d7), "+f"(d8), "+f"(d9), "+f"(d10), "+f"(d11), "+f"(d12), "+f"(d13), "+f"(d14), "+f"(d15), "+f"(d16), "+f"(d17), "+f"(d18), "+f"(d19), "+f"(d20), "+f"(d21), "+f"(d22), "+f"(d23), "+f"(d24), "+f"(d25), "+f"(d26), "+f"(d27), "+f"(d28), "+f"(d29), "+f"(d30), "+f"(d31), "+f"(d32), "+f"(d33), "+f"(d34), "+f"(d35), "+f"(d36), "+f"(d37), "+f"(d38), "+f"(d39), "+f"(d40), "+f"(d41), "+f"(d42), "+f"(d43), "+f"(d44), "+f"(d45), "+f"(d46), "+f"(d47), "+f"(d48), "+f"(d49), "+f"(d50), "+f"(d51), "+f"(d52), "+f"(d53), "+f"(d54), "+f"(d55), "+f"(d56), "+f"(d57), "+f"(d58), "+f"(d59), "+f"(d60), "+f"(d61), "+f"(d62), "+f"(d63), "+f"(d64), "+f"(d65), "+f"(d66), "+f"(d67), "+f"(d68), "+f"(d69), "+f"(d70), "+f"(d71), "+f"(d72), "+f"(d73), "+f"(d74), "+f"(d75), "+f"(d76), "+f"(d77), "+f"(d78), "+f"(d79), "+f"(d80), "+f"(d81), "+f"(d82), "+f"(d83), "+f"(d84), "+f"(d85), "+f"(d86), "+f"(d87) : "l"(a_desc), "l"(b_desc), "r"(scale_d), "n"(scale_a), "n"(scale_b), "n"(trans_a), "n"(trans_b) : "memory");
 #else
   __trap();
 #endif
@@ -109,6 +115,10 @@ __device__ __forceinline__ void tirx_ptx_wgmma_wait_group_sync_aligned() {
 #endif
 }
 
+__device__ __forceinline__ void tirx_ptx_mbarrier_arrive_shared_b64(const void* ptr0) {
+  asm volatile("mbarrier.arrive.shared.b64 _, [%0];" : : "r"((unsigned int)__cvta_generic_to_shared(ptr0)) : "memory");
+}
+
 __device__ __forceinline__ void tirx_ptx_ex2_approx_ftz_f32(float& out0, float in0) {
   asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(out0) : "f"(in0) : "memory");
 }
@@ -127,8 +137,17 @@ __device__ __forceinline__ void tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16
 #endif
 }
 
-__device__ __forceinline__ void tirx_ptx_mbarrier_arrive_shared_b64(const void* ptr0) {
-  asm volatile("mbarrier.arrive.shared.b64 _, [%0];" : : "r"((unsigned int)__cvta_generic_to_shared(ptr0)) : "memory");
+__device__ __forceinline__ void tirx_ptx_st_global_b32(const void* ptr0, unsigned int in0) {
+  asm volatile("st.global.b32 [%0], %1;" : : "l"(ptr0), "r"(in0) : "memory");
+}
+
+template <int scale_a, int scale_b, int trans_a, int trans_b>
+__device__ __forceinline__ void tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16(float& d0, float& d1, float& d2, float& d3, float& d4, float& d5, float& d6, float& d7, float& d8, float& d9, float& d10, float& d11, float& d12, float& d13, float& d14, float& d15, float& d16, float& d17, float& d18, float& d19, float& d20, float& d21, float& d22, float& d23, float& d24, float& d25, float& d26, float& d27, float& d28, float& d29, float& d30, float& d31, float& d32, float& d33, float& d34, float& d35, float& d36, float& d37, float& d38, float& d39, float& d40, float& d41, float& d42, float& d43, float& d44, float& d45, float& d46, float& d47, float& d48, float& d49, float& d50, float& d51, float& d52, float& d53, float& d54, float& d55, float& d56, float& d57, float& d58, float& d59, float& d60, float& d61, float& d62, float& d63, unsigned long long a_desc, unsigned long long b_desc, unsigned int scale_d) {
+#ifdef TIRX_HAS_WGMMA
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\twgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, %67, %68, %69, %70;\n\t}" : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3), "+f"(d4), "+f"(d5), "+f"(d6), "+f"(d7), "+f"(d8), "+f"(d9), "+f"(d10), "+f"(d11), "+f"(d12), "+f"(d13), "+f"(d14), "+f"(d15), "+f"(d16), "+f"(d17), "+f"(d18), "+f"(d19), "+f"(d20), "+f"(d21), "+f"(d22), "+f"(d23), "+f"(d24), "+f"(d25), "+f"(d26), "+f"(d27), "+f"(d28), "+f"(d29), "+f"(d30), "+f"(d31), "+f"(d32), "+f"(d33), "+f"(d34), "+f"(d35), "+f"(d36), "+f"(d37), "+f"(d38), "+f"(d39), "+f"(d40), "+f"(d41), "+f"(d42), "+f"(d43), "+f"(d44), "+f"(d45), "+f"(d46), "+f"(d47), "+f"(d48), "+f"(d49), "+f"(d50), "+f"(d51), "+f"(d52), "+f"(d53), "+f"(d54), "+f"(d55), "+f"(d56), "+f"(d57), "+f"(d58), "+f"(d59), "+f"(d60), "+f"(d61), "+f"(d62), "+f"(d63) : "l"(a_desc), "l"(b_desc), "r"(scale_d), "n"(scale_a), "n"(scale_b), "n"(trans_a), "n"(trans_b) : "memory");
+#else
+  __trap();
+#endif
 }
 
 template <int scale_a, int scale_b, int trans_b>
@@ -148,20 +167,30 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
   int wg = __shfl_sync(0xffffffffu, ((int)threadIdx.x) / 128, 0);
   int tid = ((int)threadIdx.x) % 128;
   __shared__ alignas(64) unsigned long long q_full_ptr[1];
-  __shared__ alignas(64) unsigned long long full_ptr[2];
-  __shared__ alignas(64) unsigned long long empty_ptr[2];
+  __shared__ alignas(64) unsigned long long full_k_ptr[2];
+  __shared__ alignas(64) unsigned long long full_v_ptr[2];
+  __shared__ alignas(64) unsigned long long empty_k_ptr[2];
+  __shared__ alignas(64) unsigned long long empty_v_ptr[2];
   int qb_ptr[1];
   qb_ptr[0] = (causal != 0) ? (((S / 128) - 1) - bx) : bx;
+  int n_keys_ptr[1];
+  n_keys_ptr[0] = (causal != 0) ? ((qb_ptr[0] + 1) * 128) : S;
   int n_tiles_ptr[1];
-  n_tiles_ptr[0] = (causal != 0) ? (qb_ptr[0] + 1) : (S / 128);
+  n_tiles_ptr[0] = tirx_floordiv(n_keys_ptr[0] + 175, 176);
+  int lowest_ptr[1];
+  lowest_ptr[0] = (causal != 0) ? (qb_ptr[0] * 128) : (S - 1);
   int row0_ptr[1];
   row0_ptr[0] = bh * S;
   if ((wg == 0) && (tid == 0)) {
     tirx_ptx_mbarrier_init_shared_b64(&q_full_ptr[0], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[0], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[0], 2u);
-    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[1], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[1], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_k_ptr[0], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_v_ptr[0], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_k_ptr[0], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_v_ptr[0], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_k_ptr[1], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_v_ptr[1], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_k_ptr[1], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_v_ptr[1], 2u);
     tirx_ptx_fence_mbarrier_init_release_cluster();
   }
   __syncthreads();
@@ -176,25 +205,30 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
         int s_ptr[1];
         s_ptr[0] = n % 2;
         if (n >= 2) {
-          tirx_cuda_mbarrier_wait(&empty_ptr[s_ptr[0]], ((n / 2) + 1) % 2);
+          tirx_cuda_mbarrier_wait(&empty_k_ptr[s_ptr[0]], ((n / 2) + 1) % 2);
         }
-        tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_ptr[s_ptr[0]], 0x10000u);
-        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 16384) + 16384)], (unsigned long long)&K_map, 0, row0_ptr[0] + (n * 128), &full_ptr[s_ptr[0]]);
-        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 16384) + 49152)], (unsigned long long)&V_map, 0, row0_ptr[0] + (n * 128), &full_ptr[s_ptr[0]]);
-        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 16384) + 24576)], (unsigned long long)&K_map, 64, row0_ptr[0] + (n * 128), &full_ptr[s_ptr[0]]);
-        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 16384) + 57344)], (unsigned long long)&V_map, 64, row0_ptr[0] + (n * 128), &full_ptr[s_ptr[0]]);
+        tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_k_ptr[s_ptr[0]], 45056u);
+        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 22528) + 16384)], (unsigned long long)&K_map, 0, row0_ptr[0] + (n * 176), &full_k_ptr[s_ptr[0]]);
+        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 22528) + 27648)], (unsigned long long)&K_map, 64, row0_ptr[0] + (n * 176), &full_k_ptr[s_ptr[0]]);
+        if (n >= 2) {
+          tirx_cuda_mbarrier_wait(&empty_v_ptr[s_ptr[0]], ((n / 2) + 1) % 2);
+        }
+        tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_v_ptr[s_ptr[0]], 45056u);
+        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 22528) + 61440)], (unsigned long long)&V_map, 0, row0_ptr[0] + (n * 176), &full_v_ptr[s_ptr[0]]);
+        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 22528) + 72704)], (unsigned long long)&V_map, 64, row0_ptr[0] + (n * 176), &full_v_ptr[s_ptr[0]]);
       }
     }
   } else {
     tirx_ptx_setmaxnreg_inc_sync_aligned_u32<240>();
     int half_ptr[1];
     half_ptr[0] = wg - 1;
-    float sc_ptr[64];
+    float sc_ptr[88];
     float o_ptr[64];
-    unsigned int p_ptr[32];
+    unsigned int p_ptr[44];
     float m_ptr[2];
     float l_ptr[2];
     float corr_ptr[2];
+    int last_ptr[2];
     o_ptr[0] = 0.0f;
     o_ptr[1] = 0.0f;
     o_ptr[2] = 0.0f;
@@ -267,11 +301,13 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
     q_row_ptr[0] = ((half_ptr[0] * 64) + ((tid / 32) * 16)) + ((tid % 32) / 4);
     int col_ptr[1];
     col_ptr[0] = (tid % 4) * 2;
+    last_ptr[0] = (causal != 0) ? ((qb_ptr[0] * 128) + q_row_ptr[0]) : (S - 1);
+    last_ptr[1] = (causal != 0) ? (((qb_ptr[0] * 128) + q_row_ptr[0]) + 8) : (S - 1);
     tirx_cuda_mbarrier_wait(&q_full_ptr[0], 0);
     if (half_ptr[0] == 1) {
       tirx_ptx_bar_arrive(1u, 256u);
     }
-    tirx_cuda_mbarrier_wait(&full_ptr[0], 0);
+    tirx_cuda_mbarrier_wait(&full_k_ptr[0], 0);
     tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
     tirx_ptx_wgmma_fence_sync_aligned();
     {
@@ -279,252 +315,327 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
       desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(half_ptr[0] * 4096)], 1, 64, 3);
       unsigned long long desc_k_ptr[1];
       desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[16384], 1, 64, 3);
-      tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 0u);
+      tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 0u);
     }
     {
       unsigned long long desc_q_ptr[1];
       desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 16)], 1, 64, 3);
       unsigned long long desc_k_ptr[1];
       desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[16400], 1, 64, 3);
-      tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+      tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
     }
     {
       unsigned long long desc_q_ptr[1];
       desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 32)], 1, 64, 3);
       unsigned long long desc_k_ptr[1];
       desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[16416], 1, 64, 3);
-      tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+      tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
     }
     {
       unsigned long long desc_q_ptr[1];
       desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 48)], 1, 64, 3);
       unsigned long long desc_k_ptr[1];
       desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[16432], 1, 64, 3);
-      tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+      tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
     }
     {
       unsigned long long desc_q_ptr[1];
       desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 8192)], 1, 64, 3);
       unsigned long long desc_k_ptr[1];
-      desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[24576], 1, 64, 3);
-      tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+      desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[27648], 1, 64, 3);
+      tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
     }
     {
       unsigned long long desc_q_ptr[1];
       desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 8208)], 1, 64, 3);
       unsigned long long desc_k_ptr[1];
-      desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[24592], 1, 64, 3);
-      tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+      desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[27664], 1, 64, 3);
+      tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
     }
     {
       unsigned long long desc_q_ptr[1];
       desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 8224)], 1, 64, 3);
       unsigned long long desc_k_ptr[1];
-      desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[24608], 1, 64, 3);
-      tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+      desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[27680], 1, 64, 3);
+      tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
     }
     {
       unsigned long long desc_q_ptr[1];
       desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 8240)], 1, 64, 3);
       unsigned long long desc_k_ptr[1];
-      desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[24624], 1, 64, 3);
-      tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+      desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[27696], 1, 64, 3);
+      tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
     }
     tirx_ptx_wgmma_commit_group_sync_aligned();
     tirx_ptx_bar_arrive((unsigned int)(2 - half_ptr[0]), 256u);
     tirx_ptx_wgmma_wait_group_sync_aligned<0>();
-    if ((causal != 0) && (qb_ptr[0] == 0)) {
-      if (col_ptr[0] > q_row_ptr[0]) {
+    if (tid == 0) {
+      tirx_ptx_mbarrier_arrive_shared_b64(&empty_k_ptr[0]);
+    }
+    if (175 > lowest_ptr[0]) {
+      if (col_ptr[0] > last_ptr[0]) {
         sc_ptr[0] = -3.0e38f;
       }
-      if ((col_ptr[0] + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 1) > last_ptr[0]) {
         sc_ptr[1] = -3.0e38f;
       }
-      if (col_ptr[0] > (q_row_ptr[0] + 8)) {
+      if (col_ptr[0] > last_ptr[1]) {
         sc_ptr[2] = -3.0e38f;
       }
-      if ((col_ptr[0] + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 1) > last_ptr[1]) {
         sc_ptr[3] = -3.0e38f;
       }
-      if ((8 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 8) > last_ptr[0]) {
         sc_ptr[4] = -3.0e38f;
       }
-      if (((8 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 9) > last_ptr[0]) {
         sc_ptr[5] = -3.0e38f;
       }
-      if ((8 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 8) > last_ptr[1]) {
         sc_ptr[6] = -3.0e38f;
       }
-      if (((8 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 9) > last_ptr[1]) {
         sc_ptr[7] = -3.0e38f;
       }
-      if ((16 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 16) > last_ptr[0]) {
         sc_ptr[8] = -3.0e38f;
       }
-      if (((16 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 17) > last_ptr[0]) {
         sc_ptr[9] = -3.0e38f;
       }
-      if ((16 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 16) > last_ptr[1]) {
         sc_ptr[10] = -3.0e38f;
       }
-      if (((16 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 17) > last_ptr[1]) {
         sc_ptr[11] = -3.0e38f;
       }
-      if ((24 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 24) > last_ptr[0]) {
         sc_ptr[12] = -3.0e38f;
       }
-      if (((24 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 25) > last_ptr[0]) {
         sc_ptr[13] = -3.0e38f;
       }
-      if ((24 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 24) > last_ptr[1]) {
         sc_ptr[14] = -3.0e38f;
       }
-      if (((24 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 25) > last_ptr[1]) {
         sc_ptr[15] = -3.0e38f;
       }
-      if ((32 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 32) > last_ptr[0]) {
         sc_ptr[16] = -3.0e38f;
       }
-      if (((32 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 33) > last_ptr[0]) {
         sc_ptr[17] = -3.0e38f;
       }
-      if ((32 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 32) > last_ptr[1]) {
         sc_ptr[18] = -3.0e38f;
       }
-      if (((32 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 33) > last_ptr[1]) {
         sc_ptr[19] = -3.0e38f;
       }
-      if ((40 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 40) > last_ptr[0]) {
         sc_ptr[20] = -3.0e38f;
       }
-      if (((40 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 41) > last_ptr[0]) {
         sc_ptr[21] = -3.0e38f;
       }
-      if ((40 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 40) > last_ptr[1]) {
         sc_ptr[22] = -3.0e38f;
       }
-      if (((40 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 41) > last_ptr[1]) {
         sc_ptr[23] = -3.0e38f;
       }
-      if ((48 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 48) > last_ptr[0]) {
         sc_ptr[24] = -3.0e38f;
       }
-      if (((48 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 49) > last_ptr[0]) {
         sc_ptr[25] = -3.0e38f;
       }
-      if ((48 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 48) > last_ptr[1]) {
         sc_ptr[26] = -3.0e38f;
       }
-      if (((48 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 49) > last_ptr[1]) {
         sc_ptr[27] = -3.0e38f;
       }
-      if ((56 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 56) > last_ptr[0]) {
         sc_ptr[28] = -3.0e38f;
       }
-      if (((56 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 57) > last_ptr[0]) {
         sc_ptr[29] = -3.0e38f;
       }
-      if ((56 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 56) > last_ptr[1]) {
         sc_ptr[30] = -3.0e38f;
       }
-      if (((56 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 57) > last_ptr[1]) {
         sc_ptr[31] = -3.0e38f;
       }
-      if ((64 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 64) > last_ptr[0]) {
         sc_ptr[32] = -3.0e38f;
       }
-      if (((64 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 65) > last_ptr[0]) {
         sc_ptr[33] = -3.0e38f;
       }
-      if ((64 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 64) > last_ptr[1]) {
         sc_ptr[34] = -3.0e38f;
       }
-      if (((64 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 65) > last_ptr[1]) {
         sc_ptr[35] = -3.0e38f;
       }
-      if ((72 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 72) > last_ptr[0]) {
         sc_ptr[36] = -3.0e38f;
       }
-      if (((72 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 73) > last_ptr[0]) {
         sc_ptr[37] = -3.0e38f;
       }
-      if ((72 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 72) > last_ptr[1]) {
         sc_ptr[38] = -3.0e38f;
       }
-      if (((72 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 73) > last_ptr[1]) {
         sc_ptr[39] = -3.0e38f;
       }
-      if ((80 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 80) > last_ptr[0]) {
         sc_ptr[40] = -3.0e38f;
       }
-      if (((80 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 81) > last_ptr[0]) {
         sc_ptr[41] = -3.0e38f;
       }
-      if ((80 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 80) > last_ptr[1]) {
         sc_ptr[42] = -3.0e38f;
       }
-      if (((80 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 81) > last_ptr[1]) {
         sc_ptr[43] = -3.0e38f;
       }
-      if ((88 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 88) > last_ptr[0]) {
         sc_ptr[44] = -3.0e38f;
       }
-      if (((88 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 89) > last_ptr[0]) {
         sc_ptr[45] = -3.0e38f;
       }
-      if ((88 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 88) > last_ptr[1]) {
         sc_ptr[46] = -3.0e38f;
       }
-      if (((88 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 89) > last_ptr[1]) {
         sc_ptr[47] = -3.0e38f;
       }
-      if ((96 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 96) > last_ptr[0]) {
         sc_ptr[48] = -3.0e38f;
       }
-      if (((96 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 97) > last_ptr[0]) {
         sc_ptr[49] = -3.0e38f;
       }
-      if ((96 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 96) > last_ptr[1]) {
         sc_ptr[50] = -3.0e38f;
       }
-      if (((96 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 97) > last_ptr[1]) {
         sc_ptr[51] = -3.0e38f;
       }
-      if ((104 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 104) > last_ptr[0]) {
         sc_ptr[52] = -3.0e38f;
       }
-      if (((104 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 105) > last_ptr[0]) {
         sc_ptr[53] = -3.0e38f;
       }
-      if ((104 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 104) > last_ptr[1]) {
         sc_ptr[54] = -3.0e38f;
       }
-      if (((104 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 105) > last_ptr[1]) {
         sc_ptr[55] = -3.0e38f;
       }
-      if ((112 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 112) > last_ptr[0]) {
         sc_ptr[56] = -3.0e38f;
       }
-      if (((112 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 113) > last_ptr[0]) {
         sc_ptr[57] = -3.0e38f;
       }
-      if ((112 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 112) > last_ptr[1]) {
         sc_ptr[58] = -3.0e38f;
       }
-      if (((112 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 113) > last_ptr[1]) {
         sc_ptr[59] = -3.0e38f;
       }
-      if ((120 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 120) > last_ptr[0]) {
         sc_ptr[60] = -3.0e38f;
       }
-      if (((120 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 121) > last_ptr[0]) {
         sc_ptr[61] = -3.0e38f;
       }
-      if ((120 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 120) > last_ptr[1]) {
         sc_ptr[62] = -3.0e38f;
       }
-      if (((120 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 121) > last_ptr[1]) {
         sc_ptr[63] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 128) > last_ptr[0]) {
+        sc_ptr[64] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 129) > last_ptr[0]) {
+        sc_ptr[65] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 128) > last_ptr[1]) {
+        sc_ptr[66] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 129) > last_ptr[1]) {
+        sc_ptr[67] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 136) > last_ptr[0]) {
+        sc_ptr[68] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 137) > last_ptr[0]) {
+        sc_ptr[69] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 136) > last_ptr[1]) {
+        sc_ptr[70] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 137) > last_ptr[1]) {
+        sc_ptr[71] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 144) > last_ptr[0]) {
+        sc_ptr[72] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 145) > last_ptr[0]) {
+        sc_ptr[73] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 144) > last_ptr[1]) {
+        sc_ptr[74] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 145) > last_ptr[1]) {
+        sc_ptr[75] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 152) > last_ptr[0]) {
+        sc_ptr[76] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 153) > last_ptr[0]) {
+        sc_ptr[77] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 152) > last_ptr[1]) {
+        sc_ptr[78] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 153) > last_ptr[1]) {
+        sc_ptr[79] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 160) > last_ptr[0]) {
+        sc_ptr[80] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 161) > last_ptr[0]) {
+        sc_ptr[81] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 160) > last_ptr[1]) {
+        sc_ptr[82] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 161) > last_ptr[1]) {
+        sc_ptr[83] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 168) > last_ptr[0]) {
+        sc_ptr[84] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 169) > last_ptr[0]) {
+        sc_ptr[85] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 168) > last_ptr[1]) {
+        sc_ptr[86] = -3.0e38f;
+      }
+      if ((col_ptr[0] + 169) > last_ptr[1]) {
+        sc_ptr[87] = -3.0e38f;
       }
     }
     {
@@ -546,6 +657,12 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
       mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[52], sc_ptr[53]) * 0.12751743f);
       mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[56], sc_ptr[57]) * 0.12751743f);
       mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[60], sc_ptr[61]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[64], sc_ptr[65]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[68], sc_ptr[69]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[72], sc_ptr[73]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[76], sc_ptr[77]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[80], sc_ptr[81]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[84], sc_ptr[85]) * 0.12751743f);
       mx_ptr[0] = max(mx_ptr[0], __shfl_xor_sync(0xffffffffu, mx_ptr[0], 1));
       mx_ptr[0] = max(mx_ptr[0], __shfl_xor_sync(0xffffffffu, mx_ptr[0], 2));
       tirx_ptx_ex2_approx_ftz_f32(corr_ptr[0], m_ptr[0] - mx_ptr[0]);
@@ -616,6 +733,30 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
       total_ptr[0] = total_ptr[0] + sc_ptr[60];
       tirx_ptx_ex2_approx_ftz_f32(sc_ptr[61], (sc_ptr[61] * 0.12751743f) - mx_ptr[0]);
       total_ptr[0] = total_ptr[0] + sc_ptr[61];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[64], (sc_ptr[64] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[64];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[65], (sc_ptr[65] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[65];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[68], (sc_ptr[68] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[68];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[69], (sc_ptr[69] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[69];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[72], (sc_ptr[72] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[72];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[73], (sc_ptr[73] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[73];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[76], (sc_ptr[76] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[76];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[77], (sc_ptr[77] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[77];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[80], (sc_ptr[80] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[80];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[81], (sc_ptr[81] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[81];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[84], (sc_ptr[84] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[84];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[85], (sc_ptr[85] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[85];
       l_ptr[0] = (l_ptr[0] * corr_ptr[0]) + total_ptr[0];
     }
     {
@@ -637,6 +778,12 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
       mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[54], sc_ptr[55]) * 0.12751743f);
       mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[58], sc_ptr[59]) * 0.12751743f);
       mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[62], sc_ptr[63]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[66], sc_ptr[67]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[70], sc_ptr[71]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[74], sc_ptr[75]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[78], sc_ptr[79]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[82], sc_ptr[83]) * 0.12751743f);
+      mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[86], sc_ptr[87]) * 0.12751743f);
       mx_ptr[0] = max(mx_ptr[0], __shfl_xor_sync(0xffffffffu, mx_ptr[0], 1));
       mx_ptr[0] = max(mx_ptr[0], __shfl_xor_sync(0xffffffffu, mx_ptr[0], 2));
       tirx_ptx_ex2_approx_ftz_f32(corr_ptr[1], m_ptr[1] - mx_ptr[0]);
@@ -707,6 +854,30 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
       total_ptr[0] = total_ptr[0] + sc_ptr[62];
       tirx_ptx_ex2_approx_ftz_f32(sc_ptr[63], (sc_ptr[63] * 0.12751743f) - mx_ptr[0]);
       total_ptr[0] = total_ptr[0] + sc_ptr[63];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[66], (sc_ptr[66] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[66];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[67], (sc_ptr[67] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[67];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[70], (sc_ptr[70] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[70];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[71], (sc_ptr[71] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[71];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[74], (sc_ptr[74] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[74];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[75], (sc_ptr[75] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[75];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[78], (sc_ptr[78] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[78];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[79], (sc_ptr[79] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[79];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[82], (sc_ptr[82] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[82];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[83], (sc_ptr[83] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[83];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[86], (sc_ptr[86] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[86];
+      tirx_ptx_ex2_approx_ftz_f32(sc_ptr[87], (sc_ptr[87] * 0.12751743f) - mx_ptr[0]);
+      total_ptr[0] = total_ptr[0] + sc_ptr[87];
       l_ptr[1] = (l_ptr[1] * corr_ptr[1]) + total_ptr[0];
     }
     tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], sc_ptr[1], sc_ptr[0]);
@@ -741,307 +912,410 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
     tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[29], sc_ptr[59], sc_ptr[58]);
     tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[30], sc_ptr[61], sc_ptr[60]);
     tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[31], sc_ptr[63], sc_ptr[62]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[32], sc_ptr[65], sc_ptr[64]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[33], sc_ptr[67], sc_ptr[66]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[34], sc_ptr[69], sc_ptr[68]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[35], sc_ptr[71], sc_ptr[70]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[36], sc_ptr[73], sc_ptr[72]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[37], sc_ptr[75], sc_ptr[74]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[38], sc_ptr[77], sc_ptr[76]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[39], sc_ptr[79], sc_ptr[78]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[40], sc_ptr[81], sc_ptr[80]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[41], sc_ptr[83], sc_ptr[82]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[42], sc_ptr[85], sc_ptr[84]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[43], sc_ptr[87], sc_ptr[86]);
     int n_stop_1 = n_tiles_ptr[0];
     for (int n = 1; n < n_stop_1; ++n) {
       int s_ptr[1];
       s_ptr[0] = n % 2;
       int prev_ptr[1];
       prev_ptr[0] = (n + 1) % 2;
-      tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (n / 2) % 2);
+      tirx_cuda_mbarrier_wait(&full_k_ptr[s_ptr[0]], (n / 2) % 2);
+      tirx_cuda_mbarrier_wait(&full_v_ptr[prev_ptr[0]], ((n - 1) >> 1) & 1);
       tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
       tirx_ptx_wgmma_fence_sync_aligned();
       {
         unsigned long long desc_q_ptr[1];
         desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(half_ptr[0] * 4096)], 1, 64, 3);
         unsigned long long desc_k_ptr[1];
-        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + 16384)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 0u);
+        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 22528) + 16384)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 0u);
       }
       {
         unsigned long long desc_q_ptr[1];
         desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 16)], 1, 64, 3);
         unsigned long long desc_k_ptr[1];
-        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + 16400)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 22528) + 16400)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
       }
       {
         unsigned long long desc_q_ptr[1];
         desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 32)], 1, 64, 3);
         unsigned long long desc_k_ptr[1];
-        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + 16416)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 22528) + 16416)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
       }
       {
         unsigned long long desc_q_ptr[1];
         desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 48)], 1, 64, 3);
         unsigned long long desc_k_ptr[1];
-        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + 16432)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 22528) + 16432)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
       }
       {
         unsigned long long desc_q_ptr[1];
         desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 8192)], 1, 64, 3);
         unsigned long long desc_k_ptr[1];
-        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + 24576)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 22528) + 27648)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
       }
       {
         unsigned long long desc_q_ptr[1];
         desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 8208)], 1, 64, 3);
         unsigned long long desc_k_ptr[1];
-        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + 24592)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 22528) + 27664)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
       }
       {
         unsigned long long desc_q_ptr[1];
         desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 8224)], 1, 64, 3);
         unsigned long long desc_k_ptr[1];
-        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + 24608)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 22528) + 27680)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
       }
       {
         unsigned long long desc_q_ptr[1];
         desc_q_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((half_ptr[0] * 4096) + 8240)], 1, 64, 3);
         unsigned long long desc_k_ptr[1];
-        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + 24624)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], desc_q_ptr[0], desc_k_ptr[0], 1u);
+        desc_k_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 22528) + 27696)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n176k16_f32_bf16_bf16<1, 1, 0, 0>(sc_ptr[0], sc_ptr[1], sc_ptr[2], sc_ptr[3], sc_ptr[4], sc_ptr[5], sc_ptr[6], sc_ptr[7], sc_ptr[8], sc_ptr[9], sc_ptr[10], sc_ptr[11], sc_ptr[12], sc_ptr[13], sc_ptr[14], sc_ptr[15], sc_ptr[16], sc_ptr[17], sc_ptr[18], sc_ptr[19], sc_ptr[20], sc_ptr[21], sc_ptr[22], sc_ptr[23], sc_ptr[24], sc_ptr[25], sc_ptr[26], sc_ptr[27], sc_ptr[28], sc_ptr[29], sc_ptr[30], sc_ptr[31], sc_ptr[32], sc_ptr[33], sc_ptr[34], sc_ptr[35], sc_ptr[36], sc_ptr[37], sc_ptr[38], sc_ptr[39], sc_ptr[40], sc_ptr[41], sc_ptr[42], sc_ptr[43], sc_ptr[44], sc_ptr[45], sc_ptr[46], sc_ptr[47], sc_ptr[48], sc_ptr[49], sc_ptr[50], sc_ptr[51], sc_ptr[52], sc_ptr[53], sc_ptr[54], sc_ptr[55], sc_ptr[56], sc_ptr[57], sc_ptr[58], sc_ptr[59], sc_ptr[60], sc_ptr[61], sc_ptr[62], sc_ptr[63], sc_ptr[64], sc_ptr[65], sc_ptr[66], sc_ptr[67], sc_ptr[68], sc_ptr[69], sc_ptr[70], sc_ptr[71], sc_ptr[72], sc_ptr[73], sc_ptr[74], sc_ptr[75], sc_ptr[76], sc_ptr[77], sc_ptr[78], sc_ptr[79], sc_ptr[80], sc_ptr[81], sc_ptr[82], sc_ptr[83], sc_ptr[84], sc_ptr[85], sc_ptr[86], sc_ptr[87], desc_q_ptr[0], desc_k_ptr[0], 1u);
       }
       tirx_ptx_wgmma_commit_group_sync_aligned();
       {
         unsigned long long desc_v_ptr[1];
-        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 16384) + 49152)], 1024, 64, 3);
+        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 22528) + 61440)], 1408, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[0], p_ptr[1], p_ptr[2], p_ptr[3], desc_v_ptr[0], 1u);
       }
       {
         unsigned long long desc_v_ptr[1];
-        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 16384) + 50176)], 1024, 64, 3);
+        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 22528) + 62464)], 1408, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[4], p_ptr[5], p_ptr[6], p_ptr[7], desc_v_ptr[0], 1u);
       }
       {
         unsigned long long desc_v_ptr[1];
-        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 16384) + 51200)], 1024, 64, 3);
+        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 22528) + 63488)], 1408, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[8], p_ptr[9], p_ptr[10], p_ptr[11], desc_v_ptr[0], 1u);
       }
       {
         unsigned long long desc_v_ptr[1];
-        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 16384) + 52224)], 1024, 64, 3);
+        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 22528) + 64512)], 1408, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[12], p_ptr[13], p_ptr[14], p_ptr[15], desc_v_ptr[0], 1u);
       }
       {
         unsigned long long desc_v_ptr[1];
-        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 16384) + 53248)], 1024, 64, 3);
+        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 22528) + 65536)], 1408, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[16], p_ptr[17], p_ptr[18], p_ptr[19], desc_v_ptr[0], 1u);
       }
       {
         unsigned long long desc_v_ptr[1];
-        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 16384) + 54272)], 1024, 64, 3);
+        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 22528) + 66560)], 1408, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[20], p_ptr[21], p_ptr[22], p_ptr[23], desc_v_ptr[0], 1u);
       }
       {
         unsigned long long desc_v_ptr[1];
-        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 16384) + 55296)], 1024, 64, 3);
+        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 22528) + 67584)], 1408, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[24], p_ptr[25], p_ptr[26], p_ptr[27], desc_v_ptr[0], 1u);
       }
       {
         unsigned long long desc_v_ptr[1];
-        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 16384) + 56320)], 1024, 64, 3);
+        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 22528) + 68608)], 1408, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[28], p_ptr[29], p_ptr[30], p_ptr[31], desc_v_ptr[0], 1u);
+      }
+      {
+        unsigned long long desc_v_ptr[1];
+        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 22528) + 69632)], 1408, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[32], p_ptr[33], p_ptr[34], p_ptr[35], desc_v_ptr[0], 1u);
+      }
+      {
+        unsigned long long desc_v_ptr[1];
+        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 22528) + 70656)], 1408, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[36], p_ptr[37], p_ptr[38], p_ptr[39], desc_v_ptr[0], 1u);
+      }
+      {
+        unsigned long long desc_v_ptr[1];
+        desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((prev_ptr[0] * 22528) + 71680)], 1408, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[40], p_ptr[41], p_ptr[42], p_ptr[43], desc_v_ptr[0], 1u);
       }
       tirx_ptx_wgmma_commit_group_sync_aligned();
       tirx_ptx_bar_arrive((unsigned int)(2 - half_ptr[0]), 256u);
       tirx_ptx_wgmma_wait_group_sync_aligned<1>();
-      if ((causal != 0) && (n == qb_ptr[0])) {
-        if (col_ptr[0] > q_row_ptr[0]) {
+      if (tid == 0) {
+        tirx_ptx_mbarrier_arrive_shared_b64(&empty_k_ptr[s_ptr[0]]);
+      }
+      if ((((n + 1) * 176) - 1) > lowest_ptr[0]) {
+        if (((n * 176) + col_ptr[0]) > last_ptr[0]) {
           sc_ptr[0] = -3.0e38f;
         }
-        if ((col_ptr[0] + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 1) > last_ptr[0]) {
           sc_ptr[1] = -3.0e38f;
         }
-        if (col_ptr[0] > (q_row_ptr[0] + 8)) {
+        if (((n * 176) + col_ptr[0]) > last_ptr[1]) {
           sc_ptr[2] = -3.0e38f;
         }
-        if ((col_ptr[0] + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 1) > last_ptr[1]) {
           sc_ptr[3] = -3.0e38f;
         }
-        if ((8 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 8) > last_ptr[0]) {
           sc_ptr[4] = -3.0e38f;
         }
-        if (((8 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 9) > last_ptr[0]) {
           sc_ptr[5] = -3.0e38f;
         }
-        if ((8 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 8) > last_ptr[1]) {
           sc_ptr[6] = -3.0e38f;
         }
-        if (((8 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 9) > last_ptr[1]) {
           sc_ptr[7] = -3.0e38f;
         }
-        if ((16 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 16) > last_ptr[0]) {
           sc_ptr[8] = -3.0e38f;
         }
-        if (((16 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 17) > last_ptr[0]) {
           sc_ptr[9] = -3.0e38f;
         }
-        if ((16 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 16) > last_ptr[1]) {
           sc_ptr[10] = -3.0e38f;
         }
-        if (((16 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 17) > last_ptr[1]) {
           sc_ptr[11] = -3.0e38f;
         }
-        if ((24 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 24) > last_ptr[0]) {
           sc_ptr[12] = -3.0e38f;
         }
-        if (((24 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 25) > last_ptr[0]) {
           sc_ptr[13] = -3.0e38f;
         }
-        if ((24 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 24) > last_ptr[1]) {
           sc_ptr[14] = -3.0e38f;
         }
-        if (((24 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 25) > last_ptr[1]) {
           sc_ptr[15] = -3.0e38f;
         }
-        if ((32 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 32) > last_ptr[0]) {
           sc_ptr[16] = -3.0e38f;
         }
-        if (((32 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 33) > last_ptr[0]) {
           sc_ptr[17] = -3.0e38f;
         }
-        if ((32 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 32) > last_ptr[1]) {
           sc_ptr[18] = -3.0e38f;
         }
-        if (((32 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 33) > last_ptr[1]) {
           sc_ptr[19] = -3.0e38f;
         }
-        if ((40 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 40) > last_ptr[0]) {
           sc_ptr[20] = -3.0e38f;
         }
-        if (((40 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 41) > last_ptr[0]) {
           sc_ptr[21] = -3.0e38f;
         }
-        if ((40 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 40) > last_ptr[1]) {
           sc_ptr[22] = -3.0e38f;
         }
-        if (((40 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 41) > last_ptr[1]) {
           sc_ptr[23] = -3.0e38f;
         }
-        if ((48 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 48) > last_ptr[0]) {
           sc_ptr[24] = -3.0e38f;
         }
-        if (((48 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 49) > last_ptr[0]) {
           sc_ptr[25] = -3.0e38f;
         }
-        if ((48 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 48) > last_ptr[1]) {
           sc_ptr[26] = -3.0e38f;
         }
-        if (((48 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 49) > last_ptr[1]) {
           sc_ptr[27] = -3.0e38f;
         }
-        if ((56 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 56) > last_ptr[0]) {
           sc_ptr[28] = -3.0e38f;
         }
-        if (((56 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 57) > last_ptr[0]) {
           sc_ptr[29] = -3.0e38f;
         }
-        if ((56 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 56) > last_ptr[1]) {
           sc_ptr[30] = -3.0e38f;
         }
-        if (((56 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 57) > last_ptr[1]) {
           sc_ptr[31] = -3.0e38f;
         }
-        if ((64 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 64) > last_ptr[0]) {
           sc_ptr[32] = -3.0e38f;
         }
-        if (((64 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 65) > last_ptr[0]) {
           sc_ptr[33] = -3.0e38f;
         }
-        if ((64 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 64) > last_ptr[1]) {
           sc_ptr[34] = -3.0e38f;
         }
-        if (((64 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 65) > last_ptr[1]) {
           sc_ptr[35] = -3.0e38f;
         }
-        if ((72 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 72) > last_ptr[0]) {
           sc_ptr[36] = -3.0e38f;
         }
-        if (((72 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 73) > last_ptr[0]) {
           sc_ptr[37] = -3.0e38f;
         }
-        if ((72 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 72) > last_ptr[1]) {
           sc_ptr[38] = -3.0e38f;
         }
-        if (((72 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 73) > last_ptr[1]) {
           sc_ptr[39] = -3.0e38f;
         }
-        if ((80 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 80) > last_ptr[0]) {
           sc_ptr[40] = -3.0e38f;
         }
-        if (((80 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 81) > last_ptr[0]) {
           sc_ptr[41] = -3.0e38f;
         }
-        if ((80 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 80) > last_ptr[1]) {
           sc_ptr[42] = -3.0e38f;
         }
-        if (((80 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 81) > last_ptr[1]) {
           sc_ptr[43] = -3.0e38f;
         }
-        if ((88 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 88) > last_ptr[0]) {
           sc_ptr[44] = -3.0e38f;
         }
-        if (((88 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 89) > last_ptr[0]) {
           sc_ptr[45] = -3.0e38f;
         }
-        if ((88 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 88) > last_ptr[1]) {
           sc_ptr[46] = -3.0e38f;
         }
-        if (((88 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 89) > last_ptr[1]) {
           sc_ptr[47] = -3.0e38f;
         }
-        if ((96 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 96) > last_ptr[0]) {
           sc_ptr[48] = -3.0e38f;
         }
-        if (((96 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 97) > last_ptr[0]) {
           sc_ptr[49] = -3.0e38f;
         }
-        if ((96 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 96) > last_ptr[1]) {
           sc_ptr[50] = -3.0e38f;
         }
-        if (((96 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 97) > last_ptr[1]) {
           sc_ptr[51] = -3.0e38f;
         }
-        if ((104 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 104) > last_ptr[0]) {
           sc_ptr[52] = -3.0e38f;
         }
-        if (((104 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 105) > last_ptr[0]) {
           sc_ptr[53] = -3.0e38f;
         }
-        if ((104 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 104) > last_ptr[1]) {
           sc_ptr[54] = -3.0e38f;
         }
-        if (((104 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 105) > last_ptr[1]) {
           sc_ptr[55] = -3.0e38f;
         }
-        if ((112 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 112) > last_ptr[0]) {
           sc_ptr[56] = -3.0e38f;
         }
-        if (((112 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 113) > last_ptr[0]) {
           sc_ptr[57] = -3.0e38f;
         }
-        if ((112 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 112) > last_ptr[1]) {
           sc_ptr[58] = -3.0e38f;
         }
-        if (((112 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 113) > last_ptr[1]) {
           sc_ptr[59] = -3.0e38f;
         }
-        if ((120 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 120) > last_ptr[0]) {
           sc_ptr[60] = -3.0e38f;
         }
-        if (((120 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 176) + col_ptr[0]) + 121) > last_ptr[0]) {
           sc_ptr[61] = -3.0e38f;
         }
-        if ((120 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 120) > last_ptr[1]) {
           sc_ptr[62] = -3.0e38f;
         }
-        if (((120 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 176) + col_ptr[0]) + 121) > last_ptr[1]) {
           sc_ptr[63] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 128) > last_ptr[0]) {
+          sc_ptr[64] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 129) > last_ptr[0]) {
+          sc_ptr[65] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 128) > last_ptr[1]) {
+          sc_ptr[66] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 129) > last_ptr[1]) {
+          sc_ptr[67] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 136) > last_ptr[0]) {
+          sc_ptr[68] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 137) > last_ptr[0]) {
+          sc_ptr[69] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 136) > last_ptr[1]) {
+          sc_ptr[70] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 137) > last_ptr[1]) {
+          sc_ptr[71] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 144) > last_ptr[0]) {
+          sc_ptr[72] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 145) > last_ptr[0]) {
+          sc_ptr[73] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 144) > last_ptr[1]) {
+          sc_ptr[74] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 145) > last_ptr[1]) {
+          sc_ptr[75] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 152) > last_ptr[0]) {
+          sc_ptr[76] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 153) > last_ptr[0]) {
+          sc_ptr[77] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 152) > last_ptr[1]) {
+          sc_ptr[78] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 153) > last_ptr[1]) {
+          sc_ptr[79] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 160) > last_ptr[0]) {
+          sc_ptr[80] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 161) > last_ptr[0]) {
+          sc_ptr[81] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 160) > last_ptr[1]) {
+          sc_ptr[82] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 161) > last_ptr[1]) {
+          sc_ptr[83] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 168) > last_ptr[0]) {
+          sc_ptr[84] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 169) > last_ptr[0]) {
+          sc_ptr[85] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 168) > last_ptr[1]) {
+          sc_ptr[86] = -3.0e38f;
+        }
+        if ((((n * 176) + col_ptr[0]) + 169) > last_ptr[1]) {
+          sc_ptr[87] = -3.0e38f;
         }
       }
       {
@@ -1063,6 +1337,12 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
         mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[52], sc_ptr[53]) * 0.12751743f);
         mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[56], sc_ptr[57]) * 0.12751743f);
         mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[60], sc_ptr[61]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[64], sc_ptr[65]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[68], sc_ptr[69]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[72], sc_ptr[73]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[76], sc_ptr[77]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[80], sc_ptr[81]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[84], sc_ptr[85]) * 0.12751743f);
         mx_ptr[0] = max(mx_ptr[0], __shfl_xor_sync(0xffffffffu, mx_ptr[0], 1));
         mx_ptr[0] = max(mx_ptr[0], __shfl_xor_sync(0xffffffffu, mx_ptr[0], 2));
         tirx_ptx_ex2_approx_ftz_f32(corr_ptr[0], m_ptr[0] - mx_ptr[0]);
@@ -1133,6 +1413,30 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
         total_ptr[0] = total_ptr[0] + sc_ptr[60];
         tirx_ptx_ex2_approx_ftz_f32(sc_ptr[61], (sc_ptr[61] * 0.12751743f) - mx_ptr[0]);
         total_ptr[0] = total_ptr[0] + sc_ptr[61];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[64], (sc_ptr[64] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[64];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[65], (sc_ptr[65] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[65];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[68], (sc_ptr[68] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[68];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[69], (sc_ptr[69] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[69];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[72], (sc_ptr[72] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[72];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[73], (sc_ptr[73] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[73];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[76], (sc_ptr[76] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[76];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[77], (sc_ptr[77] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[77];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[80], (sc_ptr[80] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[80];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[81], (sc_ptr[81] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[81];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[84], (sc_ptr[84] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[84];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[85], (sc_ptr[85] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[85];
         l_ptr[0] = (l_ptr[0] * corr_ptr[0]) + total_ptr[0];
       }
       {
@@ -1154,6 +1458,12 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
         mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[54], sc_ptr[55]) * 0.12751743f);
         mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[58], sc_ptr[59]) * 0.12751743f);
         mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[62], sc_ptr[63]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[66], sc_ptr[67]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[70], sc_ptr[71]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[74], sc_ptr[75]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[78], sc_ptr[79]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[82], sc_ptr[83]) * 0.12751743f);
+        mx_ptr[0] = max(mx_ptr[0], max(sc_ptr[86], sc_ptr[87]) * 0.12751743f);
         mx_ptr[0] = max(mx_ptr[0], __shfl_xor_sync(0xffffffffu, mx_ptr[0], 1));
         mx_ptr[0] = max(mx_ptr[0], __shfl_xor_sync(0xffffffffu, mx_ptr[0], 2));
         tirx_ptx_ex2_approx_ftz_f32(corr_ptr[1], m_ptr[1] - mx_ptr[0]);
@@ -1224,11 +1534,35 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
         total_ptr[0] = total_ptr[0] + sc_ptr[62];
         tirx_ptx_ex2_approx_ftz_f32(sc_ptr[63], (sc_ptr[63] * 0.12751743f) - mx_ptr[0]);
         total_ptr[0] = total_ptr[0] + sc_ptr[63];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[66], (sc_ptr[66] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[66];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[67], (sc_ptr[67] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[67];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[70], (sc_ptr[70] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[70];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[71], (sc_ptr[71] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[71];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[74], (sc_ptr[74] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[74];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[75], (sc_ptr[75] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[75];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[78], (sc_ptr[78] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[78];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[79], (sc_ptr[79] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[79];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[82], (sc_ptr[82] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[82];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[83], (sc_ptr[83] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[83];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[86], (sc_ptr[86] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[86];
+        tirx_ptx_ex2_approx_ftz_f32(sc_ptr[87], (sc_ptr[87] * 0.12751743f) - mx_ptr[0]);
+        total_ptr[0] = total_ptr[0] + sc_ptr[87];
         l_ptr[1] = (l_ptr[1] * corr_ptr[1]) + total_ptr[0];
       }
       tirx_ptx_wgmma_wait_group_sync_aligned<0>();
       if (tid == 0) {
-        tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[prev_ptr[0]]);
+        tirx_ptx_mbarrier_arrive_shared_b64(&empty_v_ptr[prev_ptr[0]]);
       }
       o_ptr[0] = o_ptr[0] * corr_ptr[0];
       o_ptr[1] = o_ptr[1] * corr_ptr[0];
@@ -1326,50 +1660,78 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
       tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[29], sc_ptr[59], sc_ptr[58]);
       tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[30], sc_ptr[61], sc_ptr[60]);
       tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[31], sc_ptr[63], sc_ptr[62]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[32], sc_ptr[65], sc_ptr[64]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[33], sc_ptr[67], sc_ptr[66]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[34], sc_ptr[69], sc_ptr[68]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[35], sc_ptr[71], sc_ptr[70]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[36], sc_ptr[73], sc_ptr[72]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[37], sc_ptr[75], sc_ptr[74]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[38], sc_ptr[77], sc_ptr[76]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[39], sc_ptr[79], sc_ptr[78]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[40], sc_ptr[81], sc_ptr[80]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[41], sc_ptr[83], sc_ptr[82]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[42], sc_ptr[85], sc_ptr[84]);
+      tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[43], sc_ptr[87], sc_ptr[86]);
     }
-    int last_ptr[1];
-    last_ptr[0] = (n_tiles_ptr[0] + 1) & 1;
+    int final_ptr[1];
+    final_ptr[0] = (n_tiles_ptr[0] + 1) & 1;
+    tirx_cuda_mbarrier_wait(&full_v_ptr[final_ptr[0]], ((n_tiles_ptr[0] - 1) >> 1) & 1);
     tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
     tirx_ptx_wgmma_fence_sync_aligned();
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 16384) + 49152)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 22528) + 61440)], 1408, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[0], p_ptr[1], p_ptr[2], p_ptr[3], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 16384) + 50176)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 22528) + 62464)], 1408, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[4], p_ptr[5], p_ptr[6], p_ptr[7], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 16384) + 51200)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 22528) + 63488)], 1408, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[8], p_ptr[9], p_ptr[10], p_ptr[11], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 16384) + 52224)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 22528) + 64512)], 1408, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[12], p_ptr[13], p_ptr[14], p_ptr[15], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 16384) + 53248)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 22528) + 65536)], 1408, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[16], p_ptr[17], p_ptr[18], p_ptr[19], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 16384) + 54272)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 22528) + 66560)], 1408, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[20], p_ptr[21], p_ptr[22], p_ptr[23], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 16384) + 55296)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 22528) + 67584)], 1408, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[24], p_ptr[25], p_ptr[26], p_ptr[27], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 16384) + 56320)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 22528) + 68608)], 1408, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[28], p_ptr[29], p_ptr[30], p_ptr[31], desc_v_ptr[0], 1u);
+    }
+    {
+      unsigned long long desc_v_ptr[1];
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 22528) + 69632)], 1408, 64, 3);
+      tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[32], p_ptr[33], p_ptr[34], p_ptr[35], desc_v_ptr[0], 1u);
+    }
+    {
+      unsigned long long desc_v_ptr[1];
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 22528) + 70656)], 1408, 64, 3);
+      tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[36], p_ptr[37], p_ptr[38], p_ptr[39], desc_v_ptr[0], 1u);
+    }
+    {
+      unsigned long long desc_v_ptr[1];
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 22528) + 71680)], 1408, 64, 3);
+      tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], o_ptr[32], o_ptr[33], o_ptr[34], o_ptr[35], o_ptr[36], o_ptr[37], o_ptr[38], o_ptr[39], o_ptr[40], o_ptr[41], o_ptr[42], o_ptr[43], o_ptr[44], o_ptr[45], o_ptr[46], o_ptr[47], o_ptr[48], o_ptr[49], o_ptr[50], o_ptr[51], o_ptr[52], o_ptr[53], o_ptr[54], o_ptr[55], o_ptr[56], o_ptr[57], o_ptr[58], o_ptr[59], o_ptr[60], o_ptr[61], o_ptr[62], o_ptr[63], p_ptr[40], p_ptr[41], p_ptr[42], p_ptr[43], desc_v_ptr[0], 1u);
     }
     tirx_ptx_wgmma_commit_group_sync_aligned();
     if (half_ptr[0] == 0) {
@@ -1377,7 +1739,7 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
     }
     tirx_ptx_wgmma_wait_group_sync_aligned<0>();
     if (tid == 0) {
-      tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[last_ptr[0]]);
+      tirx_ptx_mbarrier_arrive_shared_b64(&empty_v_ptr[final_ptr[0]]);
     }
     {
       float total_ptr[1];
@@ -1395,70 +1757,70 @@ attention_d128_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* 
     }
     int out_row_ptr[1];
     out_row_ptr[0] = (qb_ptr[0] * 128) + q_row_ptr[0];
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + col_ptr[0])] = (nv_bfloat16)(o_ptr[0] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + col_ptr[0]) + 1)] = (nv_bfloat16)(o_ptr[1] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + col_ptr[0]) + 1024)] = (nv_bfloat16)(o_ptr[2] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + col_ptr[0]) + 1025)] = (nv_bfloat16)(o_ptr[3] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (8 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[4] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (8 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[5] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (8 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[6] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (8 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[7] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (16 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[8] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (16 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[9] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (16 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[10] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (16 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[11] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (24 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[12] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (24 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[13] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (24 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[14] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (24 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[15] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (32 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[16] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (32 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[17] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (32 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[18] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (32 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[19] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (40 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[20] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (40 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[21] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (40 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[22] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (40 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[23] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (48 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[24] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (48 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[25] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (48 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[26] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (48 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[27] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (56 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[28] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (56 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[29] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (56 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[30] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (56 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[31] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (64 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[32] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (64 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[33] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (64 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[34] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (64 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[35] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (72 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[36] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (72 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[37] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (72 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[38] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (72 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[39] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (80 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[40] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (80 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[41] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (80 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[42] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (80 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[43] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (88 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[44] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (88 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[45] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (88 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[46] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (88 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[47] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (96 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[48] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (96 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[49] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (96 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[50] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (96 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[51] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (104 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[52] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (104 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[53] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (104 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[54] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (104 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[55] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (112 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[56] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (112 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[57] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (112 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[58] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (112 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[59] * l_ptr[1]);
-    O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (120 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[60] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (120 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[61] * l_ptr[0]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (120 + col_ptr[0])) + 1024)] = (nv_bfloat16)(o_ptr[62] * l_ptr[1]);
-    O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (120 + col_ptr[0])) + 1025)] = (nv_bfloat16)(o_ptr[63] * l_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[1] * l_ptr[0], o_ptr[0] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[3] * l_ptr[1], o_ptr[2] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + col_ptr[0])], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + col_ptr[0]) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[5] * l_ptr[0], o_ptr[4] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[7] * l_ptr[1], o_ptr[6] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (8 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (8 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[9] * l_ptr[0], o_ptr[8] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[11] * l_ptr[1], o_ptr[10] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (16 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (16 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[13] * l_ptr[0], o_ptr[12] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[15] * l_ptr[1], o_ptr[14] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (24 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (24 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[17] * l_ptr[0], o_ptr[16] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[19] * l_ptr[1], o_ptr[18] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (32 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (32 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[21] * l_ptr[0], o_ptr[20] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[23] * l_ptr[1], o_ptr[22] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (40 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (40 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[25] * l_ptr[0], o_ptr[24] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[27] * l_ptr[1], o_ptr[26] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (48 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (48 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[29] * l_ptr[0], o_ptr[28] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[31] * l_ptr[1], o_ptr[30] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (56 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (56 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[33] * l_ptr[0], o_ptr[32] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[35] * l_ptr[1], o_ptr[34] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (64 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (64 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[37] * l_ptr[0], o_ptr[36] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[39] * l_ptr[1], o_ptr[38] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (72 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (72 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[41] * l_ptr[0], o_ptr[40] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[43] * l_ptr[1], o_ptr[42] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (80 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (80 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[45] * l_ptr[0], o_ptr[44] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[47] * l_ptr[1], o_ptr[46] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (88 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (88 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[49] * l_ptr[0], o_ptr[48] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[51] * l_ptr[1], o_ptr[50] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (96 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (96 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[53] * l_ptr[0], o_ptr[52] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[55] * l_ptr[1], o_ptr[54] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (104 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (104 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[57] * l_ptr[0], o_ptr[56] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[59] * l_ptr[1], o_ptr[58] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (112 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (112 + col_ptr[0])) + 1024)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[61] * l_ptr[0], o_ptr[60] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[63] * l_ptr[1], o_ptr[62] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (120 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (128 * S)) + (out_row_ptr[0] * 128)) + (120 + col_ptr[0])) + 1024)], p_ptr[1]);
   }
 }
 
@@ -1470,24 +1832,38 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
   int wg = __shfl_sync(0xffffffffu, ((int)threadIdx.x) / 128, 0);
   int tid = ((int)threadIdx.x) % 128;
   __shared__ alignas(64) unsigned long long q_full_ptr[1];
-  __shared__ alignas(64) unsigned long long full_ptr[4];
-  __shared__ alignas(64) unsigned long long empty_ptr[4];
+  __shared__ alignas(64) unsigned long long full_k_ptr[4];
+  __shared__ alignas(64) unsigned long long full_v_ptr[4];
+  __shared__ alignas(64) unsigned long long empty_k_ptr[4];
+  __shared__ alignas(64) unsigned long long empty_v_ptr[4];
   int qb_ptr[1];
   qb_ptr[0] = (causal != 0) ? (((S / 128) - 1) - bx) : bx;
+  int n_keys_ptr[1];
+  n_keys_ptr[0] = (causal != 0) ? ((qb_ptr[0] + 1) * 128) : S;
   int n_tiles_ptr[1];
-  n_tiles_ptr[0] = (causal != 0) ? (qb_ptr[0] + 1) : (S / 128);
+  n_tiles_ptr[0] = (n_keys_ptr[0] + 127) >> 7;
+  int lowest_ptr[1];
+  lowest_ptr[0] = (causal != 0) ? (qb_ptr[0] * 128) : (S - 1);
   int row0_ptr[1];
   row0_ptr[0] = bh * S;
   if ((wg == 0) && (tid == 0)) {
     tirx_ptx_mbarrier_init_shared_b64(&q_full_ptr[0], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[0], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[0], 2u);
-    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[1], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[1], 2u);
-    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[2], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[2], 2u);
-    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[3], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[3], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_k_ptr[0], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_v_ptr[0], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_k_ptr[0], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_v_ptr[0], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_k_ptr[1], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_v_ptr[1], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_k_ptr[1], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_v_ptr[1], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_k_ptr[2], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_v_ptr[2], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_k_ptr[2], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_v_ptr[2], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_k_ptr[3], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_v_ptr[3], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_k_ptr[3], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_v_ptr[3], 2u);
     tirx_ptx_fence_mbarrier_init_release_cluster();
   }
   __syncthreads();
@@ -1501,11 +1877,15 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
         int s_ptr[1];
         s_ptr[0] = n % 4;
         if (n >= 4) {
-          tirx_cuda_mbarrier_wait(&empty_ptr[s_ptr[0]], ((n / 4) + 1) % 2);
+          tirx_cuda_mbarrier_wait(&empty_k_ptr[s_ptr[0]], ((n / 4) + 1) % 2);
         }
-        tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_ptr[s_ptr[0]], 32768u);
-        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 8192) + 8192)], (unsigned long long)&K_map, 0, row0_ptr[0] + (n * 128), &full_ptr[s_ptr[0]]);
-        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 8192) + 40960)], (unsigned long long)&V_map, 0, row0_ptr[0] + (n * 128), &full_ptr[s_ptr[0]]);
+        tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_k_ptr[s_ptr[0]], 16384u);
+        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 8192) + 8192)], (unsigned long long)&K_map, 0, row0_ptr[0] + (n * 128), &full_k_ptr[s_ptr[0]]);
+        if (n >= 4) {
+          tirx_cuda_mbarrier_wait(&empty_v_ptr[s_ptr[0]], ((n / 4) + 1) % 2);
+        }
+        tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_v_ptr[s_ptr[0]], 16384u);
+        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 8192) + 40960)], (unsigned long long)&V_map, 0, row0_ptr[0] + (n * 128), &full_v_ptr[s_ptr[0]]);
       }
     }
   } else {
@@ -1518,6 +1898,7 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
     float m_ptr[2];
     float l_ptr[2];
     float corr_ptr[2];
+    int last_ptr[2];
     o_ptr[0] = 0.0f;
     o_ptr[1] = 0.0f;
     o_ptr[2] = 0.0f;
@@ -1558,11 +1939,13 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
     q_row_ptr[0] = ((half_ptr[0] * 64) + ((tid / 32) * 16)) + ((tid % 32) / 4);
     int col_ptr[1];
     col_ptr[0] = (tid % 4) * 2;
+    last_ptr[0] = (causal != 0) ? ((qb_ptr[0] * 128) + q_row_ptr[0]) : (S - 1);
+    last_ptr[1] = (causal != 0) ? (((qb_ptr[0] * 128) + q_row_ptr[0]) + 8) : (S - 1);
     tirx_cuda_mbarrier_wait(&q_full_ptr[0], 0);
     if (half_ptr[0] == 1) {
       tirx_ptx_bar_arrive(1u, 256u);
     }
-    tirx_cuda_mbarrier_wait(&full_ptr[0], 0);
+    tirx_cuda_mbarrier_wait(&full_k_ptr[0], 0);
     tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
     tirx_ptx_wgmma_fence_sync_aligned();
     {
@@ -1596,197 +1979,200 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
     tirx_ptx_wgmma_commit_group_sync_aligned();
     tirx_ptx_bar_arrive((unsigned int)(2 - half_ptr[0]), 256u);
     tirx_ptx_wgmma_wait_group_sync_aligned<0>();
-    if ((causal != 0) && (qb_ptr[0] == 0)) {
-      if (col_ptr[0] > q_row_ptr[0]) {
+    if (tid == 0) {
+      tirx_ptx_mbarrier_arrive_shared_b64(&empty_k_ptr[0]);
+    }
+    if (127 > lowest_ptr[0]) {
+      if (col_ptr[0] > last_ptr[0]) {
         sc_ptr[0] = -3.0e38f;
       }
-      if ((col_ptr[0] + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 1) > last_ptr[0]) {
         sc_ptr[1] = -3.0e38f;
       }
-      if (col_ptr[0] > (q_row_ptr[0] + 8)) {
+      if (col_ptr[0] > last_ptr[1]) {
         sc_ptr[2] = -3.0e38f;
       }
-      if ((col_ptr[0] + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 1) > last_ptr[1]) {
         sc_ptr[3] = -3.0e38f;
       }
-      if ((8 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 8) > last_ptr[0]) {
         sc_ptr[4] = -3.0e38f;
       }
-      if (((8 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 9) > last_ptr[0]) {
         sc_ptr[5] = -3.0e38f;
       }
-      if ((8 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 8) > last_ptr[1]) {
         sc_ptr[6] = -3.0e38f;
       }
-      if (((8 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 9) > last_ptr[1]) {
         sc_ptr[7] = -3.0e38f;
       }
-      if ((16 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 16) > last_ptr[0]) {
         sc_ptr[8] = -3.0e38f;
       }
-      if (((16 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 17) > last_ptr[0]) {
         sc_ptr[9] = -3.0e38f;
       }
-      if ((16 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 16) > last_ptr[1]) {
         sc_ptr[10] = -3.0e38f;
       }
-      if (((16 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 17) > last_ptr[1]) {
         sc_ptr[11] = -3.0e38f;
       }
-      if ((24 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 24) > last_ptr[0]) {
         sc_ptr[12] = -3.0e38f;
       }
-      if (((24 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 25) > last_ptr[0]) {
         sc_ptr[13] = -3.0e38f;
       }
-      if ((24 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 24) > last_ptr[1]) {
         sc_ptr[14] = -3.0e38f;
       }
-      if (((24 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 25) > last_ptr[1]) {
         sc_ptr[15] = -3.0e38f;
       }
-      if ((32 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 32) > last_ptr[0]) {
         sc_ptr[16] = -3.0e38f;
       }
-      if (((32 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 33) > last_ptr[0]) {
         sc_ptr[17] = -3.0e38f;
       }
-      if ((32 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 32) > last_ptr[1]) {
         sc_ptr[18] = -3.0e38f;
       }
-      if (((32 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 33) > last_ptr[1]) {
         sc_ptr[19] = -3.0e38f;
       }
-      if ((40 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 40) > last_ptr[0]) {
         sc_ptr[20] = -3.0e38f;
       }
-      if (((40 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 41) > last_ptr[0]) {
         sc_ptr[21] = -3.0e38f;
       }
-      if ((40 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 40) > last_ptr[1]) {
         sc_ptr[22] = -3.0e38f;
       }
-      if (((40 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 41) > last_ptr[1]) {
         sc_ptr[23] = -3.0e38f;
       }
-      if ((48 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 48) > last_ptr[0]) {
         sc_ptr[24] = -3.0e38f;
       }
-      if (((48 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 49) > last_ptr[0]) {
         sc_ptr[25] = -3.0e38f;
       }
-      if ((48 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 48) > last_ptr[1]) {
         sc_ptr[26] = -3.0e38f;
       }
-      if (((48 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 49) > last_ptr[1]) {
         sc_ptr[27] = -3.0e38f;
       }
-      if ((56 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 56) > last_ptr[0]) {
         sc_ptr[28] = -3.0e38f;
       }
-      if (((56 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 57) > last_ptr[0]) {
         sc_ptr[29] = -3.0e38f;
       }
-      if ((56 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 56) > last_ptr[1]) {
         sc_ptr[30] = -3.0e38f;
       }
-      if (((56 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 57) > last_ptr[1]) {
         sc_ptr[31] = -3.0e38f;
       }
-      if ((64 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 64) > last_ptr[0]) {
         sc_ptr[32] = -3.0e38f;
       }
-      if (((64 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 65) > last_ptr[0]) {
         sc_ptr[33] = -3.0e38f;
       }
-      if ((64 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 64) > last_ptr[1]) {
         sc_ptr[34] = -3.0e38f;
       }
-      if (((64 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 65) > last_ptr[1]) {
         sc_ptr[35] = -3.0e38f;
       }
-      if ((72 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 72) > last_ptr[0]) {
         sc_ptr[36] = -3.0e38f;
       }
-      if (((72 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 73) > last_ptr[0]) {
         sc_ptr[37] = -3.0e38f;
       }
-      if ((72 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 72) > last_ptr[1]) {
         sc_ptr[38] = -3.0e38f;
       }
-      if (((72 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 73) > last_ptr[1]) {
         sc_ptr[39] = -3.0e38f;
       }
-      if ((80 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 80) > last_ptr[0]) {
         sc_ptr[40] = -3.0e38f;
       }
-      if (((80 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 81) > last_ptr[0]) {
         sc_ptr[41] = -3.0e38f;
       }
-      if ((80 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 80) > last_ptr[1]) {
         sc_ptr[42] = -3.0e38f;
       }
-      if (((80 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 81) > last_ptr[1]) {
         sc_ptr[43] = -3.0e38f;
       }
-      if ((88 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 88) > last_ptr[0]) {
         sc_ptr[44] = -3.0e38f;
       }
-      if (((88 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 89) > last_ptr[0]) {
         sc_ptr[45] = -3.0e38f;
       }
-      if ((88 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 88) > last_ptr[1]) {
         sc_ptr[46] = -3.0e38f;
       }
-      if (((88 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 89) > last_ptr[1]) {
         sc_ptr[47] = -3.0e38f;
       }
-      if ((96 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 96) > last_ptr[0]) {
         sc_ptr[48] = -3.0e38f;
       }
-      if (((96 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 97) > last_ptr[0]) {
         sc_ptr[49] = -3.0e38f;
       }
-      if ((96 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 96) > last_ptr[1]) {
         sc_ptr[50] = -3.0e38f;
       }
-      if (((96 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 97) > last_ptr[1]) {
         sc_ptr[51] = -3.0e38f;
       }
-      if ((104 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 104) > last_ptr[0]) {
         sc_ptr[52] = -3.0e38f;
       }
-      if (((104 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 105) > last_ptr[0]) {
         sc_ptr[53] = -3.0e38f;
       }
-      if ((104 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 104) > last_ptr[1]) {
         sc_ptr[54] = -3.0e38f;
       }
-      if (((104 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 105) > last_ptr[1]) {
         sc_ptr[55] = -3.0e38f;
       }
-      if ((112 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 112) > last_ptr[0]) {
         sc_ptr[56] = -3.0e38f;
       }
-      if (((112 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 113) > last_ptr[0]) {
         sc_ptr[57] = -3.0e38f;
       }
-      if ((112 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 112) > last_ptr[1]) {
         sc_ptr[58] = -3.0e38f;
       }
-      if (((112 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 113) > last_ptr[1]) {
         sc_ptr[59] = -3.0e38f;
       }
-      if ((120 + col_ptr[0]) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 120) > last_ptr[0]) {
         sc_ptr[60] = -3.0e38f;
       }
-      if (((120 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+      if ((col_ptr[0] + 121) > last_ptr[0]) {
         sc_ptr[61] = -3.0e38f;
       }
-      if ((120 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 120) > last_ptr[1]) {
         sc_ptr[62] = -3.0e38f;
       }
-      if (((120 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+      if ((col_ptr[0] + 121) > last_ptr[1]) {
         sc_ptr[63] = -3.0e38f;
       }
     }
@@ -2010,7 +2396,8 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
       s_ptr[0] = n % 4;
       int prev_ptr[1];
       prev_ptr[0] = (n + 3) % 4;
-      tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (n / 4) % 2);
+      tirx_cuda_mbarrier_wait(&full_k_ptr[s_ptr[0]], (n / 4) % 2);
+      tirx_cuda_mbarrier_wait(&full_v_ptr[prev_ptr[0]], ((n - 1) >> 2) & 1);
       tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
       tirx_ptx_wgmma_fence_sync_aligned();
       {
@@ -2085,197 +2472,200 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
       tirx_ptx_wgmma_commit_group_sync_aligned();
       tirx_ptx_bar_arrive((unsigned int)(2 - half_ptr[0]), 256u);
       tirx_ptx_wgmma_wait_group_sync_aligned<1>();
-      if ((causal != 0) && (n == qb_ptr[0])) {
-        if (col_ptr[0] > q_row_ptr[0]) {
+      if (tid == 0) {
+        tirx_ptx_mbarrier_arrive_shared_b64(&empty_k_ptr[s_ptr[0]]);
+      }
+      if ((((n + 1) * 128) - 1) > lowest_ptr[0]) {
+        if (((n * 128) + col_ptr[0]) > last_ptr[0]) {
           sc_ptr[0] = -3.0e38f;
         }
-        if ((col_ptr[0] + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 1) > last_ptr[0]) {
           sc_ptr[1] = -3.0e38f;
         }
-        if (col_ptr[0] > (q_row_ptr[0] + 8)) {
+        if (((n * 128) + col_ptr[0]) > last_ptr[1]) {
           sc_ptr[2] = -3.0e38f;
         }
-        if ((col_ptr[0] + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 1) > last_ptr[1]) {
           sc_ptr[3] = -3.0e38f;
         }
-        if ((8 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 8) > last_ptr[0]) {
           sc_ptr[4] = -3.0e38f;
         }
-        if (((8 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 9) > last_ptr[0]) {
           sc_ptr[5] = -3.0e38f;
         }
-        if ((8 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 8) > last_ptr[1]) {
           sc_ptr[6] = -3.0e38f;
         }
-        if (((8 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 9) > last_ptr[1]) {
           sc_ptr[7] = -3.0e38f;
         }
-        if ((16 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 16) > last_ptr[0]) {
           sc_ptr[8] = -3.0e38f;
         }
-        if (((16 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 17) > last_ptr[0]) {
           sc_ptr[9] = -3.0e38f;
         }
-        if ((16 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 16) > last_ptr[1]) {
           sc_ptr[10] = -3.0e38f;
         }
-        if (((16 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 17) > last_ptr[1]) {
           sc_ptr[11] = -3.0e38f;
         }
-        if ((24 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 24) > last_ptr[0]) {
           sc_ptr[12] = -3.0e38f;
         }
-        if (((24 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 25) > last_ptr[0]) {
           sc_ptr[13] = -3.0e38f;
         }
-        if ((24 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 24) > last_ptr[1]) {
           sc_ptr[14] = -3.0e38f;
         }
-        if (((24 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 25) > last_ptr[1]) {
           sc_ptr[15] = -3.0e38f;
         }
-        if ((32 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 32) > last_ptr[0]) {
           sc_ptr[16] = -3.0e38f;
         }
-        if (((32 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 33) > last_ptr[0]) {
           sc_ptr[17] = -3.0e38f;
         }
-        if ((32 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 32) > last_ptr[1]) {
           sc_ptr[18] = -3.0e38f;
         }
-        if (((32 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 33) > last_ptr[1]) {
           sc_ptr[19] = -3.0e38f;
         }
-        if ((40 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 40) > last_ptr[0]) {
           sc_ptr[20] = -3.0e38f;
         }
-        if (((40 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 41) > last_ptr[0]) {
           sc_ptr[21] = -3.0e38f;
         }
-        if ((40 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 40) > last_ptr[1]) {
           sc_ptr[22] = -3.0e38f;
         }
-        if (((40 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 41) > last_ptr[1]) {
           sc_ptr[23] = -3.0e38f;
         }
-        if ((48 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 48) > last_ptr[0]) {
           sc_ptr[24] = -3.0e38f;
         }
-        if (((48 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 49) > last_ptr[0]) {
           sc_ptr[25] = -3.0e38f;
         }
-        if ((48 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 48) > last_ptr[1]) {
           sc_ptr[26] = -3.0e38f;
         }
-        if (((48 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 49) > last_ptr[1]) {
           sc_ptr[27] = -3.0e38f;
         }
-        if ((56 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 56) > last_ptr[0]) {
           sc_ptr[28] = -3.0e38f;
         }
-        if (((56 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 57) > last_ptr[0]) {
           sc_ptr[29] = -3.0e38f;
         }
-        if ((56 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 56) > last_ptr[1]) {
           sc_ptr[30] = -3.0e38f;
         }
-        if (((56 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 57) > last_ptr[1]) {
           sc_ptr[31] = -3.0e38f;
         }
-        if ((64 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 64) > last_ptr[0]) {
           sc_ptr[32] = -3.0e38f;
         }
-        if (((64 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 65) > last_ptr[0]) {
           sc_ptr[33] = -3.0e38f;
         }
-        if ((64 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 64) > last_ptr[1]) {
           sc_ptr[34] = -3.0e38f;
         }
-        if (((64 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 65) > last_ptr[1]) {
           sc_ptr[35] = -3.0e38f;
         }
-        if ((72 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 72) > last_ptr[0]) {
           sc_ptr[36] = -3.0e38f;
         }
-        if (((72 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 73) > last_ptr[0]) {
           sc_ptr[37] = -3.0e38f;
         }
-        if ((72 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 72) > last_ptr[1]) {
           sc_ptr[38] = -3.0e38f;
         }
-        if (((72 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 73) > last_ptr[1]) {
           sc_ptr[39] = -3.0e38f;
         }
-        if ((80 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 80) > last_ptr[0]) {
           sc_ptr[40] = -3.0e38f;
         }
-        if (((80 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 81) > last_ptr[0]) {
           sc_ptr[41] = -3.0e38f;
         }
-        if ((80 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 80) > last_ptr[1]) {
           sc_ptr[42] = -3.0e38f;
         }
-        if (((80 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 81) > last_ptr[1]) {
           sc_ptr[43] = -3.0e38f;
         }
-        if ((88 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 88) > last_ptr[0]) {
           sc_ptr[44] = -3.0e38f;
         }
-        if (((88 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 89) > last_ptr[0]) {
           sc_ptr[45] = -3.0e38f;
         }
-        if ((88 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 88) > last_ptr[1]) {
           sc_ptr[46] = -3.0e38f;
         }
-        if (((88 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 89) > last_ptr[1]) {
           sc_ptr[47] = -3.0e38f;
         }
-        if ((96 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 96) > last_ptr[0]) {
           sc_ptr[48] = -3.0e38f;
         }
-        if (((96 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 97) > last_ptr[0]) {
           sc_ptr[49] = -3.0e38f;
         }
-        if ((96 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 96) > last_ptr[1]) {
           sc_ptr[50] = -3.0e38f;
         }
-        if (((96 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 97) > last_ptr[1]) {
           sc_ptr[51] = -3.0e38f;
         }
-        if ((104 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 104) > last_ptr[0]) {
           sc_ptr[52] = -3.0e38f;
         }
-        if (((104 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 105) > last_ptr[0]) {
           sc_ptr[53] = -3.0e38f;
         }
-        if ((104 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 104) > last_ptr[1]) {
           sc_ptr[54] = -3.0e38f;
         }
-        if (((104 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 105) > last_ptr[1]) {
           sc_ptr[55] = -3.0e38f;
         }
-        if ((112 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 112) > last_ptr[0]) {
           sc_ptr[56] = -3.0e38f;
         }
-        if (((112 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 113) > last_ptr[0]) {
           sc_ptr[57] = -3.0e38f;
         }
-        if ((112 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 112) > last_ptr[1]) {
           sc_ptr[58] = -3.0e38f;
         }
-        if (((112 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 113) > last_ptr[1]) {
           sc_ptr[59] = -3.0e38f;
         }
-        if ((120 + col_ptr[0]) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 120) > last_ptr[0]) {
           sc_ptr[60] = -3.0e38f;
         }
-        if (((120 + col_ptr[0]) + 1) > q_row_ptr[0]) {
+        if ((((n * 128) + col_ptr[0]) + 121) > last_ptr[0]) {
           sc_ptr[61] = -3.0e38f;
         }
-        if ((120 + col_ptr[0]) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 120) > last_ptr[1]) {
           sc_ptr[62] = -3.0e38f;
         }
-        if (((120 + col_ptr[0]) + 1) > (q_row_ptr[0] + 8)) {
+        if ((((n * 128) + col_ptr[0]) + 121) > last_ptr[1]) {
           sc_ptr[63] = -3.0e38f;
         }
       }
@@ -2463,7 +2853,7 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
       }
       tirx_ptx_wgmma_wait_group_sync_aligned<0>();
       if (tid == 0) {
-        tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[prev_ptr[0]]);
+        tirx_ptx_mbarrier_arrive_shared_b64(&empty_v_ptr[prev_ptr[0]]);
       }
       o_ptr[0] = o_ptr[0] * corr_ptr[0];
       o_ptr[1] = o_ptr[1] * corr_ptr[0];
@@ -2530,48 +2920,49 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
       tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[30], sc_ptr[61], sc_ptr[60]);
       tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[31], sc_ptr[63], sc_ptr[62]);
     }
-    int last_ptr[1];
-    last_ptr[0] = (n_tiles_ptr[0] + 3) & 3;
+    int final_ptr[1];
+    final_ptr[0] = (n_tiles_ptr[0] + 3) & 3;
+    tirx_cuda_mbarrier_wait(&full_v_ptr[final_ptr[0]], ((n_tiles_ptr[0] - 1) >> 2) & 1);
     tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 256u);
     tirx_ptx_wgmma_fence_sync_aligned();
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 8192) + 40960)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 8192) + 40960)], 1024, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], p_ptr[0], p_ptr[1], p_ptr[2], p_ptr[3], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 8192) + 41984)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 8192) + 41984)], 1024, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], p_ptr[4], p_ptr[5], p_ptr[6], p_ptr[7], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 8192) + 43008)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 8192) + 43008)], 1024, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], p_ptr[8], p_ptr[9], p_ptr[10], p_ptr[11], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 8192) + 44032)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 8192) + 44032)], 1024, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], p_ptr[12], p_ptr[13], p_ptr[14], p_ptr[15], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 8192) + 45056)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 8192) + 45056)], 1024, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], p_ptr[16], p_ptr[17], p_ptr[18], p_ptr[19], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 8192) + 46080)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 8192) + 46080)], 1024, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], p_ptr[20], p_ptr[21], p_ptr[22], p_ptr[23], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 8192) + 47104)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 8192) + 47104)], 1024, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], p_ptr[24], p_ptr[25], p_ptr[26], p_ptr[27], desc_v_ptr[0], 1u);
     }
     {
       unsigned long long desc_v_ptr[1];
-      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((last_ptr[0] * 8192) + 48128)], 1024, 64, 3);
+      desc_v_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((final_ptr[0] * 8192) + 48128)], 1024, 64, 3);
       tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16_v1<1, 1, 1>(o_ptr[0], o_ptr[1], o_ptr[2], o_ptr[3], o_ptr[4], o_ptr[5], o_ptr[6], o_ptr[7], o_ptr[8], o_ptr[9], o_ptr[10], o_ptr[11], o_ptr[12], o_ptr[13], o_ptr[14], o_ptr[15], o_ptr[16], o_ptr[17], o_ptr[18], o_ptr[19], o_ptr[20], o_ptr[21], o_ptr[22], o_ptr[23], o_ptr[24], o_ptr[25], o_ptr[26], o_ptr[27], o_ptr[28], o_ptr[29], o_ptr[30], o_ptr[31], p_ptr[28], p_ptr[29], p_ptr[30], p_ptr[31], desc_v_ptr[0], 1u);
     }
     tirx_ptx_wgmma_commit_group_sync_aligned();
@@ -2580,7 +2971,7 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
     }
     tirx_ptx_wgmma_wait_group_sync_aligned<0>();
     if (tid == 0) {
-      tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[last_ptr[0]]);
+      tirx_ptx_mbarrier_arrive_shared_b64(&empty_v_ptr[final_ptr[0]]);
     }
     {
       float total_ptr[1];
@@ -2598,37 +2989,37 @@ attention_d64_kernel(const nv_bfloat16* __restrict__ Q_ptr, const nv_bfloat16* _
     }
     int out_row_ptr[1];
     out_row_ptr[0] = (qb_ptr[0] * 128) + q_row_ptr[0];
-    O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + col_ptr[0])] = (nv_bfloat16)(o_ptr[0] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + col_ptr[0]) + 1)] = (nv_bfloat16)(o_ptr[1] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + col_ptr[0]) + 512)] = (nv_bfloat16)(o_ptr[2] * l_ptr[1]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + col_ptr[0]) + 513)] = (nv_bfloat16)(o_ptr[3] * l_ptr[1]);
-    O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (8 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[4] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (8 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[5] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (8 + col_ptr[0])) + 512)] = (nv_bfloat16)(o_ptr[6] * l_ptr[1]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (8 + col_ptr[0])) + 513)] = (nv_bfloat16)(o_ptr[7] * l_ptr[1]);
-    O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (16 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[8] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (16 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[9] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (16 + col_ptr[0])) + 512)] = (nv_bfloat16)(o_ptr[10] * l_ptr[1]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (16 + col_ptr[0])) + 513)] = (nv_bfloat16)(o_ptr[11] * l_ptr[1]);
-    O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (24 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[12] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (24 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[13] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (24 + col_ptr[0])) + 512)] = (nv_bfloat16)(o_ptr[14] * l_ptr[1]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (24 + col_ptr[0])) + 513)] = (nv_bfloat16)(o_ptr[15] * l_ptr[1]);
-    O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (32 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[16] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (32 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[17] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (32 + col_ptr[0])) + 512)] = (nv_bfloat16)(o_ptr[18] * l_ptr[1]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (32 + col_ptr[0])) + 513)] = (nv_bfloat16)(o_ptr[19] * l_ptr[1]);
-    O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (40 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[20] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (40 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[21] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (40 + col_ptr[0])) + 512)] = (nv_bfloat16)(o_ptr[22] * l_ptr[1]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (40 + col_ptr[0])) + 513)] = (nv_bfloat16)(o_ptr[23] * l_ptr[1]);
-    O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (48 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[24] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (48 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[25] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (48 + col_ptr[0])) + 512)] = (nv_bfloat16)(o_ptr[26] * l_ptr[1]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (48 + col_ptr[0])) + 513)] = (nv_bfloat16)(o_ptr[27] * l_ptr[1]);
-    O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (56 + col_ptr[0]))] = (nv_bfloat16)(o_ptr[28] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (56 + col_ptr[0])) + 1)] = (nv_bfloat16)(o_ptr[29] * l_ptr[0]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (56 + col_ptr[0])) + 512)] = (nv_bfloat16)(o_ptr[30] * l_ptr[1]);
-    O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (56 + col_ptr[0])) + 513)] = (nv_bfloat16)(o_ptr[31] * l_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[1] * l_ptr[0], o_ptr[0] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[3] * l_ptr[1], o_ptr[2] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + col_ptr[0])], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + col_ptr[0]) + 512)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[5] * l_ptr[0], o_ptr[4] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[7] * l_ptr[1], o_ptr[6] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (8 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (8 + col_ptr[0])) + 512)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[9] * l_ptr[0], o_ptr[8] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[11] * l_ptr[1], o_ptr[10] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (16 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (16 + col_ptr[0])) + 512)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[13] * l_ptr[0], o_ptr[12] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[15] * l_ptr[1], o_ptr[14] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (24 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (24 + col_ptr[0])) + 512)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[17] * l_ptr[0], o_ptr[16] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[19] * l_ptr[1], o_ptr[18] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (32 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (32 + col_ptr[0])) + 512)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[21] * l_ptr[0], o_ptr[20] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[23] * l_ptr[1], o_ptr[22] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (40 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (40 + col_ptr[0])) + 512)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[25] * l_ptr[0], o_ptr[24] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[27] * l_ptr[1], o_ptr[26] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (48 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (48 + col_ptr[0])) + 512)], p_ptr[1]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[0], o_ptr[29] * l_ptr[0], o_ptr[28] * l_ptr[0]);
+    tirx_ptx_cvt_rn_bf16x2_f32(p_ptr[1], o_ptr[31] * l_ptr[1], o_ptr[30] * l_ptr[1]);
+    tirx_ptx_st_global_b32(&O_ptr[(((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (56 + col_ptr[0]))], p_ptr[0]);
+    tirx_ptx_st_global_b32(&O_ptr[((((bh * (64 * S)) + (out_row_ptr[0] * 64)) + (56 + col_ptr[0])) + 512)], p_ptr[1]);
   }
 }

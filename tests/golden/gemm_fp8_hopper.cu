@@ -11,10 +11,27 @@ struct __align__(64) tirx_tensor_map { unsigned long long opaque[16]; };
 #define TIRX_HAS_SETMAXNREG 1
 #endif
 
+// bulk.multicast exists on these targets only: its helpers trap on the others (a generic pass).
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM101_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL) || defined(__CUDA_ARCH_FEAT_SM110_ALL) || (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && (__CUDA_ARCH_FAMILY_SPECIFIC__ == 1000 || __CUDA_ARCH_FAMILY_SPECIFIC__ == 1010 || __CUDA_ARCH_FAMILY_SPECIFIC__ == 1030 || __CUDA_ARCH_FAMILY_SPECIFIC__ == 1100))
+#define TIRX_HAS_BULK_MULTICAST 1
+#endif
+
 // wgmma exists on these targets only: its helpers trap on the others (a generic pass).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TIRX_HAS_WGMMA 1
 #endif
+
+template <typename T>
+__device__ __forceinline__ T tirx_floordiv(T a, T b) {
+  T q = a / b;
+  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+template <typename T>
+__device__ __forceinline__ T tirx_floormod(T a, T b) {
+  T r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 
 __device__ __forceinline__ void tirx_cuda_mbarrier_wait(const void* bar, int phase) {
   unsigned int addr = (unsigned int)__cvta_generic_to_shared(bar);
@@ -32,6 +49,16 @@ __device__ __forceinline__ unsigned long long tirx_cuda_wgmma_make_desc(const vo
   unsigned long long layout = swizzle == 1 ? 3ull : swizzle == 2 ? 2ull : swizzle == 3 ? 1ull : 0ull;
   return start | (((unsigned long long)ldo & 0x3FFFull) << 16) | (((unsigned long long)sdo & 0x3FFFull) << 32)
          | (layout << 62);
+}
+
+__device__ __forceinline__ void tirx_cuda_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ unsigned int tirx_cuda_sreg_cluster_ctaid_x() {
+  unsigned int value;
+  asm volatile("mov.u32 %0, %%cluster_ctaid.x;" : "=r"(value));
+  return value;
 }
 
 __device__ __forceinline__ void tirx_ptx_mbarrier_init_shared_b64(const void* ptr0, unsigned int count) {
@@ -57,6 +84,14 @@ __device__ __forceinline__ void tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(co
 
 __device__ __forceinline__ void tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(const void* dst, unsigned long long tensor_map, int c0, int c1, const void* mbar) {
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" : : "r"((unsigned int)__cvta_generic_to_shared(dst)), "l"(tensor_map), "r"(c0), "r"(c1), "r"((unsigned int)__cvta_generic_to_shared(mbar)) : "memory");
+}
+
+__device__ __forceinline__ void tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes_multicast__cluster(const void* dst, unsigned long long tensor_map, int c0, int c1, const void* mbar, unsigned short cta_mask) {
+#ifdef TIRX_HAS_BULK_MULTICAST
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" : : "r"((unsigned int)__cvta_generic_to_shared(dst)), "l"(tensor_map), "r"(c0), "r"(c1), "r"((unsigned int)__cvta_generic_to_shared(mbar)), "h"(cta_mask) : "memory");
+#else
+  __trap();
+#endif
 }
 
 template <int registers>
@@ -106,223 +141,288 @@ __device__ __forceinline__ void tirx_ptx_mbarrier_arrive_shared_b64(const void* 
   asm volatile("mbarrier.arrive.shared.b64 _, [%0];" : : "r"((unsigned int)__cvta_generic_to_shared(ptr0)) : "memory");
 }
 
-extern "C" __global__ void __launch_bounds__(384, 1)
+__device__ __forceinline__ void tirx_ptx_mapa_shared__cluster_u32(unsigned int& out0, const void* ptr0, unsigned int cta_rank) {
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out0) : "r"((unsigned int)__cvta_generic_to_shared(ptr0)), "r"(cta_rank) : "memory");
+}
+
+__device__ __forceinline__ void tirx_ptx_mbarrier_arrive_shared__cluster_b64_v2(unsigned int cluster_addr) {
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" : : "r"(cluster_addr) : "memory");
+}
+
+template <typename R0>
+__device__ __forceinline__ void tirx_ptx_cvt_rn_bf16x2_f32(R0& out0, float in0, float in1) {
+  asm volatile("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(*reinterpret_cast<unsigned int*>(&out0)) : "f"(in0), "f"(in1));
+}
+
+__device__ __forceinline__ void tirx_ptx_st_global_b32(const void* ptr0, unsigned int in0) {
+  asm volatile("st.global.b32 [%0], %1;" : : "l"(ptr0), "r"(in0) : "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1) __cluster_dims__(2, 1, 1)
 gemm_fp8_hopper_kernel(const __nv_fp8_e4m3* __restrict__ A_ptr, const __nv_fp8_e4m3* __restrict__ B_ptr, nv_bfloat16* __restrict__ C_ptr, const float* __restrict__ scale_a_ptr, const float* __restrict__ scale_b_ptr, int M, int N, int K, const __grid_constant__ tirx_tensor_map A_map, const __grid_constant__ tirx_tensor_map B_map) {
   extern __shared__ __align__(1024) __nv_fp8_e4m3 arena_ptr[];
-  int bn = ((int)blockIdx.x);
-  int bm = ((int)blockIdx.y);
+  int bx = ((int)blockIdx.x);
+  int rank = (int)tirx_cuda_sreg_cluster_ctaid_x();
   int wg = __shfl_sync(0xffffffffu, ((int)threadIdx.x) / 128, 0);
   int tid = ((int)threadIdx.x) % 128;
   __shared__ alignas(64) unsigned long long full_ptr[4];
   __shared__ alignas(64) unsigned long long empty_ptr[4];
   int k_tiles_ptr[1];
   k_tiles_ptr[0] = K / 128;
+  int pair_rows_ptr[1];
+  pair_rows_ptr[0] = M / 256;
+  int n_blocks_ptr[1];
+  n_blocks_ptr[0] = pair_rows_ptr[0] * (N / 256);
+  int first_ptr[1];
+  first_ptr[0] = bx / 2;
+  int step_ptr[1];
+  step_ptr[0] = 66;
   if ((wg == 0) && (tid == 0)) {
     tirx_ptx_mbarrier_init_shared_b64(&full_ptr[0], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[0], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[0], 4u);
     tirx_ptx_mbarrier_init_shared_b64(&full_ptr[1], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[1], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[1], 4u);
     tirx_ptx_mbarrier_init_shared_b64(&full_ptr[2], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[2], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[2], 4u);
     tirx_ptx_mbarrier_init_shared_b64(&full_ptr[3], 1u);
-    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[3], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[3], 4u);
     tirx_ptx_fence_mbarrier_init_release_cluster();
   }
-  __syncthreads();
+  tirx_cuda_cluster_sync();
   if (wg == 0) {
     tirx_ptx_setmaxnreg_dec_sync_aligned_u32<40>();
     if (tid == 0) {
-      int kt_stop = k_tiles_ptr[0];
-      for (int kt = 0; kt < kt_stop; ++kt) {
-        int s_ptr[1];
-        s_ptr[0] = kt % 4;
-        if (kt >= 4) {
-          tirx_cuda_mbarrier_wait(&empty_ptr[s_ptr[0]], ((kt / 4) + 1) % 2);
+      int done_ptr[1];
+      done_ptr[0] = 0;
+      int blk_start = first_ptr[0];
+      int blk_stop = n_blocks_ptr[0];
+      int blk_step = step_ptr[0];
+      for (long long blk_wide = (long long)blk_start; (((long long)blk_step) > 0) ? (blk_wide < ((long long)blk_stop)) : (blk_wide > ((long long)blk_stop)); blk_wide += (long long)blk_step) {
+        int blk = (int)blk_wide;
+        int bm_ptr[1];
+        bm_ptr[0] = (tirx_floormod(blk, pair_rows_ptr[0]) * 2) + rank;
+        int bn_ptr[1];
+        bn_ptr[0] = tirx_floordiv(blk, pair_rows_ptr[0]);
+        int kt_stop = k_tiles_ptr[0];
+        for (int kt = 0; kt < kt_stop; ++kt) {
+          int g_ptr[1];
+          g_ptr[0] = done_ptr[0];
+          int s_ptr[1];
+          s_ptr[0] = g_ptr[0] & 3;
+          if (g_ptr[0] >= 4) {
+            tirx_cuda_mbarrier_wait(&empty_ptr[s_ptr[0]], ((g_ptr[0] >> 2) + 1) & 1);
+          }
+          tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_ptr[s_ptr[0]], 49152u);
+          tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[(s_ptr[0] * 16384)], (unsigned long long)&A_map, kt * 128, bm_ptr[0] * 128, &full_ptr[s_ptr[0]]);
+          tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes_multicast__cluster(&arena_ptr[(((s_ptr[0] * 32768) + (rank * 16384)) + 65536)], (unsigned long long)&B_map, kt * 128, (bn_ptr[0] * 256) + (rank * 128), &full_ptr[s_ptr[0]], 3u);
+          done_ptr[0] = g_ptr[0] + 1;
         }
-        tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_ptr[s_ptr[0]], 49152u);
-        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[(s_ptr[0] * 16384)], (unsigned long long)&A_map, kt * 128, bm * 128, &full_ptr[s_ptr[0]]);
-        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 32768) + 65536)], (unsigned long long)&B_map, kt * 128, bn * 256, &full_ptr[s_ptr[0]]);
       }
     }
   } else {
     tirx_ptx_setmaxnreg_inc_sync_aligned_u32<232>();
     float acc_ptr[128];
+    unsigned int pair_ptr[1];
+    unsigned int two_ptr[2];
+    int done_ptr[1];
+    done_ptr[0] = 0;
     int half_ptr[1];
     half_ptr[0] = wg - 1;
-    int kt_stop_1 = k_tiles_ptr[0];
-    for (int kt = 0; kt < kt_stop_1; ++kt) {
-      int s_ptr[1];
-      s_ptr[0] = kt % 4;
-      tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (kt / 4) % 2);
-      tirx_ptx_wgmma_fence_sync_aligned();
-      {
-        unsigned long long desc_a_ptr[1];
-        desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + (half_ptr[0] * 8192))], 1, 64, 3);
-        unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 32768) + 65536)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k32_f32_e4m3_e4m3<1, 1>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_a_ptr[0], desc_b_ptr[0], (unsigned int)(kt > 0));
-      }
-      {
-        unsigned long long desc_a_ptr[1];
-        desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 16384) + (half_ptr[0] * 8192)) + 32)], 1, 64, 3);
-        unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 32768) + 65568)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k32_f32_e4m3_e4m3<1, 1>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_a_ptr[0], desc_b_ptr[0], (unsigned int)((kt + 1) > 0));
-      }
-      {
-        unsigned long long desc_a_ptr[1];
-        desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 16384) + (half_ptr[0] * 8192)) + 64)], 1, 64, 3);
-        unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 32768) + 65600)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k32_f32_e4m3_e4m3<1, 1>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_a_ptr[0], desc_b_ptr[0], (unsigned int)((kt + 2) > 0));
-      }
-      {
-        unsigned long long desc_a_ptr[1];
-        desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 16384) + (half_ptr[0] * 8192)) + 96)], 1, 64, 3);
-        unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 32768) + 65632)], 1, 64, 3);
-        tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k32_f32_e4m3_e4m3<1, 1>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_a_ptr[0], desc_b_ptr[0], (unsigned int)((kt + 3) > 0));
-      }
-      tirx_ptx_wgmma_commit_group_sync_aligned();
-      tirx_ptx_wgmma_wait_group_sync_aligned<1>();
-      if ((kt > 0) && (tid == 0)) {
-        tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[((kt + 3) % 4)]);
-      }
-    }
-    tirx_ptx_wgmma_wait_group_sync_aligned<0>();
     float scale_ptr[1];
     scale_ptr[0] = scale_a_ptr[0] * scale_b_ptr[0];
-    int row_ptr[1];
-    row_ptr[0] = (((bm * 128) + (half_ptr[0] * 64)) + ((tid / 32) * 16)) + ((tid % 32) / 4);
-    int col_ptr[1];
-    col_ptr[0] = (bn * 256) + ((tid % 4) * 2);
-    C_ptr[((row_ptr[0] * N) + col_ptr[0])] = (nv_bfloat16)(acc_ptr[0] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 1)] = (nv_bfloat16)(acc_ptr[1] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] + 8) * N) + col_ptr[0])] = (nv_bfloat16)(acc_ptr[2] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 1)] = (nv_bfloat16)(acc_ptr[3] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 8)] = (nv_bfloat16)(acc_ptr[4] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 9)] = (nv_bfloat16)(acc_ptr[5] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 8)] = (nv_bfloat16)(acc_ptr[6] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 9)] = (nv_bfloat16)(acc_ptr[7] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 16)] = (nv_bfloat16)(acc_ptr[8] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 17)] = (nv_bfloat16)(acc_ptr[9] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 16)] = (nv_bfloat16)(acc_ptr[10] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 17)] = (nv_bfloat16)(acc_ptr[11] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 24)] = (nv_bfloat16)(acc_ptr[12] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 25)] = (nv_bfloat16)(acc_ptr[13] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 24)] = (nv_bfloat16)(acc_ptr[14] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 25)] = (nv_bfloat16)(acc_ptr[15] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 32)] = (nv_bfloat16)(acc_ptr[16] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 33)] = (nv_bfloat16)(acc_ptr[17] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 32)] = (nv_bfloat16)(acc_ptr[18] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 33)] = (nv_bfloat16)(acc_ptr[19] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 40)] = (nv_bfloat16)(acc_ptr[20] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 41)] = (nv_bfloat16)(acc_ptr[21] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 40)] = (nv_bfloat16)(acc_ptr[22] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 41)] = (nv_bfloat16)(acc_ptr[23] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 48)] = (nv_bfloat16)(acc_ptr[24] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 49)] = (nv_bfloat16)(acc_ptr[25] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 48)] = (nv_bfloat16)(acc_ptr[26] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 49)] = (nv_bfloat16)(acc_ptr[27] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 56)] = (nv_bfloat16)(acc_ptr[28] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 57)] = (nv_bfloat16)(acc_ptr[29] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 56)] = (nv_bfloat16)(acc_ptr[30] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 57)] = (nv_bfloat16)(acc_ptr[31] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 64)] = (nv_bfloat16)(acc_ptr[32] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 65)] = (nv_bfloat16)(acc_ptr[33] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 64)] = (nv_bfloat16)(acc_ptr[34] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 65)] = (nv_bfloat16)(acc_ptr[35] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 72)] = (nv_bfloat16)(acc_ptr[36] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 73)] = (nv_bfloat16)(acc_ptr[37] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 72)] = (nv_bfloat16)(acc_ptr[38] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 73)] = (nv_bfloat16)(acc_ptr[39] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 80)] = (nv_bfloat16)(acc_ptr[40] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 81)] = (nv_bfloat16)(acc_ptr[41] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 80)] = (nv_bfloat16)(acc_ptr[42] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 81)] = (nv_bfloat16)(acc_ptr[43] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 88)] = (nv_bfloat16)(acc_ptr[44] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 89)] = (nv_bfloat16)(acc_ptr[45] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 88)] = (nv_bfloat16)(acc_ptr[46] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 89)] = (nv_bfloat16)(acc_ptr[47] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 96)] = (nv_bfloat16)(acc_ptr[48] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 97)] = (nv_bfloat16)(acc_ptr[49] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 96)] = (nv_bfloat16)(acc_ptr[50] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 97)] = (nv_bfloat16)(acc_ptr[51] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 104)] = (nv_bfloat16)(acc_ptr[52] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 105)] = (nv_bfloat16)(acc_ptr[53] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 104)] = (nv_bfloat16)(acc_ptr[54] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 105)] = (nv_bfloat16)(acc_ptr[55] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 112)] = (nv_bfloat16)(acc_ptr[56] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 113)] = (nv_bfloat16)(acc_ptr[57] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 112)] = (nv_bfloat16)(acc_ptr[58] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 113)] = (nv_bfloat16)(acc_ptr[59] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 120)] = (nv_bfloat16)(acc_ptr[60] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 121)] = (nv_bfloat16)(acc_ptr[61] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 120)] = (nv_bfloat16)(acc_ptr[62] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 121)] = (nv_bfloat16)(acc_ptr[63] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 128)] = (nv_bfloat16)(acc_ptr[64] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 129)] = (nv_bfloat16)(acc_ptr[65] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 128)] = (nv_bfloat16)(acc_ptr[66] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 129)] = (nv_bfloat16)(acc_ptr[67] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 136)] = (nv_bfloat16)(acc_ptr[68] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 137)] = (nv_bfloat16)(acc_ptr[69] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 136)] = (nv_bfloat16)(acc_ptr[70] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 137)] = (nv_bfloat16)(acc_ptr[71] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 144)] = (nv_bfloat16)(acc_ptr[72] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 145)] = (nv_bfloat16)(acc_ptr[73] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 144)] = (nv_bfloat16)(acc_ptr[74] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 145)] = (nv_bfloat16)(acc_ptr[75] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 152)] = (nv_bfloat16)(acc_ptr[76] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 153)] = (nv_bfloat16)(acc_ptr[77] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 152)] = (nv_bfloat16)(acc_ptr[78] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 153)] = (nv_bfloat16)(acc_ptr[79] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 160)] = (nv_bfloat16)(acc_ptr[80] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 161)] = (nv_bfloat16)(acc_ptr[81] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 160)] = (nv_bfloat16)(acc_ptr[82] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 161)] = (nv_bfloat16)(acc_ptr[83] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 168)] = (nv_bfloat16)(acc_ptr[84] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 169)] = (nv_bfloat16)(acc_ptr[85] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 168)] = (nv_bfloat16)(acc_ptr[86] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 169)] = (nv_bfloat16)(acc_ptr[87] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 176)] = (nv_bfloat16)(acc_ptr[88] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 177)] = (nv_bfloat16)(acc_ptr[89] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 176)] = (nv_bfloat16)(acc_ptr[90] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 177)] = (nv_bfloat16)(acc_ptr[91] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 184)] = (nv_bfloat16)(acc_ptr[92] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 185)] = (nv_bfloat16)(acc_ptr[93] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 184)] = (nv_bfloat16)(acc_ptr[94] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 185)] = (nv_bfloat16)(acc_ptr[95] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 192)] = (nv_bfloat16)(acc_ptr[96] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 193)] = (nv_bfloat16)(acc_ptr[97] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 192)] = (nv_bfloat16)(acc_ptr[98] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 193)] = (nv_bfloat16)(acc_ptr[99] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 200)] = (nv_bfloat16)(acc_ptr[100] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 201)] = (nv_bfloat16)(acc_ptr[101] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 200)] = (nv_bfloat16)(acc_ptr[102] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 201)] = (nv_bfloat16)(acc_ptr[103] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 208)] = (nv_bfloat16)(acc_ptr[104] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 209)] = (nv_bfloat16)(acc_ptr[105] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 208)] = (nv_bfloat16)(acc_ptr[106] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 209)] = (nv_bfloat16)(acc_ptr[107] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 216)] = (nv_bfloat16)(acc_ptr[108] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 217)] = (nv_bfloat16)(acc_ptr[109] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 216)] = (nv_bfloat16)(acc_ptr[110] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 217)] = (nv_bfloat16)(acc_ptr[111] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 224)] = (nv_bfloat16)(acc_ptr[112] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 225)] = (nv_bfloat16)(acc_ptr[113] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 224)] = (nv_bfloat16)(acc_ptr[114] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 225)] = (nv_bfloat16)(acc_ptr[115] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 232)] = (nv_bfloat16)(acc_ptr[116] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 233)] = (nv_bfloat16)(acc_ptr[117] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 232)] = (nv_bfloat16)(acc_ptr[118] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 233)] = (nv_bfloat16)(acc_ptr[119] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 240)] = (nv_bfloat16)(acc_ptr[120] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 241)] = (nv_bfloat16)(acc_ptr[121] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 240)] = (nv_bfloat16)(acc_ptr[122] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 241)] = (nv_bfloat16)(acc_ptr[123] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 248)] = (nv_bfloat16)(acc_ptr[124] * scale_ptr[0]);
-    C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 249)] = (nv_bfloat16)(acc_ptr[125] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 248)] = (nv_bfloat16)(acc_ptr[126] * scale_ptr[0]);
-    C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 249)] = (nv_bfloat16)(acc_ptr[127] * scale_ptr[0]);
+    int blk_start_1 = first_ptr[0];
+    int blk_stop_1 = n_blocks_ptr[0];
+    int blk_step_1 = step_ptr[0];
+    for (long long blk_wide_1 = (long long)blk_start_1; (((long long)blk_step_1) > 0) ? (blk_wide_1 < ((long long)blk_stop_1)) : (blk_wide_1 > ((long long)blk_stop_1)); blk_wide_1 += (long long)blk_step_1) {
+      int blk = (int)blk_wide_1;
+      int bm_ptr[1];
+      bm_ptr[0] = (tirx_floormod(blk, pair_rows_ptr[0]) * 2) + rank;
+      int bn_ptr[1];
+      bn_ptr[0] = tirx_floordiv(blk, pair_rows_ptr[0]);
+      int kt_stop_1 = k_tiles_ptr[0];
+      for (int kt = 0; kt < kt_stop_1; ++kt) {
+        int g_ptr[1];
+        g_ptr[0] = done_ptr[0] + kt;
+        int s_ptr[1];
+        s_ptr[0] = g_ptr[0] & 3;
+        tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (g_ptr[0] >> 2) & 1);
+        tirx_ptx_wgmma_fence_sync_aligned();
+        {
+          unsigned long long desc_a_ptr[1];
+          desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + (half_ptr[0] * 8192))], 1, 64, 3);
+          unsigned long long desc_b_ptr[1];
+          desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 32768) + 65536)], 1, 64, 3);
+          tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k32_f32_e4m3_e4m3<1, 1>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_a_ptr[0], desc_b_ptr[0], (unsigned int)(kt > 0));
+        }
+        {
+          unsigned long long desc_a_ptr[1];
+          desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 16384) + (half_ptr[0] * 8192)) + 32)], 1, 64, 3);
+          unsigned long long desc_b_ptr[1];
+          desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 32768) + 65568)], 1, 64, 3);
+          tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k32_f32_e4m3_e4m3<1, 1>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_a_ptr[0], desc_b_ptr[0], (unsigned int)((kt + 1) > 0));
+        }
+        {
+          unsigned long long desc_a_ptr[1];
+          desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 16384) + (half_ptr[0] * 8192)) + 64)], 1, 64, 3);
+          unsigned long long desc_b_ptr[1];
+          desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 32768) + 65600)], 1, 64, 3);
+          tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k32_f32_e4m3_e4m3<1, 1>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_a_ptr[0], desc_b_ptr[0], (unsigned int)((kt + 2) > 0));
+        }
+        {
+          unsigned long long desc_a_ptr[1];
+          desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 16384) + (half_ptr[0] * 8192)) + 96)], 1, 64, 3);
+          unsigned long long desc_b_ptr[1];
+          desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 32768) + 65632)], 1, 64, 3);
+          tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k32_f32_e4m3_e4m3<1, 1>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_a_ptr[0], desc_b_ptr[0], (unsigned int)((kt + 3) > 0));
+        }
+        tirx_ptx_wgmma_commit_group_sync_aligned();
+        tirx_ptx_wgmma_wait_group_sync_aligned<1>();
+        if ((kt > 0) && (tid == 0)) {
+          tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[((g_ptr[0] + 3) & 3)]);
+          tirx_ptx_mapa_shared__cluster_u32(pair_ptr[0], &empty_ptr[((g_ptr[0] + 3) & 3)], (unsigned int)(1 - rank));
+          tirx_ptx_mbarrier_arrive_shared__cluster_b64_v2(pair_ptr[0]);
+        }
+      }
+      tirx_ptx_wgmma_wait_group_sync_aligned<0>();
+      done_ptr[0] = done_ptr[0] + k_tiles_ptr[0];
+      if (tid == 0) {
+        tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[((done_ptr[0] + 3) & 3)]);
+        tirx_ptx_mapa_shared__cluster_u32(pair_ptr[0], &empty_ptr[((done_ptr[0] + 3) & 3)], (unsigned int)(1 - rank));
+        tirx_ptx_mbarrier_arrive_shared__cluster_b64_v2(pair_ptr[0]);
+      }
+      int row_ptr[1];
+      row_ptr[0] = (((bm_ptr[0] * 128) + (half_ptr[0] * 64)) + ((tid / 32) * 16)) + ((tid % 32) / 4);
+      int col_ptr[1];
+      col_ptr[0] = (bn_ptr[0] * 256) + ((tid % 4) * 2);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[1] * scale_ptr[0], acc_ptr[0] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[3] * scale_ptr[0], acc_ptr[2] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((row_ptr[0] * N) + col_ptr[0])], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] + 8) * N) + col_ptr[0])], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[5] * scale_ptr[0], acc_ptr[4] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[7] * scale_ptr[0], acc_ptr[6] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 8)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 8)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[9] * scale_ptr[0], acc_ptr[8] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[11] * scale_ptr[0], acc_ptr[10] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 16)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 16)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[13] * scale_ptr[0], acc_ptr[12] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[15] * scale_ptr[0], acc_ptr[14] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 24)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 24)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[17] * scale_ptr[0], acc_ptr[16] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[19] * scale_ptr[0], acc_ptr[18] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 32)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 32)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[21] * scale_ptr[0], acc_ptr[20] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[23] * scale_ptr[0], acc_ptr[22] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 40)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 40)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[25] * scale_ptr[0], acc_ptr[24] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[27] * scale_ptr[0], acc_ptr[26] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 48)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 48)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[29] * scale_ptr[0], acc_ptr[28] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[31] * scale_ptr[0], acc_ptr[30] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 56)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 56)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[33] * scale_ptr[0], acc_ptr[32] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[35] * scale_ptr[0], acc_ptr[34] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 64)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 64)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[37] * scale_ptr[0], acc_ptr[36] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[39] * scale_ptr[0], acc_ptr[38] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 72)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 72)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[41] * scale_ptr[0], acc_ptr[40] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[43] * scale_ptr[0], acc_ptr[42] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 80)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 80)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[45] * scale_ptr[0], acc_ptr[44] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[47] * scale_ptr[0], acc_ptr[46] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 88)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 88)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[49] * scale_ptr[0], acc_ptr[48] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[51] * scale_ptr[0], acc_ptr[50] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 96)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 96)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[53] * scale_ptr[0], acc_ptr[52] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[55] * scale_ptr[0], acc_ptr[54] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 104)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 104)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[57] * scale_ptr[0], acc_ptr[56] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[59] * scale_ptr[0], acc_ptr[58] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 112)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 112)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[61] * scale_ptr[0], acc_ptr[60] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[63] * scale_ptr[0], acc_ptr[62] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 120)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 120)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[65] * scale_ptr[0], acc_ptr[64] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[67] * scale_ptr[0], acc_ptr[66] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 128)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 128)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[69] * scale_ptr[0], acc_ptr[68] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[71] * scale_ptr[0], acc_ptr[70] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 136)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 136)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[73] * scale_ptr[0], acc_ptr[72] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[75] * scale_ptr[0], acc_ptr[74] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 144)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 144)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[77] * scale_ptr[0], acc_ptr[76] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[79] * scale_ptr[0], acc_ptr[78] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 152)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 152)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[81] * scale_ptr[0], acc_ptr[80] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[83] * scale_ptr[0], acc_ptr[82] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 160)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 160)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[85] * scale_ptr[0], acc_ptr[84] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[87] * scale_ptr[0], acc_ptr[86] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 168)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 168)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[89] * scale_ptr[0], acc_ptr[88] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[91] * scale_ptr[0], acc_ptr[90] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 176)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 176)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[93] * scale_ptr[0], acc_ptr[92] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[95] * scale_ptr[0], acc_ptr[94] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 184)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 184)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[97] * scale_ptr[0], acc_ptr[96] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[99] * scale_ptr[0], acc_ptr[98] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 192)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 192)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[101] * scale_ptr[0], acc_ptr[100] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[103] * scale_ptr[0], acc_ptr[102] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 200)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 200)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[105] * scale_ptr[0], acc_ptr[104] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[107] * scale_ptr[0], acc_ptr[106] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 208)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 208)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[109] * scale_ptr[0], acc_ptr[108] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[111] * scale_ptr[0], acc_ptr[110] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 216)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 216)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[113] * scale_ptr[0], acc_ptr[112] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[115] * scale_ptr[0], acc_ptr[114] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 224)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 224)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[117] * scale_ptr[0], acc_ptr[116] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[119] * scale_ptr[0], acc_ptr[118] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 232)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 232)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[121] * scale_ptr[0], acc_ptr[120] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[123] * scale_ptr[0], acc_ptr[122] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 240)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 240)], two_ptr[1]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[125] * scale_ptr[0], acc_ptr[124] * scale_ptr[0]);
+      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[127] * scale_ptr[0], acc_ptr[126] * scale_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 248)], two_ptr[0]);
+      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 248)], two_ptr[1]);
+    }
   }
+  tirx_cuda_cluster_sync();
 }

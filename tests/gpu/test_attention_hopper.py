@@ -1,6 +1,7 @@
 """samples/attention_hopper.tx: the sample transpiles for sm_90a and its CUDA builds with nvcc
 (no GPU needed), and on a GPU both kernels (D = 64, 128), causal and not, match a float32
-reference of the same bfloat16 inputs, at one and at several K / V tiles per query block."""
+reference of the same bfloat16 inputs, at one and at several K / V tiles per query block (at
+S = 640 and D = 128 the last tile of 176 keys reaches past S)."""
 from __future__ import annotations
 
 import re
@@ -25,8 +26,9 @@ def _cuda() -> str:
 def test_transpiles_with_wgmma_in_both_forms():
     cuda = _cuda()
     assert "attention_d64_kernel" in cuda and "attention_d128_kernel" in cuda
-    # S = Q K^T from shared memory; O += P V with P in registers and V MN-major (trans_b = 1)
-    assert "m64n128k16_f32_bf16_bf16<1, 1, 0, 0>" in cuda
+    # S = Q K^T from shared memory (tiles of 128 keys at D = 64, 176 at D = 128); O += P V with P
+    # in registers and V MN-major (trans_b = 1)
+    assert "m64n128k16_f32_bf16_bf16<1, 1, 0, 0>" in cuda and "m64n176k16_f32_bf16_bf16<1, 1, 0, 0>" in cuda
     assert "m64n128k16_f32_bf16_bf16_v1<1, 1, 1>" in cuda and "m64n64k16_f32_bf16_bf16_v1<1, 1, 1>" in cuda
     # ping-pong: each consumer warpgroup waits on its named barrier and hands the turn to the other
     assert "tirx_ptx_bar_sync_v1((unsigned int)(1 + " in cuda and "tirx_ptx_bar_arrive((unsigned int)(2 - " in cuda

@@ -45,7 +45,8 @@ def _e4m3_values():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("m,n,k", [(128, 256, 128), (256, 512, 640)])
+# one block of 256 rows for a CTA pair; several; and more blocks than the persistent grid's pairs
+@pytest.mark.parametrize("m,n,k", [(256, 256, 128), (512, 512, 640), (2304, 2048, 384)])
 def test_matches_a_float32_product(launcher_for, m, n, k):
     import cupy
 
