@@ -1,0 +1,108 @@
+"""Reading an older spelling: the forms one at a time, a kernel mixing spellings, forms not migrated
+yet, diagnostics pointed into the file as written, and files in today's spelling left alone."""
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import transpile
+from transpiler.driver import migrate_source
+from transpiler.syntax.source import SourceFile
+
+HEAD = "from tvm.script import tirx as Tx\n\n\n@Tx.prim_func\ndef k(A: Tx.Buffer((128,), \"float32\")):\n"
+
+
+def migrate(body: str, head: str = HEAD) -> str:
+    reading = migrate_source(SourceFile("k.tx", head + body))
+    assert not reading.stop, [d.message for d in reading.diagnostics]
+    return reading.source.text[len(head) - len(HEAD) + HEAD.index("@"):]
+
+
+@pytest.mark.parametrize("old, new", [
+    ("    with Tx.kernel():\n        Tx.cta_id([1], parent=\"kernel\")\n",
+     "    T.device_entry()\n    T.cta_id([1])\n"),
+    ("    with Tx.kernel():  # the device code\n        tid = Tx.thread_id([128], parent=\"cta\")\n",
+     "    T.device_entry()  # the device code\n    tid = T.thread_id([128])\n"),
+    ("    with Tx.kernel():\n        lane = Tx.thread_id([32], parent=\"warp\")\n",
+     "    T.device_entry()\n    lane = T.lane_id([32])\n"),
+    ("    with Tx.kernel():\n        w = Tx.warp_id(\n            [4], parent=\"warpgroup\")\n",
+     "    T.device_entry()\n    w = T.warp_id_in_wg(\n        [4])\n"),
+    ("    with Tx.kernel():\n        c = Tx.cta_id([2], parent=\"cluster\")\n",
+     "    T.device_entry()\n    c = T.cta_id_in_cluster([2])\n"),
+])
+def test_thread_ids_and_the_kernel_block(old, new):
+    assert migrate(old).split("\n", 2)[2] == new
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Tx.ptx.mbarrier.init(b, 1)", "T.ptx.mbarrier.init.shared.b64(b, 1)"),
+    ("Tx.ptx.mbarrier.try_wait(b, p)", "T.cuda.mbarrier_wait(b, p)"),
+    ("Tx.ptx.mbarrier.arrive.expect_tx(b, 64)", "T.ptx.mbarrier.arrive.expect_tx.shared.b64(b, 64)"),
+    ("Tx.ptx.fence.proxy_async(\"shared::cta\")", "T.ptx[\"fence.proxy.async.shared::cta\"]()"),
+    ("Tx.ptx.fence.mbarrier_init()", "T.ptx.fence.mbarrier_init.release.cluster()"),
+    ("Tx.ptx.tcgen05.fence.before_thread_sync()", "T.ptx.tcgen05.fence__before_thread_sync()"),
+    ("Tx.ptx.tcgen05.wait.st()", "T.ptx.tcgen05.wait__st.sync.aligned()"),
+    ("Tx.ptx.tcgen05.commit(b, cta_group=2)",
+     "T.ptx[\"tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.b64\"](b)"),
+    ("Tx.ptx.tcgen05.commit(b, cta_group=2, cta_mask=Tx.uint16(3))",
+     "T.ptx[\"tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64\"]"
+     "(b, T.uint16(3))"),
+    ("x = Tx.PoolAllocator()", "x = T.SMEMPool()"),
+])
+def test_keyword_ptx_wrappers_and_the_pool(old, new):
+    assert migrate(f"    T.device_entry()\n    {old}\n").split("\n")[-2] == f"    {new}"
+
+
+def test_scope_blocks_give_their_scope_to_their_tile_calls():
+    old = ("    with Tx.kernel():\n        with Tx.cta():\n            # both tiles\n            Tx.copy(a, b)\n"
+           "        with Tx.thread()[Tx.ptx.elect_sync()]:\n            Tx.gemm_async(c, a, b)\n"
+           "        Tx.fill(a, 0)\n")
+    new = ("    T.device_entry()\n    # both tiles\n    Tx.cta.copy(a, b)\n    if T.cuda.elect_sync():\n"
+           "        Tx.gemm_async(c, a, b)\n    Tx.fill(a, 0)\n")
+    text = migrate_source(SourceFile("k.tx", HEAD + old)).source.text
+    assert text.startswith("from tvm.script import tirx as T\nfrom tvm.script.tirx import tile as Tx\n")
+    assert text.endswith(new)
+
+
+def test_imports_that_moved():
+    head = ("from tvm.script import tirx as Tx\nfrom tvm.tir.layout import S, TileLayout\n"
+            "from tvm.tirx.op_schedule.cuda.common import tma_shared_layout, SwizzleMode\n")
+    text = migrate_source(SourceFile("k.tx", head + HEAD[HEAD.index("\n") + 1:] + "    with Tx.kernel():\n"
+                                     "        pass\n")).source.text
+    assert text.startswith("from tvm.script import tirx as T\nfrom tvm.tirx.layout import S, TileLayout\n"
+                           "from tvm.backend.cuda.tile_primitive.tma_utils import mma_shared_layout as "
+                           "tma_shared_layout, SwizzleMode\n")
+
+
+def test_a_kernel_mixing_spellings_is_one_error_that_says_so():
+    result = transpile(HEAD + "    Tx.device_entry()\n    Tx.ptx.mbarrier.init(b, 1)\n", "k.tx")
+    assert [(d.code, d.span.line) for d in result.diagnostics] == [("E0210", 6)]
+    message = result.diagnostics[0].message
+    assert "mixes an older spelling of TIRx with today's" in message and "T.device_entry" in message
+    assert result.diagnostics[0].notes[0].span.line == 7
+
+
+def test_kernels_of_one_file_may_differ_in_spelling():
+    second = "\n\n@Tx.prim_func\ndef j(A: Tx.Buffer((128,), \"float32\")):\n    Tx.device_entry()\n"
+    reading = migrate_source(SourceFile("k.tx", HEAD + "    with Tx.kernel():\n        pass\n" + second))
+    assert not reading.stop and reading.migrated
+
+
+def test_a_form_not_migrated_yet_is_refused_by_name():
+    result = transpile(HEAD + "    with Tx.kernel():\n        with Tx.warp()[0:1]:\n            pass\n", "k.tx")
+    assert [d.code for d in result.diagnostics] == ["E0211"]
+    assert "not supported yet" in result.diagnostics[0].message
+
+
+def test_diagnostics_point_into_the_file_as_written():
+    text = HEAD + "    with Tx.kernel():\n        bx = Tx.cta_id([1], parent=\"kernel\")\n        y = undefined_name\n"
+    result = transpile(text, "k.tx")
+    notes = [d for d in result.diagnostics if d.severity == "note"]
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    assert len(notes) == 1 and "read as the pre-upstream fork's spelling" in notes[0].message
+    assert [(d.span.line, d.span.col) for d in errors] == [(8, 13)]
+
+
+def test_a_file_in_todays_spelling_is_left_alone():
+    text = HEAD.replace("Tx", "T") + "    T.device_entry()\n    T.cta_id([1])\n"
+    reading = migrate_source(SourceFile("k.tx", text))
+    assert not reading.migrated and reading.source.text == text and reading.diagnostics == []

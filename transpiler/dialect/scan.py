@@ -1,0 +1,449 @@
+"""The older forms of a parsed file, found in its syntax tree, each with the text edits that spell it
+today (spellings.py has the facts), the forms only today's spelling has (to tell a kernel that mixes
+the two), and the older forms tirxc cannot migrate yet.
+
+Names: the file's dialect alias (`from tvm.script import tirx as Tx`) named, in the older spellings,
+one namespace for the dialect and its tile primitives; today the dialect is `T` and the tile
+primitives are `Tx` (`from tvm.script.tirx import tile as Tx`). A migrated file follows today's
+convention: the dialect alias becomes `T`, and a tile call `Tx.copy(...)` inside `with Tx.cta():`
+becomes `Tx.cta.copy(...)` with the tile import added after the dialect's."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from transpiler.dialect import spellings
+from transpiler.dialect.edits import Edit, Offsets
+from transpiler.ir.tile_ops import OPS as TILE_OPS
+from transpiler.syntax import ast
+from transpiler.syntax.source import Span
+
+DIALECT = "T"
+TILE = "Tx"
+TILE_IMPORT = f"from tvm.script.tirx import tile as {TILE}"
+_DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir")
+_CURRENT_CALLS = ("device_entry", "SMEMPool", "TMEMPool")
+
+
+@dataclass(frozen=True)
+class Form:
+    """One occurrence of a spelling's form: its era ("fork", "may", "june" or "today"), where it is,
+    which kernel it is in (None at module level) and what it is, in words."""
+    era: str
+    span: Span
+    kernel: str | None
+    what: str
+
+
+@dataclass
+class Scan:
+    """What scan() found."""
+    older: list[Form] = field(default_factory=list)
+    current: list[Form] = field(default_factory=list)
+    problems: list[tuple[Span, str, str]] = field(default_factory=list)  # (where, message, help)
+    edits: list[Edit] = field(default_factory=list)
+
+    @property
+    def era(self) -> str | None:
+        """The spelling the file is read as: the earliest era of its older forms."""
+        eras = {f.era for f in self.older}
+        return next((e for e in spellings.ORDER if e in eras), None)
+
+
+def _children(node):
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, ast.Node):
+            yield value
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, ast.Node):
+                    yield item
+
+
+def _dotted(expr) -> list[str] | None:
+    """`a.b.c` as ["a", "b", "c"]; None for anything else."""
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        return [expr.id] + parts[::-1]
+    return None
+
+
+class _Scanner:
+    def __init__(self, source, module: ast.Module):
+        self.text = source.text
+        self.at = Offsets(source.text)
+        self.module = module
+        self.out = Scan()
+        self.aliases = self._dialect_aliases()
+        self.tile_alias = self._tile_alias()
+        self.kernel: str | None = None
+        self.scopes: list[str | None] = []
+        self.dedent: dict[int, int] = {}  # line -> columns it moves left
+        self.uses_tile = False
+
+    # ---- positions ------------------------------------------------------------------------------
+    def start(self, node) -> int:
+        return self.at.at(node.span.line, node.span.col)
+
+    def end(self, node) -> int:
+        return self.at.at(node.span.end_line, node.span.end_col)
+
+    def edit(self, start: int, end: int, text: str) -> None:
+        self.out.edits.append(Edit(start, end, text))
+
+    def older(self, era: str, node, what: str) -> None:
+        self.out.older.append(Form(era, node.span, self.kernel, what))
+
+    def problem(self, node, message: str, help: str) -> None:
+        self.out.problems.append((node.span, message, help))
+
+    # ---- names ----------------------------------------------------------------------------------
+    def _dialect_aliases(self) -> set[str]:
+        names = set()
+        for stmt in self.module.body:
+            if isinstance(stmt, ast.ImportFrom) and stmt.module == "tvm.script":
+                names |= {a.asname or a.name for a in stmt.names if a.name in ("tirx", "tir")}
+            elif isinstance(stmt, ast.Import):
+                names |= {a.asname for a in stmt.names if a.name in _DIALECT_MODULES and a.asname}
+        return names
+
+    def _tile_alias(self) -> str | None:
+        for stmt in self.module.body:
+            if isinstance(stmt, ast.ImportFrom) and stmt.module in _DIALECT_MODULES:
+                for a in stmt.names:
+                    if a.name == "tile":
+                        return a.asname or a.name
+        return None
+
+    def dialect_call(self, call) -> list[str] | None:
+        """`X.a.b(...)` with X a dialect alias: ["a", "b"]; else None."""
+        if not isinstance(call, ast.Call):
+            return None
+        path = _dotted(call.func)
+        if path and len(path) > 1 and path[0] in self.aliases:
+            return path[1:]
+        return None
+
+    def spelled(self, path: str) -> str:
+        return f"{DIALECT}.{path}"
+
+    # ---- the walk -------------------------------------------------------------------------------
+    def run(self) -> Scan:
+        for stmt in self.module.body:
+            self.statement(stmt)
+        return self.out
+
+    def statement(self, stmt) -> None:
+        if isinstance(stmt, ast.ImportFrom):
+            self.import_from(stmt)
+            return
+        if isinstance(stmt, ast.FunctionDef):
+            self.function(stmt)
+            return
+        if isinstance(stmt, ast.ClassDef):
+            for deco in stmt.decorators:
+                self.decorator(deco)
+                self.expression(deco)
+            for s in stmt.body:
+                self.statement(s)
+            return
+        if isinstance(stmt, ast.With) and self.with_(stmt):
+            return
+        if isinstance(stmt, ast.ExprStmt) and self.tile_call(stmt.value):
+            return
+        for child in _children(stmt):
+            if isinstance(child, ast.Node) and _is_stmt(child):
+                self.statement(child)
+            else:
+                self.expression(child)
+
+    def function(self, fn: ast.FunctionDef) -> None:
+        kernel = any(self.is_prim_func(d) for d in fn.decorators)
+        outer = self.kernel
+        if kernel:
+            self.kernel = fn.name
+        for deco in fn.decorators:
+            self.decorator(deco)
+            self.expression(deco)
+        for p in fn.params:
+            for child in _children(p):
+                self.expression(child)
+        if fn.returns is not None:
+            self.expression(fn.returns)
+        for s in fn.body:
+            self.statement(s)
+        self.kernel = outer
+
+    def is_prim_func(self, deco) -> bool:
+        path = _dotted(deco.func if isinstance(deco, ast.Call) else deco)
+        return bool(path) and path[0] in self.aliases and path[-1] == "prim_func"
+
+    def decorator(self, deco) -> None:
+        """`@T.prim_func(tirx=True)`, `@I.ir_module(tirx=True)`: the fork's switch, gone today."""
+        if not isinstance(deco, ast.Call):
+            return
+        path = _dotted(deco.func)
+        if not path or path[-1] not in ("prim_func", "ir_module"):
+            return
+        for k in deco.keywords:
+            if k.name == "tirx":
+                self.older("fork", k, f"`@{'.'.join(path)}(tirx=True)`")
+                if len(deco.keywords) == 1 and not deco.args:
+                    self.edit(self.end(deco.func), self.end(deco), "")
+                else:
+                    self.drop_argument(deco, k)
+
+    def drop_argument(self, call: ast.Call, arg) -> None:
+        """Delete one argument of a call with the comma that separates it."""
+        items = sorted(list(call.args) + list(call.keywords), key=lambda n: (n.span.line, n.span.col))
+        i = items.index(arg)
+        if i > 0:
+            self.edit(self.end(items[i - 1]), self.end(arg), "")
+        elif len(items) > 1:
+            self.edit(self.start(arg), self.start(items[1]), "")
+        else:
+            self.edit(self.start(arg), self.end(arg), "")
+
+    def expression(self, node) -> None:
+        if isinstance(node, ast.Call):
+            self.call(node)
+        elif isinstance(node, ast.Subscript):
+            path = _dotted(node.value)
+            if path and path[0] in self.aliases and path[1:] == ["ptx"]:
+                self.current(node, "`T.ptx[...]`")
+        if isinstance(node, ast.Name) and node.id in self.aliases and node.id != DIALECT:
+            self.edit(self.start(node), self.end(node), DIALECT)
+        for child in _children(node):
+            self.expression(child)
+
+    def current(self, node, what: str) -> None:
+        self.out.current.append(Form("today", node.span, self.kernel, what))
+
+    # ---- calls ----------------------------------------------------------------------------------
+    def call(self, call: ast.Call) -> None:
+        path = self.dialect_call(call)
+        if path is None:
+            tile = _dotted(call.func)
+            if tile and tile[0] == self.tile_alias and len(tile) == 3:
+                self.current(call, f"`{'.'.join(tile)}`")
+            return
+        name = ".".join(path)
+        if path[0] in _CURRENT_CALLS or (path[0] == "ptx" and "__" in name):
+            self.current(call, f"`T.{name}`")
+        elif len(path) == 1 and any(k.name == "parent" for k in call.keywords):
+            self.thread_id(call, path[0])
+        elif name == "PoolAllocator":
+            self.older("fork", call, "`T.PoolAllocator()`")
+            self.edit(self.start(call.func), self.end(call.func), self.spelled("SMEMPool"))
+        elif path[0] == "ptx" and (name[4:] in spellings.PTX_WRAPPERS or name[4:] in spellings.PTX_SPELLED):
+            self.ptx_wrapper(call, name[4:])
+
+    def thread_id(self, call: ast.Call, name: str) -> None:
+        parent = next(k for k in call.keywords if k.name == "parent")
+        scope = parent.value.value if isinstance(parent.value, ast.Constant) else None
+        today = spellings.THREAD_IDS.get((name, scope))
+        if today is None:
+            self.problem(call, f"`T.{name}(..., parent={scope!r})` of the fork's spelling is not supported yet",
+                         "write today's id function: " + ", ".join(
+                             f"`T.{v}` for parent={p!r}" for (n, p), v in spellings.THREAD_IDS.items() if n == name))
+            return
+        self.older("fork", call, f"`T.{name}(..., parent=\"{scope}\")`")
+        self.edit(self.start(call.func), self.end(call.func), self.spelled(today))
+        self.drop_argument(call, parent)
+
+    def ptx_wrapper(self, call: ast.Call, name: str) -> None:
+        if call.keywords and name != "tcgen05.commit":
+            self.problem(call, f"`T.ptx.{name}` with keywords is not supported yet", "pass its operands in order")
+            return
+        if name == "fence.proxy_async":
+            space = call.args[0] if len(call.args) == 1 else None
+            if call.args and not (isinstance(space, ast.Constant) and isinstance(space.value, str)):
+                self.problem(call, "`T.ptx.fence.proxy_async` with a space that is not a string literal is not "
+                             "supported yet", 'write `T.ptx["fence.proxy.async.shared::cta"]()`')
+                return
+            form = "fence.proxy.async" + (f".{space.value}" if space is not None else "")
+            self.older("june", call, f"`T.ptx.{name}(...)`")
+            self.edit(self.start(call), self.end(call), f'{DIALECT}.ptx["{form}"]()')
+            return
+        if name == "tcgen05.commit":
+            self.commit(call)
+            return
+        counts, today = spellings.PTX_WRAPPERS[name]
+        if len(call.args) not in counts:
+            if name == "elect_sync":
+                return  # `T.ptx.elect_sync(mask)`: today's operand form
+            self.problem(call, f"`T.ptx.{name}` with {len(call.args)} operands (a form of the older wrapper) is "
+                         f"not supported yet", f"write today's `T.{today}` form")
+            return
+        self.older("june", call, f"`T.ptx.{name}(...)`")
+        self.edit(self.start(call.func), self.end(call.func), self.spelled(today))
+
+    def commit(self, call: ast.Call) -> None:
+        """`T.ptx.tcgen05.commit(bar, cta_group=1, cta_mask=0)`."""
+        named = {k.name: k for k in call.keywords}
+        positional = list(call.args)
+        group = named["cta_group"].value if "cta_group" in named else positional[1] if len(positional) > 1 else None
+        mask = named["cta_mask"].value if "cta_mask" in named else positional[2] if len(positional) > 2 else None
+        if not positional or set(named) - {"cta_group", "cta_mask"}:
+            self.problem(call, "this `T.ptx.tcgen05.commit` form is not supported yet",
+                         "pass the barrier first, then `cta_group=` and `cta_mask=`")
+            return
+        if group is not None and not (isinstance(group, ast.Constant) and group.value in (1, 2)):
+            self.problem(call, "`T.ptx.tcgen05.commit` with a `cta_group` that is not the literal 1 or 2 is not "
+                         "supported yet", "write the group as a literal")
+            return
+        if isinstance(mask, ast.Constant) and mask.value == 0:
+            mask = None
+        form = spellings.COMMIT.format(group=group.value if group is not None else 1,
+                                       multicast=".multicast::cluster" if mask is not None else "")
+        self.older("june", call, "`T.ptx.tcgen05.commit(...)`")
+        self.edit(self.start(call.func), self.end(call.func), f'{DIALECT}.ptx["{form}"]')
+        bar = positional[0]
+        rest = [n for n in list(positional[1:]) + list(call.keywords)]
+        if rest:
+            last = max(rest, key=lambda n: (n.span.end_line, n.span.end_col))
+            self.edit(self.end(bar), self.end(last), ", " + self.piece(mask) if mask is not None else "")
+
+    def piece(self, node) -> str:
+        """The source text of node, its dialect aliases renamed (for a replacement that moves it)."""
+        names = []
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.Name) and n.id in self.aliases and n.id != DIALECT:
+                names.append(n)
+            stack.extend(_children(n))
+        base = self.start(node)
+        text = self.text[base:self.end(node)]
+        for n in sorted(names, key=self.start, reverse=True):
+            text = text[:self.start(n) - base] + DIALECT + text[self.end(n) - base:]
+        return text
+
+    # ---- tile calls and scopes ------------------------------------------------------------------
+    def tile_call(self, call) -> bool:
+        """`T.copy(...)` as a statement: a tile primitive on the dialect's namespace (May and before)."""
+        path = self.dialect_call(call)
+        if not path or len(path) != 1 or path[0] not in TILE_OPS:
+            return False
+        op = path[0]
+        scope = self.scopes[-1] if self.scopes else None
+        self.older("may", call, f"`T.{op}` on the dialect's namespace")
+        self.uses_tile = True
+        self.edit(self.start(call.func), self.end(call.func), f"{TILE}.{scope}.{op}" if scope else f"{TILE}.{op}")
+        for child in list(call.args) + list(call.keywords):
+            self.expression(child)
+        return True
+
+    def with_(self, stmt: ast.With) -> bool:
+        if len(stmt.items) != 1 or stmt.items[0].target is not None:
+            return False
+        context = stmt.items[0].context
+        select = None
+        if isinstance(context, ast.Subscript):
+            select, context = context, context.value
+        path = self.dialect_call(context)
+        if not path or len(path) != 1 or path[0] not in ("kernel",) + tuple(spellings.SCOPES):
+            return False
+        kind = path[0]
+        header_end = self.text.index(":", self.end(stmt.items[0]))
+        body_line = stmt.body[0].span.line
+        if body_line == self.at.position(header_end)[0]:
+            self.problem(stmt, "a `with` block of the older spelling written on one line is not supported yet",
+                         "put its body on the lines below")
+            return True
+        if kind == "kernel":
+            self.older("may", stmt, "`with T.kernel():`")
+            self.edit(self.start(stmt), header_end + 1, f"{DIALECT}.device_entry()")
+            self.unindent(stmt, header_end)
+            for s in stmt.body:
+                self.statement(s)
+            return True
+        era = "fork" if any(k.name == "parent" for k in context.keywords) else "may"
+        self.older(era, stmt, f"`with T.{kind}(){'[...]' if select else ''}:`")
+        if select is not None:
+            if len(select.indices) != 1 or isinstance(select.indices[0], ast.Slice):
+                self.problem(stmt, f"`with T.{kind}()[lo:hi]:` (the older spelling's range of {kind}s) is not "
+                             f"supported yet", f"write `if` on the {kind}'s id, and `Tx.{kind}.<op>` for its tile calls")
+                return True
+            cond = select.indices[0]
+            self.edit(self.start(stmt), self.start(cond), "if ")
+            self.edit(self.end(cond), header_end + 1, ":")
+            self.expression(cond)
+        else:
+            self.drop_header(stmt, header_end)
+            self.unindent(stmt, header_end)
+        self.scopes.append(spellings.SCOPES[kind])
+        for s in stmt.body:
+            self.statement(s)
+        self.scopes.pop()
+        return True
+
+    def drop_header(self, stmt, header_end: int) -> None:
+        """Delete a `with` header line (its comment, if any, stays where the header was)."""
+        line = stmt.span.line
+        rest = self.text[header_end + 1:self.at.line_end(line)]
+        if rest.strip():
+            self.edit(self.start(stmt), header_end + 1 + (len(rest) - len(rest.lstrip())), "")
+        else:
+            self.edit(self.at.line_start(line), min(self.at.line_end(line) + 1, len(self.text)), "")
+
+    def unindent(self, stmt, header_end: int) -> None:
+        """The block's lines (and its comments) move left by its indentation, as they leave the `with`."""
+        by = stmt.body[0].span.col - stmt.span.col
+        for line in range(self.at.position(header_end)[0] + 1, stmt.span.end_line + 1):
+            self.dedent[line] = self.dedent.get(line, 0) + by
+
+    def finish(self) -> Scan:
+        for line, by in self.dedent.items():
+            start = self.at.line_start(line)
+            text = self.text[start:self.at.line_end(line)]
+            lead = len(text) - len(text.lstrip(" "))
+            if text.strip() and lead:
+                self.edit(start, start + min(by, lead), "")
+        return self.out
+
+    # ---- imports --------------------------------------------------------------------------------
+    def import_from(self, stmt: ast.ImportFrom) -> None:
+        if stmt.module in spellings.MODULES:
+            today, era, names = spellings.MODULES[stmt.module]
+            self.older(era, stmt, f"`from {stmt.module} import ...`")
+            start = self.text.index(stmt.module, self.start(stmt))
+            self.edit(start, start + len(stmt.module), today)
+            for alias in stmt.names:
+                if alias.name in names:
+                    new = names[alias.name]
+                    self.edit(self.start(alias), self.end(alias), f"{new} as {alias.asname or alias.name}")
+
+    def dialect_import(self) -> None:
+        """The dialect alias becomes `T`; the tile import follows it when the file has tile calls."""
+        for stmt in self.module.body:
+            if not isinstance(stmt, ast.ImportFrom) or stmt.module != "tvm.script":
+                continue
+            for alias in stmt.names:
+                if alias.name == "tirx" and alias.asname and alias.asname != DIALECT:
+                    self.edit(self.start(alias), self.end(alias), f"tirx as {DIALECT}")
+            if self.uses_tile and self.tile_alias is None:
+                indent = " " * (stmt.span.col - 1)
+                self.edit(self.end(stmt), self.end(stmt), f"\n{indent}{TILE_IMPORT}")
+                self.tile_alias = TILE
+            return
+
+
+def _is_stmt(node) -> bool:
+    return isinstance(node, (ast.ExprStmt, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.If, ast.For, ast.While,
+                             ast.With, ast.Return, ast.Assert, ast.FunctionDef, ast.ClassDef, ast.ImportFrom,
+                             ast.Import, ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Global, ast.Try))
+
+
+def scan(source, module: ast.Module) -> Scan:
+    """The older and current forms of a parsed file, and the edits that migrate it."""
+    scanner = _Scanner(source, module)
+    scanner.run()
+    if scanner.out.older:
+        scanner.dialect_import()
+    else:
+        scanner.out.edits = []
+    return scanner.finish()
