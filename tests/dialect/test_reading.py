@@ -47,6 +47,10 @@ def test_thread_ids_and_the_kernel_block(old, new):
      "T.ptx[\"tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64\"]"
      "(b, T.uint16(3))"),
     ("x = Tx.PoolAllocator()", "x = T.SMEMPool()"),
+    ("Tx.ptx.cp_async.bulk.commit_group()", "T.ptx.cp.async_.bulk.commit_group()"),
+    ("Tx.ptx.cp_async.bulk.wait_group(0)", "T.ptx.cp.async_.bulk.wait_group.read(0)"),
+    ("Tx.ptx.cp_async.bulk.wait_group(1, read=False)", "T.ptx.cp.async_.bulk.wait_group(1)"),
+    ("Tx.ptx.elect_sync()", "T.cuda.elect_sync()"),
 ])
 def test_keyword_ptx_wrappers_and_the_pool(old, new):
     assert migrate(f"    T.device_entry()\n    {old}\n").split("\n")[-2] == f"    {new}"
@@ -74,11 +78,21 @@ def test_imports_that_moved():
 
 
 def test_a_kernel_mixing_spellings_is_one_error_that_says_so():
-    result = transpile(HEAD + "    Tx.device_entry()\n    Tx.ptx.mbarrier.init(b, 1)\n", "k.tx")
+    result = transpile(HEAD + "    Tx.device_entry()\n    Tx.cta_id([1], parent=\"kernel\")\n", "k.tx")
     assert [(d.code, d.span.line) for d in result.diagnostics] == [("E0210", 6)]
     message = result.diagnostics[0].message
     assert "mixes an older spelling of TIRx with today's" in message and "T.device_entry" in message
     assert result.diagnostics[0].notes[0].span.line == 7
+
+
+def test_a_form_mixes_only_with_a_spelling_older_than_it():
+    # June's spelling had `T.device_entry()` and still the keyword PTX wrappers
+    june = migrate_source(SourceFile("k.tx", HEAD + "    Tx.device_entry()\n    Tx.ptx.mbarrier.init(b, 1)\n"))
+    assert not june.stop and june.era == "june"
+    # the PTX table's spellings came in August, after the wrappers
+    mixed = transpile(HEAD + "    Tx.device_entry()\n    Tx.ptx.fence.mbarrier_init()\n    Tx.ptx[\"fence.proxy.async\"]()\n",
+                      "k.tx")
+    assert [d.code for d in mixed.diagnostics] == ["E0210"]
 
 
 def test_kernels_of_one_file_may_differ_in_spelling():
@@ -91,6 +105,12 @@ def test_a_form_not_migrated_yet_is_refused_by_name():
     result = transpile(HEAD + "    with Tx.kernel():\n        with Tx.warp()[0:1]:\n            pass\n", "k.tx")
     assert [d.code for d in result.diagnostics] == ["E0211"]
     assert "not supported yet" in result.diagnostics[0].message
+
+
+def test_a_raw_bulk_copy_wrapper_is_refused_by_name():
+    result = transpile(HEAD + "    Tx.device_entry()\n    Tx.ptx.cp_async.bulk.tensor.g2c(a, b, c)\n", "k.tx")
+    assert [d.code for d in result.diagnostics] == ["E0211"]
+    assert "`T.ptx.cp_async.bulk.tensor.g2c` is not supported yet" in result.diagnostics[0].message
 
 
 def test_diagnostics_point_into_the_file_as_written():

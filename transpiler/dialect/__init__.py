@@ -18,7 +18,7 @@ _OLDER_MARKERS = re.compile(
     r"|tvm\.tirx\.(?:pipeline|tile_scheduler|warp_role|op_schedule|operator)"
     r"|with\s+\w+\.(?:cta|warp|warpgroup|thread|cluster)\s*\("
     r"|\.ptx\.(?:mbarrier\.(?:init|try_wait|arrive|arrive\.expect_tx)|fence\.(?:proxy_async|mbarrier_init)"
-    r"|tcgen05\.(?:commit|fence\.\w+|wait\.\w+)|elect_sync)\s*\(")
+    r"|tcgen05\.(?:commit|fence\.\w+|wait\.\w+)|elect_sync|cp_async\.[\w.]+)\s*\(")
 
 
 def might_be_older(text: str) -> bool:

@@ -42,14 +42,16 @@ def read(source: SourceFile) -> Reading:
     if module is None or diags.has_errors:
         return Reading(source, diags.sorted(), stop=True)
     found = scan(source, module)
-    if not found.older:
+    if not found.older and not found.problems:
         return Reading(source)
     era = found.era
-    name = spellings.SPELLINGS[era]
+    order = spellings.ORDER + ("today",)
     for kernel in dict.fromkeys(f.kernel for f in found.older if f.kernel is not None):
-        today = next((f for f in found.current if f.kernel == kernel), None)
-        if today is not None:
-            old = next(f for f in found.older if f.kernel == kernel)
+        pair = next(((old, today) for today in found.current if today.kernel == kernel
+                     for old in found.older if old.kernel == kernel and order.index(old.era) < order.index(today.era)),
+                    None)
+        if pair is not None:
+            old, today = pair
             diags.error("E0210", f"kernel `{kernel}` mixes an older spelling of TIRx with today's: {today.what} is "
                                  f"today's spelling, {old.what} an older one", today.span,
                         notes=[Note(f"{old.what}, of {spellings.SPELLINGS[old.era]}", old.span)],
@@ -66,7 +68,7 @@ def read(source: SourceFile) -> Reading:
         return Reading(source, diags.sorted(), stop=True, era=era)
     rewritten = SourceFile(source.name, apply(source.text, edits))
     first = found.older[0]
-    note = Diagnostic("W0005", "note", f"read as {name}", first.span,
+    note = Diagnostic("W0005", "note", f"read as {spellings.SPELLINGS[era]}", first.span,
                       help="`tirxc migrate` rewrites the file into today's spelling (docs/older-spellings.md)")
     return Reading(rewritten, [note], positions=PositionMap(source, rewritten, edits), era=era)
 

@@ -21,13 +21,16 @@ DIALECT = "T"
 TILE = "Tx"
 TILE_IMPORT = f"from tvm.script.tirx import tile as {TILE}"
 _DIALECT_MODULES = ("tvm.script.tirx", "tvm.script.tir")
-_CURRENT_CALLS = ("device_entry", "SMEMPool", "TMEMPool")
+# Forms of today's spelling an older one lacked, with the spelling that introduced them: a kernel
+# with one of these and an older form of an earlier spelling mixes the two.
+_CURRENT_CALLS = {"device_entry": "june", "SMEMPool": "may", "TMEMPool": "may"}
 
 
 @dataclass(frozen=True)
 class Form:
-    """One occurrence of a spelling's form: its era ("fork", "may", "june" or "today"), where it is,
-    which kernel it is in (None at module level) and what it is, in words."""
+    """One occurrence of a spelling's form: its era (an older form's: the last spelling that wrote it;
+    a current form's: the first, "may", "june" or "today"), where it is, which kernel it is in (None at
+    module level) and what it is, in words."""
     era: str
     span: Span
     kernel: str | None
@@ -213,14 +216,14 @@ class _Scanner:
         elif isinstance(node, ast.Subscript):
             path = _dotted(node.value)
             if path and path[0] in self.aliases and path[1:] == ["ptx"]:
-                self.current(node, "`T.ptx[...]`")
+                self.current(node, "`T.ptx[...]`", "today")
         if isinstance(node, ast.Name) and node.id in self.aliases and node.id != DIALECT:
             self.edit(self.start(node), self.end(node), DIALECT)
         for child in _children(node):
             self.expression(child)
 
-    def current(self, node, what: str) -> None:
-        self.out.current.append(Form("today", node.span, self.kernel, what))
+    def current(self, node, what: str, since: str) -> None:
+        self.out.current.append(Form(since, node.span, self.kernel, what))
 
     # ---- calls ----------------------------------------------------------------------------------
     def call(self, call: ast.Call) -> None:
@@ -228,11 +231,13 @@ class _Scanner:
         if path is None:
             tile = _dotted(call.func)
             if tile and tile[0] == self.tile_alias and len(tile) == 3:
-                self.current(call, f"`{'.'.join(tile)}`")
+                self.current(call, f"`{'.'.join(tile)}`", "june")
             return
         name = ".".join(path)
-        if path[0] in _CURRENT_CALLS or (path[0] == "ptx" and "__" in name):
-            self.current(call, f"`T.{name}`")
+        if path[0] in _CURRENT_CALLS:
+            self.current(call, f"`T.{name}`", _CURRENT_CALLS[path[0]])
+        elif path[0] == "ptx" and "__" in name:
+            self.current(call, f"`T.{name}`", "today")
         elif len(path) == 1 and any(k.name == "parent" for k in call.keywords):
             self.thread_id(call, path[0])
         elif name == "PoolAllocator":
@@ -240,6 +245,10 @@ class _Scanner:
             self.edit(self.start(call.func), self.end(call.func), self.spelled("SMEMPool"))
         elif path[0] == "ptx" and (name[4:] in spellings.PTX_WRAPPERS or name[4:] in spellings.PTX_SPELLED):
             self.ptx_wrapper(call, name[4:])
+        elif path[:2] == ["ptx", "cp_async"]:
+            self.problem(call, f"the keyword wrapper `T.{name}` is not supported yet",
+                         "a TMA copy is `Tx.copy_async(dst, src, dispatch=\"tma\", mbar=...)`; other bulk copies are "
+                         "today's `T.ptx.cp.async_.bulk...` forms (docs/ptx.md)")
 
     def thread_id(self, call: ast.Call, name: str) -> None:
         parent = next(k for k in call.keywords if k.name == "parent")
@@ -255,6 +264,9 @@ class _Scanner:
         self.drop_argument(call, parent)
 
     def ptx_wrapper(self, call: ast.Call, name: str) -> None:
+        if name == "cp_async.bulk.wait_group":
+            self.wait_group(call)
+            return
         if call.keywords and name != "tcgen05.commit":
             self.problem(call, f"`T.ptx.{name}` with keywords is not supported yet", "pass its operands in order")
             return
@@ -280,6 +292,21 @@ class _Scanner:
             return
         self.older("june", call, f"`T.ptx.{name}(...)`")
         self.edit(self.start(call.func), self.end(call.func), self.spelled(today))
+
+    def wait_group(self, call: ast.Call) -> None:
+        """`T.ptx.cp_async.bulk.wait_group(n=0, read=True)`."""
+        named = {k.name: k.value for k in call.keywords}
+        given = dict(zip(("n", "read"), call.args)) | named
+        read = given.get("read")
+        if set(given) - {"n", "read"} or len(call.args) > 2 or not (
+                read is None or isinstance(read, ast.Constant) and isinstance(read.value, bool)):
+            self.problem(call, "this `T.ptx.cp_async.bulk.wait_group` form is not supported yet",
+                         "write `T.ptx.cp.async_.bulk.wait_group.read(n)`, or `.wait_group(n)` for read=False")
+            return
+        form = "ptx.cp.async_.bulk.wait_group" + (".read" if read is None or read.value else "")
+        n = self.piece(given["n"]) if "n" in given else "0"
+        self.older("june", call, "`T.ptx.cp_async.bulk.wait_group(...)`")
+        self.edit(self.start(call), self.end(call), f"{self.spelled(form)}({n})")
 
     def commit(self, call: ast.Call) -> None:
         """`T.ptx.tcgen05.commit(bar, cta_group=1, cta_mask=0)`."""

@@ -62,10 +62,12 @@ PTX_WRAPPERS = {
     "tcgen05.wait.ld": ((0,), "ptx.tcgen05.wait__ld.sync.aligned"),
     "tcgen05.wait.st": ((0,), "ptx.tcgen05.wait__st.sync.aligned"),
     "elect_sync": ((0,), "cuda.elect_sync"),
+    "cp_async.bulk.commit_group": ((0,), "ptx.cp.async_.bulk.commit_group"),
 }
 # Wrappers whose instruction depends on their operands (scan.py spells them out):
-# `fence.proxy_async(space)` -> `T.ptx["fence.proxy.async.<space>"]()`, and
+# `fence.proxy_async(space)` -> `T.ptx["fence.proxy.async.<space>"]()`,
 # `tcgen05.commit(bar, cta_group=1, cta_mask=0)` -> the commit of that CTA group, multicast when a
-# mask is given.
-PTX_SPELLED = ("fence.proxy_async", "tcgen05.commit")
+# mask is given, and `cp_async.bulk.wait_group(n=0, read=True)` -> `T.ptx.cp.async_.bulk.wait_group.read(n)`
+# (without `.read` for read=False).
+PTX_SPELLED = ("fence.proxy_async", "tcgen05.commit", "cp_async.bulk.wait_group")
 COMMIT = "tcgen05.commit.cta_group::{group}.mbarrier::arrive::one.shared::cluster{multicast}.b64"
