@@ -126,3 +126,28 @@ def test_a_file_in_todays_spelling_is_left_alone():
     text = HEAD.replace("Tx", "T") + "    T.device_entry()\n    T.cta_id([1])\n"
     reading = migrate_source(SourceFile("k.tx", text))
     assert not reading.migrated and reading.source.text == text and reading.diagnostics == []
+
+
+def test_a_range_of_a_scope_is_an_if_on_its_id():
+    old = ("    with Tx.kernel():\n        wg = Tx.warpgroup_id([2], parent=\"cta\")\n"
+           "        w = Tx.warp_id([4], parent=\"warpgroup\")\n"
+           "        with Tx.warpgroup()[0:1]:\n            with Tx.warp()[1:3]:\n                Tx.copy(a, b)\n")
+    new = ("    T.device_entry()\n    wg = T.warpgroup_id([2])\n    w = T.warp_id_in_wg([4])\n"
+           "    if wg == 0:\n        if 1 <= w and w < 3:\n            Tx.warp.copy(a, b)\n")
+    assert migrate_source(SourceFile("k.tx", HEAD + old)).source.text.endswith(new)
+
+
+def test_a_range_without_its_id_is_refused():
+    result = transpile(HEAD + "    with Tx.kernel():\n        with Tx.warp()[0:1]:\n            pass\n", "k.tx")
+    assert [d.code for d in result.diagnostics] == ["E0211"]
+    assert "no warp id declared" in result.diagnostics[0].message
+
+
+def test_the_dialect_imported_as_a_module_and_an_ir_module_class():
+    old = ("import tvm.script.tirx as Tx\nfrom tvm.script import ir as I\n\n\n@I.ir_module(tirx=True)\nclass Mod:\n"
+           "    @Tx.prim_func(tirx=True)\n    def k(A: Tx.Buffer((128,), \"float32\")):\n        with Tx.kernel():\n"
+           "            with Tx.cta():\n                Tx.fill(A[:], 0)\n")
+    new = ("import tvm.script.tirx as T\nfrom tvm.script.tirx import tile as Tx\nfrom tvm.script import ir as I\n\n\n"
+           "@I.ir_module\nclass Mod:\n    @T.prim_func\n    def k(A: T.Buffer((128,), \"float32\")):\n"
+           "        T.device_entry()\n        Tx.cta.fill(A[:], 0)\n")
+    assert migrate_source(SourceFile("k.tx", old)).source.text == new

@@ -83,7 +83,9 @@ class _Scanner:
         self.aliases = self._dialect_aliases()
         self.tile_alias = self._tile_alias()
         self.kernel: str | None = None
-        self.scopes: list[str | None] = []
+        self.scopes: list[str | None] = []  # today's scope of each enclosing scope block (None: thread)
+        self.kinds: list[str] = []  # the older scope of each enclosing scope block
+        self.ids: dict[tuple[str, str], str] = {}  # (scope, parent) -> the name of the kernel's id of it
         self.dedent: dict[int, int] = {}  # line -> columns it moves left
         self.uses_tile = False
 
@@ -157,6 +159,8 @@ class _Scanner:
             return
         if isinstance(stmt, ast.ExprStmt) and self.tile_call(stmt.value):
             return
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.target, ast.Name):
+            self.declared_id(stmt.target.id, stmt.value)
         for child in _children(stmt):
             if isinstance(child, ast.Node) and _is_stmt(child):
                 self.statement(child)
@@ -168,6 +172,7 @@ class _Scanner:
         outer = self.kernel
         if kernel:
             self.kernel = fn.name
+            self.ids = {}
         for deco in fn.decorators:
             self.decorator(deco)
             self.expression(deco)
@@ -179,6 +184,16 @@ class _Scanner:
         for s in fn.body:
             self.statement(s)
         self.kernel = outer
+
+    def declared_id(self, name: str, value) -> None:
+        path = self.dialect_call(value)
+        if not path or len(path) != 1:
+            return
+        parent = next((k.value.value for k in value.keywords if k.name == "parent"
+                       and isinstance(k.value, ast.Constant)), None)
+        declared = spellings.IDS.get((path[0], parent))
+        if declared is not None:
+            self.ids[declared] = name
 
     def is_prim_func(self, deco) -> bool:
         path = _dotted(deco.func if isinstance(deco, ast.Call) else deco)
@@ -390,10 +405,13 @@ class _Scanner:
             return True
         era = "fork" if any(k.name == "parent" for k in context.keywords) else "may"
         self.older(era, stmt, f"`with T.{kind}(){'[...]' if select else ''}:`")
-        if select is not None:
-            if len(select.indices) != 1 or isinstance(select.indices[0], ast.Slice):
-                self.problem(stmt, f"`with T.{kind}()[lo:hi]:` (the older spelling's range of {kind}s) is not "
-                             f"supported yet", f"write `if` on the {kind}'s id, and `Tx.{kind}.<op>` for its tile calls")
+        if select is not None and len(select.indices) == 1 and isinstance(select.indices[0], ast.Slice):
+            if not self.select_range(stmt, context, kind, select.indices[0], header_end):
+                return True
+        elif select is not None:
+            if len(select.indices) != 1:
+                self.problem(stmt, f"`with T.{kind}()[...]` with several indices is not supported yet",
+                             "select with one condition")
                 return True
             cond = select.indices[0]
             self.edit(self.start(stmt), self.start(cond), "if ")
@@ -403,9 +421,33 @@ class _Scanner:
             self.drop_header(stmt, header_end)
             self.unindent(stmt, header_end)
         self.scopes.append(spellings.SCOPES[kind])
+        self.kinds.append(kind)
         for s in stmt.body:
             self.statement(s)
         self.scopes.pop()
+        self.kinds.pop()
+        return True
+
+    def select_range(self, stmt, context, kind: str, rows: ast.Slice, header_end: int) -> bool:
+        """`with T.warp()[lo:hi]:` -> `if lo <= warp and warp < hi:` on the kernel's id of the warp in
+        its parent scope (the `parent=` given, else the enclosing scope block's, else the CTA)."""
+        parent = next((k.value.value for k in context.keywords if k.name == "parent"
+                       and isinstance(k.value, ast.Constant)), None) or (self.kinds[-1] if self.kinds else "cta")
+        var = self.ids.get((kind, parent))
+        if var is None or rows.step is not None:
+            self.problem(stmt, f"`with T.{kind}()[lo:hi]:` in a {parent} with no {kind} id declared in it is not "
+                         f"supported yet", f"declare the {kind}'s id in its {parent} (`T.{kind}_id(...)`) before it, "
+                         f"or write the `if` on it")
+            return False
+        lo = self.piece(rows.lower) if rows.lower is not None else "0"
+        hi = self.piece(rows.upper) if rows.upper is not None else None
+        if hi is None:
+            cond = f"{var} >= {lo}"
+        elif lo.isdigit() and hi.isdigit() and int(hi) == int(lo) + 1:
+            cond = f"{var} == {lo}"
+        else:
+            cond = f"{lo} <= {var} and {var} < {hi}"
+        self.edit(self.start(stmt), header_end + 1, f"if {cond}:")
         return True
 
     def drop_header(self, stmt, header_end: int) -> None:
@@ -447,11 +489,17 @@ class _Scanner:
     def dialect_import(self) -> None:
         """The dialect alias becomes `T`; the tile import follows it when the file has tile calls."""
         for stmt in self.module.body:
-            if not isinstance(stmt, ast.ImportFrom) or stmt.module != "tvm.script":
+            if isinstance(stmt, ast.ImportFrom) and stmt.module == "tvm.script":
+                names = [a for a in stmt.names if a.name in ("tirx", "tir")]
+            elif isinstance(stmt, ast.Import):
+                names = [a for a in stmt.names if a.name in _DIALECT_MODULES and a.asname]
+            else:
                 continue
-            for alias in stmt.names:
-                if alias.name == "tirx" and alias.asname and alias.asname != DIALECT:
-                    self.edit(self.start(alias), self.end(alias), f"tirx as {DIALECT}")
+            if not names:
+                continue
+            for alias in names:
+                if alias.asname and alias.asname != DIALECT:
+                    self.edit(self.start(alias), self.end(alias), f"{alias.name} as {DIALECT}")
             if self.uses_tile and self.tile_alias is None:
                 indent = " " * (stmt.span.col - 1)
                 self.edit(self.end(stmt), self.end(stmt), f"\n{indent}{TILE_IMPORT}")

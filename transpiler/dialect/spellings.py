@@ -31,6 +31,18 @@ THREAD_IDS = {
     ("thread_id", "warp"): "lane_id",
 }
 
+# Which id each id function declares, as (scope, the scope it counts within): the fork's by its
+# `parent=`, the later spellings' by their names. `with T.warp()[lo:hi]:` (the fork's selection of
+# the warps lo to hi - 1 of their parent) becomes an `if` on the id declared for (warp, parent).
+IDS = {
+    ("warpgroup_id", "cta"): ("warpgroup", "cta"), ("warpgroup_id", None): ("warpgroup", "cta"),
+    ("warp_id", "cta"): ("warp", "cta"), ("warp_id", None): ("warp", "cta"),
+    ("warp_id", "warpgroup"): ("warp", "warpgroup"), ("warp_id_in_wg", None): ("warp", "warpgroup"),
+    ("thread_id", "cta"): ("thread", "cta"), ("thread_id", None): ("thread", "cta"),
+    ("thread_id", "warpgroup"): ("thread", "warpgroup"), ("thread_id_in_wg", None): ("thread", "warpgroup"),
+    ("thread_id", "warp"): ("thread", "warp"), ("lane_id", None): ("thread", "warp"),
+}
+
 # `with T.<scope>():` blocks (fork and May): their tile calls become `Tx.<scope>.<op>`; thread scope
 # is `Tx.<op>`, today's default.
 SCOPES = {"cta": "cta", "warpgroup": "warpgroup", "warp": "warp", "thread": None, "cluster": "cluster"}
