@@ -151,3 +151,13 @@ def test_the_dialect_imported_as_a_module_and_an_ir_module_class():
            "@I.ir_module\nclass Mod:\n    @T.prim_func\n    def k(A: T.Buffer((128,), \"float32\")):\n"
            "        T.device_entry()\n        Tx.cta.fill(A[:], 0)\n")
     assert migrate_source(SourceFile("k.tx", old)).source.text == new
+
+
+@pytest.mark.parametrize("old, new", [
+    ("if Tx.filter(w, 0, 1):", "if w == 0:"),
+    ("if Tx.filter(w, 1, n):", "if (1 <= w and w < n):"),
+    ("if Tx.filter(w, w % 2 == Tx.int32(0)):", "if (w % 2 == T.int32(0)):"),
+])
+def test_mays_thread_filter_is_a_condition(old, new):
+    text = migrate_source(SourceFile("k.tx", HEAD + f"    with Tx.kernel():\n        {old}\n            pass\n")).source.text
+    assert text.endswith(f"    T.device_entry()\n    {new}\n        pass\n")

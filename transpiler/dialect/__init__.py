@@ -16,7 +16,7 @@ import re
 _OLDER_MARKERS = re.compile(
     r"tirx\s*=\s*True|parent\s*=|\.kernel\s*\(\s*\)|PoolAllocator|tvm\.tir\.layout"
     r"|tvm\.tirx\.(?:pipeline|tile_scheduler|warp_role|op_schedule|operator)"
-    r"|with\s+\w+\.(?:cta|warp|warpgroup|thread|cluster)\s*\("
+    r"|with\s+\w+\.(?:cta|warp|warpgroup|thread|cluster)\s*\(|\.filter\s*\("
     r"|\.ptx\.(?:mbarrier\.(?:init|try_wait|arrive|arrive\.expect_tx)|fence\.(?:proxy_async|mbarrier_init)"
     r"|tcgen05\.(?:commit|fence\.\w+|wait\.\w+)|elect_sync|cp_async\.[\w.]+)\s*\(")
 

@@ -1,6 +1,6 @@
 """The older forms of a parsed file, found in its syntax tree, each with the text edits that spell it
-today (spellings.py has the facts), the forms only today's spelling has (to tell a kernel that mixes
-the two), and the older forms tirxc cannot migrate yet.
+today (spellings.py has the facts; the keyword PTX wrappers are ptx_wrappers.py's), the forms of
+today's spelling (to tell a kernel that mixes the two), and the older forms tirxc cannot migrate yet.
 
 Names: the file's dialect alias (`from tvm.script import tirx as Tx`) named, in the older spellings,
 one namespace for the dialect and its tile primitives; today the dialect is `T` and the tile
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from transpiler.dialect import spellings
+from transpiler.dialect import ptx_wrappers, spellings
 from transpiler.dialect.edits import Edit, Offsets
 from transpiler.ir.tile_ops import OPS as TILE_OPS
 from transpiler.syntax import ast
@@ -255,6 +255,8 @@ class _Scanner:
             self.current(call, f"`T.{name}`", "today")
         elif len(path) == 1 and any(k.name == "parent" for k in call.keywords):
             self.thread_id(call, path[0])
+        elif name == "filter":
+            self.thread_filter(call)
         elif name == "PoolAllocator":
             self.older("fork", call, "`T.PoolAllocator()`")
             self.edit(self.start(call.func), self.end(call.func), self.spelled("SMEMPool"))
@@ -264,6 +266,21 @@ class _Scanner:
             self.problem(call, f"the keyword wrapper `T.{name}` is not supported yet",
                          "a TMA copy is `Tx.copy_async(dst, src, dispatch=\"tma\", mbar=...)`; other bulk copies are "
                          "today's `T.ptx.cp.async_.bulk...` forms (docs/ptx.md)")
+
+    def thread_filter(self, call: ast.Call) -> None:
+        """May's `T.filter(var, lo, hi)` (var in [lo, hi)) and `T.filter(var, cond)` (cond): a bool."""
+        if call.keywords or len(call.args) not in (2, 3):
+            self.problem(call, "this `T.filter` form is not supported yet", "write the condition with `if`")
+            return
+        var = self.piece(call.args[0])
+        if len(call.args) == 2:
+            cond = f"({self.piece(call.args[1])})"
+        else:
+            lo, hi = self.piece(call.args[1]), self.piece(call.args[2])
+            single = lo.isdigit() and hi.isdigit() and int(hi) == int(lo) + 1
+            cond = f"{var} == {lo}" if single else f"({lo} <= {var} and {var} < {hi})"
+        self.older("may", call, "`T.filter(...)`")
+        self.edit(self.start(call), self.end(call), cond)
 
     def thread_id(self, call: ast.Call, name: str) -> None:
         parent = next(k for k in call.keywords if k.name == "parent")
@@ -279,75 +296,7 @@ class _Scanner:
         self.drop_argument(call, parent)
 
     def ptx_wrapper(self, call: ast.Call, name: str) -> None:
-        if name == "cp_async.bulk.wait_group":
-            self.wait_group(call)
-            return
-        if call.keywords and name != "tcgen05.commit":
-            self.problem(call, f"`T.ptx.{name}` with keywords is not supported yet", "pass its operands in order")
-            return
-        if name == "fence.proxy_async":
-            space = call.args[0] if len(call.args) == 1 else None
-            if call.args and not (isinstance(space, ast.Constant) and isinstance(space.value, str)):
-                self.problem(call, "`T.ptx.fence.proxy_async` with a space that is not a string literal is not "
-                             "supported yet", 'write `T.ptx["fence.proxy.async.shared::cta"]()`')
-                return
-            form = "fence.proxy.async" + (f".{space.value}" if space is not None else "")
-            self.older("june", call, f"`T.ptx.{name}(...)`")
-            self.edit(self.start(call), self.end(call), f'{DIALECT}.ptx["{form}"]()')
-            return
-        if name == "tcgen05.commit":
-            self.commit(call)
-            return
-        counts, today = spellings.PTX_WRAPPERS[name]
-        if len(call.args) not in counts:
-            if name == "elect_sync":
-                return  # `T.ptx.elect_sync(mask)`: today's operand form
-            self.problem(call, f"`T.ptx.{name}` with {len(call.args)} operands (a form of the older wrapper) is "
-                         f"not supported yet", f"write today's `T.{today}` form")
-            return
-        self.older("june", call, f"`T.ptx.{name}(...)`")
-        self.edit(self.start(call.func), self.end(call.func), self.spelled(today))
-
-    def wait_group(self, call: ast.Call) -> None:
-        """`T.ptx.cp_async.bulk.wait_group(n=0, read=True)`."""
-        named = {k.name: k.value for k in call.keywords}
-        given = dict(zip(("n", "read"), call.args)) | named
-        read = given.get("read")
-        if set(given) - {"n", "read"} or len(call.args) > 2 or not (
-                read is None or isinstance(read, ast.Constant) and isinstance(read.value, bool)):
-            self.problem(call, "this `T.ptx.cp_async.bulk.wait_group` form is not supported yet",
-                         "write `T.ptx.cp.async_.bulk.wait_group.read(n)`, or `.wait_group(n)` for read=False")
-            return
-        form = "ptx.cp.async_.bulk.wait_group" + (".read" if read is None or read.value else "")
-        n = self.piece(given["n"]) if "n" in given else "0"
-        self.older("june", call, "`T.ptx.cp_async.bulk.wait_group(...)`")
-        self.edit(self.start(call), self.end(call), f"{self.spelled(form)}({n})")
-
-    def commit(self, call: ast.Call) -> None:
-        """`T.ptx.tcgen05.commit(bar, cta_group=1, cta_mask=0)`."""
-        named = {k.name: k for k in call.keywords}
-        positional = list(call.args)
-        group = named["cta_group"].value if "cta_group" in named else positional[1] if len(positional) > 1 else None
-        mask = named["cta_mask"].value if "cta_mask" in named else positional[2] if len(positional) > 2 else None
-        if not positional or set(named) - {"cta_group", "cta_mask"}:
-            self.problem(call, "this `T.ptx.tcgen05.commit` form is not supported yet",
-                         "pass the barrier first, then `cta_group=` and `cta_mask=`")
-            return
-        if group is not None and not (isinstance(group, ast.Constant) and group.value in (1, 2)):
-            self.problem(call, "`T.ptx.tcgen05.commit` with a `cta_group` that is not the literal 1 or 2 is not "
-                         "supported yet", "write the group as a literal")
-            return
-        if isinstance(mask, ast.Constant) and mask.value == 0:
-            mask = None
-        form = spellings.COMMIT.format(group=group.value if group is not None else 1,
-                                       multicast=".multicast::cluster" if mask is not None else "")
-        self.older("june", call, "`T.ptx.tcgen05.commit(...)`")
-        self.edit(self.start(call.func), self.end(call.func), f'{DIALECT}.ptx["{form}"]')
-        bar = positional[0]
-        rest = [n for n in list(positional[1:]) + list(call.keywords)]
-        if rest:
-            last = max(rest, key=lambda n: (n.span.end_line, n.span.end_col))
-            self.edit(self.end(bar), self.end(last), ", " + self.piece(mask) if mask is not None else "")
+        ptx_wrappers.rewrite(self, call, name)
 
     def piece(self, node) -> str:
         """The source text of node, its dialect aliases renamed (for a replacement that moves it)."""
