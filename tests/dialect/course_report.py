@@ -19,7 +19,7 @@ def _outcome(path: Path) -> tuple[str, str]:
     if reading.stop or not reading.migrated:
         return "-", "not read as an older spelling"
     old = transpile(text, path.name, arch="sm_100a")
-    new = transpile(reading.source.text, path.name, arch="sm_100a")
+    new = transpile(reading.text, path.name, arch="sm_100a")
     if not old.ok or not new.ok:
         first = next(d for d in old.diagnostics + new.diagnostics if d.severity == "error")
         return SPELLINGS[reading.era], f"fails: {first.code}"

@@ -19,7 +19,7 @@ ARCH = "sm_100a"
 def _migrated(path: Path) -> str:
     reading = migrate_source(SourceFile(path.name, path.read_text(encoding="utf-8")))
     assert not reading.stop and reading.migrated, [d.message for d in reading.diagnostics]
-    return reading.source.text
+    return reading.text
 
 
 @pytest.mark.parametrize("path", COURSE, ids=[p.stem for p in COURSE])
@@ -33,7 +33,7 @@ def test_step_reads_with_one_note_and_migrates_to_the_same_cuda(path):
     assert new.diagnostics == [], [(d.span.line, d.code, d.message) for d in new.diagnostics]
     assert new.cuda == old.cuda
     again = migrate_source(SourceFile(path.name, new_text))
-    assert not again.migrated and again.source.text == new_text
+    assert not again.migrated and again.text == new_text
 
 
 def test_the_course_has_its_steps():

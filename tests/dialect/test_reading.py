@@ -14,7 +14,7 @@ HEAD = "from tvm.script import tirx as Tx\n\n\n@Tx.prim_func\ndef k(A: Tx.Buffer
 def migrate(body: str, head: str = HEAD) -> str:
     reading = migrate_source(SourceFile("k.tx", head + body))
     assert not reading.stop, [d.message for d in reading.diagnostics]
-    return reading.source.text[len(head) - len(HEAD) + HEAD.index("@"):]
+    return reading.text[len(head) - len(HEAD) + HEAD.index("@"):]
 
 
 @pytest.mark.parametrize("old, new", [
@@ -62,7 +62,7 @@ def test_scope_blocks_give_their_scope_to_their_tile_calls():
            "        Tx.fill(a, 0)\n")
     new = ("    T.device_entry()\n    # both tiles\n    Tx.cta.copy(a, b)\n    if T.cuda.elect_sync():\n"
            "        Tx.gemm_async(c, a, b)\n    Tx.fill(a, 0)\n")
-    text = migrate_source(SourceFile("k.tx", HEAD + old)).source.text
+    text = migrate_source(SourceFile("k.tx", HEAD + old)).text
     assert text.startswith("from tvm.script import tirx as T\nfrom tvm.script.tirx import tile as Tx\n")
     assert text.endswith(new)
 
@@ -71,7 +71,7 @@ def test_imports_that_moved():
     head = ("from tvm.script import tirx as Tx\nfrom tvm.tir.layout import S, TileLayout\n"
             "from tvm.tirx.op_schedule.cuda.common import tma_shared_layout, SwizzleMode\n")
     text = migrate_source(SourceFile("k.tx", head + HEAD[HEAD.index("\n") + 1:] + "    with Tx.kernel():\n"
-                                     "        pass\n")).source.text
+                                     "        pass\n")).text
     assert text.startswith("from tvm.script import tirx as T\nfrom tvm.tirx.layout import S, TileLayout\n"
                            "from tvm.backend.cuda.tile_primitive.tma_utils import mma_shared_layout as "
                            "tma_shared_layout, SwizzleMode\n")
@@ -125,7 +125,7 @@ def test_diagnostics_point_into_the_file_as_written():
 def test_a_file_in_todays_spelling_is_left_alone():
     text = HEAD.replace("Tx", "T") + "    T.device_entry()\n    T.cta_id([1])\n"
     reading = migrate_source(SourceFile("k.tx", text))
-    assert not reading.migrated and reading.source.text == text and reading.diagnostics == []
+    assert not reading.migrated and reading.text == text and reading.diagnostics == []
 
 
 def test_a_range_of_a_scope_is_an_if_on_its_id():
@@ -134,7 +134,7 @@ def test_a_range_of_a_scope_is_an_if_on_its_id():
            "        with Tx.warpgroup()[0:1]:\n            with Tx.warp()[1:3]:\n                Tx.copy(a, b)\n")
     new = ("    T.device_entry()\n    wg = T.warpgroup_id([2])\n    w = T.warp_id_in_wg([4])\n"
            "    if wg == 0:\n        if 1 <= w and w < 3:\n            Tx.warp.copy(a, b)\n")
-    assert migrate_source(SourceFile("k.tx", HEAD + old)).source.text.endswith(new)
+    assert migrate_source(SourceFile("k.tx", HEAD + old)).text.endswith(new)
 
 
 def test_a_range_without_its_id_is_refused():
@@ -150,7 +150,7 @@ def test_the_dialect_imported_as_a_module_and_an_ir_module_class():
     new = ("import tvm.script.tirx as T\nfrom tvm.script.tirx import tile as Tx\nfrom tvm.script import ir as I\n\n\n"
            "@I.ir_module\nclass Mod:\n    @T.prim_func\n    def k(A: T.Buffer((128,), \"float32\")):\n"
            "        T.device_entry()\n        Tx.cta.fill(A[:], 0)\n")
-    assert migrate_source(SourceFile("k.tx", old)).source.text == new
+    assert migrate_source(SourceFile("k.tx", old)).text == new
 
 
 @pytest.mark.parametrize("old, new", [
@@ -159,5 +159,20 @@ def test_the_dialect_imported_as_a_module_and_an_ir_module_class():
     ("if Tx.filter(w, w % 2 == Tx.int32(0)):", "if (w % 2 == T.int32(0)):"),
 ])
 def test_mays_thread_filter_is_a_condition(old, new):
-    text = migrate_source(SourceFile("k.tx", HEAD + f"    with Tx.kernel():\n        {old}\n            pass\n")).source.text
+    text = migrate_source(SourceFile("k.tx", HEAD + f"    with Tx.kernel():\n        {old}\n            pass\n")).text
     assert text.endswith(f"    T.device_entry()\n    {new}\n        pass\n")
+
+
+def test_the_compiler_reads_every_line_where_the_file_has_it():
+    # the tile import the migration adds joins the dialect's import and a dropped `with` header leaves
+    # an empty line (`tirxc migrate` gives the import a line and drops the header's)
+    text = HEAD + "    with Tx.kernel():\n        with Tx.cta():\n            Tx.fill(A[0:4], 0)\n        y = undefined\n"
+    reading = migrate_source(SourceFile("k.tx", text))
+    assert reading.source.text.split("\n")[0] == ("from tvm.script import tirx as T; "
+                                                  "from tvm.script.tirx import tile as Tx")
+    assert reading.source.text.count("\n") == text.count("\n")
+    assert reading.source.text.split("\n")[5:8] == ["    T.device_entry()", "", "    Tx.cta.fill(A[0:4], 0)"]
+    assert reading.text.split("\n")[1] == "from tvm.script.tirx import tile as Tx"
+    assert reading.text.count("\n") == text.count("\n")  # a line added, a line gone
+    errors = [d for d in transpile(text, "k.tx").diagnostics if d.severity == "error"]
+    assert [(d.code, d.span.line) for d in errors] == [("E0300", 9)]

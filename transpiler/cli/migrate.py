@@ -63,9 +63,9 @@ def migrate_command(files, output, check_only):
                 pending = True
             continue
         if output is None or output == "-":
-            write_stdout(reading.source.text)
+            write_stdout(reading.text)
         else:
-            write_file(output, reading.source.text)
+            write_file(output, reading.text)
     if failed or pending:
         sys.exit(1)
 

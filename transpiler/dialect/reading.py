@@ -17,17 +17,25 @@ from transpiler.syntax.source import SourceFile
 @dataclass
 class Reading:
     """What an older file reads as. `source` is the text to compile (the original when the file is
-    today's spelling); `diagnostics` the note, or the errors that stop the run (`stop`); `positions`
-    maps the rewritten text's positions back to the original's."""
+    today's spelling), in today's spelling with every line where it was in the file; `migrated_text`
+    the same with the tile import on a line of its own, as `tirxc migrate` writes it; `diagnostics`
+    the note, or the errors that stop the run (`stop`); `positions` maps the positions of `source`
+    back to the original's."""
     source: SourceFile
     diagnostics: list[Diagnostic] = field(default_factory=list)
     stop: bool = False
     positions: PositionMap | None = None
     era: str | None = None
+    migrated_text: str | None = None  # what `tirxc migrate` writes (None: the file is today's spelling)
 
     @property
     def migrated(self) -> bool:
         return self.positions is not None
+
+    @property
+    def text(self) -> str:
+        """The file in today's spelling, as `tirxc migrate` writes it."""
+        return self.migrated_text if self.migrated_text is not None else self.source.text
 
     def restore(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         """Diagnostics about the rewritten text, pointed at the file the user wrote, with the note."""
@@ -59,7 +67,7 @@ def read(source: SourceFile) -> Reading:
                              "today's")
     for span, message, help in found.problems:
         diags.error("E0211", message, span, help=help)
-    edits, conflicts = settle(found.edits)
+    edits, conflicts = settle(found.all_edits(own_line=False))
     for first, second in conflicts:
         where = source.span(*_position(source, second.start))
         diags.error("E0211", "two older forms overlap here and cannot both be migrated yet", where,
@@ -70,7 +78,8 @@ def read(source: SourceFile) -> Reading:
     first = found.older[0]
     note = Diagnostic("W0005", "note", f"read as {spellings.SPELLINGS[era]}", first.span,
                       help="`tirxc migrate` rewrites the file into today's spelling (docs/older-spellings.md)")
-    return Reading(rewritten, [note], positions=PositionMap(source, rewritten, edits), era=era)
+    migrated = apply(source.text, settle(found.all_edits(own_line=True))[0])
+    return Reading(rewritten, [note], positions=PositionMap(source, rewritten, edits), era=era, migrated_text=migrated)
 
 
 def _position(source: SourceFile, offset: int) -> tuple[int, int]:

@@ -39,11 +39,29 @@ class Form:
 
 @dataclass
 class Scan:
-    """What scan() found."""
+    """What scan() found in `text`."""
+    text: str = ""
     older: list[Form] = field(default_factory=list)
     current: list[Form] = field(default_factory=list)
     problems: list[tuple[Span, str, str]] = field(default_factory=list)  # (where, message, help)
     edits: list[Edit] = field(default_factory=list)
+    # Where today's tile import goes (after the dialect's import), when the file calls a tile primitive
+    # on the dialect's namespace: the offset, and the indentation of that import.
+    tile_import: tuple[int, str] | None = None
+    dropped_lines: list[tuple[int, int]] = field(default_factory=list)  # (start, end before its newline)
+
+    def all_edits(self, own_line: bool) -> list[Edit]:
+        """The edits as `tirxc migrate` writes them (own_line: the tile import on a line of its own, a
+        dropped `with` header line gone), or as the compiler reads them (the tile import joined to
+        the dialect's by `;`, a dropped header left an empty line): then every line keeps its number,
+        for `#line`, `tirxc info` and the diagnostics."""
+        edits = list(self.edits)
+        edits += [Edit(start, min(end + 1, len(self.text)) if own_line else end, "")
+                  for start, end in self.dropped_lines]
+        if self.tile_import is not None:
+            at, indent = self.tile_import
+            edits.append(Edit(at, at, f"\n{indent}{TILE_IMPORT}" if own_line else f"; {TILE_IMPORT}"))
+        return edits
 
     @property
     def era(self) -> str | None:
@@ -79,7 +97,7 @@ class _Scanner:
         self.text = source.text
         self.at = Offsets(source.text)
         self.module = module
-        self.out = Scan()
+        self.out = Scan(source.text)
         self.aliases = self._dialect_aliases()
         self.tile_alias = self._tile_alias()
         self.kernel: str | None = None
@@ -406,7 +424,7 @@ class _Scanner:
         if rest.strip():
             self.edit(self.start(stmt), header_end + 1 + (len(rest) - len(rest.lstrip())), "")
         else:
-            self.edit(self.at.line_start(line), min(self.at.line_end(line) + 1, len(self.text)), "")
+            self.out.dropped_lines.append((self.at.line_start(line), self.at.line_end(line)))
 
     def unindent(self, stmt, header_end: int) -> None:
         """The block's lines (and its comments) move left by its indentation, as they leave the `with`."""
@@ -451,7 +469,7 @@ class _Scanner:
                     self.edit(self.start(alias), self.end(alias), f"{alias.name} as {DIALECT}")
             if self.uses_tile and self.tile_alias is None:
                 indent = " " * (stmt.span.col - 1)
-                self.edit(self.end(stmt), self.end(stmt), f"\n{indent}{TILE_IMPORT}")
+                self.out.tile_import = (self.end(stmt), indent)
                 self.tile_alias = TILE
             return
 
