@@ -9,7 +9,8 @@ from transpiler.cli import main as cli
 
 STEP = sorted((Path(__file__).parent / "course").glob("step*.tx"))[0]
 CURRENT = "from tvm.script import tirx as T\n\n\n@T.prim_func\ndef k():\n    T.device_entry()\n    T.cta_id([1])\n"
-MIXED = "from tvm.script import tirx as T\n\n\n@T.prim_func\ndef k():\n    T.device_entry()\n    T.warp_id([4], parent=\"cta\")\n"
+MIXED = ("from tvm.script import tirx as T\n\n\n@T.prim_func\ndef k():\n    T.device_entry()\n"
+         "    T.warp_id([4], parent=\"cta\")\n")
 
 
 def migrate(capsys, *args) -> tuple[int, str, str]:

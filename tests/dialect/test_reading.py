@@ -90,8 +90,8 @@ def test_a_form_mixes_only_with_a_spelling_older_than_it():
     june = migrate_source(SourceFile("k.tx", HEAD + "    Tx.device_entry()\n    Tx.ptx.mbarrier.init(b, 1)\n"))
     assert not june.stop and june.era == "june"
     # the PTX table's spellings came in August, after the wrappers
-    mixed = transpile(HEAD + "    Tx.device_entry()\n    Tx.ptx.fence.mbarrier_init()\n    Tx.ptx[\"fence.proxy.async\"]()\n",
-                      "k.tx")
+    body = "    Tx.device_entry()\n    Tx.ptx.fence.mbarrier_init()\n    Tx.ptx[\"fence.proxy.async\"]()\n"
+    mixed = transpile(HEAD + body, "k.tx")
     assert [d.code for d in mixed.diagnostics] == ["E0210"]
 
 
@@ -159,14 +159,16 @@ def test_the_dialect_imported_as_a_module_and_an_ir_module_class():
     ("if Tx.filter(w, w % 2 == Tx.int32(0)):", "if (w % 2 == T.int32(0)):"),
 ])
 def test_mays_thread_filter_is_a_condition(old, new):
-    text = migrate_source(SourceFile("k.tx", HEAD + f"    with Tx.kernel():\n        {old}\n            pass\n")).text
+    body = f"    with Tx.kernel():\n        {old}\n            pass\n"
+    text = migrate_source(SourceFile("k.tx", HEAD + body)).text
     assert text.endswith(f"    T.device_entry()\n    {new}\n        pass\n")
 
 
 def test_the_compiler_reads_every_line_where_the_file_has_it():
     # the tile import the migration adds joins the dialect's import and a dropped `with` header leaves
     # an empty line (`tirxc migrate` gives the import a line and drops the header's)
-    text = HEAD + "    with Tx.kernel():\n        with Tx.cta():\n            Tx.fill(A[0:4], 0)\n        y = undefined\n"
+    text = HEAD + ("    with Tx.kernel():\n        with Tx.cta():\n            Tx.fill(A[0:4], 0)\n"
+                   "        y = undefined\n")
     reading = migrate_source(SourceFile("k.tx", text))
     assert reading.source.text.split("\n")[0] == ("from tvm.script import tirx as T; "
                                                   "from tvm.script.tirx import tile as Tx")

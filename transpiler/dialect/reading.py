@@ -16,8 +16,8 @@ from transpiler.syntax.source import SourceFile
 
 @dataclass
 class Reading:
-    """What an older file reads as. `source` is the text to compile (the original when the file is
-    today's spelling), in today's spelling with every line where it was in the file; `migrated_text`
+    """What an older file reads as. `source` is the text the compiler reads (the original when the
+    file is today's spelling), in today's spelling with every line where it was in the file; `migrated_text`
     the same with the tile import on a line of its own, as `tirxc migrate` writes it; `diagnostics`
     the note, or the errors that stop the run (`stop`); `positions` maps the positions of `source`
     back to the original's."""
