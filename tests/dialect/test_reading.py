@@ -178,3 +178,8 @@ def test_the_compiler_reads_every_line_where_the_file_has_it():
     assert reading.text.count("\n") == text.count("\n")  # a line added, a line gone
     errors = [d for d in transpile(text, "k.tx").diagnostics if d.severity == "error"]
     assert [(d.code, d.span.line) for d in errors] == [("E0300", 9)]
+
+
+def test_a_block_indented_with_tabs_is_refused_not_broken():
+    result = transpile(HEAD + "\twith Tx.kernel():\n\t\tTx.cta_id([1], parent=\"kernel\")\n", "k.tx")
+    assert [d.code for d in result.diagnostics] == ["E0211"]

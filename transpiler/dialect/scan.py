@@ -429,7 +429,12 @@ class _Scanner:
     def unindent(self, stmt, header_end: int) -> None:
         """The block's lines (and its comments) move left by its indentation, as they leave the `with`."""
         by = stmt.body[0].span.col - stmt.span.col
-        for line in range(self.at.position(header_end)[0] + 1, stmt.span.end_line + 1):
+        lines = range(self.at.position(header_end)[0] + 1, stmt.span.end_line + 1)
+        if any(self.text[self.at.line_start(line):self.at.line_end(line)].startswith("\t") for line in lines):
+            self.problem(stmt, "moving a block indented with tabs out of its `with` is not supported yet",
+                         "indent the block with spaces")
+            return
+        for line in lines:
             self.dedent[line] = self.dedent.get(line, 0) + by
 
     def finish(self) -> Scan:
