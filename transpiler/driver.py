@@ -32,10 +32,38 @@ class Result:
 STAGES = ("ast", "check", "cuda", "launcher")
 
 
-def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None = None,
-                   launcher_name: str | None = None, line_info: bool = False, header_module: str | None = None,
-                   header_include: str | None = None, cu_name: str | None = None, environment=None) -> Result:
+def compile_source(source: SourceFile, **options) -> Result:
     """Run the pipeline up to `until` (one of STAGES); stops at the first stage with errors.
+    A file in an older spelling of TIRx is read as today's (transpiler/dialect/): the stages run on
+    the rewritten text, and its diagnostics point into the file as written, after a note that names
+    the spelling it was read as."""
+    from transpiler.dialect import might_be_older
+
+    if not might_be_older(source.text):
+        return _compile_current(source, **options)
+    from transpiler.dialect.reading import read
+
+    reading = read(source)
+    if reading.stop:
+        return Result(source, reading.diagnostics)
+    result = _compile_current(reading.source, **options)
+    result.source = source
+    result.diagnostics = reading.restore(result.diagnostics)
+    return result
+
+
+def migrate_source(source: SourceFile):
+    """`tirxc migrate`: the file read as by compile_source (transpiler/dialect/reading.py's Reading:
+    its `source` is the text in today's spelling, `stop` when the file cannot be migrated)."""
+    from transpiler.dialect.reading import read
+
+    return read(source)
+
+
+def _compile_current(source: SourceFile, *, until: str = "cuda", arch: str | None = None,
+                     launcher_name: str | None = None, line_info: bool = False, header_module: str | None = None,
+                     header_include: str | None = None, cu_name: str | None = None, environment=None) -> Result:
+    """compile_source for a file in today's spelling.
 
     With `header_module` (the C++ namespace, codegen/host_cpp.py module_name), also the C++
     header in `header`, and `cuda` ends with the host code of its entry points, which includes

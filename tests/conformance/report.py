@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 
 from tests.conformance.corpus import CATEGORIES, EXPECTED, Outcome, dump, record, run_all
 from tests.conformance.skipped import SKIPPED
+from tests.dialect.course_report import section as course_section
 from tests.conftest import ROOT
 
 REPORT = ROOT / "docs" / "conformance.md"
@@ -124,6 +125,7 @@ def render(outcomes: list[Outcome]) -> str:
         by_reason[reason].append(stem)
     for reason, stems in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         out.append(f"- {_md(reason)} — {len(stems)}: {', '.join(sorted(stems))}")
+    out += course_section()  # the older spellings (tests/dialect/course_report.py)
     out += ["", "## Regenerating", "",
             "```sh",
             ".venv/bin/python -m pytest tests/conformance --update-conformance   # or: python -m tests.conformance.report",

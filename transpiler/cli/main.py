@@ -3,7 +3,7 @@ decision 23), and this module owns the exit codes and the process-wide settings
 of a run.
 
 `tirxc KERNEL.tx [options]` compiles (the group's own parameters); when the
-first word names a command, `tirxc run|info|layout ...` runs that command
+first word names a command, `tirxc run|info|layout|migrate ...` runs that command
 (its own module) instead. A kernel file named like a command is compiled as
 `tirxc ./run` or `tirxc -- run`.
 
@@ -39,6 +39,7 @@ Examples:
   cat kernel.tx | tirxc - -o kernel.cu   read standard input
   tirxc --explain E0500                  explain a diagnostic code
   tirxc info kernel.tx                   what each kernel needs (tirxc info -h)
+  tirxc migrate a.tx -o b.tx             rewrite a.tx, in an older TIRx spelling, into b.tx
 
 \b
 A kernel file named like a command is compiled as `tirxc ./run` or `tirxc -- run`.
@@ -50,7 +51,7 @@ Exit status: 0 success, 1 the input has errors, 2 usage error,
 
 # The commands besides compiling, in the order `tirxc --help` lists them; each is
 # imported only when it runs or help is shown.
-COMMANDS = ("run", "info", "layout")
+COMMANDS = ("run", "info", "layout", "migrate")
 RECURSION_LIMIT = 10000  # the stages recurse once per level of nesting of the input
 
 
@@ -155,6 +156,9 @@ class TirxcGroup(click.Group):
         if name == "layout":
             from transpiler.cli.layout_view import layout_command
             return layout_command
+        if name == "migrate":
+            from transpiler.cli.migrate import migrate_command
+            return migrate_command
         return None
 
     @staticmethod

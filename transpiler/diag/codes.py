@@ -124,6 +124,15 @@ CODES: dict[str, tuple[str, str]] = {
               "a name the launcher module uses itself: a Python builtin its code calls (`len`, `int`, "
               "`tuple` ...), one of its own names (`os`, `KERNELS`, `_Kernel` ...) or a `__dunder__`."),
     # ---- names and types -------------------------------------------------------
+    "E0210": ("a kernel mixes an older spelling of TIRx with today's",
+              "tirxc reads the older spellings of TIRx (the fork's wheel, apache/tvm's May and June "
+              "2026 spellings) by rewriting them into today's (docs/older-spellings.md). A kernel "
+              "written half in one and half in the other has no one meaning to rewrite: write it in "
+              "one spelling; `tirxc migrate FILE` rewrites an older file into today's."),
+    "E0211": ("an older spelling of TIRx that tirxc cannot migrate yet",
+              "This form of an older spelling of TIRx has no rewrite into today's spelling yet "
+              "(docs/older-spellings.md lists the forms tirxc reads). Write it in today's spelling; "
+              "the rest of the file may stay as it is."),
     "E0300": ("unknown name",
               "The name is not a parameter, a local binding, a module constant or an imported name. "
               "Names must be defined before they are used; the help line suggests a close match when "
@@ -651,6 +660,12 @@ CODES: dict[str, tuple[str, str]] = {
               "dtype, as TIRx's `BufferStore` does. Converting a float to an integer drops the "
               "fraction (it truncates toward zero), so tirxc warns, as TIRx does; write the "
               "conversion (`T.int32(x)`) to say it is meant."),
+    "W0005": ("read in an older spelling of TIRx",
+              "A note, not a problem: the file is written in an older spelling of TIRx (the fork's "
+              "wheel that a public course pins, or apache/tvm's May or June 2026 spelling), and tirxc "
+              "read it by rewriting it into today's spelling, which gives the same CUDA as the "
+              "rewritten file. `tirxc migrate FILE -o NEW` writes that rewrite, keeping comments and "
+              "layout; `tirxc migrate --check FILE` exits 1 while a file needs it."),
     "W0101": ("pool views overlap while in use",
               "After `pool.move_base_to(...)` rewinds an `SMEMPool`, a new allocation reuses bytes of "
               "an earlier one. That is the point of rewinding, but here the earlier view is still "

@@ -19,7 +19,7 @@ class Note:
 @dataclass(frozen=True)
 class Diagnostic:
     code: str
-    severity: str  # "error" or "warning"
+    severity: str  # "error", "warning" or "note" (a fact worth saying, e.g. the spelling a file was read in)
     message: str
     span: Span
     notes: tuple[Note, ...] = ()
@@ -152,7 +152,7 @@ class Renderer:
     def render(self, diag: Diagnostic) -> str:
         head = self._paint(f"{diag.severity}[{diag.code}]", diag.severity)
         lines = [f"{_plain(str(diag.span))}: {head}: {self._paint(_plain(diag.message), 'bold')}"]
-        lines += self.snippet(diag.span, diag.severity if diag.severity == "warning" else "caret")
+        lines += self.snippet(diag.span, diag.severity if diag.severity in ("warning", "note") else "caret")
         for note in diag.notes:
             if note.span is None:
                 lines.append(f"  = {self._paint('note', 'note')}: {_plain(note.message)}")
@@ -166,12 +166,15 @@ class Renderer:
     def render_all(self, diags: Sequence[Diagnostic]) -> str:
         parts = [self.render(d) for d in diags]
         errors = sum(1 for d in diags if d.severity == "error")
-        warnings = len(diags) - errors
+        notes = sum(1 for d in diags if d.severity == "note")
+        warnings = len(diags) - errors - notes
         summary = []
         if errors:
             summary.append(f"{errors} error{'s' if errors != 1 else ''}")
         if warnings:
             summary.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+        if notes and summary:  # (a note alone needs no summary line)
+            summary.append(f"{notes} note{'s' if notes != 1 else ''}")
         if summary:
             parts.append(f"{_plain(self.source.name)}: " + " and ".join(summary) + " generated")
         return "\n\n".join(parts) + "\n"
