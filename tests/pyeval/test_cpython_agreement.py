@@ -46,6 +46,8 @@ PROGRAMS = {
                    "s0_c = s0_C(1, 2) >= s0_C(1, 2)"],
     "iterating an Enum class": ["class s0_C(Enum):\n    R = 1\n    S = 1\n    G = 2",
                                 "s0_a = [m.name for m in s0_C]", "s0_b = len(s0_C)", "s0_c = list(s0_C)[1] is s0_C.G"],
+    "subclass of a member-less Enum": ["class s0_C(Enum):\n    pass", "class s0_D(s0_C):\n    R = 1\n    G = 2",
+                                       "s0_a = s0_D.G.value", "s0_b = s0_D(1) is s0_D.R", "s0_c = isinstance(s0_D.R, s0_C)"],
     "ranges and slices": ["s0_a = range(3, 100, 7)[2]", "s0_b = 10**9 in range(10**10)",
                           "s0_c = [1, 2, 3, 4][slice(1, None, 2)]"],
 }
