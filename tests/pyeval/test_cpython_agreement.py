@@ -48,6 +48,9 @@ PROGRAMS = {
                                 "s0_a = [m.name for m in s0_C]", "s0_b = len(s0_C)", "s0_c = list(s0_C)[1] is s0_C.G"],
     "subclass of a member-less Enum": ["class s0_C(Enum):\n    pass", "class s0_D(s0_C):\n    R = 1\n    G = 2",
                                        "s0_a = s0_D.G.value", "s0_b = s0_D(1) is s0_D.R", "s0_c = isinstance(s0_D.R, s0_C)"],
+    "instances in lists and tuples": ["@dataclass\nclass s0_C:\n    x: int", "class s0_E(Enum):\n    R = 1",
+                                      "s0_l = [s0_C(1), s0_E.R]", "s0_a = s0_C(1) in s0_l", "s0_b = s0_l.index(s0_E.R)",
+                                      "s0_c = (s0_C(3), (1, 2), [1, 2]).index([1, 2])", "s0_d = s0_l.count(s0_C(1))"],
     "ranges and slices": ["s0_a = range(3, 100, 7)[2]", "s0_b = 10**9 in range(10**10)",
                           "s0_c = [1, 2, 3, 4][slice(1, None, 2)]"],
 }

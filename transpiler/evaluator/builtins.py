@@ -542,8 +542,7 @@ def ct_method(st, method: Method, node: ast.Call):
     if kind == "tuple":
         items = items_of(obj)
         needle = args[0]
-        same = [i for i, item in enumerate(items) if item is needle or (
-            isinstance(item, PyConst) and isinstance(needle, PyConst) and item.value == needle.value)]
+        same = [i for i, item in enumerate(items) if pyeval_lists.equal_items(item, needle)]
         if name == "count":
             return PyConst(len(same))
         return PyConst(same[0]) if same else _fail(st, node, "`index`: the value is not in the tuple")
