@@ -106,7 +106,12 @@ def from_key(key):
 def set_key(st, val, node, what: str = "a set"):
     """The CPython object a set item (or dict key) is: a hashable constant, a tuple of them, the
     stand-in of a frozen dataclass instance or an enum member; NO_KEY (reported) otherwise."""
-    key = python_key(val)
+    from transpiler.evaluator.core import STEP_BUDGET  # (core and ops are above box)
+    from transpiler.evaluator.ops import charge_items, weight
+    memo: dict = {}
+    key = python_key(val, memo)
+    if key is not NO_KEY and not charge_items(st, node.span, {"items": weight(key, 64 * STEP_BUDGET)}):
+        return NO_KEY  # (hashing goes through every item of a tuple, however it was built)
     if key is not NO_KEY:
         try:
             hash(key)  # (the stand-ins' hash is computed from copied data: no code of the file runs)
@@ -121,16 +126,18 @@ def set_key(st, val, node, what: str = "a set"):
     return NO_KEY
 
 
-def python_key(val):
+def python_key(val, memo: dict | None = None):
     """The CPython object of a value that may be a set item or dict key (not yet hashed); NO_KEY for
-    a value that cannot be one."""
+    a value that cannot be one. memo counts the items gone through (ops.charge_items)."""
+    memo = {} if memo is None else memo
     if val.__class__ is PyConst and isinstance(val.value, (int, float, str, bool, tuple, type(None))):
         return val.value  # (Python's equality: `{1, 1.0, True}` has one item; `{None}` one too)
     if val.__class__ is tuple:
-        keys = tuple(python_key(v) for v in val)
+        memo["items"] = memo.get("items", 0) + len(val)
+        keys = tuple(python_key(v, memo) for v in val)
         return NO_KEY if any(k is NO_KEY for k in keys) else keys
     if box_of(val) is None and hasattr(val, "python_stand_in"):
-        made = val.python_stand_in({})
+        made = val.python_stand_in(memo)
         return made if isinstance(made, STAND_INS) else NO_KEY
     return NO_KEY
 

@@ -156,7 +156,7 @@ def _convert(name):
     def run(st, node, args, kwargs):
         if not args:
             return PyConst(_TYPES[name]())
-        if name == "str" and pyeval_ops.to_python(args[0]) is not pyeval_ops.NOT_PYTHON:  # `[1, 2]`, `{1: 2}`
+        if name == "str" and pyeval_ops.python_of(st, node.span, args[0]) is not pyeval_ops.NOT_PYTHON:  # `[1, 2]`
             value = pyeval_fstring.python_value(st, args[0], node, "`str`")
             return POISON if value is pyeval_fstring.NOT_FORMATTABLE else _py(st, node, str, value)
         if name == "bool":
@@ -300,7 +300,9 @@ def sort_items(st, node, items, key, reverse, what: str):
         keyed = [call_value(st, key, [item], node) for item in items]
         if any(k is POISON for k in keyed):
             return None
-    keys = [pyeval_ops.to_python(k) for k in keyed]
+    keys = [pyeval_ops.python_of(st, node.span, k) for k in keyed]
+    if POISON in keys:
+        return None
     bad = next((k for k, v in zip(keyed, keys) if v is pyeval_ops.NOT_PYTHON), None)
     if bad is not None:
         _fail(st, node, f"`{what}` over {kind_of(bad)}, known only at run time")
@@ -542,7 +544,7 @@ def ct_method(st, method: Method, node: ast.Call):
     if kind == "tuple":
         items = items_of(obj)
         needle = args[0]
-        same = [i for i, item in enumerate(items) if pyeval_lists.equal_items(item, needle)]
+        same = [i for i, item in enumerate(items) if pyeval_lists.equal_items(st, node.span, item, needle)]
         if name == "count":
             return PyConst(len(same))
         return PyConst(same[0]) if same else _fail(st, node, "`index`: the value is not in the tuple")

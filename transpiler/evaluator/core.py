@@ -13,6 +13,7 @@ from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.evaluator import environ as pyeval_environ
+from transpiler.evaluator.ops import charge_items, weight
 from transpiler.evaluator.box import NO_KEY, box_of, constant_display, fresh, from_key, iterated_display, new_list, \
     new_set, python_key, random_order
 from transpiler.evaluator.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
@@ -262,7 +263,10 @@ def sequence(st, elts):
 def dict_key(st, val, node):
     """A dict key: the CPython object of a hashable compile-time value (box.python_key: a constant,
     a tuple of them, a frozen dataclass instance, an enum member). NO_KEY after an error."""
-    key = python_key(val)
+    memo: dict = {}
+    key = python_key(val, memo)
+    if key is not NO_KEY and not charge_items(st, node.span, {"items": weight(key, 64 * STEP_BUDGET)}):
+        return NO_KEY  # (hashing goes through every item of a tuple, however it was built)
     if key is not NO_KEY:
         try:
             hash(key)  # (a stand-in's hash is computed from copied data: no code of the file runs)

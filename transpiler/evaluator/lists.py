@@ -66,15 +66,15 @@ SET_METHODS = {"add": (1, 1), "discard": (1, 1), "remove": (1, 1), "update": (1,
 NONE = Void(ir.Seq(()))  # what `xs.append(v)` gives: nothing to run (a kernel statement emits nothing)
 
 
-def equal_items(a, b) -> bool:
+def equal_items(st, span, a, b) -> bool:
     """Python's `==` between two items, as far as the checker can tell at compile time: constants by
     value, a dataclass instance or enum member as CPython's `==` of their stand-ins, anything else
     by identity."""
     if a is b:
         return True
     if hasattr(a, "python_stand_in") or hasattr(b, "python_stand_in"):
-        pa, pb = pyeval_ops.to_python(a), pyeval_ops.to_python(b)
-        return pa is not pyeval_ops.NOT_PYTHON and pb is not pyeval_ops.NOT_PYTHON and bool(pa == pb)
+        pa, pb = pyeval_ops.python_of(st, span, a), pyeval_ops.python_of(st, span, b)
+        return all(p is not pyeval_ops.NOT_PYTHON and p is not POISON for p in (pa, pb)) and bool(pa == pb)
     kinds = [getattr(box_of(x), "kind", "tuple") for x in (a, b)]  # (a list never equals a tuple)
     return isinstance(a, PyConst) and isinstance(b, PyConst) and kinds[0] == kinds[1] and a.value == b.value
 
@@ -120,7 +120,7 @@ def call_method(st, val, name: str, node: ast.Call, args: list):
             return fail(f"`pop` index {index} out of range (the list has {_count(items)})")
         return items.pop(index)
     elif name in ("remove", "index", "count"):
-        same = [i for i, item in enumerate(items) if equal_items(item, args[0])]
+        same = [i for i, item in enumerate(items) if equal_items(st, node.span, item, args[0])]
         if name == "count":
             return PyConst(len(same))
         if not same:
@@ -352,7 +352,9 @@ def contains(st, node: ast.Compare):
             st.diags.error("E0306", f"`in` looks into a compile-time list, tuple, set, dict or string, not "
                                     f"{kind_of(hay)}", node.comparators[0].span)
             return POISON
-        found = any(equal_items(item, needle) for item in items)
+        if not step(st, node.span, len(items) // 64):
+            return POISON
+        found = any(equal_items(st, node.span, item, needle) for item in items)
         if not found and not isinstance(needle, PyConst) and pyeval_ops.to_python(needle) is pyeval_ops.NOT_PYTHON:
             st.diags.error("E0133", f"`in` needs a value known at compile time, not {kind_of(needle)}", node.left.span,
                            help="compare explicitly at run time: `x == a or x == b`")

@@ -62,6 +62,7 @@ class Instance:
         if cls.dataclass_fields is None:
             return pyeval_ops.NOT_PYTHON
         fields = []
+        memo["items"] = memo.get("items", 0) + len(self.attrs)  # (ops.python_of charges the fields)
         for f in _fields_of(cls):
             value = pyeval_ops.to_python(self.attrs.get(f.name), memo)
             if value is pyeval_ops.NOT_PYTHON:
