@@ -97,10 +97,10 @@ CODES: dict[str, tuple[str, str]] = {
               "A builtin or an operation on compile-time values failed as it would in Python: "
               "`int(\"x\")`, a missing dict key, `min` of an empty sequence, a slice step of zero, "
               "or a builtin such as `min` applied to a value known only at run time (use `T.min`). "
-              "Iterating or printing a set that holds strings or enum members is refused by name: "
-              "CPython's order of it changes from run to run (string hashes are randomised per "
-              "process), and tirxc's output must not; iterate `sorted(s)` instead (its length, "
-              "membership, comparisons and `sorted` are computed)."),
+              "Iterating or printing a set that holds strings, enum members, None or a nan is refused "
+              "by name: CPython's order of it changes from run to run (their hashes are randomised "
+              "or are addresses), and tirxc's output must not; iterate `sorted(s)` instead (its "
+              "length, membership, comparisons and `sorted` are computed)."),
     "E0138": ("invalid call of a helper function",
               "A call of a helper function of the file must bind each of its parameters exactly "
               "once, positionally or by name, unless the parameter has a default value."),

@@ -24,7 +24,7 @@ It sits below the checker (sema/) and imports nothing of it. Its interface:
   dicts; a comprehension pushes its own), `module` (the file: its `globals`, its `source`, and
   the step budget's counter) and `host`.
 - **Cost.** Every compile-time step (a comprehension item, a loop iteration, a helper
-  statement, an item copied or unpacked) draws from one budget per file, `core.STEP_BUDGET`
-  steps, through `core.step(st, span, count)`; the first overdraft is reported once (E0135) and
+  statement, an item copied or unpacked) draws from one budget per file, `budget.STEP_BUDGET`
+  steps, through `budget.step(st, span, count)`; the first overdraft is reported once (E0135) and
   evaluation stops with POISON.
 """

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from transpiler.syntax import ast
+from transpiler.evaluator.budget import ITEMS_SEEN, STEP_BUDGET, charge_items, weight
 from transpiler.evaluator.standins import STAND_INS, random_order as random_order_of
 from transpiler.evaluator.values import POISON, Poison, PyConst, describe
 
@@ -106,11 +107,9 @@ def from_key(key):
 def set_key(st, val, node, what: str = "a set"):
     """The CPython object a set item (or dict key) is: a hashable constant, a tuple of them, the
     stand-in of a frozen dataclass instance or an enum member; NO_KEY (reported) otherwise."""
-    from transpiler.evaluator.core import STEP_BUDGET  # (core and ops are above box)
-    from transpiler.evaluator.ops import charge_items, weight
     memo: dict = {}
     key = python_key(val, memo)
-    if key is not NO_KEY and not charge_items(st, node.span, {"items": weight(key, 64 * STEP_BUDGET)}):
+    if key is not NO_KEY and not charge_items(st, node.span, {ITEMS_SEEN: weight(key, 64 * STEP_BUDGET)}):
         return NO_KEY  # (hashing goes through every item of a tuple, however it was built)
     if key is not NO_KEY:
         try:
@@ -133,7 +132,7 @@ def python_key(val, memo: dict | None = None):
     if val.__class__ is PyConst and isinstance(val.value, (int, float, str, bool, tuple, type(None))):
         return val.value  # (Python's equality: `{1, 1.0, True}` has one item; `{None}` one too)
     if val.__class__ is tuple:
-        memo["items"] = memo.get("items", 0) + len(val)
+        memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(val)
         keys = tuple(python_key(v, memo) for v in val)
         return NO_KEY if any(k is NO_KEY for k in keys) else keys
     if box_of(val) is None and hasattr(val, "python_stand_in"):

@@ -13,13 +13,11 @@ from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.evaluator import environ as pyeval_environ
-from transpiler.evaluator.ops import charge_items, weight
+from transpiler.evaluator.budget import ITEMS_SEEN, STEP_BUDGET, charge_items, step, weight
 from transpiler.evaluator.box import NO_KEY, box_of, constant_display, fresh, from_key, iterated_display, new_list, \
     new_set, python_key, random_order
 from transpiler.evaluator.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
     SliceVal, describe
-
-STEP_BUDGET = 100_000  # comprehension items, compile-time loop iterations and helper statements, per file
 
 _SCALARS = (int, float, str, bool, type(None))
 
@@ -38,22 +36,6 @@ def kind_of(val) -> str:
     if isinstance(val, LoopRange):
         return "a loop range"
     return describe(val)
-
-
-# -- the budget ------------------------------------------------------------------------------------
-def step(st, span, count: int = 1) -> bool:
-    """Draw `count` steps from the file's budget; False (reported once) when it is spent."""
-    ms = st.module
-    left = getattr(ms, "pyeval_steps", STEP_BUDGET) - count
-    ms.pyeval_steps = left
-    if left >= 0:
-        return True
-    if not getattr(ms, "pyeval_spent", False):
-        ms.pyeval_spent = True
-        st.diags.error("E0135", f"compile-time evaluation takes more than {STEP_BUDGET} steps", span,
-                       help="a comprehension, compile-time loop or helper function runs too long; "
-                            "use a kernel loop (`T.serial`) instead")
-    return False
 
 
 def errors(st) -> int:
@@ -103,12 +85,14 @@ def items_of(val):
 
 def order_refused(st, val, node, what: str) -> bool:
     """True (reported) when val is a set whose order CPython changes from run to run (one holding
-    strings: box.random_order) and `what` depends on that order: tirxc's output must not."""
+    strings, enum members, None or a nan: box.random_order) and `what` depends on that order:
+    tirxc's output must not."""
     box = box_of(val)
     if box is None or not random_order(box):
         return False
-    st.diags.error("E0137", f"{what} over a set of strings is not supported: CPython's order of it changes from "
-                            f"run to run (PYTHONHASHSEED)", node.span, help="iterate `sorted(s)` instead")
+    st.diags.error("E0137", f"{what} over a set holding strings, enum members, None or nan is not supported: "
+                            f"CPython's order of it changes from run to run (hash randomisation)", node.span,
+                   help="iterate `sorted(s)` instead")
     return True
 
 
@@ -265,7 +249,7 @@ def dict_key(st, val, node):
     a tuple of them, a frozen dataclass instance, an enum member). NO_KEY after an error."""
     memo: dict = {}
     key = python_key(val, memo)
-    if key is not NO_KEY and not charge_items(st, node.span, {"items": weight(key, 64 * STEP_BUDGET)}):
+    if key is not NO_KEY and not charge_items(st, node.span, {ITEMS_SEEN: weight(key, 64 * STEP_BUDGET)}):
         return NO_KEY  # (hashing goes through every item of a tuple, however it was built)
     if key is not NO_KEY:
         try:

@@ -24,6 +24,7 @@ import math
 import operator
 
 from transpiler.evaluator.box import Box, box_of
+from transpiler.evaluator.budget import ITEMS_SEEN, charge_items, step
 from transpiler.evaluator.standins import DataclassObject, random_order
 from transpiler.evaluator.values import POISON, PyConst, PyDict
 
@@ -47,7 +48,7 @@ def to_python(val, memo: dict | None = None):
     if box is not None:
         return _box_object(box, memo)
     if cls is tuple:
-        memo[_ITEMS] = memo.get(_ITEMS, 0) + len(val)
+        memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(val)
         items = tuple(to_python(v, memo) for v in val)
         return NOT_PYTHON if any(i is NOT_PYTHON for i in items) else items
     if cls is not PyDict:
@@ -58,7 +59,7 @@ def to_python(val, memo: dict | None = None):
         if key not in memo:
             out: dict = {}
             memo[key] = out
-            memo[_ITEMS] = memo.get(_ITEMS, 0) + len(val.items)
+            memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(val.items)
             for k, v in val.items.items():
                 out[k] = to_python(v, memo)
                 if out[k] is NOT_PYTHON:
@@ -68,7 +69,7 @@ def to_python(val, memo: dict | None = None):
 
 
 def _box_object(box: Box, memo: dict):
-    memo[_ITEMS] = memo.get(_ITEMS, 0) + len(box.items)
+    memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(box.items)
     if box.kind == "set":
         return box.items  # (CPython's own set)
     key = id(box)
@@ -84,7 +85,7 @@ def _box_object(box: Box, memo: dict):
     return out
 
 
-_ITEMS = "items"  # the memo's count of the items to_python went through (python_of charges it)
+
 
 
 def python_of(st, span, val):
@@ -94,35 +95,6 @@ def python_of(st, span, val):
     memo: dict = {}
     made = to_python(val, memo)
     return made if charge_items(st, span, memo) else POISON
-
-
-def charge_items(st, span, memo: dict) -> bool:
-    """Draw the items a conversion went through (its memo's count) from the budget, one step per 64;
-    False when the budget is spent (reported)."""
-    from transpiler.evaluator.core import step
-    items = memo.get(_ITEMS, 0)
-    return items < 64 or step(st, span, items // 64)
-
-
-def weight(value, limit: int) -> int:
-    """How many objects CPython goes through to hash or print value (each item of each container,
-    a shared sub-tuple each time it is reached, as CPython's hash and repr do; a list or dict once),
-    counted up to just past limit: a value built cheaply by repetition (`(t,) * 1000` three times
-    over) may hold far more than its construction was charged."""
-    count, stack, seen = 0, [value], set()
-    while stack and count <= limit:
-        v = stack.pop()
-        count += 1
-        if isinstance(v, (list, dict, set, frozenset)):
-            if id(v) in seen:
-                continue
-            seen.add(id(v))
-            stack.extend(v.items() if isinstance(v, dict) else v)
-        elif isinstance(v, tuple):
-            stack.extend(v)
-        elif isinstance(v, DataclassObject):
-            stack.extend(f for _, f in v.fields)
-    return count
 
 
 def holds_text_set(value, seen: set | None = None) -> bool:
@@ -282,7 +254,6 @@ def private_failure(st, span, what: str, args, err) -> bool:
 def charge(st, span, result, what: str) -> bool:
     """Check a made value against the limits and draw its size from the step budget; False after
     an error (reported)."""
-    from transpiler.evaluator.core import step
     message = over_limit(("bits", _bits(result)) if isinstance(result, int) and not isinstance(result, bool)
                          else ("chars", len(result)) if isinstance(result, str) else None)
     if message is not None:

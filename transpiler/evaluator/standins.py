@@ -135,8 +135,10 @@ STAND_INS = (DataclassObject, EnumMember, IntEnumMember)
 def random_order(value, seen: set | None = None) -> bool:
     """Whether CPython's iteration order of a set holding value changes from run to run: a string's
     hash is randomised per process (PYTHONHASHSEED), and so is that of a tuple or frozen dataclass
-    holding one, of an `Enum` member (its name's hash), of an object hashed by identity."""
-    if isinstance(value, (str, bytes, EnumMember)):
+    holding one, of an `Enum` member (its name's hash), of an object hashed by identity (None and a
+    nan in CPython 3.11: their hash is their address, which changes from run to run)."""
+    if isinstance(value, (str, bytes, EnumMember)) or value is None or value is Ellipsis or \
+            isinstance(value, float) and value != value:
         return True
     if isinstance(value, tuple):
         return any(random_order(v) for v in value)

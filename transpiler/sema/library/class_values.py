@@ -10,6 +10,7 @@ from transpiler import ir
 from transpiler.syntax.source import Span
 from transpiler.sema import state
 from transpiler.evaluator import ops as pyeval_ops, standins
+from transpiler.evaluator.budget import ITEMS_SEEN
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -62,7 +63,7 @@ class Instance:
         if cls.dataclass_fields is None:
             return pyeval_ops.NOT_PYTHON
         fields = []
-        memo["items"] = memo.get("items", 0) + len(self.attrs)  # (ops.python_of charges the fields)
+        memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(self.attrs)  # (ops.python_of charges the fields)
         for f in _fields_of(cls):
             value = pyeval_ops.to_python(self.attrs.get(f.name), memo)
             if value is pyeval_ops.NOT_PYTHON:
