@@ -1,12 +1,11 @@
 """The CI slice of the differential tester: 200 programs of a fixed seed (about 20 s), each
 computed by CPython and by tirxc (tests/pydiff/harness.py).
 
-A signature the evaluator shows on this slice that is not a refusal by name would be listed in
-KNOWN_FAILURES with what it is (the list is empty: the evaluator agrees with CPython on the
-slice). The test fails when a signature appears that is not listed (a new difference or wrong
+Every signature the slice shows outside the refusals by name ("not supported") is listed in
+KNOWN_FAILURES with what it is; the list is empty, as the evaluator agrees with CPython on the
+slice. The test fails when a signature appears that is not listed (a new difference or wrong
 error) and when a listed one no longer appears (it was fixed: delete its entry, so that the
-list only ever shrinks). Refusals by name ("not
-supported yet") are not differences and are not listed."""
+list only ever shrinks)."""
 from __future__ import annotations
 
 import pytest
