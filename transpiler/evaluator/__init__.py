@@ -1,7 +1,10 @@
 """The compile-time evaluator of a `.tx` file's Python level: constants, tuples, lists, sets,
 dicts, comprehensions, `*` / `**` unpacking, f-strings, Python's builtins and the few standard
 modules a kernel file computes with (`math`, `functools`, `operator`, `typing`, `copy`, `os`,
-TVM's `DataType`). CPython never runs the file: every operation is the evaluator's own.
+TVM's `DataType`). CPython never runs the file: the evaluator walks it, and computes every
+operation on plain values with CPython's own (ops.py), on CPython's own objects where it can (a
+set is a real `set`; a dataclass instance or enum member enters CPython's sets, dicts,
+comparisons and `str()` through a stand-in, standins.py).
 
 It sits below the checker (sema/) and imports nothing of it. Its interface:
 

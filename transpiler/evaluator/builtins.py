@@ -55,7 +55,8 @@ _ORDER_FREE = frozenset(("len", "min", "max", "set", "any", "all", "sorted"))
 
 
 def _seq(st, node, val, name: str):
-    if name not in _ORDER_FREE and order_refused(st, val, node, f"`{name}`"):
+    ordering = name in ("min", "max", "sorted")  # (their result depends on the order only with a nan)
+    if (name not in _ORDER_FREE or ordering) and order_refused(st, val, node, f"`{name}`", ordering):
         return None
     items = items_of(val)
     if items is None:
