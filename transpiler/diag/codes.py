@@ -100,7 +100,8 @@ CODES: dict[str, tuple[str, str]] = {
               "Iterating or printing a set that holds strings, enum members, None or a nan is refused "
               "by name: CPython's order of it changes from run to run (their hashes are randomised "
               "or are addresses), and tirxc's output must not; iterate `sorted(s)` instead (its "
-              "length, membership, comparisons and `sorted` are computed)."),
+              "length, membership, comparisons and `sorted` are computed, but `sorted`, `min` and "
+              "`max` of a set holding a nan)."),
     "E0138": ("invalid call of a helper function",
               "A call of a helper function of the file must bind each of its parameters exactly "
               "once, positionally or by name, unless the parameter has a default value."),
