@@ -93,3 +93,36 @@ def test_the_error_reference_states_the_limits_of_the_code():
     assert f"{STEP_BUDGET:,} steps" in CODES["E0135"][1]
     text = CODES["E0318"][1]
     assert f"{INT_BITS} bits" in text and f"{TEXT_CHARS:,} characters" in text and f"{ITEMS:,} items" in text
+
+
+def test_comparing_a_large_list_again_and_again_draws_from_the_budget():
+    """Each `==` converts both lists to CPython's: one step per 64 items, not one per comparison."""
+    text = HEAD + "xs = [0] * 60000\nB = [xs == xs for _ in range(50000)]\n" + KERNEL.format(body="A[0] = 1.0")
+    assert {code for _, code, _ in _errors_in_time(text)} == {"E0135"}
+
+
+def test_hashing_a_tuple_built_by_repetition_is_charged_by_its_items():
+    """`(t,) * 1000` three times over holds 10^9 items for a few thousand steps of construction; a set
+    item or dict key is hashed through every one of them, so making it is charged so."""
+    for use in ("B = {t3: 1}", "B = len({t3})", "B = t3 in {1: 2}"):
+        text = HEAD + "t1 = (0,) * 1000\nt2 = (t1,) * 1000\nt3 = (t2,) * 1000\n" + use + "\n"
+        assert {code for _, code, _ in _errors_in_time(text)} == {"E0135"}, use
+
+
+def test_printing_a_tuple_built_by_repetition_is_bounded_before_it_is_made():
+    for use in ("B = str(t3)", "B = f'{t3}'", "B = repr([t3])"):
+        found = _errors_in_time(HEAD + "t1 = (0,) * 1000\nt2 = (t1,) * 1000\nt3 = (t2,) * 1000\n" + use + "\n")
+        assert [code for _, code, _ in found] == ["E0318"] and str(TEXT_CHARS) in found[0][2], use
+
+
+def test_keys_of_instances_are_charged_by_their_fields():
+    """A frozen dataclass instance is a dict key through its stand-in, hashed by its fields' tuple:
+    each key made draws its fields' items from the budget."""
+    text = HEAD + "from dataclasses import dataclass\n@dataclass(frozen=True)\nclass C:\n    x: tuple\n" \
+        "t = tuple(range(50000))\nB = [{C(t): 1} for _ in range(100000)]\n" + KERNEL.format(body="A[0] = 1.0")
+    assert {code for _, code, _ in _errors_in_time(text)} == {"E0135"}
+
+
+def test_set_operations_draw_their_operands_from_the_budget():
+    text = HEAD + "s = set(range(50000))\nB = [len(s | s) for _ in range(1000)]\n" + KERNEL.format(body="A[0] = 1.0")
+    assert {code for _, code, _ in _errors_in_time(text)} == {"E0135"}

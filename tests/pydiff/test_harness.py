@@ -113,9 +113,19 @@ def test_none_key_keeps_the_stores():
     assert _check("s0_a = '{}'.format(None)").outcome == "agree"
 
 
-def test_outcome_refused_and_wrong_error():
+def _plant_error(monkeypatch, name: str = "min") -> None:
+    """Make tirxc's builtin `name` fail with an error that is not a refusal by name (a wrong error)."""
+    from transpiler.evaluator import builtins
+    run, low, high, keywords = builtins._TABLE[name]
+    monkeypatch.setitem(builtins._TABLE, name, (lambda st, node, args, kwargs: builtins._fail(st, node, "planted"),
+                                                low, high, keywords))
+
+
+def test_outcome_refused_and_wrong_error(monkeypatch):
     assert _check("s0_a = 'ab'.title()").outcome == "refused"
-    assert _check("s0_a = 6 / 4").outcome == "wrong-error"
+    assert _check("s0_a = list({'ab', 'c', 'd'})").outcome == "refused"  # (CPython's order changes per run)
+    _plant_error(monkeypatch)
+    assert _check("s0_a = min(6, 4)").outcome == "wrong-error"
 
 
 def test_difference_behind_an_error_is_found(monkeypatch):
@@ -125,7 +135,8 @@ def test_difference_behind_an_error_is_found(monkeypatch):
     planted = (lambda st, node, args, kwargs: builtins.PyConst(run(st, node, args, kwargs).value + 1), low, high,
                keywords)
     monkeypatch.setitem(builtins._TABLE, "abs", planted)
-    scenes = [Scene(0, "t", ("s0_a = 6 / 4",), ("s0_a",)), Scene(1, "u", ("s1_a = abs(-3)",), ("s1_a",))]
+    _plant_error(monkeypatch)
+    scenes = [Scene(0, "t", ("s0_a = min(6, 4)",), ("s0_a",)), Scene(1, "u", ("s1_a = abs(-3)",), ("s1_a",))]
     verdict = harness.check(scenes)
     assert verdict.outcome == "wrong-error" and verdict.hidden_differences
     assert {f.signature.split(" ")[0] for f in verdict.findings} == {"wrong-error", "differ"}

@@ -1,11 +1,11 @@
 """The CI slice of the differential tester: 200 programs of a fixed seed (about 20 s), each
 computed by CPython and by tirxc (tests/pydiff/harness.py).
 
-Today's evaluator differs from CPython on known constructs: each signature it shows on this
-slice is listed in KNOWN_FAILURES with what it is. The test fails when a signature appears
-that is not listed (a new difference or wrong error) and when a listed one no longer appears
-(it was fixed: delete its entry, so that the list only ever shrinks). Refusals by name ("not
-supported yet") are not differences and are not listed."""
+Every signature the slice shows outside the refusals by name ("not supported") is listed in
+KNOWN_FAILURES with what it is; the list is empty, as the evaluator agrees with CPython on the
+slice. The test fails when a signature appears that is not listed (a new difference or wrong
+error) and when a listed one no longer appears (it was fixed: delete its entry, so that the
+list only ever shrinks)."""
 from __future__ import annotations
 
 import pytest
@@ -16,24 +16,7 @@ SEED = 26
 PROGRAMS = 200
 
 # signature -> what differs (a value, or an error on a program CPython runs)
-KNOWN_FAILURES = {
-    # -- silently different values --------------------------------------------------------------------------------------
-    "differ set:iteration-order": "sets iterate in insertion order, CPython's follows the hashes",
-    # -- errors on programs CPython runs --------------------------------------------------------------------------------
-    "wrong-error arith:/ E0304: `/` on two integers": "`6 / 4` at compile time (Python's true division gives a float)",
-    "wrong-error dataclass:frozen E0137: a dict key is a compile-time number, string or tuple, not instance":
-        "a frozen dataclass instance as a dict key",
-    "wrong-error dataclass:order E0137: `sorted` over instance, known only at run time": "`sorted` of `order=True` instances",
-    "wrong-error dataclass:order E0306: instance cannot be used as a value": "`<` between `order=True` instances",
-    "wrong-error dataclass:str E0137: `str` over instance, known only at run time": "`str(instance)`",
-    "wrong-error enum:dict-key E0137: a dict key is a compile-time number, string or tuple, not instance":
-        "an enum member as a dict key",
-    "wrong-error enum:iterate E0132: a comprehension iterates over a compile-time tuple, list, string, dict":
-        "iterating over an Enum class",
-    "wrong-error enum:iterate E0137: `len` needs a compile-time tuple, list, string, dict or `range`, not c":
-        "`len` of an Enum class",
-    "wrong-error enum:str E0137: `str` over instance, known only at run time": "`str(member)`",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

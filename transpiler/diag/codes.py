@@ -96,7 +96,12 @@ CODES: dict[str, tuple[str, str]] = {
     "E0137": ("compile-time evaluation failed",
               "A builtin or an operation on compile-time values failed as it would in Python: "
               "`int(\"x\")`, a missing dict key, `min` of an empty sequence, a slice step of zero, "
-              "or a builtin such as `min` applied to a value known only at run time (use `T.min`)."),
+              "or a builtin such as `min` applied to a value known only at run time (use `T.min`). "
+              "Iterating or printing a set that holds strings, enum members, None or a nan is refused "
+              "by name: CPython's order of it changes from run to run (their hashes are randomised "
+              "or are addresses), and tirxc's output must not; iterate `sorted(s)` instead (its "
+              "length, membership, comparisons and `sorted` are computed, but `sorted`, `min` and "
+              "`max` of a set holding a nan)."),
     "E0138": ("invalid call of a helper function",
               "A call of a helper function of the file must bind each of its parameters exactly "
               "once, positionally or by name, unless the parameter has a default value."),
@@ -153,7 +158,10 @@ CODES: dict[str, tuple[str, str]] = {
     "E0304": ("`/` on integers",
               "`/` is true division and is only defined for floating-point operands. For integers use "
               "`//` (floor division), `%` (floor modulo), or `T.truncdiv` / `T.truncmod` for C "
-              "semantics."),
+              "semantics. At module level (and in plain helpers and classes evaluated there), `/` "
+              "between two compile-time Python integers is Python's true division (`6 / 4` is 1.5), "
+              "as the file's Python reads; in a kernel the rule holds for kernel values and "
+              "compile-time integers alike."),
     "E0305": ("wrong arguments",
               "The call has too many or too few positional arguments, or an argument of the wrong "
               "kind (a buffer where a value is expected, a string where a shape is expected...). The "
@@ -296,8 +304,10 @@ CODES: dict[str, tuple[str, str]] = {
               "`Enum` bases, nested classes and statements other than methods and `name = value` in a "
               "class body, `is` chained with other comparisons."),
     "E0340": ("not a set item",
-              "A compile-time set holds numbers, strings, bools, None and tuples of them, as Python's "
-              "hashable values; lists, dicts, run-time expressions and buffers cannot be set items."),
+              "A compile-time set holds numbers, strings, bools, None and tuples of them, instances "
+              "of a frozen `@dataclass` and enum members, as Python's hashable values; lists, dicts, "
+              "instances of a non-frozen dataclass, run-time expressions and buffers cannot be set "
+              "items."),
     "E0341": ("invalid list or set operation",
               "A compile-time list changes in place (`append`, `extend`, `insert`, `pop`, `remove`, "
               "`xs[i] = v` in a plain helper function) as Python's does; the message names what went "

@@ -1,7 +1,10 @@
 """The compile-time evaluator of a `.tx` file's Python level: constants, tuples, lists, sets,
 dicts, comprehensions, `*` / `**` unpacking, f-strings, Python's builtins and the few standard
 modules a kernel file computes with (`math`, `functools`, `operator`, `typing`, `copy`, `os`,
-TVM's `DataType`). CPython never runs the file: every operation is the evaluator's own.
+TVM's `DataType`). CPython never runs the file: the evaluator walks it, and computes every
+operation on plain values with CPython's own (ops.py), on CPython's own objects where it can (a
+set is a real `set`; a dataclass instance or enum member enters CPython's sets, dicts,
+comparisons and `str()` through a stand-in, standins.py).
 
 It sits below the checker (sema/) and imports nothing of it. Its interface:
 
@@ -24,7 +27,7 @@ It sits below the checker (sema/) and imports nothing of it. Its interface:
   dicts; a comprehension pushes its own), `module` (the file: its `globals`, its `source`, and
   the step budget's counter) and `host`.
 - **Cost.** Every compile-time step (a comprehension item, a loop iteration, a helper
-  statement, an item copied or unpacked) draws from one budget per file, `core.STEP_BUDGET`
-  steps, through `core.step(st, span, count)`; the first overdraft is reported once (E0135) and
+  statement, an item copied or unpacked) draws from one budget per file, `budget.STEP_BUDGET`
+  steps, through `budget.step(st, span, count)`; the first overdraft is reported once (E0135) and
   evaluation stops with POISON.
 """

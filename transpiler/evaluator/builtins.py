@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from transpiler import ir
 from transpiler.syntax import ast
-from transpiler.evaluator.core import as_node, index_node, items_of, kind_of, pack, step, truth
+from transpiler.evaluator.core import NO_KEY, as_node, dict_key, index_node, items_of, kind_of, order_refused, pack, \
+    step, truth
+from transpiler.evaluator.box import from_key, python_key
 from transpiler.evaluator import box as pyeval_box, environ as pyeval_environ, fstring as pyeval_fstring, \
     lists as pyeval_lists, ops as pyeval_ops
 from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison, PyConst, PyDict, SliceVal
@@ -16,7 +18,7 @@ from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison,
 # The Python builtins a `.tx` file may call at compile time (this module); `range` is the
 # checker's loop range. A name the file binds hides the builtin.
 PY_BUILTINS = frozenset(("len", "zip", "enumerate", "min", "max", "sum", "abs", "int", "float", "bool", "str",
-                         "tuple", "list", "dict", "set", "sorted", "reversed", "any", "all", "isinstance", "slice",
+                         "tuple", "list", "dict", "set", "sorted", "reversed", "any", "all", "isinstance", "slice", "repr",
                          "callable", "getattr", "hasattr", "type"))
 
 _TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple, "list": list, "dict": PyDict,
@@ -48,7 +50,14 @@ def _fail(st, node, message: str, help: str | None = None):
     return POISON
 
 
+# the builtins whose result does not depend on the order of their argument's items
+_ORDER_FREE = frozenset(("len", "min", "max", "set", "any", "all", "sorted"))
+
+
 def _seq(st, node, val, name: str):
+    ordering = name in ("min", "max", "sorted")  # (their result depends on the order only with a nan)
+    if (name not in _ORDER_FREE or ordering) and order_refused(st, val, node, f"`{name}`", ordering):
+        return None
     items = items_of(val)
     if items is None:
         _fail(st, node, f"`{name}` needs a compile-time tuple, list, string, dict or `range`, not {kind_of(val)}")
@@ -148,7 +157,7 @@ def _convert(name):
     def run(st, node, args, kwargs):
         if not args:
             return PyConst(_TYPES[name]())
-        if name == "str" and pyeval_ops.to_python(args[0]) is not pyeval_ops.NOT_PYTHON:  # `[1, 2]`, `{1: 2}`
+        if name == "str" and pyeval_ops.python_of(st, node.span, args[0]) is not pyeval_ops.NOT_PYTHON:  # `[1, 2]`
             value = pyeval_fstring.python_value(st, args[0], node, "`str`")
             return POISON if value is pyeval_fstring.NOT_FORMATTABLE else _py(st, node, str, value)
         if name == "bool":
@@ -161,6 +170,14 @@ def _convert(name):
             return POISON
         return _py(st, node, _TYPES[name], *values)
     return run
+
+
+def _repr(st, node, args, kwargs):
+    value = pyeval_fstring.python_value(st, args[0], node, "`repr`")
+    if value is pyeval_fstring.NOT_FORMATTABLE:
+        return POISON
+    made = pyeval_ops.call(st, node.span, "repr", value, what="repr")
+    return POISON if made is POISON else PyConst(made)
 
 
 def _tuple(st, node, args, kwargs):
@@ -176,6 +193,10 @@ def _list(st, node, args, kwargs):
 
 
 def _set(st, node, args, kwargs):
+    box = pyeval_box.box_of(args[0]) if args else None
+    if box is not None and box.kind == "set":  # `set(s)`: CPython's copy of the set (its table, its order)
+        made = pyeval_ops.call(st, node.span, "set.method", box.items, "copy", what="`set`")
+        return POISON if made is POISON else pyeval_box.new_set_of(made)
     items = _seq(st, node, args[0], "set") if args else []
     return POISON if items is None else pyeval_box.new_set(st, items, [node.args[0] if args else node] * len(items))
 
@@ -230,9 +251,13 @@ def _dict(st, node, args, kwargs):
                 return POISON
             for pair in pairs:
                 kv = items_of(pair)
-                if kv is None or len(kv) != 2 or not isinstance(kv[0], PyConst):
+                key = NO_KEY if kv is None or len(kv) != 2 else python_key(kv[0])
+                if key is NO_KEY:
                     return _fail(st, node, "`dict` takes pairs of a compile-time key and a value")
-                out[kv[0].value] = kv[1]
+                key = dict_key(st, kv[0], node)
+                if key is NO_KEY:
+                    return POISON
+                out[key] = kv[1]
     out.update(kwargs)
     return PyDict(out)
 
@@ -255,6 +280,8 @@ def _enumerate(st, node, args, kwargs):
 
 
 def _sorted(st, node, args, kwargs):
+    if "key" in kwargs and order_refused(st, args[0], node, "`sorted` with a `key`"):  # (ties keep their order)
+        return POISON
     items = _seq(st, node, args[0], "sorted")
     if items is None:
         return POISON
@@ -274,7 +301,9 @@ def sort_items(st, node, items, key, reverse, what: str):
         keyed = [call_value(st, key, [item], node) for item in items]
         if any(k is POISON for k in keyed):
             return None
-    keys = [pyeval_ops.to_python(k) for k in keyed]
+    keys = [pyeval_ops.python_of(st, node.span, k) for k in keyed]
+    if POISON in keys:
+        return None
     bad = next((k for k, v in zip(keyed, keys) if v is pyeval_ops.NOT_PYTHON), None)
     if bad is not None:
         _fail(st, node, f"`{what}` over {kind_of(bad)}, known only at run time")
@@ -378,7 +407,7 @@ _TABLE = {
     "enumerate": (_enumerate, 1, 2, ("start",)), "sorted": (_sorted, 1, 1, ("reverse", "key")),
     "reversed": (_reversed, 1, 1, ()), "any": (_anyall("any"), 1, 1, ()), "all": (_anyall("all"), 1, 1, ()),
     "isinstance": (_isinstance, 2, 2, ()), "slice": (_slice, 1, 3, ()), "type": (_type, 1, 1, ()),
-    "getattr": (_getattr, 2, 3, ()), "hasattr": (_hasattr, 2, 2, ()),
+    "getattr": (_getattr, 2, 3, ()), "hasattr": (_hasattr, 2, 2, ()), "repr": (_repr, 1, 1, ()),
 }
 assert set(_TABLE) == PY_BUILTINS
 
@@ -509,15 +538,14 @@ def ct_method(st, method: Method, node: ast.Call):
     if kind == "dict":
         items = obj.items
         if name == "get":
-            key = args[0].value if isinstance(args[0], PyConst) else None
-            return items.get(key, args[1] if len(args) > 1 else PyConst(None))
-        return pack(pack((PyConst(k), v)) if name == "items" else PyConst(k) if name == "keys" else v
+            key = dict_key(st, args[0], node.args[0])
+            return POISON if key is NO_KEY else items.get(key, args[1] if len(args) > 1 else PyConst(None))
+        return pack(pack((from_key(k), v)) if name == "items" else from_key(k) if name == "keys" else v
                     for k, v in items.items())
     if kind == "tuple":
         items = items_of(obj)
         needle = args[0]
-        same = [i for i, item in enumerate(items) if item is needle or (
-            isinstance(item, PyConst) and isinstance(needle, PyConst) and item.value == needle.value)]
+        same = [i for i, item in enumerate(items) if pyeval_lists.equal_items(st, node.span, item, needle)]
         if name == "count":
             return PyConst(len(same))
         return PyConst(same[0]) if same else _fail(st, node, "`index`: the value is not in the tuple")

@@ -13,11 +13,11 @@ from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.evaluator import environ as pyeval_environ
-from transpiler.evaluator.box import box_of, fresh, new_list, new_set
+from transpiler.evaluator.budget import ITEMS_SEEN, STEP_BUDGET, charge_items, step, weight
+from transpiler.evaluator.box import NO_KEY, box_of, constant_display, fresh, from_key, iterated_display, new_list, \
+    new_set, python_key, random_order
 from transpiler.evaluator.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
     SliceVal, describe
-
-STEP_BUDGET = 100_000  # comprehension items, compile-time loop iterations and helper statements, per file
 
 _SCALARS = (int, float, str, bool, type(None))
 
@@ -36,22 +36,6 @@ def kind_of(val) -> str:
     if isinstance(val, LoopRange):
         return "a loop range"
     return describe(val)
-
-
-# -- the budget ------------------------------------------------------------------------------------
-def step(st, span, count: int = 1) -> bool:
-    """Draw `count` steps from the file's budget; False (reported once) when it is spent."""
-    ms = st.module
-    left = getattr(ms, "pyeval_steps", STEP_BUDGET) - count
-    ms.pyeval_steps = left
-    if left >= 0:
-        return True
-    if not getattr(ms, "pyeval_spent", False):
-        ms.pyeval_spent = True
-        st.diags.error("E0135", f"compile-time evaluation takes more than {STEP_BUDGET} steps", span,
-                       help="a comprehension, compile-time loop or helper function runs too long; "
-                            "use a kernel loop (`T.serial`) instead")
-    return False
 
 
 def errors(st) -> int:
@@ -79,7 +63,7 @@ def items_of(val):
     """The items of a compile-time sequence, each an elaborated value; None when val is not one."""
     box = box_of(val)
     if box is not None:
-        return [fresh(i) for i in box.items]
+        return [fresh(i) for i in box.items] if box.kind == "list" else [from_key(k) for k in box.items]
     if isinstance(val, PyConst):
         v = val.value
         if isinstance(v, (tuple, str)):
@@ -88,19 +72,44 @@ def items_of(val):
     if isinstance(val, tuple):
         return [fresh(i) for i in val]
     if isinstance(val, PyDict):
-        return [PyConst(k) for k in val.items]
+        return [from_key(k) for k in val.items]
     if isinstance(val, IdTuple):
         return list(val.vars)
     whole = python_range(val)
     if whole is not None:
         # longer than the budget: cut (every caller draws len(items) steps, so the cut is reported)
         return [PyConst(i) for i in whole[:STEP_BUDGET + 1]]
-    return None
+    members = getattr(val, "iteration_items", None)  # (an Enum class of the file: its members)
+    return None if members is None else members()
+
+
+def order_refused(st, val, node, what: str, ordering: bool = False) -> bool:
+    """True (reported) when val is a set whose order CPython changes from run to run (one holding
+    strings, enum members, None or a nan: box.random_order) and `what` depends on that order:
+    tirxc's output must not. With `ordering` (`sorted`, `min`, `max`, which do not depend on it),
+    only a set holding a nan, which orders no two items, is refused."""
+    box = box_of(val)
+    if box is None or not random_order(box) or ordering and not any(k != k for k in box.items
+                                                                      if isinstance(k, float)):
+        return False
+    st.diags.error("E0137", f"{what} over a set holding strings, enum members, None or nan is not supported: "
+                            f"CPython's order of it changes from run to run (hash randomisation)", node.span,
+                   help="iterate `sorted(s)` instead")
+    return True
+
+
+def iterable(st, node):
+    """The value a `for` or a comprehension iterates: node's, but for a set display of constants,
+    which CPython iterates as the frozenset constant its optimiser folds it to (box.iterated_display)."""
+    if not constant_display(node):
+        return st.host.elab(st, node)
+    items = [st.host.elab(st, e) for e in node.elts]
+    return POISON if any(isinstance(i, Poison) for i in items) else iterated_display(st, items, node.elts)
 
 
 def iterate(st, val, node, what: str):
     """items_of, with an error naming `what` when val is not a compile-time sequence."""
-    if isinstance(val, Poison):
+    if isinstance(val, Poison) or order_refused(st, val, node, what):
         return None
     if val is pyeval_environ.ENVIRON:
         pyeval_environ.refuse(st, node.span, f"iterating over `os.environ` in {what}")
@@ -194,6 +203,8 @@ def unpack(st, node: ast.Expr, what: str):
     if val is pyeval_environ.ENVIRON:
         pyeval_environ.refuse(st, node.span, "`*os.environ`")
         return None
+    if order_refused(st, val, node, what):
+        return None
     items = items_of(val)
     if items is not None and not step(st, node.span, len(items)):
         return None
@@ -235,13 +246,20 @@ def sequence(st, elts):
     return pack(items)
 
 
-NO_KEY = object()  # what dict_key gives after an error (None is a valid key: `None in d`)
-
-
 def dict_key(st, val, node):
-    """A dict key: a hashable compile-time constant. NO_KEY after an error."""
-    if isinstance(val, PyConst) and isinstance(val.value, _SCALARS + (tuple,)) and box_of(val) is None:
-        return val.value
+    """A dict key: the CPython object of a hashable compile-time value (box.python_key: a constant,
+    a tuple of them, a frozen dataclass instance, an enum member). NO_KEY after an error."""
+    memo: dict = {}
+    key = python_key(val, memo)
+    if key is not NO_KEY and not charge_items(st, node.span, {ITEMS_SEEN: weight(key, 64 * STEP_BUDGET)}):
+        return NO_KEY  # (hashing goes through every item of a tuple, however it was built)
+    if key is not NO_KEY:
+        try:
+            hash(key)  # (a stand-in's hash is computed from copied data: no code of the file runs)
+            return key
+        except TypeError as err:
+            st.diags.error("E0137", f"compile-time evaluation failed: {err}", node.span)
+            return NO_KEY
     if not isinstance(val, Poison):
         st.diags.error("E0137", f"a dict key is a compile-time number, string or tuple, not {kind_of(val)}",
                        node.span)
@@ -368,7 +386,7 @@ def _generate(st, node: ast.ListComp, k: int, scope: dict, out: list) -> bool:
         out.append(value)
         return True
     gen = node.generators[k]
-    items = iterate(st, st.host.elab(st, gen.iter), gen.iter, "a comprehension")
+    items = iterate(st, iterable(st, gen.iter), gen.iter, "a comprehension")
     if items is None:
         return False
     for item in items:
@@ -437,6 +455,8 @@ def split_items(st, target, value):
     """[(target, value)] for a tuple of targets (`a, *rest, b`) unpacking value; None after an error."""
     if value is pyeval_environ.ENVIRON:
         pyeval_environ.refuse(st, target.span, "unpacking `os.environ`")
+        return None
+    if order_refused(st, value, target, "unpacking"):
         return None
     items = items_of(value)
     if items is not None and not step(st, target.span, len(items)):

@@ -11,7 +11,9 @@ from transpiler.diag.diagnostics import Diagnostics
 from transpiler.syntax import ast
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
+from transpiler.evaluator.budget import step, weight
 from transpiler.evaluator.core import kind_of
+from transpiler.evaluator.standins import DataclassObject
 from transpiler.evaluator import environ as pyeval_environ, ops as pyeval_ops
 from transpiler.evaluator.values import DTypeVal, POISON, Poison, PyConst
 
@@ -91,12 +93,23 @@ def python_value(st, val, node, what: str):
     if val is pyeval_environ.ENVIRON:
         pyeval_environ.refuse(st, node.span, f"formatting `os.environ` in {what}")
         return NOT_FORMATTABLE
-    value = pyeval_ops.to_python(val)
+    value = pyeval_ops.python_of(st, node.span, val)
+    if value is POISON:
+        return NOT_FORMATTABLE
+    if isinstance(value, (tuple, list, dict, set, DataclassObject)):  # (each item prints at least one character)
+        size = weight(value, pyeval_ops.TEXT_CHARS)
+        if size > pyeval_ops.TEXT_CHARS:
+            st.diags.error("E0318", f"{what}: the string would have more than {pyeval_ops.TEXT_CHARS} characters "
+                                    f"(compile-time strings have at most {pyeval_ops.TEXT_CHARS})", node.span)
+            return NOT_FORMATTABLE
+        if not step(st, node.span, size // 64):
+            return NOT_FORMATTABLE
     if value is not pyeval_ops.NOT_PYTHON and not pyeval_ops.holds_text_set(value):
         return value  # CPython's own object: it formats as CPython formats it
     if pyeval_ops.holds_text_set(value):
-        st.diags.error("E0137", f"{what} of a set of strings is not supported: CPython's order of it changes "
-                                f"from run to run", node.span, help="format `sorted(s)` instead")
+        st.diags.error("E0137", f"{what} of a set holding strings, enum members, None or nan is not supported: "
+                                f"CPython's order of it changes from run to run", node.span,
+                       help="format `sorted(s)` instead")
         return NOT_FORMATTABLE
     if not isinstance(val, Poison):
         st.diags.error("E0137", f"{what} formats compile-time values, not {kind_of(val)}", node.span,

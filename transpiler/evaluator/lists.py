@@ -6,8 +6,9 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.evaluator.core import NO_KEY, dict_key, python_range, index_node, items_of, kind_of, pack, step, unpack
-from transpiler.evaluator.box import Box, ListConst, ListTuple, box_of, new_list, new_set, set_key, view
-from transpiler.evaluator import environ as pyeval_environ
+from transpiler.evaluator.box import NO_KEY, Box, ListConst, ListTuple, box_of, new_list, new_set, new_set_of, \
+    python_key, set_key, view
+from transpiler.evaluator import environ as pyeval_environ, ops as pyeval_ops
 from transpiler.evaluator.ops import TEXT_CHARS
 from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict, Void
 
@@ -49,7 +50,7 @@ def _elab_List(st, node: ast.List):
 
 def _elab_Set(st, node: ast.Set):
     got = display_items(st, node.elts, "set")
-    return POISON if got is None else new_set(st, *got)
+    return POISON if got is None else new_set(st, *got, display=True)
 
 
 # -- methods ---------------------------------------------------------------------------------------
@@ -59,15 +60,21 @@ LIST_METHODS = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2), "pop": (0,
                 "sort": (0, 0)}
 SET_METHODS = {"add": (1, 1), "discard": (1, 1), "remove": (1, 1), "update": (1, 1), "clear": (0, 0),
                "copy": (0, 0), "union": (1, 1), "intersection": (1, 1), "difference": (1, 1),
-               "issubset": (1, 1), "issuperset": (1, 1), "isdisjoint": (1, 1)}
+               "symmetric_difference": (1, 1), "intersection_update": (1, 1), "difference_update": (1, 1),
+               "symmetric_difference_update": (1, 1), "issubset": (1, 1), "issuperset": (1, 1),
+               "isdisjoint": (1, 1)}
 NONE = Void(ir.Seq(()))  # what `xs.append(v)` gives: nothing to run (a kernel statement emits nothing)
 
 
-def _same(a, b) -> bool:
+def equal_items(st, span, a, b) -> bool:
     """Python's `==` between two items, as far as the checker can tell at compile time: constants by
-    value, anything else by identity."""
+    value, a dataclass instance or enum member as CPython's `==` of their stand-ins, anything else
+    by identity."""
     if a is b:
         return True
+    if hasattr(a, "python_stand_in") or hasattr(b, "python_stand_in"):
+        pa, pb = pyeval_ops.python_of(st, span, a), pyeval_ops.python_of(st, span, b)
+        return all(p is not pyeval_ops.NOT_PYTHON and p is not POISON for p in (pa, pb)) and bool(pa == pb)
     kinds = [getattr(box_of(x), "kind", "tuple") for x in (a, b)]  # (a list never equals a tuple)
     return isinstance(a, PyConst) and isinstance(b, PyConst) and kinds[0] == kinds[1] and a.value == b.value
 
@@ -113,7 +120,7 @@ def call_method(st, val, name: str, node: ast.Call, args: list):
             return fail(f"`pop` index {index} out of range (the list has {_count(items)})")
         return items.pop(index)
     elif name in ("remove", "index", "count"):
-        same = [i for i, item in enumerate(items) if _same(item, args[0])]
+        same = [i for i, item in enumerate(items) if equal_items(st, node.span, item, args[0])]
         if name == "count":
             return PyConst(len(same))
         if not same:
@@ -131,50 +138,45 @@ def call_method(st, val, name: str, node: ast.Call, args: list):
 
 
 def _set_method(st, box: Box, name, node, args, sequence, fail):
-    items = box.items
-    keys = [set_key(st, i, node) for i in items]
+    """A method of a set: CPython's own, on the box's real set (its items' keys)."""
+    real = box.items
     if name in ("add", "discard", "remove"):
         key = set_key(st, args[0], node.args[0])
-        if key is None:
+        if key is NO_KEY:
             return POISON
-        if name == "add":
-            if key not in keys:
-                items.append(args[0])
-        elif key in keys:
-            del items[keys.index(key)]
-        elif name == "remove":
+        if name == "remove" and key not in real:
             return fail("`remove`: the value is not in the set")
-        return NONE
-    if name == "clear":
-        items.clear()
-        return NONE
-    if name == "copy":
-        return new_list(items, "set")
-    other = sequence(args[0], name)
-    if other is POISON:
+        return NONE if pyeval_ops.call(st, node.span, "set.method", real, name, key, what=f"set.{name}") \
+            is not POISON else POISON
+    if name in ("clear", "copy"):
+        made = pyeval_ops.call(st, node.span, "set.method", real, name, what=f"set.{name}")
+        return POISON if made is POISON else NONE if made is None else new_set_of(made)
+    other = set_operand(st, args[0], node.args[0], name, sequence)
+    if other is None or not step(st, node.span, len(real) + len(other)):
         return POISON
-    other_keys = [set_key(st, i, node.args[0]) for i in other]
-    if None in other_keys:
+    made = pyeval_ops.call(st, node.span, "set.method", real, name, other, what=f"set.{name}")
+    if made is POISON:
         return POISON
-    if name == "update":
-        for key, item in zip(other_keys, other):
-            if key not in keys:
-                keys.append(key)
-                items.append(item)
-        return NONE
-    if name == "union":
-        out = dict(zip(keys, items))
-        for key, item in zip(other_keys, other):
-            out.setdefault(key, item)
-        return new_list(out.values(), "set")
-    if name in ("intersection", "difference"):
-        keep = [item for key, item in zip(keys, items) if (key in other_keys) == (name == "intersection")]
-        return new_list(keep, "set")
-    if name == "issubset":
-        return PyConst(all(k in other_keys for k in keys))
-    if name == "issuperset":
-        return PyConst(all(k in keys for k in other_keys))
-    return PyConst(not any(k in other_keys for k in keys))  # isdisjoint
+    if made is None:
+        return NONE  # (`update` and the other `*_update`: in place)
+    return PyConst(made) if isinstance(made, bool) else new_set_of(made)
+
+
+def set_operand(st, arg, node, name: str, sequence=None):
+    """What CPython's set method or operator is given for an argument: a set's own real set, a
+    dict's keys (its real dict), or the keys of a sequence's items, in order; None after an error."""
+    box = box_of(arg)
+    if box is not None and box.kind == "set":
+        return box.items
+    if isinstance(arg, PyDict):
+        return arg.items
+    if sequence is None:
+        return None
+    items = sequence(arg, name)
+    if items is POISON:
+        return None
+    keys = [set_key(st, i, node) for i in items]
+    return None if any(k is NO_KEY for k in keys) else keys
 
 
 def _count(items) -> str:
@@ -339,14 +341,21 @@ def contains(st, node: ast.Compare):
         found = needle.value in hay.value
     elif python_range(hay) is not None and isinstance(needle, PyConst):
         found = needle.value in python_range(hay)  # CPython's own `in range(...)`: no item is made
+    elif box_of(hay) is not None and box_of(hay).kind == "set" and python_key(needle) is not NO_KEY:
+        found = pyeval_ops.call(st, node.span, "operator.contains", box_of(hay).items, python_key(needle),
+                                what="`in`")  # CPython's own hashing
+        if found is POISON:
+            return POISON
     else:
         items = items_of(hay) if is_sequence(hay) or box_of(hay) is not None else None
         if items is None:
             st.diags.error("E0306", f"`in` looks into a compile-time list, tuple, set, dict or string, not "
                                     f"{kind_of(hay)}", node.comparators[0].span)
             return POISON
-        found = any(_same(item, needle) for item in items)
-        if not found and not isinstance(needle, PyConst):
+        if not step(st, node.span, len(items) // 64):
+            return POISON
+        found = any(equal_items(st, node.span, item, needle) for item in items)
+        if not found and not isinstance(needle, PyConst) and pyeval_ops.to_python(needle) is pyeval_ops.NOT_PYTHON:
             st.diags.error("E0133", f"`in` needs a value known at compile time, not {kind_of(needle)}", node.left.span,
                            help="compare explicitly at run time: `x == a or x == b`")
             return POISON
@@ -357,6 +366,8 @@ def contains(st, node: ast.Compare):
 
 # -- `xs += ys`, `s |= t`: in place, as Python's list and set do -----------------------------------------
 _SET_OPS = {"|": "union", "&": "intersection", "-": "difference", "^": "symmetric_difference"}
+_OPERATORS = {"|": "operator.or_", "&": "operator.and_", "-": "operator.sub", "^": "operator.xor"}
+_IN_PLACE = {"|": "operator.ior", "&": "operator.iand", "-": "operator.isub", "^": "operator.ixor"}
 
 
 def augment(st, current, op: str, value, node):
@@ -388,11 +399,15 @@ def augment(st, current, op: str, value, node):
         box.items[:] = box.items * max(0, n)
         return view(box)
     if box.kind == "set" and op in _SET_OPS:
-        made = set_arith(st, op, current, value, node)
-        if made is POISON or made is None:
-            return made
+        other = box_of(value)
+        if other is None or other.kind != "set":
+            return None
+        if not step(st, node.span, len(box.items) + len(other.items)):
+            return POISON
+        made = pyeval_ops.call(st, node.span, _IN_PLACE[op], box.items, other.items, what=f"`{op}=`")
+        if made is POISON:
+            return POISON
         box.cached = None
-        box.items[:] = box_of(made).items
         return view(box)
     return None
 
@@ -406,17 +421,7 @@ def set_arith(st, op: str, left, right, node):
     boxes = box_of(left), box_of(right)
     if op not in _SET_OPS or any(b is None or b.kind != "set" for b in boxes):
         return None
-    keys = [[set_key(st, i, node) for i in b.items] for b in boxes]
-    if any(k is None for ks in keys for k in ks):
+    if not step(st, node.span, len(boxes[0].items) + len(boxes[1].items)):
         return POISON
-    if not step(st, node.span, len(keys[0]) + len(keys[1])):
-        return POISON
-    in_left, in_right = set(keys[0]), set(keys[1])
-    out = []
-    if op in ("|", "&", "-", "^"):
-        for key, item in zip(keys[0], boxes[0].items):
-            if op == "|" or (op == "&") == (key in in_right):
-                out.append(item)
-        if op in ("|", "^"):
-            out += [item for key, item in zip(keys[1], boxes[1].items) if key not in in_left]
-    return new_list(out, "set")
+    made = pyeval_ops.call(st, node.span, _OPERATORS[op], boxes[0].items, boxes[1].items, what=f"`{op}`")
+    return POISON if made is POISON else new_set_of(made)

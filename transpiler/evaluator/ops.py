@@ -24,6 +24,8 @@ import math
 import operator
 
 from transpiler.evaluator.box import Box, box_of
+from transpiler.evaluator.budget import ITEMS_SEEN, charge_items, step
+from transpiler.evaluator.standins import DataclassObject, random_order
 from transpiler.evaluator.values import POISON, PyConst, PyDict
 
 # The limits of compile-time values (docs/errors.md E0318 and docs/design.md state them too).
@@ -46,13 +48,18 @@ def to_python(val, memo: dict | None = None):
     if box is not None:
         return _box_object(box, memo)
     if cls is tuple:
+        memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(val)
         items = tuple(to_python(v, memo) for v in val)
         return NOT_PYTHON if any(i is NOT_PYTHON for i in items) else items
+    if cls is not PyDict:
+        stand_in = getattr(val, "python_stand_in", None)  # (an instance or enum member of the file: standins.py)
+        return NOT_PYTHON if stand_in is None else stand_in(memo)
     if cls is PyDict:
         key = id(val)
         if key not in memo:
             out: dict = {}
             memo[key] = out
+            memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(val.items)
             for k, v in val.items.items():
                 out[k] = to_python(v, memo)
                 if out[k] is NOT_PYTHON:
@@ -62,29 +69,48 @@ def to_python(val, memo: dict | None = None):
 
 
 def _box_object(box: Box, memo: dict):
+    memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(box.items)
+    if box.kind == "set":
+        return box.items  # (CPython's own set)
     key = id(box)
     if key in memo:
         return memo[key]
-    items = [to_python(v, memo) for v in box.items]
-    if any(i is NOT_PYTHON for i in items):
-        return NOT_PYTHON
-    obj = list(items) if box.kind == "list" else set(items)
-    memo[key] = obj
-    return obj
+    out: list = []
+    memo[key] = out
+    for v in box.items:
+        item = to_python(v, memo)
+        if item is NOT_PYTHON:
+            return NOT_PYTHON
+        out.append(item)
+    return out
+
+
+
+
+
+def python_of(st, span, val):
+    """to_python, charged: one step per 64 items it went through (every container's items, a
+    stand-in's fields), so that converting a large value again and again draws from the budget;
+    POISON when the budget is spent (reported), NOT_PYTHON as to_python."""
+    memo: dict = {}
+    made = to_python(val, memo)
+    return made if charge_items(st, span, memo) else POISON
 
 
 def holds_text_set(value, seen: set | None = None) -> bool:
-    """Whether a Python value holds a set with a string in it (at any depth): CPython iterates such
-    a set in an order that changes from run to run (string hashing is randomised), so tirxc does not
-    print or iterate it in CPython's order."""
+    """Whether a Python value holds a set (at any depth) whose iteration order CPython randomises
+    per process (a set of strings, standins.random_order): tirxc does not print or iterate it."""
     seen = set() if seen is None else seen
     if id(value) in seen:
         return False  # (a list that holds itself)
     if isinstance(value, (set, frozenset)):
-        return any(isinstance(v, str) or holds_text_set(v, seen) for v in value)
+        return any(random_order(v) for v in value)
     if isinstance(value, (list, tuple, dict)):
         seen.add(id(value))
         return any(holds_text_set(v, seen) for v in (value.values() if isinstance(value, dict) else value))
+    if isinstance(value, DataclassObject):
+        seen.add(id(value))
+        return any(holds_text_set(v, seen) for _, v in value.fields)
     return False
 
 
@@ -93,7 +119,8 @@ def holds_text_set(value, seen: set | None = None) -> bool:
 OPERATIONS = {
     **{f"operator.{n}": getattr(operator, n) for n in (
         "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor", "lshift", "rshift",
-        "eq", "ne", "lt", "le", "gt", "ge", "neg", "pos", "not_", "invert", "contains", "is_", "is_not")},
+        "eq", "ne", "lt", "le", "gt", "ge", "neg", "pos", "not_", "invert", "contains", "is_", "is_not",
+        "ior", "iand", "isub", "ixor")},
     **{f"math.{n}": getattr(math, n) for n in (
         "gcd", "lcm", "ceil", "floor", "trunc", "sqrt", "isqrt", "exp", "log", "log2", "log10", "pow", "fabs",
         "isfinite", "isinf", "isnan", "comb", "factorial", "copysign", "sin", "cos", "tanh")},
@@ -101,6 +128,7 @@ OPERATIONS = {
     **{n: f for n, f in (("abs", abs), ("min", min), ("max", max), ("int", int), ("float", float),
                          ("str", str), ("bool", bool), ("repr", repr), ("format", format))},
     "str.method": lambda s, name, *args: getattr(s, name)(*args),
+    "set.method": lambda s, name, *args: getattr(s, name)(*args),
 }
 _COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
                 ">=": operator.ge}
@@ -128,6 +156,9 @@ def _bound(name: str, args) -> tuple[str, int] | None:
             return ("chars" if isinstance(seq, str) else "items", len(seq) * max(0, n))
     if name in ("operator.add",) and len(args) == 2 and all(hasattr(a, "__len__") for a in args):
         return ("chars" if isinstance(args[0], str) else "items", len(args[0]) + len(args[1]))
+    if name in ("set.method", "operator.or_", "operator.ior", "operator.xor", "operator.ixor") and \
+            any(isinstance(a, (set, frozenset)) for a in args):  # a set made: at most all items of its operands
+        return ("items", sum(len(a) for a in args if isinstance(a, (set, frozenset, list, dict))))
     if name == "math.prod" and ints:
         return ("bits", sum(_bits(a) for a in args))
     if name == "math.lcm" and ints:
@@ -223,7 +254,6 @@ def private_failure(st, span, what: str, args, err) -> bool:
 def charge(st, span, result, what: str) -> bool:
     """Check a made value against the limits and draw its size from the step budget; False after
     an error (reported)."""
-    from transpiler.evaluator.core import step
     message = over_limit(("bits", _bits(result)) if isinstance(result, int) and not isinstance(result, bool)
                          else ("chars", len(result)) if isinstance(result, str) else None)
     if message is not None:

@@ -30,10 +30,14 @@ def _copied(st, span, value, deep: bool, memo: dict):
             return memo[key]
         if not step(st, span, 1 + len(box.items)):
             return POISON
+        if box.kind == "set":  # (`copy.copy`: `s.copy()`, CPython's table; `deepcopy`: `set(list(s))`, re-added)
+            made = pyeval_box.new_set_of(box.items.copy() if not deep else set(list(box.items)))
+            memo[key] = made
+            return made
         if not deep:
-            return pyeval_box.new_list(list(box.items), box.kind)
+            return pyeval_box.new_list(list(box.items))
         items: list = []
-        made = pyeval_box.new_list(items, box.kind)
+        made = pyeval_box.new_list(items)
         memo[key] = made
         made_box = pyeval_box.box_of(made)
         for v in box.items:

@@ -274,7 +274,9 @@ def compare(st, node: ast.Compare):
                 result = part if result is None else PyConst(result.value and part.value) \
                     if isinstance(result, PyConst) else result
                 continue
-        a, b = pyeval_ops.to_python(left), pyeval_ops.to_python(right)
+        a, b = pyeval_ops.python_of(st, node.span, left), pyeval_ops.python_of(st, node.span, right)
+        if a is POISON or b is POISON:
+            return POISON
         if a is not pyeval_ops.NOT_PYTHON and b is not pyeval_ops.NOT_PYTHON:  # CPython's own comparison
             same = pyeval_ops.compare(op, a, b)
             if same is None:

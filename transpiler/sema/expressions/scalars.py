@@ -11,6 +11,7 @@ from transpiler.sema.expressions import effects
 from transpiler.sema.kernel import unrolled
 from transpiler.target.dtypes import (BOOL, DType, FLOAT32, INT32, INT64, UNLOWERABLE, VECTOR_LANES, dtype_alias,
                                       int_range, known_dtype_names, parse_dtype, promoted)
+from transpiler.evaluator import ops as pyeval_ops
 from transpiler.evaluator.ops import INT_BITS
 from transpiler.evaluator.values import IdTuple, POISON, PyConst, Void, article, describe
 from transpiler.sema.values import Region
@@ -314,7 +315,8 @@ def arith(st, op: str, left, right, span: Span, span_a: Span, span_b: Span):
         if not all(isinstance(x, (int, float)) for x in (a, b)):
             st.diags.error("E0306", f"`{_op_text(op)}` needs numbers", span)
             return POISON
-        if op == "/" and isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+        if op == "/" and isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) \
+                and not st.at_module_level:  # (at module level Python's true division: `6 / 4` is 1.5)
             st.diags.error("E0304", "`/` on two integers", span, help="use `//` for floor division")
             return POISON
         if op in ("<<", ">>", "&", "|", "^") and (isinstance(a, float) or isinstance(b, float)):
@@ -334,6 +336,9 @@ def arith(st, op: str, left, right, span: Span, span_a: Span, span_b: Span):
             return POISON
         if op == "**":
             return _constant_power(st, a, b, span)
+        if op == "/" and isinstance(a, int) and isinstance(b, int):  # CPython's (`10**400 / 3` overflows)
+            made = pyeval_ops.call(st, span, "operator.truediv", a, b, what="/")
+            return POISON if made is POISON else PyConst(made)
         return PyConst(py_binop(op, a, b))
     a, b = unify(st, left, right, span_a, span_b)
     if a is POISON or b is POISON:

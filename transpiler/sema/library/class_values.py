@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from transpiler import ir
 from transpiler.syntax.source import Span
 from transpiler.sema import state
-from transpiler.evaluator import ops as pyeval_ops
+from transpiler.evaluator import ops as pyeval_ops, standins
+from transpiler.evaluator.budget import ITEMS_SEEN
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -26,6 +27,11 @@ class ClassVal:
     dataclass_options: dict | None = None  # its decorator's options (`eq=`, `order=`, `frozen=` ...)
     enum: tuple | None = None  # an Enum's ("Enum" or "IntEnum", its members) (class_enum.py)
 
+    def iteration_items(self):
+        """What iterating the class gives (`for m in Mode`, `len(Mode)`): an Enum's members in definition
+        order, aliases left out; None for another class."""
+        return list(self.enum[1]) if self.enum is not None else None
+
     def member(self, name: str):
         """The first class in the MRO that defines `name`, and the member; (None, None) if none does."""
         for cls in self.linear:
@@ -40,6 +46,39 @@ class Instance:
     expressions, buffers (scalars among them), pools, other instances."""
     cls: ClassVal
     attrs: dict
+
+    def python_stand_in(self, memo: dict):
+        """The CPython stand-in of this instance (evaluator/standins.py): a dataclass instance or an
+        enum member whose class writes none of the special methods a stand-in answers; NOT_PYTHON
+        for any other instance, or when a field holds a value CPython cannot be given."""
+        cls = self.cls
+        if any(cls.member(name)[0] is not None for name in _SPECIAL_METHODS):
+            return pyeval_ops.NOT_PYTHON
+        if cls.enum is not None:
+            kind, _ = cls.enum
+            name, value = self.attrs["name"].value, pyeval_ops.to_python(self.attrs["value"], memo)
+            if kind == "IntEnum" and isinstance(value, int):
+                return standins.IntEnumMember(self, cls.name, name, value)
+            return standins.EnumMember(self, cls.name, name, value)
+        if cls.dataclass_fields is None:
+            return pyeval_ops.NOT_PYTHON
+        fields = []
+        memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(self.attrs)  # (ops.python_of charges the fields)
+        for f in _fields_of(cls):
+            value = pyeval_ops.to_python(self.attrs.get(f.name), memo)
+            if value is pyeval_ops.NOT_PYTHON:
+                return pyeval_ops.NOT_PYTHON
+            fields.append((f.name, value))
+        options = cls.dataclass_options or {}
+        eq = options.get("eq", True)
+        hashable = None if not eq else bool(options.get("frozen") or options.get("unsafe_hash"))
+        return standins.DataclassObject(self, cls, cls.name, tuple(fields), hashable, bool(options.get("order")),
+                                        tuple(fields) if options.get("repr", True) else None)
+
+
+# the methods a class of the file may write that a stand-in would otherwise answer for it
+_SPECIAL_METHODS = ("__eq__", "__ne__", "__hash__", "__lt__", "__le__", "__gt__", "__ge__", "__repr__", "__str__",
+                    "__format__")
 
 
 def dataclass_equal(a: Instance, b: Instance):

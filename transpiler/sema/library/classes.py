@@ -67,7 +67,14 @@ def define(st, cdef: ast.ClassDef, scopes: tuple | None = None):
             enum_kind = class_enum.base_kind(st, base)
             continue
         value = expr.elab(st, base)
-        if isinstance(value, ClassVal):
+        if isinstance(value, ClassVal) and value.enum is not None:  # a subclass of an Enum of the file
+            if value.enum[1]:
+                st.diags.error("E0331", f"`{value.name}` has members: an enum with members cannot be extended",
+                               base.span)
+                continue
+            enum_kind = value.enum[0]
+            bases.append(value)
+        elif isinstance(value, ClassVal):
             bases.append(value)
         elif not isinstance(value, Poison):
             st.diags.error("E0331", f"the base of a class must be a class, not {pyeval.kind_of(value)}", base.span)

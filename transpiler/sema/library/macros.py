@@ -463,7 +463,7 @@ def _loop_body(st, body) -> bool:
 
 
 def _run_For(st, stmt: ast.For) -> None:
-    items = pyeval.iterate(st, expr.elab(st, stmt.iter), stmt.iter, f"a `for` {_where(st)}")
+    items = pyeval.iterate(st, pyeval.iterable(st, stmt.iter), stmt.iter, f"a `for` {_where(st)}")
     if items is None:
         raise _Stop
     for item in items:
