@@ -3,7 +3,7 @@ decision 23), and this module owns the exit codes and the process-wide settings
 of a run.
 
 `tirxc KERNEL.tx [options]` compiles (the group's own parameters); when the
-first word names a command, `tirxc run|info|layout ...` runs that command
+first word names a command, `tirxc run|sim|info|layout ...` runs that command
 (its own module) instead. A kernel file named like a command is compiled as
 `tirxc ./run` or `tirxc -- run`.
 
@@ -38,6 +38,7 @@ Examples:
   cat kernel.tx | tirxc - -o kernel.cu   read standard input
   tirxc --explain E0500                  explain a diagnostic code
   tirxc info kernel.tx                   what each kernel needs (tirxc info -h)
+  tirxc sim kernel.tx --output out.npz   run it on the CPU, no GPU needed (tirxc sim -h)
 
 \b
 A kernel file named like a command is compiled as `tirxc ./run` or `tirxc -- run`.
@@ -49,7 +50,7 @@ Exit status: 0 success, 1 the input has errors, 2 usage error,
 
 # The commands besides compiling, in the order `tirxc --help` lists them; each is
 # imported only when it runs or help is shown.
-COMMANDS = ("run", "info", "layout")
+COMMANDS = ("run", "sim", "info", "layout")
 RECURSION_LIMIT = 10000  # the stages recurse once per level of nesting of the input
 
 
@@ -148,6 +149,9 @@ class TirxcGroup(click.Group):
         if name == "run":
             from transpiler.cli.run import run_command
             return run_command
+        if name == "sim":
+            from transpiler.cli.sim import sim_command
+            return sim_command
         if name == "info":
             from transpiler.cli.info import info_command
             return info_command

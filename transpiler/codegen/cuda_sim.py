@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from transpiler import ir
-from transpiler.codegen.cuda import CPrinter
+from transpiler.codegen.cuda import CPrinter, c_string
 from transpiler.ir.launch import ParamKind
 from transpiler.ir.program import Program
 from transpiler.target import ptx
@@ -48,6 +48,11 @@ class SimPrinter(CPrinter):
     def stmt(self, s: ir.Stmt) -> None:
         if s.__class__ is ir.ArrayDecl and s.storage.scope == "shared":
             self.declare_shared(s.storage, self.offsets[s.storage])
+        elif s.__class__ is ir.Trap:  # the run stops with the assertion's place and message
+            where = f"{s.span}: " if s.span.line > 0 else ""
+            self.emit(f"if ({self.expr(ir.unary('!', s.cond), True)}) {{")
+            self.emit(f"  tirx_sim::trap_at({c_string(where + (s.message or 'assertion failed'))});")
+            self.emit("}")
         else:
             super().stmt(s)
 

@@ -5,6 +5,7 @@ cannot take the caller down), and what the kernel wrote copied back into the arr
 from __future__ import annotations
 
 import ctypes
+import mmap
 import os
 import subprocess
 import tempfile
@@ -21,24 +22,28 @@ class HostArray:
     the array's own __array_interface__: the same keys): only the checks see it, nothing is
     launched on a device.
 
-    Its data pointer is moved as if the allocation the array is a view of started on a
-    256-byte boundary, as every CUDA allocation does (NumPy aligns to 16 bytes): an array is
-    refused for its alignment exactly when the same view of a device allocation would be.
-    Views of one allocation move together, so the overlap checks see them as they are.
-    `SHIFT` is the move, which the image undoes."""
+    Its data pointer is an address in a device-like space where each allocation the arguments
+    are views of (`roots`: one entry per allocation of this call) starts on its own 256-byte
+    boundary, 2^40 bytes from the next, as CUDA allocations are aligned (NumPy aligns to 16
+    bytes only): an array is refused for its alignment exactly when the same view of a device
+    allocation would be, and views of one allocation keep their places, so the overlap checks
+    see them as they are. `SHIFT` is the move, which the image undoes."""
 
     SHIFT = "tirxc_sim_shift"
+    SPACING = 1 << 40
 
-    def __init__(self, array):
+    def __init__(self, array, roots: dict):
         self.array = array
         self.dtype = array.dtype
         self.shape = array.shape
         root = array
-        while _is_ndarray(getattr(root, "base", None)) or hasattr(getattr(root, "base", None), "__array_interface__"):
+        while hasattr(getattr(root, "base", None), "__array_interface__"):
             root = root.base
-        shift = -root.__array_interface__["data"][0] % IMAGE_ALIGN
+        slot = roots.setdefault(id(root), (len(roots) + 1, root))[0]  # (the root kept alive for the call)
+        real = array.__array_interface__["data"][0]
+        shift = slot * self.SPACING + (real - root.__array_interface__["data"][0]) - real
         iface = dict(array.__array_interface__)
-        iface["data"] = (iface["data"][0] + shift, iface["data"][1])
+        iface["data"] = (real + shift, iface["data"][1])
         iface[self.SHIFT] = shift
         self.__cuda_array_interface__ = iface
 
@@ -75,7 +80,8 @@ class SimKernel:
                 raise TypeError(f"{self.name}(): no parameter {', '.join(map(repr, unknown))} "
                                 f"(parameters: {', '.join(self.args)})")
             args = list(args) + [kwargs[n] for n in self.args[len(args):] if n in kwargs]
-        return [HostArray(a) if _is_ndarray(a) else _scalar(a) for a in args]
+        roots = {}
+        return [HostArray(a, roots) if _is_ndarray(a) else _scalar(a) for a in args]
 
     def launch_config(self, *args, **kwargs):
         """(grid, block, dynamic shared bytes) for these arguments, checked as a call checks them."""
@@ -93,31 +99,41 @@ class SimKernel:
         workspaces = self.kernel.workspace_bytes(*shims)
         if not all(grid) or not all(block):
             return  # an empty problem: nothing to launch
-        image, argv, copies = _image(self.kernel.spec["params"], values, arrays, scalars, workspaces)
+        size, argv, copies = _image(self.kernel.spec["params"], values, arrays, scalars, workspaces)
         executable = self._module.executable()
-        with tempfile.NamedTemporaryFile(prefix="tirxc-sim-", suffix=".img", delete=False) as handle:
-            handle.write(image)
-            path = handle.name
+        handle, path = tempfile.mkstemp(prefix="tirxc-sim-", suffix=".img")
         try:
-            limit = -1 if options.block_limit is None else options.block_limit
-            command = [str(executable), path, str(self.index), *map(str, grid), *map(str, block), str(dynamic),
-                       str(limit), str(options.step_limit), str(options.jobs), str(options.stack_kib), *argv]
-            try:
-                done = subprocess.run(command, capture_output=True, text=True, timeout=options.timeout)
-            except subprocess.TimeoutExpired:
-                raise SimError(f"tirxc sim: {self.name}: the run did not end in {options.timeout:g} s (a thread "
-                               f"that spins on memory no other thread writes?)") from None
-            if done.stdout:
-                print(done.stdout, end="")
-            if done.returncode != 0:
-                message = done.stderr.strip() or f"the simulator ended with status {done.returncode}"
-                raise SimError(f"{message} (kernel {self.name})")
-            with open(path, "rb") as handle:
-                result = handle.read()
+            os.ftruncate(handle, max(size, 1))  # zero-filled: the workspaces start so, as the launcher's do
+            with mmap.mmap(handle, max(size, 1)) as image:
+                window = ctypes.c_char.from_buffer(image)
+                try:
+                    base = ctypes.addressof(window)
+                    for address, start, nbytes, _ in copies:
+                        ctypes.memmove(base + start, address, nbytes)
+                    self._run(executable, path, grid, block, dynamic, argv, options)
+                    for address, start, nbytes, written in copies:
+                        if written:
+                            ctypes.memmove(address, base + start, nbytes)
+                finally:
+                    del window  # (the map cannot close while a pointer into it exists)
         finally:
+            os.close(handle)
             os.unlink(path)
-        for pointer, start, size in copies:
-            ctypes.memmove(pointer, result[start:start + size], size)
+
+    def _run(self, executable, path, grid, block, dynamic, argv, options):
+        limit = -1 if options.block_limit is None else options.block_limit
+        command = [str(executable), path, str(self.index), *map(str, grid), *map(str, block), str(dynamic),
+                   str(limit), str(options.step_limit), str(options.jobs), str(options.stack_kib), *argv]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=options.timeout)
+        except subprocess.TimeoutExpired:
+            raise SimError(f"tirxc sim: {self.name}: the run did not end in {options.timeout:g} s (a thread "
+                           f"that spins on memory no other thread writes?)") from None
+        if done.stdout:
+            print(done.stdout, end="")
+        if done.returncode != 0:
+            message = done.stderr.strip() or f"the simulator ended with status {done.returncode}"
+            raise SimError(f"{message} (kernel {self.name})")
 
 
 def _is_ndarray(value) -> bool:
@@ -132,15 +148,15 @@ def _scalar(value):
 
 
 def _image(params, values, arrays, scalars, workspaces):
-    """The argument image (bytes), the executable's argument words, and the copies back:
-    (host address, image offset, bytes) of each array the kernel may write."""
-    image = bytearray()
+    """The argument image's size, the executable's argument words, and the copies:
+    (host address, image offset, bytes, whether the kernel may write it) of each array."""
+    size = 0
     argv, copies = [], []
 
-    def place(address: int, size: int) -> int:
-        start = len(image)
-        start += (address - start) % IMAGE_ALIGN
-        image.extend(b"\0" * (start + size - len(image)))
+    def place(address: int, nbytes: int) -> int:
+        nonlocal size
+        start = size + (address - size) % IMAGE_ALIGN
+        size = start + nbytes
         return start
 
     for param in params:
@@ -154,14 +170,11 @@ def _image(params, values, arrays, scalars, workspaces):
             shifted = iface["data"][0]
             pointer = shifted - iface[HostArray.SHIFT]  # the array's own address
             start = place(shifted + low, high - low)
-            image[start:start + high - low] = ctypes.string_at(pointer + low, high - low)
             # the kernel's pointer is to element 0 of the buffer, `offset` elements before the array's first
             argv.append(f"p{start - low - param['offset'] * param['itemsize']}")
-            if not param["readonly"]:
-                copies.append((pointer + low, start, high - low))
+            copies.append((pointer + low, start, high - low, not param["readonly"]))
         elif kind == "workspace":
-            start = place(0, max(workspaces[param["name"]], 1))  # zero-filled, as the launcher's are
-            argv.append(f"p{start}")
+            argv.append(f"p{place(0, max(workspaces[param['name']], 1))}")
         elif kind == "extent":  # read off the arrays' shapes by the checks
             import numpy
             argv.append("x" + numpy.dtype(param["dtype"]).type(values[param["c_name"]]).tobytes().hex())
@@ -169,4 +182,4 @@ def _image(params, values, arrays, scalars, workspaces):
             argv.append("x" + scalars[param["name"]].tobytes().hex())
         else:
             raise SimError(f"a {kind} parameter ('{param['name']}') is not simulated yet")
-    return bytes(image), argv, copies
+    return size, argv, copies

@@ -14,6 +14,9 @@ static const char* const COLLECTIVE_NAMES[] = {
     "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync", "__match_any_sync",
     "__match_all_sync"};
 
+static inline const char* name_of_collective(int kind) { return COLLECTIVE_NAMES[kind]; }
+static const bool collective_names_set = (collective_name = name_of_collective, true);
+
 // Each lane of the mask's result, computed by the last lane to arrive from every lane's operand;
 // "" or why the collective is wrong.
 static inline std::string finish_collective(Block* b, int warp, unsigned int mask) {
@@ -114,6 +117,7 @@ template <typename T> static inline T from_bits(unsigned long long u) {
 }
 
 [[noreturn]] static inline void trap() { fail("__trap()"); }
+[[noreturn]] static inline void trap_at(const char* what) { fail(std::string("__trap(): ") + what); }
 
 }  // namespace tirx_sim
 

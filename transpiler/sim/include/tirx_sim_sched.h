@@ -154,32 +154,46 @@ static inline bool resolve_activemasks(Block* b) {
   return any;
 }
 
-static inline const char* wait_name(const Fiber& f) {
+static const char* (*collective_name)(int kind) = nullptr;  // set by tirx_sim_ops.h
+
+static inline std::string wait_text(const Fiber& f) {
+  char text[120];
   switch (f.wait) {
     case Wait::BARRIER: return "__syncthreads";
-    case Wait::COLLECTIVE: return "a warp collective";
     case Wait::ACTIVEMASK: return "__activemask";
+    case Wait::COLLECTIVE:
+      snprintf(text, sizeof text, "%s (mask 0x%08x)", collective_name ? collective_name(f.kind) : "a warp collective",
+               f.mask);
+      return text;
     default: return "nothing";
   }
 }
 
+// The waiting threads, as runs of consecutive linear ids that wait at the same thing.
 static inline std::string deadlock(Block* b) {
-  std::string text = where(b, nullptr) + ": deadlock: no thread can go on;";
-  int shown = 0;
-  for (Fiber& f : b->fibers) {
-    if (f.wait == Wait::DONE) continue;
-    if (shown++ == 8) {
+  std::string text = where(b, nullptr) + ": deadlock: no thread can go on:";
+  int n = (int)b->fibers.size(), runs = 0;
+  for (int i = 0; i < n;) {
+    if (b->fibers[i].wait == Wait::DONE) {
+      ++i;
+      continue;
+    }
+    std::string what = wait_text(b->fibers[i]);
+    int j = i + 1;
+    while (j < n && b->fibers[j].wait != Wait::DONE && wait_text(b->fibers[j]) == what) ++j;
+    if (runs++ == 8) {
       text += " ...";
       break;
     }
-    char part[200];
-    snprintf(part, sizeof part, " thread (%u, %u, %u) waits at %s", f.thread_idx.x, f.thread_idx.y, f.thread_idx.z,
-             wait_name(f));
-    if (f.wait == Wait::COLLECTIVE) snprintf(part + strlen(part), sizeof part - strlen(part), " (mask 0x%08x)", f.mask);
-    text += part;
-    text += ";";
+    char part[80];
+    if (j - i == 1)
+      snprintf(part, sizeof part, " thread %d", i);
+    else
+      snprintf(part, sizeof part, " threads %d-%d", i, j - 1);
+    text += std::string(part) + " wait at " + what + ";";
+    i = j;
   }
-  return text;
+  return text + " (threads by linear index, x fastest)";
 }
 
 // Runs one block to its end (or its first error); false after an error.
