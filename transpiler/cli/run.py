@@ -128,16 +128,19 @@ def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
     print_diagnostics(result)
     if not result.ok:
         sys.exit(1)
+    from transpiler.cli.sim import run_on_cpu_instead  # without a GPU: the same run under `tirxc sim`
+    fallback = dict(kernel_name=kernel_name, seed=seed, size=size, scalars=scalars)
     try:
         import cupy
     except ImportError:
-        _fail("CuPy is not installed; install it with `pip install 'tirxc[cuda]'`")
+        return run_on_cpu_instead("CuPy is not installed", name, data, result.diagnostics, **fallback)
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception:  # CuPy raises its own error types when no driver is present
         count = 0
     if count == 0:
-        _fail("no CUDA GPU is available on this machine")
+        return run_on_cpu_instead("no CUDA GPU is available on this machine", name, data, result.diagnostics,
+                                  **fallback)
     digest = hashlib.sha256(result.launcher.encode()).hexdigest()[:16]
     folder = cache_dir() / digest
     folder.mkdir(parents=True, exist_ok=True)

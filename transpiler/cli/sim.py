@@ -40,8 +40,15 @@ def parse_scalars(items) -> dict:
     return scalars
 
 
+def run_on_cpu_instead(reason: str, name: str, data: bytes, shown, **options) -> None:
+    """`tirxc run` without a GPU: the same kernels, inputs and seed under `tirxc sim`, with a note
+    that says so (values, no timings). `shown`: the diagnostics `run` already printed."""
+    simulate(name, data, shown=shown, note=f"tirxc run: {reason}: running on the CPU with `tirxc sim` instead "
+                                           f"(values only, no timings; docs/sim.md)", **options)
+
+
 def simulate(name: str, data: bytes, *, kernel_name=None, inputs=None, output=None, grid_limit=None, seed=0,
-             size=1024, scalars=None, arch=None, options=None, note: str | None = None) -> None:
+             size=1024, scalars=None, arch=None, options=None, note: str | None = None, shown=()) -> None:
     """Transpile and run on the CPU: the command's work, also `tirxc run`'s fallback without a GPU."""
     import numpy
 
@@ -51,6 +58,8 @@ def simulate(name: str, data: bytes, *, kernel_name=None, inputs=None, output=No
     from transpiler.sim.ptx import CPU_HELPERS
 
     result = compile_file(name, data, until="launcher", arch=arch, sim_helpers=CPU_HELPERS)
+    if shown:
+        result.diagnostics = [d for d in result.diagnostics if d not in shown]
     print_diagnostics(result)
     if not result.ok:
         sys.exit(1)
@@ -67,7 +76,7 @@ def simulate(name: str, data: bytes, *, kernel_name=None, inputs=None, output=No
         except (OSError, ValueError) as err:
             raise click.UsageError(f"--inputs {inputs}: {err}")
     if note:
-        click.echo(note)
+        click.echo(note, err=True)
     click.echo(f"{name} on the CPU (tirxc sim), seed {seed}")
     written = {}
     for kname in names:
