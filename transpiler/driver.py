@@ -37,14 +37,14 @@ STAGES = ("ast", "check", "cuda", "launcher")
 def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None = None,
                    launcher_name: str | None = None, line_info: bool = False, header_module: str | None = None,
                    header_include: str | None = None, cu_name: str | None = None, environment=None,
-                   sim_helpers: dict[str, str] | None = None) -> Result:
+                   sim_helpers=None) -> Result:
     """Run the pipeline up to `until` (one of STAGES); stops at the first stage with errors.
 
     With `header_module` (the C++ namespace, codegen/host_cpp.py module_name), also the C++
     header in `header`, and `cuda` ends with the host code of its entry points, which includes
     the header as `header_include` (`cu_name` names the .cu for `#line` with line_info).
 
-    With `sim_helpers` (transpiler/sim: each PTX helper's CPU implementation, by name), also the
+    With `sim_helpers` (transpiler/sim/ptx.py cpu_helper: a PTX helper's CPU implementation), also the
     sim flavour of the CUDA in `sim_cuda` (codegen/cuda_sim.py), or an E0810 error for each
     construct the CPU runtime cannot run yet.
 
@@ -100,7 +100,7 @@ def compile_source(source: SourceFile, *, until: str = "cuda", arch: str | None 
     return result
 
 
-def _render_sim(result: Result, sim_helpers: dict[str, str], diags: Diagnostics) -> None:
+def _render_sim(result: Result, sim_helpers, diags: Diagnostics) -> None:
     from transpiler.codegen.cuda import render_cuda
     from transpiler.codegen.cuda_sim import SimFlavour
 

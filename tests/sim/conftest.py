@@ -42,3 +42,31 @@ def sim_cache():
             os.environ.pop("TIRXC_CACHE", None)
         else:
             os.environ["TIRXC_CACHE"] = old
+
+
+@pytest.fixture(scope="session")
+def launcher_for():
+    """As tests/gpu's fixture: launcher_for(stem, text=None) -> the module of samples/<stem>.tx or of
+    `text`, here the simulated one; a kernel the simulator cannot run yet skips with its E0810."""
+    from tests.conftest import SAMPLES
+    from transpiler import sim
+    from transpiler.syntax.source import SourceFile
+
+    cache = {}
+
+    def load(stem: str, text: str | None = None):
+        if stem not in cache:
+            source = SourceFile(f"{stem}.tx", text if text is not None else (SAMPLES / f"{stem}.tx").read_text())
+            try:
+                cache[stem] = sim.load_source(source)
+            except sim.SimLoadError as err:
+                cache[stem] = err
+        module = cache[stem]
+        if isinstance(module, sim.SimLoadError):
+            refusals = [d.message for d in module.result.diagnostics if d.code == "E0810"]
+            if refusals:
+                pytest.skip(refusals[0])
+            raise AssertionError(str(module))
+        return module
+
+    return load

@@ -52,9 +52,9 @@ def test_a_refused_launch_exits_1_with_the_launchers_message(tmp_path):
 
 
 def test_what_the_simulator_cannot_run_is_a_located_error(tmp_path):
-    done = tirxc("sim", SAMPLES / "mma_gemm_fp16.tx")
+    done = tirxc("sim", SAMPLES / "attention_hopper.tx")
     assert done.returncode == 1
-    assert "mma_gemm_fp16.tx:53:17: error[E0810]: not supported yet by tirxc sim: ldmatrix" in done.stderr
+    assert "attention_hopper.tx:76:9: error[E0810]: not supported yet by tirxc sim: ex2.approx.ftz.f32" in done.stderr
 
 
 def test_a_runtime_error_exits_1_naming_block_and_thread(tmp_path):

@@ -104,7 +104,7 @@ def test_what_cannot_run_yet_is_refused_by_name_at_its_line():
     from tests.conftest import SAMPLES
 
     with pytest.raises(sim.SimLoadError) as err:
-        sim.load(SAMPLES / "mma_gemm_fp16.tx")
+        sim.load(SAMPLES / "tmem_manual.tx")
     message = str(err.value)
-    assert "error[E0810]: not supported yet by tirxc sim: ldmatrix.sync.aligned.m8n8.x4.shared.b16" in message
-    assert "mma_gemm_fp16.tx:53:17" in message
+    assert "tmem_manual.tx:26:9: error[E0810]: not supported yet by tirxc sim: tcgen05.alloc" in message
+    assert "tmem_manual.tx:18:5: error[E0810]: not supported yet by tirxc sim: tensor memory" in message

@@ -55,9 +55,9 @@ def simulate(name: str, data: bytes, *, kernel_name=None, inputs=None, output=No
     from transpiler import sim
     from transpiler.sim.build import BuildError
     from transpiler.sim.inputs import arguments
-    from transpiler.sim.ptx import CPU_HELPERS
+    from transpiler.sim.ptx import cpu_helper
 
-    result = compile_file(name, data, until="launcher", arch=arch, sim_helpers=CPU_HELPERS)
+    result = compile_file(name, data, until="launcher", arch=arch, sim_helpers=cpu_helper)
     if shown:
         result.diagnostics = [d for d in result.diagnostics if d not in shown]
     print_diagnostics(result)

@@ -4,7 +4,7 @@
 It differs from the `.cu` only where the CPU must: every `__shared__` array and the dynamic
 arena become pointers into the running block's shared area (`tirx_sim_shared()`), at offsets
 laid out here in declaration order; each helper that wraps inline PTX is replaced by the CPU
-implementation its caller hands in, keyed by the helper's name. What the CPU runtime cannot
+implementation its caller's `cpu_helper(name, source)` gives for it. What the CPU runtime cannot
 run yet is listed by `unsupported`, each with the span of its first use, before anything is
 printed. The default flavour (render_cuda without a flavour) is untouched by this module.
 """
@@ -62,14 +62,22 @@ class SimPrinter(CPrinter):
 
 
 class SimFlavour:
-    """The sim flavour for render_cuda(program, flavour=...). `cpu_helpers` maps a PTX helper's
-    name to its CPU implementation (C++ source, the same signature). After rendering,
-    `static_shared[symbol]` is the bytes of a kernel's static shared area, where its dynamic
-    arena starts."""
+    """The sim flavour for render_cuda(program, flavour=...). `cpu_helper(name, source, mnemonic)`
+    gives a PTX helper's CPU implementation (C++ source, the same signature), or None where there is
+    none yet. After rendering, `static_shared[symbol]` is the bytes of a kernel's static shared
+    area, where its dynamic arena starts."""
 
-    def __init__(self, cpu_helpers: dict[str, str]):
-        self.cpu_helpers = cpu_helpers
+    def __init__(self, cpu_helper):
+        self._cpu_helper = cpu_helper
+        self._cpu_sources: dict[str, str | None] = {}
         self.static_shared: dict[str, int] = {}
+
+    def cpu_source(self, name: str, source: str, program: Program) -> str | None:
+        if name not in self._cpu_sources:
+            base = name.split("<", 1)[0]
+            instruction = program.ptx_instructions.get(base)
+            self._cpu_sources[name] = self._cpu_helper(base, source, instruction.mnemonic if instruction else None)
+        return self._cpu_sources[name]
 
     # -- what cannot run ----------------------------------------------------------------------------
     def unsupported(self, program: Program) -> list[Unsupported]:
@@ -89,8 +97,10 @@ class SimFlavour:
         for name in program.helpers:
             base = name.split("<", 1)[0]
             source = ptx.helper_source(name, program.ptx_instructions)
-            if _ASM.search(source) and base not in self.cpu_helpers:
-                found.append(Unsupported(_instruction(source, base), _first_use(program, base)))
+            if _ASM.search(source) and self.cpu_source(name, source, program) is None:
+                instruction = program.ptx_instructions.get(base)
+                what = f"{instruction.mnemonic} ({base})" if instruction is not None else _instruction(source, base)
+                found.append(Unsupported(what, _first_use(program, base)))
         for name, text in program.func_sources.items():
             if _ASM.search(text):
                 found.append(Unsupported(f"inline PTX in the T.cuda.func_call source of '{name}'",
@@ -101,9 +111,8 @@ class SimFlavour:
     def helper_sources(self, program: Program) -> list[str]:
         out = []
         for name in program.helpers:
-            base = name.split("<", 1)[0]
             source = ptx.helper_source(name, program.ptx_instructions)
-            out.append(self.cpu_helpers[base] if _ASM.search(source) else source)
+            out.append(self.cpu_source(name, source, program) if _ASM.search(source) else source)
         return out
 
     def func_sources(self, program: Program) -> list[str]:
@@ -145,5 +154,7 @@ def _first_use(program: Program, func: str) -> ir.Span:
             for e in ir.stmt_exprs(s):
                 for node in ir.walk_expr(e):
                     if node.__class__ is ir.Call and node.func.split("<", 1)[0] == func:
-                        return s.span
+                        span = node.span if node.span is not None and node.span.line > 0 else s.span
+                        if span is not None and span.line > 0:
+                            return span
     return _first_kernel_span(program)

@@ -68,21 +68,21 @@ def _launcher_module(text: str, file_name: str):
 def load_source(source, arch: str | None = None, options: Options | None = None) -> SimModule:
     """A SimModule from a transpiler.syntax.source.SourceFile."""
     from transpiler.driver import compile_source
-    from transpiler.sim.ptx import CPU_HELPERS
+    from transpiler.sim.ptx import cpu_helper
 
-    result = compile_source(source, until="launcher", arch=arch, sim_helpers=CPU_HELPERS)
+    result = compile_source(source, until="launcher", arch=arch, sim_helpers=cpu_helper)
     return _module(result, options)
 
 
 def load(path, arch: str | None = None, options: Options | None = None) -> SimModule:
     """A SimModule from a .tx file."""
     from transpiler.driver import compile_file
-    from transpiler.sim.ptx import CPU_HELPERS
+    from transpiler.sim.ptx import cpu_helper
 
     path = str(path)
     with open(path, "rb") as handle:
         data = handle.read()
-    result = compile_file(path, data, until="launcher", arch=arch, sim_helpers=CPU_HELPERS)
+    result = compile_file(path, data, until="launcher", arch=arch, sim_helpers=cpu_helper)
     return _module(result, options)
 
 

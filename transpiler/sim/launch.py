@@ -70,6 +70,15 @@ class SimKernel:
         self.name = self.__name__ = launcher_kernel.name
         self.args = list(launcher_kernel.spec["args"])
 
+    @property
+    def spec(self) -> dict:
+        """The kernel's entry of the launcher's table (parameters, grid, block ...)."""
+        return self.kernel.spec
+
+    @property
+    def params(self) -> dict:
+        return self.kernel.params
+
     def __repr__(self) -> str:
         return f"<tirxc sim kernel {self.name}({', '.join(self.args)})>"
 

@@ -33,3 +33,4 @@ static const int warpSize = 32;
 #include "tirx_sim_types.h"
 #include "tirx_sim_sched.h"
 #include "tirx_sim_ops.h"
+#include "tirx_sim_ptx.h"

@@ -6,13 +6,19 @@
 namespace tirx_sim {
 
 enum Collective { SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL, SYNCWARP, REDUCE_ADD, REDUCE_MIN,
-                  REDUCE_MAX, REDUCE_UMIN, REDUCE_UMAX, REDUCE_AND, REDUCE_OR, REDUCE_XOR, MATCH_ANY, MATCH_ALL };
+                  REDUCE_MAX, REDUCE_UMIN, REDUCE_UMAX, REDUCE_AND, REDUCE_OR, REDUCE_XOR, MATCH_ANY, MATCH_ALL,
+                  WARP_OP };
 
 static const char* const COLLECTIVE_NAMES[] = {
     "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
     "__all_sync", "__syncwarp", "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_min_sync",
     "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync", "__match_any_sync",
-    "__match_all_sync"};
+    "__match_all_sync", "a warp-wide PTX instruction"};
+
+// A warp-wide instruction (ldmatrix, mma.sync ...): fn(lanes, mask) runs once, in the last lane
+// to arrive, with every lane's argument (lanes[l]; null for a lane outside the mask) while the
+// others wait, so it can read every lane's operands and write every lane's results.
+typedef void (*WarpFn)(void** lanes, unsigned int mask);
 
 static inline const char* name_of_collective(int kind) { return COLLECTIVE_NAMES[kind]; }
 static const bool collective_names_set = (collective_name = name_of_collective, true);
@@ -22,6 +28,15 @@ static const bool collective_names_set = (collective_name = name_of_collective, 
 static inline std::string finish_collective(Block* b, int warp, unsigned int mask) {
   Fiber* lanes = b->fibers.data() + warp * 32;
   int kind = lanes[__builtin_ctz(mask)].kind;
+  if (kind == WARP_OP) {
+    void* args[32] = {nullptr};
+    for (int l = 0; l < 32; ++l)
+      if (mask >> l & 1) args[l] = (void*)lanes[l].operand;
+    ((WarpFn)lanes[__builtin_ctz(mask)].fn)(args, mask);
+    for (int l = 0; l < 32; ++l)
+      if (mask >> l & 1) lanes[l].wait = Wait::RUN;
+    return std::string();
+  }
   unsigned long long fold = 0;
   bool first = true;
   for (int l = 0; l < 32; ++l) {
@@ -76,7 +91,7 @@ static inline std::string finish_collective(Block* b, int warp, unsigned int mas
 }
 
 static inline unsigned long long collective(int kind, unsigned int mask, unsigned long long v, int b = 0,
-                                            int width = 32) {
+                                            int width = 32, void* fn = nullptr) {
   Block* blk = current_block;
   Fiber* f = current_fiber;
   int warp = f->linear / 32, lane = f->linear % 32;
@@ -90,11 +105,13 @@ static inline unsigned long long collective(int kind, unsigned int mask, unsigne
   f->operand = v;
   f->operand_b = b;
   f->width = width;
+  f->fn = fn;
   Fiber* lanes = blk->fibers.data() + warp * 32;
   bool complete = true;
   for (int l = 0; l < 32 && complete; ++l)
     if (mask >> l & 1)
-      complete = lanes[l].wait == Wait::COLLECTIVE && lanes[l].mask == mask && lanes[l].kind == kind;
+      complete = lanes[l].wait == Wait::COLLECTIVE && lanes[l].mask == mask && lanes[l].kind == kind &&
+                 lanes[l].fn == fn;
   if (complete) {
     std::string wrong = finish_collective(blk, warp, mask);
     if (!wrong.empty()) fail(wrong);
@@ -102,6 +119,10 @@ static inline unsigned long long collective(int kind, unsigned int mask, unsigne
     yield_to_scheduler();
   }
   return f->result;
+}
+
+static inline void warp_op(WarpFn fn, void* args, unsigned int mask = 0xffffffffu) {
+  collective(WARP_OP, mask, (unsigned long long)(uintptr_t)args, 0, 32, (void*)fn);
 }
 
 template <typename T> static inline unsigned long long bits_of(T v) {

@@ -25,6 +25,12 @@ struct Fiber {
   int operand_b = 0;
   int width = 32;
   unsigned long long result = 0;
+  void* fn = nullptr;  // a warp operation's function (tirx_sim_ops.h warp_op)
+};
+
+struct NamedBarrier {  // bar.sync / bar.arrive with a thread count (ids 1-15 and counted id 0)
+  int arrived = 0;
+  int expected = 0;
 };
 
 struct Launch {
@@ -47,6 +53,7 @@ struct Block {
   long long steps = 0;
   int live = 0;        // threads that have not ended
   int at_barrier = 0;  // threads waiting at __syncthreads
+  NamedBarrier named[16];
   std::string error;  // set by a fiber: the block stops at the next switch
 };
 
@@ -124,6 +131,36 @@ static inline unsigned long long sync_block(int kind, int predicate) {
   return f->result;
 }
 
+// A point where a thread lets the others run and stays runnable (a load that may spin on a flag).
+static inline void spin_point() { yield_to_scheduler(); }
+
+// bar.sync id, count (wait) / bar.arrive id, count: releases the threads waiting at `id` when
+// `count` threads have arrived (docs/sim.md: barriers).
+static inline void named_barrier(int id, int count, bool wait) {
+  Fiber* f = current_fiber;
+  Block* b = current_block;
+  if (id < 0 || id > 15) fail("bar.sync / bar.arrive with barrier id " + std::to_string(id) + " (0-15)");
+  NamedBarrier& nb = b->named[id];
+  if (nb.arrived == 0) {
+    nb.expected = count;
+  } else if (nb.expected != count) {
+    fail("barrier " + std::to_string(id) + " expects " + std::to_string(count) + " threads here and " +
+         std::to_string(nb.expected) + " where other threads arrived at it");
+  }
+  if (++nb.arrived >= count) {
+    for (Fiber& g : b->fibers)
+      if (g.wait == Wait::BARRIER && g.kind == 3 && g.operand_b == id) g.wait = Wait::RUN;
+    nb.arrived = 0;
+    return;
+  }
+  if (!wait) return;
+  f->wait = Wait::BARRIER;
+  f->kind = 3;
+  f->operand_b = id;
+  f->mask = (unsigned int)count;
+  yield_to_scheduler();
+}
+
 // __activemask(): the lanes of the warp that reach this call site before blocking anywhere
 // else (docs/sim.md: maximal convergence). Resolved when no thread of the block can run.
 static inline unsigned int activemask(int site) {
@@ -159,7 +196,10 @@ static const char* (*collective_name)(int kind) = nullptr;  // set by tirx_sim_o
 static inline std::string wait_text(const Fiber& f) {
   char text[120];
   switch (f.wait) {
-    case Wait::BARRIER: return "__syncthreads";
+    case Wait::BARRIER:
+      if (f.kind != 3) return "__syncthreads";
+      snprintf(text, sizeof text, "bar.sync %d, %u", f.operand_b, f.mask);
+      return text;
     case Wait::ACTIVEMASK: return "__activemask";
     case Wait::COLLECTIVE:
       snprintf(text, sizeof text, "%s (mask 0x%08x)", collective_name ? collective_name(f.kind) : "a warp collective",
@@ -205,6 +245,7 @@ static bool run_block(Block* b) {
   b->steps = 0;
   b->live = n;
   b->at_barrier = 0;
+  for (NamedBarrier& nb : b->named) nb = NamedBarrier();
   current_block = b;
   for (int i = 0; i < n; ++i) {
     Fiber& f = b->fibers[i];
