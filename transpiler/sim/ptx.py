@@ -141,21 +141,91 @@ def _named_barrier(mnemonic: str, names: list[str], source: str) -> str | None:
     return None
 
 
-_BODIES = (_ldmatrix, _stmatrix, _mma, _ld_st, _cp_async, _fence)
+def _mbarrier(mnemonic: str, names: list[str], returns: bool) -> str | None:
+    """mbarrier on this CTA's shared memory (include/tirx_sim_ptx.h keeps its state in its 8 bytes)."""
+    match = re.fullmatch(r"mbarrier\.(init|inval|arrive|arrive_drop|expect_tx|complete_tx|try_wait|test_wait)"
+                         r"((?:\.[a-z_:]+)*?)(\.shared(?:::cta)?)?\.b64", mnemonic)
+    if match is None or "::cluster" in mnemonic or ".noComplete" in mnemonic or names[:1] != ["ptr0"]:
+        return None
+    op, qualifiers, rest = match.group(1), match.group(2), set(names[1:])
+    if op == "init" and names == ["ptr0", "count"]:
+        return "  tirx_sim::mbarrier_init(ptr0, count);"
+    if op == "inval" and not rest:
+        return "  memset((void*)ptr0, 0, 8);"
+    if op in ("arrive", "arrive_drop") and rest <= {"count", "tx_bytes", "state"}:
+        count = "count" if "count" in rest else "1"
+        tx = "(long long)tx_bytes" if "tx_bytes" in rest else "0"
+        call = f"tirx_sim::mbarrier_arrive(ptr0, {count}, {tx}, {str(op == 'arrive_drop').lower()})"
+        return f"  state = (decltype(state)){call};" if "state" in rest else f"  {call};"
+    if op in ("expect_tx", "complete_tx") and rest == {"tx_bytes"}:
+        sign = "" if op == "expect_tx" else "-"
+        return f"  tirx_sim::mbarrier_tx(ptr0, {sign}(long long)tx_bytes);"
+    if op in ("try_wait", "test_wait") and rest - {"suspend_hint", "done"} in ({"parity"}, {"state"}):
+        phase = "parity" if "parity" in rest else "(unsigned int)state"
+        call = f"tirx_sim::mbarrier_try_wait_parity(ptr0, {phase}, true)"
+        if returns:
+            return f"  return {call};"
+        return f"  done = (decltype(done)){call};" if "done" in rest else None
+    return None
+
+
+def _elect(mnemonic: str, names: list[str], returns: bool) -> str | None:
+    if mnemonic == "elect.sync" and names == ["membermask"] and returns:
+        return "  return tirx_sim::elect_one_of(membermask);"
+    return None
+
+
+# the fixed helpers (target/ptx/helpers.py, target/cuda_lib.py) that wrap PTX, by name
+_FIXED = {
+    "tirx_elect_sync": "  return tirx_sim::elect_one_of(0xffffffffu);",
+    "tirx_cuda_mbarrier_wait": "  while (!tirx_sim::mbarrier_try_wait_parity(bar, (unsigned int)phase, true)) {}",
+    "tirx_cuda_mbarrier_wait_u32":
+        "  while (!tirx_sim::mbarrier_try_wait_parity(tirx_sim::shared_at(bar_addr), (unsigned int)phase, true)) {}",
+    "tirx_cuda_mbarrier_wait_acquire_cluster":
+        "  while (!tirx_sim::mbarrier_try_wait_parity(bar, (unsigned int)phase, true)) {}",
+}
+
+_ATOMIC_TYPES = {"u32": "unsigned int", "s32": "int", "b32": "unsigned int", "u64": "unsigned long long",
+                 "s64": "long long", "b64": "unsigned long long", "f32": "float", "f64": "double"}
+_ATOMIC_OPS = {"add": "atomicAdd", "min": "atomicMin", "max": "atomicMax", "and": "atomicAnd", "or": "atomicOr",
+               "xor": "atomicXor", "exch": "atomicExch"}
+
+
+def _atomic(mnemonic: str, names: list[str]) -> str | None:
+    """red / atom on global or shared memory: the runtime's atomics (blocks run on several OS threads)."""
+    match = re.fullmatch(r"(red|atom)((?:\.(?:relaxed|release|acquire|acq_rel|sem|cta|gpu|sys))*)"
+                         r"\.(global|shared(?:::cta)?)\.(add|min|max|and|or|xor|exch)\.([usbf](?:32|64))", mnemonic)
+    if match is None or match.group(5) not in _ATOMIC_TYPES:
+        return None
+    ctype, call = _ATOMIC_TYPES[match.group(5)], _ATOMIC_OPS[match.group(4)]
+    if match.group(1) == "red" and names == ["ptr0", "in0"]:
+        return f"  {call}(({ctype}*)ptr0, ({ctype})in0);"
+    if match.group(1) == "atom" and names == ["out0", "ptr0", "in0"]:
+        return f"  out0 = {call}(({ctype}*)ptr0, ({ctype})in0);"
+    return None
+
+
+_BODIES = (_ldmatrix, _stmatrix, _mma, _ld_st, _cp_async, _fence, _atomic)
 
 
 def cpu_helper(name: str, source: str, mnemonic: str | None = None) -> str | None:
     """The CPU version of the helper `name` whose CUDA source is `source` (the PTX table's
     `mnemonic`, when it is one of the table's), or None."""
-    mnemonic = mnemonic or _mnemonic(source)
     signature = _signature(source)
-    if mnemonic is None or signature is None:
+    if signature is None:
         return None
     head, names = signature
+    if name in _FIXED:
+        return f"{head}\n{_FIXED[name]}\n}}"
+    mnemonic = mnemonic or _mnemonic(source)
+    if mnemonic is None:
+        return None
+    returns = " void " not in head.split("(", 1)[0] + " "
     guarded = bool(names) and names[-1] == "pred"  # the table's `pred=` forms: run where pred is non-zero
     if guarded:
         names = names[:-1]
-    body = _named_barrier(mnemonic, names, source)
+    body = _named_barrier(mnemonic, names, source) or _mbarrier(mnemonic, names, returns) or \
+        _elect(mnemonic, names, returns)
     for make in _BODIES:
         if body is not None:
             break

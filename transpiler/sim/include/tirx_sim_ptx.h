@@ -109,3 +109,86 @@ template <int K, typename H> static inline void mma_sync(float* d0, float* d1, f
 }
 
 }  // namespace tirx_sim
+
+namespace tirx_sim {
+// -- shared-memory addresses as PTX sees them: offsets in the block's shared window --------------
+static inline unsigned int shared_offset(const void* p) {
+  return (unsigned int)((const char*)p - current_block->shared);
+}
+static inline void* shared_at(unsigned int offset) { return current_block->shared + offset; }
+
+// -- mbarrier: its 8 bytes in shared memory hold the state (PTX ISA 9.7.13.15): the phase's
+// parity (bit 0), the transaction count (bits 1-21, signed), the pending arrivals (bits 22-41)
+// and the expected arrivals (bits 42-61); bit 62 marks an initialised barrier.
+struct Mbarrier {
+  unsigned long long* word;
+  int phase, tx, pending, expected;
+};
+
+static inline Mbarrier mbarrier_read(const void* address, const char* what) {
+  unsigned long long w;
+  memcpy(&w, address, 8);
+  if (!(w >> 62 & 1)) fail(std::string(what) + " on an mbarrier that was not initialised (mbarrier.init)");
+  Mbarrier m{(unsigned long long*)address, (int)(w & 1), 0, (int)(w >> 22 & 0xfffff), (int)(w >> 42 & 0xfffff)};
+  int tx = (int)(w >> 1 & 0x1fffff);
+  m.tx = tx & 0x100000 ? tx - 0x200000 : tx;
+  return m;
+}
+
+static inline void mbarrier_write(const Mbarrier& m) {
+  unsigned long long w = (unsigned long long)(m.phase & 1) | ((unsigned long long)(m.tx & 0x1fffff) << 1) |
+                         ((unsigned long long)m.pending << 22) | ((unsigned long long)m.expected << 42) | (1ull << 62);
+  memcpy(m.word, &w, 8);
+}
+
+// the phase completes when every expected arrival came and every expected byte arrived
+static inline void mbarrier_settle(Mbarrier& m) {
+  if (m.pending == 0 && m.tx == 0) {
+    m.phase ^= 1;
+    m.pending = m.expected;
+  }
+  mbarrier_write(m);
+}
+
+static inline void mbarrier_init(const void* address, unsigned int count) {
+  if (count < 1 || count > 0xfffff) fail("mbarrier.init with the arrival count " + std::to_string(count));
+  Mbarrier m{(unsigned long long*)address, 0, 0, (int)count, (int)count};
+  mbarrier_write(m);
+}
+
+// arrive (drop: also one fewer expected from the next phase on), after adding `tx` expected
+// bytes; the state returned is the phase arrived on
+static inline unsigned long long mbarrier_arrive(const void* address, unsigned int count, long long tx, bool drop) {
+  Mbarrier m = mbarrier_read(address, "mbarrier.arrive");
+  m.tx += (int)tx;
+  if ((int)count > m.pending) fail("mbarrier.arrive: more arrivals than the phase expects (" +
+                                   std::to_string(m.pending) + " pending)");
+  unsigned long long state = (unsigned long long)m.phase;
+  m.pending -= (int)count;
+  if (drop) m.expected -= (int)count;
+  mbarrier_settle(m);
+  return state;
+}
+
+static inline void mbarrier_tx(const void* address, long long tx) {  // expect_tx (+) / complete_tx (-)
+  Mbarrier m = mbarrier_read(address, "mbarrier.expect_tx / complete_tx");
+  m.tx += (int)tx;
+  mbarrier_settle(m);
+}
+
+// try_wait.parity: whether the phase of this parity has completed; a scheduling point, so a
+// loop of try_waits lets the arriving threads run (--step-limit bounds one that never ends)
+static inline unsigned int mbarrier_try_wait_parity(const void* address, unsigned int parity, bool yield) {
+  if (yield) spin_point();
+  Mbarrier m = mbarrier_read(address, "mbarrier.try_wait");
+  return (unsigned int)((m.phase & 1) != (int)(parity & 1));
+}
+
+// elect.sync: the lowest lane of the mask is the leader
+static inline unsigned int elect_one_of(unsigned int mask) {
+  unsigned int arrived = __ballot_sync(mask, 1);
+  return (unsigned int)(current_fiber->linear % 32 == __builtin_ctz(arrived));
+}
+}  // namespace tirx_sim
+
+#define __cvta_generic_to_shared(p) tirx_sim::shared_offset(p)

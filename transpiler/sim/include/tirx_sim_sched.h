@@ -26,6 +26,7 @@ struct Fiber {
   int width = 32;
   unsigned long long result = 0;
   void* fn = nullptr;  // a warp operation's function (tirx_sim_ops.h warp_op)
+  bool spun = false;  // it last stopped at a spin point (a poll that found nothing)
 };
 
 struct NamedBarrier {  // bar.sync / bar.arrive with a thread count (ids 1-15 and counted id 0)
@@ -131,8 +132,14 @@ static inline unsigned long long sync_block(int kind, int predicate) {
   return f->result;
 }
 
-// A point where a thread lets the others run and stays runnable (a load that may spin on a flag).
-static inline void spin_point() { yield_to_scheduler(); }
+// A point where a thread lets the others run and stays runnable (a poll: an mbarrier try_wait,
+// a load that may spin on a flag). Passes in which every thread only polled are counted: too many
+// in a row and the block is stuck (SPIN_PASSES).
+static inline void spin_point() {
+  current_fiber->spun = true;
+  yield_to_scheduler();
+}
+static const long long SPIN_PASSES = 100000;
 
 // bar.sync id, count (wait) / bar.arrive id, count: releases the threads waiting at `id` when
 // `count` threads have arrived (docs/sim.md: barriers).
@@ -205,13 +212,13 @@ static inline std::string wait_text(const Fiber& f) {
       snprintf(text, sizeof text, "%s (mask 0x%08x)", collective_name ? collective_name(f.kind) : "a warp collective",
                f.mask);
       return text;
+    case Wait::RUN: return "a poll (mbarrier try_wait, or a load of a flag) that never succeeds";
     default: return "nothing";
   }
 }
 
 // The waiting threads, as runs of consecutive linear ids that wait at the same thing.
-static inline std::string deadlock(Block* b) {
-  std::string text = where(b, nullptr) + ": deadlock: no thread can go on:";
+static inline std::string deadlock_text(Block* b, std::string text) {
   int n = (int)b->fibers.size(), runs = 0;
   for (int i = 0; i < n;) {
     if (b->fibers[i].wait == Wait::DONE) {
@@ -236,6 +243,10 @@ static inline std::string deadlock(Block* b) {
   return text + " (threads by linear index, x fastest)";
 }
 
+static inline std::string deadlock(Block* b) {
+  return deadlock_text(b, where(b, nullptr) + ": deadlock: no thread can go on:");
+}
+
 // Runs one block to its end (or its first error); false after an error.
 static bool run_block(Block* b) {
   const Launch* L = b->launch;
@@ -256,16 +267,19 @@ static bool run_block(Block* b) {
     make_context(&f.context, f.stack, L->stack_bytes, fiber_main);
   }
   int done = 0;
+  long long idle = 0;  // passes in a row in which every thread that ran only polled
   while (done < n) {
-    bool ran = false;
+    bool ran = false, progress = false;
     done = 0;
     for (int i = 0; i < n; ++i) {
       Fiber& f = b->fibers[i];
       if (f.wait == Wait::RUN) {
         ran = true;
         current_fiber = &f;
+        f.spun = false;
         switch_context(&b->scheduler, &f.context);
         if (!b->error.empty()) return false;
+        progress |= !f.spun;
         if (f.wait == Wait::DONE) {
           --b->live;
           complete_barrier(b);
@@ -280,6 +294,12 @@ static bool run_block(Block* b) {
     }
     if (!ran && done < n && !resolve_activemasks(b)) {
       b->error = deadlock(b);
+      return false;
+    }
+    idle = ran && !progress ? idle + 1 : 0;
+    if (idle > SPIN_PASSES) {
+      b->error = deadlock_text(b, where(b, nullptr) + ": deadlock: every thread that can run polls, " +
+                                      std::to_string(SPIN_PASSES) + " times in a row, for what no thread does:");
       return false;
     }
   }
