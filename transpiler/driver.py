@@ -23,6 +23,8 @@ class Result:
     cuda: str | None = None
     launcher: str | None = None
     header: str | None = None  # the C++ header (docs/cpp.md), when asked for
+    sim_cuda: str | None = None  # the sim flavour of the CUDA (docs/sim.md), when asked for
+    sim_shared: dict = field(default_factory=dict)  # with it: each kernel symbol's static shared bytes
 
     @property
     def ok(self) -> bool:
@@ -62,12 +64,17 @@ def migrate_source(source: SourceFile):
 
 def _compile_current(source: SourceFile, *, until: str = "cuda", arch: str | None = None,
                      launcher_name: str | None = None, line_info: bool = False, header_module: str | None = None,
-                     header_include: str | None = None, cu_name: str | None = None, environment=None) -> Result:
+                     header_include: str | None = None, cu_name: str | None = None, environment=None,
+                     sim_helpers=None) -> Result:
     """compile_source for a file in today's spelling.
 
     With `header_module` (the C++ namespace, codegen/host_cpp.py module_name), also the C++
     header in `header`, and `cuda` ends with the host code of its entry points, which includes
     the header as `header_include` (`cu_name` names the .cu for `#line` with line_info).
+
+    With `sim_helpers` (transpiler/sim/ptx.py cpu_helper: a PTX helper's CPU implementation), also the
+    sim flavour of the CUDA in `sim_cuda` (codegen/cuda_sim.py), or an E0810 error for each
+    construct the CPU runtime cannot run yet.
 
     Process-wide settings (the cyclic collector, the recursion limit) are the
     caller's: the `tirxc` command makes them in transpiler/cli/main.py (main)."""
@@ -105,6 +112,8 @@ def _compile_current(source: SourceFile, *, until: str = "cuda", arch: str | Non
         from transpiler.codegen.launcher import render_launcher
 
         result.launcher = render_launcher(result.program, result.cuda, module_name=launcher_name)
+    if sim_helpers is not None:
+        _render_sim(result, sim_helpers, diags)
     if header_module is not None:
         from transpiler.codegen import host_cpp
 
@@ -117,6 +126,20 @@ def _compile_current(source: SourceFile, *, until: str = "cuda", arch: str | Non
             result.header = None
     result.diagnostics = diags.sorted()
     return result
+
+
+def _render_sim(result: Result, sim_helpers, diags: Diagnostics) -> None:
+    from transpiler.codegen.cuda import render_cuda
+    from transpiler.codegen.cuda_sim import SimFlavour
+
+    flavour = SimFlavour(sim_helpers)
+    problems = flavour.unsupported(result.program)
+    for problem in problems:
+        diags.error("E0810", f"not supported yet by tirxc sim: {problem.what}", problem.span,
+                    help="run it on a GPU with `tirxc run`; docs/sim.md lists what the simulator runs")
+    if not problems:
+        result.sim_cuda = render_cuda(result.program, flavour=flavour)
+        result.sim_shared = flavour.static_shared
 
 
 def _has_tile_calls(checked) -> bool:

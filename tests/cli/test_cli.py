@@ -293,7 +293,7 @@ def test_help_has_usage_options_and_examples():
                      "tirxc - -o kernel.cu", "Exit status: 0 success, 1 the input has errors, 2 usage error"):
         assert fragment in out, fragment
     commands = out.split("\nCommands:\n", 1)[1].split("\n\n", 1)[0]
-    assert [line.split()[0] for line in commands.splitlines()] == ["run", "info", "layout", "migrate"]
+    assert [line.split()[0] for line in commands.splitlines()] == ["run", "sim", "info", "layout", "migrate"]
     assert run("-h").stdout == result.stdout
 
 

@@ -16,8 +16,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "transpiler"
 # may use one another, as long as no module cycle forms.
 # The compile-time evaluator of the file's Python level sits below the checker, which hosts it
 # (transpiler/evaluator/host.py).
-RANKS = {"syntax": 0, "diag": 0, "target": 0, "ir": 0, "evaluator": 1, "dialect": 1, "sema": 2, "tile": 3, "lower": 4, "codegen": 5,
-         "driver": 6, "cli": 7, "__main__": 8}
+# The simulator (sim) runs what the driver makes, below the command line that offers it.
+RANKS = {"syntax": 0, "diag": 0, "target": 0, "ir": 0, "evaluator": 1, "dialect": 1, "sema": 2, "tile": 3, "lower": 4,
+         "codegen": 5, "driver": 6, "sim": 7, "cli": 8, "__main__": 9}
 MAX_LINES = 800
 
 

@@ -3,14 +3,14 @@ decision 23), and this module owns the exit codes and the process-wide settings
 of a run.
 
 `tirxc KERNEL.tx [options]` compiles (the group's own parameters); when the
-first word names a command, `tirxc run|info|layout|migrate ...` runs that command
+first word names a command, `tirxc run|sim|info|layout|migrate ...` runs that command
 (its own module) instead. A kernel file named like a command is compiled as
 `tirxc ./run` or `tirxc -- run`.
 
 Exit codes: 0 success, 1 the input has errors, 2 usage errors (unknown flag,
 missing or unreadable input, unwritable output), 3 an internal error (a bug in
-tirxc: reported in one line, never as a traceback), 4 `tirxc run` on a machine that
-cannot run kernels (no CuPy, no CUDA driver or GPU: cli/run.py), 128 + N when stopped by
+tirxc: reported in one line, never as a traceback), 4 `tirxc run` or `tirxc sim`
+on a machine that can run the kernels neither on a GPU nor under the CPU simulator (cli/run.py), 128 + N when stopped by
 signal N (SIGINT 130, SIGTERM 143, SIGHUP 129; no output file is left changed
 or half written).
 """
@@ -39,6 +39,7 @@ Examples:
   cat kernel.tx | tirxc - -o kernel.cu   read standard input
   tirxc --explain E0500                  explain a diagnostic code
   tirxc info kernel.tx                   what each kernel needs (tirxc info -h)
+  tirxc sim kernel.tx --output out.npz   run it on the CPU, no GPU needed (tirxc sim -h)
   tirxc migrate a.tx -o b.tx             rewrite a.tx, in an older TIRx spelling, into b.tx
 
 \b
@@ -51,7 +52,7 @@ Exit status: 0 success, 1 the input has errors, 2 usage error,
 
 # The commands besides compiling, in the order `tirxc --help` lists them; each is
 # imported only when it runs or help is shown.
-COMMANDS = ("run", "info", "layout", "migrate")
+COMMANDS = ("run", "sim", "info", "layout", "migrate")
 RECURSION_LIMIT = 10000  # the stages recurse once per level of nesting of the input
 
 
@@ -150,6 +151,9 @@ class TirxcGroup(click.Group):
         if name == "run":
             from transpiler.cli.run import run_command
             return run_command
+        if name == "sim":
+            from transpiler.cli.sim import sim_command
+            return sim_command
         if name == "info":
             from transpiler.cli.info import info_command
             return info_command

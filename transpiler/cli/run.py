@@ -38,6 +38,18 @@ def _fail(message: str, status: int = 1) -> None:
     sys.exit(status)
 
 
+def _run_on_cpu_instead(reason: str, name: str, data: bytes, shown, **options) -> None:
+    """No GPU: the same kernels, inputs and seed under `tirxc sim` (docs/sim.md), after a note.
+    Status 4, an environment problem, only when the simulator cannot run here either."""
+    try:
+        import numpy  # noqa: F401  (the simulator's arrays)
+    except ImportError:
+        _fail(f"{reason}; and `tirxc sim`, the CPU fallback, needs NumPy (pip install numpy)", ENVIRONMENT_EXIT)
+    from transpiler.cli.sim import run_on_cpu_instead
+
+    run_on_cpu_instead(reason, name, data, shown, **options)
+
+
 def _load_launcher(path: Path):
     spec = importlib.util.spec_from_file_location(f"tirxc_run_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
@@ -144,7 +156,8 @@ def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
     try:  # the launcher's own test and words: CuPy installed, a GPU and a driver CUDA can use
         module.require_gpu()
     except module.NoGPUError as err:
-        _fail(str(err), ENVIRONMENT_EXIT)
+        return _run_on_cpu_instead(str(err), name, data, result.diagnostics,
+                                   kernel_name=kernel_name, seed=seed, size=size, scalars=scalars)
     import cupy
     names = [k for k in module.KERNELS if kernel_name in (None, k)]
     if not names:

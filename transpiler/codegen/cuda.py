@@ -505,13 +505,18 @@ def kernel_qualifiers(spec: ir.LaunchSpec) -> list[str]:
     return out
 
 
-def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
+def kernel_parts(program: Program, line_info: bool = False, flavour=None) -> list[dict]:
+    """Each kernel's signature parts and printed body; `flavour` (codegen/cuda_sim.py) prints them
+    for another host than the GPU."""
     parts = []
     for lk in program.kernels:
-        printer = CPrinter(line_info, program.source_name, lk.var_names)
-        if lk.arena is not None:
-            a = lk.arena
-            printer.emit(f"extern __shared__ __align__({a.align}) {c_type(a.dtype)} {a.name}[];")
+        if flavour is None:
+            printer = CPrinter(line_info, program.source_name, lk.var_names)
+            if lk.arena is not None:
+                a = lk.arena
+                printer.emit(f"extern __shared__ __align__({a.align}) {c_type(a.dtype)} {a.name}[];")
+        else:
+            printer = flavour.printer(program, lk)
         printer.stmt(lk.body)
         spec = lk.spec
         parts.append({
@@ -526,8 +531,9 @@ def kernel_parts(program: Program, line_info: bool = False) -> list[dict]:
     return parts
 
 
-def render_cuda(program: Program, line_info: bool = False) -> str:
-    """The whole `.cu` file: the printed kernels laid out by templates/kernel.cu.j2."""
+def render_cuda(program: Program, line_info: bool = False, flavour=None) -> str:
+    """The whole `.cu` file: the printed kernels laid out by templates/kernel.cu.j2. With a
+    `flavour` (the sim flavour, codegen/cuda_sim.py) the same program for the CPU."""
     values = dict(
         version=__version__,
         source=c_comment(program.file_name),
@@ -535,11 +541,12 @@ def render_cuda(program: Program, line_info: bool = False) -> str:
         environment=c_comment(", ".join(program.environment_reads)),
         headers=program.headers,
         arch_guards=ptx.guard_definitions(program.helpers, program.ptx_instructions),
-        helpers=[ptx.helper_source(h, program.ptx_instructions) for h in program.helpers],
+        helpers=[ptx.helper_source(h, program.ptx_instructions) for h in program.helpers] if flavour is None
+        else flavour.helper_sources(program),
         tensor_map=tma.C_DEFINITION if any(p.kind is ParamKind.TENSOR_MAP for lk in program.kernels
                                             for p in lk.spec.params) else None,
-        func_sources=func_source_parts(program, line_info),
-        kernels=kernel_parts(program, line_info),
+        func_sources=func_source_parts(program, line_info) if flavour is None else flavour.func_sources(program),
+        kernels=kernel_parts(program, line_info, flavour),
         **fixed_width_parts(program.fixed_width),
     )
     return environment().get_template("kernel.cu.j2").render(**values)

@@ -619,6 +619,11 @@ CODES: dict[str, tuple[str, str]] = {
               "parameter kind such as a TMA tensor map, or cluster dimensions that are not constants) "
               "is reported at the kernel; the CUDA and the CuPy launcher are still available without "
               "`--header`."),
+    "E0810": ("not supported yet by tirxc sim",
+              "`tirxc sim` (docs/sim.md) runs the code tirxc generates on the CPU. The kernel uses "
+              "something the CPU runtime does not implement yet (a PTX instruction, a TMA tensor map, "
+              "clusters, tensor memory, fp8 types); the message names it, at its first use. Nothing is "
+              "approximated: run the kernel on a GPU (`tirxc run`) until the simulator supports it."),
     "E0901": ("unknown tile primitive",
               "`Tx.<op>(...)` runs a tile primitive at thread scope and `Tx.<scope>.<op>(...)` at a "
               "wider one (`warp`, `wg` / `warpgroup`, `cta`, `cluster`, `thread`). The name is not one "

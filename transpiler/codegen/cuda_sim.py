@@ -1,0 +1,160 @@
+"""The sim flavour of the CUDA printer (docs/sim.md): the same lowered program printed for
+`tirxc sim`, which compiles it for the CPU against its runtime (transpiler/sim/include/).
+
+It differs from the `.cu` only where the CPU must: every `__shared__` array and the dynamic
+arena become pointers into the running block's shared area (`tirx_sim_shared()`), at offsets
+laid out here in declaration order; each helper that wraps inline PTX is replaced by the CPU
+implementation its caller's `cpu_helper(name, source)` gives for it. What the CPU runtime cannot
+run yet is listed by `unsupported`, each with the span of its first use, before anything is
+printed. The default flavour (render_cuda without a flavour) is untouched by this module.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from transpiler import ir
+from transpiler.codegen.cuda import CPrinter, c_string
+from transpiler.ir.launch import ParamKind
+from transpiler.ir.program import Program
+from transpiler.target import ptx
+from transpiler.target.dtypes import c_type
+
+SHARED_BASE_ALIGN = 1024  # the runtime aligns each block's area so (TMA swizzles need 1024)
+_ASM = re.compile(r"\basm\b")
+_ASM_TEXT = re.compile(r'\basm\s*(?:volatile\s*)?\(\s*"([^"\\]*)')
+# headers whose types the CPU runtime does not have yet
+_UNSUPPORTED_HEADERS = {"cuda_fp8.h": "fp8 types", "cuda_fp6.h": "fp6 types", "cuda_fp4.h": "fp4 types"}
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """One construct of the program the CPU runtime cannot run yet, at its first use."""
+    what: str
+    span: ir.Span
+
+
+def _align_up(value: int, align: int) -> int:
+    return (value + align - 1) // align * align
+
+
+class SimPrinter(CPrinter):
+    """CPrinter, but a `__shared__` array is a pointer into the block's shared area."""
+
+    def __init__(self, source_name: str, var_names: dict[str, str], offsets: dict):
+        super().__init__(False, source_name, var_names)
+        self.offsets = offsets  # Storage -> byte offset in the block's shared area
+
+    def stmt(self, s: ir.Stmt) -> None:
+        if s.__class__ is ir.ArrayDecl and s.storage.scope == "shared":
+            self.declare_shared(s.storage, self.offsets[s.storage])
+        elif s.__class__ is ir.Trap:  # the run stops with the assertion's place and message
+            where = f"{s.span}: " if s.span.line > 0 else ""
+            self.emit(f"if ({self.expr(ir.unary('!', s.cond), True)}) {{")
+            self.emit(f"  tirx_sim::trap_at({c_string(where + (s.message or 'assertion failed'))});")
+            self.emit("}")
+        else:
+            super().stmt(s)
+
+    def declare_shared(self, st: ir.Storage, offset: int) -> None:
+        ctype = c_type(st.dtype)
+        self.emit(f"{ctype}* const {st.name} = ({ctype}*)(tirx_sim_shared() + {offset});")
+
+
+class SimFlavour:
+    """The sim flavour for render_cuda(program, flavour=...). `cpu_helper(name, source, mnemonic)`
+    gives a PTX helper's CPU implementation (C++ source, the same signature), or None where there is
+    none yet. After rendering, `static_shared[symbol]` is the bytes of a kernel's static shared
+    area, where its dynamic arena starts."""
+
+    def __init__(self, cpu_helper):
+        self._cpu_helper = cpu_helper
+        self._cpu_sources: dict[str, str | None] = {}
+        self.static_shared: dict[str, int] = {}
+
+    def cpu_source(self, name: str, source: str, program: Program) -> str | None:
+        if name not in self._cpu_sources:
+            base = name.split("<", 1)[0]
+            instruction = program.ptx_instructions.get(base)
+            self._cpu_sources[name] = self._cpu_helper(base, source, instruction.mnemonic if instruction else None)
+        return self._cpu_sources[name]
+
+    # -- what cannot run ----------------------------------------------------------------------------
+    def unsupported(self, program: Program) -> list[Unsupported]:
+        found = []
+        for lk in program.kernels:
+            spec = lk.spec
+            for p in spec.params:
+                if p.kind is ParamKind.TENSOR_MAP:
+                    found.append(Unsupported(f"TMA tensor map parameter '{p.name}'", spec.span))
+            if spec.cluster:
+                found.append(Unsupported("thread block clusters (__cluster_dims__)", spec.span))
+            if spec.tmem:
+                found.append(Unsupported("tensor memory", spec.span))
+        for header in program.headers:
+            if header in _UNSUPPORTED_HEADERS:
+                found.append(Unsupported(_UNSUPPORTED_HEADERS[header], _first_kernel_span(program)))
+        for name in program.helpers:
+            base = name.split("<", 1)[0]
+            source = ptx.helper_source(name, program.ptx_instructions)
+            if _ASM.search(source) and self.cpu_source(name, source, program) is None:
+                instruction = program.ptx_instructions.get(base)
+                what = f"{instruction.mnemonic} ({base})" if instruction is not None else _instruction(source, base)
+                found.append(Unsupported(what, _first_use(program, base)))
+        for name, text in program.func_sources.items():
+            if _ASM.search(text):
+                found.append(Unsupported(f"inline PTX in the T.cuda.func_call source of '{name}'",
+                                         _first_use(program, name)))
+        return found
+
+    # -- what render_cuda asks of a flavour ---------------------------------------------------------
+    def helper_sources(self, program: Program) -> list[str]:
+        out = []
+        for name in program.helpers:
+            source = ptx.helper_source(name, program.ptx_instructions)
+            out.append(self.cpu_source(name, source, program) if _ASM.search(source) else source)
+        return out
+
+    def func_sources(self, program: Program) -> list[str]:
+        return list(program.func_sources.values())
+
+    def printer(self, program: Program, lk) -> SimPrinter:
+        offsets, end = {}, 0
+        for s in ir.all_stmts(lk.body):
+            if s.__class__ is ir.ArrayDecl and s.storage.scope == "shared" and s.storage not in offsets:
+                st = s.storage
+                end = _align_up(end, max(st.align, st.dtype.nbytes, 1))
+                offsets[st] = end
+                end += st.size * st.dtype.nbytes
+        printer = SimPrinter(program.source_name, lk.var_names, offsets)
+        if lk.arena is not None:
+            a = lk.arena
+            end = _align_up(end, max(a.align, 16))
+            printer.declare_shared(a, end)
+        self.static_shared[lk.spec.symbol] = _align_up(end, 16)
+        return printer
+
+
+def _instruction(source: str, helper: str) -> str:
+    """The PTX instruction a helper wraps (its asm text's first word), with the helper's name."""
+    match = _ASM_TEXT.search(source)
+    words = match.group(1).replace("\\n", " ").replace("\\t", " ").split() if match else []
+    words = [w for w in words if not w.startswith(("{", "}", ".reg"))]
+    return f"{words[0].rstrip(';')} ({helper})" if words else helper
+
+
+def _first_kernel_span(program: Program) -> ir.Span:
+    return program.kernels[0].spec.span if program.kernels else ir.NOWHERE
+
+
+def _first_use(program: Program, func: str) -> ir.Span:
+    """The span of the first statement that calls `func`, else the first kernel's."""
+    for lk in program.kernels:
+        for s in ir.all_stmts(lk.body):
+            for e in ir.stmt_exprs(s):
+                for node in ir.walk_expr(e):
+                    if node.__class__ is ir.Call and node.func.split("<", 1)[0] == func:
+                        span = node.span if node.span is not None and node.span.line > 0 else s.span
+                        if span is not None and span.line > 0:
+                            return span
+    return _first_kernel_span(program)

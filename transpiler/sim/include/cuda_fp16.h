@@ -1,0 +1,3 @@
+// tirxc sim: cuda_fp16.h is part of tirx_sim.h, which the compiler includes first.
+#pragma once
+#include "tirx_sim.h"

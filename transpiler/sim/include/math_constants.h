@@ -1,0 +1,3 @@
+// tirxc sim: math_constants.h is part of tirx_sim.h, which the compiler includes first.
+#pragma once
+#include "tirx_sim.h"

@@ -1,0 +1,194 @@
+"""One kernel of a simulated module: its arguments checked by the CuPy launcher's own checks
+(the launch description's, run by the launcher's runtime on NumPy arrays), copied into an
+argument image, the compiled simulator run on it in a child process (bounded in time; a crash
+cannot take the caller down), and what the kernel wrote copied back into the arrays."""
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+import subprocess
+import tempfile
+
+IMAGE_ALIGN = 256  # each array keeps its address modulo this in the image: the kernel's vector accesses stay aligned
+
+
+class SimError(RuntimeError):
+    """The simulated run stopped: a trap, a deadlock, a crash, a limit (the message says where)."""
+
+
+class HostArray:
+    """A NumPy array as the launcher's runtime reads an argument (__cuda_array_interface__ is
+    the array's own __array_interface__: the same keys): only the checks see it, nothing is
+    launched on a device.
+
+    Its data pointer is an address in a device-like space where each allocation the arguments
+    are views of (`roots`: one entry per allocation of this call) starts on its own 256-byte
+    boundary, 2^40 bytes from the next, as CUDA allocations are aligned (NumPy aligns to 16
+    bytes only): an array is refused for its alignment exactly when the same view of a device
+    allocation would be, and views of one allocation keep their places, so the overlap checks
+    see them as they are. `SHIFT` is the move, which the image undoes."""
+
+    SHIFT = "tirxc_sim_shift"
+    SPACING = 1 << 40
+
+    def __init__(self, array, roots: dict):
+        self.array = array
+        self.dtype = array.dtype
+        self.shape = array.shape
+        root = array
+        while hasattr(getattr(root, "base", None), "__array_interface__"):
+            root = root.base
+        slot = roots.setdefault(id(root), (len(roots) + 1, root))[0]  # (the root kept alive for the call)
+        real = array.__array_interface__["data"][0]
+        shift = slot * self.SPACING + (real - root.__array_interface__["data"][0]) - real
+        iface = dict(array.__array_interface__)
+        iface["data"] = (real + shift, iface["data"][1])
+        iface[self.SHIFT] = shift
+        self.__cuda_array_interface__ = iface
+
+
+class Options:
+    """How a launch runs (docs/sim.md, "The engine"): block_limit (--grid-limit; None: all),
+    step_limit (scheduling points per block; 0: none), jobs (OS threads), stack_kib, timeout (s)."""
+
+    def __init__(self, block_limit=None, step_limit=0, jobs=None, stack_kib=64, timeout=600.0):
+        self.block_limit = block_limit
+        self.step_limit = step_limit
+        self.jobs = jobs or os.cpu_count() or 1
+        self.stack_kib = stack_kib
+        self.timeout = timeout
+
+
+class SimKernel:
+    """A kernel called like the CuPy launcher's, with NumPy arrays, which it writes in place."""
+
+    def __init__(self, module, index: int, launcher_kernel):
+        self._module = module  # the SimModule: its executable, built on the first call
+        self.index = index
+        self.kernel = launcher_kernel  # the launcher runtime's kernel: the checks and the launch plan
+        self.name = self.__name__ = launcher_kernel.name
+        self.args = list(launcher_kernel.spec["args"])
+
+    @property
+    def spec(self) -> dict:
+        """The kernel's entry of the launcher's table (parameters, grid, block ...)."""
+        return self.kernel.spec
+
+    @property
+    def params(self) -> dict:
+        return self.kernel.params
+
+    def __repr__(self) -> str:
+        return f"<tirxc sim kernel {self.name}({', '.join(self.args)})>"
+
+    def _arguments(self, args, kwargs):
+        if kwargs:
+            unknown = sorted(set(kwargs) - set(self.args))
+            if unknown:
+                raise TypeError(f"{self.name}(): no parameter {', '.join(map(repr, unknown))} "
+                                f"(parameters: {', '.join(self.args)})")
+            args = list(args) + [kwargs[n] for n in self.args[len(args):] if n in kwargs]
+        roots = {}
+        return [HostArray(a, roots) if _is_ndarray(a) else _scalar(a) for a in args]
+
+    def launch_config(self, *args, **kwargs):
+        """(grid, block, dynamic shared bytes) for these arguments, checked as a call checks them."""
+        return self.kernel.launch_config(*self._arguments(args, kwargs))
+
+    def written(self) -> list[str]:
+        """The buffer parameters the kernel may write (not read-only), by name."""
+        return [p["name"] for p in self.kernel.spec["params"] if p["kind"] == "buffer" and not p["readonly"]]
+
+    def __call__(self, *args, options: Options | None = None, **kwargs):
+        options = options or self._module.options
+        shims = self._arguments(args, kwargs)
+        grid, block, dynamic = self.kernel.launch_config(*shims)  # every check of the CuPy launcher
+        values, arrays, scalars = self.kernel._bind(shims)
+        workspaces = self.kernel.workspace_bytes(*shims)
+        if not all(grid) or not all(block):
+            return  # an empty problem: nothing to launch
+        size, argv, copies = _image(self.kernel.spec["params"], values, arrays, scalars, workspaces)
+        executable = self._module.executable()
+        handle, path = tempfile.mkstemp(prefix="tirxc-sim-", suffix=".img")
+        try:
+            os.ftruncate(handle, max(size, 1))  # zero-filled: the workspaces start so, as the launcher's do
+            with mmap.mmap(handle, max(size, 1)) as image:
+                window = ctypes.c_char.from_buffer(image)
+                try:
+                    base = ctypes.addressof(window)
+                    for address, start, nbytes, _ in copies:
+                        ctypes.memmove(base + start, address, nbytes)
+                    self._run(executable, path, grid, block, dynamic, argv, options)
+                    for address, start, nbytes, written in copies:
+                        if written:
+                            ctypes.memmove(address, base + start, nbytes)
+                finally:
+                    del window  # (the map cannot close while a pointer into it exists)
+        finally:
+            os.close(handle)
+            os.unlink(path)
+
+    def _run(self, executable, path, grid, block, dynamic, argv, options):
+        limit = -1 if options.block_limit is None else options.block_limit
+        command = [str(executable), path, str(self.index), *map(str, grid), *map(str, block), str(dynamic),
+                   str(limit), str(options.step_limit), str(options.jobs), str(options.stack_kib), *argv]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=options.timeout)
+        except subprocess.TimeoutExpired:
+            raise SimError(f"tirxc sim: {self.name}: the run did not end in {options.timeout:g} s (a thread "
+                           f"that spins on memory no other thread writes?)") from None
+        if done.stdout:
+            print(done.stdout, end="")
+        if done.returncode != 0:
+            message = done.stderr.strip() or f"the simulator ended with status {done.returncode}"
+            raise SimError(f"{message} (kernel {self.name})")
+
+
+def _is_ndarray(value) -> bool:
+    return hasattr(value, "__array_interface__") and getattr(value, "shape", ()) != ()
+
+
+def _scalar(value):
+    """A 0-d array (an .npz entry) as the scalar it holds; anything else as it is."""
+    if hasattr(value, "__array_interface__") and getattr(value, "shape", None) == () and hasattr(value, "item"):
+        return value[()]
+    return value
+
+
+def _image(params, values, arrays, scalars, workspaces):
+    """The argument image's size, the executable's argument words, and the copies:
+    (host address, image offset, bytes, whether the kernel may write it) of each array."""
+    size = 0
+    argv, copies = [], []
+
+    def place(address: int, nbytes: int) -> int:
+        nonlocal size
+        start = size + (address - size) % IMAGE_ALIGN
+        size = start + nbytes
+        return start
+
+    for param in params:
+        kind = param["kind"]
+        if kind == "buffer":
+            iface, _, extent = arrays[param["name"]]
+            if extent is None:
+                argv.append("n")
+                continue
+            low, high = extent[0], extent[1]
+            shifted = iface["data"][0]
+            pointer = shifted - iface[HostArray.SHIFT]  # the array's own address
+            start = place(shifted + low, high - low)
+            # the kernel's pointer is to element 0 of the buffer, `offset` elements before the array's first
+            argv.append(f"p{start - low - param['offset'] * param['itemsize']}")
+            copies.append((pointer + low, start, high - low, not param["readonly"]))
+        elif kind == "workspace":
+            argv.append(f"p{place(0, max(workspaces[param['name']], 1))}")
+        elif kind == "extent":  # read off the arrays' shapes by the checks
+            import numpy
+            argv.append("x" + numpy.dtype(param["dtype"]).type(values[param["c_name"]]).tobytes().hex())
+        elif kind == "scalar":
+            argv.append("x" + scalars[param["name"]].tobytes().hex())
+        else:
+            raise SimError(f"a {kind} parameter ('{param['name']}') is not simulated yet")
+    return size, argv, copies
