@@ -644,6 +644,12 @@ CODES: dict[str, tuple[str, str]] = {
               "A `@T.jit` kernel becomes a kernel only where it is specialized at module level "
               "(`add_256 = add.specialize(N=256)`), named by the name it is assigned to; one that "
               "never is emits nothing."),
+    "W0005": ("kernel without `T.device_entry()`",
+              "TIRx's parser accepts a `@T.prim_func` whose body declares its thread hierarchy "
+              "(`bx = T.cta_id([1])` ...) right after the parameter bindings, with no "
+              "`T.device_entry()` (TVM's own tests write functions that way). tirxc compiles it as the "
+              "kernel it would be with `T.device_entry()` before that first scope id, and says so. A "
+              "body whose device code starts with anything else needs the entry (E0400)."),
     "W0303": ("a store converts a float to an integer",
               "A buffer store (or an assignment to a mutable scalar) converts its value to the buffer's "
               "dtype, as TIRx's `BufferStore` does. Converting a float to an integer drops the "

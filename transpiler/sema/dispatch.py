@@ -25,7 +25,7 @@ from transpiler.sema.calls import intrinsics, ptx as ptx_calls, tcgen05_frag
 from transpiler.sema.expressions import directives, expr, scalars
 from transpiler.sema.expressions.expr import _BINOPS, const_int, const_str, dtype_arg, elab, library_name
 from transpiler.sema.expressions.indexing import index_nodes, is_sequence_call, subscript_buffer
-from transpiler.sema.kernel import loops, statements
+from transpiler.sema.kernel import device_functions, loops, statements
 from transpiler.sema.library import classes, imports, instance_attrs, macros
 from transpiler.sema.library.class_values import CALLABLE, WITH_ATTRS
 from transpiler.sema.memory import (access, buffer_views, layout_attrs, layout_methods, pools, tmem_packing,
@@ -94,6 +94,8 @@ def call(st, func, node: ast.Call):
         return library_name(st, func, node.func)
     if isinstance(func, CALLABLE):
         return classes.call(st, func, node)
+    if isinstance(func, device_functions.DeviceFunc):
+        return device_functions.call(st, func, node)
     st.diags.error("E0306", f"{describe(func)} is not callable", node.func.span)
     return POISON
 
