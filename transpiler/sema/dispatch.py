@@ -29,7 +29,7 @@ from transpiler.sema.kernel import device_functions, loops, statements
 from transpiler.sema.library import classes, imports, instance_attrs, macros
 from transpiler.sema.library.class_values import CALLABLE, WITH_ATTRS
 from transpiler.sema.memory import (access, buffer_views, layout_attrs, layout_methods, pools, tmem_packing,
-                                    views)
+                                    typed_pointers, views)
 from transpiler.sema.registry import HANDLERS, LAYOUT_CTORS, _dtype_value, _known_dotted_names, _suggest, bind_args
 from transpiler.sema.values import (ArrayType, AxisTerm, BufferIndexer, HandleType, LayoutCtor, LayoutPart,
                                     LayoutVal, LetType, LibraryName, Namespace, Pointer, PtxMnemonic, SmemPool,
@@ -91,7 +91,11 @@ def call(st, func, node: ast.Call):
     if isinstance(func, Builtin):
         return _builtin_call(st, func, node)
     if isinstance(func, LibraryName):
+        if typed_pointers.is_pointer_type(func):
+            return typed_pointers.pointer_type(st, func, node)
         return library_name(st, func, node.func)
+    if isinstance(func, HandleType):  # `T.handle("float32", "global")`
+        return typed_pointers.handle_annotation(st, node)
     if isinstance(func, CALLABLE):
         return classes.call(st, func, node)
     if isinstance(func, device_functions.DeviceFunc):
@@ -268,6 +272,8 @@ def namespace_attr(st, base: Namespace, node: ast.Attribute):
     names, names_and_prefixes = _known_dotted_names(len(HANDLERS))
     if dotted in names_and_prefixes or path[0] == "Tx":
         return Namespace(path)
+    if base.path == ("T",) and node.attr in typed_pointers.NOT_YET:
+        return typed_pointers.not_yet(st, node.attr, node)
     known = list(names)
     if base.path == ("T",):
         known += known_dtype_names() + ["handle", "let"]

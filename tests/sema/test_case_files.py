@@ -1,6 +1,6 @@
-"""Device functions (`@T.prim_func` returning a value) and kernels without `T.device_entry()`:
-the case files of tests/sema/cases (the format: tests/check/case_files.py), and the emitted CUDA
-compiled by nvcc for the architectures the kernels name."""
+"""The case files of tests/sema/cases (the format: tests/check/case_files.py): device functions
+(`@T.prim_func` returning a value), kernels without `T.device_entry()`, typed handles and the
+typed-pointer spellings not supported yet; and the device functions' CUDA compiled by nvcc."""
 from __future__ import annotations
 
 from pathlib import Path
