@@ -13,7 +13,7 @@ from transpiler.target.dtypes import INT32
 from transpiler.sema import registry
 from transpiler.sema.expressions import expr
 from transpiler.sema.calls import ptx as ptx_calls
-from transpiler.sema.memory import tmem_packing, views
+from transpiler.sema.memory import tmem_packing, typed_pointers, views
 from transpiler.evaluator.values import POISON
 from transpiler.sema.values import Handle, Pointer
 from transpiler.sema.registry import default_arg, handler, is_default
@@ -266,6 +266,12 @@ def _decl_buffer(st, node, a):
     if is_default(a["data"]) or (isinstance(a["data"], ast.Constant) and a["data"].value is None):
         return allocate(st, node, {k: v for k, v in a.items() if k != "data"}, scope or "global")
     base = expr.elab(st, a["data"])
+    if isinstance(base, typed_pointers.TypedPointer):  # `data=T.reinterpret(PointerType(...), B.ptr_to([i]))`
+        dtype = expr.dtype_or_default(st, a["dtype"])
+        view_base = None if dtype is None else typed_pointers.as_view_base(st, base, dtype, a)
+        if view_base is None:
+            return POISON
+        base, a = view_base[0], {**a, "byte_offset": view_base[1]}
     if isinstance(base, ir.Buffer):
         st.diags.error("E0516", "`data=` takes a pointer, not a buffer", a["data"].span,
                          help=f"write `data={base.name}.data`")
