@@ -650,6 +650,10 @@ CODES: dict[str, tuple[str, str]] = {
               "`T.device_entry()` (TVM's own tests write functions that way). tirxc compiles it as the "
               "kernel it would be with `T.device_entry()` before that first scope id, and says so. A "
               "body whose device code starts with anything else needs the entry (E0400)."),
+    "W0507": ("constant index out of bounds in a run-time branch",
+              "A constant index outside its buffer's extent (E0507) inside an `if` whose condition is "
+              "known only at run time: TIRx compiles the access, and the kernel is correct as long as "
+              "the branch never runs, so tirxc warns and compiles it as written."),
     "W0303": ("a store converts a float to an integer",
               "A buffer store (or an assignment to a mutable scalar) converts its value to the buffer's "
               "dtype, as TIRx's `BufferStore` does. Converting a float to an integer drops the "

@@ -354,7 +354,7 @@ def arith(st, op: str, left, right, span: Span, span_a: Span, span_b: Span):
     if op == "/" and not dtype.is_float:
         st.diags.error("E0304", f"`/` on {dtype} operands", span, help="use `//` for floor division")
         return POISON
-    if op in _INT_ONLY and not dtype.is_int:
+    if op in _INT_ONLY and not dtype.is_int and not (dtype.is_bool and op in ("&", "|", "^")):  # (TIRx's bool and/or)
         st.diags.error("E0309", f"`{_op_text(op)}` needs integer operands, found {dtype}", span)
         return POISON
     if dtype.is_bool and op in ("+", "-", "*", "/", "floordiv", "floormod"):
