@@ -654,6 +654,10 @@ CODES: dict[str, tuple[str, str]] = {
               "A constant index outside its buffer's extent (E0507) inside an `if` whose condition is "
               "known only at run time: TIRx compiles the access, and the kernel is correct as long as "
               "the branch never runs, so tirxc warns and compiles it as written."),
+    "W0723": ("a grid of one block with a larger cluster",
+              "The kernel's grid is one block, but its cluster shape (E0723) has more CTAs: TIRx compiles "
+              "such a kernel, and so does tirxc, but CUDA refuses to launch a grid that is not a whole "
+              "number of clusters. Grow the grid before launching it."),
     "W0303": ("a store converts a float to an integer",
               "A buffer store (or an assignment to a mutable scalar) converts its value to the buffer's "
               "dtype, as TIRx's `BufferStore` does. Converting a float to an integer drops the "

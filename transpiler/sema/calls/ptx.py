@@ -452,10 +452,23 @@ def require_cta_pairs(st, what: str, span) -> None:
 
 def require_warp_uniform_guard(st, what: str, node) -> None:
     guard = st.guards[-1] if st.guards else None
+    if guard is None and _one_warp_cta(st):
+        return  # the CTA is one warp: every thread of it runs the instruction, as it must
     if guard is None or not is_warp_uniform_test(st, guard):
         st.diags.error("E0703", f"{what} must be executed by one whole warp", node.span,
                          help="guard it with a warp-uniform test such as `if warp_id == 0:` "
                               "(`T.warp_id` is warp-uniform; lane tests and `elect_sync()` are not)")
+
+
+def _one_warp_cta(st) -> bool:
+    """Whether the block, as its ids declared so far give it, is one warp of 32 threads."""
+    consts = {kind: extents[0].value for kind, (extents, _) in st.ids.items()
+              if extents and all(isinstance(e, ir.IntImm) for e in extents) and len(extents) == 1}
+    if "thread_id" in st.ids:
+        extents = st.ids["thread_id"][0] or []
+        return all(isinstance(e, ir.IntImm) for e in extents) and \
+            [e.value for e in extents] in ([32], [32, 1], [32, 1, 1])
+    return threads.block_from_ids(consts)[0] == 32
 
 
 def is_warp_uniform_test(st, cond: ir.Expr) -> bool:

@@ -542,8 +542,15 @@ def cluster_shape(st, grid: list) -> list:
                        st.ids["cta_id_in_pair"][1])
     if not has_grid and counts:
         grid = [ir.mul(c, ir.IntImm(INT32, d)) for c, d in zip(counts, dims)]
+    one_block = all(isinstance(g, ir.IntImm) and g.value == 1 for g in grid)
     for axis, (g, d) in enumerate(zip(grid, dims)):
         c = counts[axis] if counts else None
+        if one_block and g.value % d:  # (TIRx compiles it: a kernel only compiled, never launched, is fine)
+            st.diags.warning("W0723", f"a grid of one block does not fill a cluster of {size} CTAs: CUDA refuses "
+                                      f"to launch the kernel as written", st.ids["cta_id"][1] if has_grid else span,
+                             notes=[Note("the cluster's shape is given here", span)],
+                             help="make the grid a whole number of clusters before launching it")
+            break
         if isinstance(g, ir.IntImm) and g.value % d:
             st.diags.error("E0723", f"the grid's {g.value} blocks in {'xyz'[axis]} are not a whole number of "
                                     f"clusters of {d}", st.ids["cta_id"][1] if has_grid else span,
