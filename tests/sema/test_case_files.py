@@ -41,3 +41,10 @@ def test_device_functions_compile_with_nvcc(arch: str):
     assert result.ok, result.diagnostics
     code, output = compile_cuda(result.cuda, (f"-arch={arch}", "-std=c++17", "-Werror", "all-warnings", "-c"))
     assert code == 0, output
+
+
+def test_an_arena_of_extent_zero_is_sized_by_its_furthest_view():
+    path = CASES / "dynamic_arena_of_extent_zero.tx"
+    result = compile_source(SourceFile(path.name, path.read_text()), until="cuda")
+    assert result.ok, result.diagnostics
+    assert [k.spec.dynamic_shared_bytes for k in result.program.kernels] == [1024 + 64 * 4]

@@ -236,6 +236,8 @@ def _elab_Attribute(st, node: ast.Attribute):
                          help=did_you_mean(node.attr, BUFFER_ATTRS + BUFFER_VIEW_ATTRS))
         return POISON
     if isinstance(base, (SmemPool, TmemPool)):
+        if node.attr == "offset":  # the cursor, a compile-time value (`T.meta_var(pool.offset)`)
+            return PyConst(base.cursor)
         return Method(base, node.attr)
     if isinstance(base, PY_VALUES):
         return pyeval_builtins.ct_attribute(st, base, node)  # `d.items`, `", ".join` ...

@@ -14,7 +14,7 @@ from transpiler.target.dtypes import INT32, UINT32, UINT64, parse_dtype
 from transpiler.sema import state, registry
 from transpiler.sema.expressions import expr, effects
 from transpiler.sema.kernel import threads, statements, attrs, legacy_launch, implicit_entry
-from transpiler.sema.memory import views, buffers, pools, tensormaps
+from transpiler.sema.memory import views, buffers, open_arena, pools, tensormaps
 from transpiler.evaluator.values import Binding, DTypeVal, POISON, PyConst, Void
 from transpiler.sema.values import Handle, HandleType, LaunchConfig, LayoutPart, LayoutVal, LetType
 from transpiler.sema.state import KernelState, ModuleState, _SymbolicPending
@@ -54,6 +54,8 @@ def run(st: KernelState) -> Kernel:
     stmts = statements.block(st, device, new_scope=False)
     if st.pools:  # (the liveness walk it needs costs a pass over the whole kernel)
         pools.finish_pools(st, ir.seq(stmts))
+    if open_arena.is_open(st.arena) and not st.pools:  # `T.alloc_buffer((0,), ..., scope="shared.dyn")`
+        open_arena.size_from_views(st)
     grid, block = threads.launch_shape(st)
     static_bytes, arena_bytes = shared_budget(st)
     check_launch_smem(st, arena_bytes)

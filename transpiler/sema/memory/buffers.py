@@ -118,7 +118,9 @@ def allocate(st, node, a, scope, *, scalar: bool = False):
             st.diags.error("E0305", f"`{name}=` places a view; it has no meaning on a new allocation",
                              a[name].span, help="use `T.decl_buffer(..., data=...)` for a view")
             return POISON
-    shape = views.shape_arg(st, a["shape"], symbolic=False) if "shape" in a else (ir.IntImm(INT32, 1),)
+    shape = views.shape_arg(st, a["shape"], symbolic=False, zero=scope == "shared.dyn" and not scalar
+                            and ("layout" not in a or is_default(a["layout"]))) \
+        if "shape" in a else (ir.IntImm(INT32, 1),)
     dtype = expr.dtype_or_default(st, a["dtype"])
     default_align = 64 if scope != "local" else 0
     align = views.align_arg(st, a["align"], default_align) if "align" in a else default_align
