@@ -786,7 +786,6 @@ for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative l
                      ("Broadcast", None),
                      ("call_extern", "use `T.cuda.func_call` with its source"),
                      ("print_buffer", None), ("assume", None),
-                     ("decl_scalar", None),
                      ("cuda.linear_thread_id", "use `T.cuda.thread_idx(\"x\")` or `T.thread_id`")):
     _make_unsupported(_name, f"`T.{_name}`", help=_help)
 

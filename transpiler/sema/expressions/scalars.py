@@ -177,7 +177,7 @@ def as_value(st, val, span: Span, dtype: DType | None = None):
     if val is POISON:
         return POISON
     if isinstance(val, ir.Buffer):
-        if val.shape and len(val.shape) == 1 and isinstance(val.shape[0], ir.IntImm) \
+        if val.scalar or val.shape and len(val.shape) == 1 and isinstance(val.shape[0], ir.IntImm) \
                 and val.shape[0].value == 1 and val.scope in ("local", "shared"):
             return load(st, val, SCALAR_INDEX, span)
         st.diags.error("E0306", f"buffer `{val.name}` is not a value; index it (`{val.name}[i]`)", span)

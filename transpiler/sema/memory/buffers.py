@@ -3,6 +3,8 @@
 and TMEM declarations."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from math import prod
 from transpiler import ir
 from transpiler.ir.launch import ParamKind
@@ -14,7 +16,7 @@ from transpiler.sema import registry
 from transpiler.sema.expressions import expr
 from transpiler.sema.calls import ptx as ptx_calls
 from transpiler.sema.memory import tmem_packing, typed_pointers, views
-from transpiler.evaluator.values import POISON
+from transpiler.evaluator.values import POISON, PyConst
 from transpiler.sema.values import Handle, Pointer
 from transpiler.sema.registry import default_arg, handler, is_default
 from transpiler.sema.expressions.expr import kind_of
@@ -337,6 +339,25 @@ def _decl_buffer(st, node, a):
     if not views.index_fits(st, shape, layout, offset, a["shape"].span):
         return POISON
     return views.new_view(st, base_buf, shape, dtype, scope, layout, offset, align, node.span)
+
+
+@handler("decl_scalar", "dtype", "data", "scope=None", "elem_offset=None", "byte_offset=None")
+def _decl_scalar(st, node, a):
+    """`T.decl_scalar(dtype, data, scope)`: TIRx's one-element view over a pointer (`B.data`, a retyped
+    address), read and written by name like `T.alloc_scalar`'s."""
+    keywords = tuple(ast.Keyword(a[name].span, name, a[name]) for name in ("data", "scope", "elem_offset",
+                                                                             "byte_offset") if not is_default(a[name]))
+    call = ast.Call(node.span, node.func, (ast.Value(node.span, PyConst((1,))), a["dtype"]), keywords)
+    handler_fn, spec = registry.HANDLERS["decl_buffer"]
+    args = registry.bind_args(st, call, spec, "T.decl_scalar")
+    buf = POISON if args is None else handler_fn(st, call, args)
+    if not isinstance(buf, ir.Buffer):
+        return buf
+    scalar = replace(buf, scalar=True)  # the same view, read and written by name
+    st.pending = [ir.DeclView(scalar, s.span) if isinstance(s, ir.DeclView) and s.buffer is buf else s
+                  for s in st.pending]
+    st.views = [scalar if v is buf else v for v in st.views]
+    return scalar
 
 
 def tensor_type_args(st, call: ast.Call):
