@@ -53,7 +53,8 @@ class TypedPointer(CheckerValue):
 _SCOPES = ("global", "shared", "shared.dyn", "local", "shared::cluster")
 
 # `T.<name>` functions of typed pointers that tirxc does not implement yet
-NOT_YET = {"ptr_byte_offset": "`T.ptr_byte_offset` (pointer arithmetic on a typed pointer)"}
+NOT_YET = {"ptr_byte_offset": "`T.ptr_byte_offset` (pointer arithmetic on a typed pointer)",
+           "Var": "`T.Var(name, type)` (a variable of a given type, such as a typed pointer for `T.let[...]`)"}
 
 # the names of TVM's type system a typed pointer is built from
 POINTER_TYPES = {("tvm.ir", "PointerType"), ("tvm.ir", "PrimType"), ("tvm.ir.type", "PointerType"),
