@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.build_cache import compile_cuda
+from tests.check import filecheck
 from tests.check.case_files import case_files, case_id, check_case_file
 from tests.conftest import has_nvcc
 from transpiler.driver import compile_source
@@ -32,12 +33,19 @@ def test_device_functions_are_not_kernels():
     assert "main__prepare" in result.header and "clamp_" not in result.header and "add_" not in result.header
 
 
+COMPILED = [p for p in CASE_FILES if "# CHECK" in p.read_text(encoding="utf-8")]
+
+
 @pytest.mark.nvcc
 @pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90a", "sm_100a"])
-def test_device_functions_compile_with_nvcc(arch: str):
-    path = CASES / "device_function_returns_a_value.tx"
-    result = compile_source(SourceFile(path.name, path.read_text()), arch=arch)
+@pytest.mark.parametrize("path", COMPILED, ids=case_id(CASES))
+def test_case_cuda_compiles_with_nvcc(path: Path):
+    """Each case that transpiles compiles with nvcc, warnings as errors, for its `# ARCH:` (sm_90a
+    when it names none)."""
+    text = path.read_text(encoding="utf-8")
+    directives = filecheck.parse(text)
+    arch = directives.arch or "sm_90a"
+    result = compile_source(SourceFile(path.name, text), arch=arch)
     assert result.ok, result.diagnostics
     code, output = compile_cuda(result.cuda, (f"-arch={arch}", "-std=c++17", "-Werror", "all-warnings", "-c"))
     assert code == 0, output
