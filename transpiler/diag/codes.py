@@ -99,7 +99,9 @@ CODES: dict[str, tuple[str, str]] = {
               "or a builtin such as `min` applied to a value known only at run time (use `T.min`)."),
     "E0138": ("invalid call of a helper function",
               "A call of a helper function of the file must bind each of its parameters exactly "
-              "once, positionally or by name, unless the parameter has a default value."),
+              "once, positionally or by name, unless the parameter has a default value. The same "
+              "holds for a call of a device function (a `@T.prim_func` that returns a value), "
+              "whose parameters have no defaults."),
     "E0139": ("helper function not supported here",
               "A plain helper function (without a decorator) is evaluated when the kernel is compiled "
               "and computes compile-time values: numbers, strings, tuples, dicts, dtypes and layouts. "
