@@ -64,7 +64,7 @@ def index_values(st, buf: ir.Buffer, nodes):
             # out-of-range subscript is an error of nvcc's with -Werror, so it stays one here)
             storage = buf.storage
             if getattr(st, "guards", None) and storage is not None and storage.kind in ("param", "workspace"):
-                st.diags.warning("W0507", f"index {v.value} is out of bounds for dimension {dim} of "
+                st.diags.warning("W0508", f"index {v.value} is out of bounds for dimension {dim} of "
                                           f"`{buf.name}` (extent {extent.value}), in a branch taken only at "
                                           f"run time", index.span,
                                  help="the access is compiled as written; make sure the condition never holds")

@@ -2,7 +2,7 @@
 parameter bindings (`bx = T.cta_id([1])` ...), as TVM's own tests of TIRx write functions they
 only parse and print (`T.hint`, the printer's round trips): TIRx's parser accepts such a function.
 tirxc reads it as the kernel it would be with `T.device_entry()` before that first scope id, and
-says so (W0005); a body that starts its device code any other way still needs the entry (E0400)."""
+says so (W0006); a body that starts its device code any other way still needs the entry (E0400)."""
 from __future__ import annotations
 
 from transpiler.syntax import ast
@@ -16,7 +16,7 @@ def no_device_entry(st, device: list) -> None:
     """Report a kernel with no `T.device_entry()`, whose device part is `device`."""
     first = device[0] if device else None
     if first is not None and declares_scope_id(st, first):
-        st.diags.warning("W0005", f"kernel `{st.fdef.name}` has no `T.device_entry()`: its device code is read as "
+        st.diags.warning("W0006", f"kernel `{st.fdef.name}` has no `T.device_entry()`: its device code is read as "
                                   f"starting at line {first.span.line}, its first scope id", first.span,
                          help="TIRx parses a function without it as well; write `T.device_entry()` before this "
                               "line to say where the device code starts")
