@@ -436,6 +436,9 @@ class CPrinter:
     def _s_Return(self, s):
         self.emit("return;")
 
+    def _s_ReturnValue(self, s: ir.ReturnValue):
+        self.emit(f"return {self.expr(s.value, True)};")
+
     def _s_Trap(self, s: ir.Trap):
         cond = s.cond
         self.emit(f"if ({self.expr(ir.unary('!', cond), True)}) {{")
@@ -451,7 +454,7 @@ _EXPR_RULES = {cls: getattr(CPrinter, "_e_" + cls.__name__) for cls in (
     ir.Reinterpret, ir.Call, ir.Load, ir.VecLoad, ir.Address)}
 _STMT_RULES = {cls: getattr(CPrinter, "_s_" + cls.__name__) for cls in (
     ir.Seq, ir.Block, ir.ArrayDecl, ir.PointerDecl, ir.Store, ir.VecStore, ir.LetStmt, ir.Evaluate, ir.For,
-    ir.While, ir.If, ir.Break, ir.Continue, ir.Return, ir.Trap, ir.Comment)}
+    ir.While, ir.If, ir.Break, ir.Continue, ir.Return, ir.ReturnValue, ir.Trap, ir.Comment)}
 
 
 def line_directive(line: int, source_name: str) -> str:
@@ -505,6 +508,22 @@ def kernel_qualifiers(spec: ir.LaunchSpec) -> list[str]:
     return out
 
 
+def function_parts(program: Program, line_info: bool = False) -> list[dict]:
+    """The device functions (sema/kernel/device_functions.py), each `__device__ __forceinline__`:
+    a small function its callers' registers hold, as TIRx's `__device__` ones end up after nvcc."""
+    parts = []
+    for f in program.functions:
+        printer = CPrinter(line_info, program.source_name, f.var_names)
+        printer.stmt(f.body)
+        parts.append({
+            "returns": c_type(f.returns), "name": f.name, "params": [param_text(p) for p in f.params],
+            "body": "\n".join(printer.lines),
+            "line": line_directive(f.span.line, program.source_name) if line_info and f.span and f.span.line > 0
+            else None,
+        })
+    return parts
+
+
 def kernel_parts(program: Program, line_info: bool = False, flavour=None) -> list[dict]:
     """Each kernel's signature parts and printed body; `flavour` (codegen/cuda_sim.py) prints them
     for another host than the GPU."""
@@ -546,6 +565,7 @@ def render_cuda(program: Program, line_info: bool = False, flavour=None) -> str:
         tensor_map=tma.C_DEFINITION if any(p.kind is ParamKind.TENSOR_MAP for lk in program.kernels
                                             for p in lk.spec.params) else None,
         func_sources=func_source_parts(program, line_info) if flavour is None else flavour.func_sources(program),
+        functions=function_parts(program, line_info),
         kernels=kernel_parts(program, line_info, flavour),
         **fixed_width_parts(program.fixed_width),
     )

@@ -104,7 +104,9 @@ CODES: dict[str, tuple[str, str]] = {
               "`max` of a set holding a nan)."),
     "E0138": ("invalid call of a helper function",
               "A call of a helper function of the file must bind each of its parameters exactly "
-              "once, positionally or by name, unless the parameter has a default value."),
+              "once, positionally or by name, unless the parameter has a default value. The same "
+              "holds for a call of a device function (a `@T.prim_func` that returns a value), "
+              "whose parameters have no defaults."),
     "E0139": ("helper function not supported here",
               "A plain helper function (without a decorator) is evaluated when the kernel is compiled "
               "and computes compile-time values: numbers, strings, tuples, dicts, dtypes and layouts. "
@@ -670,6 +672,20 @@ CODES: dict[str, tuple[str, str]] = {
               "A `@T.jit` kernel becomes a kernel only where it is specialized at module level "
               "(`add_256 = add.specialize(N=256)`), named by the name it is assigned to; one that "
               "never is emits nothing."),
+    "W0006": ("kernel without `T.device_entry()`",
+              "TIRx's parser accepts a `@T.prim_func` whose body declares its thread hierarchy "
+              "(`bx = T.cta_id([1])` ...) right after the parameter bindings, with no "
+              "`T.device_entry()` (TVM's own tests write functions that way). tirxc compiles it as the "
+              "kernel it would be with `T.device_entry()` before that first scope id, and says so. A "
+              "body whose device code starts with anything else needs the entry (E0400)."),
+    "W0508": ("constant index out of bounds in a run-time branch",
+              "A constant index outside its buffer's extent (E0507) inside an `if` whose condition is "
+              "known only at run time: TIRx compiles the access, and the kernel is correct as long as "
+              "the branch never runs, so tirxc warns and compiles it as written."),
+    "W0723": ("a grid of one block with a larger cluster",
+              "The kernel's grid is one block, but its cluster shape (E0723) has more CTAs: TIRx compiles "
+              "such a kernel, and so does tirxc, but CUDA refuses to launch a grid that is not a whole "
+              "number of clusters. Grow the grid before launching it."),
     "W0303": ("a store converts a float to an integer",
               "A buffer store (or an assignment to a mutable scalar) converts its value to the buffer's "
               "dtype, as TIRx's `BufferStore` does. Converting a float to an integer drops the "

@@ -353,6 +353,13 @@ class Return(Stmt):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class ReturnValue(Stmt):
+    """`return value;`: the end of a device function (sema/kernel/device_functions.py)."""
+    value: Expr
+    span: Span = _span_field()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Trap(Stmt):
     """`assert cond` in device code: trap when cond is false."""
     cond: Expr
@@ -603,6 +610,7 @@ NODE_EXPRS: dict[type, Callable[..., tuple]] = {
     Seq: _no_exprs, Block: _no_exprs, Evaluate: lambda s: (s.value,), LetStmt: attrgetter("var", "value"),
     For: attrgetter("var", "start", "stop", "step"), While: lambda s: (s.cond,), If: lambda s: (s.cond,),
     Comment: _no_exprs, Break: _no_exprs, Continue: _no_exprs, Return: _no_exprs, Trap: lambda s: (s.cond,),
+    ReturnValue: lambda s: (s.value,),
     Allocate: _no_exprs, DeclView: _no_exprs,
     BufferStore: lambda s: _exprs_in(s.indices) + (s.value,),
     BufferVecStore: lambda s: _exprs_in(s.indices) + (s.value,),

@@ -74,6 +74,21 @@ class Kernel:
 
 
 @dataclass
+class DeviceFunction:
+    """A `@T.prim_func` that returns a value (`-> T.int32`): a `__device__` function the kernels
+    call, not a kernel (no launch, no host interface)."""
+    name: str  # its C name: the source's
+    span: Span
+    name_span: Span
+    params: list[ir.Param]  # scalars, in the source's order
+    returns: ir.DType
+    body: ir.Stmt
+    nonneg: set[str]
+    min_arch: int
+    arch_suffix: str
+
+
+@dataclass
 class CheckedModule:
     source: SourceFile
     kernels: list[Kernel]
@@ -83,6 +98,7 @@ class CheckedModule:
     # checker, extended by dispatch with the chosen tile variants' (target/ptx reads helpers through it)
     ptx_instructions: dict[str, Instruction] = field(default_factory=dict)
     environment_reads: tuple[str, ...] = ()  # the environment variables the file read, by name, in order
+    functions: list[DeviceFunction] = field(default_factory=list)  # in definition order, before any caller
 
 
 @dataclass
@@ -98,6 +114,17 @@ class LoweredKernel:
     var_names: dict[str, str] = field(default_factory=dict)
     tile_dispatch: list[TileDispatch] = field(default_factory=list)
     launch: "KernelLaunch | None" = None  # the launch description (ir/launch.py) every host interface prints
+
+
+@dataclass
+class LoweredFunction:
+    """One device function ready to print."""
+    name: str
+    params: list[ir.Param]
+    returns: ir.DType
+    body: ir.Stmt
+    var_names: dict[str, str] = field(default_factory=dict)  # as LoweredKernel's
+    span: Span | None = None
 
 
 @dataclass
@@ -118,6 +145,7 @@ class Program:
     # the environment variables the file read (`os.environ.get("M", ...)`), by name, in order: the
     # .cu header and `tirxc info --json` list them (an output that depends on them says so)
     environment_reads: list[str] = field(default_factory=list)
+    functions: list[LoweredFunction] = field(default_factory=list)  # printed before the kernels
 
     @property
     def file_name(self) -> str:

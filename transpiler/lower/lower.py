@@ -15,6 +15,7 @@ from transpiler.diag.diagnostics import Diagnostics
 from transpiler.ir.program import CheckedModule, LoweredKernel, Program
 from transpiler.ir.walk import all_exprs
 from transpiler.lower.facts import dtype_header
+from transpiler.lower.functions import FunctionLowerer
 from transpiler.lower.statements import KernelLowerer
 from transpiler.target import ptx
 from transpiler.target.arch import BASE_ARCH
@@ -22,12 +23,14 @@ from transpiler.target.cnames import FIXED_WIDTH, fixed_width_names
 
 
 def lower(module: CheckedModule, diags: Diagnostics) -> Program:
+    function_lowerers = [FunctionLowerer(f, module, diags) for f in module.functions]
+    functions = [lowerer.run() for lowerer in function_lowerers]
     lowerers = [KernelLowerer(k, module, diags) for k in module.kernels]
     kernels = [lowerer.run() for lowerer in lowerers]
     helpers: list[str] = []
     needed: set[str] = set()  # headers
     non_finite = printf = False
-    for lowerer, lk in zip(lowerers, kernels):
+    for lowerer in function_lowerers + lowerers:
         facts = lowerer.facts
         for func in facts.calls:
             if ptx.is_helper(func, module.ptx_instructions) and func.split("<", 1)[0] not in helpers:
@@ -35,7 +38,9 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
         printf = printf or "printf" in facts.calls
         non_finite = non_finite or facts.non_finite
         needed |= facts.headers
-        needed.update(h for h in map(dtype_header, (p.dtype for p in lk.spec.params)) if h)
+    for params in [f.params for f in functions] + [list(lk.spec.params) for lk in kernels]:
+        needed.update(h for h in map(dtype_header, (p.dtype for p in params)) if h)
+    needed.update(h for h in map(dtype_header, (f.returns for f in functions)) if h)
     if non_finite:  # printed as CUDART_INF_F / CUDART_NAN_F
         needed.add("math_constants.h")
     if printf:
@@ -45,12 +50,15 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
     # the fixed helpers in table order first, then PTX wrappers by first use
     helpers.sort(key=lambda h: (list(ptx.HELPERS).index(h) if h in ptx.HELPERS else len(ptx.HELPERS)))
     archs = [ptx.helper_arch(h, module.ptx_instructions) for h in helpers]
-    min_arch = max([BASE_ARCH] + [k.spec.min_arch for k in kernels] + [a for a, _ in archs])
-    suffix = "a" if any(k.spec.arch_suffix == "a" for k in kernels) or any(s == "a" for _, s in archs) else ""
+    min_arch = max([BASE_ARCH] + [k.spec.min_arch for k in kernels] + [f.min_arch for f in module.functions]
+                   + [a for a, _ in archs])
+    suffix = "a" if any(k.spec.arch_suffix == "a" for k in kernels) or any(s == "a" for _, s in archs) \
+        or any(f.arch_suffix == "a" for f in module.functions) else ""
     used = {name for source in module.func_sources.values() for name in fixed_width_names(source)}
     return Program(module.source.name, kernels, dict(module.func_sources), helpers, headers, min_arch, suffix,
                    func_lines=_func_source_lines(module, kernels), fixed_width=[n for n in FIXED_WIDTH if n in used],
-                   ptx_instructions=module.ptx_instructions, environment_reads=list(module.environment_reads))
+                   ptx_instructions=module.ptx_instructions, environment_reads=list(module.environment_reads),
+                   functions=functions)
 
 
 def _func_source_lines(module: CheckedModule, kernels: list[LoweredKernel]) -> dict[str, int]:

@@ -28,7 +28,7 @@ from transpiler.target.cnames import source_code_names
 # every family of T.* calls, imported so that its `@handler`s register in registry.HANDLERS
 from transpiler.sema.memory import access, buffers, pools, views  # noqa: F401
 from transpiler.sema.calls import cuda_helpers, tcgen05_desc, intrinsics, ptx as ptx_calls, tile_calls  # noqa: F401
-from transpiler.sema.kernel import jit, statements, threads  # noqa: F401
+from transpiler.sema.kernel import device_functions, jit, statements, threads  # noqa: F401
 from transpiler.sema.library import classes, macros, prelude  # noqa: F401
 from transpiler.sema import dispatch  # noqa: F401  (the rules across the checker's rooms join the dispatch tables)
 from transpiler.sema.library.class_values import CLASS_VALUES
@@ -55,7 +55,7 @@ def check(module: ast.Module, source: SourceFile, diags: Diagnostics, arch: str 
 # -- module level (docs/design.md, decisions 2 and 3) -------------------------------------------------------------
 
 def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
-    kernels = []
+    kernels, functions = [], []
     ms.c_reserved = inline_cuda_names(module, ms.source.text)
     saw_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in module.body)
     if not saw_import:
@@ -75,6 +75,12 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
             continue  # docstring
         elif isinstance(stmt, ast.FunctionDef) and macros.decorator_kind(at_module_level(ms), stmt) is not None:
             helper(ms, stmt)
+        elif isinstance(stmt, ast.FunctionDef) and device_functions.returns_value(stmt) \
+                and any(dialect_decorator(ms, d) == "prim_func" for d in stmt.decorators):
+            function = device_functions.define(ms, stmt, [d for d in stmt.decorators
+                                                          if dialect_decorator(ms, d) == "prim_func"])
+            if function is not None:
+                functions.append(function)
         elif isinstance(stmt, ast.FunctionDef):
             kernel = kernel_of(ms, stmt)
             if kernel is not None:
@@ -97,7 +103,7 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
     if not kernels and not ms.diags.has_errors:
         ms.diags.warning("W0001", "no `@T.prim_func` kernels in this file", ms.source.end_span())
     return CheckedModule(ms.source, kernels, ms.func_sources, ms.target, ms.ptx_instructions,
-                         tuple(ms.environment_reads))
+                         tuple(ms.environment_reads), functions)
 
 
 _PYTHON_STATEMENTS = (ast.ExprStmt, ast.For, ast.While, ast.If, ast.AugAssign, ast.Assert)

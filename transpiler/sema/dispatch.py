@@ -25,11 +25,11 @@ from transpiler.sema.calls import intrinsics, ptx as ptx_calls, tcgen05_frag
 from transpiler.sema.expressions import directives, expr, scalars
 from transpiler.sema.expressions.expr import _BINOPS, const_int, const_str, dtype_arg, elab, library_name
 from transpiler.sema.expressions.indexing import index_nodes, is_sequence_call, subscript_buffer
-from transpiler.sema.kernel import loops, statements
+from transpiler.sema.kernel import device_functions, loops, statements
 from transpiler.sema.library import classes, imports, instance_attrs, macros
 from transpiler.sema.library.class_values import CALLABLE, WITH_ATTRS
 from transpiler.sema.memory import (access, buffer_views, layout_attrs, layout_methods, pools, tmem_packing,
-                                    views)
+                                    typed_pointers, views)
 from transpiler.sema.registry import HANDLERS, LAYOUT_CTORS, _dtype_value, _known_dotted_names, _suggest, bind_args
 from transpiler.sema.values import (ArrayType, AxisTerm, BufferIndexer, HandleType, LayoutCtor, LayoutPart,
                                     LayoutVal, LetType, LibraryName, Namespace, Pointer, PtxMnemonic, SmemPool,
@@ -91,9 +91,15 @@ def call(st, func, node: ast.Call):
     if isinstance(func, Builtin):
         return _builtin_call(st, func, node)
     if isinstance(func, LibraryName):
+        if typed_pointers.is_pointer_type(func):
+            return typed_pointers.pointer_type(st, func, node)
         return library_name(st, func, node.func)
+    if isinstance(func, HandleType):  # `T.handle("float32", "global")`
+        return typed_pointers.handle_annotation(st, node)
     if isinstance(func, CALLABLE):
         return classes.call(st, func, node)
+    if isinstance(func, device_functions.DeviceFunc):
+        return device_functions.call(st, func, node)
     st.diags.error("E0306", f"{describe(func)} is not callable", node.func.span)
     return POISON
 
@@ -230,6 +236,8 @@ def _elab_Attribute(st, node: ast.Attribute):
                          help=did_you_mean(node.attr, BUFFER_ATTRS + BUFFER_VIEW_ATTRS))
         return POISON
     if isinstance(base, (SmemPool, TmemPool)):
+        if node.attr == "offset":  # the cursor, a compile-time value (`T.meta_var(pool.offset)`)
+            return PyConst(base.cursor)
         return Method(base, node.attr)
     if isinstance(base, PY_VALUES):
         return pyeval_builtins.ct_attribute(st, base, node)  # `d.items`, `", ".join` ...
@@ -266,6 +274,8 @@ def namespace_attr(st, base: Namespace, node: ast.Attribute):
     names, names_and_prefixes = _known_dotted_names(len(HANDLERS))
     if dotted in names_and_prefixes or path[0] == "Tx":
         return Namespace(path)
+    if base.path == ("T",) and node.attr in typed_pointers.NOT_YET:
+        return typed_pointers.not_yet(st, node.attr, node)
     known = list(names)
     if base.path == ("T",):
         known += known_dtype_names() + ["handle", "let"]

@@ -12,7 +12,7 @@ from transpiler.target.dtypes import (BOOL, DType, FLOAT32, HANDLE, INT32, UINT3
 from transpiler.sema import state, registry
 from transpiler.sema.expressions import scalars, expr, effects
 from transpiler.sema.calls import ptx as ptx_calls, tile_calls
-from transpiler.sema.memory import retype
+from transpiler.sema.memory import retype, typed_pointers
 from transpiler.sema.kernel import threads
 from transpiler.evaluator import builtins as pyeval_builtins
 from transpiler.evaluator.values import DTypeVal, POISON, PyConst, Void
@@ -158,6 +158,8 @@ def _cast_upper(st, node, a):
 @handler("reinterpret", "dtype", "x")
 def _reinterpret(st, node, a):
     target, source = expr.elab(st, a["dtype"]), expr.elab(st, a["x"])
+    if isinstance(target, typed_pointers.PointerTypeVal):  # `PointerType(PrimType("int32"))`
+        return typed_pointers.reinterpret(st, node, target, source, a)
     if isinstance(source, Pointer) or (isinstance(target, PyConst) and target.value == "handle") \
             or (isinstance(target, DTypeVal) and target.dtype.kind == "handle"):
         return retype.reinterpret_pointer(st, node, target, source, a)
@@ -784,7 +786,6 @@ for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative l
                      ("Broadcast", None),
                      ("call_extern", "use `T.cuda.func_call` with its source"),
                      ("print_buffer", None), ("assume", None),
-                     ("decl_scalar", None),
                      ("cuda.linear_thread_id", "use `T.cuda.thread_idx(\"x\")` or `T.thread_id`")):
     _make_unsupported(_name, f"`T.{_name}`", help=_help)
 

@@ -11,7 +11,7 @@ from transpiler.target.arch import TMEM_COLUMNS, TMEM_MIN_ALLOC_COLUMNS
 from transpiler.target.dtypes import BOOL, HANDLE, INT32, UINT32, VOID, parse_dtype
 from transpiler.sema import state, registry
 from transpiler.sema.expressions import scalars, expr
-from transpiler.sema.kernel import threads
+from transpiler.sema.kernel import threads, unrolled_constants
 from transpiler.sema.memory import tmem_packing
 from transpiler.evaluator.values import POISON, Poison, PyConst, Void
 from transpiler.sema.values import Pointer, Region
@@ -76,7 +76,8 @@ def address_plus(st, node: ast.Call):
     if args is None:
         return POISON
     base = expr.elab(st, args["base"])
-    offset = expr.const_int(st, args["byte_offset"], "the byte offset of `T.ptx.addr`")
+    # a constant, or one in each copy of the enclosing `T.unroll` loops (unrolled_constants.py)
+    offset, copies = unrolled_constants.const_int_per_copy(st, args["byte_offset"], "the byte offset of `T.ptx.addr`")
     if isinstance(base, Poison) or offset is None:
         return POISON
     if isinstance(base, Pointer):
@@ -85,19 +86,22 @@ def address_plus(st, node: ast.Call):
         st.diags.error("E0602", "the base of `T.ptx.addr` is a pointer", args["base"].span,
                        help="pass a pointer such as `A.ptr_to([i])`, `A.data` or `T.address_of(A[i])`")
         return POISON
-    if not -(1 << 31) <= offset < 1 << 31:
-        st.diags.error("E0602", f"the byte offset {offset} of `T.ptx.addr` is not a 32-bit integer",
-                       args["byte_offset"].span)
-        return POISON
     buf = base.buffer
     size = buf.dtype.nbytes
-    if offset % size or (buf.layout is not None and not layouts.is_memory_only(buf.layout)) or \
-            buf.scope == "tmem":
-        why = f"a byte offset that is not a multiple of `{buf.name}`'s {size}-byte elements" if offset % size \
-            else f"an offset into `{buf.name}`, whose layout is not plain memory"
-        return registry.unsupported(st, args["byte_offset"], f"`T.ptx.addr` with {why}")
+    for value in copies or [offset]:
+        if not -(1 << 31) <= value < 1 << 31:
+            st.diags.error("E0602", f"the byte offset {value} of `T.ptx.addr` is not a 32-bit integer",
+                           args["byte_offset"].span)
+            return POISON
+        if value % size or (buf.layout is not None and not layouts.is_memory_only(buf.layout)) or \
+                buf.scope == "tmem":
+            why = f"a byte offset that is not a multiple of `{buf.name}`'s {size}-byte elements" if value % size \
+                else f"an offset into `{buf.name}`, whose layout is not plain memory"
+            return registry.unsupported(st, args["byte_offset"], f"`T.ptx.addr` with {why}")
     indices = base.indices if base.indices is not None else tuple(ir.IntImm(INT32, 0) for _ in buf.shape)
-    last = ir.add(indices[-1], ir.IntImm(indices[-1].dtype, offset // size))
+    step = ir.IntImm(indices[-1].dtype, offset // size) if copies is None else \
+        ir.binop("floordiv", ir.cast(indices[-1].dtype, offset), ir.IntImm(indices[-1].dtype, size))
+    last = ir.add(indices[-1], step)
     return ir.BufferAddress(HANDLE, buf, tuple(indices[:-1]) + (last,), node.span)
 
 
@@ -448,10 +452,23 @@ def require_cta_pairs(st, what: str, span) -> None:
 
 def require_warp_uniform_guard(st, what: str, node) -> None:
     guard = st.guards[-1] if st.guards else None
+    if guard is None and _one_warp_cta(st):
+        return  # the CTA is one warp: every thread of it runs the instruction, as it must
     if guard is None or not is_warp_uniform_test(st, guard):
         st.diags.error("E0703", f"{what} must be executed by one whole warp", node.span,
                          help="guard it with a warp-uniform test such as `if warp_id == 0:` "
                               "(`T.warp_id` is warp-uniform; lane tests and `elect_sync()` are not)")
+
+
+def _one_warp_cta(st) -> bool:
+    """Whether the block, as its ids declared so far give it, is one warp of 32 threads."""
+    consts = {kind: extents[0].value for kind, (extents, _) in st.ids.items()
+              if extents and all(isinstance(e, ir.IntImm) for e in extents) and len(extents) == 1}
+    if "thread_id" in st.ids:
+        extents = st.ids["thread_id"][0] or []
+        return all(isinstance(e, ir.IntImm) for e in extents) and \
+            [e.value for e in extents] in ([32], [32, 1], [32, 1, 1])
+    return threads.block_from_ids(consts)[0] == 32
 
 
 def is_warp_uniform_test(st, cond: ir.Expr) -> bool:

@@ -22,7 +22,8 @@ def _evaluate(st, node, a):
         return val
     if isinstance(val, ir.Call) and not val.func.startswith("math:"):
         return Void(ir.Evaluate(val, node.span))  # a call with effects, as an expression statement
-    if not isinstance(val, (ir.Expr, PyConst, Poison)):
+    # (a buffer evaluates to its data pointer in TIRx, which has no effect either)
+    if not isinstance(val, (ir.Expr, PyConst, Poison, ir.Buffer)):
         st.diags.error("E0306", f"`T.evaluate` takes an expression, not {kind_of(val)}", a["value"].span)
     return Void(ir.Seq(()))  # a value without effects: nothing to run
 

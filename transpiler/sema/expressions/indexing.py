@@ -60,9 +60,18 @@ def index_values(st, buf: ir.Buffer, nodes):
             return POISON
         extent = buf.shape[dim]
         if isinstance(v, ir.IntImm) and isinstance(extent, ir.IntImm) and not 0 <= v.value < extent.value:
-            st.diags.error("E0507", f"index {v.value} is out of bounds for dimension {dim} of "
-                                      f"`{buf.name}` (extent {extent.value})", index.span)
-            return POISON
+            # only a run-time condition reaches it: TIRx compiles it (through a pointer: a C array's constant
+            # out-of-range subscript is an error of nvcc's with -Werror, so it stays one here)
+            storage = buf.storage
+            if getattr(st, "guards", None) and storage is not None and storage.kind in ("param", "workspace"):
+                st.diags.warning("W0508", f"index {v.value} is out of bounds for dimension {dim} of "
+                                          f"`{buf.name}` (extent {extent.value}), in a branch taken only at "
+                                          f"run time", index.span,
+                                 help="the access is compiled as written; make sure the condition never holds")
+            else:
+                st.diags.error("E0507", f"index {v.value} is out of bounds for dimension {dim} of "
+                                          f"`{buf.name}` (extent {extent.value})", index.span)
+                return POISON
         vals.append(v)
     if buf.layout is not None and not all(map(effects.is_pure, vals)):
         # a layout may use a coordinate more than once (`i // 8`, `i % 8`; a swizzle): evaluated once

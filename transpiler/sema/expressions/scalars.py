@@ -178,7 +178,7 @@ def as_value(st, val, span: Span, dtype: DType | None = None):
     if val is POISON:
         return POISON
     if isinstance(val, ir.Buffer):
-        if val.shape and len(val.shape) == 1 and isinstance(val.shape[0], ir.IntImm) \
+        if val.scalar or val.shape and len(val.shape) == 1 and isinstance(val.shape[0], ir.IntImm) \
                 and val.shape[0].value == 1 and val.scope in ("local", "shared"):
             return load(st, val, SCALAR_INDEX, span)
         st.diags.error("E0306", f"buffer `{val.name}` is not a value; index it (`{val.name}[i]`)", span)
@@ -359,7 +359,7 @@ def arith(st, op: str, left, right, span: Span, span_a: Span, span_b: Span):
     if op == "/" and not dtype.is_float:
         st.diags.error("E0304", f"`/` on {dtype} operands", span, help="use `//` for floor division")
         return POISON
-    if op in _INT_ONLY and not dtype.is_int:
+    if op in _INT_ONLY and not dtype.is_int and not (dtype.is_bool and op in ("&", "|", "^")):  # (TIRx's bool and/or)
         st.diags.error("E0309", f"`{_op_text(op)}` needs integer operands, found {dtype}", span)
         return POISON
     if dtype.is_bool and op in ("+", "-", "*", "/", "floordiv", "floormod"):

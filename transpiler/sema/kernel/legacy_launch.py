@@ -11,15 +11,18 @@ kind are declared x first, then y, then z; declaring an axis again (another scop
 same axis) must repeat its extent."""
 from __future__ import annotations
 
+from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.target.dtypes import INT32
 from transpiler.sema.expressions import expr
+from transpiler.sema import state
 from transpiler.sema.kernel import threads
 from transpiler.sema.registry import handler
 from transpiler.evaluator.values import IdTuple, POISON
 
-_TAGS = {f"{base}.{axis}": (kind, k) for base, kind in (("blockIdx", "cta_id"), ("threadIdx", "thread_id"))
+_TAGS = {f"{base}.{axis}": (kind, k) for base, kind in (("blockIdx", "cta_id"), ("threadIdx", "thread_id"),
+                                                         ("clusterCtaIdx", "cta_id_in_cluster"))
          for k, axis in enumerate("xyz")}
 
 
@@ -30,7 +33,7 @@ def _launch_thread(st, node, a):
         return POISON
     if tag not in _TAGS:
         st.diags.error("E0518", f'`T.launch_thread("{tag}", ...)` is not supported yet', a["thread"].span,
-                       help="tirxc launches \"blockIdx.x/y/z\" and \"threadIdx.x/y/z\"")
+                       help="tirxc launches \"blockIdx.x/y/z\", \"clusterCtaIdx.x/y/z\" and \"threadIdx.x/y/z\"")
         return POISON
     kind, axis = _TAGS[tag]
     label = f'`T.launch_thread("{tag}", ...)`'
@@ -59,7 +62,12 @@ def _launch_thread(st, node, a):
         extents.append(extent)
         st.ids[kind] = (extents, previous[1] if previous is not None else node.span)
     name = tag.replace(".", "_")
-    return IdTuple((threads.new_id_var(st, kind, name, INT32, threads._launch_index(kind, axis), node.span),))
+    if kind == "cta_id_in_cluster":  # the CTA's place in its cluster (`__cluster_dims__` from its extents)
+        state.require(st, "cluster", "thread-block clusters", node.span)
+        value = ir.cast(INT32, threads.id_values(st, kind, axis + 1, node.span)[axis])
+    else:
+        value = threads._launch_index(kind, axis)
+    return IdTuple((threads.new_id_var(st, kind, name, INT32, value, node.span),))
 
 
 def is_launch_thread(st, node) -> bool:

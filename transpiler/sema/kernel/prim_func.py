@@ -13,8 +13,8 @@ from transpiler.ir.program import Kernel
 from transpiler.target.dtypes import INT32, UINT32, UINT64, parse_dtype
 from transpiler.sema import state, registry
 from transpiler.sema.expressions import expr, effects
-from transpiler.sema.kernel import threads, statements, attrs, legacy_launch
-from transpiler.sema.memory import views, buffers, pools, register_bounds, tensormaps
+from transpiler.sema.kernel import threads, statements, attrs, legacy_launch, implicit_entry
+from transpiler.sema.memory import views, buffers, open_arena, pools, register_bounds, tensormaps
 from transpiler.evaluator.values import Binding, DTypeVal, POISON, PyConst, Void
 from transpiler.sema.values import Handle, HandleType, LaunchConfig, LayoutPart, LayoutVal, LetType
 from transpiler.sema.state import KernelState, ModuleState, _SymbolicPending
@@ -54,6 +54,8 @@ def run(st: KernelState) -> Kernel:
     stmts = statements.block(st, device, new_scope=False)
     if st.pools:  # (the liveness walk it needs costs a pass over the whole kernel)
         pools.finish_pools(st, ir.seq(stmts))
+    if open_arena.is_open(st.arena) and not st.pools:  # `T.alloc_buffer((0,), ..., scope="shared.dyn")`
+        open_arena.size_from_views(st)
     grid, block = threads.launch_shape(st)
     register_bounds.check_register_indices(st, ir.seq(stmts), block)
     static_bytes, arena_bytes = shared_budget(st)
@@ -94,11 +96,9 @@ def split_at_device_entry(st, body: list) -> tuple[list, list]:
     legacy = next((i for i, stmt in enumerate(body) if legacy_launch.starts_device_code(st, stmt)), None)
     if not entries and legacy is not None:  # `T.launch_thread(...)` (legacy_launch.py): the device code
         return body[:legacy], body[legacy:]
-    if not entries:
-        st.diags.error("E0400", f"kernel `{st.fdef.name}` has no `T.device_entry()`", st.fdef.name_span,
-                         help="write `T.device_entry()` after the `T.match_buffer` calls; the kernel body "
-                              "follows it")
     split = next((i for i, stmt in enumerate(body) if not looks_like_host(stmt)), len(body))
+    if not entries:
+        implicit_entry.no_device_entry(st, body[split:])
     return body[:split], body[split:]
 
 

@@ -12,6 +12,7 @@ from transpiler.sema import state
 from transpiler.sema.expressions import scalars, expr, effects, indexing, stores
 from transpiler.sema.kernel import threads, loops, unrolled, legacy_launch
 from transpiler.sema.memory import views
+from transpiler.sema.memory.typed_pointers import TypedPointer
 from transpiler.evaluator import builtins as pyeval_builtins, core as pyeval, lists as pyeval_lists
 from transpiler.evaluator.values import (Binding, DTypeVal, IdTuple, LoopRange, POISON, Poison, PyConst, Void,
                                          PyDict, Helper)
@@ -233,7 +234,7 @@ def bind_new(st, target: ast.Name, val, stmt):
         return None
     if isinstance(val, LayoutPart):
         val = views.make_layout(st, val, stmt.value)
-    if isinstance(val, (Pointer, ir.BufferAddress)):
+    if isinstance(val, (Pointer, ir.BufferAddress, TypedPointer)):
         state.bind(st, name, Binding(val, "pointer", target.span))
         return None
     # `k = T.meta_var(v)` names v itself (a run-time expression is substituted at each use, as in
@@ -467,7 +468,8 @@ def let(st, target: ast.Name, dtype: DType | None, stmt):
                          help=f"write `{name}: T.let = <value>`")
         return None
     val = expr.elab(st, stmt.value)
-    if isinstance(val, Pointer) or (isinstance(val, PyConst) and not isinstance(val.value, (bool, int, float))):
+    if isinstance(val, (Pointer, TypedPointer)) or (isinstance(val, PyConst)
+                                                    and not isinstance(val.value, (bool, int, float))):
         state.bind(st, name, Binding(val, "let", target.span))
         return None
     value = scalars.as_value(st, val, stmt.value.span, dtype)

@@ -214,6 +214,8 @@ def id_placement_ok(st, label: str, node) -> bool:
 
 
 def declare_id(st, kind: str, node, a, label: str):
+    if st.device and st.depth and kind in st.id_vars:
+        return redeclared_id(st, kind, node, a)
     if not id_placement_ok(st, label, node):
         return POISON
     dtype = INT32
@@ -261,6 +263,24 @@ def declare_id(st, kind: str, node, a, label: str):
     names = [kind] if count == 1 else [f"{kind}_{axis}" for axis in "xyz"[:count]]
     return IdTuple(tuple(new_id_var(st, kind, name, dtype, value, node.span)
                          for name, value in zip(names, id_values(st, kind, count, node.span))))
+
+
+def redeclared_id(st, kind: str, node, a):
+    """`lane = T.lane_id([32])` inside a branch, after the kernel declared that id at its top level
+    (TIRx accepts it): the same id, read from the variable the top level bound, with the same
+    extents (E0403 otherwise); nothing is recomputed in the branch (a warp id's `__shfl_sync` would
+    need the whole warp there)."""
+    extents = id_extents(st, kind, a["extents"], node)
+    if extents is POISON:
+        return POISON
+    previous = st.ids[kind]
+    if extents is not None and previous[0] is not None and [str(e) for e in previous[0]] != [str(e) for e in extents]:
+        st.diags.error("E0403", f"`T.{kind}` declared again with different extents", node.span,
+                       notes=[Note("first declared here", previous[1])],
+                       help="every declaration of one kind of id describes the same launch; repeat the first "
+                            "extents or leave them out")
+        return POISON
+    return IdTuple((st.id_vars[kind],))
 
 
 def new_id_var(st, kind: str, name: str, dtype, value: ir.Expr, span) -> ir.Var:
@@ -542,8 +562,15 @@ def cluster_shape(st, grid: list) -> list:
                        st.ids["cta_id_in_pair"][1])
     if not has_grid and counts:
         grid = [ir.mul(c, ir.IntImm(INT32, d)) for c, d in zip(counts, dims)]
+    one_block = all(isinstance(g, ir.IntImm) and g.value == 1 for g in grid)
     for axis, (g, d) in enumerate(zip(grid, dims)):
         c = counts[axis] if counts else None
+        if one_block and g.value % d:  # (TIRx compiles it: a kernel only compiled, never launched, is fine)
+            st.diags.warning("W0723", f"a grid of one block does not fill a cluster of {size} CTAs: CUDA refuses "
+                                      f"to launch the kernel as written", st.ids["cta_id"][1] if has_grid else span,
+                             notes=[Note("the cluster's shape is given here", span)],
+                             help="make the grid a whole number of clusters before launching it")
+            break
         if isinstance(g, ir.IntImm) and g.value % d:
             st.diags.error("E0723", f"the grid's {g.value} blocks in {'xyz'[axis]} are not a whole number of "
                                     f"clusters of {d}", st.ids["cta_id"][1] if has_grid else span,

@@ -10,6 +10,7 @@ from transpiler.ir.layout import KNOWN_AXES
 from transpiler.syntax import ast
 from transpiler.evaluator import modules as pyeval_modules
 from transpiler.sema.library import prelude
+from transpiler.sema.memory import typed_pointers
 from transpiler.sema.registry import LAYOUT_CTORS
 from transpiler.evaluator.values import POISON, Binding, Builtin
 from transpiler.sema.values import Axis, LibraryName, Namespace
@@ -69,7 +70,9 @@ def import_(ms, stmt, bind=None) -> None:
             bind(name, Binding(POISON if value is None else value, "import", alias.span))
         else:
             for other in stmt.names:  # a use is refused (expr.library_name), an unused import is fine
-                bind(other.asname or other.name, Binding(LibraryName(other.name, stmt.module, False), "import",
+                # (TVM's pointer types are TIRx's, refused by name where they are used: typed_pointers.py)
+                known = (stmt.module, other.name) in typed_pointers.POINTER_TYPES
+                bind(other.asname or other.name, Binding(LibraryName(other.name, stmt.module, known), "import",
                                                          other.span))
             return
 

@@ -3,6 +3,8 @@
 and TMEM declarations."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from math import prod
 from transpiler import ir
 from transpiler.ir.launch import ParamKind
@@ -13,8 +15,8 @@ from transpiler.target.dtypes import INT32
 from transpiler.sema import registry
 from transpiler.sema.expressions import expr
 from transpiler.sema.calls import ptx as ptx_calls
-from transpiler.sema.memory import tmem_packing, views
-from transpiler.evaluator.values import POISON
+from transpiler.sema.memory import tmem_packing, typed_pointers, views
+from transpiler.evaluator.values import POISON, PyConst
 from transpiler.sema.values import Handle, Pointer
 from transpiler.sema.registry import default_arg, handler, is_default
 from transpiler.sema.expressions.expr import kind_of
@@ -118,7 +120,9 @@ def allocate(st, node, a, scope, *, scalar: bool = False):
             st.diags.error("E0305", f"`{name}=` places a view; it has no meaning on a new allocation",
                              a[name].span, help="use `T.decl_buffer(..., data=...)` for a view")
             return POISON
-    shape = views.shape_arg(st, a["shape"], symbolic=False) if "shape" in a else (ir.IntImm(INT32, 1),)
+    shape = views.shape_arg(st, a["shape"], symbolic=False, zero=scope == "shared.dyn" and not scalar
+                            and ("layout" not in a or is_default(a["layout"]))) \
+        if "shape" in a else (ir.IntImm(INT32, 1),)
     dtype = expr.dtype_or_default(st, a["dtype"])
     default_align = 64 if scope != "local" else 0
     align = views.align_arg(st, a["align"], default_align) if "align" in a else default_align
@@ -266,6 +270,12 @@ def _decl_buffer(st, node, a):
     if is_default(a["data"]) or (isinstance(a["data"], ast.Constant) and a["data"].value is None):
         return allocate(st, node, {k: v for k, v in a.items() if k != "data"}, scope or "global")
     base = expr.elab(st, a["data"])
+    if isinstance(base, typed_pointers.TypedPointer):  # `data=T.reinterpret(PointerType(...), B.ptr_to([i]))`
+        dtype = expr.dtype_or_default(st, a["dtype"])
+        view_base = None if dtype is None else typed_pointers.as_view_base(st, base, dtype, a)
+        if view_base is None:
+            return POISON
+        base, a = view_base[0], {**a, "byte_offset": view_base[1]}
     if isinstance(base, ir.Buffer):
         st.diags.error("E0516", "`data=` takes a pointer, not a buffer", a["data"].span,
                          help=f"write `data={base.name}.data`")
@@ -329,6 +339,25 @@ def _decl_buffer(st, node, a):
     if not views.index_fits(st, shape, layout, offset, a["shape"].span):
         return POISON
     return views.new_view(st, base_buf, shape, dtype, scope, layout, offset, align, node.span)
+
+
+@handler("decl_scalar", "dtype", "data", "scope=None", "elem_offset=None", "byte_offset=None")
+def _decl_scalar(st, node, a):
+    """`T.decl_scalar(dtype, data, scope)`: TIRx's one-element view over a pointer (`B.data`, a retyped
+    address), read and written by name like `T.alloc_scalar`'s."""
+    keywords = tuple(ast.Keyword(a[name].span, name, a[name]) for name in ("data", "scope", "elem_offset",
+                                                                             "byte_offset") if not is_default(a[name]))
+    call = ast.Call(node.span, node.func, (ast.Value(node.span, PyConst((1,))), a["dtype"]), keywords)
+    handler_fn, spec = registry.HANDLERS["decl_buffer"]
+    args = registry.bind_args(st, call, spec, "T.decl_scalar")
+    buf = POISON if args is None else handler_fn(st, call, args)
+    if not isinstance(buf, ir.Buffer):
+        return buf
+    scalar = replace(buf, scalar=True)  # the same view, read and written by name
+    st.pending = [ir.DeclView(scalar, s.span) if isinstance(s, ir.DeclView) and s.buffer is buf else s
+                  for s in st.pending]
+    st.views = [scalar if v is buf else v for v in st.views]
+    return scalar
 
 
 def tensor_type_args(st, call: ast.Call):

@@ -27,9 +27,10 @@ def _is_pow2(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
 
-def shape_arg(st, node, *, symbolic: bool):
+def shape_arg(st, node, *, symbolic: bool, zero: bool = False):
     """A buffer shape: a tuple of positive integer extents (a bare int is 1-D); None on error.
-    Symbolic extents are allowed only where `symbolic` (parameter buffers)."""
+    Symbolic extents are allowed only where `symbolic` (parameter buffers), an extent 0 only where
+    `zero` (the dynamic arena, sized by its views: open_arena.py)."""
     val = expr.elab(st, node)
     if isinstance(val, PyConst) and isinstance(val.value, int) and not isinstance(val.value, bool):
         items = [val]
@@ -62,7 +63,7 @@ def shape_arg(st, node, *, symbolic: bool):
         if not (isinstance(item, ir.Expr) and item.dtype.is_int and item.dtype.lanes == 1):
             st.diags.error("E0503", f"buffer extents are integers, not {kind_of(item)}", span)
             return None
-        if isinstance(item, ir.IntImm) and item.value <= 0:
+        if isinstance(item, ir.IntImm) and item.value <= 0 and not (zero and item.value == 0):
             st.diags.error("E0503", f"buffer extent {item.value} is not positive", span)
             return None
         if not symbolic and not isinstance(item, ir.IntImm):
@@ -443,6 +444,8 @@ def new_allocation(st, shape, dtype, scope, layout, align, span, scalar=False):
                                   "body, not inside `if`, `for` or `while`", span,
                          help="allocate it once, before the block")
         return POISON
+    if kind == "arena" and size == 0:
+        size = None  # sized by its views when the kernel ends (open_arena.py)
     storage = ir.Storage("\0", dtype, scope, kind, size, align)
     buf = ir.Buffer("", shape, dtype, scope, storage, layout, None, align, span, scalar=scalar)
     st.pending.append(ir.Allocate(buf, span))
