@@ -166,3 +166,20 @@ def print_diagnostics(result) -> None:
     if result.diagnostics:
         renderer = Renderer(result.source, colour=use_colour(sys.stderr))
         sys.stderr.write(renderer.render_all(result.diagnostics))
+
+
+def parse_scalars(items) -> dict:
+    """`--scalar NAME=VALUE` of `tirxc run` and `tirxc sim`: an int (any base Python reads), else a float."""
+    scalars = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.UsageError(f"--scalar takes NAME=VALUE, got '{item}'")
+        try:
+            scalars[key] = int(value, 0)
+        except ValueError:
+            try:
+                scalars[key] = float(value)
+            except ValueError:
+                raise click.UsageError(f"--scalar {key}: '{value}' is not a number")
+    return scalars

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from transpiler.cli.files import compile_file, print_diagnostics, read_input, write_atomic
+from transpiler.cli.files import compile_file, parse_scalars, print_diagnostics, read_input, write_atomic
 from transpiler.target.arch import arch_name
 
 
@@ -58,47 +58,13 @@ def _load_launcher(path: Path):
 
 
 def make_inputs(kernel, size: int, scalars: dict, seed: int):
-    """Arguments in declaration order for one kernel of a generated launcher."""
+    """Arguments in declaration order for one kernel of a generated launcher: device arrays made
+    as `tirxc sim` makes its inputs (transpiler/sim/inputs.py, one rule for both commands)."""
     import cupy
-    import numpy
-    rng = numpy.random.default_rng(seed)
-    values = {}
-    for param in kernel.spec["params"]:
-        for dim in param.get("shape", ()):
-            if isinstance(dim, str):
-                values.setdefault(dim, size)
-    args = []
-    for name in kernel.spec["args"]:
-        param = kernel.params[name]
-        if param["kind"] != "buffer":
-            default = 1 if param["dtype"].startswith(("int", "uint")) else 1.5
-            args.append(type(default)(scalars.get(name, default)))
-            values[param["c_name"]] = scalars.get(name, default)
-            continue
-        shape = kernel._host(param["shape"], values, f"the shape of argument '{name}'")
-        dtype = numpy.dtype(param["typestr"])  # the array dtype the launcher accepts
-        if dtype.kind == "f":
-            host = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
-        elif dtype.kind == "b":
-            host = rng.integers(0, 2, size=shape).astype(dtype)
-        else:
-            host = rng.integers(0, 100, size=shape).astype(dtype)
-        args.append(_device_array(host, param, kernel, values))
-    return args
 
+    from transpiler.sim.inputs import launch_arguments
 
-def _device_array(host, param, kernel, values):
-    """A device array with the strides the parameter's layout asks for."""
-    import cupy
-    strides = param["strides"]
-    if strides is None:
-        return cupy.asarray(host)
-    elements = kernel._host(strides, values, f"the strides of argument '{param['name']}'")
-    span = 1 + sum((d - 1) * s for d, s in zip(host.shape, elements))
-    backing = cupy.zeros(span, dtype=host.dtype)
-    view = cupy.lib.stride_tricks.as_strided(backing, host.shape, tuple(s * host.itemsize for s in elements))
-    view[...] = cupy.asarray(host)
-    return view
+    return launch_arguments(kernel, {}, size, seed, scalars, xp=cupy)
 
 
 def time_kernel(kernel, args, repeat: int) -> list[float]:
@@ -129,18 +95,7 @@ def time_kernel(kernel, args, repeat: int) -> list[float]:
 def run_command(kernel_file, kernel_name, repeat, seed, size, scalar_args):
     """Transpile KERNEL.tx, launch its kernels on the GPU, and report median times."""
     name, data = read_input(kernel_file)
-    scalars = {}
-    for item in scalar_args:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise click.UsageError(f"--scalar takes NAME=VALUE, got '{item}'")
-        try:
-            scalars[key] = int(value, 0)
-        except ValueError:
-            try:
-                scalars[key] = float(value)
-            except ValueError:
-                raise click.UsageError(f"--scalar {key}: '{value}' is not a number")
+    scalars = parse_scalars(scalar_args)
     stem = Path(name).stem if name != "<stdin>" else "stdin"
     # with #line directives, so that an NVRTC error names the .tx line (the launcher's CompileError)
     result = compile_file(name, data, until="launcher", launcher_name=stem, line_info=True)

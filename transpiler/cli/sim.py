@@ -15,7 +15,7 @@ import time
 
 import click
 
-from transpiler.cli.files import compile_file, print_diagnostics, read_input
+from transpiler.cli.files import compile_file, parse_scalars, print_diagnostics, read_input
 
 
 # A machine that cannot run the simulator (no host C++ compiler): docs/ci-guide.md's exit status 4.
@@ -25,23 +25,6 @@ ENVIRONMENT_EXIT = 4
 def _fail(message: str, status: int = 1) -> None:
     sys.stderr.write(f"tirxc sim: {message}\n")
     sys.exit(status)
-
-
-def parse_scalars(items) -> dict:
-    """--scalar NAME=VALUE, as `tirxc run` reads it."""
-    scalars = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise click.UsageError(f"--scalar takes NAME=VALUE, got '{item}'")
-        try:
-            scalars[key] = int(value, 0)
-        except ValueError:
-            try:
-                scalars[key] = float(value)
-            except ValueError:
-                raise click.UsageError(f"--scalar {key}: '{value}' is not a number")
-    return scalars
 
 
 def run_on_cpu_instead(reason: str, name: str, data: bytes, shown, **options) -> None:

@@ -8,16 +8,24 @@ from __future__ import annotations
 
 def arguments(kernel, given: dict, size: int, seed: int, scalars: dict | None = None) -> list:
     """The arguments of `kernel` (a SimKernel) in declaration order."""
-    import numpy
-
-    scalars = scalars or {}
-    launcher = kernel.kernel
     unknown = sorted(set(given) - set(kernel.args))
     if unknown:
         raise ValueError(f"{kernel.name}: the inputs name no parameter {', '.join(map(repr, unknown))} "
                          f"(parameters: {', '.join(kernel.args)})")
+    return launch_arguments(kernel.kernel, given, size, seed, scalars)
+
+
+def launch_arguments(launcher, given: dict, size: int, seed: int, scalars: dict | None = None, xp=None) -> list:
+    """The arguments of one kernel of a generated launcher (`launcher`), in declaration order:
+    `tirxc sim`'s (NumPy arrays) and, with `xp=cupy`, `tirxc run`'s (device arrays, made from
+    the same host values)."""
+    import numpy
+
+    xp = xp or numpy
+    scalars = scalars or {}
     values = {}  # extents and integer scalars, by C name, as the launcher's host expressions read them
-    for name in kernel.args:
+    names = launcher.spec["args"]
+    for name in names:
         param = launcher.params[name]
         if param["kind"] == "buffer" and name in given:
             for dim, extent in zip(getattr(given[name], "shape", ()), param["shape"]):
@@ -29,7 +37,7 @@ def arguments(kernel, given: dict, size: int, seed: int, scalars: dict | None = 
                 values.setdefault(extent, size)
     rng = numpy.random.default_rng(seed)
     out = []
-    for name in kernel.args:
+    for name in names:
         param = launcher.params[name]
         if param["kind"] != "buffer":
             if name in given:
@@ -52,27 +60,25 @@ def arguments(kernel, given: dict, size: int, seed: int, scalars: dict | None = 
             host = rng.integers(0, 2, size=shape).astype(dtype)
         else:
             host = rng.integers(0, 100, size=shape).astype(dtype)
-        out.append(_with_layout(host, param, launcher, values))
+        out.append(_with_layout(host, param, launcher, values, xp))
     return out
 
 
-def _with_layout(host, param, launcher, values):
-    """`host` as an array with the strides the parameter's layout asks for, in a backing
+def _with_layout(host, param, launcher, values, xp):
+    """`host` as an array of `xp` with the strides the parameter's layout asks for, in a backing
     allocation that starts `offset` elements before it (where the kernel's pointer points)."""
-    import numpy
-
     strides, offset = param["strides"], param["offset"]
     if (strides is None and not offset) or not host.size:
-        return host
+        return xp.asarray(host)
     if strides is None:
         elements, span = None, host.size
     else:
         elements = launcher._host(strides, values, f"the strides of argument '{param['name']}'")
         span = 1 + sum((d - 1) * s for d, s in zip(host.shape, elements))
-    backing = numpy.zeros(offset + span, dtype=host.dtype)[offset:]
+    backing = xp.zeros(offset + span, dtype=host.dtype)[offset:]
     if elements is None:
         view = backing.reshape(host.shape)
     else:
-        view = numpy.lib.stride_tricks.as_strided(backing, host.shape, tuple(s * host.itemsize for s in elements))
-    view[...] = host
+        view = xp.lib.stride_tricks.as_strided(backing, host.shape, tuple(s * host.itemsize for s in elements))
+    view[...] = xp.asarray(host)
     return view
