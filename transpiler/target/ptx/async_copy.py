@@ -16,6 +16,22 @@ def _fixed(asm: str, *operands: Operand):
     return lambda m: Form(tuple(operands), asm.replace("@", m[0]))
 
 
+def _ordered(build, sems: tuple[str, ...]):
+    """An mbarrier builder whose semantics and scope come together or not at all (ptxas: a scope
+    needs an order, an order a scope), the semantics one of `sems`."""
+    def checked(m):
+        tokens = m[0].split(".")
+        sem = next((t for t in tokens if t in ("release", "relaxed", "acquire")), None)
+        scope = next((t for t in tokens if t in ("cta", "cluster")), None)
+        if sem is not None and sem not in sems:
+            return f"`.{sem}` is not an order of `{'.'.join(tokens[:2])}` (" + ", ".join(f".{s}" for s in sems) + ")"
+        if (sem is None) != (scope is None):
+            return (f"`.{sem}` needs a scope (.cta, .cluster)" if scope is None
+                    else f"the scope `.{scope}` needs an order (" + ", ".join(f".{s}" for s in sems) + ")")
+        return build(m)
+    return checked
+
+
 def _generic(build):
     """An mbarrier builder whose spelling may leave out the state space: then the ISA's generic
     addressing, so the barrier is a generic pointer (into shared memory) instead of a shared one."""
@@ -137,6 +153,8 @@ def _tensor_prefetch(m):
 
 
 def _bulk(m):
+    """The directions global -> shared (::cta or ::cluster), shared::cta -> shared::cluster
+    (both completing on an mbarrier) and shared::cta -> global (in a bulk group)."""
     dst = Operand("addr", space="shared", name="dst")
     if m["dst"] == "global":
         ops = (Operand("addr", space="global", name="dst"), Operand("addr", space="shared", name="src"),
@@ -163,6 +181,15 @@ def _bulk(m):
             return "`.cp_mask` goes with the shared::cta -> global copy"
         ops += (Operand("in", "u16", name="byte_mask"),)
         asm += f", ${len(ops) - 1}"
+    if (m["dst"], m["src"]) in (("global", "global"), ("shared::cta", "shared::cta")):
+        return f"no bulk copy goes .{m['src']} -> .{m['dst']}"
+    mbarrier, group = ".mbarrier::complete_tx::bytes" in m[0], ".bulk_group" in m[0]
+    if m["dst"] == "global" and (mbarrier or not group):
+        return "a bulk copy into global memory completes in a bulk group (`.bulk_group`)"
+    if m["dst"] != "global" and (group or not mbarrier):
+        return "a bulk copy into shared memory completes on an mbarrier (`.mbarrier::complete_tx::bytes`)"
+    if m["hint"] and m["src"] == "shared::cta" and m["dst"] != "global":
+        return "the shared::cta -> shared::cluster copy takes no `.L2::cache_hint`"
     return Form(ops, asm + ";", feature="bulk.sm100" if m["mask"] else "bulk.multicast" if m["mc"] else None)
 
 
@@ -187,7 +214,7 @@ FAMILIES = [
     Family(rf"mbarrier\.inval{_OPT}\.b64", _generic(_fixed("@ [$0];", Operand("addr", space="shared"))), "mbarrier",
            ("mbarrier.inval.shared::cta.b64", "mbarrier.inval.b64")),
     Family(r"mbarrier\.arrive(?:_drop)?(?P<expect>\.expect_tx)?" + _SEM + r"(?P<space>\.shared(?:::cta|::cluster)?)?\.b64",
-           _generic(_mbar_arrive), "mbarrier.tx",
+           _generic(_ordered(_mbar_arrive, ("release", "relaxed"))), "mbarrier.tx",
            ("mbarrier.arrive.shared::cta.b64", "mbarrier.arrive.shared.b64", "mbarrier.arrive.expect_tx.shared::cta.b64",
             "mbarrier.arrive.relaxed.cta.shared::cta.b64", "mbarrier.arrive.release.cluster.shared::cluster.b64",
             "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64", "mbarrier.arrive_drop.shared::cta.b64",
@@ -195,12 +222,12 @@ FAMILIES = [
             "mbarrier.arrive.expect_tx.b64"),
            "arrive on a barrier (optional count; expect_tx adds expected transaction bytes; arrive_drop also "
            "lowers the expected arrivals of later phases)"),
-    Family(r"mbarrier\.(?:expect_tx|complete_tx)" + _SEM + r"(?:\.shared(?:::cta|::cluster)?)?\.b64", _generic(_tx),
+    Family(r"mbarrier\.(?:expect_tx|complete_tx)" + _SEM + r"(?:\.shared(?:::cta|::cluster)?)?\.b64", _generic(_ordered(_tx, ("relaxed",))),
            "mbarrier.tx", ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
                            "mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64",
                            "mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64", "mbarrier.expect_tx.relaxed.cta.b64")),
     Family(r"mbarrier\.(?P<op>try_wait|test_wait)(?P<parity>\.parity)?(?:\.(?:acquire|relaxed))?(?:\.(?:cta|cluster))?"
-           + _OPT + r"\.b64", _generic(_mbar_wait), "mbarrier.tx",
+           + _OPT + r"\.b64", _generic(_ordered(_mbar_wait, ("acquire", "relaxed"))), "mbarrier.tx",
            ("mbarrier.try_wait.parity.shared::cta.b64", "mbarrier.test_wait.parity.shared::cta.b64",
             "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64", "mbarrier.try_wait.shared::cta.b64",
             "mbarrier.test_wait.shared::cta.b64", "mbarrier.try_wait.parity.acquire.cluster.b64"),
