@@ -31,7 +31,7 @@ from transpiler.target.target import Target
 
 # The targets the table's FEATURES rows claim that nvcc 13 compiles for (sm_101a became sm_110a).
 ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_103a", "sm_110a",
-         "sm_120", "sm_120a")
+         "sm_120", "sm_120a", "sm_121a")
 _CHUNK = 400  # kernels per translation unit (cicc is slow on one of thousands)
 _GUARDS = "".join(f"#define {guard_macro(f)} 1\n" for f in SPECIFIC)
 
@@ -151,7 +151,7 @@ def assemble_arch(header: str, entries: dict[int, str], arch: str, scratch: Path
 
 
 def run(archs, limit: int | None, seed: int = 0, family: str = "", jobs: int = 2, out=sys.stdout,
-        given: list[str] | None = None) -> int:
+        given: list[str] | None = None, beyond: bool = False) -> int:
     start = time.time()
     instrs = instructions(limit, seed, family, given)
     mnemonics = {i.mnemonic for i in instrs}
@@ -172,8 +172,12 @@ def run(archs, limit: int | None, seed: int = 0, family: str = "", jobs: int = 2
             arch, number = job
             target = Target.parse(arch)
             header, entries = modules[number]
-            chosen = {k: v for k, v in entries.items() if target.allows(instrs[k].feature)}
-            return arch, len(chosen), assemble_arch(header, chosen, arch, scratch / f"c{number}")
+            chosen = {k: v for k, v in entries.items() if target.allows(instrs[k].feature) != beyond}
+            refused = assemble_arch(header, chosen, arch, scratch / f"c{number}")
+            if beyond:  # report what ptxas assembles of what the table refuses there
+                return arch, len(chosen), {k: "assembles, but the table refuses it here" for k in chosen
+                                           if k not in refused}
+            return arch, len(chosen), refused
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             parts = list(pool.map(one, [(a, n) for a in archs for n in range(len(chunks))]))
@@ -203,10 +207,13 @@ def main(argv=None) -> int:
     parser.add_argument("--family", default="", help="families whose pattern matches this regular expression")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--spellings", help="a file of spellings, one a line, instead of the enumeration")
+    parser.add_argument("--beyond", action="store_true",
+                        help="the forms the table refuses on each target instead: what ptxas assembles of "
+                             "them is what the table could allow there")
     args = parser.parse_args(argv)
     given = Path(args.spellings).read_text(encoding="utf-8").split() if args.spellings else None
     return run(tuple(args.arch or ARCHS), None if args.all else args.limit, args.seed, args.family, args.jobs,
-               given=given)
+               given=given, beyond=args.beyond)
 
 
 if __name__ == "__main__":

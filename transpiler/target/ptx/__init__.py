@@ -33,7 +33,7 @@ FAMILIES: list[Family] = (tensor_core.FAMILIES + mma_more.FAMILIES + mma_sparse.
                           + fp_cvt.FAMILIES)
 _COMPILED = [(re.compile(f.pattern + r"$"), f) for f in FAMILIES]
 # lines of the ISA that ptxas does not assemble yet: (pattern, match -> why it is refused)
-_NOT_YET = [(re.compile(pattern + r"$"), why) for pattern, why in fp_cvt.NOT_YET]
+_NOT_YET = [(re.compile(pattern + r"$"), why) for pattern, why in fp_cvt.NOT_YET + async_copy.NOT_YET]
 
 # Spellings shown in "did you mean" help: every family's examples.
 EXAMPLES: tuple[str, ...] = tuple(e for f in FAMILIES for e in f.examples)

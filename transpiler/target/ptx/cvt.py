@@ -57,7 +57,8 @@ def _cvt(m):
     bf = "bf16" in (d, a)
     feature = None
     if bf:
-        feature = "half.sm80" if (d, a, rnd) == ("bf16", "f32", "rn") else "bf16.arith"
+        sm80 = (d, a, rnd) == ("bf16", "f32", "rn") or ((d, a) == ("f32", "bf16") and not m["ftz"])
+        feature = "half.sm80" if sm80 else "bf16.arith"
     elif m["relu"] or m["satfinite"]:
         feature = "half.sm80"
     return Form((Operand("out", _KIND[d]), Operand("in", _KIND[a])), f"{m[0]} $0, $1;", feature=feature)

@@ -242,7 +242,7 @@ def _memory(m):
             form = Form(form.operands + (Operand("in", "u64", name="cache_policy"),),
                         form.asm.replace(";\nmov.b128 {$0", f", ${n};\nmov.b128 {{$0", 1) if opcode != "st"
                         else form.asm.replace("tirx_q1;\n}", f"tirx_q1, ${n};\n}}"))
-        return Form(form.operands, form.asm, feature=_feature(found))
+        return _integer_addresses(Form(form.operands, form.asm, feature=_feature(found)), found)
     kind = _REG[found["type"]]
     lanes = int(found.get("vec", "v1")[1:])
     hint = (Operand("in", "u64", name="cache_policy"),) if "hint" in found else ()
@@ -268,7 +268,18 @@ def _memory(m):
     sinkable = ()
     if opcode in ("ld", "st") and _wide(found):  # the ISA's `_` for lanes not read / not written
         sinkable = tuple(range(lanes)) if opcode == "ld" else tuple(range(1, lanes + 1))
-    return Form(ops, text, feature=_feature(found), sinkable=sinkable)
+    return _integer_addresses(Form(ops, text, feature=_feature(found), sinkable=sinkable), found)
+
+
+def _integer_addresses(form: Form, found: dict[str, str]) -> Form | list[Form]:
+    """A shared::cta access also takes its address as a shared-window offset held in a 32- or
+    64-bit integer (TIRx's `st.shared` of an address computed by hand): the forms after the
+    pointer one, told apart by the argument (a pointer, or an integer of either width)."""
+    if found.get("space") not in ("shared", "shared::cta"):
+        return form
+    at = next(k for k, op in enumerate(form.operands) if op.role == "addr")
+    return [form] + [Form(form.operands[:at] + (Operand("in", width, name="shared_addr"),) + form.operands[at + 1:],
+                          form.asm, feature=form.feature, sinkable=form.sinkable) for width in ("u32", "u64")]
 
 
 def _merge(tokens: list[str]) -> list[str]:

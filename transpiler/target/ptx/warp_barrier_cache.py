@@ -71,7 +71,7 @@ def _st_bulk(m):
 
 def _arrive_nc(m):
     """mbarrier.arrive{_drop}.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count."""
-    feature = "mbarrier.tx" if m["sem"] else "mbarrier"
+    feature = "mbarrier"  # (ptxas assembles `.release.cta` for sm_80 too)
     space = "shared" if ".shared" in m[0] else "generic"  # no state space: a generic address
     return Form((Operand("out", "b64", name="state"), Operand("addr", space=space), Operand("in", "u32", name="count")),
                 f"{m[0]} $0, [$1], $2;", feature=feature)
