@@ -108,7 +108,8 @@ FEATURES: dict[str, tuple[int, str]] = {
     "cvt.sm100": (100, "a"),  # fp6 / fp4 / ue8m0 pairs, fp8 from bf16x2, .rs  # redux.sync min / max on f32
     "ld256": (100, ""),  # the 256-bit ld / st vectors (.v8 of 32-bit, .v4 of 64-bit values)
     "bulk.sm100": (100, ""),  # cp.async.bulk's .cp_mask
-    "bulk.multicast": (90, "a"),  # cp.async.bulk(.tensor)'s .multicast::cluster (ptxas: arch-specific targets)
+    "bulk.multicast": (90, "a"),
+    "bulk.gather4": (100, "a"),  # the TMA load's `.tile::gather4` (sm_100a ... and sm_120a)  # cp.async.bulk(.tensor)'s .multicast::cluster (ptxas: arch-specific targets)
     "clc": (100, ""),  # clusterlaunchcontrol try_cancel / query_cancel
     "clc.multicast": (100, "a"),  # clusterlaunchcontrol.try_cancel's .multicast::cluster::all
     "ldmatrix.b8": (100, "a"),  # ldmatrix .m16n16 / .m8n16 and stmatrix .m16n8 on 8-bit (and packed 6 / 4-bit) data
@@ -135,6 +136,7 @@ SPECIFIC: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "multimem.fp8": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
     "tensormap.sm100": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
     "bulk.multicast": ((90, 100, 101, 103, 110), (100, 101, 103, 110)),
+    "bulk.gather4": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
     "clc.multicast": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
     "ldmatrix.b8": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
 }

@@ -112,7 +112,8 @@ def _mbar_wait(m):
 def _bulk_tensor(m):
     """TMA load: dst, [tensor_map, {coordinates}], [mbar]{, cta_mask}{, cache_policy}. `.tile::gather4`
     (2d only) names four rows: five coordinates; `.multicast::cluster` writes the tile into the CTAs
-    of cta_mask (a 16-bit mask of cluster ranks); `.cta_group` / gather4 need sm_100a."""
+    of cta_mask (a 16-bit mask of cluster ranks); `.cta_group` / gather4 need sm_100a (a plain
+    gather4 into shared::cta, sm_120a as well)."""
     dims = int(m["dims"])
     gather = (m["mode"] or "").endswith("gather4")
     if gather and dims != 2:
@@ -129,7 +130,9 @@ def _bulk_tensor(m):
     if m["hint"]:
         ops += (Operand("in", "u64", name="cache_policy"),)
         asm += f", ${len(ops) - 1}"
-    return Form(ops, asm + ";", feature="tcgen05" if m["cg"] or gather else "bulk.multicast" if m["mc"] else None)
+    cta_gather = gather and m["dst"] == "shared::cta" and not m["mc"] and not m["cg"]  # sm_120a has it too
+    feature = "bulk.gather4" if cta_gather else "tcgen05" if m["cg"] or gather else "bulk.multicast" if m["mc"] else None
+    return Form(ops, asm + ";", feature=feature)
 
 
 def _bulk_tensor_store(m):

@@ -57,7 +57,7 @@ def _cvt(m):
     bf = "bf16" in (d, a)
     feature = None
     if bf:
-        sm80 = (d, a, rnd) == ("bf16", "f32", "rn") or ((d, a) == ("f32", "bf16") and not m["ftz"])
+        sm80 = (d, a) == ("bf16", "f32") or ((d, a) == ("f32", "bf16") and not m["ftz"])  # (ptxas)
         feature = "half.sm80" if sm80 else "bf16.arith"
     elif m["relu"] or m["satfinite"]:
         feature = "half.sm80"

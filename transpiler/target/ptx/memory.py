@@ -202,7 +202,7 @@ def _feature(found: dict[str, str]) -> str | None:
     if (found["type"] == "b128" and "op" in found) or (found.get("vec") and "op" in found) \
             or found["type"] in ("bf16", "bf16x2"):
         needs.append("atom.sm90")
-    if "op" not in found and _wide(found):
+    if "op" not in found and _wide(found) and not found["type"].endswith("8"):  # (.v8 of bytes: 64 bits)
         needs.append("ld256")
     if "hint" in found or "size" in found or "evict" in found or "evict2" in found:
         needs.append("cache.hint")
