@@ -80,7 +80,7 @@ numbers; ld / st / red / atom, whose modifiers are a set, as a seeded sample of 
 spellings), renders each form's helper as a .cu gets it, calls it from a kernel of its own,
 and assembles the kernels through `nvcc --ptx` and ptxas for sm_80, 86, 89, 90, 90a, 100,
 100a, 100f, 103a, 110a, 120, 120a and 121a (sm_101a is sm_110a in CUDA 13). With ptxas 13.0:
-7,234 spellings of the 148 families, 9,143 forms, 90,698 assemblies, 0 refused (7 minutes
+7,234 spellings of the 148 families, 9,143 forms, 90,734 assemblies, 0 refused (5-10 minutes
 on two busy cores). `--beyond` assembles what the table refuses on each target instead, to
 find forms it could allow there. A kernel ptxas refuses is named with its spelling and ptxas's message (`--arch`,
 `--family`, `--limit N` and `--spellings FILE` narrow a run). tests/ptx/test_assemble.py
