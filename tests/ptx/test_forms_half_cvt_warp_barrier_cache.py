@@ -32,7 +32,8 @@ def test_half_and_cvt_calls_check():
 
 def test_bf16_arithmetic_rows():
     assert ptx.lookup("add.bf16").min_arch == 90 and ptx.lookup("fma.rn.bf16").min_arch == 80
-    assert ptx.lookup("cvt.rn.bf16.f32").min_arch == 80 and ptx.lookup("cvt.f32.bf16").min_arch == 90
+    assert ptx.lookup("cvt.rn.bf16.f32").min_arch == 80 and ptx.lookup("cvt.f32.bf16").min_arch == 80  # (ptxas)
+    assert ptx.lookup("cvt.ftz.f32.bf16").min_arch == 90 and ptx.lookup("cvt.f64.bf16").min_arch == 90
     _, errs = check('h = T.alloc_local((2,), "bfloat16")\nT.ptx.add.bf16(h[0], h[1], h[1])\n', "sm_80")
     assert errs == [(FIRST + 1, 5, "E0320")]
 

@@ -80,6 +80,10 @@ FEATURES: dict[str, tuple[int, str]] = {
     "wgmma": (90, "a"),
     "setmaxnreg": (90, "a"),
     "tcgen05": (100, "a"),  # tensor memory and the fifth-generation tensor core
+    "tcgen05.i8": (100, "a"),  # tcgen05.mma .kind::i8 (not sm_103a, not the sm_100f family)
+    "tcgen05.specific": (100, "a"),  # tcgen05.shift, `.scale_vec::NX`, `.sp` with kind::mxf4*: not sm_100f
+    "tcgen05.scale_d": (100, "a"),  # tcgen05.mma's scale-input-d immediate (not sm_110a)
+    "cvt.rs": (100, "a"),  # cvt's stochastic rounding `.rs` (not sm_110a, not sm_100f)
     "memory": (BASE_ARCH, ""),  # ld / st / red / atom (with .sem and .scope: sm_70), mov, prefetch, bar
     "cvt.packed": (80, ""),  # cvt to f16x2 / bf16x2
     "cvt.fp8": (89, ""),  # cvt to and from e4m3x2 / e5m2x2
@@ -104,7 +108,8 @@ FEATURES: dict[str, tuple[int, str]] = {
     "cvt.sm100": (100, "a"),  # fp6 / fp4 / ue8m0 pairs, fp8 from bf16x2, .rs  # redux.sync min / max on f32
     "ld256": (100, ""),  # the 256-bit ld / st vectors (.v8 of 32-bit, .v4 of 64-bit values)
     "bulk.sm100": (100, ""),  # cp.async.bulk's .cp_mask
-    "bulk.multicast": (90, "a"),  # cp.async.bulk(.tensor)'s .multicast::cluster (ptxas: arch-specific targets)
+    "bulk.multicast": (90, "a"),
+    "bulk.gather4": (100, "a"),  # the TMA load's `.tile::gather4` (sm_100a ... and sm_120a)  # cp.async.bulk(.tensor)'s .multicast::cluster (ptxas: arch-specific targets)
     "clc": (100, ""),  # clusterlaunchcontrol try_cancel / query_cancel
     "clc.multicast": (100, "a"),  # clusterlaunchcontrol.try_cancel's .multicast::cluster::all
     "ldmatrix.b8": (100, "a"),  # ldmatrix .m16n16 / .m8n16 and stmatrix .m16n8 on 8-bit (and packed 6 / 4-bit) data
@@ -121,12 +126,17 @@ SPECIFIC: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "wgmma": ((90,), ()),
     "setmaxnreg": ((90, 100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
     "tcgen05": ((100, 101, 103, 110), (100, 101, 103, 110)),
-    "redux.f32": ((100, 101, 103, 110), (100, 101, 103, 110)),
-    "cvt.sm100": ((100, 101, 103, 110), (100, 101, 103, 110)),
+    "tcgen05.i8": ((100, 110), ()),
+    "tcgen05.specific": ((100, 101, 103, 110), ()),
+    "tcgen05.scale_d": ((100, 101, 103), (100, 101, 103)),
+    "cvt.rs": ((100, 101, 103), ()),
+    "redux.f32": ((100, 101, 103), (100, 101, 103)),
+    "cvt.sm100": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
     "tensormap": ((90, 100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
     "multimem.fp8": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
     "tensormap.sm100": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
     "bulk.multicast": ((90, 100, 101, 103, 110), (100, 101, 103, 110)),
+    "bulk.gather4": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110)),
     "clc.multicast": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
     "ldmatrix.b8": ((100, 101, 103, 110, 120, 121), (100, 101, 103, 110, 120, 121)),
 }

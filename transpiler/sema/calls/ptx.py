@@ -2,6 +2,8 @@
 tcgen05 rules (warp-uniform guards, TMEM addresses)."""
 from __future__ import annotations
 
+import re
+
 from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.ir import layout as layouts
@@ -35,6 +37,10 @@ def ptx_call(st, path: tuple[str, ...], node: ast.Call, mnemonic: str | None = N
         if len(path) == 2 and path[0] == "tcgen05" and path[1] in _TCGEN05_KEYWORD_FORMS:
             return tcgen05_keyword_form(st, path[1], node)
         mnemonic = ptx.from_attribute_path(path)
+        modifiers = printed_modifiers(node.args)
+        if modifiers is not None:  # the printer's form: the modifiers as trailing strings
+            mnemonic = ".".join([mnemonic] + [m for m in modifiers if m])
+            node = ast.Call(node.span, node.func, node.args[:len(node.args) - len(modifiers)], node.keywords)
     found = ptx.forms(mnemonic)
     if isinstance(found, str):
         st.diags.error("E0603", f"`{mnemonic}` is not a valid form: {found}", node.func.span,
@@ -57,6 +63,20 @@ def ptx_call(st, path: tuple[str, ...], node: ast.Call, mnemonic: str | None = N
         else:
             preserve = keyword
     return ptx_instruction_call(st, found, list(node.args), node, pred, preserve)
+
+
+_MODIFIER = re.compile(r"[A-Za-z0-9_:]*")  # a modifier slot's text ("" for one left out)
+
+
+def printed_modifiers(args) -> list[str] | None:
+    """The trailing string arguments of TIRx's printed PTX call (`T.ptx.cp(dst, src, n, "async",
+    "bulk", "", ...)`: the mnemonic's modifier slots in order, "" for one left out); None when
+    the call has none."""
+    count = 0
+    while count < len(args) and isinstance(args[-1 - count], ast.Constant) \
+            and isinstance(args[-1 - count].value, str) and _MODIFIER.fullmatch(args[-1 - count].value):
+        count += 1
+    return [a.value for a in args[len(args) - count:]] if count else None
 
 
 def predicate_evidence(st, node: ast.Call):
@@ -175,7 +195,7 @@ def _fits(st, op: ptx.Operand, index: int, arg, cache: dict) -> bool:
     val = _elab_once(st, index, arg, cache)
     if _is_tmem(val):  # a tensor-memory buffer goes where a tensor-memory address does
         return op.role == "in" and op.name in ptx.TMEM_OPERANDS
-    is_addr = isinstance(val, (Pointer, ir.BufferAddress))
+    is_addr = isinstance(val, (Pointer, ir.BufferAddress)) or _window_address(val) is not None
     if op.role == "addr":
         return is_addr
     if is_addr:
@@ -186,6 +206,15 @@ def _fits(st, op: ptx.Operand, index: int, arg, cache: dict) -> bool:
     if dtype is None or op.kind == "pred":
         return True
     return dtype.nbytes == parse_dtype(op.dtype).nbytes or (isinstance(val, ir.IntImm) and op.role == "in")
+
+
+def _window_address(val):
+    """The shared-memory address inside `T.cuda.cvta_generic_to_shared(address)` (TIRx's
+    printed operands give the shared window so); None for any other value."""
+    if isinstance(val, ir.Call) and val.func == "tirx_cuda_cvta_generic_to_shared" and len(val.args) == 1 \
+            and isinstance(val.args[0], ir.BufferAddress):
+        return val.args[0]
+    return None
 
 
 def _is_tmem(val) -> bool:
@@ -268,7 +297,8 @@ def ptx_instruction_call(st, candidates, arg_nodes, node: ast.Call, pred=None, p
     taking = [k for k, op in enumerate(instr.operands) if op.role != "imm" and k not in sinks]  # (as args are)
     narrow = tuple(k for k, value in zip(taking, args) if instr.operands[k].is_dest and isinstance(value, ir.BufferLoad)
                    and value.dtype not in [parse_dtype(d) for d in instr.operands[k].accepts]
-                   and instr.operands[k].kind in _BIT_KINDS and _narrower_int(value.dtype, parse_dtype(instr.operands[k].dtype)))
+                   and _carries_a_byte(instr, instr.operands[k])
+                   and _narrower_int(value.dtype, parse_dtype(instr.operands[k].dtype)))
     if narrow:
         instr = ptx.narrowed(instr, narrow)
     require_instruction_arch(st, instr, node.span)
@@ -320,6 +350,8 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg, cache: dict | None 
             val = ir.BufferAddress(HANDLE, val.buffer, None, arg.span)
         if isinstance(val, Poison):
             return POISON
+        if op.space == "shared" and _window_address(val) is not None:
+            val = _window_address(val)  # the helper converts it to the shared window itself
         if isinstance(val, ir.Cast) and isinstance(val.a, ir.BufferAddress) and val.a.buffer.storage is not None \
                 and val.a.buffer.storage.kind == "tensormap" and op.space == "generic":
             val = val.a  # `T.address_of(A_map)`: the map's generic address (`prefetch.tensormap [a]`)
@@ -352,7 +384,7 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg, cache: dict | None 
                                           f"register: pass a register scalar (`T.local_scalar`) or an element of a buffer, such as `r[0]`",
                                  arg.span)
             return POISON
-        if val.dtype not in accepts and not (op.kind in _BIT_KINDS and _narrower_int(val.dtype, dtype)):
+        if val.dtype not in accepts and not (_carries_a_byte(instr, op) and _narrower_int(val.dtype, dtype)):
             st.diags.error("E0602", f"{where} is a {op.kind} register, but `{val.buffer.name}` holds "
                                       f"{val.dtype}", arg.span,
                              help="declare the register buffer as " + " or ".join(f'"{d}"' for d in op.accepts))
@@ -378,6 +410,13 @@ _OUTPUT_SCOPES = ("local", "global", "shared", "shared.dyn")
 
 
 _BIT_KINDS = ("b8",)  # registers that carry a narrower value: a .b8 byte in a 16-bit register
+
+
+def _carries_a_byte(instr, op) -> bool:
+    """A destination register that holds an 8-bit value: a .b8 byte (cvt's .e2m1x2), or the
+    32-bit register an 8-bit load (`ld.shared.b8`) fills."""
+    byte_load = instr.mnemonic.split(".")[0] in ("ld", "ldu") and instr.mnemonic.endswith(".b8")
+    return op.kind in _BIT_KINDS or (byte_load and op.kind == "b32")
 
 
 def _narrower_int(have, want) -> bool:

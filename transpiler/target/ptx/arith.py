@@ -12,6 +12,14 @@ _KIND = {"b16": "b16", "u16": "u16", "s16": "b16", "f16": "b16", "bf16": "b16", 
 _INT = r"(?P<type>[usb](?:16|32|64))"
 _INT_CMP = ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs")
 _FLOAT_CMP = ("eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
+_UNSIGNED_CMP = ("lo", "ls", "hi", "hs")  # the unsigned comparisons: not of a signed type (ptxas)
+
+
+def unfit_comparison(cmp: str, t: str) -> str:
+    """Why `.cmp` does not compare `.t` values ("" when it does), for setp / set."""
+    if cmp in _UNSIGNED_CMP and t[0] == "s":
+        return f"`.{cmp}` is an unsigned comparison; the signed .{t} compares with .lt / .le / .gt / .ge"
+    return ""
 
 
 def _ins(t: str, n: int) -> tuple[Operand, ...]:
@@ -36,6 +44,8 @@ def _setp(m):
         return f"`.{cmp}` is a{' floating' if not floating else 'n integer'}-point comparison"
     if m["ftz"] and t not in ("f32", "f16"):
         return "`.ftz` goes with .f32 and .f16"
+    if why := unfit_comparison(cmp, t):
+        return why
     ops = (Operand("out", "pred", name="p"),) + _ins(t, 2)
     head = "{\n.reg .pred tirx_p;\n"
     feature = "bf16.arith" if t == "bf16" else None
@@ -110,6 +120,8 @@ def _float_arith(m):
         return "`.ftz` goes with .f32"
     if op == "fma" and not m["rnd"]:
         return "fma needs a rounding mode (.rn, .rz, .rm, .rp)"
+    if t == "f64" and ".sat." in m[0]:
+        return "`.sat` goes with .f32"
     n = 3 if op == "fma" else 2
     return Form((Operand("out", _KIND[t]),) + _ins(t, n), f"{m[0]} " + ", ".join(f"${k}" for k in range(n + 1)) + ";")
 
@@ -126,17 +138,23 @@ def _approx(m):
         return f"{fn} is .approx only"
     if fn == "tanh" and (m["ftz"] or t != "f32"):
         return "tanh.approx is .f32 (no .ftz)"
+    if t == "f64" and m["ftz"] and fn == "sqrt":
+        return "sqrt.f64 takes no `.ftz`"
     return Form((Operand("out", _KIND[t]), Operand("in", _KIND[t])), f"{m[0]} $0, $1;")
 
 
 def _cvta(m):
     t = m["type"]
-    return Form((Operand("out", _KIND[t]), Operand("in", _KIND[t])), f"{m[0]} $0, $1;")
+    if t == "u32":  # a generic address is 64 bits wide in the code nvcc compiles (.address_size 64)
+        return "generic addresses are 64-bit: `.u64` (a 32-bit one is not supported)"
+    return Form((Operand("out", _KIND[t]), Operand("in", _KIND[t])), f"{m[0]} $0, $1;",
+                feature="cluster" if m["space"] == "shared::cluster" else None)
 
 
 def _isspacep(m):
     return Form((Operand("out", "pred", name="p"), Operand("addr", space="global", name="a")),
-                "{\n.reg .pred tirx_p;\n" + f"{m[0]} tirx_p, $1;\nselp.u32 $0, 1, 0, tirx_p;\n}}")
+                "{\n.reg .pred tirx_p;\n" + f"{m[0]} tirx_p, $1;\nselp.u32 $0, 1, 0, tirx_p;\n}}",
+                feature="cluster" if m["space"] == "shared::cluster" else None)
 
 
 def _shfl(m):

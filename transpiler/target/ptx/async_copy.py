@@ -16,6 +16,22 @@ def _fixed(asm: str, *operands: Operand):
     return lambda m: Form(tuple(operands), asm.replace("@", m[0]))
 
 
+def _ordered(build, sems: tuple[str, ...]):
+    """An mbarrier builder whose semantics and scope come together or not at all (ptxas: a scope
+    needs an order, an order a scope), the semantics one of `sems`."""
+    def checked(m):
+        tokens = m[0].split(".")
+        sem = next((t for t in tokens if t in ("release", "relaxed", "acquire")), None)
+        scope = next((t for t in tokens if t in ("cta", "cluster")), None)
+        if sem is not None and sem not in sems:
+            return f"`.{sem}` is not an order of `{'.'.join(tokens[:2])}` (" + ", ".join(f".{s}" for s in sems) + ")"
+        if (sem is None) != (scope is None):
+            return (f"`.{sem}` needs a scope (.cta, .cluster)" if scope is None
+                    else f"the scope `.{scope}` needs an order (" + ", ".join(f".{s}" for s in sems) + ")")
+        return build(m)
+    return checked
+
+
 def _generic(build):
     """An mbarrier builder whose spelling may leave out the state space: then the ISA's generic
     addressing, so the barrier is a generic pointer (into shared memory) instead of a shared one."""
@@ -56,7 +72,15 @@ def _mbar_arrive(m):
     if sink:  # a remote barrier's state cannot be returned; its address may be a shared::cluster one (mapa)
         forms = [f for f in forms if f.operands[0].role != "out"]
         forms += [Form((_CLUSTER,) + f.operands[1:], f.asm) for f in forms]
-    return forms
+    return _sm80(m, forms) if not m["expect"] else forms
+
+
+def _sm80(m, forms: list[Form]) -> list[Form]:
+    """The forms ptxas assembles for sm_80 (the mbarrier row) rather than sm_90: those of a
+    CTA's own barrier, plainly or with `.release` / `.acquire` `.cta`, without an arrival count."""
+    if "cluster" in m[0] or ".relaxed" in m[0]:
+        return forms
+    return [f if any(op.name == "count" for op in f.operands) else replace(f, feature="mbarrier") for f in forms]
 
 
 def _tx(m):
@@ -81,13 +105,15 @@ def _mbar_wait(m):
     if not test:
         forms.append(Form((dest, shared, phase, Operand("in", "u32", name="suspend_hint")),
                           "{\n.reg .pred p;\n" + m[0] + " p, [$1], $2, $3;\nselp.u32 $0, 1, 0, p;\n}"))
-    return forms
+        return forms
+    return _sm80(m, forms)
 
 
 def _bulk_tensor(m):
     """TMA load: dst, [tensor_map, {coordinates}], [mbar]{, cta_mask}{, cache_policy}. `.tile::gather4`
     (2d only) names four rows: five coordinates; `.multicast::cluster` writes the tile into the CTAs
-    of cta_mask (a 16-bit mask of cluster ranks); `.cta_group` / gather4 need sm_100a."""
+    of cta_mask (a 16-bit mask of cluster ranks); `.cta_group` / gather4 need sm_100a (a plain
+    gather4 into shared::cta, sm_120a as well)."""
     dims = int(m["dims"])
     gather = (m["mode"] or "").endswith("gather4")
     if gather and dims != 2:
@@ -104,7 +130,9 @@ def _bulk_tensor(m):
     if m["hint"]:
         ops += (Operand("in", "u64", name="cache_policy"),)
         asm += f", ${len(ops) - 1}"
-    return Form(ops, asm + ";", feature="tcgen05" if m["cg"] or gather else "bulk.multicast" if m["mc"] else None)
+    cta_gather = gather and m["dst"] == "shared::cta" and not m["mc"] and not m["cg"]  # sm_120a has it too
+    feature = "bulk.gather4" if cta_gather else "tcgen05" if m["cg"] or gather else "bulk.multicast" if m["mc"] else None
+    return Form(ops, asm + ";", feature=feature)
 
 
 def _bulk_tensor_store(m):
@@ -137,6 +165,8 @@ def _tensor_prefetch(m):
 
 
 def _bulk(m):
+    """The directions global -> shared (::cta or ::cluster), shared::cta -> shared::cluster
+    (both completing on an mbarrier) and shared::cta -> global (in a bulk group)."""
     dst = Operand("addr", space="shared", name="dst")
     if m["dst"] == "global":
         ops = (Operand("addr", space="global", name="dst"), Operand("addr", space="shared", name="src"),
@@ -163,10 +193,25 @@ def _bulk(m):
             return "`.cp_mask` goes with the shared::cta -> global copy"
         ops += (Operand("in", "u16", name="byte_mask"),)
         asm += f", ${len(ops) - 1}"
+    if (m["dst"], m["src"]) in (("global", "global"), ("shared::cta", "shared::cta")):
+        return f"no bulk copy goes .{m['src']} -> .{m['dst']}"
+    mbarrier, group = ".mbarrier::complete_tx::bytes" in m[0], ".bulk_group" in m[0]
+    if m["dst"] == "global" and (mbarrier or not group):
+        return "a bulk copy into global memory completes in a bulk group (`.bulk_group`)"
+    if m["dst"] != "global" and (group or not mbarrier):
+        return "a bulk copy into shared memory completes on an mbarrier (`.mbarrier::complete_tx::bytes`)"
+    if m["hint"] and m["src"] == "shared::cta" and m["dst"] != "global":
+        return "the shared::cta -> shared::cluster copy takes no `.L2::cache_hint`"
     return Form(ops, asm + ";", feature="bulk.sm100" if m["mask"] else "bulk.multicast" if m["mc"] else None)
 
 
 _HINT = r"(?P<hint>\.L2::cache_hint)?"
+# Lines of the ISA that ptxas 13 does not assemble (PTX ISA 9.3): refused by name until it does.
+NOT_YET = [
+    (r"mbarrier\.(?:try_wait|test_wait)(?:\.[a-z_:0-9]+)*\.phase_type::[a-z_:0-9]+(?:\.[a-z_:0-9]+)*",
+     lambda m: "the `.phase_type` qualifiers of mbarrier.try_wait / test_wait are not supported yet: PTX ISA "
+               "9.3, which ptxas 13 does not assemble"),
+]
 FAMILIES = [
     Family(rf"cp\.async\.(?P<kind>ca|cg){_SHARED}\.global(?:{_HINT}(?:\.L2::(?:64B|128B|256B))?"
            rf"|(?:\.L2::(?:64B|128B|256B))?(?P<hint2>\.L2::cache_hint)?)", _cp_async, "cp.async",
@@ -187,7 +232,7 @@ FAMILIES = [
     Family(rf"mbarrier\.inval{_OPT}\.b64", _generic(_fixed("@ [$0];", Operand("addr", space="shared"))), "mbarrier",
            ("mbarrier.inval.shared::cta.b64", "mbarrier.inval.b64")),
     Family(r"mbarrier\.arrive(?:_drop)?(?P<expect>\.expect_tx)?" + _SEM + r"(?P<space>\.shared(?:::cta|::cluster)?)?\.b64",
-           _generic(_mbar_arrive), "mbarrier.tx",
+           _generic(_ordered(_mbar_arrive, ("release", "relaxed"))), "mbarrier.tx",
            ("mbarrier.arrive.shared::cta.b64", "mbarrier.arrive.shared.b64", "mbarrier.arrive.expect_tx.shared::cta.b64",
             "mbarrier.arrive.relaxed.cta.shared::cta.b64", "mbarrier.arrive.release.cluster.shared::cluster.b64",
             "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64", "mbarrier.arrive_drop.shared::cta.b64",
@@ -195,12 +240,12 @@ FAMILIES = [
             "mbarrier.arrive.expect_tx.b64"),
            "arrive on a barrier (optional count; expect_tx adds expected transaction bytes; arrive_drop also "
            "lowers the expected arrivals of later phases)"),
-    Family(r"mbarrier\.(?:expect_tx|complete_tx)" + _SEM + r"(?:\.shared(?:::cta|::cluster)?)?\.b64", _generic(_tx),
+    Family(r"mbarrier\.(?:expect_tx|complete_tx)" + _SEM + r"(?:\.shared(?:::cta|::cluster)?)?\.b64", _generic(_ordered(_tx, ("relaxed",))),
            "mbarrier.tx", ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
                            "mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64",
                            "mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64", "mbarrier.expect_tx.relaxed.cta.b64")),
     Family(r"mbarrier\.(?P<op>try_wait|test_wait)(?P<parity>\.parity)?(?:\.(?:acquire|relaxed))?(?:\.(?:cta|cluster))?"
-           + _OPT + r"\.b64", _generic(_mbar_wait), "mbarrier.tx",
+           + _OPT + r"\.b64", _generic(_ordered(_mbar_wait, ("acquire", "relaxed"))), "mbarrier.tx",
            ("mbarrier.try_wait.parity.shared::cta.b64", "mbarrier.test_wait.parity.shared::cta.b64",
             "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64", "mbarrier.try_wait.shared::cta.b64",
             "mbarrier.test_wait.shared::cta.b64", "mbarrier.try_wait.parity.acquire.cluster.b64"),
@@ -212,7 +257,8 @@ FAMILIES = [
            ("fence.acq_rel.gpu", "fence.sc.cta", "fence.acquire.gpu", "fence.release.cta", "fence.sys")),
     Family(r"fence(?:\.(?:acq_rel|sc|acquire|release))?\.cluster", _fixed("@;"), "cluster",
            ("fence.acq_rel.cluster", "fence.release.cluster")),
-    Family(r"fence\.proxy\.(?:alias|tensormap::generic\.release\.(?:cta|cluster|gpu|sys))", _fixed("@;"), "bulk",
+    Family(r"fence\.proxy\.(?:alias|tensormap::generic\.release\.(?:cta|cluster|gpu|sys))",
+           lambda m: Form((), f"{m[0]};", feature="fence" if m[0].endswith("alias") else None), "bulk",
            ("fence.proxy.alias", "fence.proxy.tensormap::generic.release.gpu")),
     Family(r"cp\.async\.bulk\.(?P<dst>shared::cluster|shared::cta|global)\.(?P<src>global|shared::cta)"
            r"(?:\.mbarrier::complete_tx::bytes)?(?:\.bulk_group)?(?P<mc>\.multicast::cluster)?" + _HINT

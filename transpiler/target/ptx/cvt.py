@@ -52,13 +52,36 @@ def _cvt(m):
         return "an integer -> integer cvt takes no rounding mode"
     if m["ftz"] and "f32" not in (d, a):
         return "`.ftz` goes with an .f32 source or destination"
+    if why := _unfit_modifiers(m, d, a, rnd):
+        return why
     bf = "bf16" in (d, a)
     feature = None
     if bf:
-        feature = "half.sm80" if (d, a, rnd) == ("bf16", "f32", "rn") else "bf16.arith"
+        sm80 = (d, a) == ("bf16", "f32") or ((d, a) == ("f32", "bf16") and not m["ftz"])  # (ptxas)
+        feature = "half.sm80" if sm80 else "bf16.arith"
     elif m["relu"] or m["satfinite"]:
         feature = "half.sm80"
     return Form((Operand("out", _KIND[d]), Operand("in", _KIND[a])), f"{m[0]} $0, $1;", feature=feature)
+
+
+def _unfit_modifiers(m, d: str, a: str, rnd: str | None) -> str:
+    """Why `.ftz` / `.sat` do not go with the line's other modifiers and types ("" when they
+    do): neither goes with `.relu` / `.satfinite`, `.sat` not with .bf16, nor on an integer
+    conversion whose destination holds every source value; .f16's `.satfinite` with
+    .rm / .rp; bf16 has no 8-bit integer line."""
+    if (m["ftz"] or m["sat"]) and (m["relu"] or m["satfinite"] or m["sf0"]):
+        return "`.relu` / `.satfinite` go without `.ftz` and `.sat`"
+    if "bf16" in (d, a) and (d in ("u8", "s8") or a in ("u8", "s8")):
+        return "bf16 converts to and from 16-, 32- and 64-bit integers"
+    if m["sat"] and "bf16" in (d, a):
+        return "`.sat` does not go with .bf16"
+    if m["sat"] and d[0] in "us" and a[0] in "us":
+        bits, source_bits = int(d[1:]), int(a[1:])
+        if (d[0] == a[0] and bits >= source_bits) or (d[0], a[0]) == ("s", "u") and bits > source_bits:
+            return f"every .{a} value fits .{d}: nothing to saturate (`.sat`)"
+    if d == "f16" and (m["satfinite"] or m["sf0"]) and rnd in ("rm", "rp"):
+        return "the .f16 `.satfinite` rounds .rn or .rz"
+    return ""
 
 
 _T = r"u8|u16|u32|u64|s8|s16|s32|s64|f16|bf16|tf32|f32|f64"

@@ -1,9 +1,9 @@
 """The narrow floating-point conversions of PTX ISA 9.7.9.21 beyond the packed fp8 forms
-(memory.py): fp8 pairs from f16x2 (sm_89) / bf16x2 (sm_100a), fp6 pairs (.e2m3x2 / .e3m2x2)
-and fp4 pairs (.e2m1x2) from and to f32 / f16x2, the ue8m0x2 scale pairs, and the stochastic
-rounding `.rs` lines to f16x2 / bf16x2 and to the x4 fp8 / fp6 / fp4 types (sm_100a), bf16x2 from
-the fp8 / fp6 / fp4 / s2f6 pairs with an optional `.scaled::n2::ue8m0` scale pair, and the s2f6x2
-lines. A .e2m1x2 value (a .b8 in PTX) travels in the low byte of a 16-bit register."""
+(memory.py): fp8 pairs from f16x2 (sm_89), fp6 pairs (.e2m3x2 / .e3m2x2) from f32 and fp4 pairs
+(.e2m1x2) from f32 / f16x2, both to f16x2, the ue8m0x2 scale pairs, and the stochastic rounding
+`.rs` lines to f16x2 / bf16x2 and to the x4 fp8 / fp6 / fp4 types (sm_100a). The lines ptxas 13
+does not assemble (bf16x2 from the narrow pairs, s2f6x2, narrow pairs from bf16x2) are refused as
+not supported yet. A .e2m1x2 value (a .b8 in PTX) travels in the low byte of a 16-bit register."""
 from __future__ import annotations
 
 from transpiler.target.ptx.model import Family, Form, Operand
@@ -16,6 +16,8 @@ def _to_narrow(m):
     d, a = m["d"], m["a"]
     if not m["sat"]:
         return "conversions to fp8 / fp6 / fp4 pairs are `.satfinite`"
+    if a == "bf16x2" or (a == "f16x2" and d in _F6):
+        return f"`.{d}.{a}` (a {d[:-2]} pair from {a}) is not supported yet: ptxas 13 does not assemble it"
     feature = "cvt.fp8" if d in ("e4m3x2", "e5m2x2") and a == "f16x2" else "cvt.sm100"
     srcs = (Operand("in", "f32"), Operand("in", "f32")) if a == "f32" else (Operand("in", "b32"),)
     args = ", ".join(f"${k}" for k in range(1, len(srcs) + 1))
@@ -43,36 +45,13 @@ def _mods(m, need_sat: bool) -> str | None:
     return None
 
 
-def _to_bf16x2(m):
-    """cvt.rn{.relu}{.satfinite}{.scaled::n2::ue8m0}.bf16x2.<pair> d, a{, scale_factor}: the scale
-    factor is two packed ue8m0 values in a 16-bit register, there exactly when `.scaled` is."""
-    if (why := _mods(m, False)) is not None:
-        return why
-    scale = (Operand("in", "b16", name="scale_factor"),) if m["scaled"] else ()
-    tail = ", $2" if scale else ""
-    if m["a"] == "e2m1x2":
-        return Form((Operand("out", "b32"), Operand("in", "b16")) + scale, "{\n.reg .b8 tirx_b, tirx_hi;\n"
-                    f"mov.b16 {{tirx_b, tirx_hi}}, $1;\n{m[0]} $0, tirx_b{tail};\n}}", feature="cvt.sm100")
-    return Form((Operand("out", "b32"), Operand("in", "b16")) + scale, f"{m[0]} $0, $1{tail};", feature="cvt.sm100")
-
-
-def _to_s2f6(m):
-    """cvt.rn.satfinite{.relu}{.scaled::n2::ue8m0}.s2f6x2.f32 d, a, b{, scale} / .bf16x2 d, a{, scale}."""
-    if (why := _mods(m, True)) is not None:
-        return why
-    srcs = (Operand("in", "f32"), Operand("in", "f32")) if m["a"] == "f32" else (Operand("in", "b32"),)
-    scale = (Operand("in", "b16", name="scale_factor"),) if m["scaled"] else ()
-    args = ", ".join(f"${k}" for k in range(1, len(srcs) + len(scale) + 1))
-    return Form((Operand("out", "b16"),) + srcs + scale, f"{m[0]} $0, {args};", feature="cvt.sm100")
-
-
 def _rs_x4(m):
     """cvt.rs{.relu}.satfinite.<x4 type>.f32 d, {a, b, e, f}, rbits (e2m1x4: d a .b16)."""
     if not m["sat"]:
         return "conversions to the x4 fp8 / fp6 / fp4 types are `.satfinite`"
     d = Operand("out", "b16" if m["d"] == "e2m1x4" else "b32")
     return Form((d,) + tuple(Operand("in", "f32") for _ in range(4)) + (Operand("in", "b32", name="rbits"),),
-                f"{m[0]} $0, {{$1, $2, $3, $4}}, $5;", feature="cvt.sm100")
+                f"{m[0]} $0, {{$1, $2, $3, $4}}, $5;", feature="cvt.rs")
 
 
 def _ue8m0(m):
@@ -83,27 +62,24 @@ def _ue8m0(m):
 
 
 _PAIRS = "e4m3x2|e5m2x2|e2m3x2|e3m2x2|e2m1x2|s2f6x2"
+# Lines of the PTX ISA that ptxas 13 does not assemble (it knows neither `.s2f6x2` nor
+# `.scaled::n2::ue8m0`, and no bf16x2 from a narrow pair): refused by name until it does.
+NOT_YET = [
+    (rf"cvt\.rn(?P<mods>(?:\.(?:relu|satfinite))*)(?:\.scaled::n2::ue8m0)?\.bf16x2\.(?:{_PAIRS})",
+     lambda m: _mods(m, False)
+     or "bf16x2 from an fp8 / fp6 / fp4 / s2f6 pair is not supported yet: ptxas 13 does not assemble it"),
+    (r"cvt\.rn(?P<mods>(?:\.(?:relu|satfinite))*)(?:\.scaled::n2::ue8m0)?\.s2f6x2\.(?:f32|bf16x2)",
+     lambda m: _mods(m, True) or "the s2f6x2 conversions are not supported yet: ptxas 13 does not assemble them"),
+]
 FAMILIES = [
-    Family(rf"cvt\.rn(?P<mods>(?:\.(?:relu|satfinite))*)(?P<scaled>\.scaled::n2::ue8m0)?\.bf16x2\.(?P<a>{_PAIRS})",
-           _to_bf16x2, "cvt.sm100",
-           ("cvt.rn.bf16x2.e4m3x2", "cvt.rn.relu.satfinite.scaled::n2::ue8m0.bf16x2.e5m2x2",
-            "cvt.rn.scaled::n2::ue8m0.bf16x2.e2m3x2", "cvt.rn.relu.bf16x2.e3m2x2", "cvt.rn.bf16x2.e2m1x2",
-            "cvt.rn.satfinite.scaled::n2::ue8m0.bf16x2.e2m1x2", "cvt.rn.satfinite.relu.scaled::n2::ue8m0.bf16x2.s2f6x2"),
-           "widen an fp8 / fp6 / fp4 / s2f6 pair to bf16x2 (scale_factor: two ue8m0 scales, with `.scaled`)"),
-    Family(r"cvt\.rn(?P<mods>(?:\.(?:relu|satfinite))*)(?P<scaled>\.scaled::n2::ue8m0)?\.s2f6x2\.(?P<a>f32|bf16x2)",
-           _to_s2f6, "cvt.sm100",
-           ("cvt.rn.satfinite.s2f6x2.f32", "cvt.rn.satfinite.relu.scaled::n2::ue8m0.s2f6x2.f32",
-            "cvt.rn.satfinite.scaled::n2::ue8m0.s2f6x2.bf16x2"),
-           "round a pair to s2f6 (d: the packed pair; a the high value)"),
     Family(r"cvt\.rs(?P<relu>\.relu)?(?P<sat>\.satfinite)?\.(?P<d>e4m3x4|e5m2x4|e2m3x4|e3m2x4|e2m1x4)\.f32", _rs_x4,
-           "cvt.sm100", ("cvt.rs.satfinite.e4m3x4.f32", "cvt.rs.relu.satfinite.e5m2x4.f32", "cvt.rs.satfinite.e2m3x4.f32",
+           "cvt.rs", ("cvt.rs.satfinite.e4m3x4.f32", "cvt.rs.relu.satfinite.e5m2x4.f32", "cvt.rs.satfinite.e2m3x4.f32",
                          "cvt.rs.relu.satfinite.e3m2x4.f32", "cvt.rs.satfinite.e2m1x4.f32"),
            "round four f32 to fp8 / fp6 / fp4 with stochastic rounding (rbits: the random bits)"),
     Family(r"cvt\.rn(?P<sat>\.satfinite)?(?:\.relu)?\.(?P<d>e4m3x2|e5m2x2|e2m3x2|e3m2x2|e2m1x2)\.(?P<a>f32|f16x2|bf16x2)",
            _to_narrow, "cvt.sm100",
-           ("cvt.rn.satfinite.e4m3x2.f16x2", "cvt.rn.satfinite.relu.e5m2x2.bf16x2", "cvt.rn.satfinite.e2m3x2.f32",
-            "cvt.rn.satfinite.relu.e3m2x2.f32", "cvt.rn.satfinite.e2m1x2.f32", "cvt.rn.satfinite.e2m1x2.f16x2",
-            "cvt.rn.satfinite.relu.e2m3x2.f16x2", "cvt.rn.satfinite.e3m2x2.bf16x2"),
+           ("cvt.rn.satfinite.e4m3x2.f16x2", "cvt.rn.satfinite.e2m3x2.f32",
+            "cvt.rn.satfinite.relu.e3m2x2.f32", "cvt.rn.satfinite.e2m1x2.f32", "cvt.rn.satfinite.e2m1x2.f16x2"),
            "round a pair to fp8 / fp6 / fp4 (d: the packed pair, a the high value)"),
     Family(r"cvt\.rn(?:\.relu)?\.f16x2\.(?P<a>e2m3x2|e3m2x2|e2m1x2)", _from_narrow, "cvt.sm100",
            ("cvt.rn.f16x2.e2m3x2", "cvt.rn.relu.f16x2.e3m2x2", "cvt.rn.f16x2.e2m1x2"),
@@ -115,7 +91,7 @@ FAMILIES = [
            "cvt.sm100", ("cvt.rn.bf16x2.ue8m0x2",), "widen a ue8m0 pair to bf16x2"),
     Family(r"cvt\.rs(?:\.relu)?(?:\.satfinite)?\.(?:f16x2|bf16x2)\.f32",
            lambda m: Form((Operand("out", "b32"), Operand("in", "f32"), Operand("in", "f32"),
-                           Operand("in", "b32", name="rbits")), f"{m[0]} $0, $1, $2, $3;", feature="cvt.sm100"),
-           "cvt.sm100", ("cvt.rs.f16x2.f32", "cvt.rs.relu.satfinite.bf16x2.f32"),
+                           Operand("in", "b32", name="rbits")), f"{m[0]} $0, $1, $2, $3;", feature="cvt.rs"),
+           "cvt.rs", ("cvt.rs.f16x2.f32", "cvt.rs.relu.satfinite.bf16x2.f32"),
            "round a pair with stochastic rounding (rbits: the random bits)"),
 ]

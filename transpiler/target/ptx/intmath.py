@@ -4,7 +4,7 @@ mul24 / mad24, sad, the bit-field operations (bfe, bfi, bfind, fns), dp4a / dp2a
 copysign. Operand order and spelling as the ISA (and TIRx's table)."""
 from __future__ import annotations
 
-from transpiler.target.ptx.arith import _FLOAT_CMP, _INT_CMP
+from transpiler.target.ptx.arith import _FLOAT_CMP, _INT_CMP, unfit_comparison
 from transpiler.target.ptx.model import Family, Form, Operand
 
 _KIND = {"u16": "u16", "s16": "b16", "b16": "b16", "f16": "b16", "bf16": "b16", "u32": "u32", "s32": "s32",
@@ -94,6 +94,8 @@ def _set(m):
         return f"`.{cmp}` is a{' floating' if not floating else 'n integer'}-point comparison"
     if m["ftz"] and t != "f32":
         return "`.ftz` goes with .f32"
+    if why := unfit_comparison(cmp, t):
+        return why
     d, ab = m["dtype"], _KIND[t]
     if not m["bool"]:
         return _plain(m, (d, ab, ab))

@@ -3,6 +3,7 @@ state spaces, cache operators and hints; mov; prefetch; barriers; elect.sync; ma
 packed cvt and f32x2 arithmetic."""
 from __future__ import annotations
 
+from transpiler.target.arch import FEATURES
 from transpiler.target.ptx.model import Family, Form, Operand, regs, vec
 
 # ld / st / red / atom modifiers are read as a set of slots: each token of the mnemonic
@@ -117,7 +118,60 @@ def _slots(opcode: str, tokens: list[str]) -> dict[str, str] | str:
         return "`.nc` is a weak global load"
     if "size" in found and opcode != "ld":
         return "prefetch sizes go with ld"
+    if "vec" in found and tokens.index(found["vec"]) + 1 != tokens.index(found["type"]):
+        return f"the vector `.{found['vec']}` is written just before the type"
+    why = _operation(opcode, found) if opcode in ("red", "atom") else _access(found)
+    if why:
+        return why
     return found
+
+
+# The types red / atom take for each operation (ptxas 13; the f16 / bf16 ones as `.noftz`).
+_HALVES = {"f16", "f16x2", "bf16", "bf16x2"}
+_OPERATION_TYPES = {
+    "and": {"b32", "b64"}, "or": {"b32", "b64"}, "xor": {"b32", "b64"},
+    "cas": {"b16", "b32", "b64", "b128"}, "exch": {"b32", "b64", "b128"},
+    "add": {"u32", "s32", "u64", "f32", "f64"} | _HALVES, "inc": {"u32"}, "dec": {"u32"},
+    "min": {"u32", "s32", "u64", "s64"} | _HALVES, "max": {"u32", "s32", "u64", "s64"} | _HALVES,
+}
+_SHARED_SPACES = ("shared", "shared::cta", "shared::cluster")
+
+
+def _operation(opcode: str, found: dict[str, str]) -> str:
+    """Why red / atom's operation, type and cache qualifiers do not go together ("" when they do)."""
+    op, kind = found["op"], found["type"]
+    if opcode == "red" and op in ("cas", "exch"):
+        return f"red has no `.{op}` (atom has)"
+    if kind not in _OPERATION_TYPES[op]:
+        return f"`.{op}` takes " + ", ".join(f".{t}" for t in sorted(_OPERATION_TYPES[op]))
+    if "evict" in found or "evict2" in found:
+        return f"{opcode} takes no eviction priority (its cache qualifier is `.L2::cache_hint`)"
+    if "hint" in found and op == "cas":
+        return "atom.cas takes no cache hint (ptxas)"
+    if "hint" in found and found.get("space") in _SHARED_SPACES:
+        return "`.L2::cache_hint` works on global memory"
+    return ""
+
+
+def _access(found: dict[str, str]) -> str:
+    """Why an ld / st's semantics, cache operator, eviction priorities and hints do not go
+    together ("" when they do): a cache operator is a weak access's, the eviction priorities
+    and hints are global memory's (and not `.volatile`'s), `.L2::evict_*` is the 256-bit lines'."""
+    sem, space = found.get("sem"), found.get("space", "")
+    evicts = "evict" in found or "evict2" in found
+    if found.get("cop") and sem not in (None, "weak"):
+        return f"a cache operator (`.{found['cop']}`) goes with a weak access, not `.{sem}`"
+    if evicts and found.get("cop"):
+        return "an eviction priority goes without a cache operator"
+    if sem == "volatile" and (evicts or "hint" in found):
+        return "`.volatile` takes no eviction priority or cache hint"
+    if sem == "volatile" and space in ("const", "param"):
+        return f"`.volatile` works on global, shared or generic memory, not .{space}"
+    if space in _SHARED_SPACES and (evicts or "hint" in found or "size" in found):
+        return "eviction priorities, cache hints and prefetch sizes work on global memory"
+    if "evict2" in found and not _wide(found):
+        return "`.L2::evict_*` goes with the 256-bit lines (.v8 of 32-bit, .v4 of 64-bit values)"
+    return ""
 
 
 def _wide(found: dict[str, str]) -> bool:
@@ -141,16 +195,18 @@ def _address(found: dict[str, str]) -> Operand:
 
 
 def _feature(found: dict[str, str]) -> str | None:
+    """The newest FEATURES row the access needs (a 256-bit load at cluster scope: sm_100)."""
+    needs = []
     if found.get("scope") == "cluster" or found.get("space") == "shared::cluster":
-        return "cluster"
+        needs.append("cluster")
     if (found["type"] == "b128" and "op" in found) or (found.get("vec") and "op" in found) \
             or found["type"] in ("bf16", "bf16x2"):
-        return "atom.sm90"
-    if "op" not in found and _wide(found):
-        return "ld256"
+        needs.append("atom.sm90")
+    if "op" not in found and _wide(found) and not found["type"].endswith("8"):  # (.v8 of bytes: 64 bits)
+        needs.append("ld256")
     if "hint" in found or "size" in found or "evict" in found or "evict2" in found:
-        return "cache.hint"
-    return None
+        needs.append("cache.hint")
+    return max(needs, key=lambda f: FEATURES[f][0], default=None)
 
 
 _Q = "{\n.reg .b128 tirx_q0, tirx_q1, tirx_q2;\n"  # .b128 values, moved from / to two 64-bit halves
@@ -186,7 +242,7 @@ def _memory(m):
             form = Form(form.operands + (Operand("in", "u64", name="cache_policy"),),
                         form.asm.replace(";\nmov.b128 {$0", f", ${n};\nmov.b128 {{$0", 1) if opcode != "st"
                         else form.asm.replace("tirx_q1;\n}", f"tirx_q1, ${n};\n}}"))
-        return Form(form.operands, form.asm, feature=_feature(found))
+        return _integer_addresses(Form(form.operands, form.asm, feature=_feature(found)), found)
     kind = _REG[found["type"]]
     lanes = int(found.get("vec", "v1")[1:])
     hint = (Operand("in", "u64", name="cache_policy"),) if "hint" in found else ()
@@ -212,7 +268,18 @@ def _memory(m):
     sinkable = ()
     if opcode in ("ld", "st") and _wide(found):  # the ISA's `_` for lanes not read / not written
         sinkable = tuple(range(lanes)) if opcode == "ld" else tuple(range(1, lanes + 1))
-    return Form(ops, text, feature=_feature(found), sinkable=sinkable)
+    return _integer_addresses(Form(ops, text, feature=_feature(found), sinkable=sinkable), found)
+
+
+def _integer_addresses(form: Form, found: dict[str, str]) -> Form | list[Form]:
+    """A shared::cta access also takes its address as a shared-window offset held in a 32- or
+    64-bit integer (TIRx's `st.shared` of an address computed by hand): the forms after the
+    pointer one, told apart by the argument (a pointer, or an integer of either width)."""
+    if found.get("space") not in ("shared", "shared::cta"):
+        return form
+    at = next(k for k, op in enumerate(form.operands) if op.role == "addr")
+    return [form] + [Form(form.operands[:at] + (Operand("in", width, name="shared_addr"),) + form.operands[at + 1:],
+                          form.asm, feature=form.feature, sinkable=form.sinkable) for width in ("u32", "u64")]
 
 
 def _merge(tokens: list[str]) -> list[str]:
@@ -260,6 +327,8 @@ def _mov128(mnemonic: str) -> list[Form]:
 
 def _bar(m):
     op = m["op"]
+    if ".aligned" in m[0] and m[0].startswith("bar."):
+        return "`.aligned` is written on `barrier` (bar is aligned already)"
     if op == "arrive":
         return Form((Operand("in", "u32", name="barrier"), Operand("in", "u32", name="threads")), f"{m[0]} $0, $1;")
     return [Form((Operand("in", "u32", name="barrier"),), f"{m[0]} $0;"),
@@ -279,6 +348,8 @@ def _mapa(m):
     if m["space"]:  # `.u64`: the shared::cta address and the result are 64-bit registers
         width = "u64" if m[0].endswith(".u64") else "u32"
         return Form((Operand("out", width), Operand("addr", width, space="shared"), rank), f"{m[0]} $0, $1, $2;")
+    if m[0].endswith(".u32"):
+        return "generic addresses are 64-bit: `mapa.u64` (a 32-bit one is not supported)"
     return Form((Operand("out", "u64"), Operand("addr", space="generic"), rank), f"{m[0]} $0, $1, $2;")
 
 
@@ -304,6 +375,10 @@ def _cvt_pack(m):
 
 
 def _f32x2(m):
+    if ".sat." in m[0]:
+        return "the .f32x2 lines take no `.sat`"
+    if m["op"] == "fma" and not m["rnd"]:
+        return "fma.f32x2 needs a rounding mode (.rn, .rz, .rm, .rp)"
     n = 3 if m["op"] == "fma" else 2
     return Form((Operand("out", "b64"),) + regs("in", "b64", n), f"{m[0]} $0, " + ", ".join(f"${i + 1}" for i in range(n)) + ";")
 
@@ -339,7 +414,7 @@ FAMILIES = [
            ".b64 or four .b32 into its (low, high) halves and unpacks them",
            clobbers_memory=False),
     Family(r"prefetch(?:\.(?:global|local))?\.(?:L1|L2|L2::evict_last|L2::evict_normal)",
-           lambda m: Form((Operand("addr", space="global" if ".global" in m[0] else "generic"),), f"{m[0]} [$0];",
+           lambda m: "the eviction priorities work on global memory" if ".local." in m[0] and "evict" in m[0] else Form((Operand("addr", space="global" if ".global" in m[0] else "generic"),), f"{m[0]} [$0];",
                           feature="cache.hint" if "evict" in m[0] else None),
            "memory", ("prefetch.global.L2", "prefetch.global.L1", "prefetch.L2", "prefetch.global.L2::evict_last"),
            "prefetch a line into a cache level"),
@@ -365,7 +440,7 @@ FAMILIES = [
             "cvt.rn.satfinite.e5m2x2.f32", "cvt.rn.f16x2.e4m3x2", "cvt.rz.relu.satfinite.f16x2.f32",
             "cvt.rz.bf16x2.f32", "cvt.rn.relu.satfinite.bf16x2.f32"),
            "packed conversions (two values in one register)", clobbers_memory=False),
-    Family(r"(?P<op>add|sub|mul|fma)(?:\.(?:rn|rz|rm|rp))?(?:\.ftz)?(?:\.sat)?\.f32x2", _f32x2, "f32x2",
+    Family(r"(?P<op>add|sub|mul|fma)(?:\.(?P<rnd>rn|rz|rm|rp))?(?:\.ftz)?(?:\.sat)?\.f32x2", _f32x2, "f32x2",
            ("add.rn.f32x2", "sub.f32x2", "mul.rz.ftz.f32x2", "fma.rn.f32x2"), "arithmetic on f32 pairs held in .b64",
            clobbers_memory=False),
     Family(r"createpolicy\.fractional\.L2::(?:evict_last|evict_normal|evict_first|evict_unchanged)"

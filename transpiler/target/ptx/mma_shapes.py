@@ -64,6 +64,8 @@ def _tf32(m):
 def _m8n8k4(m):
     """mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype: 8 f32 or 4 f16x2 registers."""
     d, c = m["d"], m["c"]
+    if (d, c) == ("f16", "f32"):
+        return "an f32 C accumulates into an f32 D"
     d_kind, d_n = ("f32", 8) if d == "f32" else ("b32", 4)
     c_kind, c_n = ("f32", 8) if c == "f32" else ("b32", 4)
     ops = regs("out", d_kind, d_n) + regs("in", "b32", 2) + regs("in", "b32", 2) + regs("in", c_kind, c_n)

@@ -53,7 +53,7 @@ def _check_common(m) -> str | None:
         return "multimem.st takes no operation"
     if what != "st" and not op:
         return f"multimem.{what} needs an operation (.add, .min, ...)"
-    if m["acc"] and (what != "ld_reduce" or op != "add" or t in ("f32", "f64")):
+    if m["acc"] and (what != "ld_reduce" or op != "add" or t in ("f32", "f64", "u32", "s32", "u64", "s64")):
         return f"`{m['acc']}` raises the precision of a half-precision or fp8 ld_reduce add"
     if t in ("b32", "b64", "u32", "u64", "s32", "s64"):
         if v:

@@ -2,6 +2,8 @@
 shift), the fifth-generation MMA of every kind, commit, fences and waits."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from transpiler.target.ptx.model import Family, Form, Operand, regs, vec
 
 _G = r"cta_group::(?P<g>[12])"
@@ -86,6 +88,8 @@ def _tcgen05_mma(m):
                 else "the collector buffer of this form is A (.collector::a::...)")
     if m["ashift"] and ws:
         return "`.ashift` is not a `.ws` qualifier"
+    if why := _unfit_scaling(m):
+        return why
     d = (Operand("in", "u32", name="d_tmem"), "[]")
     b = (Operand("in", "u64", name="b_desc"), "$")
     meta = ((Operand("in", "u32", name="sp_meta_tmem"), "[]"),) if sparse else ()
@@ -107,12 +111,44 @@ def _tcgen05_mma(m):
     for a in a_forms:
         for tail in tails:
             forms.append(_render(m[0], (d, a, b) + meta + (idesc,) + tail))
+    feature = _mma_feature(m)
+    forms = [replace(f, feature=feature) for f in forms] if feature else forms
     # the forms with scale-input-d come after the others (whose helper names stay as they were)
     if kind in ("f16", "tf32") and not ws and not sparse:
         for a in a_forms:
             for tail in tails:
-                forms.append(_render(m[0], (d, a, b) + meta + (idesc,) + tail + (scale_d,)))
+                forms.append(replace(_render(m[0], (d, a, b) + meta + (idesc,) + tail + (scale_d,)),
+                                     feature="tcgen05.scale_d"))
     return forms
+
+
+# the scale-vector sizes each block-scaled kind takes ("": none written)
+_VECTOR_SIZES = {"mxf8f6f4": ("", ".block32", ".scale_vec::1X"), "mxf4": ("", ".block32", ".scale_vec::2X"),
+                 "mxf4nvf4": (".block16", ".block32", ".scale_vec::2X", ".scale_vec::4X")}
+
+
+def _unfit_scaling(m) -> str:
+    """Why the block scaling, `.ashift` and the A collector do not go together ("" when they do)."""
+    kind, scale = m["kind"], m["scale"]
+    if scale and kind in _VECTOR_SIZES:
+        size = scale[len(".block_scale"):]
+        if size not in _VECTOR_SIZES[kind]:
+            sizes = " / ".join(f"`{s}`" if s else "none" for s in _VECTOR_SIZES[kind])
+            return f"kind::{kind} takes the scale-vector sizes {sizes}"
+    if m["ashift"] and scale:
+        return "`.ashift` goes with the kinds without block scaling"
+    if m["ashift"] and m["buf"] == "a" and m["cop"] in ("fill", "use"):
+        return f"`.ashift` goes with `.collector::a::lastuse` / `::discard`, not `::{m['cop']}`"
+    return ""
+
+
+def _mma_feature(m) -> str | None:
+    """The arch-specific FEATURES row narrower than tcgen05's that the form needs."""
+    if m["kind"] == "i8":
+        return "tcgen05.i8"
+    if "scale_vec" in (m["scale"] or "") or (m["sp"] and m["kind"] in ("mxf4", "mxf4nvf4")):
+        return "tcgen05.specific"
+    return None
 
 
 def _fixed(asm: str, *operands: Operand):
@@ -186,6 +222,6 @@ FAMILIES = [
            ("tcgen05.cp.cta_group::1.128x256b", "tcgen05.cp.cta_group::1.32x128b.warpx4",
             "tcgen05.cp.cta_group::2.64x128b.warpx2::02_13", "tcgen05.cp.cta_group::1.128x128b.b8x16.b4x16_p64"),
            "shared memory (by descriptor) -> tensor memory"),
-    Family(rf"tcgen05\.shift\.{_G}\.down", _fixed("@ [$0];", _TADDR), "tcgen05",
+    Family(rf"tcgen05\.shift\.{_G}\.down", _fixed("@ [$0];", _TADDR), "tcgen05.specific",
            ("tcgen05.shift.cta_group::1.down",)),
 ]

@@ -51,6 +51,8 @@ def _mma(m):
         return "A and B have one type"
     if a == "bf16" and (d != "f32" or c != "f32"):
         return "bf16 inputs accumulate in f32"
+    if d != c:
+        return f"D and C have one type (.{d}.{a}.{b}.{d})"
     k = int(m["shape"].split("k")[1])
     a_regs, b_regs = (4, 2) if k == 16 else (2, 1)
     d_kind, d_regs = ("f32", 4) if d == "f32" else ("u32", 2)

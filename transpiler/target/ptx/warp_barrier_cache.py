@@ -26,6 +26,8 @@ def _bar_red(m):
     popc = m["op"] == "popc"
     if popc != (m["type"] == "u32"):
         return ".popc reduces to .u32, .and / .or to .pred"
+    if ".aligned" in m[0] and m[0].startswith("bar."):
+        return "`.aligned` is written on `barrier` (bar is aligned already)"
     d = Operand("out", "u32") if popc else Operand("out", "pred", name="p")
     a, b, c = Operand("in", "u32", name="barrier"), Operand("in", "u32", name="count"), Operand("in", "pred", name="c")
     head = "{\n.reg .pred tirx_c;\n" + ("" if popc else ".reg .pred tirx_p;\n")
@@ -36,9 +38,12 @@ def _bar_red(m):
 
 def _getctarank(m):
     out = Operand("out", "u32")
-    if m["space"]:
-        return [Form((out, Operand("addr", space="shared")), f"{m[0]} $0, $1;"),
-                Form((out, Operand("in", "u32", name="cluster_addr")), f"{m[0]} $0, $1;")]
+    if m["space"]:  # `.u64`: the address in a 64-bit register
+        width = "u64" if m[0].endswith(".u64") else "u32"
+        return [Form((out, Operand("addr", width, space="shared")), f"{m[0]} $0, $1;"),
+                Form((out, Operand("in", width, name="cluster_addr")), f"{m[0]} $0, $1;")]
+    if m[0].endswith(".u32"):
+        return "generic addresses are 64-bit: `getctarank.u64` (a 32-bit one is not supported)"
     return Form((out, Operand("addr", space="generic")), f"{m[0]} $0, $1;")
 
 
@@ -66,8 +71,9 @@ def _st_bulk(m):
 
 def _arrive_nc(m):
     """mbarrier.arrive{_drop}.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count."""
-    feature = "mbarrier.tx" if m["sem"] else "mbarrier"
-    return Form((Operand("out", "b64", name="state"), Operand("addr", space="shared"), Operand("in", "u32", name="count")),
+    feature = "mbarrier"  # (ptxas assembles `.release.cta` for sm_80 too)
+    space = "shared" if ".shared" in m[0] else "generic"  # no state space: a generic address
+    return Form((Operand("out", "b64", name="state"), Operand("addr", space=space), Operand("in", "u32", name="count")),
                 f"{m[0]} $0, [$1], $2;", feature=feature)
 
 
