@@ -87,6 +87,20 @@ def test_sample_with_entry_points_compiles_warning_free(compiled, stem):
     assert code == 0, output[-3000:]  # a warning is an error (-Werror all-warnings)
 
 
+def test_the_batch_unit_points_only_a_files_own_global_names_into_its_namespace():
+    cuda = ('#include <cuda_bf16.h>\nstruct __align__(64) tirx_tensor_map { int o; };\n'
+            'extern "C" __global__ void __launch_bounds__(32)\nk(int* x) {}\n#ifndef __CUDACC_RTC__\n#include "a.h"\n'
+            '#include <atomic>\nvoid f() { ::cudaLaunchKernel(&::k); ::tirx_tensor_map m; ::tirxc::x y; ::std::size_t n; }\n'
+            '#endif\n')
+    unit = entry_point_unit([("a", cuda)], {"a.h": "#include <cstdio>\n#define TIRXC_A_H_\nnamespace tirxc { struct x {}; }\n"})
+    assert unit.startswith("#include <cuda_bf16.h>\n#include <atomic>\n#include <cstdio>\nnamespace tirxc_case_0 {\n")
+    assert "__global__ void __launch_bounds__(32)\nk(" in unit and 'extern "C"' not in unit
+    assert "namespace tirxc { struct x {}; }" in unit and '#include "a.h"' not in unit
+    assert ("::cudaLaunchKernel(&::tirxc_case_0::k); ::tirxc_case_0::tirx_tensor_map m; ::tirxc_case_0::tirxc::x y; "
+            "::std::size_t n;") in unit
+    assert unit.endswith("}\n#undef TIRXC_A_H_\n")
+
+
 def test_every_header_compiles_alone_with_gpp(compiled):
     folder, results = compiled
     include = cuda_include()
