@@ -3,7 +3,8 @@
 `compile_cuda(text, flags)` compiles one self-contained translation unit (`nvcc FLAGS -c`)
 and returns (return code, output). `host_program_output(source, flags)` builds a C++
 program with g++ and runs it (the host runs of generated kernels, tests/emit/hostc.py);
-its standard output is the result. A success is stored under a key that hashes the
+its standard output is the result; `host_program_runs(source, flags, argvs)` builds one and
+runs it once per argument list (several programs in one build, each picked by its arguments). A success is stored under a key that hashes the
 compiler's `--version`, the flags and the source text: whatever changes the generated
 code, the flags or the compiler misses the cache, and a rerun of an unchanged kernel
 costs a file read. Failures are never stored (a flaky or killed run must run again).
@@ -113,3 +114,29 @@ def host_program_output(source: str, flags, *, compiler: str = "g++", build_time
         assert done.returncode == 0, f"the host run failed:\n{done.stderr[-4000:]}{context}"
     _store(entry, {"stdout": done.stdout})
     return done.stdout
+
+
+def host_program_runs(source: str, flags, argvs: list[list[str]], *, compiler: str = "g++",
+                      build_timeout: int = 300, run_timeout: int = 120) -> tuple[int, str, list[tuple[int, str, str]]]:
+    """`compiler *flags prog.cpp -o prog`, then `prog *argv` for each argv: (the build's return
+    code, its error output, [(return code, stdout, stderr) of each run]); no runs when the build
+    fails. Stored only when the build and every run succeed."""
+    flags = tuple(flags)
+    entry = _entry(compiler, flags, source + "\0runs\0" + json.dumps(argvs))
+    stored = _load(entry)
+    if stored is not None:
+        return 0, "", [(0, stdout, "") for stdout in stored["stdouts"]]
+    with tempfile.TemporaryDirectory(prefix="tirxc-host-") as scratch:
+        cpp, exe = Path(scratch) / "prog.cpp", Path(scratch) / "prog"
+        cpp.write_text(source, encoding="utf-8")
+        build = subprocess.run([compiler, *flags, str(cpp), "-o", str(exe)], capture_output=True, text=True,
+                               timeout=build_timeout)
+        if build.returncode != 0:
+            return build.returncode, build.stderr, []
+        runs = []
+        for argv in argvs:
+            done = subprocess.run([str(exe), *argv], capture_output=True, text=True, timeout=run_timeout)
+            runs.append((done.returncode, done.stdout, done.stderr))
+    if all(code == 0 for code, _, _ in runs):
+        _store(entry, {"stdouts": [stdout for _, stdout, _ in runs]})
+    return 0, "", runs

@@ -12,7 +12,6 @@ skip where they are absent.
 """
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -21,7 +20,7 @@ from tests.conformance import corpus, report
 from tests.conformance.pages import DOCS, TIRX_LANGS, all_blocks
 from tests.conformance.skipped import SKIPPED
 from tests.conftest import has_nvcc
-from tests.build_cache import compile_cuda
+from tests.nvcc_batch import compile_many
 
 FILES = [p.name for p in corpus.files()]
 needs_pages = pytest.mark.skipif(not DOCS.is_dir(), reason=f"the TIRx pages are not at {DOCS}")
@@ -143,7 +142,7 @@ def test_gpu_cases_are_corpus_files(outcomes):
 
 
 # nvcc: each passing kernel at the architecture it needs (sm_80, or sm_100a for
-# Blackwell-only code), warnings as errors, in parallel once per module.
+# Blackwell-only code), warnings as errors, once per module.
 FLAGS = ("-std=c++17", "-Werror", "all-warnings", "-c")
 
 
@@ -153,23 +152,21 @@ def _arch(min_arch: str | None) -> str:
 
 
 @pytest.fixture(scope="module")
-def nvcc_results(outcomes, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("docs_nvcc")
-    jobs = []
+def nvcc_results(outcomes):
+    """{file: (arch, return code, output)}: the passing kernels of one architecture compiled
+    together (tests/nvcc_batch.py), the architectures in parallel."""
+    by_arch: dict[str, dict[str, str]] = {}
     for o in outcomes.values():
         if o.status == "pass":
-            cu = folder / f"{o.stem}.cu"
-            cu.write_text(o.cuda, encoding="utf-8")
-            jobs.append((o.file, cu, _arch(o.min_arch)))
+            by_arch.setdefault(_arch(o.min_arch), {})[o.stem] = o.cuda
 
-    def compile_one(job):  # cached by content (tests/build_cache.py)
-        _, cu, arch = job
+    def compile_arch(arch):  # cached by content (tests/build_cache.py)
         number = arch[3:]
-        return compile_cuda(cu.read_text(encoding="utf-8"), ["-gencode", f"arch=compute_{number},code=sm_{number}",
-                                                             *FLAGS], name=cu.stem)
+        return arch, compile_many(by_arch[arch], ["-gencode", f"arch=compute_{number},code=sm_{number}", *FLAGS])
 
-    with ThreadPoolExecutor(max_workers=max(2, min(len(jobs), os.cpu_count() or 2))) as pool:
-        return {job[0]: (job[2], *res) for job, res in zip(jobs, pool.map(compile_one, jobs))}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return {f"{stem}.tx": (arch, *result) for arch, results in pool.map(compile_arch, by_arch)
+                for stem, result in results.items()}
 
 
 @pytest.mark.nvcc

@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import has_nvcc
 from tests.build_cache import compile_cuda
+from tests.nvcc_batch import DEFINE, EXTERN_C_KERNEL
 from tests.cpp.common import cuda_include, generate, sample_stems
 
 pytestmark = [pytest.mark.nvcc, pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")]
@@ -26,25 +27,54 @@ def _arch(result) -> str:
     return f"sm_{max(program.min_arch, 80)}{program.arch_suffix}"
 
 
+# what a file defines at global scope and names with `::` (its kernels, the tensor-map type)
+GLOBAL_NAME = re.compile(r'^extern "C" __global__ void\b[^\n]*\n(\w+)\(|^struct\b[^{;\n]*?(\w+) \{', re.M)
+SYSTEM_INCLUDE = re.compile(r"^#include <[^>]+>\n", re.M)
+LOCAL_INCLUDE = re.compile(r'^#include "([^"/]+)"$', re.M)
+
+
+def entry_point_unit(parts: list[tuple[str, str]], headers: dict[str, str]) -> str:
+    """Entry-point files [(stem, text)] as one translation unit (tests/nvcc_batch.py's idea for
+    files whose includes are not all first): every `#include <...>` of the files and their headers
+    ({name: text}) read once, first; each file in a namespace of its own after a `#line` naming it,
+    its header's text in place of its `#include "..."`, its kernels without `extern "C"`, its
+    `::tirxc::`, `::<kernel>` and `::<struct>` names pointed into that namespace, the macros it
+    defines undefined after it."""
+    text = "\n".join(f"{stem}.cu\n{cuda}" for stem, cuda in parts) + "".join(headers.values())
+    out = list(dict.fromkeys(line.strip() for line in SYSTEM_INCLUDE.findall(text)))
+    for number, (stem, cuda) in enumerate(parts):
+        names = "|".join(["tirxc", *(kernel or struct for kernel, struct in GLOBAL_NAME.findall(cuda))])
+        inlined = LOCAL_INCLUDE.sub(lambda m: SYSTEM_INCLUDE.sub("", headers[m.group(1)]), SYSTEM_INCLUDE.sub("", cuda))
+        body = re.sub(rf"(?<![\w:])::({names})\b", rf"::tirxc_case_{number}::\1", EXTERN_C_KERNEL.sub("", inlined))
+        out += [f"namespace tirxc_case_{number} {{", f'#line 1 "{stem}.cu"', body, "}"]
+        out += [f"#undef {macro}" for macro in dict.fromkeys(DEFINE.findall(body))]
+    return "\n".join(out) + "\n"
+
+
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
-    """{stem: (returncode, nvcc's output)} for every sample with a C++ interface."""
+    """{stem: (returncode, nvcc's output)} for every sample with a C++ interface: the files of one
+    architecture compiled as one unit (entry_point_unit), each alone where that unit fails."""
     folder = tmp_path_factory.mktemp("cpp_nvcc")
-    jobs = {}
+    by_arch: dict[str, dict[str, str]] = {}
     for stem in sample_stems():
         result = generate(stem, folder)
         if result is not None:
-            jobs[stem] = (folder / f"{stem}.cu", [*WARNINGS, f"-arch={_arch(result)}"])
+            by_arch.setdefault(_arch(result), {})[stem] = (folder / f"{stem}.cu").read_text(encoding="utf-8")
 
-    def run(job):  # cached by content, the .cu with the headers it includes (tests/build_cache.py)
-        cu, flags = job
-        text = cu.read_text(encoding="utf-8")
-        headers = {name: (folder / name).read_text(encoding="utf-8")
-                   for name in re.findall(r'^#include "([^"/]+)"', text, re.M)}
-        return compile_cuda(text, flags, name=cu.stem, headers=headers)
+    def headers_of(text):
+        return {name: (folder / name).read_text(encoding="utf-8") for name in LOCAL_INCLUDE.findall(text)}
+
+    def run(arch):  # cached by content, the .cu with the headers it includes (tests/build_cache.py)
+        flags, sources = [*WARNINGS, f"-arch={arch}"], by_arch[arch]
+        headers = {name: body for text in sources.values() for name, body in headers_of(text).items()}
+        if len(sources) > 1 and compile_cuda(entry_point_unit(list(sources.items()), headers), flags,
+                                             name="entry_points")[0] == 0:
+            return {stem: (0, "") for stem in sources}
+        return {stem: compile_cuda(text, flags, name=stem, headers=headers_of(text)) for stem, text in sources.items()}
 
     with ThreadPoolExecutor(2) as pool:
-        results = dict(zip(jobs, pool.map(run, jobs.values())))
+        results = {stem: done for by_stem in pool.map(run, by_arch) for stem, done in by_stem.items()}
     return folder, results
 
 
@@ -55,6 +85,20 @@ def test_sample_with_entry_points_compiles_warning_free(compiled, stem):
         pytest.skip(f"{stem} has no C++ interface")
     code, output = results[stem]
     assert code == 0, output[-3000:]  # a warning is an error (-Werror all-warnings)
+
+
+def test_the_batch_unit_points_only_a_files_own_global_names_into_its_namespace():
+    cuda = ('#include <cuda_bf16.h>\nstruct __align__(64) tirx_tensor_map { int o; };\n'
+            'extern "C" __global__ void __launch_bounds__(32)\nk(int* x) {}\n#ifndef __CUDACC_RTC__\n#include "a.h"\n'
+            '#include <atomic>\nvoid f() { ::cudaLaunchKernel(&::k); ::tirx_tensor_map m; ::tirxc::x y; ::std::size_t n; }\n'
+            '#endif\n')
+    unit = entry_point_unit([("a", cuda)], {"a.h": "#include <cstdio>\n#define TIRXC_A_H_\nnamespace tirxc { struct x {}; }\n"})
+    assert unit.startswith("#include <cuda_bf16.h>\n#include <atomic>\n#include <cstdio>\nnamespace tirxc_case_0 {\n")
+    assert "__global__ void __launch_bounds__(32)\nk(" in unit and 'extern "C"' not in unit
+    assert "namespace tirxc { struct x {}; }" in unit and '#include "a.h"' not in unit
+    assert ("::cudaLaunchKernel(&::tirxc_case_0::k); ::tirxc_case_0::tirx_tensor_map m; ::tirxc_case_0::tirxc::x y; "
+            "::std::size_t n;") in unit
+    assert unit.endswith("}\n#undef TIRXC_A_H_\n")
 
 
 def test_every_header_compiles_alone_with_gpp(compiled):

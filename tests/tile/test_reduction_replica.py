@@ -10,12 +10,15 @@ tests/tile/cases/reduction/kept_axes_*.tx. The same kernels on the GPU:
 tests/gpu/test_tile_reduction_replica.py."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
 from tests.conftest import has_nvcc, transpile
-from tests.build_cache import compile_cuda, host_program_output
+from tests.build_cache import compile_cuda, host_program_runs
 from tests.emit import hostc
+from tests.nvcc_batch import EXTERN_C_KERNEL, split_includes, translation_unit
 
 needs_gxx = pytest.mark.skipif(not hostc.available(), reason="g++ or the CUDA headers are missing")
 
@@ -115,38 +118,79 @@ template <typename T> static T __shfl_sync(unsigned, T v, int src, int width = 3
 """
 
 
-def run_warps(cuda: str, buffers: dict[str, list], threads: int) -> dict[str, list]:
-    """hostc.run's job with a real host thread per CUDA thread (a multiple of 32)."""
+HOST_FLAGS = ["-std=c++20", "-O0", "-pthread", "-ffp-contract=off", "-fsanitize=undefined", "-fno-sanitize-recover=all",
+              f"-I{hostc.CUDA_INCLUDE}", "-w"]
+
+
+def warp_program(cuda: str, buffers: dict[str, list], threads: int) -> tuple[tuple[str, ...], str]:
+    """hostc.run's job with a real host thread per CUDA thread (a multiple of 32): (the CUDA's
+    `#include` lines, the rest with the buffers and a `run()` that starts the threads and prints
+    the buffers), to be placed after the preludes in a namespace of its own."""
     match = hostc._SIGNATURE.search(cuda)
     symbol, params = match.group(1), [p.strip() for p in match.group(2).split(",") if p.strip()]
-    decls, args, dumps, kinds = [], [], [], {}
+    decls, args, dumps = [], [], []
     for text in params:
         ctype, _, name = hostc._PARAM.match(text).groups()
         source = name[:-len("_ptr")]
-        kinds[source] = ctype
         values = buffers[source]
         decls.append(f"static {ctype} {name}[{len(values)}] = {{{', '.join(hostc._literal(ctype, v) for v in values)}}};")
         dumps.append(f'for (int i = 0; i < {len(values)}; ++i) std::printf("{source} %a\\n", (double)(float){name}[i]);')
         args.append(name)
-    prelude = hostc.PRELUDE.replace("static tirx_dim3 threadIdx,", "static thread_local tirx_dim3 threadIdx;\nstatic tirx_dim3")
-    main = "\n".join([
-        *decls, "int main() {",
+    includes, code = split_includes(cuda)
+    run = "\n".join([
+        *decls, "static int run() {",
         f"blockDim.x = {threads}; blockDim.y = blockDim.z = gridDim.x = gridDim.y = gridDim.z = 1;",
         f"for (int w = 0; w < {threads // 32}; ++w) tirx_warps.push_back(new std::barrier<>(32));",
         "std::vector<std::thread> pool;",
         f"for (unsigned t = 0; t < {threads}; ++t) pool.emplace_back([t] {{ threadIdx.x = t; {symbol}({', '.join(args)}); }});",
         "for (auto& p : pool) p.join();", *dumps, "return 0; }"])
-    stdout = host_program_output(prelude + WARP_PRELUDE + cuda + "\n" + main + "\n",
-                                 ["-std=c++20", "-O0", "-pthread", "-ffp-contract=off", "-fsanitize=undefined",
-                                  "-fno-sanitize-recover=all", f"-I{hostc.CUDA_INCLUDE}", "-w"],
+    return includes, EXTERN_C_KERNEL.sub("", code) + "\n" + run
+
+
+def run_warps_many(programs: dict[str, tuple[str, dict, int]]) -> dict[str, dict[str, list] | str]:
+    """{name: {buffer: values after the run}, or the error} for {name: (cuda, buffers, threads)}:
+    the programs with the same `#include` lines built by one g++ run (most of a build is reading
+    the headers), each in a namespace of its own and run alone, picked by its number; a build that
+    fails is not the answer, its programs are then built alone."""
+    prelude = hostc.PRELUDE.replace("static tirx_dim3 threadIdx,", "static thread_local tirx_dim3 threadIdx;\nstatic tirx_dim3")
+    groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for name, (cuda, buffers, threads) in programs.items():
+        includes, body = warp_program(cuda, buffers, threads)
+        groups.setdefault(includes, []).append((name, body))
+    results: dict[str, dict[str, list] | str] = {}
+
+    def build(includes, parts):
+        runs = ", ".join(f"tirxc_case_{number}::run" for number in range(len(parts)))
+        source = (prelude + WARP_PRELUDE + translation_unit(includes, parts) + f"static int (*const tirxc_runs[])() = {{{runs}}};\n"
+                  "int main(int argc, char** argv) { return argc == 2 ? tirxc_runs[std::atoi(argv[1])]() : 2; }\n")
+        return host_program_runs(source, HOST_FLAGS, [[str(number)] for number in range(len(parts))],
                                  compiler=hostc.GXX, build_timeout=180, run_timeout=60)
-    out: dict[str, list] = {name: [] for name in kinds}
+
+    for includes, parts in groups.items():
+        code, errors, runs = build(includes, parts)
+        if code != 0 and len(parts) > 1:
+            for part in parts:
+                results[part[0]] = _outcome(*build(includes, [part]))
+            continue
+        for number, (name, _) in enumerate(parts):
+            results[name] = _outcome(code, errors, runs[number:number + 1])
+    return results
+
+
+def _outcome(code: int, errors: str, runs: list) -> dict[str, list] | str:
+    if code != 0:
+        return f"g++ failed:\n{errors[-4000:]}"
+    (status, stdout, stderr), = runs
+    if status != 0:
+        return f"the host run failed:\n{stderr[-4000:]}"
+    out: dict[str, list] = {}
     for line in stdout.splitlines():
         name, text = line.split(" ", 1)
-        out[name].append(float.fromhex(text))
+        out.setdefault(name, []).append(float.fromhex(text))
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def _compiled(text, arch="sm_90a"):
     result = transpile(text, "k.tx", arch=arch)
     assert not result.diagnostics, [f"{d.span.line}:{d.span.col} {d.message}" for d in result.diagnostics]
@@ -158,35 +202,90 @@ def _inputs(warps, dtype="float32", seed=0):
     return rng.uniform(-1, 1, (16 * warps, COLS)).astype(dtype), rng.uniform(-1, 1, (16 * warps, 4)).astype(dtype)
 
 
+# -- the emulated runs: {name: () -> (kernel text, A, B, threads)}, all built before the first test
+
+def _float16_inputs():
+    rng = np.random.default_rng(41)
+    return rng.uniform(0, 1, (16, COLS)).astype(np.float16), (rng.uniform(0, 1, (16, 4)) * 0.5).astype(np.float16)
+
+
+def _in_place(call: str) -> str:
+    """The kernel without thread_reduce or finish, then `call` on red before B is written."""
+    return kernel(thread_reduce=False, finish=False).replace(
+        "    for i in T.unroll(2):\n        B[", f"    {call}\n    for i in T.unroll(2):\n        B[")
+
+
+def _replicated_dst_kernel() -> str:
+    # the replicated-over-the-quad dst (kept_axes_dst_replicated_over_the_quad_with_thread_reduce.tx) with `thread_reduce=True`
+    return kernel().replace(
+        "red = T.alloc_buffer([2]", "red = T.alloc_buffer([8]").replace(
+        "one.tile(T.TileLayout(T.S[(2, 1) : (1, 1)]), (2, 1), (1, 1))", "T.TileLayout(T.S[8:1])").replace(
+        "red_warp.tile(T.TileLayout(T.S[(2, 1) : (1, 1)]), (2, 1), (8, 4))",
+        "T.TileLayout(T.S[(2, 8, 4) : (4, 4 @ laneid, 1)] + T.R[4 : 1 @ laneid])").replace(
+        "= red[i]", "= red[i * 4 + (lane + 1) % 4]")
+
+
+OPS = ["sum", "max", "min"]
+REDUCE_ACCUM = [(True, False), (True, True), (False, False), (False, True)]
+GROUPS_WARPS = [(1, 4), (2, 8)]
+RUNS = {
+    **{f"warp-{op}-{tr}-{acc}": functools.partial(lambda op, tr, acc: (kernel(op, thread_reduce=tr, accum=acc),
+                                                                       *_inputs(1), 32), op, tr, acc)
+       for op in OPS for tr, acc in REDUCE_ACCUM},
+    **{f"warps-{g}-{w}": functools.partial(lambda g, w: (kernel("max", thread_reduce=True, accum=True, groups=g, warps=w),
+                                                         *_inputs(w, seed=w), 32 * w), g, w)
+       for g, w in GROUPS_WARPS},
+    **{f"float16-{op}": functools.partial(lambda op: (kernel(op, "float16", False, True), *_float16_inputs(), 32), op)
+       for op in ["sum", "max"]},
+    **{f"shares-{acc}": functools.partial(lambda acc: (kernel("sum", thread_reduce=False, accum=acc, finish=False),
+                                                       *_inputs(1, seed=3), 32), acc)
+       for acc in [False, True]},
+    **{f"in-place-{acc}": functools.partial(lambda acc: (_in_place(f"Tx.warp.sum(red_view, red_view, accum={acc})"),
+                                                         *_inputs(1, seed=6), 32), acc)
+       for acc in [False, True]},
+    "in-place-thread-reduce-accum": lambda: (
+        _in_place("Tx.warp.sum(red_view, red_view, thread_reduce=True, accum=True)"), *_inputs(1, seed=7), 32),
+    "replicated-dst": lambda: (_replicated_dst_kernel(), *_inputs(1, seed=5), 32),
+    **{f"warpgroup-{tr}": functools.partial(lambda tr: (warpgroup_kernel(tr), *_inputs(4, seed=9), 128), tr)
+       for tr in [True, False]},
+}
+
+
+@pytest.fixture(scope="module")
+def emulated():
+    """name -> (A, B as given, B after the run), every run of RUNS built at once (run_warps_many)."""
+    cases = {name: make() for name, make in RUNS.items()}
+    outputs = run_warps_many({name: (_compiled(text).cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, threads)
+                              for name, (text, a, b, threads) in cases.items()})
+
+    def get(name):
+        out = outputs[name]
+        assert not isinstance(out, str), out
+        _, a, b, _ = cases[name]
+        return a, b, np.array(out["B"]).reshape(b.shape)
+    return get
+
+
 @needs_gxx
-@pytest.mark.parametrize("op", ["sum", "max", "min"])
-@pytest.mark.parametrize("thread_reduce, accum", [(True, False), (True, True), (False, False), (False, True)])
-def test_property_values_on_an_emulated_warp(op, thread_reduce, accum):
-    a, b = _inputs(1)
-    result = _compiled(kernel(op, thread_reduce=thread_reduce, accum=accum))
-    out = run_warps(result.cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, 32)
-    got = np.array(out["B"]).reshape(16, 4)
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("thread_reduce, accum", REDUCE_ACCUM)
+def test_property_values_on_an_emulated_warp(emulated, op, thread_reduce, accum):
+    a, b, got = emulated(f"warp-{op}-{thread_reduce}-{accum}")
     np.testing.assert_allclose(got, reference(op, a, b, thread_reduce, accum), rtol=1e-5, atol=1e-5)
 
 
 @needs_gxx
-@pytest.mark.parametrize("groups, warps", [(1, 4), (2, 8)])
-def test_property_values_with_several_warps(groups, warps):
-    a, b = _inputs(warps, seed=warps)
-    result = _compiled(kernel("max", thread_reduce=True, accum=True, groups=groups, warps=warps))
-    out = run_warps(result.cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, 32 * warps)
-    got = np.array(out["B"]).reshape(16 * warps, 4)
+@pytest.mark.parametrize("groups, warps", GROUPS_WARPS)
+def test_property_values_with_several_warps(emulated, groups, warps):
+    a, b, got = emulated(f"warps-{groups}-{warps}")
     np.testing.assert_array_equal(got, reference("max", a, b, True, True))
 
 
 @needs_gxx
 @pytest.mark.parametrize("op", ["sum", "max"])
-def test_property_float16_values(op):
-    rng = np.random.default_rng(41)
-    a = rng.uniform(0, 1, (16, COLS)).astype(np.float16)
-    b = (rng.uniform(0, 1, (16, 4)) * 0.5).astype(np.float16)
-    out = run_warps(_compiled(kernel(op, "float16", False, True)).cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, 32)
-    got, want = np.array(out["B"]).reshape(16, 4), reference(op, a, b, False, True)
+def test_property_float16_values(emulated, op):
+    a, b, got = emulated(f"float16-{op}")
+    want = reference(op, a, b, False, True)
     if op == "max":
         np.testing.assert_array_equal(got, want)
     else:  # float16 partial sums: upstream's tolerance
@@ -195,13 +294,11 @@ def test_property_float16_values(op):
 
 @needs_gxx
 @pytest.mark.parametrize("accum", [False, True])
-def test_property_without_thread_reduce_each_column_is_its_lanes_share(accum):
+def test_property_without_thread_reduce_each_column_is_its_lanes_share(emulated, accum):
     # no finishing call: B's column q is what lane q of each quad folded (the partial results)
-    a, b = _inputs(1, seed=3)
-    result = _compiled(kernel("sum", thread_reduce=False, accum=accum, finish=False))
-    assert "__shfl_xor_sync" not in result.cuda
-    out = run_warps(result.cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, 32)
-    got = np.array(out["B"]).reshape(16, 4)
+    text, *_ = RUNS[f"shares-{accum}"]()
+    assert "__shfl_xor_sync" not in _compiled(text).cuda
+    a, b, got = emulated(f"shares-{accum}")
     want = reference("sum", a, b, False, accum, finish=False)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     assert not np.allclose(want[:, 0], want[:, 1])  # the columns differ: no lane combined
@@ -209,44 +306,25 @@ def test_property_without_thread_reduce_each_column_is_its_lanes_share(accum):
 
 @needs_gxx
 @pytest.mark.parametrize("accum", [False, True])
-def test_property_in_place_without_thread_reduce_changes_nothing(accum):
+def test_property_in_place_without_thread_reduce_changes_nothing(emulated, accum):
     # each element is its own lane's share; with `accum=True` too (TIRx neither folds nor combines then)
-    text = kernel(thread_reduce=False, finish=False).replace(
-        "    for i in T.unroll(2):\n        B[",
-        f"    Tx.warp.sum(red_view, red_view, accum={accum})\n    for i in T.unroll(2):\n        B[")
-    result = _compiled(text)
-    a, b = _inputs(1, seed=6)
-    out = run_warps(result.cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, 32)
-    np.testing.assert_allclose(np.array(out["B"]).reshape(16, 4), reference("sum", a, b, False, False, finish=False),
-                               rtol=1e-5, atol=1e-5)
+    a, b, got = emulated(f"in-place-{accum}")
+    np.testing.assert_allclose(got, reference("sum", a, b, False, False, finish=False), rtol=1e-5, atol=1e-5)
 
 
 @needs_gxx
-def test_property_in_place_with_thread_reduce_and_accum_adds_the_old_value_once():
+def test_property_in_place_with_thread_reduce_and_accum_adds_the_old_value_once(emulated):
     # red holds the lanes' shares p; the in-place finish with accum: p_q + (p_0 + p_1 + p_2 + p_3)
-    text = kernel(thread_reduce=False, finish=False).replace(
-        "    for i in T.unroll(2):\n        B[",
-        "    Tx.warp.sum(red_view, red_view, thread_reduce=True, accum=True)\n    for i in T.unroll(2):\n        B[")
-    a, b = _inputs(1, seed=7)
-    out = run_warps(_compiled(text).cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, 32)
+    a, b, got = emulated("in-place-thread-reduce-accum")
     share = reference("sum", a, b, False, False, finish=False)
-    np.testing.assert_allclose(np.array(out["B"]).reshape(16, 4), share + share.sum(1, keepdims=True),
-                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, share + share.sum(1, keepdims=True), rtol=1e-5, atol=1e-5)
 
 
 @needs_gxx
-def test_property_replicated_dst_values():
-    # the replicated-over-the-quad dst (kept_axes_dst_replicated_over_the_quad_with_thread_reduce.tx) with `thread_reduce=True`: every column is the row sum
-    text = kernel().replace(
-        "red = T.alloc_buffer([2]", "red = T.alloc_buffer([8]").replace(
-        "one.tile(T.TileLayout(T.S[(2, 1) : (1, 1)]), (2, 1), (1, 1))", "T.TileLayout(T.S[8:1])").replace(
-        "red_warp.tile(T.TileLayout(T.S[(2, 1) : (1, 1)]), (2, 1), (8, 4))",
-        "T.TileLayout(T.S[(2, 8, 4) : (4, 4 @ laneid, 1)] + T.R[4 : 1 @ laneid])").replace(
-        "= red[i]", "= red[i * 4 + (lane + 1) % 4]")
-    a, b = _inputs(1, seed=5)
-    out = run_warps(_compiled(text).cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, 32)
-    np.testing.assert_allclose(np.array(out["B"]).reshape(16, 4), reference("sum", a, b, True, False),
-                               rtol=1e-5, atol=1e-5)
+def test_property_replicated_dst_values(emulated):
+    # every column is the row sum
+    a, b, got = emulated("replicated-dst")
+    np.testing.assert_allclose(got, reference("sum", a, b, True, False), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.nvcc
@@ -292,10 +370,7 @@ def k(A_ptr: T.handle, B_ptr: T.handle) -> None:
 
 @needs_gxx
 @pytest.mark.parametrize("thread_reduce", [True, False])
-def test_property_warpgroup_scope_values(thread_reduce):
-    a, b = _inputs(4, seed=9)
-    result = _compiled(warpgroup_kernel(thread_reduce))
-    assert {d.variant for d in result.program.kernels[0].tile_dispatch} == {"local"}
-    out = run_warps(result.cuda, {"A": list(a.ravel()), "B": list(b.ravel())}, 128)
-    np.testing.assert_allclose(np.array(out["B"]).reshape(64, 4), reference("sum", a, b, True, False),
-                               rtol=1e-5, atol=1e-5)
+def test_property_warpgroup_scope_values(emulated, thread_reduce):
+    assert {d.variant for d in _compiled(warpgroup_kernel(thread_reduce)).program.kernels[0].tile_dispatch} == {"local"}
+    a, b, got = emulated(f"warpgroup-{thread_reduce}")
+    np.testing.assert_allclose(got, reference("sum", a, b, True, False), rtol=1e-5, atol=1e-5)
