@@ -33,6 +33,12 @@ _BIG_INTS = {
 _BIG_TEXTS = {
     "str.join": "'x'.join(['a' * 1000000] * 1000)",
     "str.replace": "('a' * 100000).replace('a', 'b' * 100)",
+    "str.ljust": "'x'.ljust(10**9)",
+    "str.rjust": "'x'.rjust(10**9, '*')",
+    "str.center": "'x'.center(10**9)",
+    "str.zfill": "'1'.zfill(10**9)",
+    "str.expandtabs": "('\\t' * 100).expandtabs(10**8)",
+    "str.translate": "('a' * 100000).translate({97: 'b' * 1000})",
 }
 
 
@@ -126,3 +132,21 @@ def test_keys_of_instances_are_charged_by_their_fields():
 def test_set_operations_draw_their_operands_from_the_budget():
     text = HEAD + "s = set(range(50000))\nB = [len(s | s) for _ in range(1000)]\n" + KERNEL.format(body="A[0] = 1.0")
     assert {code for _, code, _ in _errors_in_time(text)} == {"E0135"}
+
+
+@pytest.mark.parametrize("text", [
+    "B = dict.fromkeys(range(10**9))",
+    "B = {}.fromkeys('x' * 1000000, 0)",
+    "d = {}\nd.update(zip(range(10**9), range(10**9)))",
+    "d = dict.fromkeys(range(50000))\nB = [len(d.copy()) for _ in range(100000)]",
+    "d = {}\nfor i in range(10**9):\n    d.setdefault(i, [])",
+])
+def test_dict_methods_draw_their_items_from_the_budget(text):
+    assert {code for _, code, _ in _errors_in_time(HEAD + text + "\n")} == {"E0135"}
+
+
+def test_string_searches_draw_the_string_from_the_budget():
+    """`s.count(x)` makes a small integer but reads all of s: each call is charged by s's length."""
+    for use in ("s.count('b')", "s.find('b')", "s.isdigit()", "s.rpartition('b')[0] == ''"):
+        text = HEAD + f"s = 'a' * 1000000\nB = [{use} for _ in range(100000)]\n"
+        assert {code for _, code, _ in _errors_in_time(text)} == {"E0135"}, use

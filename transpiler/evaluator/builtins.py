@@ -11,8 +11,8 @@ from transpiler.syntax import ast
 from transpiler.evaluator.core import NO_KEY, as_node, dict_key, index_node, items_of, kind_of, order_refused, pack, \
     step, truth
 from transpiler.evaluator.box import from_key, python_key
-from transpiler.evaluator import box as pyeval_box, environ as pyeval_environ, fstring as pyeval_fstring, \
-    lists as pyeval_lists, ops as pyeval_ops
+from transpiler.evaluator import box as pyeval_box, dicts as pyeval_dicts, environ as pyeval_environ, \
+    fstring as pyeval_fstring, lists as pyeval_lists, ops as pyeval_ops
 from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison, PyConst, PyDict, SliceVal
 
 # The Python builtins a `.tx` file may call at compile time (this module); `range` is the
@@ -449,13 +449,26 @@ def slice_index(st, node: ast.Subscript) -> ast.Subscript:
 # kind -> method name -> (fewest, most arguments); all compute with Python on constants but the
 # dict ones and tuple `index` / `count`, which take any items
 _METHODS = {
-    "dict": {"items": (0, 0), "keys": (0, 0), "values": (0, 0), "get": (1, 2)},
-    "tuple": {"index": (1, 1), "count": (1, 1)},
-    "str": {"format": (0, 1 << 16), "join": (1, 1), "upper": (0, 0), "lower": (0, 0), "startswith": (1, 1), "endswith": (1, 1),
-            "replace": (2, 3), "split": (0, 2), "strip": (0, 1)},
+    "dict": pyeval_dicts.DICT_METHODS,
+    "tuple": {"index": (1, 3), "count": (1, 1)},
+    "str": {"format": (0, 1 << 16), **{m: (0, 0) for m in (  # every method of `str` but `encode` and `format_map`
+        "capitalize", "casefold", "isalnum", "isalpha", "isascii", "isdecimal", "isdigit", "isidentifier",
+        "islower", "isnumeric", "isprintable", "isspace", "istitle", "isupper", "lower", "swapcase", "title",
+        "upper")},
+        **{m: (1, 1) for m in ("join", "partition", "rpartition", "removeprefix", "removesuffix", "translate",
+                               "zfill")},
+        **{m: (1, 3) for m in ("count", "find", "rfind", "index", "rindex", "startswith", "endswith",
+                               "maketrans")},
+        **{m: (0, 1) for m in ("strip", "lstrip", "rstrip", "expandtabs", "splitlines")},
+        **{m: (0, 2) for m in ("split", "rsplit")}, **{m: (1, 2) for m in ("center", "ljust", "rjust")},
+        "replace": (2, 3)},
     "int": {"bit_length": (0, 0), "bit_count": (0, 0)},
     "float": {"is_integer": (0, 0)},
 }
+_STR_HELP = "tirxc evaluates every method of a compile-time str but `encode` (bytes) and `format_map`"
+# the methods that take keywords (CPython checks their names)
+_KEYWORD_METHODS = {"str": frozenset(("split", "rsplit", "splitlines", "expandtabs")),
+                    "dict": pyeval_dicts.KEYWORD_METHODS}
 
 
 def _method_kind(obj) -> str | None:
@@ -495,7 +508,8 @@ def ct_attribute(st, base, node: ast.Attribute):
         known = ", ".join(f"`{m}`" for m in (_table(kind) if kind else ()))
         st.diags.error("E0306", f"{kind_of(base)} has no attribute `{node.attr}`" if kind is None else
                        f"`{kind}.{node.attr}` is not supported yet", node.span,
-                       help=f"tirxc evaluates {known} of a compile-time {kind}" if known else None)
+                       help=_STR_HELP if kind == "str" else
+                       f"tirxc evaluates {known} of a compile-time {kind}" if known else None)
         return POISON
     return Method(base, node.attr)
 
@@ -529,36 +543,36 @@ def ct_method(st, method: Method, node: ast.Call):
         box.cached = None
         box.items[:] = ordered
         return pyeval_lists.NONE
-    if node.keywords or not low <= len(args) <= high:
+    takes_keywords = name in _KEYWORD_METHODS.get(kind, ())
+    if (node.keywords and not takes_keywords) or not low <= len(args) <= high:
         st.diags.error("E0305", f"`{kind}.{name}` takes {low if low == high else f'{low} to {high}'} positional "
                                 f"argument{'s' if high != 1 else ''}", node.span)
+        return POISON
+    if any(isinstance(v, Poison) for v in keywords.values()):
         return POISON
     if kind in ("list", "set"):
         return pyeval_lists.call_method(st, obj, name, node, args)
     if kind == "dict":
-        items = obj.items
-        if name == "get":
-            key = dict_key(st, args[0], node.args[0])
-            return POISON if key is NO_KEY else items.get(key, args[1] if len(args) > 1 else PyConst(None))
-        return pack(pack((from_key(k), v)) if name == "items" else from_key(k) if name == "keys" else v
-                    for k, v in items.items())
+        return pyeval_dicts.call_method(st, obj, name, node, args, keywords)
     if kind == "tuple":
-        items = items_of(obj)
-        needle = args[0]
-        same = [i for i, item in enumerate(items) if pyeval_lists.equal_items(st, node.span, item, needle)]
-        if name == "count":
-            return PyConst(len(same))
-        return PyConst(same[0]) if same else _fail(st, node, "`index`: the value is not in the tuple")
+        return _tuple_search(st, node, items_of(obj), name, args)
     if name == "join":
         parts = _seq(st, node, args[0], "str.join")
         values = None if parts is None else _consts(st, node, parts, "str.join")
         values = None if values is None else [values]
+    elif kind == "str":
+        values = _python_args(st, node, args, f"str.{name}")
+        named = _python_args(st, node, keywords.values(), f"str.{name}")
+        keywords = None if named is None else dict(zip(keywords, named))
     else:
         values = _consts(st, node, args, f"{kind}.{name}")
-    if values is None:
+    if values is None or keywords is None:
         return POISON
     if kind == "str":
-        result = pyeval_ops.call(st, node.span, "str.method", obj.value, name, *values, what=f"str.{name}")
+        result = pyeval_ops.call(st, node.span, "str.method", obj.value, name, *values, what=f"str.{name}",
+                                 keywords=keywords)
+        if isinstance(result, dict):  # `str.maketrans`: a new dict of constants
+            return PyDict({k: PyConst(v) for k, v in result.items()})
     else:
         result = _py(st, node, getattr(obj.value, name), *values)
         result = result.value if isinstance(result, PyConst) else result
@@ -567,6 +581,46 @@ def ct_method(st, method: Method, node: ast.Call):
     if isinstance(result, list):  # `str.split`: a new list
         return pyeval_box.new_list(PyConst(v) for v in result)
     return PyConst(result)
+
+
+def _python_args(st, node, args, name: str):
+    """The CPython objects of a str method's arguments: constants as they are, a tuple of prefixes
+    or a translation table (a dict) converted (ops.python_of); None (reported) for a value known
+    only at run time."""
+    out = []
+    for arg in args:
+        if isinstance(arg, (ir.IntImm, ir.FloatImm)):
+            out.append(arg.value)
+            continue
+        value = pyeval_ops.python_of(st, node.span, arg)
+        if value is POISON:
+            return None
+        if value is pyeval_ops.NOT_PYTHON:
+            return _consts(st, node, [arg], name)  # (reports it)
+        out.append(value)
+    return out
+
+
+def _tuple_search(st, node, items, name: str, args):
+    """`t.count(x)`, `t.index(x[, start[, stop]])` of a tuple: by Python's `==` of its items."""
+    bounds = [_int_arg(st, a, n) for a, n in zip(args[1:], node.args[1:])]
+    if None in bounds:
+        return POISON
+    window = range(len(items))[slice(*(bounds + [None, None])[:2])]  # (`index(x, start[, stop])`)
+    same = [i for i in window if pyeval_lists.equal_items(st, node.span, items[i], args[0])]
+    if name == "count":
+        return PyConst(len(same))
+    return PyConst(same[0]) if same else _fail(st, node, "`index`: the value is not in the tuple")
+
+
+def _int_arg(st, val, node):
+    """A compile-time integer argument (a position); None (reported) otherwise."""
+    if isinstance(val, PyConst) and isinstance(val.value, int):
+        return val.value
+    if isinstance(val, ir.IntImm):
+        return val.value
+    _fail(st, node, f"a position is a compile-time integer, not {kind_of(val)}")
+    return None
 
 
 def meta_var(st, node: ast.Call):

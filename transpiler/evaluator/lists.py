@@ -56,7 +56,7 @@ def _elab_Set(st, node: ast.Set):
 # -- methods ---------------------------------------------------------------------------------------
 # name -> (fewest, most arguments); mutating methods return None (a statement with no code)
 LIST_METHODS = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2), "pop": (0, 1), "remove": (1, 1),
-                "clear": (0, 0), "reverse": (0, 0), "copy": (0, 0), "index": (1, 1), "count": (1, 1),
+                "clear": (0, 0), "reverse": (0, 0), "copy": (0, 0), "index": (1, 3), "count": (1, 1),
                 "sort": (0, 0)}
 SET_METHODS = {"add": (1, 1), "discard": (1, 1), "remove": (1, 1), "update": (1, 1), "clear": (0, 0),
                "copy": (0, 0), "union": (1, 1), "intersection": (1, 1), "difference": (1, 1),
@@ -120,7 +120,11 @@ def call_method(st, val, name: str, node: ast.Call, args: list):
             return fail(f"`pop` index {index} out of range (the list has {_count(items)})")
         return items.pop(index)
     elif name in ("remove", "index", "count"):
-        same = [i for i, item in enumerate(items) if equal_items(st, node.span, item, args[0])]
+        bounds = [_int(st, a, n, "`index`'s position") for a, n in zip(args[1:], node.args[1:])]
+        if None in bounds:
+            return POISON
+        window = range(len(items))[slice(*(bounds + [None, None])[:2])]  # (`index(x, start[, stop])`)
+        same = [i for i in window if equal_items(st, node.span, items[i], args[0])]
         if name == "count":
             return PyConst(len(same))
         if not same:

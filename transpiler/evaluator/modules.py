@@ -12,9 +12,10 @@ from transpiler.diag.diagnostics import did_you_mean
 from transpiler.evaluator import environ as pyeval_environ, ops as pyeval_ops
 from transpiler.evaluator import builtins as pyeval_builtins, stdlib as pyeval_stdlib, typing_names as pyeval_typing
 from transpiler.evaluator.builtins import _consts, _fail, _py, _seq
-from transpiler.evaluator.values import Builtin, DTypeVal, Helper, POISON, Poison, PyConst
+from transpiler.evaluator.values import Builtin, DTypeVal, Helper, Method, POISON, Poison, PyConst, PyDict
 from transpiler.target.dtypes import parse_dtype
 
+_CLASS_METHODS = (("dict", "fromkeys"), ("str", "maketrans"))  # (their result does not depend on the instance)
 _CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan}
 
 # name -> (Python function, fewest and most arguments): each over compile-time numbers only
@@ -129,6 +130,8 @@ def module_attr(st, base: Builtin, node):
         member = pyeval_stdlib.attribute(base, node.attr)  # `os.environ`
     if member is not None:
         return member
+    if (base.name, node.attr) in _CLASS_METHODS:  # `dict.fromkeys`, `str.maketrans`: of an empty instance
+        return Method(PyDict({}) if base.name == "dict" else PyConst(""), node.attr)
     if node.attr == "__name__" and (base.name in pyeval_builtins._TYPES or base.name == "NoneType"):  # `type(x).__name__`
         return PyConst(base.name)
     known = modules(st.host)

@@ -12,7 +12,8 @@ CPython's function. Every such call goes through `call`, which
   shift, the length of a joined or repeated string ...) and refuses a call that would exceed the
   limits below, naming the limit (E0318), so that no builtin computes a huge value first;
 - charges the file's step budget (core.step) by the size of what the call made: one step, plus
-  one per 64 bits of an integer and one per 64 items or characters of a container or string;
+  one per 64 bits of an integer and one per 64 items or characters of a container or string (a
+  string method also by the string it goes through: `s.count(x)` reads all of s);
 - reports CPython's own error (`TypeError`, `ValueError` ...) as a located compile-time error.
 
 A value the evaluator cannot give CPython (a kernel expression, a buffer, an instance of a class
@@ -127,7 +128,7 @@ OPERATIONS = {
     "math.prod": lambda *xs: math.prod(xs), "math.exp2": lambda x: 2.0 ** x,
     **{n: f for n, f in (("abs", abs), ("min", min), ("max", max), ("int", int), ("float", float),
                          ("str", str), ("bool", bool), ("repr", repr), ("format", format))},
-    "str.method": lambda s, name, *args: getattr(s, name)(*args),
+    "str.method": lambda s, name, *args, **keywords: getattr(s, name)(*args, **keywords),
     "set.method": lambda s, name, *args: getattr(s, name)(*args),
 }
 _COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
@@ -138,7 +139,7 @@ def _bits(x) -> int:
     return abs(x).bit_length() if isinstance(x, int) else 0
 
 
-def _bound(name: str, args) -> tuple[str, int] | None:
+def _bound(name: str, args, keywords: dict | None = None) -> tuple[str, int] | None:
     """An upper bound of what the call makes before it is made, ("bits" | "chars", size); None when
     the result is small by construction (a float, a bool, a comparison)."""
     ints = all(isinstance(a, int) for a in args)
@@ -170,14 +171,14 @@ def _bound(name: str, args) -> tuple[str, int] | None:
         n, k = args
         return ("bits", max(0, min(k, n - k)) * _bits(n))
     if name == "str.method" and isinstance(args[0], str):
-        return _text_bound(args[0], args[1], args[2:])
+        return _text_bound(args[0], args[1], args[2:], keywords or {})
     if name == "format" and len(args) == 2 and isinstance(args[1], str):
         widths = [int(d) for d in "".join(c if c.isdigit() else " " for c in args[1]).split()]
         return ("chars", max(widths, default=0) + 64)
     return None
 
 
-def _text_bound(text: str, method: str, args) -> tuple[str, int] | None:
+def _text_bound(text: str, method: str, args, keywords: dict) -> tuple[str, int] | None:
     if method == "join" and args:
         parts = args[0]
         if isinstance(parts, (list, tuple)):
@@ -191,8 +192,13 @@ def _text_bound(text: str, method: str, args) -> tuple[str, int] | None:
         return ("chars", len(text) + count * max(0, len(new) - len(old)))
     if method in ("ljust", "rjust", "center", "zfill") and args and isinstance(args[0], int):
         return ("chars", max(len(text), args[0]))
-    if method == "expandtabs":
-        return ("chars", len(text) * (args[0] if args and isinstance(args[0], int) and args[0] > 0 else 8))
+    if method == "expandtabs":  # each tab becomes at most `tabsize` spaces
+        size = args[0] if args else keywords.get("tabsize", 8)
+        return ("chars", len(text) + text.count("\t") * max(0, size if isinstance(size, int) else 0))
+    if method == "translate" and args:  # each character becomes at most the longest string of the table
+        table = args[0]
+        mapped = table.values() if isinstance(table, dict) else table if isinstance(table, (list, tuple)) else ()
+        return ("chars", len(text) * max([1] + [len(m) for m in mapped if isinstance(m, str)]))
     return ("chars", len(text))
 
 
@@ -221,21 +227,23 @@ def size_steps(value) -> int:
     return 1
 
 
-def call(st, span, name: str, *args, what: str | None = None):
-    """CPython's `name` of the whitelist over Python values, bounded and charged: its result, or
-    POISON after an error (reported at span, naming `what` or the operation)."""
+def call(st, span, name: str, *args, what: str | None = None, keywords: dict | None = None):
+    """CPython's `name` of the whitelist over Python values (and keywords), bounded and charged: its
+    result, or POISON after an error (reported at span, naming `what` or the operation)."""
     fn = OPERATIONS[name]
-    message = over_limit(_bound(name, args))
+    message = over_limit(_bound(name, args, keywords))
     if message is not None:
         st.diags.error("E0318", f"`{what or name}`: {message}", span)
         return POISON
     try:
-        result = fn(*args)
+        result = fn(*args, **(keywords or {}))
     except (TypeError, ValueError, OverflowError, ZeroDivisionError, IndexError, KeyError) as err:
         if private_failure(st, span, what or name, args, err):
             return POISON
         st.diags.error("E0137", f"compile-time evaluation failed: {err}", span)
         return POISON
+    if name == "str.method" and len(args[0]) >= 64 and not step(st, span, len(args[0]) // 64):
+        return POISON  # (a search or a test goes through the whole string, however small its result)
     return result if charge(st, span, result, what or name) else POISON
 
 
