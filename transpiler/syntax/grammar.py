@@ -16,6 +16,11 @@ from transpiler.syntax.tables_gen import TABLES_FORMAT, build_tables
 # every rule the parser reduces.
 _new_span = partial(tuple.__new__, Span)
 
+# Bounds of the parser's memory of lines (Grammar.line_step): how many steps in
+# all, and how deep a state stack may be to be remembered.
+LINE_STEPS = 100_000
+LINE_STACK_DEPTH = 64
+
 
 # ---- rules ---------------------------------------------------------------------------
 
@@ -191,6 +196,29 @@ class Grammar:
         self.unit_runs: dict[tuple, int] = {}
         self.gotos: dict[tuple, int] = {}
         self.statement_starts: dict[tuple[int, ...], bool] = {}
+        self.line_steps: dict[tuple[int, ...], tuple] = {}
+        self.line_steps_left = LINE_STEPS
+
+    def line_start(self, stack: tuple[int, ...]) -> tuple | None:
+        """The remembered moves of the lines that start from this state stack
+        (see line_step); None when the stack is too deep to remember."""
+        start = self.line_steps.get(stack)
+        if start is None and len(stack) <= LINE_STACK_DEPTH:
+            start = self.line_steps[stack] = ({}, stack, ())
+        return start
+
+    def line_step(self, step: tuple, kind: str, stack: tuple[int, ...], made: list) -> tuple | None:
+        """Remember that a token of this kind after `step` ran the reductions
+        `made` (size and build of each) and left `stack`. A step is (the steps
+        after it by kind, the state stack after it, its reductions); the
+        automaton's moves depend on nothing else, so LalrParser.run replays
+        them for the next line that comes the same way. None once the memory
+        is full (its size is bounded: a step holds a whole state stack)."""
+        if self.line_steps_left <= 0 or len(stack) > LINE_STACK_DEPTH:
+            return None
+        self.line_steps_left -= 1
+        known = step[0][kind] = ({}, stack, tuple(made))
+        return known
 
     @property
     def rules(self) -> list[Rule]:
