@@ -156,7 +156,7 @@ class LalrParser(Recovery):
             shift (or, for $END, accept and return the module). Raises Reject when
             the token cannot come next; the stacks may then hold reductions made
             for it, which is why errors always restore a saved state. `log`, when
-            given, receives the (size, build) of each reduction that builds."""
+            given, receives the build of each reduction that builds."""
             kind = tok.type
             row = actions[states[-1]]
             while True:
@@ -181,7 +181,7 @@ class LalrParser(Recovery):
                     row = actions[end]
                     continue
                 if log is not None:
-                    log.append((size, build))
+                    log.append(build)
                 if size:
                     value, span = build(builder, values[-size:], where[-size:])
                     del states[-size:]
@@ -300,15 +300,8 @@ class LalrParser(Recovery):
             if step is not None:
                 known = step[0].get(kind)
                 if known is not None:
-                    for size, build in known[2]:
-                        if size:
-                            value, span = build(builder, values[-size:], where[-size:])
-                            del values[-size:]
-                            del where[-size:]
-                        else:
-                            value, span = build(builder, [], ())
-                        values.append(value)
-                        where.append(span)
+                    for reduce in known[2]:
+                        reduce(builder, values, where)
                     values.append(tok)
                     where.append(tok)
                     if kind in BOUNDARY:
