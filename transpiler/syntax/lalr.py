@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from transpiler.diag.diagnostics import Diagnostics, Note
 from transpiler.syntax.builder import Builder
-from transpiler.syntax.grammar import Grammar
+from transpiler.syntax.grammar import LINE_STACK_DEPTH, Grammar
 from transpiler.syntax.indentation import Indentation, TokenStream
 from transpiler.syntax.lexer import Lexer
 from transpiler.syntax.limits import MAX_SYNTAX_ERRORS
@@ -289,9 +289,11 @@ class LalrParser(Recovery):
         builder = self.builder
         remember = self.recent.append
         boundary = self._boundary
-        start_line = self.grammar.line_start
+        grammar = self.grammar
+        start_line = grammar.line_start
         # (next steps by kind, state stack, reductions): where this line stands; None: not followed
         step = start_line(tuple(states))
+        replayed = False  # whether `states` lags behind step (replays leave it alone)
         while True:
             tok = next_token()
             if tok is None:
@@ -307,11 +309,15 @@ class LalrParser(Recovery):
                     if kind in BOUNDARY:
                         states[:] = known[1]
                         step = start_line(boundary(tok))
+                        replayed = False
                     else:
                         remember(tok)
                         step = known
+                        replayed = True
                     continue
-                states[:] = step[1]
+                if replayed:
+                    states[:] = step[1]
+                    replayed = False
                 made: list = []
                 try:
                     feed(tok, made)
@@ -319,8 +325,13 @@ class LalrParser(Recovery):
                     step = None
                     self._recover(tok)
                     continue
-                known = self.grammar.line_step(step, kind, tuple(states), made)
-                step = start_line(self.boundary_stack) if kind in BOUNDARY else known
+                if kind in BOUNDARY:
+                    grammar.line_step(step, kind, self.boundary_stack, made)
+                    step = start_line(self.boundary_stack)
+                elif grammar.line_steps_left > 0 and len(states) <= LINE_STACK_DEPTH:
+                    step = grammar.line_step(step, kind, tuple(states), made)
+                else:
+                    step = None
                 continue
             try:
                 feed(tok)
@@ -329,6 +340,6 @@ class LalrParser(Recovery):
                 continue
             if kind in BOUNDARY:
                 step = start_line(self.boundary_stack)
-        if step is not None:
+        if step is not None and replayed:
             states[:] = step[1]
         return self._finish()
