@@ -295,7 +295,7 @@ class Grammar:
 
     def line_step(self, step: tuple, kind: str, stack: tuple[int, ...], made: list) -> tuple | None:
         """Remember that a token of this kind after `step` ran the reductions
-        `made` (the build of each) and left `stack`. A step is (the steps
+        `made` (the reducer of each, see rule_builder) and left `stack`. A step is (the steps
         after it by kind, the state stack after it, its reductions); the
         automaton's moves depend on nothing else, so LalrParser.run replays
         them for the next line that comes the same way. None once the memory
@@ -303,7 +303,7 @@ class Grammar:
         if self.line_steps_left <= 0 or len(stack) > LINE_STACK_DEPTH:
             return None
         self.line_steps_left -= 1
-        known = step[0][kind] = ({}, stack, tuple(build.reduce for build in made))
+        known = step[0][kind] = ({}, stack, tuple(made))
         return known
 
     @property

@@ -156,7 +156,7 @@ class LalrParser(Recovery):
             shift (or, for $END, accept and return the module). Raises Reject when
             the token cannot come next; the stacks may then hold reductions made
             for it, which is why errors always restore a saved state. `log`, when
-            given, receives the build of each reduction that builds."""
+            given, receives the reducer (build.reduce) of each reduction that builds."""
             kind = tok.type
             row = actions[states[-1]]
             while True:
@@ -181,7 +181,7 @@ class LalrParser(Recovery):
                     row = actions[end]
                     continue
                 if log is not None:
-                    log.append(build)
+                    log.append(build.reduce)
                 if size:
                     value, span = build(builder, values[-size:], where[-size:])
                     del states[-size:]
