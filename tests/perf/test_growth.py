@@ -17,7 +17,7 @@ from transpiler.diag.diagnostics import Diagnostics
 from transpiler.lower.lower import lower
 from transpiler.sema.check import check
 from transpiler.syntax import ast
-from transpiler.syntax.grammar import compiled_grammar
+from transpiler.syntax.grammar import LINE_STEPS, compiled_grammar
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
 
@@ -127,7 +127,7 @@ def test_replayed_lines_parse_as_the_tables_do(text):
     try:
         grammar.line_steps, grammar.line_steps_left = {}, 0  # nothing remembered: every token through the tables
         through_tables = _parsed(text)
-        grammar.line_steps_left = 100_000
+        grammar.line_steps_left = LINE_STEPS
         learning = _parsed(text)
         replayed = _parsed(text)  # now every line is remembered
     finally:

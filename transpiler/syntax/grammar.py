@@ -18,7 +18,7 @@ _new_span = partial(tuple.__new__, Span)
 
 # Bounds of the parser's memory of lines (Grammar.line_step): how many steps in
 # all, and how deep a state stack may be to be remembered.
-LINE_STEPS = 100_000
+LINE_STEPS = 20_000
 LINE_STACK_DEPTH = 64
 
 
