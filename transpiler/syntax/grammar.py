@@ -287,9 +287,11 @@ class Grammar:
 
     def line_start(self, stack: tuple[int, ...]) -> tuple | None:
         """The remembered moves of the lines that start from this state stack
-        (see line_step); None when the stack is too deep to remember."""
+        (see line_step); None when the stack is too deep to remember or the
+        memory is full."""
         start = self.line_steps.get(stack)
-        if start is None and len(stack) <= LINE_STACK_DEPTH:
+        if start is None and len(stack) <= LINE_STACK_DEPTH and self.line_steps_left > 0:
+            self.line_steps_left -= 1  # a start counts as a step
             start = self.line_steps[stack] = ({}, stack, ())
         return start
 
