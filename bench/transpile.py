@@ -22,7 +22,8 @@ docs/img/ (see docs/benchmarks.md for the method and the numbers):
 3. scaling: generated kernels of 100 ... 20,000 statements, time per stage,
    tracemalloc peak, and the peak RSS of a fresh `tirxc` process; and, on the
    largest, the parsing floor: Lark's own lexer and LALR parser on tirxc's
-   grammar and CPython's `tokenize`, against tirxc's parse.
+   grammar and CPython's `tokenize`, against tirxc's parse; and the growth
+   curve on arena views (bench/growth.py).
 
 Usage: python bench/transpile.py [--runs N] [--quick] [--no-reference] [--no-plot]
 (`make bench` runs it with the project's virtual environment.)
@@ -667,6 +668,9 @@ def print_tables(results: dict) -> None:
         print(f"| {r['statements']} | {o['parse_ms']:.0f} | {o['check_ms']:.0f} | {o['lower_ms']:.0f} | "
               f"{o['emit_ms']:.0f} | {o['cuda_ms']:.0f} | {o['tracemalloc_peak_mb']} MB | {o['process_ms']:.0f} | "
               f"{o['process_wall_ms']:.0f} | {o['process_maxrss_mb']} MB | {ref_cells} |")
+    if results.get("views_growth"):
+        import growth
+        print("\n## Growth on arena views (bench/growth.py)\n\n" + growth.table(results["views_growth"]))
     floor = results.get("parsing_floor")
     if floor:
         print(f"\n## Parsing floor at {floor['statements']:,} statements ({floor['tokens']:,} tokens; CPU ms)\n")
@@ -723,6 +727,8 @@ def main(argv=None) -> int:
         results["reference_inprocess"] = bench_reference_inprocess(reference, samples, args.quick)
         print("[bench] 3/4 scaling", flush=True)
         results["scaling"] = bench_scaling(args.sizes, reference, work, args.quick, args.reference_scaling_max)
+        import growth  # bench/growth.py: the growth curve on arena views
+        results["views_growth"] = growth.measure(growth.VIEWS, work, 1 if args.quick else 3, CHILD_ENV)
         results["parsing_floor"] = bench_parsing_floor(max(args.sizes))
         print("[bench] 4/4 hot spots", flush=True)
         results["hotspots"] = bench_hotspots(work)

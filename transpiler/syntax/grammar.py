@@ -16,6 +16,11 @@ from transpiler.syntax.tables_gen import TABLES_FORMAT, build_tables
 # every rule the parser reduces.
 _new_span = partial(tuple.__new__, Span)
 
+# Bounds of the parser's memory of lines (Grammar.line_step): how many steps in
+# all, and how deep a state stack may be to be remembered.
+LINE_STEPS = 20_000
+LINE_STACK_DEPTH = 64
+
 
 # ---- rules ---------------------------------------------------------------------------
 
@@ -98,6 +103,8 @@ def rule_builder(rule: Rule, nullable: frozenset[str]):
         def pass_through(builder, values, where):
             return (values[only], where[only]) if only is not None else (None, None)
 
+        pass_through.reduce = _stack_reducer(pass_through, len(expansion)) if only is None else \
+            _pass_through_reducer(only - len(expansion), len(expansion))
         return pass_through
     method = getattr(Builder, name) if not name.startswith("_") else None  # an inlined rule's value is its list
 
@@ -128,6 +135,8 @@ def rule_builder(rule: Rule, nullable: frozenset[str]):
             kept = values if plain else _shape(values)
             return (method(builder, span, kept) if method else kept), span
 
+        build_spanned.reduce = _spanned_reducer(len(expansion), method, None if plain else
+                                                _shape_on_stack(include, trailing, len(expansion), _shape))
         return build_spanned
 
     def build(builder, values, where):
@@ -144,7 +153,89 @@ def rule_builder(rule: Rule, nullable: frozenset[str]):
         kept = values if plain else _shape(values)
         return (method(builder, span, kept) if method else kept), span
 
+    build.reduce = _stack_reducer(build, len(expansion))
     return build
+
+
+# Reducers: a reduction done on the parser's stacks in one call,
+# `reduce(builder, values, where)`: the rule's symbols, the last `size`
+# entries, are replaced by its value and position, as LalrParser's feed does
+# with `build`; the replay of remembered lines (LalrParser.run) calls these.
+
+def _stack_reducer(build, size: int):
+    """build's reduction on the stacks, for the rare rules without a faster form."""
+    if not size:
+        def reduce_empty(builder, values, where):
+            value, span = build(builder, [], ())
+            values.append(value)
+            where.append(span)
+
+        return reduce_empty
+
+    def reduce(builder, values, where):
+        value, span = build(builder, values[-size:], where[-size:])
+        del values[-size:]
+        del where[-size:]
+        values.append(value)
+        where.append(span)
+
+    return reduce
+
+
+def _pass_through_reducer(offset: int, size: int):
+    """A `?rule` left with one child (at `offset` from the stack's top): the child stays."""
+    def reduce_to_child(builder, values, where):
+        value = values[offset]
+        span = where[offset]
+        del values[-size:]
+        del where[-size:]
+        values.append(value)
+        where.append(span)
+
+    return reduce_to_child
+
+
+def _shape_on_stack(include: list, trailing: int, size: int, shape):
+    """The children a rule keeps, read straight off the value stack (its
+    symbols are the last `size` entries): the two common forms without
+    slicing, any other through `shape` on the slice."""
+    if not trailing and not any(add for _, _, add in include):
+        offsets = [index - size for index, _, _ in include]
+        if not any(splice for _, splice, _ in include):
+            if len(offsets) == 1:
+                only = offsets[0]
+                return lambda values: [values[only]]
+            if len(offsets) == 2:
+                one, two = offsets
+                return lambda values: [values[one], values[two]]
+        elif len(offsets) == 2 and include[0][1] and not include[1][1]:
+            # Left recursion (`stmt*`): extend the child's list in place, as _shape does.
+            grown, item = offsets
+
+            def extend(values):
+                kept = values[grown]
+                kept.append(values[item])
+                return kept
+
+            return extend
+    return lambda values: shape(values[-size:])
+
+
+def _spanned_reducer(size: int, method, shape_on_stack):
+    """build_spanned's reduction on the stacks (see rule_builder)."""
+    def reduce_spanned(builder, values, where):
+        first = where[-size]
+        last = where[-1]
+        span = _new_span((builder.file, first.line, first.col, last.end_line, last.end_col))
+        kept = values[-size:] if shape_on_stack is None else shape_on_stack(values)
+        if method is not None:
+            kept = method(builder, span, kept)
+        del values[-size:]
+        del where[-size:]
+        values.append(kept)
+        where.append(span)
+
+    return reduce_spanned
 
 
 # ---- the grammar ------------------------------------------------------------------------
@@ -191,6 +282,31 @@ class Grammar:
         self.unit_runs: dict[tuple, int] = {}
         self.gotos: dict[tuple, int] = {}
         self.statement_starts: dict[tuple[int, ...], bool] = {}
+        self.line_steps: dict[tuple[int, ...], tuple] = {}
+        self.line_steps_left = LINE_STEPS
+
+    def line_start(self, stack: tuple[int, ...]) -> tuple | None:
+        """The remembered moves of the lines that start from this state stack
+        (see line_step); None when the stack is too deep to remember or the
+        memory is full."""
+        start = self.line_steps.get(stack)
+        if start is None and len(stack) <= LINE_STACK_DEPTH and self.line_steps_left > 0:
+            self.line_steps_left -= 1  # a start counts as a step
+            start = self.line_steps[stack] = ({}, stack, ())
+        return start
+
+    def line_step(self, step: tuple, kind: str, stack: tuple[int, ...], made: list) -> tuple | None:
+        """Remember that a token of this kind after `step` ran the reductions
+        `made` (the reducer of each, see rule_builder) and left `stack`. A step is (the steps
+        after it by kind, the state stack after it, its reductions); the
+        automaton's moves depend on nothing else, so LalrParser.run replays
+        them for the next line that comes the same way. None once the memory
+        is full (its size is bounded: a step holds a whole state stack)."""
+        if self.line_steps_left <= 0 or len(stack) > LINE_STACK_DEPTH:
+            return None
+        self.line_steps_left -= 1
+        known = step[0][kind] = ({}, stack, tuple(made))
+        return known
 
     @property
     def rules(self) -> list[Rule]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from transpiler.diag.diagnostics import Diagnostics, Note
 from transpiler.syntax.builder import Builder
-from transpiler.syntax.grammar import Grammar
+from transpiler.syntax.grammar import LINE_STACK_DEPTH, Grammar
 from transpiler.syntax.indentation import Indentation, TokenStream
 from transpiler.syntax.lexer import Lexer
 from transpiler.syntax.limits import MAX_SYNTAX_ERRORS
@@ -57,6 +57,7 @@ class LalrParser(Recovery):
         # run when this is within MAX_EXPR_DEPTH.
         self.line_start = 0
         self.longest_line = 0
+        self.boundary_stack: tuple[int, ...] = ()
         self._feed = self._feeder()
 
     # -- reporting ---------------------------------------------------------------
@@ -150,11 +151,12 @@ class LalrParser(Recovery):
         unit_run = self._unit_run
         end_state = self.end_state
 
-        def feed(tok: Token):
+        def feed(tok: Token, log: list | None = None):
             """One token through the LALR automaton: reduce as the table says, then
             shift (or, for $END, accept and return the module). Raises Reject when
             the token cannot come next; the stacks may then hold reductions made
-            for it, which is why errors always restore a saved state."""
+            for it, which is why errors always restore a saved state. `log`, when
+            given, receives the reducer (build.reduce) of each reduction that builds."""
             kind = tok.type
             row = actions[states[-1]]
             while True:
@@ -178,6 +180,8 @@ class LalrParser(Recovery):
                     states[-1] = end
                     row = actions[end]
                     continue
+                if log is not None:
+                    log.append(build.reduce)
                 if size:
                     value, span = build(builder, values[-size:], where[-size:])
                     del states[-size:]
@@ -204,9 +208,9 @@ class LalrParser(Recovery):
 
         return feed
 
-    def _boundary(self, tok: Token) -> None:
+    def _boundary(self, tok: Token) -> tuple[int, ...]:
         """A newline, indent or dedent was accepted: a new logical line starts,
-        and maybe a statement."""
+        and maybe a statement. Returns the state stack there."""
         recent = self.recent
         if len(recent) > 2:
             self.last_line_first = recent[2]
@@ -216,12 +220,13 @@ class LalrParser(Recovery):
             self.longest_line = start - self.line_start
         self.line_start = tok.end_pos if tok.end_pos is not None else start
         # Only where a statement may start: not between a decorator and its `def`.
-        key = tuple(self.state_stack)
+        key = self.boundary_stack = tuple(self.state_stack)
         starts = self.grammar.statement_starts.get(key)
         if starts is None:
             starts = self.grammar.statement_starts[key] = self._accepts("PASS")
         if starts:
             self._save()
+        return key
 
     @property
     def prev(self) -> Token | None:
@@ -267,14 +272,74 @@ class LalrParser(Recovery):
 
     # -- the main loop ---------------------------------------------------------------
     def run(self):
+        """Every token through the automaton, then the end of the input.
+
+        The automaton's moves for a token depend only on the state stack and
+        the token kinds before it, so they are remembered per logical line
+        (`Grammar.line_steps`: from the state stack at the line's start, one
+        step a token kind, each with the reductions that build something and
+        the stack after it). A line that retraces a remembered one replays
+        those reductions, which make the same nodes in the same order, without
+        looking anything up in the tables; the first token off the
+        remembered path goes through the tables (`feed`) and extends it.
+        """
         next_token = self.stream.next
         feed = self._feed
+        states, values, where = self.state_stack, self.value_stack, self.where_stack
+        builder = self.builder
+        remember = self.recent.append
+        boundary = self._boundary
+        grammar = self.grammar
+        start_line = grammar.line_start
+        # (next steps by kind, state stack, reductions): where this line stands; None: not followed
+        step = start_line(tuple(states))
+        replayed = False  # whether `states` lags behind step (replays leave it alone)
         while True:
             tok = next_token()
             if tok is None:
                 break
+            kind = tok.type
+            if step is not None:
+                known = step[0].get(kind)
+                if known is not None:
+                    for reduce in known[2]:
+                        reduce(builder, values, where)
+                    values.append(tok)
+                    where.append(tok)
+                    if kind in BOUNDARY:
+                        states[:] = known[1]
+                        step = start_line(boundary(tok))
+                        replayed = False
+                    else:
+                        remember(tok)
+                        step = known
+                        replayed = True
+                    continue
+                if replayed:
+                    states[:] = step[1]
+                    replayed = False
+                made: list = []
+                try:
+                    feed(tok, made)
+                except Reject:
+                    step = None
+                    self._recover(tok)
+                    continue
+                if kind in BOUNDARY:
+                    grammar.line_step(step, kind, self.boundary_stack, made)
+                    step = start_line(self.boundary_stack)
+                elif grammar.line_steps_left > 0 and len(states) <= LINE_STACK_DEPTH:
+                    step = grammar.line_step(step, kind, tuple(states), made)
+                else:
+                    step = None
+                continue
             try:
                 feed(tok)
             except Reject:
                 self._recover(tok)
+                continue
+            if kind in BOUNDARY:
+                step = start_line(self.boundary_stack)
+        if step is not None and replayed:
+            states[:] = step[1]
         return self._finish()

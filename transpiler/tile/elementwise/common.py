@@ -98,20 +98,21 @@ def register_table(p: Plan) -> dict | None:
         return None
     starts = [s.value for s in dst.starts]
     dims = extents(dst)
+    dst_register = register_of(dst.buffer.layout, shape)
     outside: set[int] = set()
     for coords in product(*(range(e) for e in shape)):
         if any(not 0 <= x - s < e for x, s, e in zip(coords, starts, dims)):
-            outside.add(holders(dst.buffer.layout, shape, coords)[0])
-    inputs = [(n, v) for n, v in p.inputs if isinstance(v, ir.TileRegion) and regions.is_distributed(v.buffer)
+            outside.add(dst_register(coords))
+    inputs = [(n, src_coords_of(dst, v), register_of(v.buffer.layout, v.buffer.const_shape()))
+              for n, v in p.inputs if isinstance(v, ir.TileRegion) and regions.is_distributed(v.buffer)
               and constant_layout(v.buffer) and all(isinstance(s, ir.IntImm) for s in v.starts)]
     table: dict[int, tuple[bool, dict]] = {}
     seen: dict[int, dict[str, set]] = {}
     for index in product(*(range(e) for e in dims)):
-        reg = holders(dst.buffer.layout, shape, tuple(s + k for s, k in zip(starts, index)))[0]
+        reg = dst_register(tuple(s + k for s, k in zip(starts, index)))
         regs = seen.setdefault(reg, {})
-        for name, src in inputs:
-            scoords = tuple(e.value for e in src_coords(dst, src, tuple(c(k) for k in index)))
-            regs.setdefault(name, set()).add(holders(src.buffer.layout, src.buffer.const_shape(), scoords)[0])
+        for name, coords_of_index, src_register in inputs:
+            regs.setdefault(name, set()).add(src_register(coords_of_index(index)))
     for reg, regs in seen.items():
         table[reg] = (reg not in outside, {n: next(iter(r)) for n, r in regs.items() if len(r) == 1})
     return table
@@ -255,6 +256,50 @@ def holders(layout: ir.Layout, shape: tuple[int, ...], coords: tuple[int, ...]) 
                   for r in range(it.extent.value)]
     threads = frozenset(tuple(sorted((a, v) for a, v in copy.items() if a != "m")) for copy in copies)
     return values.get("m", 0), threads
+
+
+def register_of(layout: ir.Layout, shape: tuple[int, ...]):
+    """`holders(layout, shape, coords)[0]` as a function of coords, without the threads (a
+    register table asks for the register of every element of a region)."""
+    steps = [(it.extent.value, it.stride.value if it.axis == "m" else 0) for it in reversed(layout.shard)]
+    base = sum(value.value for axis, value in layout.offset if axis == "m")
+
+    def register(coords: tuple[int, ...]) -> int:
+        flat = 0
+        for coord, extent in zip(coords, shape):
+            flat = flat * extent + coord
+        reg = base
+        for extent, stride in steps:
+            if stride:
+                reg += (flat % extent) * stride
+            flat //= extent
+        return reg
+
+    return register
+
+
+def src_coords_of(dst: ir.TileRegion, src: ir.TileRegion):
+    """`src_coords(dst, src, index)` for constant starts and an index of ints, in ints: src's
+    coordinates of the element at offsets `index` into dst's region."""
+    starts = [start.value for start in src.starts]
+    if regions.squeezed(dst) == regions.squeezed(src):
+        # coords_at over dst's non-unit offsets: src's non-unit dims take them in order
+        picks = [k for k, e in enumerate(extents(dst)) if e != 1]
+        unit = [isinstance(e, ir.IntImm) and e.value == 1 for e in src.extents]
+        taken, k = [], 0
+        for is_unit in unit:
+            taken.append(None if is_unit else picks[k])
+            if not is_unit:
+                k += 1
+    else:
+        pad = len(dst.extents) - len(src.extents)
+        taken = [None if k + pad < 0 or extent == 1 else k + pad for k, extent in enumerate(extents(src))]
+    pairs = list(zip(starts, taken))
+
+    def coords(index: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(start if at is None else start + index[at] for start, at in pairs)
+
+    return coords
 
 
 def constant_layout(buf: ir.Buffer) -> bool:
