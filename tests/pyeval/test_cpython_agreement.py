@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.pydiff import harness
+from transpiler.driver import compile_source
+from transpiler.syntax.source import SourceFile
 from tests.pydiff.scenes import Scene
 
 PROGRAMS = {
@@ -32,6 +34,10 @@ PROGRAMS = {
     "set order after changes": ["s0_x = {1, 9}", "s0_x.discard(1)", "s0_x.add(17)", "s0_a = list(s0_x)",
                                 "s0_b = list(set([-1, -2, 14]) | {30, 6})", "s0_c = list({3, 1, 2} ^ {1, 100})"],
     "int division at module level": ["s0_a = 6 / 4", "s0_b = 7 / -2", "s0_c = True / 2"],
+    "a frozen dataclass made, replaced and subclassed": [
+        "@dataclass(frozen=True)\nclass s0_C:\n    x: int\n    def __post_init__(self):\n        pass",
+        "class s0_D(s0_C):\n    pass", "s0_o = s0_C(1)", "s0_a = replace(s0_o, x=5).x", "s0_b = s0_o.x",
+        "s0_s = s0_D(2)", "s0_s.note = 3", "s0_c = s0_s.note"],
     "frozen dataclass as a key": ["@dataclass(frozen=True)\nclass s0_C:\n    x: int",
                                   "s0_a = {s0_C(1): 'one'}[s0_C(1)]", "s0_b = s0_C(2) in {s0_C(2), s0_C(3)}",
                                   "s0_c = len({s0_C(1), s0_C(1)})"],
@@ -76,3 +82,30 @@ def test_order_of_a_set_of_strings_is_refused_by_name():
         for use in ("list", "sorted") if "None" not in items else ("list",):  # (`sorted`: only a nan)
             verdict = harness.check([Scene(0, "t", (f"s0_a = {use}({{{items}}})",), ("s0_a",))])
             assert verdict.outcome == ("refused" if use == "list" or "nan" in items else "agree"), (items, use)
+
+
+def _errors_of(statements) -> list[str]:
+    """The error codes tirxc reports for module-level `statements` (CPython raises on them, so the
+    differential harness cannot run them)."""
+    text = "from dataclasses import dataclass\nfrom tvm.script import tirx as T\n" + "\n".join(statements) + """
+
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (1,), "int32")
+    T.device_entry()
+    A[0] = 0
+"""
+    result = compile_source(SourceFile("frozen.tx", text))
+    return [d.code for d in result.diagnostics if d.severity == "error"]
+
+
+def test_assigning_a_field_of_a_frozen_dataclass_is_refused_where_cpython_raises():
+    """CPython's frozen `__setattr__` raises FrozenInstanceError for `obj.x = v` on an instance of
+    the frozen class itself, or for one of its fields on a subclass' instance (E0345); the
+    generated `__init__` binds the fields all the same, and a subclass' own attribute is free."""
+    head = "@dataclass(frozen=True)\nclass C:\n    x: int"
+    assert _errors_of((head, "o = C(1)", "o.x = 2")) == ["E0345"]
+    assert _errors_of((head, "o = C(1)", "o.y = 2")) == ["E0345"]
+    assert _errors_of((head, "class D(C):\n    pass", "o = D(1)", "o.x = 2")) == ["E0345"]
+    assert _errors_of((head, "class D(C):\n    pass", "o = D(1)", "o.y = 2")) == []
+    assert _errors_of((head + "\n    def __post_init__(self):\n        self.x = 3", "o = C(1)")) == ["E0345"]

@@ -332,6 +332,12 @@ CODES: dict[str, tuple[str, str]] = {
               "variable that is not set (give a default with `get`). The names a file reads are listed "
               "in the `.cu` header and by `tirxc info --json`; `tirxc --no-env` makes every read see an "
               "empty environment."),
+    "E0345": ("assignment to a field of a frozen dataclass",
+              "An instance of a `@dataclass(frozen=True)` class cannot be changed after it is made: "
+              "`obj.x = v` (in a helper, a method, `__post_init__` or a kernel) raises "
+              "`dataclasses.FrozenInstanceError` in CPython, so tirxc refuses it where CPython would "
+              "(the instance is of the frozen class itself, or `x` is one of its fields). Make a "
+              "changed copy instead: `dataclasses.replace(obj, x=v)`."),
     # ---- thread hierarchy ------------------------------------------------------
     "E0400": ("misplaced `T.device_entry()`",
               "Every kernel has exactly one `T.device_entry()` statement at the top level of its body "

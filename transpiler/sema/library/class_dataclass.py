@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from transpiler.syntax import ast
 from transpiler.sema.expressions import expr
 from transpiler.sema import state
-from transpiler.sema.library.class_values import ClassVal, Instance, _fields_of
+from transpiler.sema.library.class_values import GENERATED_INIT_SELF, ClassVal, Instance, _fields_of
 from transpiler.evaluator import stdlib as pyeval_stdlib
 from transpiler.evaluator.builtins import _AnyName, _fail
 from transpiler.evaluator.values import POISON, Builtin, Poison, PyConst, PyDict
@@ -101,7 +101,7 @@ def _init(cdef: ast.ClassDef, fields: tuple, post_init: bool) -> ast.FunctionDef
     """`def __init__(self, a, b=1, *, c=2): self.a = a; ...; self.__post_init__()`, spanning the class
     name (where an error about a call of it points)."""
     span = cdef.name_span
-    params = [ast.Param(span, "self", None)]
+    params = [ast.Param(span, GENERATED_INIT_SELF, None)]
     positional = [f for f in fields if not f.kw_only]
     keyword = [f for f in fields if f.kw_only]
     for group in (positional, keyword):
@@ -110,10 +110,11 @@ def _init(cdef: ast.ClassDef, fields: tuple, post_init: bool) -> ast.FunctionDef
         for f in group:
             default = None if f.default is _NO_DEFAULT else ast.Value(f.span, f.default)
             params.append(ast.Param(f.span, f.name, None, default))
-    body = [ast.Assign(f.span, ast.Attribute(f.span, ast.Name(f.span, "self"), f.name), ast.Name(f.span, f.name))
+    body = [ast.Assign(f.span, ast.Attribute(f.span, ast.Name(f.span, GENERATED_INIT_SELF), f.name),
+                       ast.Name(f.span, f.name))
             for f in fields]
     if post_init:
-        body.append(ast.ExprStmt(span, ast.Call(span, ast.Attribute(span, ast.Name(span, "self"), "__post_init__"),
+        body.append(ast.ExprStmt(span, ast.Call(span, ast.Attribute(span, ast.Name(span, GENERATED_INIT_SELF), "__post_init__"),
                                                 (), ())))
     return ast.FunctionDef(span, "__init__", tuple(params), (), tuple(body) or (ast.Pass(span),), span)
 

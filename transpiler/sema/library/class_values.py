@@ -13,6 +13,12 @@ from transpiler.evaluator import ops as pyeval_ops, standins
 from transpiler.evaluator.budget import ITEMS_SEEN
 
 
+# The name of `self` in a dataclass's generated `__init__` (class_dataclass.py): not an identifier, so
+# no code of the file can name it. Its assignments bind fields as CPython's `object.__setattr__`
+# does, also in a frozen dataclass, whose `obj.x = v` is refused anywhere else (instance_attrs.py).
+GENERATED_INIT_SELF = "<self>"
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ClassVal:
     """A class of the file (or of tirxc's library): its members in definition order (name ->

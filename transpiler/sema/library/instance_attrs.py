@@ -12,7 +12,7 @@ from transpiler.syntax import ast
 from transpiler.sema.expressions import effects, expr, stores
 from transpiler.evaluator import core as pyeval
 from transpiler.sema.kernel import statements
-from transpiler.sema.library.class_values import ClassVal, Instance
+from transpiler.sema.library.class_values import GENERATED_INIT_SELF, ClassVal, Instance
 from transpiler.evaluator.values import Poison
 
 
@@ -27,9 +27,29 @@ def set_attribute(st, obj: Instance, name: str, value, span) -> None:
     obj.attrs[name] = value
 
 
+def frozen_owner(obj: Instance, name: str) -> ClassVal | None:
+    """The frozen dataclass whose generated `__setattr__` refuses `obj.name = ...`: one in the
+    instance's MRO, when the instance is of that very class or `name` is one of its fields
+    (CPython's rule); None when the assignment is allowed."""
+    for cls in obj.cls.linear:
+        if (cls.dataclass_options or {}).get("frozen"):
+            fields = {f.name for c in cls.linear for f in (c.dataclass_fields or ())}
+            if obj.cls is cls or name in fields:
+                return cls
+    return None
+
+
 def target_instance(st, target: ast.Attribute):
     obj = expr.elab(st, target.value)
     if isinstance(obj, Instance):
+        generated_init = isinstance(target.value, ast.Name) and target.value.id == GENERATED_INIT_SELF
+        frozen = None if generated_init else frozen_owner(obj, target.attr)
+        if frozen is not None:
+            st.diags.error("E0345", f"cannot assign to field `{target.attr}` of a frozen dataclass instance "
+                           f"(`{frozen.name}`)", target.span,
+                           help="CPython raises dataclasses.FrozenInstanceError here; make a changed copy with "
+                                f"`dataclasses.replace(obj, {target.attr}=...)`")
+            return None
         return obj
     if not isinstance(obj, Poison):
         what = "a class" if isinstance(obj, ClassVal) else pyeval.kind_of(obj)
