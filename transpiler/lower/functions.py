@@ -6,9 +6,7 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.diag.diagnostics import Diagnostics
 from transpiler.ir.program import CheckedModule, DeviceFunction, Kernel, LoweredFunction
-from transpiler.lower.dead_code import drop_unused
 from transpiler.lower.names import reuse_source_names
-from transpiler.lower.narrow import exact_stmt
 from transpiler.lower.statements import KernelLowerer
 from transpiler.target import ptx
 
@@ -31,11 +29,7 @@ class FunctionLowerer(KernelLowerer):
 
     def run(self) -> LoweredFunction:
         f = self.function
-        body = self.stmt(f.body) or ir.Seq(())
-        body, facts = drop_unused(body, self.pure_calls)
-        if facts.promoted:  # 8- or 16-bit integers: C's promotion made exact (lower/narrow.py)
-            body = exact_stmt(body)
-        self.facts = facts
+        body, facts = self.lowered_body(f.body)
         names = {p.name for p in f.params} | set(self.module.func_sources) | set(ptx.HELPERS) | set(facts.calls)
         names |= {storage.name for storage in facts.accessed + facts.stored + facts.pointers}
         names -= {storage.name for storage in facts.arrays}

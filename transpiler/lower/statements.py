@@ -124,15 +124,20 @@ class KernelLowerer(ExpressionLowerer):
         return ir.For(s.var, start, stop, step, body, s.kind, s.unroll_factor, s.span, direction)
 
     # -- the kernel ---------------------------------------------------------------------------------------
-    def run(self) -> LoweredKernel:
-        k = self.kernel
-        body = self.stmt(k.body) or ir.Seq(())
-        # Renaming changes variable and array names only, so the facts of the
-        # body as dropping left it answer every later question about it.
-        body, facts = drop_unused(body, self.pure_calls)
-        if facts.promoted:  # 8- or 16-bit integers: C's promotion made exact (lower/narrow.py)
+    def lowered_body(self, body: ir.Stmt):
+        """A kernel's or device function's body lowered, unused values dropped and C's promotion of
+        8- and 16-bit integers made exact (lower/narrow.py); with its facts, also kept in self.facts.
+        Renaming changes variable and array names only, so the facts of the body as dropping left
+        it answer every later question about it."""
+        body, facts = drop_unused(self.stmt(body) or ir.Seq(()), self.pure_calls)
+        if facts.promoted:
             body = exact_stmt(body)
         self.facts = facts
+        return body, facts
+
+    def run(self) -> LoweredKernel:
+        k = self.kernel
+        body, facts = self.lowered_body(k.body)
         var_names = reuse_source_names(body, self.module.source, self._global_names(facts))
         align_facts(facts, {self.own(storage): align for storage, align in k.raised_align.items()})
         kernel_params = checked_params(k)
