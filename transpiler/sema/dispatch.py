@@ -201,7 +201,10 @@ def _elab_Subscript(st, node: ast.Subscript):
 
 def subscript_type(st, base, node: ast.Subscript):
     if isinstance(base, LetType):
-        dtype = dtype_arg(st, node.indices[0]) if len(node.indices) == 1 else None
+        kind = elab(st, node.indices[0]) if len(node.indices) == 1 else POISON
+        if isinstance(kind, typed_pointers.VarType):  # `T.let[T.Var("p", PointerType(...))]`
+            return typed_pointers.let_annotation(kind)
+        dtype = dtype_arg(st, ast.Value(node.indices[0].span, kind)) if kind is not POISON else None
         return LetType(dtype) if dtype else POISON
     if isinstance(base, DTypeVal):
         shape = [const_int(st, i, "a local array extent") for i in node.indices]

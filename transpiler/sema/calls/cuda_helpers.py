@@ -12,6 +12,7 @@ from transpiler.target.dtypes import FLOAT32, HANDLE, INT32, UINT32, VOID, parse
 from transpiler.sema import state, registry
 from transpiler.sema.expressions import expr, scalars
 from transpiler.sema.library.class_values import Instance
+from transpiler.sema.memory import typed_pointers
 from transpiler.evaluator.values import POISON, PyConst, Void
 from transpiler.sema.values import Pointer
 from transpiler.sema.registry import handler, is_default
@@ -30,6 +31,9 @@ def pointer(st, node, what: str, scopes=None, dtype=None, val=None):
         val = ir.BufferAddress(HANDLE, val.buffer, None, node.span)
     if val is POISON:
         return POISON
+    val = typed_pointers.operand_address(val, node.span)
+    if typed_pointers.is_address(val):  # made from an integer: its space and element type are the author's
+        return val
     if not isinstance(val, ir.BufferAddress):
         st.diags.error("E0720", f"{what} must be a pointer", node.span,
                        help="pass `A.data`, `A.ptr_to([i])` or `T.address_of(A[i])`")

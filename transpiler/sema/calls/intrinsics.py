@@ -143,7 +143,10 @@ def math(st, name: str, node: ast.Call):
 
 @handler("cast", "x", "dtype")
 def _cast(st, node, a):
-    dtype = expr.dtype_arg(st, a["dtype"])
+    target = expr.elab(st, a["dtype"])
+    if isinstance(target, typed_pointers.PointerTypeVal):  # `T.cast(u64, PointerType(...))`
+        return typed_pointers.reinterpret(st, node, target, expr.elab(st, a["x"]), {**a, "dtype": a["dtype"]})
+    dtype = expr.dtype_arg(st, ast.Value(a["dtype"].span, target))
     val = expr.value(st, a["x"])
     if dtype is None or val is POISON:
         return POISON

@@ -14,7 +14,7 @@ from transpiler.target.dtypes import BOOL, HANDLE, INT32, UINT32, VOID, parse_dt
 from transpiler.sema import state, registry
 from transpiler.sema.expressions import scalars, expr
 from transpiler.sema.kernel import threads, unrolled_constants
-from transpiler.sema.memory import tmem_packing
+from transpiler.sema.memory import tmem_packing, typed_pointers
 from transpiler.evaluator.values import POISON, Poison, PyConst, Void
 from transpiler.sema.values import Pointer, Region
 from transpiler.sema.registry import is_default
@@ -195,7 +195,8 @@ def _fits(st, op: ptx.Operand, index: int, arg, cache: dict) -> bool:
     val = _elab_once(st, index, arg, cache)
     if _is_tmem(val):  # a tensor-memory buffer goes where a tensor-memory address does
         return op.role == "in" and op.name in ptx.TMEM_OPERANDS
-    is_addr = isinstance(val, (Pointer, ir.BufferAddress)) or _window_address(val) is not None
+    is_addr = isinstance(val, (Pointer, ir.BufferAddress, typed_pointers.TypedPointer)) \
+        or typed_pointers.is_address(val) or _window_address(val) is not None
     if op.role == "addr":
         return is_addr
     if is_addr:
@@ -350,6 +351,9 @@ def ptx_operand(st, instr, index: int, op: ptx.Operand, arg, cache: dict | None 
             val = ir.BufferAddress(HANDLE, val.buffer, None, arg.span)
         if isinstance(val, Poison):
             return POISON
+        val = typed_pointers.operand_address(val, arg.span)
+        if typed_pointers.is_address(val):  # a generic address made from an integer: its space is the author's
+            return val
         if op.space == "shared" and _window_address(val) is not None:
             val = _window_address(val)  # the helper converts it to the shared window itself
         if isinstance(val, ir.Cast) and isinstance(val.a, ir.BufferAddress) and val.a.buffer.storage is not None \

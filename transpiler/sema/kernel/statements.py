@@ -12,7 +12,7 @@ from transpiler.sema import state
 from transpiler.sema.expressions import scalars, expr, effects, indexing, stores
 from transpiler.sema.kernel import threads, loops, unrolled, legacy_launch
 from transpiler.sema.memory import views
-from transpiler.sema.memory.typed_pointers import TypedPointer
+from transpiler.sema.memory.typed_pointers import PointerTypeVal, TypedPointer, VarType, check_let_pointer, is_address
 from transpiler.evaluator import builtins as pyeval_builtins, core as pyeval, lists as pyeval_lists
 from transpiler.evaluator.values import (Binding, DTypeVal, IdTuple, LoopRange, POISON, Poison, PyConst, Void,
                                          PyDict, Helper)
@@ -237,6 +237,10 @@ def bind_new(st, target: ast.Name, val, stmt):
     if isinstance(val, (Pointer, ir.BufferAddress, TypedPointer)):
         state.bind(st, name, Binding(val, "pointer", target.span))
         return None
+    if is_address(val):  # a pointer made from an integer: named once, `void* p = (void*)x;`
+        var = ir.Var(val.dtype, state.fresh(st, name), target.span)
+        state.bind(st, name, Binding(var, "pointer", target.span))
+        return ir.LetStmt(var, val, stmt.span)
     # `k = T.meta_var(v)` names v itself (a run-time expression is substituted at each use, as in
     # TVMScript); a plain `k = 4` is a mutable scalar; tuples, lists and dicts are compile-time values
     if isinstance(val, CLASS_VALUES[1:2]):
@@ -433,6 +437,8 @@ def _stmt_AnnAssign(st, stmt: ast.AnnAssign):
     ann = expr.elab(st, stmt.annotation)
     if isinstance(ann, LetType):
         return let(st, target, ann.dtype, stmt)
+    if isinstance(ann, VarType):  # `T.let[T.Var(name, PointerType(...))]`
+        return let(st, target, None, stmt, ann.pointer)
     if isinstance(ann, DTypeVal) and ann.dtype.kind != "handle":
         buf = new_scalar(st, target.id, ann.dtype, target.span)
         if stmt.value is None:
@@ -459,8 +465,9 @@ def _stmt_AnnAssign(st, stmt: ast.AnnAssign):
     return None
 
 
-def let(st, target: ast.Name, dtype: DType | None, stmt):
-    """`x: T.let = v`: an immutable binding; constants are substituted where used."""
+def let(st, target: ast.Name, dtype: DType | None, stmt, pointer: PointerTypeVal | None = None):
+    """`x: T.let = v`: an immutable binding; constants are substituted where used. `pointer`: the
+    pointer type a `T.let[T.Var(name, PointerType(...))]` binding holds."""
     name = target.id
     state.bind(st, name, Binding(POISON, "let", target.span))  # replaced below when the value checks
     if stmt.value is None:
@@ -468,6 +475,8 @@ def let(st, target: ast.Name, dtype: DType | None, stmt):
                          help=f"write `{name}: T.let = <value>`")
         return None
     val = expr.elab(st, stmt.value)
+    if pointer is not None and not check_let_pointer(st, pointer, val, stmt.value.span):
+        return None
     if isinstance(val, (Pointer, TypedPointer)) or (isinstance(val, PyConst)
                                                     and not isinstance(val.value, (bool, int, float))):
         state.bind(st, name, Binding(val, "let", target.span))

@@ -7,7 +7,7 @@ from transpiler.syntax import ast
 from transpiler.target.dtypes import HANDLE, INT32
 from transpiler.sema.expressions import expr
 from transpiler.sema import registry
-from transpiler.sema.memory import views
+from transpiler.sema.memory import typed_pointers, views
 from transpiler.evaluator.values import DTypeVal, POISON, PyConst
 from transpiler.sema.values import Pointer
 
@@ -66,11 +66,24 @@ def view_dtype(st, buf: ir.Buffer, dtype_node: ast.Expr, span):
 def reinterpret_pointer(st, node, target, source, a):
     """`T.reinterpret("uint64", ptr)` of a pointer (`B.data`, `B.ptr_to([i])`, `T.address_of(B[i])`):
     its generic address as a 64-bit integer (`(unsigned long long)&B_ptr[i]`), as TIRx reinterprets
-    a handle. The way back, an integer to a pointer (`T.reinterpret(PointerType(...), u64)` before
-    `T.decl_buffer(..., data=ptr)`), is not supported yet."""
+    a handle. The way back, `T.reinterpret("handle", u64)`, is the integer as a generic address
+    (typed_pointers.from_integer); a pointer reinterpreted as a handle is itself."""
     to_pointer = (isinstance(target, PyConst) and target.value == "handle") or \
         (isinstance(target, DTypeVal) and target.dtype.kind == "handle")
-    if to_pointer or not isinstance(source, (Pointer, ir.BufferAddress)):
+    if to_pointer and isinstance(source, Pointer):
+        return ir.BufferAddress(HANDLE, source.buffer, None, a["x"].span)
+    if to_pointer and (isinstance(source, ir.BufferAddress) or typed_pointers.is_address(source)):
+        return source
+    if to_pointer and isinstance(source, typed_pointers.TypedPointer):
+        return typed_pointers.address_of(source, node.span)
+    if to_pointer:
+        return typed_pointers.from_integer(st, node, source, a["x"].span)
+    if isinstance(source, typed_pointers.TypedPointer):  # `T.reinterpret("uint64", typed)`
+        source = typed_pointers.address_of(source, a["x"].span)
+    if typed_pointers.is_address(source):
+        source = source.a if isinstance(source, ir.Cast) and source.a.dtype.bits == 64 else source
+    if not isinstance(source, (Pointer, ir.BufferAddress)) and not (isinstance(source, ir.Expr)
+                                                                   and source.dtype.bits == 64):
         return registry.unsupported(st, node, "`T.reinterpret` to a pointer", help=(
             "declare a buffer of another element type over the same bytes with "
             "`buf.view(dtype)` or `T.decl_buffer(shape, dtype, data=buf.data)`"))
@@ -83,6 +96,6 @@ def reinterpret_pointer(st, node, target, source, a):
         return POISON
     if isinstance(source, Pointer):
         source = ir.BufferAddress(HANDLE, source.buffer, None, a["x"].span)
-    return ir.Cast(dtype, source, node.span)
+    return ir.cast(dtype, source, node.span)
 
 
