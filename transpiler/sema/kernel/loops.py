@@ -20,6 +20,7 @@ from transpiler.target.arch import MAX_GRID, MAX_THREADS_PER_BLOCK
 from transpiler.target.dtypes import INT32, INT64, UINT32, int_range
 from transpiler.sema.expressions import effects, expr
 from transpiler.sema import state
+from transpiler.sema.kernel import unrolled_constants
 from transpiler.evaluator.values import LoopRange, POISON, PyConst
 from transpiler.sema.registry import handler, is_default
 
@@ -50,7 +51,7 @@ def unroll_copies(st, stmt: ast.For, rng: LoopRange) -> int | None:
     """How many copies of its body an unrolled loop makes; None (with an error) when the
     copies of all enclosing `T.unroll` loops together would pass the limits: nested
     unrolls multiply, and 20 nested `T.unroll(2)` would otherwise be a million copies."""
-    trips = max(0, -(-(rng.stops[0].value - rng.starts[0].value) // rng.steps[0].value))
+    trips = unroll_trips(st, rng)
     total = st.unrolled * trips
     statements = total * _statement_count(stmt.body)
     if total > UNROLL_COPIES or statements > UNROLL_STATEMENTS:
@@ -63,6 +64,23 @@ def unroll_copies(st, stmt: ast.For, rng: LoopRange) -> int | None:
                               "unroll")
         return None
     return trips
+
+
+def unroll_trips(st, rng: LoopRange) -> int:
+    """The copies of its body an unrolled loop makes (the most in any copy of the enclosing
+    `T.unroll` loops where its bounds are theirs: unrolled_constants.loop_bounds)."""
+    start, stop, step = rng.starts[0], rng.stops[0], rng.steps[0]
+    if all(isinstance(x, ir.IntImm) for x in (start, stop, step)):
+        return max(0, -(-(stop.value - start.value) // step.value))
+    return unrolled_constants.loop_bounds(st, start, stop, step)[3]
+
+
+def unroll_values(st, rng: LoopRange) -> list[int]:
+    """The values an unrolled loop's variable takes, over every copy of the enclosing loops."""
+    start, stop, step = rng.starts[0], rng.stops[0], rng.steps[0]
+    if all(isinstance(x, ir.IntImm) for x in (start, stop, step)):
+        return list(range(start.value, stop.value, step.value))
+    return unrolled_constants.iteration_values(*unrolled_constants.loop_bounds(st, start, stop, step)[:3])
 
 
 # -- evaluated once, counted without overflow -----------------------------------------------------------
@@ -224,11 +242,14 @@ def loop_range(st, kind: str, node: ast.Call, args):
             return POISON
         return LoopRange("serial", (start,), (stop,), (step,), -1)
     if kind == "unroll":
-        if not all(isinstance(x, ir.IntImm) for x in (start, stop, step)):
+        # constant bounds, or bounds constant in each copy of the enclosing `T.unroll` loops
+        bounds = None if all(isinstance(x, ir.IntImm) for x in (start, stop, step)) else \
+            unrolled_constants.loop_bounds(st, start, stop, step)
+        if bounds is None and not all(isinstance(x, ir.IntImm) for x in (start, stop, step)):
             st.diags.error("E0202", "`T.unroll` needs constant bounds", node.span,
                              help="use `T.serial(n, unroll=True)` for a `#pragma unroll` loop")
             return POISON
-        trips = max(0, -(-(stop.value - start.value) // step.value))
+        trips = unroll_trips(st, LoopRange(kind, (start,), (stop,), (step,), factor))
         if trips > UNROLL_COPIES:
             st.diags.error("E0305", f"`T.unroll` of {trips} iterations; the limit is {UNROLL_COPIES}", node.span,
                              help="use `T.serial(n, unroll=True)` and let the compiler unroll")

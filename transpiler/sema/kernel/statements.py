@@ -647,8 +647,7 @@ def _stmt_For(st, stmt: ast.For):
     enclosing, st.unrolled = st.unrolled, st.unrolled * max(copies, 1)
     guards = 0
     if unrolled and loop_vars:  # unrolled.py checks each copy's divisions
-        st.unroll_vars[loop_vars[0].name] = (loop_vars[0], range(rng.starts[0].value, rng.stops[0].value,
-                                                                 rng.steps[0].value), targets[0].id)
+        st.unroll_vars[loop_vars[0].name] = (loop_vars[0], loops.unroll_values(st, rng), targets[0].id)
     elif len(loop_vars) == len(targets):  # the body runs only when the range is not empty
         for var, start, stop, step in zip(loop_vars, rng.starts, rng.stops, rng.steps):
             if isinstance(step, ir.IntImm):

@@ -296,7 +296,7 @@ def _decl_buffer(st, node, a):
         st.diags.error("E0516", f"a \"{scope}\" view over `{base_buf.name}`, which is \"{base_buf.scope}\"",
                          a["data"].span, help="leave `scope=` out: a view has the scope of its storage")
         return POISON
-    shape = views.shape_arg(st, a["shape"], symbolic=base_buf.scope == "global")
+    shape = views.shape_arg(st, a["shape"], symbolic=base_buf.scope == "global", per_copy=True)
     dtype = expr.dtype_or_default(st, a["dtype"])
     align = views.align_arg(st, a["align"], base_buf.align)
     if None in (shape, dtype, align):

@@ -14,6 +14,7 @@ from transpiler.sema import registry
 from transpiler.sema.expressions import scalars, expr, effects
 from transpiler.evaluator import core as pyeval
 from transpiler.evaluator.values import POISON, PyConst
+from transpiler.sema.kernel import unrolled_constants
 from transpiler.sema.memory import layout_methods
 from transpiler.sema.values import AxisTerm, LayoutPart, LayoutVal
 from transpiler.sema.registry import is_default
@@ -27,10 +28,11 @@ def _is_pow2(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
 
-def shape_arg(st, node, *, symbolic: bool, zero: bool = False):
+def shape_arg(st, node, *, symbolic: bool, zero: bool = False, per_copy: bool = False):
     """A buffer shape: a tuple of positive integer extents (a bare int is 1-D); None on error.
     Symbolic extents are allowed only where `symbolic` (parameter buffers), an extent 0 only where
-    `zero` (the dynamic arena, sized by its views: open_arena.py)."""
+    `zero` (the dynamic arena, sized by its views: open_arena.py), an extent constant in each copy
+    of the enclosing `T.unroll` loops where `per_copy` (a view over existing storage)."""
     val = expr.elab(st, node)
     if isinstance(val, PyConst) and isinstance(val.value, int) and not isinstance(val.value, bool):
         items = [val]
@@ -66,7 +68,16 @@ def shape_arg(st, node, *, symbolic: bool, zero: bool = False):
         if isinstance(item, ir.IntImm) and item.value <= 0 and not (zero and item.value == 0):
             st.diags.error("E0503", f"buffer extent {item.value} is not positive", span)
             return None
-        if not symbolic and not isinstance(item, ir.IntImm):
+        copies = None if symbolic or isinstance(item, ir.IntImm) else unrolled_constants.per_copy(st, item)
+        if copies is not None and not per_copy:
+            registry.unsupported(st, ast.Value(span, None), "an allocation whose extent differs in each "
+                                 "`T.unroll` copy", help="allocate the largest extent once, before the loop")
+            return None
+        if copies is not None and min(copies) <= 0:
+            st.diags.error("E0503", f"buffer extent {min(copies)} (in a copy of the enclosing `T.unroll` loops) "
+                                    f"is not positive", span)
+            return None
+        if not symbolic and not isinstance(item, ir.IntImm) and copies is None:
             st.diags.error("E0503", "buffers allocated in a kernel need constant extents", span,
                              help="symbolic extents are only allowed for parameter buffers; allocate the "
                                   "largest size you need")
