@@ -486,10 +486,12 @@ def fixed_width_parts(names: list[str]) -> dict:
     return {"fixed_width": bool(names), "narrow_ints": narrow, "wide_ints": wide}
 
 
-def param_text(p: ir.Param) -> str:
+def param_text(p: ir.Param, restrict: bool = True) -> str:
+    """A parameter's C declaration; a device function's pointers (restrict=False) may alias, as its
+    callers may pass one buffer twice."""
     if p.kind is ParamKind.BUFFER or p.kind is ParamKind.WORKSPACE:  # only a buffer's storage may be read-only
         const = "const " if p.buffer.storage.readonly else ""
-        return f"{const}{c_type(p.dtype)}* __restrict__ {p.name}"
+        return f"{const}{c_type(p.dtype)}* {'__restrict__ ' if restrict else ''}{p.name}"
     if p.kind is ParamKind.TENSOR_MAP:
         return f"const __grid_constant__ {tma.C_TYPE} {p.name}"
     return f"{c_type(p.dtype)} {p.name}"
@@ -516,7 +518,7 @@ def function_parts(program: Program, line_info: bool = False) -> list[dict]:
         printer = CPrinter(line_info, program.source_name, f.var_names)
         printer.stmt(f.body)
         parts.append({
-            "returns": c_type(f.returns), "name": f.name, "params": [param_text(p) for p in f.params],
+            "returns": c_type(f.returns), "name": f.name, "params": [param_text(p, restrict=False) for p in f.params],
             "body": "\n".join(printer.lines),
             "line": line_directive(f.span.line, program.source_name) if line_info and f.span and f.span.line > 0
             else None,

@@ -2,14 +2,18 @@
 kernel but a `__device__` function its callers' threads run, as TIRx's CUDA code generator makes
 of a function with the default calling convention (`extern "C" __device__ int f(int x)`).
 
-Its parameters are scalars (dtype annotations), its body device code that reaches a
-`return value` on every path; a kernel (or a later device function) calls it by name, with its
-arguments converted to the parameters' dtypes as a store converts (stores.py). It has no launch:
+Its parameters are scalars (dtype annotations) and global buffers of a constant shape
+(`A: T.Buffer((64,), "float32")`, a `float* A_ptr` parameter: TIRx passes a buffer argument as its
+data pointer), its body device code that reaches a `return value` on every path; a kernel (or a
+later device function) calls it by name, with its scalar arguments converted to the parameters'
+dtypes as a store converts (stores.py) and its buffer arguments passed by address (a buffer of
+the parameter's dtype, with at least its elements). It has no launch:
 no `T.device_entry()`, no thread ids, no tile primitives, and the launcher and the C++ header do
 not list it."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from math import prod
 
 from transpiler import ir
 from transpiler.diag.diagnostics import Note, did_you_mean
@@ -18,13 +22,15 @@ from transpiler.ir.program import DeviceFunction
 from transpiler.syntax import ast
 from transpiler.syntax.source import Span
 from transpiler.target.cnames import c_name
-from transpiler.target.dtypes import DType, parse_dtype
-from transpiler.evaluator.values import Binding, DTypeVal, POISON, Poison
-from transpiler.sema import state
+from transpiler.target.dtypes import DType, HANDLE, INT32, parse_dtype
+from transpiler.evaluator.values import Binding, DTypeVal, POISON, Poison, PyConst
+from transpiler.sema import registry, state
 from transpiler.sema.expressions import expr, stores
 from transpiler.sema.expressions.expr import kind_of
 from transpiler.sema.kernel import statements
+from transpiler.sema.memory import buffers
 from transpiler.sema.state import KernelState
+from transpiler.sema.values import Handle, Pointer
 
 # The options of `@T.prim_func(...)` that mean nothing for the CUDA of a device function
 _OPTIONS = ("private", "check_well_formed")
@@ -35,7 +41,7 @@ class DeviceFunc:
     """A device function as a value of the file: what a call of it checks against."""
     name: str  # the source's
     c_name: str
-    params: tuple[tuple[str, DType], ...]
+    params: tuple[tuple[str, DType | ir.Buffer], ...]  # a scalar's dtype, a buffer parameter's buffer
     returns: DType
     span: Span  # its name on the `def` line
 
@@ -64,7 +70,7 @@ def define(ms, fdef: ast.FunctionDef, prim: list) -> DeviceFunction | None:
     params = [_parameter(st, p) for p in fdef.params]
     name = _c_name(ms, fdef)
     known = None not in params and returns is not None and name is not None
-    value = DeviceFunc(fdef.name, name, tuple((p.source_name, p.dtype) for p in params), returns,
+    value = DeviceFunc(fdef.name, name, tuple((p.source_name, p.buffer or p.dtype) for p in params), returns,
                        fdef.name_span) if known else POISON
     errors = len([d for d in ms.diags.items if d.severity == "error"])
     st.function_returns = POISON if returns is None else returns  # (read by `return`, below)
@@ -81,14 +87,15 @@ def define(ms, fdef: ast.FunctionDef, prim: list) -> DeviceFunction | None:
         call = next(s for s in ir.all_stmts(stmts) if isinstance(s, ir.TileCall))
         st.diags.error("E0518", "a tile primitive in a device function is not supported yet", call.span,
                        help="call it in the kernel")
-    if returns is not None and not always_returns(stmts):
+    if returns is not None and None not in params and not always_returns(stmts):
         st.diags.error("E0203", f"device function `{fdef.name}` can reach its end without returning a value",
                        fdef.name_span, help=f"end every path with `return <{returns} value>`")
     ms.globals[fdef.name] = Binding(value, "const", fdef.name_span)
     if value is POISON or len([d for d in ms.diags.items if d.severity == "error"]) > errors:
         return None
-    return DeviceFunction(name, fdef.span, fdef.name_span, [ir.Param(p.name, ParamKind.SCALAR, p.dtype, None, p.span)
-                                                             for p in params],
+    return DeviceFunction(name, fdef.span, fdef.name_span,
+                          [ir.Param(p.name, ParamKind.BUFFER if p.buffer else ParamKind.SCALAR, p.dtype, p.buffer,
+                                    p.span) for p in params],
                           returns, stmts, st.nonneg, st.min_arch, st.arch_suffix)
 
 
@@ -141,6 +148,7 @@ class _Param:
     name: str  # its C name
     dtype: DType
     span: Span
+    buffer: ir.Buffer | None = None  # a buffer parameter's
 
 
 def _parameter(st, param: ast.Param) -> _Param | None:
@@ -155,11 +163,7 @@ def _parameter(st, param: ast.Param) -> _Param | None:
     annotation = param.annotation
     if isinstance(annotation, ast.Call) and isinstance(annotation.func, ast.Attribute) \
             and annotation.func.attr in ("Buffer", "Tensor"):
-        st.diags.error("E0310", f"a device function's buffer parameter `{param.name}` is not supported yet",
-                       annotation.span, help="device functions take scalars (`x: T.int32`); pass the elements "
-                                             "it needs as values")
-        state.bind(st, param.name, Binding(POISON, "param", param.span))
-        return None
+        return _buffer_parameter(st, param, annotation)
     kind = expr.elab(st, annotation)
     if isinstance(kind, DTypeVal) and kind.dtype.lanes == 1 and kind.dtype.kind != "handle":
         var = ir.Var(kind.dtype, state.fresh(st, param.name), param.span)
@@ -171,6 +175,62 @@ def _parameter(st, param: ast.Param) -> _Param | None:
                        help="device functions take scalars (`x: T.int32`); pass a buffer's elements as values")
     state.bind(st, param.name, Binding(POISON, "param", param.span))
     return None
+
+
+def _buffer_parameter(st, param: ast.Param, annotation: ast.Call) -> _Param | None:
+    """`A: T.Buffer((64,), "float32")`: a global buffer of a constant shape, passed as its pointer."""
+    if annotation.func.attr == "Tensor":
+        args = buffers.tensor_type_args(st, annotation)
+    else:
+        args = registry.bind_args(st, annotation, ("shape", "dtype='float32'", "data=None", "strides=None",
+                                                   "elem_offset=None", "scope='global'", "align=-1",
+                                                   "offset_factor=0", "layout='default'"), "T.Buffer")
+    buf = POISON
+    if args is not None:
+        shape = expr.elab(st, args["shape"])
+        constant = isinstance(shape, PyConst) and (isinstance(shape.value, int) or all(
+            isinstance(v, int) for v in shape.value)) if isinstance(shape, PyConst) else \
+            isinstance(shape, tuple) and all(isinstance(v, (ir.IntImm, PyConst)) for v in shape)
+        if not constant and shape is not POISON:
+            registry.unsupported(st, args["shape"], "a device function's buffer parameter of a symbolic shape",
+                                 help="give the buffer a constant shape")
+        else:
+            buf = buffers.param_buffer(st, Handle(param.name, param.span), annotation, args)
+    if not isinstance(buf, ir.Buffer):
+        state.bind(st, param.name, Binding(POISON, "param", param.span))
+        return None
+    storage = ir.Storage(state.fresh(st, param.name + "_ptr"), buf.dtype, "global", "param", None, buf.align)
+    buf = replace(buf, name=param.name, storage=storage)
+    state.bind(st, param.name, Binding(buf, "buffer", param.span))
+    return _Param(param.name, storage.name, buf.dtype, param.span, buf)
+
+
+def _buffer_argument(st, func: DeviceFunc, name: str, param: ir.Buffer, arg: ast.Expr):
+    """A buffer argument of a device function: a buffer (or a buffer's `.data`) of the parameter's
+    dtype with at least its elements, passed as the address of its first element."""
+    value = expr.elab(st, arg)
+    if isinstance(value, Pointer):
+        value = value.buffer
+    if not isinstance(value, ir.Buffer):
+        if not isinstance(value, Poison):
+            st.diags.error("E0306", f"`{func.name}` takes a buffer for `{name}`, not {kind_of(value)}", arg.span)
+        return POISON
+    if value.dtype != param.dtype:
+        st.diags.error("E0306", f"`{func.name}` takes a buffer of {param.dtype} for `{name}`, but `{value.name}` "
+                                f"holds {value.dtype}", arg.span)
+        return POISON
+    if value.scope != param.scope or value.scope == "tmem" or value.layout is not None:
+        where = "a layout" if value.layout is not None else f"{value.scope} memory"
+        return registry.unsupported(st, arg, f"a device function's buffer argument with {where}",
+                                    help=f"pass a {param.scope} buffer of row-major elements")
+    have, need = value.const_shape(), param.const_shape()
+    if have is not None and prod(have) < prod(need):
+        st.diags.error("E0306", f"`{func.name}` reads up to {prod(need)} elements of `{name}`, but `{value.name}` "
+                                f"has {prod(have)}", arg.span)
+        return POISON
+    if ir.is_const(value.elem_offset, 0):
+        return ir.BufferAddress(HANDLE, value, None, arg.span)  # its pointer, `A_ptr`
+    return ir.BufferAddress(HANDLE, value, tuple(ir.IntImm(INT32, 0) for _ in value.shape), arg.span)
 
 
 def _c_name(ms, fdef: ast.FunctionDef) -> str | None:
@@ -245,6 +305,11 @@ def call(st, func: DeviceFunc, node: ast.Call):
         if name not in given:
             continue
         arg = given[name]
+        if isinstance(dtype, ir.Buffer):
+            value = _buffer_argument(st, func, name, dtype, arg)
+            ok = ok and not isinstance(value, Poison)
+            args.append(value)
+            continue
         value = stores.stored(st, expr.elab(st, arg), arg.span, dtype)
         if isinstance(value, Poison):
             ok = False
