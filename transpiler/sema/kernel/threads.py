@@ -24,6 +24,10 @@ _ID_KINDS = {  # kind of id -> the most extents it takes
 }
 # the ids of the launch's shape, which the warp-level ids are not computed from
 _LAUNCH_KINDS = ("cta_id", "thread_id", "cta_id_in_cluster", "cluster_id", "cta_id_in_pair")
+# Ids a branch may declare first, as TIRx gathers a kernel's scope-id definitions wherever they
+# stand: each reads a special register, the same in every thread of a CTA, so it is computed where
+# it is declared; its extents describe the launch as a top-level declaration's do.
+_BRANCH_KINDS = ("cta_id", "cta_id_in_cluster", "cluster_id", "cta_id_in_pair")
 CLUSTER_ATTR = "tirx.cluster_dims"  # the kernel attribute (Kernel.attrs) lowering puts in LaunchSpec.cluster
 
 
@@ -216,7 +220,8 @@ def id_placement_ok(st, label: str, node) -> bool:
 def declare_id(st, kind: str, node, a, label: str):
     if st.device and st.depth and kind in st.id_vars:
         return redeclared_id(st, kind, node, a)
-    if not id_placement_ok(st, label, node):
+    in_branch = st.device and st.depth and kind in _BRANCH_KINDS
+    if not in_branch and not id_placement_ok(st, label, node):
         return POISON
     dtype = INT32
     if not is_default(a["dtype"]):
@@ -357,7 +362,8 @@ def bind_id(st, target: ast.Name, var: ir.Var):
                 st.pending[i] = ir.LetStmt(new, s.value, s.span)
         st.id_kinds[new.name] = st.id_kinds.pop(var.name, "")
         var = new
-    st.id_vars.setdefault(st.id_kinds.get(var.name, ""), var)
+    if not st.depth:  # one declared in a branch is that branch's: a later declaration computes its own
+        st.id_vars.setdefault(st.id_kinds.get(var.name, ""), var)
     state.bind(st, target.id, Binding(var, "id", target.span))
     return None
 
