@@ -1,11 +1,23 @@
 """Run tirxc over the conformance corpus and compare with the recorded statuses.
 
-Each `tests/conformance/*.tx` file starts with two header lines, and a third
-where the upstream TIRx parser rejects the page's text as well (read from its source):
+An entry of the corpus names its source (SOURCES): a kernel of the TIRx documentation, a
+kernel of one of TVM's tests, a construct as a production-library kernel writes it, or a
+construct case. Each `tests/conformance/*.tx` file is a documentation kernel and starts with
+two header lines, and a third where the upstream TIRx parser rejects the page's text as well
+(read from its source):
 
     # conformance: <page>.rst, code block <n>, lines <first>-<last>
     # category: <category>
     # upstream: <why TIRx rejects it too>
+
+The other entries are the case files of tests/sema/cases that carry, in their leading
+comments (after an `# ARCH:` line, if any),
+
+    # source: <tvm-test | library | construct> <repository@commit> <path> [(what)]
+    # category: <category>
+
+and are compiled for their `# ARCH:` (a case file with error items is not an entry: it tests
+refusals, not conformance).
 
 `run_all()` compiles every file in-process through `transpiler.driver`, up to the
 launcher; `record()` turns the outcomes into the table kept in `expected.json`
@@ -26,6 +38,15 @@ from transpiler.syntax.source import SourceFile
 CORPUS = Path(__file__).resolve().parent
 EXPECTED = CORPUS / "expected.json"
 
+# the kinds of source an entry names, in the order the report lists them
+SOURCES = {
+    "docs": "kernels of the TIRx documentation (docs/tirx at the pinned commit), in tests/conformance/",
+    "tvm-test": "kernels of TVM's own tests (apache/tvm tests/python), as construct cases",
+    "library": "constructs as production-library kernels write them (mlc-ai/TIRx-kernels), as construct cases",
+    "construct": "construct cases of TIRx's own definitions (its script builder, op tables and passes)",
+}
+CASES = CORPUS.parent / "sema" / "cases"
+
 CATEGORIES = {
     "basics": "threads, buffers, control flow: the native-CUDA chapter's core",
     "memory": "shared memory, the dynamic arena, registers, scalars",
@@ -38,6 +59,8 @@ CATEGORIES = {
 
 _SOURCE = re.compile(r"^# conformance: (?P<page>\S+\.rst), code block (?P<block>\d+), lines (?P<first>\d+)-(?P<last>\d+)$")
 _CATEGORY = re.compile(r"^# category: (?P<category>[\w-]+)$")
+_CASE_SOURCE = re.compile(r"^# source: (?P<kind>[\w-]+) (?P<reference>.+)$")
+_CASE_ARCH = re.compile(r"^# ARCH: (sm_\w+)$", re.M)
 UPSTREAM = "# upstream: "
 _ARCH = re.compile(r"// Minimum architecture: (sm_\w+)")
 ADDED = re.compile(r"#\s*added(:.*)?$")
@@ -52,10 +75,16 @@ class Header:
     last: int
     category: str
     upstream: str = ""   # why upstream TIRx rejects the text too, when it does
+    kind: str = "docs"   # the kind of source (SOURCES)
+    reference: str = ""  # a case's source: repository@commit, path and what
 
     @property
     def lines(self) -> int:
         return 3 if self.upstream else 2
+
+    @property
+    def source(self) -> str:
+        return f"{self.page}, {self.block} ({self.first}-{self.last})" if self.kind == "docs" else self.reference
 
 
 @dataclass(frozen=True)
@@ -72,9 +101,38 @@ class Outcome:
     def stem(self) -> str:
         return self.file[:-len(".tx")]
 
+    @property
+    def link(self) -> str:
+        """The entry's file, relative to docs/."""
+        return f"../tests/conformance/{self.file}" if self.header.kind == "docs" else f"../tests/{self.file}"
+
 
 def files() -> list[Path]:
+    """The documentation kernels."""
     return sorted(CORPUS.glob("*.tx"))
+
+
+def case_entries() -> list[Path]:
+    """The case files of tests/sema/cases that name their source (case_header)."""
+    return [p for p in sorted(CASES.glob("*.tx")) if case_header(p.read_text(encoding="utf-8")) is not None]
+
+
+def entry_names() -> list[str]:
+    """Every entry's key in expected.json: a documentation kernel's file name, a case's path
+    below tests/."""
+    return [p.name for p in files()] + [f"sema/cases/{p.name}" for p in case_entries()]
+
+
+def case_header(text: str) -> Header | None:
+    """A case file's `# source:` and `# category:` lines (None without them, or with error items)."""
+    lines = text.split("\n", 4)
+    at = 1 if lines and lines[0].startswith("# ARCH:") else 0
+    source = _CASE_SOURCE.match(lines[at]) if len(lines) > at else None
+    category = _CATEGORY.match(lines[at + 1]) if len(lines) > at + 1 else None
+    if not source or not category or "# error " in text:
+        return None
+    return Header(source["kind"], 0, 0, 0, category["category"], kind=source["kind"],
+                  reference=source["reference"])
 
 
 def header(text: str, name: str = "?") -> Header:
@@ -93,21 +151,25 @@ def module_name(stem: str) -> str:
 
 def run_file(path: Path) -> Outcome:
     text = path.read_text(encoding="utf-8")
-    head = header(text, path.name)
+    case = path.parent == CASES
+    head = case_header(text) if case else header(text, path.name)
+    key = f"sema/cases/{path.name}" if case else path.name
+    arch = _CASE_ARCH.search(text) if case else None
     try:
-        result = compile_source(SourceFile(path.name, text), until="launcher", launcher_name=module_name(path.stem))
+        result = compile_source(SourceFile(path.name, text), until="launcher", launcher_name=module_name(path.stem),
+                                arch=arch.group(1) if arch else None)
     except Exception as err:  # noqa: BLE001 - a crash is recorded, and test_no_crashes fails on it
-        return Outcome(path.name, head, "crash", (), f"{type(err).__name__}: {err}")
+        return Outcome(key, head, "crash", (), f"{type(err).__name__}: {err}")
     errors = [d for d in result.diagnostics if d.severity == "error"]
     if errors:
-        return Outcome(path.name, head, "fail", tuple(f"{d.span.line}:{d.span.col} {d.code}" for d in errors),
+        return Outcome(key, head, "fail", tuple(f"{d.span.line}:{d.span.col} {d.code}" for d in errors),
                        f"{errors[0].code} {errors[0].message}")
     arch = _ARCH.search(result.cuda or "")
-    return Outcome(path.name, head, "pass", (), "", arch.group(1) if arch else None, result.cuda)
+    return Outcome(key, head, "pass", (), "", arch.group(1) if arch else None, result.cuda)
 
 
 def run_all() -> list[Outcome]:
-    return [run_file(path) for path in files()]
+    return [run_file(path) for path in files() + case_entries()]
 
 
 def record(outcomes: list[Outcome]) -> dict:
@@ -115,6 +177,8 @@ def record(outcomes: list[Outcome]) -> dict:
     table = {}
     for o in outcomes:
         entry = {"category": o.header.category, "status": o.status}
+        if o.header.kind != "docs":
+            entry["source"] = f"{o.header.kind} {o.header.reference}"
         if o.diagnostics:
             entry["errors"] = list(o.diagnostics)
         if o.status == "crash":
