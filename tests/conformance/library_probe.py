@@ -70,6 +70,7 @@ CALLS = {
                             bias_ndim=1), "sm_100a")],
 }
 
+_PRIM_FUNC = re.compile(r"^\s*@(?:T|K|Kern)\.prim_func\b", re.M)
 _HARNESS_CODE = re.compile(r"\btorch\.|^\s*import torch|^\s*yield\b|tvm\.compile\(", re.M)
 _HARNESS_NAMES = re.compile(r"test|bench|^run_|^prepare_|^_run_|simulate|reference|closed_form|_device_num_sms|"
                             r"compiled|^_check")
@@ -80,12 +81,12 @@ def tvmscript_modules(checkout: Path) -> tuple[list[str], list[str]]:
     script, kern = [], []
     for path in sorted((checkout / "tirx_kernels").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        if "prim_func" not in text or "/kern/" in path.as_posix() or path.name == "low_level_ir.py":
+        if "/kern/" in path.as_posix() or path.name == "low_level_ir.py":
             continue
         name = path.relative_to(checkout).as_posix()
-        if "from tvm.script import tirx as T" in text:
-            script.append(name)
-        elif "tirx_kernels.kern" in text:
+        if _PRIM_FUNC.search(text) and "from tvm.script import tirx as T" in text:
+            script.append(name)  # (a helper module that only mentions `@T.prim_func` is not a kernel's)
+        elif "tirx_kernels.kern" in text and "def get_kernel" in text:
             kern.append(name)
     return script, kern
 
