@@ -240,22 +240,36 @@ def scope_sync(cx) -> ir.Stmt:
 
 def holders(layout: ir.Layout, shape: tuple[int, ...], coords: tuple[int, ...]) -> tuple[int, frozenset]:
     """(the register, the set of thread-axis value tuples) of a constant coordinate."""
-    flat = 0
-    for coord, extent in zip(coords, shape):
-        flat = flat * extent + coord
-    values: dict[str, int] = {}
-    for it in reversed(layout.shard):
-        extent = it.extent.value
-        values[it.axis] = values.get(it.axis, 0) + (flat % extent) * it.stride.value
-        flat //= extent
-    for axis, value in layout.offset:
-        values[axis] = values.get(axis, 0) + value.value
-    copies = [values]
+    return holders_of(layout, shape)(coords)
+
+
+def holders_of(layout: ir.Layout, shape: tuple[int, ...]):
+    """`holders(layout, shape, coords)` as a function of coords, the layout read once (the layout
+    checks ask for the holders of every element of a region)."""
+    steps = [(it.axis, it.extent.value, it.stride.value) for it in reversed(layout.shard)]
+    offsets = [(axis, value.value) for axis, value in layout.offset]
+    # each replica copy: the amount it adds to each axis
+    copies: list[dict[str, int]] = [{}]
     for it in layout.replica:
-        copies = [{**v, it.axis: v.get(it.axis, 0) + r * it.stride.value} for v in copies
+        copies = [{**d, it.axis: d.get(it.axis, 0) + r * it.stride.value} for d in copies
                   for r in range(it.extent.value)]
-    threads = frozenset(tuple(sorted((a, v) for a, v in copy.items() if a != "m")) for copy in copies)
-    return values.get("m", 0), threads
+    axes = sorted(({axis for axis, _, _ in steps} | {axis for axis, _ in offsets}
+                   | {it.axis for it in layout.replica}) - {"m"})
+
+    def holders_at(coords: tuple[int, ...]) -> tuple[int, frozenset]:
+        flat = 0
+        for coord, extent in zip(coords, shape):
+            flat = flat * extent + coord
+        values: dict[str, int] = {}
+        for axis, extent, stride in steps:
+            values[axis] = values.get(axis, 0) + (flat % extent) * stride
+            flat //= extent
+        for axis, value in offsets:
+            values[axis] = values.get(axis, 0) + value
+        threads = frozenset(tuple((a, values.get(a, 0) + d.get(a, 0)) for a in axes) for d in copies)
+        return values.get("m", 0), threads
+
+    return holders_at
 
 
 def register_of(layout: ir.Layout, shape: tuple[int, ...]):
@@ -326,11 +340,12 @@ def aligned(dst: ir.TileRegion, src: ir.TileRegion, name: str) -> str | None:
     dims = extents(dst)
     if prod(dims) > LIMIT:
         return "the register tiles are too large to check their layouts"
-    dshape, sshape = dst.buffer.const_shape(), src.buffer.const_shape()
+    dst_holders = holders_of(dst.buffer.layout, dst.buffer.const_shape())
+    src_holders = holders_of(src.buffer.layout, src.buffer.const_shape())
     for index in product(*(range(e) for e in dims)):
         coords = tuple(s.value + k for s, k in zip(dst.starts, index))
         scoords = tuple(e.value for e in src_coords(dst, src, tuple(c(k) for k in index)))
-        if not holders(dst.buffer.layout, dshape, coords)[1] <= holders(src.buffer.layout, sshape, scoords)[1]:
+        if not dst_holders(coords)[1] <= src_holders(scoords)[1]:
             return (f"{name}[{', '.join(map(str, scoords))}] is not held by every thread that holds "
                     f"dst[{', '.join(map(str, coords))}]")
     return None

@@ -10,8 +10,8 @@ the registers, so the lowering can pass them in the instruction's order. Nothing
 code: the lowerings in gemm/mma_sync.py and gemm_async/wgmma.py do."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from math import prod
+from typing import NamedTuple
 
 from transpiler import ir
 from transpiler.tile import regions
@@ -30,8 +30,8 @@ class NoMatch(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
+    """(A tuple: a fragment check builds one per element of the tile.)"""
     lane: int
     warp: int | None  # None: the layout has no warp-level axis (every warp holds its own copy)
     reg: int
@@ -68,18 +68,19 @@ class ThreadMap:
         self.shape = shape
         self.iters = iters
         self.row_major = [prod(shape[d + 1:]) for d in range(len(shape))]
+        # innermost first: (extent, register stride, thread stride) of each iter
+        self.digits = [(extent, stride, 0) if axis == "m" else (extent, 0, stride * _LINEAR[axis])
+                       for extent, stride, axis in reversed(iters)]
+        self.reg0 = self.offset.get("m", 0)
+        self.thread0 = sum(v * _LINEAR[a] for a, v in self.offset.items() if a != "m")
 
     def at(self, coords) -> Place:
         flat = sum(c * s for c, s in zip(coords, self.row_major))
-        reg = self.offset.get("m", 0)
-        thread = sum(v * _LINEAR[a] for a, v in self.offset.items() if a != "m")
-        for extent, stride, axis in reversed(self.iters):
-            digit = flat % extent
-            flat //= extent
-            if axis == "m":
-                reg += digit * stride
-            else:
-                thread += digit * stride * _LINEAR[axis]
+        reg, thread = self.reg0, self.thread0
+        for extent, reg_stride, thread_stride in self.digits:
+            flat, digit = divmod(flat, extent)
+            reg += digit * reg_stride
+            thread += digit * thread_stride
         return Place(thread % 32, thread // 32 if self.has_warp else None, reg)
 
 

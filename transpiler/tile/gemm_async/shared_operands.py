@@ -265,6 +265,8 @@ def prove(op: SharedOperand, tile_rows: int, tile_k: int) -> None:
     """Every element of every (tile_rows, tile_k) instruction tile is where the tile's descriptor
     reads it; NoMatch names the first element that is not."""
     width = SWIZZLE_BYTES.get(op.swizzle, 0)
+    # the descriptor's byte of each element relative to the tile's start, the same in every tile
+    tile = [[canonical(op, dr, dk) for dk in range(tile_k)] for dr in range(tile_rows)]
     for r0 in range(0, op.rows, tile_rows):
         for k0 in range(0, op.cols, tile_k):
             start = op.place(r0, k0)[0]
@@ -274,9 +276,9 @@ def prove(op: SharedOperand, tile_rows: int, tile_k: int) -> None:
             if width and start % (8 * width) >= width:
                 raise NoMatch(f"{op.name}'s tile at ({_rows(op.name)} {r0}, K {k0}) starts "
                               f"{start % (8 * width) // width} rows into a {width}-byte swizzle atom")
-            for dr in range(tile_rows):
-                for dk in range(tile_k):
-                    want = swizzle_address(start + canonical(op, dr, dk), op.swizzle)
+            for dr, row in enumerate(tile):
+                for dk, offset in enumerate(row):
+                    want = swizzle_address(start + offset, op.swizzle)
                     got = op.place(r0 + dr, k0 + dk)[1]
                     if got != want:
                         raise NoMatch(f"{op.name}'s element ({_rows(op.name)} {r0 + dr}, K {k0 + dk}) is at byte {got} "
