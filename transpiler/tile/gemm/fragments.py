@@ -68,20 +68,28 @@ class ThreadMap:
         self.shape = shape
         self.iters = iters
         self.row_major = [prod(shape[d + 1:]) for d in range(len(shape))]
-        # innermost first: (extent, register stride, thread stride) of each iter
-        self.digits = [(extent, stride, 0) if axis == "m" else (extent, 0, stride * _LINEAR[axis])
-                       for extent, stride, axis in reversed(iters)]
-        self.reg0 = self.offset.get("m", 0)
-        self.thread0 = sum(v * _LINEAR[a] for a, v in self.offset.items() if a != "m")
+        self._places: list[Place] | None = None
 
     def at(self, coords) -> Place:
-        flat = sum(c * s for c, s in zip(coords, self.row_major))
-        reg, thread = self.reg0, self.thread0
-        for extent, reg_stride, thread_stride in self.digits:
-            flat, digit = divmod(flat, extent)
-            reg += digit * reg_stride
-            thread += digit * thread_stride
-        return Place(thread % 32, thread // 32 if self.has_warp else None, reg)
+        return self.at_flat(sum(c * s for c, s in zip(coords, self.row_major)))
+
+    def at_flat(self, flat: int) -> Place:
+        """The Place of the element at a row-major index (taken modulo the buffer's size, as the
+        layout's outermost digit is)."""
+        if self._places is None:
+            self._places = self._every_place()
+        return self._places[flat % len(self._places)]
+
+    def _every_place(self) -> list[Place]:
+        """Every element's Place in row-major order, the layout's digits expanded outermost first
+        (a fragment check asks for every element of the operand, most of them several times)."""
+        regs, threads = [self.offset.get("m", 0)], [sum(v * _LINEAR[a] for a, v in self.offset.items() if a != "m")]
+        for extent, stride, axis in self.iters:
+            reg_step, thread_step = (stride, 0) if axis == "m" else (0, stride * _LINEAR[axis])
+            regs = [r + d * reg_step for r in regs for d in range(extent)]
+            threads = [t + d * thread_step for t in threads for d in range(extent)]
+        has_warp = self.has_warp
+        return [Place(t % 32, t // 32 if has_warp else None, r) for t, r in zip(threads, regs)]
 
 
 class Operand:
@@ -104,11 +112,12 @@ class Operand:
         self.rows, self.cols = extents[self.dims[0]], extents[self.dims[1]]
         self.buffer = region.buffer
 
+        # the row-major index of logical element (i, j) is flat0 + i * row_step + j * col_step
+        self.flat0 = sum(b * s for b, s in zip(self.base, self.map.row_major))
+        self.row_step, self.col_step = self.map.row_major[self.dims[0]], self.map.row_major[self.dims[1]]
+
     def at(self, i: int, j: int) -> Place:
-        coords = list(self.base)
-        coords[self.dims[0]] += i
-        coords[self.dims[1]] += j
-        return self.map.at(coords)
+        return self.map.at_flat(self.flat0 + i * self.row_step + j * self.col_step)
 
 
 def atom(op: Operand, slots, what: str) -> tuple[int | None, list[int]]:
