@@ -98,24 +98,52 @@ def register_table(p: Plan) -> dict | None:
         return None
     starts = [s.value for s in dst.starts]
     dims = extents(dst)
-    dst_register = register_of(dst.buffer.layout, shape)
-    outside: set[int] = set()
-    for coords in product(*(range(e) for e in shape)):
-        if any(not 0 <= x - s < e for x, s, e in zip(coords, starts, dims)):
-            outside.add(dst_register(coords))
-    inputs = [(n, src_coords_of(dst, v), register_of(v.buffer.layout, v.buffer.const_shape()))
-              for n, v in p.inputs if isinstance(v, ir.TileRegion) and regions.is_distributed(v.buffer)
+    # Each list runs over the elements in row-major order (the region's, or the whole buffer's),
+    # built a dimension at a time: the registers of every element without a call per element.
+    dst_registers = registers_by_index(dst.buffer.layout)
+    in_region = [True]
+    for size, start, extent in zip(shape, starts, dims):
+        in_region = [inside and start <= x < start + extent for inside in in_region for x in range(size)]
+    outside = {dst_registers[flat % len(dst_registers)] for flat, inside in enumerate(in_region) if not inside}
+    row_major = [prod(shape[d + 1:]) for d in range(len(shape))]
+    dst_regs = [dst_registers[flat % len(dst_registers)]
+                for flat in _region_indices(sum(s * w for s, w in zip(starts, row_major)), dims, row_major)]
+    inputs = [(n, _src_registers(dst, v, dims)) for n, v in p.inputs
+              if isinstance(v, ir.TileRegion) and regions.is_distributed(v.buffer)
               and constant_layout(v.buffer) and all(isinstance(s, ir.IntImm) for s in v.starts)]
     table: dict[int, tuple[bool, dict]] = {}
     seen: dict[int, dict[str, set]] = {}
-    for index in product(*(range(e) for e in dims)):
-        reg = dst_register(tuple(s + k for s, k in zip(starts, index)))
+    for k, reg in enumerate(dst_regs):
         regs = seen.setdefault(reg, {})
-        for name, coords_of_index, src_register in inputs:
-            regs.setdefault(name, set()).add(src_register(coords_of_index(index)))
+        for name, src_regs in inputs:
+            regs.setdefault(name, set()).add(src_regs[k])
     for reg, regs in seen.items():
         table[reg] = (reg not in outside, {n: next(iter(r)) for n, r in regs.items() if len(r) == 1})
     return table
+
+
+def _region_indices(first: int, dims, weights) -> list[int]:
+    """`first + sum(index[k] * weights[k])` for every index of a region of extents `dims`, in
+    row-major order of the index."""
+    out = [first]
+    for extent, weight in zip(dims, weights):
+        out = [x + k * weight for x in out for k in range(extent)]
+    return out
+
+
+def _src_registers(dst: ir.TileRegion, src: ir.TileRegion, dims) -> list[int]:
+    """The register of the input element each element of dst's region reads (src_coords), in
+    row-major order of dst's region."""
+    shape = src.buffer.const_shape()
+    row_major = [prod(shape[d + 1:]) for d in range(len(shape))]
+    pairs = _src_coords_pairs(dst, src)
+    first = sum(start * w for (start, _), w in zip(pairs, row_major))
+    weights = [0] * len(dims)  # how far src's row-major index moves per step of each dim of dst's region
+    for (_, at), w in zip(pairs, row_major):
+        if at is not None:
+            weights[at] += w
+    registers = registers_by_index(src.buffer.layout)
+    return [registers[flat % len(registers)] for flat in _region_indices(first, dims, weights)]
 
 
 # -- pieces shared with the fused ops ------------------------------------------------------------
@@ -272,29 +300,21 @@ def holders_of(layout: ir.Layout, shape: tuple[int, ...]):
     return holders_at
 
 
-def register_of(layout: ir.Layout, shape: tuple[int, ...]):
-    """`holders(layout, shape, coords)[0]` as a function of coords, without the threads (a
-    register table asks for the register of every element of a region)."""
-    steps = [(it.extent.value, it.stride.value if it.axis == "m" else 0) for it in reversed(layout.shard)]
-    base = sum(value.value for axis, value in layout.offset if axis == "m")
-
-    def register(coords: tuple[int, ...]) -> int:
-        flat = 0
-        for coord, extent in zip(coords, shape):
-            flat = flat * extent + coord
-        reg = base
-        for extent, stride in steps:
-            if stride:
-                reg += (flat % extent) * stride
-            flat //= extent
-        return reg
-
-    return register
+def registers_by_index(layout: ir.Layout) -> list[int]:
+    """The register of every element of a constant layout, by the element's row-major index in
+    the layout's iters (an index past them wraps around, as the outermost digit does), the
+    threads left out: the layout's digits expanded outermost first."""
+    registers = [sum(value.value for axis, value in layout.offset if axis == "m")]
+    for it in layout.shard:
+        step = it.stride.value if it.axis == "m" else 0
+        registers = [r + d * step for r in registers for d in range(it.extent.value)]
+    return registers
 
 
-def src_coords_of(dst: ir.TileRegion, src: ir.TileRegion):
-    """`src_coords(dst, src, index)` for constant starts and an index of ints, in ints: src's
-    coordinates of the element at offsets `index` into dst's region."""
+def _src_coords_pairs(dst: ir.TileRegion, src: ir.TileRegion) -> list[tuple[int, int | None]]:
+    """`src_coords(dst, src, index)` for constant starts, per dim of src: (its start, the dim of
+    dst's region whose offset it adds, or None): src's coordinates of the element at offsets
+    `index` into dst's region are `start + index[at]`."""
     starts = [start.value for start in src.starts]
     if regions.squeezed(dst) == regions.squeezed(src):
         # coords_at over dst's non-unit offsets: src's non-unit dims take them in order
@@ -308,12 +328,7 @@ def src_coords_of(dst: ir.TileRegion, src: ir.TileRegion):
     else:
         pad = len(dst.extents) - len(src.extents)
         taken = [None if k + pad < 0 or extent == 1 else k + pad for k, extent in enumerate(extents(src))]
-    pairs = list(zip(starts, taken))
-
-    def coords(index: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple(start if at is None else start + index[at] for start, at in pairs)
-
-    return coords
+    return list(zip(starts, taken))
 
 
 def constant_layout(buf: ir.Buffer) -> bool:
