@@ -107,7 +107,7 @@ def register_table(p: Plan) -> dict | None:
     outside = {dst_registers[flat % len(dst_registers)] for flat, inside in enumerate(in_region) if not inside}
     row_major = [prod(shape[d + 1:]) for d in range(len(shape))]
     dst_regs = [dst_registers[flat % len(dst_registers)]
-                for flat in _region_indices(sum(s * w for s, w in zip(starts, row_major)), dims, row_major)]
+                for flat in region_indices(sum(s * w for s, w in zip(starts, row_major)), dims, row_major)]
     inputs = [(n, _src_registers(dst, v, dims)) for n, v in p.inputs
               if isinstance(v, ir.TileRegion) and regions.is_distributed(v.buffer)
               and constant_layout(v.buffer) and all(isinstance(s, ir.IntImm) for s in v.starts)]
@@ -122,7 +122,7 @@ def register_table(p: Plan) -> dict | None:
     return table
 
 
-def _region_indices(first: int, dims, weights) -> list[int]:
+def region_indices(first: int, dims, weights) -> list[int]:
     """`first + sum(index[k] * weights[k])` for every index of a region of extents `dims`, in
     row-major order of the index."""
     out = [first]
@@ -143,7 +143,7 @@ def _src_registers(dst: ir.TileRegion, src: ir.TileRegion, dims) -> list[int]:
         if at is not None:
             weights[at] += w
     registers = registers_by_index(src.buffer.layout)
-    return [registers[flat % len(registers)] for flat in _region_indices(first, dims, weights)]
+    return [registers[flat % len(registers)] for flat in region_indices(first, dims, weights)]
 
 
 # -- pieces shared with the fused ops ------------------------------------------------------------
@@ -298,6 +298,32 @@ def holders_of(layout: ir.Layout, shape: tuple[int, ...]):
         return values.get("m", 0), threads
 
     return holders_at
+
+
+def owners_by_index(layout: ir.Layout) -> tuple[list[int], list[list[tuple]]]:
+    """`holders` of every element at once, by the element's row-major index as in
+    registers_by_index: the registers, and per replica copy each element's thread key (the
+    `(axis, value)` pairs of holders' sets); the keys of one element over the copies are its
+    set of holding threads."""
+    offsets: dict[str, int] = {}
+    for axis, value in layout.offset:
+        offsets[axis] = offsets.get(axis, 0) + value.value
+    axes = sorted(({it.axis for it in layout.shard} | set(offsets) | {it.axis for it in layout.replica}) - {"m"})
+    values = {axis: [offsets.get(axis, 0)] for axis in axes}
+    for it in layout.shard:
+        extent, stride = it.extent.value, it.stride.value
+        for axis, column in values.items():
+            step = stride if axis == it.axis else 0
+            values[axis] = [v + d * step for v in column for d in range(extent)]
+    copies: list[dict[str, int]] = [{}]
+    for it in layout.replica:
+        copies = [{**d, it.axis: d.get(it.axis, 0) + r * it.stride.value} for d in copies
+                  for r in range(it.extent.value)]
+    registers = registers_by_index(layout)
+    if not axes:  # held by every thread alike: the one key without axes
+        return registers, [[()] * len(registers)]
+    keys = [list(zip(*([(axis, v + copy.get(axis, 0)) for v in values[axis]] for axis in axes))) for copy in copies]
+    return registers, keys
 
 
 def registers_by_index(layout: ir.Layout) -> list[int]:

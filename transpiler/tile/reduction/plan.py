@@ -12,13 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
+from math import prod
 
 from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.target.dtypes import UINT32
 from transpiler.tile import regions
 from transpiler.tile.context import c
-from transpiler.tile.elementwise.common import SCOPE_AXES, constant_layout, holders_of
+from transpiler.tile.elementwise.common import SCOPE_AXES, constant_layout, holders_of, owners_by_index, \
+    region_indices
 from transpiler.tile.reduction.common import at, combine, identity, put, scratch
 
 LIMIT = 1 << 20  # elements x threads the check may enumerate
@@ -106,17 +108,19 @@ def _plan(r, scope: str, threads: int | None, dst_output, shuffle: bool) -> Thre
     src_map: dict[tuple, dict[int, tuple[int, int]]] = {}
     spatial_ext = [src_ext[d] for d in r.spatial]
     reduce_ext = [src_ext[d] for d in r.reduce]
-    src_holders, dst_holders = holders_of(src_lay, src_shape), holders_of(dst_lay, dst_shape)
-    for spa, spa_index in enumerate(product(*(range(e) for e in spatial_ext))):
-        for red, red_index in enumerate(product(*(range(e) for e in reduce_ext))):
-            coords = list(src_start)
-            for d, k in zip(r.spatial, spa_index):
-                coords[d] += k
-            for d, k in zip(r.reduce, red_index):
-                coords[d] += k
-            reg, owners = src_holders(tuple(coords))
-            for owner in owners:
-                src_map.setdefault(owner, {})[reg] = (spa, red)
+    # the elements' row-major indices in src's buffer: each output's first, each reduced element's offset
+    src_rows = [prod(src_shape[d + 1:]) for d in range(len(src_shape))]
+    firsts = region_indices(sum(s * w for s, w in zip(src_start, src_rows)), spatial_ext, [src_rows[d] for d in r.spatial])
+    steps = region_indices(0, reduce_ext, [src_rows[d] for d in r.reduce])
+    src_registers, src_keys = owners_by_index(src_lay)
+    size = len(src_registers)
+    for spa, first in enumerate(firsts):
+        for red, step in enumerate(steps):
+            flat = (first + step) % size
+            reg = src_registers[flat]
+            for keys in src_keys:
+                src_map.setdefault(keys[flat], {})[reg] = (spa, red)
+    dst_holders = holders_of(dst_lay, dst_shape)
     dst_ext = [e.value for e in r.dst.extents]
     dst_map: dict[tuple, dict[int, tuple]] = {}  # thread key -> register -> (output, index in the region)
     for flat, index in enumerate(product(*(range(e) for e in dst_ext))):
