@@ -76,9 +76,13 @@ class ThreadMap:
     def at_flat(self, flat: int) -> Place:
         """The Place of the element at a row-major index (taken modulo the buffer's size, as the
         layout's outermost digit is)."""
+        places = self.every_place()
+        return places[flat % len(places)]
+
+    def every_place(self) -> list[Place]:
         if self._places is None:
             self._places = self._every_place()
-        return self._places[flat % len(self._places)]
+        return self._places
 
     def _every_place(self) -> list[Place]:
         """Every element's Place in row-major order, the layout's digits expanded outermost first
@@ -119,6 +123,13 @@ class Operand:
     def at(self, i: int, j: int) -> Place:
         return self.map.at_flat(self.flat0 + i * self.row_step + j * self.col_step)
 
+    def places(self, elements) -> list[Place]:
+        """`[at(i, j) for i, j in elements]`, the index arithmetic inline (a fragment check asks
+        for every element of the operand)."""
+        table, first, row_step, col_step = self.map.every_place(), self.flat0, self.row_step, self.col_step
+        size = len(table)
+        return [table[(first + i * row_step + j * col_step) % size] for i, j in elements]
+
 
 def atom(op: Operand, slots, what: str) -> tuple[int | None, list[int]]:
     """The warp and registers of one instruction tile. `slots(lane)` lists, in the instruction's
@@ -131,7 +142,7 @@ def atom(op: Operand, slots, what: str) -> tuple[int | None, list[int]]:
     for lane in range(32):
         regs = []
         for elements in slots(lane):
-            places = [op.at(i, j) for i, j in elements]
+            places = op.places(elements)
             base = places[0].reg
             if any(p.lane != lane for p in places):
                 held = next(p for p in places if p.lane != lane)
