@@ -141,8 +141,12 @@ def atom(op: Operand, slots, what: str) -> tuple[int | None, list[int]]:
     warp: object = ...
     for lane in range(32):
         regs = []
-        for elements in slots(lane):
-            places = op.places(elements)
+        groups = slots(lane)
+        every = op.places([element for elements in groups for element in elements])  # the lane's, at once
+        at = 0
+        for elements in groups:
+            places = every[at:at + len(elements)]
+            at += len(elements)
             base = places[0].reg
             if any(p.lane != lane for p in places):
                 held = next(p for p in places if p.lane != lane)
