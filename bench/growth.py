@@ -74,14 +74,16 @@ def stage_cpu(text: str) -> dict:
     return row
 
 
-def process_cpu(path: Path, out: Path, env: dict) -> tuple[float, float]:
-    """(CPU seconds, user + system, of one `tirxc` process, its peak RSS in MiB)."""
+def process_cpu(path: Path, out: Path, env: dict) -> tuple[float, float, float]:
+    """(CPU seconds, user + system, of one `tirxc` process, its peak RSS in MiB, its wall seconds)."""
+    start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "transpiler", str(path), "-o", str(out)], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"tirxc failed on {path.name}")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, wall
 
 
 def measure(sizes, out_dir: Path, runs: int = 3, env: dict | None = None) -> list[dict]:
@@ -92,20 +94,23 @@ def measure(sizes, out_dir: Path, runs: int = 3, env: dict | None = None) -> lis
         path.write_text(text, encoding="utf-8")
         row = {"views": views, "statements": 2 * views, **stage_cpu(text)}
         procs = [process_cpu(path, out_dir / f"views_{views}.cu", env or dict(os.environ)) for _ in range(runs)]
-        row["process_ms"] = round(statistics.median(cpu for cpu, _ in procs) * 1000, 1)
-        row["process_maxrss_mb"] = round(max(rss for _, rss in procs), 1)
+        row["process_ms"] = round(statistics.median(cpu for cpu, _, _ in procs) * 1000, 1)
+        row["process_wall_ms"] = round(statistics.median(wall for _, _, wall in procs) * 1000, 1)
+        row["process_maxrss_mb"] = round(max(rss for _, rss, _ in procs), 1)
         rows.append(row)
-        print(f"  {views:6d} views: in-process {row['cuda_ms']:.0f} ms, process {row['process_ms']:.0f} ms",
-              flush=True)
+        print(f"  {views:6d} views: in-process {row['cuda_ms']:.0f} ms, process {row['process_ms']:.0f} ms "
+              f"(wall {row['process_wall_ms']:.0f} ms)", flush=True)
     return rows
 
 
 def table(rows: list[dict]) -> str:
-    out = ["| views | parse | check | lower | emit | in-process total | process CPU | process per view |",
-           "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = ["| views | parse | check | lower | emit | in-process total | process CPU | process wall | "
+           "process per view |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
+        wall = f"{r['process_wall_ms']:.0f}" if "process_wall_ms" in r else "—"
         out.append(f"| {r['views']:,} | {r['parse_ms']:.0f} | {r['check_ms']:.0f} | {r['lower_ms']:.0f} | "
-                   f"{r['emit_ms']:.0f} | {r['cuda_ms']:.0f} | {r['process_ms']:.0f} | "
+                   f"{r['emit_ms']:.0f} | {r['cuda_ms']:.0f} | {r['process_ms']:.0f} | {wall} | "
                    f"{r['process_ms'] / r['views'] * 1000:.0f} µs |")
     return "\n".join(out)
 

@@ -27,6 +27,8 @@ docs/img/ (see docs/benchmarks.md for the method and the numbers):
 
 Usage: python bench/transpile.py [--runs N] [--quick] [--no-reference] [--no-plot]
 (`make bench` runs it with the project's virtual environment.)
+`--speed`: only every sample's time per process and the growth curve at 5,000 to
+20,000 views, the editable tree (bench/speed.py).
 """
 from __future__ import annotations
 
@@ -698,7 +700,13 @@ def main(argv=None) -> int:
                     help="time the project's editable .venv only (default: a wheel install, the .venv beside it)")
     ap.add_argument("--no-bytecode", action="store_true",
                     help="leave PYTHONDONTWRITEBYTECODE as the environment has it (default: cache bytecode)")
+    ap.add_argument("--speed", action="store_true",
+                    help="only every sample's time per process and the growth curve (bench/speed.py)")
     args = ap.parse_args(argv)
+    if args.speed:
+        import speed  # bench/speed.py
+        return speed.main(["--runs", str(args.runs if args.runs != 10 else 5)]
+                          + (["--samples", *args.samples] if args.samples else []))
     runs = 3 if args.quick and args.runs == 10 else args.runs
     samples = args.samples or sample_names()
 

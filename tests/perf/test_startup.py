@@ -144,3 +144,37 @@ def test_expressions_compare_hash_and_print_as_dataclasses_would():
     assert repr(ir.IntImm(INT32, 3)) == repr(twin(INT32, 3))
     nan = float("nan")
     assert ir.FloatImm(FLOAT32, nan) == ir.FloatImm(FLOAT32, nan)  # the same object: equal, as in a tuple
+
+
+# ---- what a compile loads -------------------------------------------------------------------------
+
+_LOADED = """import sys
+from transpiler.cli import main as cli
+from transpiler.codegen.jinja import environment
+from transpiler.target import ptx
+
+def loaded():
+    modules = [m for m in sys.modules if m.startswith(("transpiler.tile.", "transpiler.codegen.host_cpp"))]
+    templates = sorted(key[1] for key in environment().cache.keys())
+    return len(modules), any(m.startswith("transpiler.tile.") for m in modules), \\
+        "transpiler.codegen.host_cpp" in modules, ptx._compiled.cache_info().currsize, templates
+
+for path in sys.argv[1:]:
+    try:
+        cli.main([path, "-o", "/dev/null"])
+    except SystemExit as exit_:
+        assert exit_.code == 0, path
+    print(*loaded())
+"""
+
+
+def test_a_compile_loads_only_what_its_file_uses():
+    """An import graph, not a timing: a file without tile primitives or PTX instructions (saxpy)
+    imports no tile family, compiles no PTX pattern and loads only the .cu template (the
+    launcher's and the C++ header's when they are written); one with tile primitives (rmsnorm_tx)
+    imports the tile stage."""
+    out = _python(_LOADED, str(SAXPY), str(ROOT / "samples" / "rmsnorm_tx.tx"))
+    assert out.returncode == 0, out.stderr.decode()
+    saxpy, rmsnorm = out.stdout.decode().splitlines()
+    assert saxpy == "0 False False 0 ['kernel.cu.j2']"
+    assert rmsnorm.split()[1:3] == ["True", "False"]

@@ -11,7 +11,7 @@ from transpiler.ir.launch import (UNSUPPORTED_STRIDES, ElementType, KernelLaunch
                                   TensorMapLaunch)
 from transpiler.lower.checks import launch_checks
 from transpiler.lower.facts import Facts
-from transpiler.lower.tma_writes import written_by_ptx_outputs, written_through_maps
+from transpiler.lower.tma_writes import written_by_ptx
 from transpiler.target import tma
 from transpiler.target.dtypes import HOST_ARRAYS
 
@@ -158,5 +158,5 @@ def tmem_placement(buf: ir.Buffer) -> ir.Placement:
 def readonly_params(facts: Facts, params, body: ir.Stmt, instructions) -> set[str]:
     # a pointer may be written through, a store through a view writes its bases, a TMA store its buffer
     written = {s.name for s in facts.stored + facts.addressed for s in (s, s.base, s.base and s.base.base) if s}
-    written.update(written_through_maps(body, params, instructions) | written_by_ptx_outputs(body, instructions))
+    written.update(written_by_ptx(body, params, instructions))
     return {p.name for p in params if p.kind is ParamKind.BUFFER and p.name not in written}

@@ -8,7 +8,6 @@ inside it are reported at the user's call (classes.relocate)."""
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 
 from transpiler.diag.diagnostics import Diagnostics
 from transpiler.syntax import ast
@@ -29,6 +28,8 @@ _PACKAGES = ("tvm.tirx.lang", "tvm.backend.cuda.lang")
 @lru_cache(maxsize=None)
 def parsed(short: str):
     """The library module's source and syntax tree (parsed once per process)."""
+    from importlib import resources  # (with pathlib, tempfile, shutil...: only for a file that imports the library)
+
     text = resources.files("transpiler.sema.library").joinpath(SOURCES[short]).read_text(encoding="utf-8")
     source = SourceFile(classes.LIBRARY_PREFIX + SOURCES[short], text)
     diags = Diagnostics()

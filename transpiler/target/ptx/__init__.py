@@ -14,6 +14,7 @@ checker and the tile variants dispatch chooses record each instruction they call
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from transpiler.target.arch import FEATURES, guard_condition, guard_macro, specific_archs
 from transpiler.target.ptx.helpers import HELPERS
@@ -31,9 +32,34 @@ FAMILIES: list[Family] = (tensor_core.FAMILIES + mma_more.FAMILIES + mma_sparse.
                           + misc.FAMILIES + memory.FAMILIES + multimem.FAMILIES + arith.FAMILIES
                           + intmath.FAMILIES + half.FAMILIES + cvt.FAMILIES
                           + fp_cvt.FAMILIES)
-_COMPILED = [(re.compile(f.pattern + r"$"), f) for f in FAMILIES]
 # lines of the ISA that ptxas does not assemble yet: (pattern, match -> why it is refused)
-_NOT_YET = [(re.compile(pattern + r"$"), why) for pattern, why in fp_cvt.NOT_YET + async_copy.NOT_YET]
+_NOT_YET = fp_cvt.NOT_YET + async_copy.NOT_YET
+
+
+def _head(pattern: str) -> str | None:
+    """The mnemonic's first word that a pattern spells out (`wgmma` of `wgmma\\.fence...`); None
+    when it starts with a choice or a group (`(?:ld|st)...`), which may match any first word."""
+    word = re.match(r"([A-Za-z0-9_]+)(?:\\\.|$)", pattern)
+    return word.group(1) if word else None
+
+
+# The families that may match a mnemonic, by its first word, in the table's order: a lookup
+# compiles (once) the patterns of those only, not the whole table's at start-up.
+_BY_HEAD: dict[str | None, list[int]] = {}
+for _index, _family in enumerate(FAMILIES):
+    _BY_HEAD.setdefault(_head(_family.pattern), []).append(_index)
+_ANY_HEAD = _BY_HEAD.pop(None, [])
+
+
+@lru_cache(maxsize=None)
+def _compiled(pattern: str) -> re.Pattern:
+    return re.compile(pattern + r"$")
+
+
+def _candidates(mnemonic: str):
+    """(compiled pattern, family) of each family that may match `mnemonic`, in the table's order."""
+    indices = sorted(_BY_HEAD.get(mnemonic.split(".", 1)[0], []) + _ANY_HEAD)
+    return ((_compiled(FAMILIES[k].pattern), FAMILIES[k]) for k in indices)
 
 # Spellings shown in "did you mean" help: every family's examples.
 EXAMPLES: tuple[str, ...] = tuple(e for f in FAMILIES for e in f.examples)
@@ -53,9 +79,9 @@ def forms(mnemonic: str) -> list[Instruction] | str | None:
     spelling that matches a family is not a valid form; None when no family matches."""
     if mnemonic in _CACHE:
         return _CACHE[mnemonic]
-    result: list[Instruction] | str | None = next((why(m) for pattern, why in _NOT_YET if (m := pattern.match(mnemonic))),
-                                                  None)
-    for pattern, family in _COMPILED if result is None else ():
+    result: list[Instruction] | str | None = next(
+        (why(m) for pattern, why in _NOT_YET if (m := _compiled(pattern).match(mnemonic))), None)
+    for pattern, family in _candidates(mnemonic) if result is None else ():
         match = pattern.match(mnemonic)
         if not match:
             continue
@@ -99,7 +125,7 @@ def predicated(instr: Instruction, preserve_dst: bool = False) -> Instruction:
 
 
 def family_of(mnemonic: str) -> Family | None:
-    return next((f for pattern, f in _COMPILED if pattern.match(mnemonic)), None)
+    return next((f for pattern, f in _candidates(mnemonic) if pattern.match(mnemonic)), None)
 
 
 def close_mnemonics(mnemonic: str) -> list[str]:

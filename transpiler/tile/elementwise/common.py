@@ -98,24 +98,52 @@ def register_table(p: Plan) -> dict | None:
         return None
     starts = [s.value for s in dst.starts]
     dims = extents(dst)
-    dst_register = register_of(dst.buffer.layout, shape)
-    outside: set[int] = set()
-    for coords in product(*(range(e) for e in shape)):
-        if any(not 0 <= x - s < e for x, s, e in zip(coords, starts, dims)):
-            outside.add(dst_register(coords))
-    inputs = [(n, src_coords_of(dst, v), register_of(v.buffer.layout, v.buffer.const_shape()))
-              for n, v in p.inputs if isinstance(v, ir.TileRegion) and regions.is_distributed(v.buffer)
+    # Each list runs over the elements in row-major order (the region's, or the whole buffer's),
+    # built a dimension at a time: the registers of every element without a call per element.
+    dst_registers = registers_by_index(dst.buffer.layout)
+    in_region = [True]
+    for size, start, extent in zip(shape, starts, dims):
+        in_region = [inside and start <= x < start + extent for inside in in_region for x in range(size)]
+    outside = {dst_registers[flat % len(dst_registers)] for flat, inside in enumerate(in_region) if not inside}
+    row_major = [prod(shape[d + 1:]) for d in range(len(shape))]
+    dst_regs = [dst_registers[flat % len(dst_registers)]
+                for flat in region_indices(sum(s * w for s, w in zip(starts, row_major)), dims, row_major)]
+    inputs = [(n, _src_registers(dst, v, dims)) for n, v in p.inputs
+              if isinstance(v, ir.TileRegion) and regions.is_distributed(v.buffer)
               and constant_layout(v.buffer) and all(isinstance(s, ir.IntImm) for s in v.starts)]
     table: dict[int, tuple[bool, dict]] = {}
     seen: dict[int, dict[str, set]] = {}
-    for index in product(*(range(e) for e in dims)):
-        reg = dst_register(tuple(s + k for s, k in zip(starts, index)))
+    for k, reg in enumerate(dst_regs):
         regs = seen.setdefault(reg, {})
-        for name, coords_of_index, src_register in inputs:
-            regs.setdefault(name, set()).add(src_register(coords_of_index(index)))
+        for name, src_regs in inputs:
+            regs.setdefault(name, set()).add(src_regs[k])
     for reg, regs in seen.items():
         table[reg] = (reg not in outside, {n: next(iter(r)) for n, r in regs.items() if len(r) == 1})
     return table
+
+
+def region_indices(first: int, dims, weights) -> list[int]:
+    """`first + sum(index[k] * weights[k])` for every index of a region of extents `dims`, in
+    row-major order of the index."""
+    out = [first]
+    for extent, weight in zip(dims, weights):
+        out = [x + k * weight for x in out for k in range(extent)]
+    return out
+
+
+def _src_registers(dst: ir.TileRegion, src: ir.TileRegion, dims) -> list[int]:
+    """The register of the input element each element of dst's region reads (src_coords), in
+    row-major order of dst's region."""
+    shape = src.buffer.const_shape()
+    row_major = [prod(shape[d + 1:]) for d in range(len(shape))]
+    pairs = _src_coords_pairs(dst, src)
+    first = sum(start * w for (start, _), w in zip(pairs, row_major))
+    weights = [0] * len(dims)  # how far src's row-major index moves per step of each dim of dst's region
+    for (_, at), w in zip(pairs, row_major):
+        if at is not None:
+            weights[at] += w
+    registers = registers_by_index(src.buffer.layout)
+    return [registers[flat % len(registers)] for flat in region_indices(first, dims, weights)]
 
 
 # -- pieces shared with the fused ops ------------------------------------------------------------
@@ -240,47 +268,79 @@ def scope_sync(cx) -> ir.Stmt:
 
 def holders(layout: ir.Layout, shape: tuple[int, ...], coords: tuple[int, ...]) -> tuple[int, frozenset]:
     """(the register, the set of thread-axis value tuples) of a constant coordinate."""
-    flat = 0
-    for coord, extent in zip(coords, shape):
-        flat = flat * extent + coord
-    values: dict[str, int] = {}
-    for it in reversed(layout.shard):
-        extent = it.extent.value
-        values[it.axis] = values.get(it.axis, 0) + (flat % extent) * it.stride.value
-        flat //= extent
-    for axis, value in layout.offset:
-        values[axis] = values.get(axis, 0) + value.value
-    copies = [values]
+    return holders_of(layout, shape)(coords)
+
+
+def holders_of(layout: ir.Layout, shape: tuple[int, ...]):
+    """`holders(layout, shape, coords)` as a function of coords, the layout read once (the layout
+    checks ask for the holders of every element of a region)."""
+    steps = [(it.axis, it.extent.value, it.stride.value) for it in reversed(layout.shard)]
+    offsets = [(axis, value.value) for axis, value in layout.offset]
+    # each replica copy: the amount it adds to each axis
+    copies: list[dict[str, int]] = [{}]
     for it in layout.replica:
-        copies = [{**v, it.axis: v.get(it.axis, 0) + r * it.stride.value} for v in copies
+        copies = [{**d, it.axis: d.get(it.axis, 0) + r * it.stride.value} for d in copies
                   for r in range(it.extent.value)]
-    threads = frozenset(tuple(sorted((a, v) for a, v in copy.items() if a != "m")) for copy in copies)
-    return values.get("m", 0), threads
+    axes = sorted(({axis for axis, _, _ in steps} | {axis for axis, _ in offsets}
+                   | {it.axis for it in layout.replica}) - {"m"})
 
-
-def register_of(layout: ir.Layout, shape: tuple[int, ...]):
-    """`holders(layout, shape, coords)[0]` as a function of coords, without the threads (a
-    register table asks for the register of every element of a region)."""
-    steps = [(it.extent.value, it.stride.value if it.axis == "m" else 0) for it in reversed(layout.shard)]
-    base = sum(value.value for axis, value in layout.offset if axis == "m")
-
-    def register(coords: tuple[int, ...]) -> int:
+    def holders_at(coords: tuple[int, ...]) -> tuple[int, frozenset]:
         flat = 0
         for coord, extent in zip(coords, shape):
             flat = flat * extent + coord
-        reg = base
-        for extent, stride in steps:
-            if stride:
-                reg += (flat % extent) * stride
+        values: dict[str, int] = {}
+        for axis, extent, stride in steps:
+            values[axis] = values.get(axis, 0) + (flat % extent) * stride
             flat //= extent
-        return reg
+        for axis, value in offsets:
+            values[axis] = values.get(axis, 0) + value
+        threads = frozenset(tuple((a, values.get(a, 0) + d.get(a, 0)) for a in axes) for d in copies)
+        return values.get("m", 0), threads
 
-    return register
+    return holders_at
 
 
-def src_coords_of(dst: ir.TileRegion, src: ir.TileRegion):
-    """`src_coords(dst, src, index)` for constant starts and an index of ints, in ints: src's
-    coordinates of the element at offsets `index` into dst's region."""
+def owners_by_index(layout: ir.Layout) -> tuple[list[int], list[list[tuple]]]:
+    """`holders` of every element at once, by the element's row-major index as in
+    registers_by_index: the registers, and per replica copy each element's thread key (the
+    `(axis, value)` pairs of holders' sets); the keys of one element over the copies are its
+    set of holding threads."""
+    offsets: dict[str, int] = {}
+    for axis, value in layout.offset:
+        offsets[axis] = offsets.get(axis, 0) + value.value
+    axes = sorted(({it.axis for it in layout.shard} | set(offsets) | {it.axis for it in layout.replica}) - {"m"})
+    values = {axis: [offsets.get(axis, 0)] for axis in axes}
+    for it in layout.shard:
+        extent, stride = it.extent.value, it.stride.value
+        for axis, column in values.items():
+            step = stride if axis == it.axis else 0
+            values[axis] = [v + d * step for v in column for d in range(extent)]
+    copies: list[dict[str, int]] = [{}]
+    for it in layout.replica:
+        copies = [{**d, it.axis: d.get(it.axis, 0) + r * it.stride.value} for d in copies
+                  for r in range(it.extent.value)]
+    registers = registers_by_index(layout)
+    if not axes:  # held by every thread alike: the one key without axes
+        return registers, [[()] * len(registers)]
+    keys = [list(zip(*([(axis, v + copy.get(axis, 0)) for v in values[axis]] for axis in axes))) for copy in copies]
+    return registers, keys
+
+
+def registers_by_index(layout: ir.Layout) -> list[int]:
+    """The register of every element of a constant layout, by the element's row-major index in
+    the layout's iters (an index past them wraps around, as the outermost digit does), the
+    threads left out: the layout's digits expanded outermost first."""
+    registers = [sum(value.value for axis, value in layout.offset if axis == "m")]
+    for it in layout.shard:
+        step = it.stride.value if it.axis == "m" else 0
+        registers = [r + d * step for r in registers for d in range(it.extent.value)]
+    return registers
+
+
+def _src_coords_pairs(dst: ir.TileRegion, src: ir.TileRegion) -> list[tuple[int, int | None]]:
+    """`src_coords(dst, src, index)` for constant starts, per dim of src: (its start, the dim of
+    dst's region whose offset it adds, or None): src's coordinates of the element at offsets
+    `index` into dst's region are `start + index[at]`."""
     starts = [start.value for start in src.starts]
     if regions.squeezed(dst) == regions.squeezed(src):
         # coords_at over dst's non-unit offsets: src's non-unit dims take them in order
@@ -294,12 +354,7 @@ def src_coords_of(dst: ir.TileRegion, src: ir.TileRegion):
     else:
         pad = len(dst.extents) - len(src.extents)
         taken = [None if k + pad < 0 or extent == 1 else k + pad for k, extent in enumerate(extents(src))]
-    pairs = list(zip(starts, taken))
-
-    def coords(index: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple(start if at is None else start + index[at] for start, at in pairs)
-
-    return coords
+    return list(zip(starts, taken))
 
 
 def constant_layout(buf: ir.Buffer) -> bool:
@@ -326,11 +381,12 @@ def aligned(dst: ir.TileRegion, src: ir.TileRegion, name: str) -> str | None:
     dims = extents(dst)
     if prod(dims) > LIMIT:
         return "the register tiles are too large to check their layouts"
-    dshape, sshape = dst.buffer.const_shape(), src.buffer.const_shape()
+    dst_holders = holders_of(dst.buffer.layout, dst.buffer.const_shape())
+    src_holders = holders_of(src.buffer.layout, src.buffer.const_shape())
     for index in product(*(range(e) for e in dims)):
         coords = tuple(s.value + k for s, k in zip(dst.starts, index))
         scoords = tuple(e.value for e in src_coords(dst, src, tuple(c(k) for k in index)))
-        if not holders(dst.buffer.layout, dshape, coords)[1] <= holders(src.buffer.layout, sshape, scoords)[1]:
+        if not dst_holders(coords)[1] <= src_holders(scoords)[1]:
             return (f"{name}[{', '.join(map(str, scoords))}] is not held by every thread that holds "
                     f"dst[{', '.join(map(str, coords))}]")
     return None

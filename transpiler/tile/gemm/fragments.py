@@ -10,8 +10,8 @@ the registers, so the lowering can pass them in the instruction's order. Nothing
 code: the lowerings in gemm/mma_sync.py and gemm_async/wgmma.py do."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from math import prod
+from typing import NamedTuple
 
 from transpiler import ir
 from transpiler.tile import regions
@@ -30,8 +30,8 @@ class NoMatch(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
+    """(A tuple: a fragment check builds one per element of the tile.)"""
     lane: int
     warp: int | None  # None: the layout has no warp-level axis (every warp holds its own copy)
     reg: int
@@ -68,19 +68,32 @@ class ThreadMap:
         self.shape = shape
         self.iters = iters
         self.row_major = [prod(shape[d + 1:]) for d in range(len(shape))]
+        self._places: list[Place] | None = None
 
     def at(self, coords) -> Place:
-        flat = sum(c * s for c, s in zip(coords, self.row_major))
-        reg = self.offset.get("m", 0)
-        thread = sum(v * _LINEAR[a] for a, v in self.offset.items() if a != "m")
-        for extent, stride, axis in reversed(self.iters):
-            digit = flat % extent
-            flat //= extent
-            if axis == "m":
-                reg += digit * stride
-            else:
-                thread += digit * stride * _LINEAR[axis]
-        return Place(thread % 32, thread // 32 if self.has_warp else None, reg)
+        return self.at_flat(sum(c * s for c, s in zip(coords, self.row_major)))
+
+    def at_flat(self, flat: int) -> Place:
+        """The Place of the element at a row-major index (taken modulo the buffer's size, as the
+        layout's outermost digit is)."""
+        places = self.every_place()
+        return places[flat % len(places)]
+
+    def every_place(self) -> list[Place]:
+        if self._places is None:
+            self._places = self._every_place()
+        return self._places
+
+    def _every_place(self) -> list[Place]:
+        """Every element's Place in row-major order, the layout's digits expanded outermost first
+        (a fragment check asks for every element of the operand, most of them several times)."""
+        regs, threads = [self.offset.get("m", 0)], [sum(v * _LINEAR[a] for a, v in self.offset.items() if a != "m")]
+        for extent, stride, axis in self.iters:
+            reg_step, thread_step = (stride, 0) if axis == "m" else (0, stride * _LINEAR[axis])
+            regs = [r + d * reg_step for r in regs for d in range(extent)]
+            threads = [t + d * thread_step for t in threads for d in range(extent)]
+        has_warp = self.has_warp
+        return [Place(t % 32, t // 32 if has_warp else None, r) for t, r in zip(threads, regs)]
 
 
 class Operand:
@@ -103,11 +116,19 @@ class Operand:
         self.rows, self.cols = extents[self.dims[0]], extents[self.dims[1]]
         self.buffer = region.buffer
 
+        # the row-major index of logical element (i, j) is flat0 + i * row_step + j * col_step
+        self.flat0 = sum(b * s for b, s in zip(self.base, self.map.row_major))
+        self.row_step, self.col_step = self.map.row_major[self.dims[0]], self.map.row_major[self.dims[1]]
+
     def at(self, i: int, j: int) -> Place:
-        coords = list(self.base)
-        coords[self.dims[0]] += i
-        coords[self.dims[1]] += j
-        return self.map.at(coords)
+        return self.map.at_flat(self.flat0 + i * self.row_step + j * self.col_step)
+
+    def places(self, elements) -> list[Place]:
+        """`[at(i, j) for i, j in elements]`, the index arithmetic inline (a fragment check asks
+        for every element of the operand)."""
+        table, first, row_step, col_step = self.map.every_place(), self.flat0, self.row_step, self.col_step
+        size = len(table)
+        return [table[(first + i * row_step + j * col_step) % size] for i, j in elements]
 
 
 def atom(op: Operand, slots, what: str) -> tuple[int | None, list[int]]:
@@ -120,8 +141,12 @@ def atom(op: Operand, slots, what: str) -> tuple[int | None, list[int]]:
     warp: object = ...
     for lane in range(32):
         regs = []
-        for elements in slots(lane):
-            places = [op.at(i, j) for i, j in elements]
+        groups = slots(lane)
+        every = op.places([element for elements in groups for element in elements])  # the lane's, at once
+        at = 0
+        for elements in groups:
+            places = every[at:at + len(elements)]
+            at += len(elements)
             base = places[0].reg
             if any(p.lane != lane for p in places):
                 held = next(p for p in places if p.lane != lane)

@@ -91,11 +91,13 @@ def known_factor(e: ir.Expr) -> int:
 
 def _evaluator(buf: ir.Buffer, shape: tuple[int, ...], name: str):
     """(element offset without swizzle, element offset) of a constant coordinate, relative to the
-    buffer's start, and per dimension the stride when the offset is linear in it (else None)."""
+    buffer's start; per dimension the stride when the offset is linear in it (else None); and
+    per dimension its group of the layout (the offset without swizzle is a sum of one part per
+    group, each a function of its own dimensions' coordinates)."""
     layout = buf.layout
     if layout is None:
         strides = [prod(shape[d + 1:]) for d in range(len(shape))]
-        return (lambda co: (sum(x * s for x, s in zip(co, strides)),) * 2), strides
+        return (lambda co: (sum(x * s for x, s in zip(co, strides)),) * 2), strides, list(range(len(shape)))
     iters = list(layout.shard)
     if layout.replica or any(not (isinstance(it.extent, ir.IntImm) and isinstance(it.stride, ir.IntImm))
                              or it.axis != "m" for it in iters):
@@ -114,6 +116,10 @@ def _evaluator(buf: ir.Buffer, shape: tuple[int, ...], name: str):
             for d in dims:
                 linear[d] = istrides[ks[0]] * prod(shape[e] for e in dims if e > d)
     swz = layout.swizzle
+    group_of = [0] * len(shape)
+    for index, (dims, _) in enumerate(groups):
+        for d in dims:
+            group_of[d] = index
 
     def at(co):
         u = offset
@@ -127,7 +133,7 @@ def _evaluator(buf: ir.Buffer, shape: tuple[int, ...], name: str):
             u += flat * istrides[ks[0]]
         return u, layouts.swizzle_const(u, swz)
 
-    return at, linear
+    return at, linear, group_of
 
 
 def shared_operand(cx, name: str, region: ir.TileRegion, transposed: bool) -> SharedOperand:
@@ -156,7 +162,7 @@ def shared_operand(cx, name: str, region: ir.TileRegion, transposed: bool) -> Sh
         mode = length
     width = SWIZZLE_BYTES.get(mode, 16)
     period = 8 * width if mode else 16  # bytes a run-time start must move by
-    at, linear = _evaluator(buf, shape, name)
+    at, linear, group_of = _evaluator(buf, shape, name)
     if layout is not None and prod(it.extent.value for it in layout.shard) != prod(shape):
         raise NoMatch(f"{name}'s layout does not cover its shape")
     base = [s.value if isinstance(s, ir.IntImm) else 0 for s in region.starts]
@@ -180,14 +186,27 @@ def shared_operand(cx, name: str, region: ir.TileRegion, transposed: bool) -> Sh
         raise NoMatch(f"{name} starts {where} into its storage, not at a multiple of the {period}-byte "
                       f"{'swizzle atom' if mode else 'unit'}")
 
-    def place(row: int, k: int) -> tuple[int, int]:
+    rows, cols = extents[mn_dim], extents[k_dim]
+    swizzle = layout.swizzle if layout is not None else None
+
+    def unswizzled(row: int, k: int) -> int:
         co = list(base)
         co[mn_dim] += row
         co[k_dim] += k
-        u, p = at(co)
-        return u * eb + shift_bytes, p * eb + shift_bytes
+        return at(co)[0]
 
-    rows, cols = extents[mn_dim], extents[k_dim]
+    # Where the layout groups the two dimensions apart, an element's offset is its row's part plus
+    # its column's: read once per row and per column (prove asks for every element).
+    row_part = [unswizzled(r, 0) for r in range(rows)] if group_of[mn_dim] != group_of[k_dim] else None
+    col_part = [unswizzled(0, k) - row_part[0] for k in range(cols)] if row_part is not None else None
+
+    def place(row: int, k: int) -> tuple[int, int]:
+        if row_part is not None and 0 <= row < rows and 0 <= k < cols:
+            u = row_part[row] + col_part[k]
+        else:
+            u = unswizzled(row, k)
+        return u * eb + shift_bytes, layouts.swizzle_const(u, swizzle) * eb + shift_bytes
+
     u0 = place(0, 0)[0]
 
     def step(row: int, k: int) -> int:
@@ -265,6 +284,8 @@ def prove(op: SharedOperand, tile_rows: int, tile_k: int) -> None:
     """Every element of every (tile_rows, tile_k) instruction tile is where the tile's descriptor
     reads it; NoMatch names the first element that is not."""
     width = SWIZZLE_BYTES.get(op.swizzle, 0)
+    # the descriptor's byte of each element relative to the tile's start, the same in every tile
+    tile = [[canonical(op, dr, dk) for dk in range(tile_k)] for dr in range(tile_rows)]
     for r0 in range(0, op.rows, tile_rows):
         for k0 in range(0, op.cols, tile_k):
             start = op.place(r0, k0)[0]
@@ -274,9 +295,9 @@ def prove(op: SharedOperand, tile_rows: int, tile_k: int) -> None:
             if width and start % (8 * width) >= width:
                 raise NoMatch(f"{op.name}'s tile at ({_rows(op.name)} {r0}, K {k0}) starts "
                               f"{start % (8 * width) // width} rows into a {width}-byte swizzle atom")
-            for dr in range(tile_rows):
-                for dk in range(tile_k):
-                    want = swizzle_address(start + canonical(op, dr, dk), op.swizzle)
+            for dr, row in enumerate(tile):
+                for dk, offset in enumerate(row):
+                    want = swizzle_address(start + offset, op.swizzle)
                     got = op.place(r0 + dr, k0 + dk)[1]
                     if got != want:
                         raise NoMatch(f"{op.name}'s element ({_rows(op.name)} {r0 + dr}, K {k0 + dk}) is at byte {got} "

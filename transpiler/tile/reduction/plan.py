@@ -10,14 +10,17 @@ that output's reduction exactly once."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import product
+from math import prod
 
 from transpiler import ir
 from transpiler.ir import layout as layouts
 from transpiler.target.dtypes import UINT32
 from transpiler.tile import regions
 from transpiler.tile.context import c
-from transpiler.tile.elementwise.common import SCOPE_AXES, constant_layout, holders
+from transpiler.tile.elementwise.common import SCOPE_AXES, constant_layout, holders_of, owners_by_index, \
+    region_indices
 from transpiler.tile.reduction.common import at, combine, identity, put, scratch
 
 LIMIT = 1 << 20  # elements x threads the check may enumerate
@@ -77,13 +80,19 @@ def plan_threads(r, scope: str, cx, dst_output=None, shuffle: bool = True) -> Th
     without `thread_reduce`, keep_axes.py) no lanes are combined: each element of dst takes the
     result over the elements its thread holds, the threads holding one element must agree, and the
     elements of one output must split its reduced elements between them."""
+    return _plan(r, scope, cx.scope_threads(scope), dst_output, shuffle)
+
+
+@lru_cache(maxsize=256)
+def _plan(r, scope: str, threads: int | None, dst_output, shuffle: bool) -> ThreadPlan | str:
+    """plan_threads over `threads` threads: a pure function of its (frozen) arguments, asked once
+    when the variant is chosen and again when it is lowered."""
     for name, region in (("dst", r.dst), ("src", r.src)):
         if not constant_layout(region.buffer):
             return f"{name}'s register layout is not constant"
         extra = set(layouts.thread_axes(region.buffer.layout)) - SCOPE_AXES[scope]
         if extra:
             return f"{name}'s layout spreads it over `{sorted(extra)[0]}`, beyond the {scope}"
-    threads = cx.scope_threads(scope)
     if threads is None:
         return "the block shape is not constant"
     if r.spatial_len * r.reduce_len * 2 + threads * r.spatial_len > LIMIT:
@@ -99,29 +108,36 @@ def plan_threads(r, scope: str, cx, dst_output=None, shuffle: bool = True) -> Th
     src_map: dict[tuple, dict[int, tuple[int, int]]] = {}
     spatial_ext = [src_ext[d] for d in r.spatial]
     reduce_ext = [src_ext[d] for d in r.reduce]
-    for spa, spa_index in enumerate(product(*(range(e) for e in spatial_ext))):
-        for red, red_index in enumerate(product(*(range(e) for e in reduce_ext))):
-            coords = list(src_start)
-            for d, k in zip(r.spatial, spa_index):
-                coords[d] += k
-            for d, k in zip(r.reduce, red_index):
-                coords[d] += k
-            reg, owners = holders(src_lay, src_shape, tuple(coords))
-            for owner in owners:
-                src_map.setdefault(owner, {})[reg] = (spa, red)
+    # the elements' row-major indices in src's buffer: each output's first, each reduced element's offset
+    src_rows = [prod(src_shape[d + 1:]) for d in range(len(src_shape))]
+    firsts = region_indices(sum(s * w for s, w in zip(src_start, src_rows)), spatial_ext, [src_rows[d] for d in r.spatial])
+    steps = region_indices(0, reduce_ext, [src_rows[d] for d in r.reduce])
+    src_registers, src_keys = owners_by_index(src_lay)
+    size = len(src_registers)
+    for spa, first in enumerate(firsts):
+        for red, step in enumerate(steps):
+            flat = (first + step) % size
+            reg = src_registers[flat]
+            for keys in src_keys:
+                src_map.setdefault(keys[flat], {})[reg] = (spa, red)
+    dst_holders = holders_of(dst_lay, dst_shape)
     dst_ext = [e.value for e in r.dst.extents]
     dst_map: dict[tuple, dict[int, tuple]] = {}  # thread key -> register -> (output, index in the region)
     for flat, index in enumerate(product(*(range(e) for e in dst_ext))):
-        reg, owners = holders(dst_lay, dst_shape, tuple(s + k for s, k in zip(dst_start, index)))
+        reg, owners = dst_holders(tuple(s + k for s, k in zip(dst_start, index)))
         spa = flat if dst_output is None else dst_output(index)
         for owner in owners:
             dst_map.setdefault(owner, {})[reg] = (spa, index)
     src_axes, dst_axes = _axes(src_lay), _axes(dst_lay)
 
-    table = []
+    # per thread key: output -> the src registers holding its elements (threads of one key share it)
+    folded_of = {key: _folded(regs) for key, regs in src_map.items()}
+    table, src_folds = [], []
     for t in range(threads):
         values = axis_values(scope, t)
-        table.append((dst_map.get(_key(dst_axes, values), {}), src_map.get(_key(src_axes, values), {})))
+        src_key = _key(src_axes, values)
+        table.append((dst_map.get(_key(dst_axes, values), {}), src_map.get(src_key, {})))
+        src_folds.append(folded_of.get(src_key, {}))
     held = table.__getitem__
 
     dst0, src0 = held(0)
@@ -130,7 +146,7 @@ def plan_threads(r, scope: str, cx, dst_output=None, shuffle: bool = True) -> Th
     outputs, masks = [], []
     for reg in sorted(dst0):
         spa = dst0[reg][0]
-        folded = tuple(sorted(rs for rs, (sp, _) in src0.items() if sp == spa))
+        folded = src_folds[0].get(spa, ())
         if not folded:
             return f"thread 0 holds dst's output {spa} but none of the elements reduced into it"
         if not shuffle:
@@ -149,13 +165,14 @@ def plan_threads(r, scope: str, cx, dst_output=None, shuffle: bool = True) -> Th
         masks.append(tuple(basis))
     group_masks = [sorted(_span(m)) for m in masks]
     partials: dict[tuple, frozenset] = {}  # dst's element -> the reduced elements folded into it
+    combined = set()  # (the lowest lane of a butterfly group, dst register, output) whose lanes were checked
     for t in range(threads):
         dst_t, src_t = held(t)
         if sorted(dst_t) != [reg for reg, _ in outputs]:
             return f"thread {t} holds other registers of dst than thread 0"
         for (reg, folded), span in zip(outputs, group_masks):
             spa, index = dst_t[reg]
-            if tuple(sorted(rs for rs, (sp, _) in src_t.items() if sp == spa)) != folded:
+            if src_folds[t].get(spa, ()) != folded:
                 return f"thread {t} holds the elements of its output {spa} in other registers than thread 0"
             if not shuffle:
                 part = frozenset(src_t[rs][1] for rs in folded)
@@ -163,6 +180,11 @@ def plan_threads(r, scope: str, cx, dst_output=None, shuffle: bool = True) -> Th
                     return (f"the threads holding dst's element {_coords(r.dst, index)} hold different elements "
                             f"of src (`thread_reduce=True` combines them)")
                 continue
+            # The lanes of one butterfly group combine the same elements: checked once per group.
+            group = (min(t ^ m for m in span), reg, spa)
+            if group in combined:
+                continue
+            combined.add(group)
             seen = []
             for m in span:
                 u = t ^ m
@@ -205,6 +227,14 @@ def _kept(r, dst_ext, dst_output, partials, table, scope) -> str | None:
             return (f"dst's elements of output {spa} do not split its {r.reduce_len} reduced elements between "
                     f"them (each takes one thread's share)")
     return None
+
+
+def _folded(regs: dict[int, tuple[int, int]]) -> dict[int, tuple[int, ...]]:
+    """A thread's src registers ({register: (output, reduced element)}) grouped by output, sorted."""
+    by_output: dict[int, list[int]] = {}
+    for reg, (spa, _) in regs.items():
+        by_output.setdefault(spa, []).append(reg)
+    return {spa: tuple(sorted(group)) for spa, group in by_output.items()}
 
 
 def _span(basis) -> set[int]:
