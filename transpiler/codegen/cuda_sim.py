@@ -85,8 +85,9 @@ class SimFlavour:
         for lk in program.kernels:
             spec = lk.spec
             for p in spec.params:
-                if p.kind is ParamKind.TENSOR_MAP:
-                    found.append(Unsupported(f"TMA tensor map parameter '{p.name}'", spec.span))
+                if p.kind is ParamKind.TENSOR_MAP and p.tensor_map is None:  # (the caller's: opaque bytes)
+                    found.append(Unsupported(f"a tensor map the caller encodes (T.TensorMap() parameter "
+                                             f"'{p.name}')", spec.span))
             if spec.cluster:
                 found.append(Unsupported("thread block clusters (__cluster_dims__)", spec.span))
             if spec.tmem:

@@ -147,10 +147,8 @@ def _cp_async(mnemonic: str, names: list[str]) -> str | None:
     if re.fullmatch(r"cp\.async\.c[ag]\.shared(::cta)?\.global(\.L2::(64|128|256)B)?(\.L2::cache_hint)?", mnemonic) \
             and names[:2] == ["ptr0", "ptr1"] and set(names[2:]) <= {"src_size", "cache_policy"}:
         # at once: the values a wait_group would make visible; past src_size, zeros
-        read = "(src_size < (unsigned)bytes ? src_size : (unsigned)bytes)" if "src_size" in names else "bytes"
-        return (f"  unsigned int read = {read};\n"
-                f"  memcpy((void*)ptr0, ptr1, read);\n"
-                f"  memset((char*)ptr0 + read, 0, bytes - read);")
+        read = "src_size" if "src_size" in names else "bytes"
+        return f"  tirx_sim::cp_async_copy((void*)ptr0, ptr1, (unsigned int)bytes, (unsigned int){read});"
     arrive = re.fullmatch(r"cp\.async\.mbarrier\.arrive(\.noinc)?(\.shared(::cta)?)?\.b64", mnemonic)
     if arrive and names == ["ptr0"]:
         # the arrive-on is triggered when this thread's earlier copies complete: at once; without
@@ -160,6 +158,45 @@ def _cp_async(mnemonic: str, names: list[str]) -> str | None:
         return '  tirx_sim::mbarrier_read(ptr0, "cp.async.mbarrier.arrive");'
     if mnemonic in ("cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all") and not names:
         return "  // the copies completed when they were issued"
+    return None
+
+
+_HINT = r"(?:\.L2::cache_hint)?"
+
+
+def _tma(mnemonic: str, names: list[str]) -> str | None:
+    """TMA and bulk copies (include/tirx_sim_tma.h): tensor loads completing on an mbarrier, tensor
+    stores and bulk copies in the bulk group, prefetches (no value changes)."""
+    hint = ["cache_policy"] if mnemonic.endswith(".L2::cache_hint") else []
+    load = re.fullmatch(r"cp\.async\.bulk\.tensor\.([1-5])d\.shared::(?:cluster|cta)\.global(?:\.tile)?"
+                        r"\.mbarrier::complete_tx::bytes" + _HINT, mnemonic)
+    if load:
+        rank = int(load.group(1))
+        coords = [f"c{i}" for i in range(rank)]
+        if names != ["dst", "tensor_map", *coords, "mbar", *hint]:
+            return None
+        return (f"  const int coords[{rank}] = {{{', '.join(coords)}}};\n"
+                f"  tirx_sim::tma_load((void*)dst, tensor_map, coords, {rank}, mbar);")
+    store = re.fullmatch(r"cp\.async\.bulk\.tensor\.([1-5])d\.global\.shared::cta(?:\.tile)?\.bulk_group" + _HINT,
+                         mnemonic)
+    if store:
+        rank = int(store.group(1))
+        coords = [f"c{i}" for i in range(rank)]
+        if names != ["tensor_map", *coords, "src", *hint]:
+            return None
+        return (f"  const int coords[{rank}] = {{{', '.join(coords)}}};\n"
+                f"  tirx_sim::tma_store(tensor_map, coords, {rank}, src);")
+    if re.fullmatch(r"cp\.async\.bulk\.shared::(?:cluster|cta)\.global\.mbarrier::complete_tx::bytes" + _HINT,
+                    mnemonic) and names == ["dst", "src", "bytes", "mbar", *hint]:
+        return "  tirx_sim::bulk_copy((void*)dst, src, bytes, mbar);"
+    if re.fullmatch(r"cp\.async\.bulk\.global\.shared::cta\.bulk_group" + _HINT, mnemonic) \
+            and names == ["dst", "src", "bytes", *hint]:
+        return "  tirx_sim::bulk_copy((void*)dst, src, bytes, nullptr);"
+    if re.fullmatch(r"cp\.async\.bulk\.(commit_group|wait_group(\.read)?)", mnemonic) and not names:
+        return "  // the bulk copies completed when they were issued"
+    if mnemonic.startswith(("cp.async.bulk.prefetch.", "prefetch.")) or \
+            mnemonic.startswith("fence.proxy.tensormap"):
+        return "  // a prefetch (or a tensor-map fence): changes no value"
     return None
 
 
@@ -321,7 +358,7 @@ def _vector_red(mnemonic: str, names: list[str]) -> str | None:
     return "\n".join(f"  atomicAdd((float*)ptr0 + {i}, in{i});" for i in range(count))
 
 
-_BODIES = (_ldmatrix, _stmatrix, _mma, _cvt_pair, _ld_st, _cp_async, _fence, _atomic, _packed_red, _vector_red, _mov, _approx)
+_BODIES = (_ldmatrix, _stmatrix, _mma, _cvt_pair, _ld_st, _cp_async, _tma, _fence, _atomic, _packed_red, _vector_red, _mov, _approx)
 
 
 def _addressed(names: list[str]) -> tuple[list[str], list[tuple[str, str]]]:

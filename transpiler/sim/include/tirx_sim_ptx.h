@@ -142,3 +142,4 @@ static inline unsigned int elect_one_of(unsigned int mask) {
 }  // namespace tirx_sim
 
 #define __cvta_generic_to_shared(p) tirx_sim::shared_offset(p)
+#include "tirx_sim_tma.h"

@@ -284,7 +284,8 @@ static bool run_block(Block* b) {
           --b->live;
           complete_barrier(b);
         }
-        if (L->step_limit && ++b->steps > L->step_limit) {
+        ++b->steps;  // (clock64() reads it: counted with or without a limit)
+        if (L->step_limit && b->steps > L->step_limit) {
           b->error = where(b, nullptr) + ": step limit reached (" + std::to_string(L->step_limit) +
                      " scheduling points; --step-limit): the block does not finish";
           return false;

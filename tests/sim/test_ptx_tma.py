@@ -1,0 +1,69 @@
+"""TMA under `tirxc sim` (docs/sim.md, "Asynchronous copies"): a tensor map built from the
+description the launcher encodes, the box placed in shared memory by the swizzle tirxc's own
+layouts use (target/tma.py swizzle_address), out-of-bounds elements filled with zeros or NaN,
+the box's bytes completing the mbarrier's transaction count."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from transpiler import sim
+from transpiler.syntax.source import SourceFile
+from transpiler.target.tma import swizzle_address
+
+ENCODE = '"runtime.cuTensorMapEncodeTiled"'
+
+
+def _raw_box(swizzle: int, oob_fill: int) -> str:
+    """A kernel copying the 16 x 32 float32 box at (x0, y0) of A into shared memory by TMA and
+    writing shared memory out to B as it lies (without undoing the swizzle)."""
+    return f"""from tvm.script import tirx as T
+
+
+@T.prim_func
+def raw_box(A_ptr: T.handle, B_ptr: T.handle, x0: T.int32, y0: T.int32):
+    A = T.match_buffer(A_ptr, (40, 128), "float32", align=16)
+    B = T.match_buffer(B_ptr, (16, 32), "float32")
+    A_map: T.let[T.handle("tensormap")] = T.tvm_stack_alloca("tensormap", 1)
+    T.call_packed({ENCODE}, A_map, "float32", 2, A.data, 128, 40, 128 * 4, 32, 16, 1, 1, 0, {swizzle}, 0, {oob_fill})
+    T.device_entry()
+    tx = T.thread_id([128])
+    s = T.alloc_shared((16, 32), "float32", align=1024)
+    bar = T.shared_scalar("uint64")
+    if tx == 0:
+        T.ptx.mbarrier.init.shared.b64(T.address_of(bar), T.uint32(1))
+        T.ptx.fence.proxy.async_.shared__cta()
+    T.cuda.cta_sync()
+    if tx == 0:
+        T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"](
+            s.data, T.address_of(A_map), x0, y0, T.address_of(bar))
+        T.ptx.mbarrier.arrive.expect_tx.shared.b64(T.address_of(bar), T.uint32(16 * 32 * 4))
+    T.cuda.mbarrier_wait(T.address_of(bar), 0)
+    for i in range(tx, 16 * 32, 128):
+        B[i // 32, i % 32] = s[i // 32, i % 32]
+"""
+
+
+@pytest.fixture(scope="module")
+def modules():
+    return {key: sim.load_source(SourceFile(f"raw_box_{key[0]}_{key[1]}.tx", _raw_box(*key)), arch="sm_90a")
+            for key in ((3, 0), (0, 1))}
+
+
+def test_a_128_byte_swizzled_box_lies_in_shared_memory_as_tirxcs_swizzle_places_it(modules):
+    a = np.arange(40 * 128, dtype=np.float32).reshape(40, 128)
+    out = np.full((16, 32), -1, np.float32)
+    modules[3, 0].raw_box(a, out, 64, 8)
+    box = a[8:24, 64:96].ravel()  # the box, dense: row after row of 128 bytes
+    raw = out.ravel()
+    for word in range(16 * 32):  # the word at shared byte p is the box's at swizzle(p) (its own inverse)
+        assert raw[word] == box[swizzle_address(4 * word, 3) // 4], word
+
+
+def test_out_of_bounds_elements_read_as_nan_with_the_nan_fill(modules):
+    a = np.arange(40 * 128, dtype=np.float32).reshape(40, 128)
+    out = np.full((16, 32), -1, np.float32)
+    modules[0, 1].raw_box(a, out, 112, 32)  # columns 112-143 (128 and up outside), rows 32-47 (40 and up)
+    want = np.full((16, 32), np.nan, np.float32)
+    want[:8, :16] = a[32:40, 112:128]
+    np.testing.assert_array_equal(out, want)
