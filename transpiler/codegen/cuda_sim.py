@@ -24,7 +24,7 @@ SHARED_BASE_ALIGN = 1024  # the runtime aligns each block's area so (TMA swizzle
 _ASM = re.compile(r"\basm\b")
 _ASM_TEXT = re.compile(r'\basm\s*(?:volatile\s*)?\(\s*"([^"\\]*)')
 # headers whose types the CPU runtime does not have yet
-_UNSUPPORTED_HEADERS = {"cuda_fp8.h": "fp8 types", "cuda_fp6.h": "fp6 types", "cuda_fp4.h": "fp4 types"}
+_UNSUPPORTED_HEADERS = {"cuda_fp6.h": "fp6 types", "cuda_fp4.h": "fp4 types"}
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,36 @@ def _mma(mnemonic: str, names: list[str]) -> str | None:
             f"(&out0, &out1, &out2, &out3, a, b, c);")
 
 
+def _wgmma(mnemonic: str, names: list[str], source: str) -> str | None:
+    """wgmma.mma_async (include/tirx_sim_wgmma.h) with fp32 or s32 accumulators, A through its
+    descriptor or in registers; fence / commit_group / wait_group change no value."""
+    if mnemonic in ("wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned"):
+        return "  // the warpgroup's MMAs completed when they were issued" if not names else None
+    types = "|".join(_MMA_TYPES)
+    match = re.fullmatch(rf"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(8|16|32)(\.satfinite)?\.(f32|s32)"
+                         rf"\.({types})\.({types})", mnemonic)
+    if match is None or (match.group(4) == "s32") != (match.group(5) in ("s8", "u8")):
+        return None
+    n, k, ta, tb = int(match.group(1)), int(match.group(2)), match.group(5), match.group(6)
+    outs = [f"d{i}" for i in range(n // 2)]
+    if names == outs + ["a_desc", "b_desc", "scale_d"]:
+        a_desc, a_regs = "a_desc", "nullptr"
+    elif names == outs + ["a0", "a1", "a2", "a3", "b_desc", "scale_d"]:
+        a_desc, a_regs = "0", "a"
+    else:
+        return None
+    imm = {name: name if re.search(rf"\bint {name}\b", source.split("__device__", 1)[0]) else default
+           for name, default in (("scale_a", "1"), ("scale_b", "1"), ("trans_a", "0"), ("trans_b", "0"))}
+    saturate = 0 if match.group(4) == "f32" else 2 if match.group(3) else 1
+    lines = [f"  void* d[{n // 2}] = {{{', '.join('&' + o for o in outs)}}};"]
+    if a_regs == "a":
+        lines.append("  const unsigned int a[4] = {a0, a1, a2, a3};")
+    lines.append(f"  tirx_sim::wgmma<{n}, {k}, tirx_sim::{_MMA_TYPES[ta]}, tirx_sim::{_MMA_TYPES[tb]}, {saturate}>"
+                 f"(d, {a_desc}, {a_regs}, b_desc, scale_d, {imm['scale_a']}, {imm['scale_b']}, {imm['trans_a']}, "
+                 f"{imm['trans_b']});")
+    return "\n".join(lines)
+
+
 _FORMATS = {"f16x2": "FORMAT_F16", "bf16x2": "FORMAT_BF16", "e4m3x2": "FORMAT_E4M3", "e5m2x2": "FORMAT_E5M2"}
 
 
@@ -216,12 +246,12 @@ def _mov(mnemonic: str, names: list[str]) -> str | None:
     total = int(match.group(1)) // 8
     outs = [n for n in names if n.startswith("out")]
     ins = [n for n in names if n.startswith("in")]
-    if names != outs + ins or not outs or not ins or (len(outs) > 1 and len(ins) > 1) or total % len(outs + ins[1:]):
+    if names != outs + ins or not outs or not ins or (len(outs) > 1 and len(ins) > 1) or total % len(ins) or total % len(outs):
         return None
-    piece = total // max(len(outs), len(ins))
+    put, get = total // len(ins), total // len(outs)
     lines = ["  unsigned char bytes[8];"]
-    lines += [f"  memcpy(bytes + {i * piece}, &{name}, {piece});" for i, name in enumerate(ins)]
-    lines += [f"  memcpy(&{name}, bytes + {i * piece}, {piece});" for i, name in enumerate(outs)]
+    lines += [f"  memcpy(bytes + {i * put}, &{name}, {put});" for i, name in enumerate(ins)]
+    lines += [f"  memcpy(&{name}, bytes + {i * get}, {get});" for i, name in enumerate(outs)]
     return "\n".join(lines)
 
 
@@ -233,9 +263,9 @@ def _approx(mnemonic: str, names: list[str]) -> str | None:
         return None
     if not match.group(1):
         return "  out0 = exp2f(in0);"
-    return ("  float x = fpclassify(in0) == FP_SUBNORMAL ? copysignf(0.0f, in0) : in0;\n"
+    return ("  float x = std::fpclassify(in0) == FP_SUBNORMAL ? copysignf(0.0f, in0) : in0;\n"
             "  out0 = exp2f(x);\n"
-            "  if (fpclassify(out0) == FP_SUBNORMAL) out0 = 0.0f;")
+            "  if (std::fpclassify(out0) == FP_SUBNORMAL) out0 = 0.0f;")
 
 
 def _named_barrier(mnemonic: str, names: list[str], source: str) -> str | None:
@@ -313,6 +343,26 @@ _FIXED = {
     "tirx_cuda_hmin2": "  return tirx_sim::bf16x2_min_max(a, b, false);",
     "tirx_cuda_hmax2": "  return tirx_sim::bf16x2_min_max(a, b, true);",
 }
+
+# the special registers T.cuda.mov_sreg reads (target/cuda_lib.py SREGS), as the running thread
+# sees them; %warpid is the warp's index in the block (the hardware's may differ and change), the
+# clocks count scheduling points; the cluster registers are those of the thread's cluster
+_SREGS = {
+    **{f"{r}_{a}": f"{v}.{a}" for r, v in (("tid", "threadIdx"), ("ntid", "blockDim"), ("ctaid", "blockIdx"),
+                                            ("nctaid", "gridDim")) for a in "xyz"},
+    "laneid": "tirx_sim::current_fiber->linear % 32", "warpid": "tirx_sim::current_fiber->linear / 32",
+    "lanemask_eq": "1u << tirx_sim::current_fiber->linear % 32",
+    "lanemask_lt": "(1u << tirx_sim::current_fiber->linear % 32) - 1u",
+    "lanemask_le": "(2u << tirx_sim::current_fiber->linear % 32) - 1u",
+    "lanemask_gt": "~((2u << tirx_sim::current_fiber->linear % 32) - 1u)",
+    "lanemask_ge": "~((1u << tirx_sim::current_fiber->linear % 32) - 1u)",
+    "clock": "tirx_sim::current_block->steps", "clock64": "tirx_sim::current_block->steps",
+    **{f"{r}_{a}": f"tirx_sim::cluster_register(\"{r}\", {i})"
+       for r in ("clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid") for i, a in enumerate("xyz")},
+    **{r: f"tirx_sim::cluster_register(\"{r}\", 0)" for r in ("cluster_ctarank", "cluster_nctarank",
+                                                             "is_explicit_cluster")},
+}
+_FIXED.update({f"tirx_cuda_sreg_{name}": f"  return ({{result}})({value});" for name, value in _SREGS.items()})
 
 _ATOMIC_TYPES = {"u32": "unsigned int", "s32": "int", "b32": "unsigned int", "u64": "unsigned long long",
                  "s64": "long long", "b64": "unsigned long long", "f32": "float", "f64": "double"}
@@ -394,7 +444,8 @@ def cpu_helper(name: str, source: str, mnemonic: str | None = None) -> str | Non
         return None
     head, names = signature
     if name in _FIXED:
-        return f"{head}\n{_FIXED[name]}\n}}"
+        result = head.split(name, 1)[0].split()[-1]  # (the return type: the special registers' width)
+        return f"{head}\n{_FIXED[name].replace('{result}', result)}\n}}"
     mnemonic = mnemonic or _mnemonic(source)
     if mnemonic is None:
         return None
@@ -404,7 +455,7 @@ def cpu_helper(name: str, source: str, mnemonic: str | None = None) -> str | Non
         names = names[:-1]
     names, aliases = _addressed(names)
     body = _named_barrier(mnemonic, names, source) or _mbarrier(mnemonic, names, returns) or \
-        _elect(mnemonic, names, returns)
+        _elect(mnemonic, names, returns) or _wgmma(mnemonic, names, source)
     for make in _BODIES:
         if body is not None:
             break

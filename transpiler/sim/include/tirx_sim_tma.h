@@ -7,7 +7,7 @@
 
 namespace tirx_sim {
 
-enum class Completion { MBARRIER, BULK_GROUP, CP_ASYNC_GROUP };
+enum class Completion { MBARRIER, BULK_GROUP, CP_ASYNC_GROUP, WGMMA_GROUP };
 struct AsyncEvent {
   Completion kind;
   const void* mbarrier;  // MBARRIER: the barrier whose transaction count the bytes complete
@@ -21,6 +21,12 @@ static inline void async_move(void* dst, const void* src, size_t bytes, AsyncEve
     memcpy(dst, src, bytes);
   else
     memcpy(dst, fill, bytes);
+}
+
+// The bytes an asynchronous operation reads without copying them (wgmma's shared-memory operands).
+static inline void async_read(void* out, const void* src, size_t bytes, AsyncEvent done) {
+  (void)done;
+  memcpy(out, src, bytes);
 }
 
 // -- cp.async.{ca,cg}.shared.global: `read` bytes from global, zeros after (src-size) --------------
