@@ -174,6 +174,7 @@ def render_entry(program: Program, static_shared: dict[str, int]) -> str:
             f"      L.body = tirx_sim_body_{index};\n"
             f"      L.args = &a;\n"
             f"      L.shared_bytes = {static_shared.get(spec.symbol, 0)} + dynamic_shared;\n"
+            f"      L.cluster = dim3{{{', '.join(map(str, spec.cluster or (1, 1, 1)))}}};\n"
             f"      error = run_grid(L);\n"
             f"      break;\n"
             f"    }}")

@@ -148,11 +148,12 @@ class _Qualified:
 
 def _ld_st(mnemonic: str, names: list[str]) -> str | None:
     """ld / st of global or shared memory with cache hints: the hints change no value."""
-    match = re.fullmatch(r"(ld|st)((?:\.[a-z]+)*?)\.(global|local|shared(?:::cta)?)((?:\.[A-Za-z0-9_:]+)*?)(?:\.v([248]))?"
+    match = re.fullmatch(r"(ld|st)((?:\.[a-z]+)*?)\.(global|local|shared(?:::cta|::cluster)?)((?:\.[A-Za-z0-9_:]+)*?)(?:\.v([248]))?"
                          r"\.[usbf](8|16|32|64|128)", mnemonic)
     if match is not None:  # (the ISA puts semantics before or after the state space: one list of qualifiers)
         match = _Qualified(match)
-    if match is None or ".async" in match.group(3) or "::" in match.group(2) and match.group(2) != "shared::cta":
+    if match is None or ".async" in match.group(3) or "::" in match.group(2) and match.group(2) != "shared::cta" \
+            and match.group(2) != "shared::cluster":
         return None
     count, size = int(match.group(4) or 1), _WIDTHS[match.group(5)]
     outs, ins = "out", "in"
@@ -199,14 +200,15 @@ def _tma(mnemonic: str, names: list[str]) -> str | None:
     stores and bulk copies in the bulk group, prefetches (no value changes)."""
     hint = ["cache_policy"] if mnemonic.endswith(".L2::cache_hint") else []
     load = re.fullmatch(r"cp\.async\.bulk\.tensor\.([1-5])d\.shared::(?:cluster|cta)\.global(?:\.tile)?"
-                        r"\.mbarrier::complete_tx::bytes" + _HINT, mnemonic)
+                        r"\.mbarrier::complete_tx::bytes(\.multicast::cluster)?" + _HINT, mnemonic)
     if load:
         rank = int(load.group(1))
         coords = [f"c{i}" for i in range(rank)]
-        if names != ["dst", "tensor_map", *coords, "mbar", *hint]:
+        mask = ["cta_mask"] if load.group(2) else []
+        if names != ["dst", "tensor_map", *coords, "mbar", *mask, *hint]:
             return None
         return (f"  const int coords[{rank}] = {{{', '.join(coords)}}};\n"
-                f"  tirx_sim::tma_load((void*)dst, tensor_map, coords, {rank}, mbar);")
+                f"  tirx_sim::tma_load((void*)dst, tensor_map, coords, {rank}, mbar{', cta_mask' if mask else ''});")
     store = re.fullmatch(r"cp\.async\.bulk\.tensor\.([1-5])d\.global\.shared::cta(?:\.tile)?\.bulk_group" + _HINT,
                          mnemonic)
     if store:
@@ -285,10 +287,10 @@ def _named_barrier(mnemonic: str, names: list[str], source: str) -> str | None:
 def _mbarrier(mnemonic: str, names: list[str], returns: bool) -> str | None:
     """mbarrier on this CTA's shared memory (include/tirx_sim_ptx.h keeps its state in its 8 bytes)."""
     match = re.fullmatch(r"mbarrier\.(init|inval|arrive|arrive_drop|expect_tx|complete_tx|try_wait|test_wait)"
-                         r"((?:\.[a-z_:]+)*?)(\.shared(?:::cta)?)?\.b64", mnemonic)
+                         r"((?:\.[a-z_:]+)*?)(\.shared(?:::cta|::cluster)?)?\.b64", mnemonic)
     lead = names[:1] if names[:1] in (["done"], ["state"]) else []  # a destination before the address
     names = names[len(lead):]
-    if match is None or "::cluster" in mnemonic or ".noComplete" in mnemonic or names[:1] != ["ptr0"]:
+    if match is None or ".noComplete" in mnemonic or names[:1] != ["ptr0"]:
         return None
     op, qualifiers, rest = match.group(1), match.group(2), set(names[1:] + lead)
     if op == "init" and names == ["ptr0", "count"]:
@@ -312,6 +314,18 @@ def _mbarrier(mnemonic: str, names: list[str], returns: bool) -> str | None:
     return None
 
 
+def _cluster(mnemonic: str, names: list[str]) -> str | None:
+    """Cluster barriers and mapa (include/tirx_sim_cluster.h)."""
+    barrier = re.fullmatch(r"barrier\.cluster\.(arrive|wait)(\.relaxed|\.release|\.acquire)?(\.aligned)?", mnemonic)
+    if barrier and not names:
+        return f"  tirx_sim::cluster_{barrier.group(1)}();"
+    if mnemonic == "mapa.shared::cluster.u32" and names == ["out0", "ptr0", "cta_rank"]:
+        return "  out0 = tirx_sim::cluster_address(ptr0, cta_rank);"
+    if mnemonic == "mapa.u64" and names == ["out0", "ptr0", "cta_rank"]:
+        return "  out0 = (unsigned long long)tirx_sim::cluster_pointer(ptr0, cta_rank);"
+    return None
+
+
 def _elect(mnemonic: str, names: list[str], returns: bool) -> str | None:
     if mnemonic == "elect.sync" and names == ["membermask"] and returns:
         return "  return tirx_sim::elect_one_of(membermask);"
@@ -331,6 +345,7 @@ _FIXED = {
         "  while (!tirx_sim::mbarrier_try_wait_parity(tirx_sim::shared_at(bar_addr), (unsigned int)phase, true)) {}",
     "tirx_cuda_mbarrier_wait_acquire_cluster":
         "  while (!tirx_sim::mbarrier_try_wait_parity(bar, (unsigned int)phase, true)) {}",
+    "tirx_cuda_cluster_sync": "  tirx_sim::cluster_arrive();\n  tirx_sim::cluster_wait();",
     # register fences for the compiler around wgmma: no instruction, no value changes
     "tirx_cuda_wgmma_fence_f32": "  (void)reg;",
     "tirx_cuda_wgmma_fence_u32": "  (void)reg;",
@@ -412,13 +427,17 @@ _BODIES = (_ldmatrix, _stmatrix, _mma, _cvt_pair, _ld_st, _cp_async, _tma, _fenc
 
 
 def _addressed(names: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """The table's forms that take a shared-window address as an integer (`shared_addr`, which
-    takes the place of `ptr0` and of one input number) read as the pointer form: the names the
+    """The table's forms that take a shared-window address as an integer (`shared_addr`, or a
+    shared::cluster one, `cluster_addr`, which takes the place of `ptr0` and of one input number)
+    read as the pointer form: the names the
     bodies expect, and (name, what it stands for) for each renamed parameter."""
-    if "shared_addr" not in names:
+    if "shared_addr" in names:
+        at, pointer = names.index("shared_addr"), "tirx_sim::shared_at((unsigned int)shared_addr)"
+    elif "cluster_addr" in names:
+        at, pointer = names.index("cluster_addr"), "tirx_sim::cluster_shared_at(cluster_addr)"
+    else:
         return names, []
-    at = names.index("shared_addr")
-    renamed, aliases = list(names), [("ptr0", "tirx_sim::shared_at((unsigned int)shared_addr)")]
+    renamed, aliases = list(names), [("ptr0", pointer)]
     renamed[at] = "ptr0"
     for i in range(at + 1, len(names)):
         number = re.fullmatch(r"in(\d+)", names[i])
@@ -455,7 +474,7 @@ def cpu_helper(name: str, source: str, mnemonic: str | None = None) -> str | Non
         names = names[:-1]
     names, aliases = _addressed(names)
     body = _named_barrier(mnemonic, names, source) or _mbarrier(mnemonic, names, returns) or \
-        _elect(mnemonic, names, returns) or _wgmma(mnemonic, names, source)
+        _elect(mnemonic, names, returns) or _wgmma(mnemonic, names, source) or _cluster(mnemonic, names)
     for make in _BODIES:
         if body is not None:
             break

@@ -142,21 +142,7 @@ static inline unsigned int elect_one_of(unsigned int mask) {
 }  // namespace tirx_sim
 
 #define __cvta_generic_to_shared(p) tirx_sim::shared_offset(p)
+#include "tirx_sim_cluster.h"
 #include "tirx_sim_tma.h"
 #include "tirx_sim_wgmma.h"
 
-namespace tirx_sim {
-// %clusterid, %nclusterid, %cluster_ctaid, %cluster_nctaid (axis 0-2), %cluster_ctarank,
-// %cluster_nctarank, %is_explicit_cluster: a launch without clusters runs each block as a
-// cluster of one (as the GPU does)
-static inline unsigned int cluster_register(const char* name, int axis) {
-  const Block* b = current_block;
-  unsigned int block[3] = {b->block_idx.x, b->block_idx.y, b->block_idx.z};
-  unsigned int grid[3] = {b->launch->grid.x, b->launch->grid.y, b->launch->grid.z};
-  std::string n = name;
-  if (n == "clusterid") return block[axis];
-  if (n == "nclusterid") return grid[axis];
-  if (n == "cluster_nctaid" || n == "cluster_nctarank") return 1;
-  return 0;  // cluster_ctaid, cluster_ctarank, is_explicit_cluster
-}
-}  // namespace tirx_sim

@@ -121,19 +121,27 @@ static inline void check_box_destination(unsigned int offset, const TensorMap& m
 }
 
 // cp.async.bulk.tensor.Nd.shared::{cta,cluster}.global.tile.mbarrier::complete_tx::bytes: the box
-// into this CTA's shared memory, OOB elements filled, then the box's bytes complete on `mbar`.
-static inline void tma_load(void* dst, unsigned long long map, const int* coords, int rank, const void* mbar) {
+// into this CTA's shared memory, OOB elements filled, then the box's bytes complete on `mbar`;
+// with .multicast::cluster, into each CTA of `cta_mask` at the same shared offset, completing on
+// the mbarrier at mbar's offset in that CTA.
+static inline void tma_load(void* dst, unsigned long long map, const int* coords, int rank, const void* mbar,
+                            int cta_mask = -1) {
   const char* what = "cp.async.bulk.tensor (load)";
   TensorMap m = tensor_map_at(map, rank, what);
-  unsigned int base = shared_offset(dst);
+  unsigned int base = shared_offset(dst), barrier = shared_offset(mbar);
   check_box_destination(base, m, what);
   unsigned char fill[8];
   oob_pattern(m, fill);
-  AsyncEvent done{Completion::MBARRIER, mbar};
-  tensor_box(m, coords, [&](unsigned int offset, const char* global) {
-    async_move(shared_at(swizzled(base + offset, m.swizzle)), global, m.element_bytes, done, fill);
-  });
-  mbarrier_tx(mbar, -(long long)tensor_box_bytes(m));
+  for (int cta = 0; cta < 16; ++cta) {
+    if (cta_mask < 0 ? cta > 0 : !(cta_mask >> cta & 1)) continue;
+    Block* into = cta_mask < 0 ? current_block : cluster_block((unsigned int)cta, "cp.async.bulk.tensor .multicast");
+    const void* bar = into->shared + barrier;
+    AsyncEvent done{Completion::MBARRIER, bar};
+    tensor_box(m, coords, [&](unsigned int offset, const char* global) {
+      async_move(into->shared + swizzled(base + offset, m.swizzle), global, m.element_bytes, done, fill);
+    });
+    mbarrier_tx(bar, -(long long)tensor_box_bytes(m));
+  }
 }
 
 // cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group: the box's elements within the

@@ -21,11 +21,12 @@ static inline void warpgroup_op(GroupFn fn, void* args, const char* what) {
     unsigned int generation = 0;
     void* args[128];
   };
-  static thread_local Rendezvous groups[8];  // (a block has at most 1024 threads; one block per OS thread)
+  // (a block has at most 1024 threads, a cluster at most 16 blocks; one cluster per OS thread)
+  static thread_local Rendezvous groups[16 * 8];
   Fiber* f = current_fiber;
   if (current_block->fibers.size() % 128)
     fail(std::string(what) + " in a block whose threads are not whole warpgroups (128 threads)");
-  Rendezvous& r = groups[f->linear / 128];
+  Rendezvous& r = groups[current_block->rank * 8 + f->linear / 128];
   r.args[f->linear % 128] = args;
   unsigned int generation = r.generation;
   if (++r.arrived == 128) {
