@@ -44,10 +44,43 @@ def raw_box(A_ptr: T.handle, B_ptr: T.handle, x0: T.int32, y0: T.int32):
 """
 
 
+REDUCE = f"""from tvm.script import tirx as T
+
+
+@T.prim_func
+def add_box(A_ptr: T.handle, x0: T.int32, y0: T.int32):
+    A = T.match_buffer(A_ptr, (40, 128), "float32", align=16)
+    A_map: T.let[T.handle("tensormap")] = T.tvm_stack_alloca("tensormap", 1)
+    T.call_packed({ENCODE}, A_map, "float32", 2, A.data, 128, 40, 128 * 4, 32, 16, 1, 1, 0, 0, 0, 0)
+    T.device_entry()
+    tx = T.thread_id([128])
+    s = T.alloc_shared((16, 32), "float32", align=1024)
+    for i in range(tx, 16 * 32, 128):
+        s[i // 32, i % 32] = T.float32(i)
+    T.ptx.fence.proxy.async_.shared__cta()
+    T.cuda.cta_sync()
+    if tx == 0:
+        T.ptx["cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"](
+            T.address_of(A_map), x0, y0, s.data)
+        T.ptx.cp.async_.bulk.commit_group()
+        T.ptx.cp.async_.bulk.wait_group(0)
+"""
+
+
 @pytest.fixture(scope="module")
 def modules():
-    return {key: sim.load_source(SourceFile(f"raw_box_{key[0]}_{key[1]}.tx", _raw_box(*key)), arch="sm_90a")
-            for key in ((3, 0), (0, 1))}
+    found = {key: sim.load_source(SourceFile(f"raw_box_{key[0]}_{key[1]}.tx", _raw_box(*key)), arch="sm_90a")
+             for key in ((3, 0), (0, 1))}
+    found["reduce"] = sim.load_source(SourceFile("add_box.tx", REDUCE), arch="sm_90a")
+    return found
+
+
+def test_a_tensor_reduction_adds_the_box_inside_the_tensor_only(modules):
+    a = np.ones((40, 128), np.float32)
+    modules["reduce"].add_box(a, 112, 32)  # columns 112-143, rows 32-47: a quarter of the box inside
+    want = np.ones((40, 128), np.float32)
+    want[32:40, 112:128] += np.arange(16 * 32, dtype=np.float32).reshape(16, 32)[:8, :16]
+    np.testing.assert_array_equal(a, want)
 
 
 def test_a_128_byte_swizzled_box_lies_in_shared_memory_as_tirxcs_swizzle_places_it(modules):

@@ -6,9 +6,12 @@ kept as the table writes it; only the body is this module's, so a helper cannot 
 differently under `sim`.
 
 What each body does is the instruction's effect on values (the PTX ISA's): the warp-wide ones
-(ldmatrix, stmatrix, mma.sync) are warp operations of the runtime (include/tirx_sim_ptx.h);
-cp.async copies at once, so its commit and wait are no-ops for values (the race checker will
-model the delay); cache hints and fences change no value.
+(ldmatrix, stmatrix, mma.sync) are warp operations of the runtime (include/tirx_sim_ptx.h,
+tirx_sim_mma.h), wgmma a warpgroup operation (tirx_sim_wgmma.h); the asynchronous copies
+(cp.async, TMA, bulk copies: tirx_sim_tma.h) copy at once, through one function that names each
+copy's completion event, so their commits and waits are no-ops for values (the race checker
+models the delay); cluster barriers and shared::cluster addresses are tirx_sim_cluster.h's; cache
+hints and fences change no value.
 """
 from __future__ import annotations
 
@@ -218,7 +221,18 @@ def _tma(mnemonic: str, names: list[str]) -> str | None:
             return None
         return (f"  const int coords[{rank}] = {{{', '.join(coords)}}};\n"
                 f"  tirx_sim::tma_store(tensor_map, coords, {rank}, src);")
-    if re.fullmatch(r"cp\.async\.bulk\.shared::(?:cluster|cta)\.global\.mbarrier::complete_tx::bytes" + _HINT,
+    reduce = re.fullmatch(r"cp\.reduce\.async\.bulk\.tensor\.([1-5])d\.global\.shared::cta\.(add|min|max|and|or|xor)"
+                          r"(?:\.tile)?\.bulk_group" + _HINT, mnemonic)
+    if reduce:
+        rank, op = int(reduce.group(1)), {"add": "+", "min": "<", "max": ">", "and": "&", "or": "|", "xor": "^"}
+        coords = [f"c{i}" for i in range(rank)]
+        if names != ["tensor_map", *coords, "src", *hint]:
+            return None
+        return (f"  const int coords[{rank}] = {{{', '.join(coords)}}};\n"
+                f"  tirx_sim::tma_reduce(tensor_map, coords, {rank}, src, '{op[reduce.group(2)]}');")
+    # (a shared::cluster destination given as a generic pointer is a pointer into that CTA's area)
+    if re.fullmatch(r"cp\.async\.bulk\.shared::(?:cluster|cta)\.(?:global|shared::cta)\.mbarrier::complete_tx::bytes"
+                    + _HINT,
                     mnemonic) and names == ["dst", "src", "bytes", "mbar", *hint]:
         return "  tirx_sim::bulk_copy((void*)dst, src, bytes, mbar);"
     if re.fullmatch(r"cp\.async\.bulk\.global\.shared::cta\.bulk_group" + _HINT, mnemonic) \

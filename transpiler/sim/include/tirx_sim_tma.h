@@ -157,6 +157,64 @@ static inline void tma_store(unsigned long long map, const int* coords, int rank
   });
 }
 
+// cp.reduce.async.bulk.tensor ... .{add,min,max,and,or,xor}: each element of the box within the
+// tensor combined into global memory atomically (other blocks run on other OS threads), floats
+// rounded to nearest even in the element's type; `op` is the operation's name
+static inline double reduce_values(double a, double b, char op) {
+  return op == '+' ? a + b : op == '<' ? (b < a ? b : a) : (b > a ? b : a);
+}
+
+template <typename U> static inline void reduce_element(void* global, const void* value, const TensorMap& m, char op) {
+  U v;
+  memcpy(&v, value, sizeof v);
+  tirx_sim_rmw((U*)global, [&](U old) -> U {
+    switch (m.data_type) {
+      case 6: return (U)format_encode(reduce_values(format_decode(old, FORMAT_F16), format_decode(v, FORMAT_F16), op),
+                                      FORMAT_F16, false, false, false);
+      case 9: return (U)format_encode(reduce_values(format_decode(old, FORMAT_BF16), format_decode(v, FORMAT_BF16), op),
+                                      FORMAT_BF16, false, false, false);
+      case 7: return (U)f32_bits((float)reduce_values(f32_from((unsigned int)old), f32_from((unsigned int)v), op));
+      case 3: case 5: {  // signed: + wraps, min / max compare signed; the bitwise ones below
+        long long a = sizeof(U) == 4 ? (long long)(int)old : (long long)old;
+        long long b = sizeof(U) == 4 ? (long long)(int)v : (long long)v;
+        if (op == '+') return (U)((unsigned long long)a + (unsigned long long)b);
+        if (op == '<') return (U)(b < a ? b : a);
+        if (op == '>') return (U)(b > a ? b : a);
+        break;
+      }
+      default: break;  // unsigned: 0 u8, 1 u16, 2 u32, 4 u64
+    }
+    switch (op) {
+      case '+': return (U)(old + v);
+      case '<': return v < old ? v : old;
+      case '>': return v > old ? v : old;
+      case '&': return (U)(old & v);
+      case '|': return (U)(old | v);
+      default: return (U)(old ^ v);
+    }
+  });
+}
+
+static inline void tma_reduce(unsigned long long map, const int* coords, int rank, const void* src, char op) {
+  const char* what = "cp.reduce.async.bulk.tensor";
+  TensorMap m = tensor_map_at(map, rank, what);
+  bool floating = m.data_type == 6 || m.data_type == 7 || m.data_type == 9;
+  bool integral = m.data_type >= 2 && m.data_type <= 5;  // u32, s32, u64, s64
+  if (!integral && !(floating && (op == '+' || op == '<' || op == '>')))
+    fail(std::string(what) + ": not supported yet by tirxc sim for this element type and operation");
+  unsigned int base = shared_offset(src);
+  check_box_destination(base, m, what);
+  AsyncEvent group{Completion::BULK_GROUP, nullptr};
+  tensor_box(m, coords, [&](unsigned int offset, const char* global) {
+    if (global == nullptr) return;
+    unsigned char value[8];
+    async_read(value, shared_at(swizzled(base + offset, m.swizzle)), m.element_bytes, group);
+    if (m.element_bytes == 2) reduce_element<unsigned short>((void*)global, value, m, op);
+    if (m.element_bytes == 4) reduce_element<unsigned int>((void*)global, value, m, op);
+    if (m.element_bytes == 8) reduce_element<unsigned long long>((void*)global, value, m, op);
+  });
+}
+
 // cp.async.bulk (no tensor map): `bytes` contiguous bytes, completing on `mbar` or, when it is
 // null, in the issuing thread's bulk group
 static inline void bulk_copy(void* dst, const void* src, unsigned int bytes, const void* mbar) {
