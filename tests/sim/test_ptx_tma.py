@@ -68,35 +68,37 @@ def add_box(A_ptr: T.handle, x0: T.int32, y0: T.int32):
 
 
 @pytest.fixture(scope="module")
-def modules():
-    found = {key: sim.load_source(SourceFile(f"raw_box_{key[0]}_{key[1]}.tx", _raw_box(*key)), arch="sm_90a")
-             for key in ((3, 0), (0, 1))}
-    found["reduce"] = sim.load_source(SourceFile("add_box.tx", REDUCE), arch="sm_90a")
-    return found
+def module():
+    """Every kernel here in one module: one build."""
+    header = "from tvm.script import tirx as T\n"
+    texts = [_raw_box(3, 0).replace("def raw_box(", "def swizzled_box("), _raw_box(0, 1).replace("def raw_box(", "def nan_box("),
+             REDUCE]
+    return sim.load_source(SourceFile("tma_boxes.tx", header + "\n".join(t.replace(header, "") for t in texts)),
+                           arch="sm_90a")
 
 
-def test_a_tensor_reduction_adds_the_box_inside_the_tensor_only(modules):
+def test_a_tensor_reduction_adds_the_box_inside_the_tensor_only(module):
     a = np.ones((40, 128), np.float32)
-    modules["reduce"].add_box(a, 112, 32)  # columns 112-143, rows 32-47: a quarter of the box inside
+    module.add_box(a, 112, 32)  # columns 112-143, rows 32-47: a quarter of the box inside
     want = np.ones((40, 128), np.float32)
     want[32:40, 112:128] += np.arange(16 * 32, dtype=np.float32).reshape(16, 32)[:8, :16]
     np.testing.assert_array_equal(a, want)
 
 
-def test_a_128_byte_swizzled_box_lies_in_shared_memory_as_tirxcs_swizzle_places_it(modules):
+def test_a_128_byte_swizzled_box_lies_in_shared_memory_as_tirxcs_swizzle_places_it(module):
     a = np.arange(40 * 128, dtype=np.float32).reshape(40, 128)
     out = np.full((16, 32), -1, np.float32)
-    modules[3, 0].raw_box(a, out, 64, 8)
+    module.swizzled_box(a, out, 64, 8)
     box = a[8:24, 64:96].ravel()  # the box, dense: row after row of 128 bytes
     raw = out.ravel()
     for word in range(16 * 32):  # the word at shared byte p is the box's at swizzle(p) (its own inverse)
         assert raw[word] == box[swizzle_address(4 * word, 3) // 4], word
 
 
-def test_out_of_bounds_elements_read_as_nan_with_the_nan_fill(modules):
+def test_out_of_bounds_elements_read_as_nan_with_the_nan_fill(module):
     a = np.arange(40 * 128, dtype=np.float32).reshape(40, 128)
     out = np.full((16, 32), -1, np.float32)
-    modules[0, 1].raw_box(a, out, 112, 32)  # columns 112-143 (128 and up outside), rows 32-47 (40 and up)
+    module.nan_box(a, out, 112, 32)  # columns 112-143 (128 and up outside), rows 32-47 (40 and up)
     want = np.full((16, 32), np.nan, np.float32)
     want[:8, :16] = a[32:40, 112:128]
     np.testing.assert_array_equal(out, want)
