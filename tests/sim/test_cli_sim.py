@@ -52,11 +52,11 @@ def test_a_refused_launch_exits_1_with_the_launchers_message(tmp_path):
 
 
 def test_what_the_simulator_cannot_run_is_a_located_error(tmp_path):
-    sample = SAMPLES / "attention_hopper.tx"
-    line = next(n for n, text in enumerate(sample.read_text().splitlines(), 1) if "T.ptx[\"ex2.approx" in text)
+    sample = SAMPLES / "gemm_bf16_blackwell.tx"
+    line = next(n for n, text in enumerate(sample.read_text().splitlines(), 1) if "T.ptx.tcgen05.alloc(" in text)
     done = tirxc("sim", sample)
     assert done.returncode == 1
-    assert f"attention_hopper.tx:{line}:9: error[E0810]: not supported yet by tirxc sim: ex2.approx.ftz.f32" \
+    assert f"gemm_bf16_blackwell.tx:{line}:9: error[E0810]: not supported yet by tirxc sim: tcgen05.alloc" \
         in done.stderr
 
 

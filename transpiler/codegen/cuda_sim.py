@@ -24,7 +24,7 @@ SHARED_BASE_ALIGN = 1024  # the runtime aligns each block's area so (TMA swizzle
 _ASM = re.compile(r"\basm\b")
 _ASM_TEXT = re.compile(r'\basm\s*(?:volatile\s*)?\(\s*"([^"\\]*)')
 # headers whose types the CPU runtime does not have yet
-_UNSUPPORTED_HEADERS = {"cuda_fp8.h": "fp8 types", "cuda_fp6.h": "fp6 types", "cuda_fp4.h": "fp4 types"}
+_UNSUPPORTED_HEADERS = {"cuda_fp6.h": "fp6 types", "cuda_fp4.h": "fp4 types"}
 
 
 @dataclass(frozen=True)
@@ -85,10 +85,9 @@ class SimFlavour:
         for lk in program.kernels:
             spec = lk.spec
             for p in spec.params:
-                if p.kind is ParamKind.TENSOR_MAP:
-                    found.append(Unsupported(f"TMA tensor map parameter '{p.name}'", spec.span))
-            if spec.cluster:
-                found.append(Unsupported("thread block clusters (__cluster_dims__)", spec.span))
+                if p.kind is ParamKind.TENSOR_MAP and p.tensor_map is None:  # (the caller's: opaque bytes)
+                    found.append(Unsupported(f"a tensor map the caller encodes (T.TensorMap() parameter "
+                                             f"'{p.name}')", spec.span))
             if spec.tmem:
                 found.append(Unsupported("tensor memory", spec.span))
         for header in program.headers:

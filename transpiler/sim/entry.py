@@ -7,13 +7,15 @@ The command line of the executable, all decimal except the hexadecimal scalar by
 
 IMAGE is a file the executable maps (shared, so that what the kernel writes lands in it); KERNEL
 is the kernel's index in the program; each ARG is `pOFFSET` (a pointer to IMAGE's byte OFFSET),
-`n` (a null pointer: an empty array) or `xHEX` (a scalar's bytes, little-endian, as hex). Exit
+`n` (a null pointer: an empty array), `xHEX` (a scalar's bytes, little-endian, as hex) or `m...` (a
+tensor map's fields, tensor_map_arg below). Exit
 status 0: every block ended; 2: a located error of the run (stderr says which); 3: a crash.
 """
 from __future__ import annotations
 
 from transpiler.ir.launch import ParamKind
 from transpiler.ir.program import Program
+from transpiler.target import tma
 from transpiler.target.dtypes import c_type
 
 _PRELUDE = r"""
@@ -40,6 +42,30 @@ static void scalar_arg(const char* text, void* out, size_t size) {
     bytes[i] = (unsigned char)strtoul(pair, nullptr, 16);
   }
   memcpy(out, bytes, size);
+}
+
+// a tensor map: `mOFFSET,ELEMENT_BYTES,DATA_TYPE,RANK,DIMS...,STRIDES...,BOX...,ELEMENT_STRIDES...,
+// INTERLEAVE,SWIZZLE,OOB_FILL` (the mapped buffer's image offset, then cuTensorMapEncodeTiled's
+// fields; the strides of dimensions 1 and up, in bytes), written as the runtime's TensorMap
+static void tensor_map_arg(const char* text, void* out, size_t size) {
+  TensorMap m{};
+  char* next = (char*)text + 1;
+  auto field = [&]() { unsigned long long v = strtoull(next, &next, 10); if (*next == ',') ++next; return v; };
+  m.address = (unsigned long long)(image + field());
+  m.element_bytes = (unsigned char)field();
+  m.data_type = (unsigned char)field();
+  m.rank = (unsigned char)field();
+  for (int i = 0; i < m.rank; ++i) m.dims[i] = field();
+  m.strides[0] = m.element_bytes;
+  for (int i = 1; i < m.rank; ++i) m.strides[i] = field();
+  for (int i = 0; i < m.rank; ++i) m.box[i] = (unsigned short)field();
+  for (int i = 0; i < m.rank; ++i) m.element_strides[i] = (unsigned char)field();
+  m.interleave = (unsigned char)field();
+  m.swizzle = (unsigned char)field();
+  m.oob_fill = (unsigned char)field();
+  m.valid = 1;
+  memset(out, 0, size);
+  memcpy(out, &m, sizeof m);
 }
 
 static void on_crash(int sig) {
@@ -124,7 +150,10 @@ def render_entry(program: Program, static_shared: dict[str, int]) -> str:
         fields, unpack, call = [], [], []
         for slot, p in enumerate(spec.params):
             member = f"a{slot}"
-            if p.kind is ParamKind.BUFFER or p.kind is ParamKind.WORKSPACE:
+            if p.kind is ParamKind.TENSOR_MAP:
+                fields.append(f"  {tma.C_TYPE} {member};")
+                unpack.append(f"      tensor_map_arg(args[{slot}], &a.{member}, sizeof a.{member});")
+            elif p.kind is ParamKind.BUFFER or p.kind is ParamKind.WORKSPACE:
                 ctype = c_type(p.dtype) + "*"
                 fields.append(f"  {ctype} {member};")
                 unpack.append(f"      a.{member} = ({ctype})pointer_arg(args[{slot}]);")
@@ -145,6 +174,7 @@ def render_entry(program: Program, static_shared: dict[str, int]) -> str:
             f"      L.body = tirx_sim_body_{index};\n"
             f"      L.args = &a;\n"
             f"      L.shared_bytes = {static_shared.get(spec.symbol, 0)} + dynamic_shared;\n"
+            f"      L.cluster = dim3{{{', '.join(map(str, spec.cluster or (1, 1, 1)))}}};\n"
             f"      error = run_grid(L);\n"
             f"      break;\n"
             f"    }}")

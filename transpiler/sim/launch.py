@@ -108,7 +108,9 @@ class SimKernel:
         workspaces = self.kernel.workspace_bytes(*shims)
         if not all(grid) or not all(block):
             return  # an empty problem: nothing to launch
-        size, argv, copies = _image(self.kernel.spec["params"], values, arrays, scalars, workspaces)
+        maps = {p["name"]: self.kernel._tensor_map(p, values, arrays)[1] for p in self.kernel.spec["params"]
+                if p["kind"] == "tensormap" and "buffer" in p}  # the fields the launcher would encode
+        size, argv, copies = _image(self.kernel.spec["params"], values, arrays, scalars, workspaces, maps)
         executable = self._module.executable()
         handle, path = tempfile.mkstemp(prefix="tirxc-sim-", suffix=".img")
         try:
@@ -156,11 +158,13 @@ def _scalar(value):
     return value
 
 
-def _image(params, values, arrays, scalars, workspaces):
+def _image(params, values, arrays, scalars, workspaces, maps):
     """The argument image's size, the executable's argument words, and the copies:
-    (host address, image offset, bytes, whether the kernel may write it) of each array."""
+    (host address, image offset, bytes, whether the kernel may write it) of each array; `maps`,
+    each encoded tensor map's fields (the launcher's tensor_map_fields), by name."""
     size = 0
     argv, copies = [], []
+    starts = {}  # buffer name -> the image offset of the kernel's pointer (a map's address)
 
     def place(address: int, nbytes: int) -> int:
         nonlocal size
@@ -180,7 +184,8 @@ def _image(params, values, arrays, scalars, workspaces):
             pointer = shifted - iface[HostArray.SHIFT]  # the array's own address
             start = place(shifted + low, high - low)
             # the kernel's pointer is to element 0 of the buffer, `offset` elements before the array's first
-            argv.append(f"p{start - low - param['offset'] * param['itemsize']}")
+            starts[param["name"]] = start - low - param['offset'] * param['itemsize']
+            argv.append(f"p{starts[param['name']]}")
             copies.append((pointer + low, start, high - low, not param["readonly"]))
         elif kind == "workspace":
             argv.append(f"p{place(0, max(workspaces[param['name']], 1))}")
@@ -189,6 +194,17 @@ def _image(params, values, arrays, scalars, workspaces):
             argv.append("x" + numpy.dtype(param["dtype"]).type(values[param["c_name"]]).tobytes().hex())
         elif kind == "scalar":
             argv.append("x" + scalars[param["name"]].tobytes().hex())
+        elif kind == "tensormap" and param["name"] in maps:
+            if param["element_bits"] % 8:
+                raise SimError(f"not supported yet by tirxc sim: tensor map '{param['name']}' of packed "
+                               f"{param['element_bits']}-bit elements")
+            argv.append(param)  # written below, once every buffer has its place
         else:
             raise SimError(f"a {kind} parameter ('{param['name']}') is not simulated yet")
+    for i, param in enumerate(argv):
+        if isinstance(param, dict):
+            data_type, rank, dims, strides, box, element_strides, interleave, swizzle, _, oob = maps[param["name"]]
+            words = [starts[param["buffer"]], param["element_bits"] // 8, data_type, rank, *dims, *strides,
+                     *box, *element_strides, interleave, swizzle, oob]
+            argv[i] = "m" + ",".join(str(int(w)) for w in words)
     return size, argv, copies

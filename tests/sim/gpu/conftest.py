@@ -15,6 +15,9 @@ import pytest
 from tests.sim import numpy_cupy
 
 
-@pytest.fixture(autouse=True)
-def cupy_is_numpy(monkeypatch):
-    monkeypatch.setitem(sys.modules, "cupy", numpy_cupy)
+@pytest.fixture(scope="module", autouse=True)
+def cupy_is_numpy():
+    """For the whole module (its module-scoped fixtures import cupy too), undone after it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(sys.modules, "cupy", numpy_cupy)
+        yield

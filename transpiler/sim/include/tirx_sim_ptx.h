@@ -1,8 +1,11 @@
 // tirxc sim: the warp-wide PTX instructions the CPU implementations of PTX helpers call
-// (transpiler/sim/ptx.py writes those helpers): ldmatrix / stmatrix and mma.sync, each a warp
-// operation (tirx_sim_ops.h warp_op) that reads every lane's operands at once, with the
-// fragment layouts of the PTX ISA (9.7.14.5).
+// (transpiler/sim/ptx.py writes those helpers): ldmatrix / stmatrix, each a warp operation
+// (tirx_sim_ops.h warp_op) that reads every lane's operands at once, with the fragment layouts
+// of the PTX ISA (9.7.14.5); the mbarrier; and, in the headers included below, the narrow float
+// formats, mma.sync and the asynchronous copies.
 #pragma once
+#include "tirx_sim_formats.h"
+#include "tirx_sim_mma.h"
 
 namespace tirx_sim {
 
@@ -53,59 +56,6 @@ template <int N, bool TRANS> static inline void stmatrix(const void* address, un
                                                          unsigned int v2 = 0, unsigned int v3 = 0) {
   MatrixArgs a{address, {nullptr, nullptr, nullptr, nullptr}, {v0, v1, v2, v3}};
   warp_op(matrix_op<N, TRANS, true>, &a);
-}
-
-// -- mma.sync.aligned.m16n8k{8,16}.row.col.f32.{f16,bf16}.{f16,bf16}.f32 ----------------------------
-struct MmaArgs {
-  unsigned int a[4], b[2];
-  float c[4];
-  float* d[4];
-};
-
-template <typename H> static inline float half_of(unsigned int reg, int high) {
-  H h;
-  unsigned short bits = (unsigned short)(high ? reg >> 16 : reg & 0xffffu);
-  memcpy(&h, &bits, 2);
-  return (float)h;
-}
-
-// A (16 x K, row-major fragments): lane (g, t) = (i/4, i%4) holds rows g and g+8, columns
-// 2t, 2t+1 (+8 for K = 16's second half); B (K x 8): columns g, rows 2t, 2t+1 (+8); C and D:
-// rows g and g+8, columns 2t and 2t+1. Products are exact in float; they are added in k order
-// in float (docs/sim.md: the hardware's order of accumulation is not documented).
-template <int K, typename H> static void mma_op(void** lanes, unsigned int mask) {
-  float A[16][16], B[16][8];
-  for (int i = 0; i < 32; ++i) {
-    MmaArgs* m = (MmaArgs*)lanes[i];
-    int g = i / 4, t = i % 4;
-    for (int h = 0; h < 2; ++h) {
-      A[g][2 * t + h] = half_of<H>(m->a[0], h);
-      A[g + 8][2 * t + h] = half_of<H>(m->a[1], h);
-      B[2 * t + h][g] = half_of<H>(m->b[0], h);
-      if (K == 16) {
-        A[g][2 * t + 8 + h] = half_of<H>(m->a[2], h);
-        A[g + 8][2 * t + 8 + h] = half_of<H>(m->a[3], h);
-        B[2 * t + 8 + h][g] = half_of<H>(m->b[1], h);
-      }
-    }
-  }
-  for (int i = 0; i < 32; ++i) {
-    MmaArgs* m = (MmaArgs*)lanes[i];
-    int g = i / 4, t = i % 4;
-    for (int e = 0; e < 4; ++e) {
-      int row = g + (e >= 2 ? 8 : 0), col = 2 * t + (e & 1);
-      float acc = m->c[e];
-      for (int k = 0; k < K; ++k) acc += A[row][k] * B[k][col];
-      *m->d[e] = acc;
-    }
-  }
-}
-
-template <int K, typename H> static inline void mma_sync(float* d0, float* d1, float* d2, float* d3, const unsigned int* a,
-                                                         const unsigned int* b, const float* c) {
-  MmaArgs m{{a[0], a[1], K == 16 ? a[2] : 0u, K == 16 ? a[3] : 0u}, {b[0], K == 16 ? b[1] : 0u},
-            {c[0], c[1], c[2], c[3]}, {d0, d1, d2, d3}};
-  warp_op(mma_op<K, H>, &m);
 }
 
 }  // namespace tirx_sim
@@ -192,3 +142,7 @@ static inline unsigned int elect_one_of(unsigned int mask) {
 }  // namespace tirx_sim
 
 #define __cvta_generic_to_shared(p) tirx_sim::shared_offset(p)
+#include "tirx_sim_cluster.h"
+#include "tirx_sim_tma.h"
+#include "tirx_sim_wgmma.h"
+

@@ -38,6 +38,7 @@ struct Launch {
   void (*body)(const void* args) = nullptr;
   const void* args = nullptr;
   dim3 grid{1, 1, 1}, block{1, 1, 1};
+  dim3 cluster{1, 1, 1};  // blocks per cluster (__cluster_dims__): its blocks run as one scheduler's fibers
   size_t shared_bytes = 0;
   long long block_limit = -1;  // --grid-limit: run only the first N blocks
   long long step_limit = 0;    // scheduling points per block, 0: no limit
@@ -45,8 +46,18 @@ struct Launch {
   size_t stack_bytes = 64 * 1024;
 };
 
+struct Block;
+struct Cluster {  // the blocks of one cluster, run together (tirx_sim_cluster.h: barriers, addresses)
+  std::vector<Block*> blocks;
+  unsigned int barrier_phase = 0;  // barrier.cluster: completed phases
+  int barrier_arrived = 0;
+  std::vector<unsigned int> arrived_in;  // per thread of the cluster: the phase it arrived in, plus one
+};
+
 struct Block {
   const Launch* launch = nullptr;
+  Cluster* cluster = nullptr;
+  int rank = 0;  // %cluster_ctarank
   uint3 block_idx{0, 0, 0};
   std::vector<Fiber> fibers;
   Context scheduler;
@@ -247,8 +258,8 @@ static inline std::string deadlock(Block* b) {
   return deadlock_text(b, where(b, nullptr) + ": deadlock: no thread can go on:");
 }
 
-// Runs one block to its end (or its first error); false after an error.
-static bool run_block(Block* b) {
+// Prepares a block to run from its start (poisoned shared memory, fresh fibers).
+static void start_block(Block* b) {
   const Launch* L = b->launch;
   int n = (int)b->fibers.size();
   memset(b->shared, 0xA5, L->shared_bytes);  // poison: shared memory no thread wrote reads as garbage
@@ -266,44 +277,63 @@ static bool run_block(Block* b) {
     f.wait = Wait::RUN;
     make_context(&f.context, f.stack, L->stack_bytes, fiber_main);
   }
-  int done = 0;
+}
+
+// Runs blocks (one, or the blocks of a cluster) to their end or the first error, each pass
+// running every runnable thread of each block in turn; false after an error, which the erring
+// block's `error` holds.
+static bool run_blocks(Block* const* blocks, int count) {
+  const Launch* L = blocks[0]->launch;
   long long idle = 0;  // passes in a row in which every thread that ran only polled
-  while (done < n) {
-    bool ran = false, progress = false;
-    done = 0;
-    for (int i = 0; i < n; ++i) {
-      Fiber& f = b->fibers[i];
-      if (f.wait == Wait::RUN) {
-        ran = true;
-        current_fiber = &f;
-        f.spun = false;
-        switch_context(&b->scheduler, &f.context);
-        if (!b->error.empty()) return false;
-        progress |= !f.spun;
-        if (f.wait == Wait::DONE) {
-          --b->live;
-          complete_barrier(b);
+  for (;;) {
+    bool ran = false, progress = false, finished = true;
+    for (int k = 0; k < count; ++k) {
+      Block* b = blocks[k];
+      int n = (int)b->fibers.size(), done = 0;
+      current_block = b;
+      for (int i = 0; i < n; ++i) {
+        Fiber& f = b->fibers[i];
+        if (f.wait == Wait::RUN) {
+          ran = true;
+          current_fiber = &f;
+          f.spun = false;
+          switch_context(&b->scheduler, &f.context);
+          if (!b->error.empty()) return false;
+          progress |= !f.spun;
+          if (f.wait == Wait::DONE) {
+            --b->live;
+            complete_barrier(b);
+          }
+          ++b->steps;  // (clock64() reads it: counted with or without a limit)
+          if (L->step_limit && b->steps > L->step_limit) {
+            b->error = where(b, nullptr) + ": step limit reached (" + std::to_string(L->step_limit) +
+                       " scheduling points; --step-limit): the block does not finish";
+            return false;
+          }
         }
-        if (L->step_limit && ++b->steps > L->step_limit) {
-          b->error = where(b, nullptr) + ": step limit reached (" + std::to_string(L->step_limit) +
-                     " scheduling points; --step-limit): the block does not finish";
-          return false;
-        }
+        done += f.wait == Wait::DONE;
       }
-      done += f.wait == Wait::DONE;
+      finished = finished && done == n;
     }
-    if (!ran && done < n && !resolve_activemasks(b)) {
-      b->error = deadlock(b);
-      return false;
+    if (finished) return true;
+    if (!ran) {
+      bool resolved = false;
+      for (int k = 0; k < count; ++k) resolved = resolve_activemasks(blocks[k]) || resolved;
+      if (!resolved) {
+        Block* b = blocks[0];
+        for (int k = 0; k < count && b->live == 0; ++k) b = blocks[k];
+        b->error = deadlock(b);
+        return false;
+      }
     }
     idle = ran && !progress ? idle + 1 : 0;
     if (idle > SPIN_PASSES) {
+      Block* b = blocks[0];
       b->error = deadlock_text(b, where(b, nullptr) + ": deadlock: every thread that can run polls, " +
                                       std::to_string(SPIN_PASSES) + " times in a row, for what no thread does:");
       return false;
     }
   }
-  return true;
 }
 
 static inline void record_error(const std::string& message) {
@@ -311,28 +341,49 @@ static inline void record_error(const std::string& message) {
   if (!failed.exchange(true)) first_error = message;
 }
 
-// Runs the grid: blocks in linear order, spread over launch.jobs OS threads. Returns the
-// first error ("" when every block ended).
+// Runs the grid: clusters of blocks (a block is a cluster of one without __cluster_dims__) in
+// linear order, spread over launch.jobs OS threads; a cluster's blocks run on one of them as
+// fibers of one scheduler. Returns the first error ("" when every block ended).
 static std::string run_grid(const Launch& L) {
-  long long total = (long long)L.grid.x * L.grid.y * L.grid.z;
-  if (L.block_limit >= 0 && L.block_limit < total) total = L.block_limit;
+  const dim3 c = L.cluster;
+  const int size = (int)(c.x * c.y * c.z);
+  const dim3 clusters{L.grid.x / c.x, L.grid.y / c.y, L.grid.z / c.z};
+  long long total = (long long)clusters.x * clusters.y * clusters.z;
+  if (L.block_limit >= 0 && L.block_limit < total * size) total = (L.block_limit + size - 1) / size;
   int threads = (int)(L.block.x * L.block.y * L.block.z);
   std::atomic<long long> next{0};
   auto worker = [&]() {
     if (worker_start != nullptr) worker_start();
-    Block b;
-    b.launch = &L;
-    b.fibers.resize(threads);
-    std::vector<char> stacks((size_t)threads * L.stack_bytes);
-    for (int i = 0; i < threads; ++i) b.fibers[i].stack = stacks.data() + (size_t)i * L.stack_bytes;
-    char* area = (char*)aligned_alloc(1024, ((L.shared_bytes + 1023) / 1024 + 1) * 1024);
-    b.shared = area;
-    for (long long id = next++; id < total && !failed.load(); id = next++) {
-      b.block_idx = uint3{(unsigned)(id % L.grid.x), (unsigned)(id / L.grid.x % L.grid.y),
-                          (unsigned)(id / ((long long)L.grid.x * L.grid.y))};
-      if (!run_block(&b)) record_error(b.error);
+    Cluster cluster;
+    std::vector<Block> blocks(size);
+    std::vector<char> stacks((size_t)size * threads * L.stack_bytes);
+    std::vector<char*> areas;
+    for (int r = 0; r < size; ++r) {
+      Block& b = blocks[r];
+      b.launch = &L;
+      b.cluster = &cluster;
+      b.rank = r;
+      b.fibers.resize(threads);
+      for (int i = 0; i < threads; ++i) b.fibers[i].stack = stacks.data() + ((size_t)r * threads + i) * L.stack_bytes;
+      areas.push_back((char*)aligned_alloc(1024, ((L.shared_bytes + 1023) / 1024 + 1) * 1024));
+      b.shared = areas.back();
+      cluster.blocks.push_back(&b);
     }
-    free(area);
+    for (long long id = next++; id < total && !failed.load(); id = next++) {
+      uint3 at{(unsigned)(id % clusters.x), (unsigned)(id / clusters.x % clusters.y),
+               (unsigned)(id / ((long long)clusters.x * clusters.y))};
+      cluster.barrier_phase = 0;
+      cluster.barrier_arrived = 0;
+      cluster.arrived_in.assign((size_t)size * threads, 0);
+      for (int r = 0; r < size; ++r) {  // rank r: x fastest within the cluster
+        blocks[r].block_idx = uint3{at.x * c.x + r % c.x, at.y * c.y + r / c.x % c.y, at.z * c.z + r / (c.x * c.y)};
+        start_block(&blocks[r]);
+      }
+      if (!run_blocks(cluster.blocks.data(), size))
+        for (Block& b : blocks)
+          if (!b.error.empty()) record_error(b.error);
+    }
+    for (char* area : areas) free(area);
   };
   int jobs = L.jobs < 1 ? 1 : L.jobs;
   if (jobs > total) jobs = (int)(total < 1 ? 1 : total);
