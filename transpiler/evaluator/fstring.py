@@ -50,36 +50,54 @@ def st_span(st, line: int, col: int, text: str):
 
 
 def _elab_FString(st, node: ast.FString):
+    text = _joined(st, node.parts)
+    return POISON if text is None else PyConst(text)
+
+
+def _joined(st, parts) -> str | None:
+    """The text of an f-string's parts (or of a format spec's parts); None after an error."""
     out = []
-    for part in node.parts:
+    for part in parts:
         if isinstance(part, str):
             out.append(part)
             continue
-        text, line, col, conversion, spec = part
-        field = field_node(st, text, line, col)
-        if field is None:
-            return POISON
-        val = st.host.elab(st, field)
-        if isinstance(val, Poison):
-            return POISON
-        if isinstance(val, DTypeVal):
-            val = PyConst(val.dtype.name)
-        value = python_value(st, val, field, "an f-string")
-        if value is NOT_FORMATTABLE:
-            return POISON
-        if conversion not in _CONVERSIONS:
-            st.diags.error("E0137", f"unknown f-string conversion `!{conversion}`", field.span,
-                           help="use `!r`, `!s` or `!a`")
-            return POISON
-        if any(int(digits) > 4096 for digits in re.findall(r"\d+", spec)):
-            st.diags.error("E0137", "an f-string field wider than 4096 characters", field.span)
-            return POISON
-        try:
-            out.append(format(_CONVERSIONS[conversion](value), spec))
-        except (TypeError, ValueError) as err:
-            st.diags.error("E0137", f"compile-time evaluation failed: {err}", field.span)
-            return POISON
-    return PyConst("".join(out))
+        text = _field_text(st, *part)
+        if text is None:
+            return None
+        out.append(text)
+    return "".join(out)
+
+
+def _field_text(st, text: str, line: int, col: int, conversion: str, spec) -> str | None:
+    """One `{expression!conversion:spec}` field formatted, as CPython does: the expression first,
+    then the spec's own fields (`{x:>{width}}`), then `format(conversion(value), spec)`."""
+    field = field_node(st, text, line, col)
+    if field is None:
+        return None
+    val = st.host.elab(st, field)
+    if isinstance(val, Poison):
+        return None
+    if isinstance(val, DTypeVal):
+        val = PyConst(val.dtype.name)
+    value = python_value(st, val, field, "an f-string")
+    if value is NOT_FORMATTABLE:
+        return None
+    if conversion not in _CONVERSIONS:
+        st.diags.error("E0137", f"unknown f-string conversion `!{conversion}`", field.span,
+                       help="use `!r`, `!s` or `!a`")
+        return None
+    if not isinstance(spec, str):
+        spec = _joined(st, spec)
+        if spec is None:
+            return None
+    if any(int(digits) > 4096 for digits in re.findall(r"\d+", spec)):
+        st.diags.error("E0137", "an f-string field wider than 4096 characters", field.span)
+        return None
+    try:
+        return format(_CONVERSIONS[conversion](value), spec)
+    except (TypeError, ValueError) as err:
+        st.diags.error("E0137", f"compile-time evaluation failed: {err}", field.span)
+        return None
 
 
 NOT_FORMATTABLE = object()  # what python_value gives after an error (None formats as "None")
