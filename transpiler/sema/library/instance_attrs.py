@@ -53,7 +53,8 @@ def target_instance(st, target: ast.Attribute, action: str = "assign to"):
         return obj
     if not isinstance(obj, Poison):
         what = "a class" if isinstance(obj, ClassVal) else pyeval.kind_of(obj)
-        st.diags.error("E0334", f"cannot set an attribute of {what}", target.span,
+        st.diags.error("E0334", f"cannot {'delete' if action == 'delete' else 'set'} an attribute of {what}",
+                       target.span,
                        help="attributes are set on instances of the file's classes (`self.x = ...`)")
     return None
 
