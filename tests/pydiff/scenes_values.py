@@ -70,6 +70,8 @@ TEMPLATES.update({
     "fstring:str-spec": ["$v = $str", "$a = f'[{$v:$sspec}]'"],
     "fstring:conversion": ["$v = $scalar", "$a = f'{$v!r}'", "$b = f'{$v!s}'"],
     "fstring:nested-spec": ["$w = $pos", "$a = f'{$int:>{$w}}'"],
+    "str:format-nested-spec": ["$w = $pos", "$a = '{:>{}}|{}'.format($int, $w, $word)",
+                               "$b = '{0:{1}}|{0!r:^{w}}'.format($word, $w, w=$pos)", "$c = '{x:{w}.{p}f}'.format(x=$finite, w=$w, p=$nat)"],
     "fstring:nested-spec-multi": ["$w = $pos", "$p = $nat", "$v = $str", "$a = f'{$finite:{$w}.{$p}f}'",
                                   "$b = f'{$v:{\"*\"}^{$w}}'", "$c = f'{$int:>{$w!s}}|{$v!r:{$w}}'"],
     "fstring:container": ["$v = $list", "$a = f'{$v}'", "$b = f'{len($v)} items'"],

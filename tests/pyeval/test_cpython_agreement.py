@@ -70,7 +70,8 @@ PROGRAMS = {
     "default_factory": ["@dataclass\nclass s0_C:\n    x: list = field(default_factory=list)\n"
                         "    y: list = field(default_factory=lambda: [1])", "s0_o = s0_C()", "s0_o.x.append(2)",
                         "s0_a = s0_C().x", "s0_b = s0_o.y is s0_C().y", "s0_c = s0_C([3]).x", "s0_d = repr(s0_o)"],
-    "nested format spec": ["s0_w = 6", "s0_a = f'{3.14159:>{s0_w}.{s0_w - 4}f}'", "s0_b = f'{\"ab\":{\"*\"}^{s0_w!s}}'"],
+    "nested format spec": ["s0_w = 6", "s0_a = f'{3.14159:>{s0_w}.{s0_w - 4}f}'", "s0_b = f'{\"ab\":{\"*\"}^{s0_w!s}}'",
+                           "s0_c = '{:>{}}|{}'.format(2.5, s0_w, 'z')", "s0_d = '{0:{1}}|{0!r:^{w}}'.format('ab', s0_w, w=9)"],
     "unbound methods": ["s0_x = [2]", "list.append(s0_x, 1)", "s0_a = s0_x", "s0_b = sorted(['b', 'A'], key=str.lower)",
                         "s0_c = dict.get({1: 2}, 1)", "class s0_K:\n    def f(self, k=2):\n        return k",
                         "s0_d = s0_K.f(s0_K(), 5)"],

@@ -322,7 +322,7 @@ CODES: dict[str, tuple[str, str]] = {
     "E0343": ("`str.format` failed",
               "`\"...\".format(...)` formats compile-time values with Python's rules. The message is "
               "Python's (a missing argument, a bad format spec); fields that read an attribute or an "
-              "item (`{0.x}`, `{0[1]}`) and nested fields in a spec are not supported yet."),
+              "item (`{0.x}`, `{0[1]}`) are not supported yet, nor a field wider than 4096 characters."),
     "E0344": ("the environment is private",
               "A kernel file reads the environment one variable at a time, by name: "
               "`os.environ.get(\"M\", \"8192\")`, `os.environ[\"M\"]`, `\"M\" in os.environ` or "
