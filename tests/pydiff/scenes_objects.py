@@ -15,6 +15,15 @@ TEMPLATES: dict[str, list[str]] = {
     "mutate:setitem": ["$a = $ilist1 + [0, 0]", "$a[$idx] = $scalar", "$a[-1] = $list"],
     "mutate:slice-assign": ["$a = list(range(6))", "$a[1:3] = $list", "$b = list(range(5))", "$b[::2] = 'xyz'"],
     "mutate:del": ["$a = list(range(6))", "del $a[$idx]"],
+    "mutate:del-slice": ["$a = list(range(8))", "del $a[1:$nat]", "$b = list(range(6))", "del $b[::2], $b[0]"],
+    "mutate:del-dict": ["$a = {1: 'x', 'k': $small, 3: $list}", "del $a['k']", "$b = list($a)"],
+    "mutate:del-name": ["$x = $ilist", "$a = $x", "del $x", "$x = $small"],
+    "mutate:del-alias": ["$x = $ilist1 + [1, 2]", "$y = $x", "del $y[0]", "def $F(p):\n    del p[-1]\n    return len(p)",
+                         "$n = $F($x)"],
+    "mutate:del-attribute": ["class $C:\n    k = 'class'\n    def __init__(self):\n        self.k = 'own'", "$O = $C()",
+                             "$a = $O.k", "del $O.k", "$b = $O.k"],
+    "mutate:del-dataclass-field": ["@dataclass\nclass $C:\n    x: int\n    y: int = 5", "$O = $C($small, 7)", "del $O.y",
+                                   "$a = $O.y"],
     "mutate:iadd-list": ["$a = $list", "$a += $list"],
     "mutate:iadd-tuple-to-list": ["$a = $list", "$a += $ituple"],
     "mutate:iadd-str-to-list": ["$a = $ilist", "$a += 'xy'"],
@@ -65,6 +74,20 @@ TEMPLATES: dict[str, list[str]] = {
                      "        c += 1\n    return c", "$a = $F($pos)"],
     "helper:nonlocal": ["def $F():\n    n = 0\n    def $G():\n        nonlocal n\n        n += 1\n        return n\n"
                         "    $G()\n    return $G()", "$a = $F()"],
+    "helper:nonlocal-counter": ["def $F(n):\n    total = 0\n    def $G(v):\n        nonlocal total\n        total += v\n"
+                                "    for i in range(n):\n        $G(i)\n    return total", "$a = $F($nat)"],
+    "helper:nonlocal-nested": ["def $F():\n    x = $word\n    def $G():\n        def $H():\n            nonlocal x\n"
+                               "            x = x + 'b'\n        $H()\n        return x\n    return $G() + x", "$a = $F()"],
+    "helper:for-else": ["def $F(xs, v):\n    for i, x in enumerate(xs):\n        if x == v:\n            break\n    else:\n"
+                        "        return -1\n    return i", "$a = $F($ilist, $small)", "$b = $F([1, 2], 2)"],
+    "helper:while-else": ["def $F(n):\n    while n > 0:\n        n -= 3\n        if n == 1:\n            break\n    else:\n"
+                          "        return 'else'\n    return n", "$a = $F($pos)", "$b = $F(4)"],
+    "unbound:builtin-methods": ["$a = str.upper($word)", "$b = sorted($wlist, key=str.lower)", "$x = $ilist",
+                                "list.append($x, $small)", "$c = dict.get({1: 2}, $small, 'no')", "$d = str.join('-', $wlist)",
+                                "$e = int.bit_length($int)", "$f = tuple.count($tuple, $small)"],
+    "unbound:class-method": ["class $C:\n    def __init__(self, v):\n        self.v = v\n    def get(self, k=2):\n"
+                             "        return self.v * k", "$a = $C.get($C($small))", "$b = [$C.get(o, 1) for o in [$C(1), $C($small)]]",
+                             "$M = $C.get", "$c = $M($C(3), k=3)"],
     "helper:none-return": ["def $F(p):\n    p.append(1)", "$a = $F([])"],
     # -- dataclasses -----------------------------------------------------------------------------------------------------
     "dataclass:fields": ["@dataclass\nclass $C:\n    x: int\n    y: str = 'd'", "$a = $C($small)", "$b = $C(x=$int, y=$word)",
@@ -97,6 +120,10 @@ TEMPLATES: dict[str, list[str]] = {
     "dataclass:str": ["@dataclass\nclass $C:\n    x: int\n    y: str", "$a = str($C($small, $word))"],
     "dataclass:default-factory": ["@dataclass\nclass $C:\n    x: list = field(default_factory=list)", "$a = $C()",
                                   "$a.x.append(1)", "$b = $C().x"],
+    "dataclass:default-factory-lambda": ["@dataclass\nclass $C:\n    x: int = 0\n    y: list = field(default_factory=lambda: [1, 2])"
+                                         "\n    z: dict = field(default_factory=dict)", "$O = $C()", "$P = $C(3)",
+                                         "$O.y.append($small)", "$a = $O.y is $P.y", "$b = $P.y", "$c = $C(1, [5]) == $C(1, [5])",
+                                         "$d = repr($O)"],
     # -- Enum / IntEnum --------------------------------------------------------------------------------------------------
     "enum:members": ["class $C(Enum):\n    R = 1\n    G = 'g'\n    B = 3", "$a = $C.R", "$b = $C.G.name", "$c = $C.B.value",
                      "$d = $C(3) is $C.B"],

@@ -70,6 +70,10 @@ TEMPLATES.update({
     "fstring:str-spec": ["$v = $str", "$a = f'[{$v:$sspec}]'"],
     "fstring:conversion": ["$v = $scalar", "$a = f'{$v!r}'", "$b = f'{$v!s}'"],
     "fstring:nested-spec": ["$w = $pos", "$a = f'{$int:>{$w}}'"],
+    "str:format-nested-spec": ["$w = $pos", "$a = '{:>{}}|{}'.format($int, $w, $word)",
+                               "$b = '{0:{1}}|{0!r:^{w}}'.format($word, $w, w=$pos)", "$c = '{x:{w}.{p}f}'.format(x=$finite, w=$w, p=$nat)"],
+    "fstring:nested-spec-multi": ["$w = $pos", "$p = $nat", "$v = $str", "$a = f'{$finite:{$w}.{$p}f}'",
+                                  "$b = f'{$v:{\"*\"}^{$w}}'", "$c = f'{$int:>{$w!s}}|{$v!r:{$w}}'"],
     "fstring:container": ["$v = $list", "$a = f'{$v}'", "$b = f'{len($v)} items'"],
     "fstring:expression": ["$a = f'{$small + $small}|{$word * 2}|{$bool and 1}'"],
     # -- sequences ------------------------------------------------------------------------------------------------------
@@ -176,6 +180,9 @@ TEMPLATES.update({
     "control:for-break": ["$a = []", "for w in $wlist + ['stop', 'x']:\n    if w == 'stop':\n        break\n"
                                     "    $a.append(w)"],
     "control:for-else": ["$a = 0", "for i in $ilist:\n    if i > 5:\n        break\nelse:\n    $a = 1"],
+    "control:for-else-continue": ["$a = []", "for i in $ilist:\n    if i % 2:\n        continue\n    $a.append(i)\n"
+                                  "else:\n    $a.append('done')"],
+    "control:while-else": ["$a = $pos", "$b = 0", "while $a > 0:\n    $a -= 2\n    if $a == 3:\n        break\nelse:\n    $b = 1"],
     "control:while": ["$a = $pos", "$b = 0", "while $a > 0:\n    $a -= 1\n    $b += $a"],
     "control:if": ["if $any:\n    $a = $scalar\nelse:\n    $a = $list"],
 })

@@ -59,6 +59,22 @@ PROGRAMS = {
                                       "s0_c = (s0_C(3), (1, 2), [1, 2]).index([1, 2])", "s0_d = s0_l.count(s0_C(1))"],
     "ranges and slices": ["s0_a = range(3, 100, 7)[2]", "s0_b = 10**9 in range(10**10)",
                           "s0_c = [1, 2, 3, 4][slice(1, None, 2)]"],
+    "del": ["s0_a = list(range(8))", "s0_y = s0_a", "del s0_y[1], s0_y[::3]", "s0_b = {1: 2, 3: 4}", "del s0_b[1]",
+            "s0_x = 1", "del s0_x", "class s0_K:\n    v = 'class'", "s0_o = s0_K()", "s0_o.v = 'own'", "del s0_o.v",
+            "s0_c = s0_o.v", "def s0_F(p):\n    del p[0]\n    return p", "s0_d = s0_F([5, 6]) + s0_a"],
+    "else on loops": ["s0_a = 0", "for s0_i in range(3):\n    pass\nelse:\n    s0_a = 1", "s0_b = 0",
+                      "for s0_j in range(3):\n    break\nelse:\n    s0_b = 1", "s0_c = 5",
+                      "while s0_c > 0:\n    s0_c -= 2\nelse:\n    s0_c = -s0_c"],
+    "nonlocal": ["def s0_F():\n    n = 'a'\n    def g():\n        def h():\n            nonlocal n\n            n += 'b'\n"
+                 "        h()\n    g()\n    g()\n    return n", "s0_a = s0_F()"],
+    "default_factory": ["@dataclass\nclass s0_C:\n    x: list = field(default_factory=list)\n"
+                        "    y: list = field(default_factory=lambda: [1])", "s0_o = s0_C()", "s0_o.x.append(2)",
+                        "s0_a = s0_C().x", "s0_b = s0_o.y is s0_C().y", "s0_c = s0_C([3]).x", "s0_d = repr(s0_o)"],
+    "nested format spec": ["s0_w = 6", "s0_a = f'{3.14159:>{s0_w}.{s0_w - 4}f}'", "s0_b = f'{\"ab\":{\"*\"}^{s0_w!s}}'",
+                           "s0_c = '{:>{}}|{}'.format(2.5, s0_w, 'z')", "s0_d = '{0:{1}}|{0!r:^{w}}'.format('ab', s0_w, w=9)"],
+    "unbound methods": ["s0_x = [2]", "list.append(s0_x, 1)", "s0_a = s0_x", "s0_b = sorted(['b', 'A'], key=str.lower)",
+                        "s0_c = dict.get({1: 2}, 1)", "class s0_K:\n    def f(self, k=2):\n        return k",
+                        "s0_d = s0_K.f(s0_K(), 5)"],
 }
 
 

@@ -67,7 +67,8 @@ def sx(node) -> str:
         return "(dict" + "".join(f" {sx(k)}:{sx(v)}" for k, v in zip(node.keys, node.values)) + ")"
     # statements: the class name and the fields in order
     fields = [f for f in node.__dataclass_fields__ if f not in ("span", "name_span")
-              and not (f == "chain" and not getattr(node, f))]  # `a = b = c` only
+              and not (f == "chain" and not getattr(node, f))  # `a = b = c` only
+              and not (f == "orelse" and not getattr(node, f) and isinstance(node, (ast.For, ast.While)))]
     return "(" + type(node).__name__ + "".join(" " + sx(getattr(node, f)) if not isinstance(getattr(node, f), str)
                                                else " " + getattr(node, f) for f in fields) + ")"
 

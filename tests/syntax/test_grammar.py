@@ -141,6 +141,10 @@ STATEMENTS = [
     ("for i, j in T.grid(4, 8):\n    pass\n", "(For (tuple i j) (call T.grid 4 8) [(Pass)])"),
     ("while i < n:\n    i += 1\n    if i > 3:\n        break\n    continue\n",
      "(While (cmp i < n) [(AugAssign i + 1) (If (cmp i > 3) [(Break)] []) (Continue)])"),
+    ("for i in a:\n    pass\nelse:\n    x = 1\n", "(For i a [(Pass)] [(Assign x 1)])"),
+    ("while a:\n    break\nelse:\n    pass\n", "(While a [(Break)] [(Pass)])"),
+    ("del a, b[1], c.d\n", "(Delete [a (sub b [1]) c.d])"),
+    ("del (a, b)\n", "(Delete [a b])"),
     ("with T.block():\n    pass\n", "(With [(WithItem (call T.block) _)] [(Pass)])"),
     ("with a as b, c:\n    pass\n", "(With [(WithItem a b) (WithItem c _)] [(Pass)])"),
     ("x = 1; y = 2;\n", None),  # two statements, checked below
@@ -151,6 +155,11 @@ STATEMENTS = [
                          ids=[s[0].split("\n")[0] for s in STATEMENTS if s[1] is not None])
 def test_statement(source, expected):
     assert stmt(source) == expected
+
+
+def test_nonlocal_names_each_name():
+    (fdef,) = parse_ok("def f():\n    nonlocal n, m\n").body
+    assert isinstance(fdef.body[0], ast.Nonlocal) and fdef.body[0].names == ("n", "m")
 
 
 def test_semicolons_separate_statements_on_one_line():

@@ -322,7 +322,7 @@ CODES: dict[str, tuple[str, str]] = {
     "E0343": ("`str.format` failed",
               "`\"...\".format(...)` formats compile-time values with Python's rules. The message is "
               "Python's (a missing argument, a bad format spec); fields that read an attribute or an "
-              "item (`{0.x}`, `{0[1]}`) and nested fields in a spec are not supported yet."),
+              "item (`{0.x}`, `{0[1]}`) are not supported yet, nor a field wider than 4096 characters."),
     "E0344": ("the environment is private",
               "A kernel file reads the environment one variable at a time, by name: "
               "`os.environ.get(\"M\", \"8192\")`, `os.environ[\"M\"]`, `\"M\" in os.environ` or "
@@ -338,6 +338,10 @@ CODES: dict[str, tuple[str, str]] = {
               "`dataclasses.FrozenInstanceError` in CPython, so tirxc refuses it where CPython would "
               "(the instance is of the frozen class itself, or `x` is one of its fields). Make a "
               "changed copy instead: `dataclasses.replace(obj, x=v)`."),
+    "E0346": ("`nonlocal` without an enclosing binding",
+              "`nonlocal n` in a nested plain helper function makes its assignments to `n` rebind the "
+              "`n` of an enclosing function, as in Python; that function must have bound `n` before the "
+              "nested function runs (CPython refuses a `nonlocal` name no enclosing function binds)."),
     # ---- thread hierarchy ------------------------------------------------------
     "E0400": ("misplaced `T.device_entry()`",
               "Every kernel has exactly one `T.device_entry()` statement at the top level of its body "

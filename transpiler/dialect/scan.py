@@ -482,7 +482,8 @@ class _Scanner:
 def _is_stmt(node) -> bool:
     return isinstance(node, (ast.ExprStmt, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.If, ast.For, ast.While,
                              ast.With, ast.Return, ast.Assert, ast.FunctionDef, ast.ClassDef, ast.ImportFrom,
-                             ast.Import, ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Global, ast.Try))
+                             ast.Import, ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Global, ast.Try,
+                             ast.Nonlocal, ast.Delete))
 
 
 def scan(source, module: ast.Module) -> Scan:

@@ -422,6 +422,32 @@ class _AnyName(tuple):
 _TABLE["dict"] = (_dict, 0, 1, _AnyName())
 
 
+
+def unbound_method(kind: str, name: str):
+    """`str.upper`, `list.append`, `dict.get` ...: a method of a builtin type taken from the type, a
+    builtin whose first argument is the object (`str.upper(s)`, `sorted(xs, key=str.lower)`); None
+    when tirxc's table of that type lacks it."""
+    full = f"{kind}.{name}"
+    return Builtin(full) if full in _TABLE and _TABLE[full][0].__name__ == "unbound" else None
+
+
+def _unbound(kind: str, name: str):
+    def unbound(st, node, args, kwargs):
+        """As CPython's method descriptor: the object first, of the type itself or a subclass."""
+        if not args:
+            return _fail(st, node, f"compile-time evaluation failed: unbound method {kind}.{name}() needs an argument")
+        obj = args[0]
+        if _method_kind(obj) != kind:
+            what = _method_kind(obj) or kind_of(obj)
+            return _fail(st, node, f"compile-time evaluation failed: descriptor '{name}' for '{kind}' objects "
+                                   f"doesn't apply to {what if not _method_kind(obj) else f'a {what!r} object'}")
+        span = node.span
+        call = ast.Call(span, node.func, tuple(as_node(a, span) for a in args[1:]),
+                        tuple(ast.Keyword(span, k, as_node(v, span)) for k, v in kwargs.items()))
+        return ct_method(st, Method(obj, name), call)
+    return unbound
+
+
 def slice_index(st, node: ast.Subscript) -> ast.Subscript:
     """`A[fs]` with `fs` a name bound to (or a call giving: `A[tuple(slices)]`) a slice or a tuple of
     slices and indices: the subscript as if they were written out (`A[0:32, 0:8]`, `A[1, 2]`), as
@@ -632,3 +658,9 @@ def meta_var(st, node: ast.Call):
     return st.host.elab(st, node.args[0])
 
 
+# `str.upper`, `list.append` ... taken from the type (unbound_method); `dict.fromkeys` and
+# `str.maketrans` are the type's own (modules.py)
+for _kind in ("str", "list", "set", "dict", "tuple", "int", "float"):
+    for _name in _table(_kind):
+        if (_kind, _name) not in (("dict", "fromkeys"), ("str", "maketrans")):
+            _TABLE[f"{_kind}.{_name}"] = (_unbound(_kind, _name), 1, 1 << 16, _AnyName())

@@ -50,36 +50,54 @@ def st_span(st, line: int, col: int, text: str):
 
 
 def _elab_FString(st, node: ast.FString):
+    text = _joined(st, node.parts)
+    return POISON if text is None else PyConst(text)
+
+
+def _joined(st, parts) -> str | None:
+    """The text of an f-string's parts (or of a format spec's parts); None after an error."""
     out = []
-    for part in node.parts:
+    for part in parts:
         if isinstance(part, str):
             out.append(part)
             continue
-        text, line, col, conversion, spec = part
-        field = field_node(st, text, line, col)
-        if field is None:
-            return POISON
-        val = st.host.elab(st, field)
-        if isinstance(val, Poison):
-            return POISON
-        if isinstance(val, DTypeVal):
-            val = PyConst(val.dtype.name)
-        value = python_value(st, val, field, "an f-string")
-        if value is NOT_FORMATTABLE:
-            return POISON
-        if conversion not in _CONVERSIONS:
-            st.diags.error("E0137", f"unknown f-string conversion `!{conversion}`", field.span,
-                           help="use `!r`, `!s` or `!a`")
-            return POISON
-        if any(int(digits) > 4096 for digits in re.findall(r"\d+", spec)):
-            st.diags.error("E0137", "an f-string field wider than 4096 characters", field.span)
-            return POISON
-        try:
-            out.append(format(_CONVERSIONS[conversion](value), spec))
-        except (TypeError, ValueError) as err:
-            st.diags.error("E0137", f"compile-time evaluation failed: {err}", field.span)
-            return POISON
-    return PyConst("".join(out))
+        text = _field_text(st, *part)
+        if text is None:
+            return None
+        out.append(text)
+    return "".join(out)
+
+
+def _field_text(st, text: str, line: int, col: int, conversion: str, spec) -> str | None:
+    """One `{expression!conversion:spec}` field formatted, as CPython does: the expression first,
+    then the spec's own fields (`{x:>{width}}`), then `format(conversion(value), spec)`."""
+    field = field_node(st, text, line, col)
+    if field is None:
+        return None
+    val = st.host.elab(st, field)
+    if isinstance(val, Poison):
+        return None
+    if isinstance(val, DTypeVal):
+        val = PyConst(val.dtype.name)
+    value = python_value(st, val, field, "an f-string")
+    if value is NOT_FORMATTABLE:
+        return None
+    if conversion not in _CONVERSIONS:
+        st.diags.error("E0137", f"unknown f-string conversion `!{conversion}`", field.span,
+                       help="use `!r`, `!s` or `!a`")
+        return None
+    if not isinstance(spec, str):
+        spec = _joined(st, spec)
+        if spec is None:
+            return None
+    if any(int(digits) > 4096 for digits in re.findall(r"\d+", spec)):
+        st.diags.error("E0137", "an f-string field wider than 4096 characters", field.span)
+        return None
+    try:
+        return format(_CONVERSIONS[conversion](value), spec)
+    except (TypeError, ValueError) as err:
+        st.diags.error("E0137", f"compile-time evaluation failed: {err}", field.span)
+        return None
 
 
 NOT_FORMATTABLE = object()  # what python_value gives after an error (None formats as "None")
@@ -119,7 +137,8 @@ def python_value(st, val, node, what: str):
 
 def str_format(st, template: str, node: ast.Call):
     """`"...".format(*args, **kwargs)`: Python's `str.format` over compile-time values. Fields name
-    an argument by position or keyword; `{0.attr}` and `{0[i]}` are not supported yet."""
+    an argument by position or keyword, and a spec may hold fields of its own (`'{:>{}}'`);
+    `{0.attr}` and `{0[i]}` are not supported yet."""
     try:
         fields = list(string.Formatter().parse(template))
     except ValueError as err:
@@ -130,7 +149,7 @@ def str_format(st, template: str, node: ast.Call):
             st.diags.error("E0343", f"`str.format` field `{{{name}}}`: attribute and item access are not "
                                     f"supported yet", node.func.span, help="pass the value itself")
             return POISON
-        if spec and ("{" in spec or any(int(d) > 4096 for d in re.findall(r"\d+", spec))):
+        if spec and "{" not in spec and _too_wide(spec):
             st.diags.error("E0343", f"`str.format` field spec `{spec}`: nested fields and widths over 4096 are "
                                     f"not supported", node.func.span)
             return POISON
@@ -138,9 +157,33 @@ def str_format(st, template: str, node: ast.Call):
     kwargs = {k.name: python_value(st, st.host.elab(st, k.value), k.value, "`str.format`") for k in node.keywords}
     if any(v is NOT_FORMATTABLE for v in args + list(kwargs.values())):
         return POISON
-    try:
-        return PyConst(template.format(*args, **kwargs))
+    nested = any(spec and "{" in spec for _, _, spec, _ in fields)
+    try:  # (a spec with fields of its own, `'{:>{}}'.format(x, w)`: each spec bounded once it is known)
+        return PyConst(_BoundedFormatter().vformat(template, args, kwargs) if nested else
+                       template.format(*args, **kwargs))
+    except _TooWide as err:
+        st.diags.error("E0343", f"`str.format` field spec `{err}`: widths over 4096 are not supported",
+                       node.func.span)
+        return POISON
     except (ValueError, IndexError, KeyError, TypeError) as err:
         st.diags.error("E0343", f"`str.format` failed: {type(err).__name__}: {err}", node.span)
         return POISON
+
+
+def _too_wide(spec: str) -> bool:
+    return any(int(d) > 4096 for d in re.findall(r"\d+", spec))
+
+
+class _TooWide(Exception):
+    pass
+
+
+class _BoundedFormatter(string.Formatter):
+    """CPython's own `str.format` rules (automatic numbering across a field and the fields of its
+    spec, two levels at most), with each spec checked against the width limit before it formats."""
+
+    def format_field(self, value, format_spec):
+        if _too_wide(format_spec):
+            raise _TooWide(format_spec)
+        return super().format_field(value, format_spec)
 

@@ -1,6 +1,6 @@
 """What compile-time lists and sets do (their values are in box.py): list and set displays,
-their methods (`append`, `pop`, `add` ...), `xs[i] = v` in a plain helper, `A[*idx]`, `xs + ys`,
-`xs * n` and `x in c`."""
+their methods (`append`, `pop`, `add` ...), `xs[i] = v` and `del xs[i]` in a plain helper, `A[*idx]`,
+`xs + ys`, `xs * n` and `x in c`."""
 from __future__ import annotations
 
 from transpiler import ir
@@ -238,6 +238,51 @@ def set_item(st, base, target: ast.Subscript, value) -> bool:
                        index_node.span)
         return False
     items[index] = value
+    return True
+
+
+def delete_item(st, base, target: ast.Subscript) -> bool:
+    """`del xs[i]` / `del xs[a:b:c]` / `del d[k]`, as Python's list and dict remove items; False after
+    an error (reported)."""
+    index_node = target.indices[0]
+    if isinstance(base, PyDict):
+        key = dict_key(st, st.host.elab(st, index_node), index_node)
+        if key is NO_KEY:
+            return False
+        if key not in base.items:
+            private = pyeval_environ.value_name(st, key)
+            st.diags.error("E0137", f"key {key!r} is not in the dict" if private is None else
+                           f"the value of environment variable `{private}` is not a key of the dict", index_node.span)
+            return False
+        del base.items[key]
+        return True
+    box = box_of(base)
+    if box is None or box.kind != "list":
+        if not isinstance(base, Poison):
+            st.diags.error("E0341", f"{kind_of(base)} does not support item deletion", target.value.span)
+        return False
+    items = box.items
+    if not step(st, target.span, 1 + len(items) // 64):  # (the items after it move)
+        return False
+    if isinstance(index_node, ast.Slice):
+        parts = (index_node.lower, index_node.upper, index_node.step)
+        bounds = [None if p is None else st.host.const_int(st, p, "a slice bound") for p in parts]
+        if any(b is None and p is not None for b, p in zip(bounds, parts)):
+            return False
+        if bounds[2] == 0:
+            st.diags.error("E0137", "a slice step cannot be zero", index_node.step.span)
+            return False
+        box.cached = None
+        del items[slice(*bounds)]
+        return True
+    index = _int(st, st.host.elab(st, index_node), index_node, "a list index")
+    if index is None:
+        return False
+    if not -len(items) <= index < len(items):
+        st.diags.error("E0341", f"list index {index} out of range (the list has {_count(items)})", index_node.span)
+        return False
+    box.cached = None
+    del items[index]
     return True
 
 

@@ -134,6 +134,9 @@ def module_attr(st, base: Builtin, node):
         return Method(PyDict({}) if base.name == "dict" else PyConst(""), node.attr)
     if node.attr == "__name__" and (base.name in pyeval_builtins._TYPES or base.name == "NoneType"):  # `type(x).__name__`
         return PyConst(base.name)
+    unbound = pyeval_builtins.unbound_method(base.name, node.attr)  # `str.upper`, `list.append`
+    if unbound is not None:
+        return unbound
     known = modules(st.host)
     if f"{base.name}.{node.attr}" in known:  # `tvm.runtime`
         return Builtin(f"{base.name}.{node.attr}")

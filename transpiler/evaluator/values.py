@@ -53,6 +53,7 @@ class Helper:
     scopes: tuple = ()
     defaults: tuple = ()  # (name, elaborated default value) for each parameter with a default
     global_names: frozenset = frozenset()  # the names its `global` statements declare (module-level names)
+    nonlocal_names: frozenset = frozenset()  # the names its `nonlocal` statements declare (an enclosing function's)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

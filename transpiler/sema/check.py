@@ -70,6 +70,9 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
                 constant(ms, ast.Assign(stmt.span, stmt.target, stmt.value))
         elif isinstance(stmt, ast.Global):
             continue  # (a no-op at module level, as in Python)
+        elif isinstance(stmt, ast.Nonlocal):
+            ms.diags.error("E0201", "a `nonlocal` statement is not allowed at module level", stmt.span,
+                           help="`nonlocal` names a variable of an enclosing function")
         elif isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Constant) \
                 and isinstance(stmt.value.value, str):
             continue  # docstring
@@ -106,7 +109,7 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
                          tuple(ms.environment_reads), functions)
 
 
-_PYTHON_STATEMENTS = (ast.ExprStmt, ast.For, ast.While, ast.If, ast.AugAssign, ast.Assert)
+_PYTHON_STATEMENTS = (ast.ExprStmt, ast.For, ast.While, ast.If, ast.AugAssign, ast.Assert, ast.Delete)
 
 
 # -- imports and constants ---------------------------------------------------------

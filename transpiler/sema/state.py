@@ -61,6 +61,7 @@ class KernelState:
         self.scopes: list[dict[str, Binding]] = [] if at_module_level else [{}]
         self.closed: dict[str, Binding] = {}  # names whose block ended: for a precise error
         self.global_names: frozenset = frozenset()  # the running plain helper's `global` names (macros.py)
+        self.nonlocal_names: frozenset = frozenset()  # and its `nonlocal` names
         self.cnames = CNames()
         self.c_spellings: dict[str, str] = {}  # source name -> cnames.c_name of it
         self.params: list[ir.Param] = []

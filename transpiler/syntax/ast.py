@@ -161,7 +161,8 @@ class ListComp(Node):
 class FString(Node):
     """An f-string, with the plain strings written next to it: each part is a literal `str`, or a
     `{...}` field as (expression text, line, column of its first character, conversion or "",
-    format spec); the checker parses and evaluates the fields (evaluator/fstring.py)."""
+    format spec: a str, or a tuple of such parts when the spec holds fields, `{x:>{width}}`); the
+    checker parses and evaluates the fields (evaluator/fstring.py)."""
     parts: tuple
 
 
@@ -232,17 +233,19 @@ class If(Node):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class For(Node):
-    """`for target in iter:`"""
+    """`for target in iter:`; `orelse`: the `else:` block, run when the loop ends without `break`"""
     target: Expr
     iter: Expr
     body: tuple["Stmt", ...]
+    orelse: tuple["Stmt", ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class While(Node):
-    """`while test:`"""
+    """`while test:`; `orelse`: the `else:` block, run when the loop ends without `break`"""
     test: Expr
     body: tuple["Stmt", ...]
+    orelse: tuple["Stmt", ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -290,6 +293,19 @@ class Try(Node):
 class Global(Node):
     """`global a, b`: in a plain helper function, assignments to these names rebind module-level names"""
     names: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Nonlocal(Node):
+    """`nonlocal a, b`: in a nested plain helper function, assignments to these names rebind the
+    enclosing function's names"""
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Delete(Node):
+    """`del a, xs[i], obj.x`: each target unbound or removed, in order"""
+    targets: tuple[Expr, ...]
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -13,8 +13,6 @@ from transpiler.syntax.tokens import SyntaxProblem, Token, strip_prefix, token_s
 
 _UNSUPPORTED_HELP = {
     "walrus operator `:=`": "assign on its own line",
-    "`nonlocal` statement": None,
-    "`del` statement": None,
     "`yield`": None,
     "`await`": None,
     "`async`": None,
@@ -22,7 +20,6 @@ _UNSUPPORTED_HELP = {
     "relative import": None,
     "complex number": None,
     "bytes literal": "use a plain string",
-    "`else` clause on a loop": "use a flag variable",
     "positional-only marker `/`": None,
     "`match` statement": "use `if`/`elif`",
 }
@@ -193,10 +190,11 @@ class Builder:
         return ast.Global(span, tuple(self._name(tok) for tok in children))
 
     def nonlocal_stmt(self, span, children):
-        return self._rejected_stmt("`nonlocal` statement", span)
+        return ast.Nonlocal(span, tuple(self._name(tok) for tok in children))
 
     def del_stmt(self, span, children):
-        return self._rejected_stmt("`del` statement", span)
+        target = children[0]  # `del a, b` and `del (a, b)` delete each item in order
+        return ast.Delete(span, target.elts if isinstance(target, (ast.Tuple, ast.List)) else (target,))
 
     def raise_stmt(self, span, children):
         return ast.Raise(span, children[0])  # `from cause` is dropped: the error is reported at compile time
@@ -284,15 +282,11 @@ class Builder:
 
     def while_stmt(self, span, children):
         test, body, orelse = children
-        if orelse is not None:
-            self._reject("`else` clause on a loop", self._keyword_span(span, "while"))
-        return ast.While(self._block_span(span, body), test, body)
+        return ast.While(self._block_span(span, orelse or body), test, body, orelse or ())
 
     def for_stmt(self, span, children):
         target, iterable, body, orelse = children
-        if orelse is not None:
-            self._reject("`else` clause on a loop", self._keyword_span(span, "for"))
-        return ast.For(self._block_span(span, body), target, iterable, body)
+        return ast.For(self._block_span(span, orelse or body), target, iterable, body, orelse or ())
 
     def with_item(self, span, children):
         return ast.WithItem(span, children[0], children[1])
@@ -508,10 +502,13 @@ class Builder:
             return ast.FString(span, tuple(parts))
         return ast.Constant(span, "".join(parts))
 
-    def _fstring(self, tok, inner: str, raw: bool, col: int) -> list:
-        """The parts of one f-string's body (from line tok.line, column col): literal text, with
-        `{{` and `}}` as braces, and fields `{expression!conversion:spec}` kept as text."""
-        parts, text, line, i = [], [], tok.line, 0
+    def _fstring(self, tok, inner: str, raw: bool, col: int, lo: int = 0, hi: int | None = None,
+                 in_spec: bool = False) -> list:
+        """The parts of one f-string's body (from line tok.line, column col), or of the format spec
+        inner[lo:hi] of one of its fields: literal text, with `{{` and `}}` as braces, and fields
+        `{expression!conversion:spec}` kept as text (a spec holding fields as its own parts)."""
+        parts, text, line, i = [], [], tok.line, lo
+        hi = len(inner) if hi is None else hi
 
         def literal():
             if text:
@@ -524,9 +521,9 @@ class Builder:
             newlines = before.count("\n")
             return (line + newlines, (col + k) if not newlines else k - before.rindex("\n"))
 
-        while i < len(inner):
+        while i < hi:
             char = inner[i]
-            if char in "{}" and inner[i + 1:i + 2] == char:
+            if char in "{}" and inner[i + 1:i + 2] == char and i + 1 < hi:
                 text.append(char)
                 i += 2
             elif char == "}":
@@ -538,17 +535,21 @@ class Builder:
                 literal()
                 end = _field_end(inner, i + 1)
                 at = where(i)
-                if end is None:
+                if end is None or end >= hi:
                     self._problem(SyntaxProblem("E0100", "f-string: `{` is never closed",
                                                 Span(self.file, at[0], at[1], at[0], at[1] + 1), "write `{{`"))
                     break
                 expr, conversion, spec = _split_field(inner[i + 1:end])
                 start = where(i + 1)
-                if not expr.strip() or "{" in spec:
-                    what = "an empty `{}` field" if not expr.strip() else "a nested `{...}` in a format spec"
-                    self._problem(SyntaxProblem("E0100", f"f-string: {what} is not supported",
+                if not expr.strip() or in_spec and "{" in spec:
+                    # (CPython 3.11 allows one level of fields inside a spec)
+                    what = "an empty `{}` field is not supported" if not expr.strip() else \
+                        "expressions nested too deeply"
+                    self._problem(SyntaxProblem("E0100", f"f-string: {what}",
                                                 Span(self.file, at[0], at[1], at[0], at[1] + 1)))
                 else:
+                    if "{" in spec:  # `{x:>{width}}`: the spec's own fields, evaluated before x is formatted
+                        spec = tuple(self._fstring(tok, inner, raw, col, end - len(spec), end, True))
                     parts.append((expr, start[0], start[1], conversion, spec))
                 i = end + 1
             else:

@@ -58,6 +58,25 @@ def _stmt_Global(st, stmt):
     return None
 
 
+def _stmt_Delete(st, stmt):  # (and `nonlocal`: statements of the Python level, run by plain helpers)
+    word = "del" if stmt.__class__ is ast.Delete else "nonlocal"
+    st.diags.error("E0201", f"a `{word}` statement has no meaning in a kernel body", stmt.span,
+                   help="a plain helper function runs it at compile time")
+    return None
+
+
+_stmt_Nonlocal = _stmt_Delete
+
+
+def loop_else_refused(st, stmt) -> bool:
+    """True (reported) for a kernel loop with an `else` block, which a kernel does not run."""
+    if not stmt.orelse:
+        return False
+    st.diags.error("E0201", "an `else` block on a kernel loop is not supported", stmt.orelse[0].span,
+                   help="use a flag variable")
+    return True
+
+
 def _stmt_Try(st, stmt):
     st.diags.error("E0201", "a `try` statement has no meaning in a kernel body", stmt.span,
                    help="TVMScript compiles a kernel body, it does not run it: nothing in it raises")
@@ -575,6 +594,8 @@ def _stmt_If(st, stmt: ast.If):
 
 
 def _stmt_While(st, stmt: ast.While):
+    if loop_else_refused(st, stmt):
+        return None
     cond = scalars.condition(st, expr.elab(st, stmt.test), stmt.test.span)
     header, st.pending = st.pending, []
     with effects.Guard(st, cond):
@@ -603,6 +624,8 @@ def loop_body(st, stmts, kind: str) -> list[ir.Stmt]:
 
 
 def _stmt_For(st, stmt: ast.For):
+    if loop_else_refused(st, stmt):
+        return None
     if legacy_launch.starts_device_code(st, stmt):  # `for tx in T.thread_binding(128, thread="threadIdx.x"):`
         launch = legacy_launch.binding_as_launch(st, stmt)
         return legacy_launch.with_launch(st, launch, block) if launch is not None else None

@@ -2,7 +2,7 @@
 module makes them: the class body's annotated names are its fields, in order, after those of its
 dataclass bases; an `__init__` taking them (positionally or by keyword, with their defaults) is
 written for the class unless it has its own, and calls `__post_init__` when the class has one.
-`field(default=...)`, `asdict`, `astuple` and `replace` work on them. Used by real kernel files for
+`field(default=...)`, `field(default_factory=...)`, `asdict`, `astuple` and `replace` work on them. Used by real kernel files for
 their configurations (`config = Config(num_heads=64); config.block_q`)."""
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ _NO_DEFAULT = object()
 
 @dataclass(frozen=True, eq=False, repr=False)
 class FieldSpec:
-    """`field(default=v)` in a class body, until the class is complete."""
+    """`field(default=v)` / `field(default_factory=f)` in a class body, until the class is complete."""
     default: object  # an elaborated value, or _NO_DEFAULT
+    factory: object = None  # the callable `default_factory` names, or None
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -33,6 +34,7 @@ class Field:
     default: object  # an elaborated value, or _NO_DEFAULT
     kw_only: bool
     span: object
+    factory: object = None  # `field(default_factory=f)`: f, called by `__init__` for each instance
 
 
 def options(st, dec) -> dict | None:
@@ -76,13 +78,14 @@ def complete(st, cdef: ast.ClassDef, cls: ClassVal, members: dict, found: dict):
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and not _class_var(stmt):
             name = stmt.target.id
             default = _NO_DEFAULT if stmt.value is None else members.get(name, _NO_DEFAULT)
+            factory = None
             if isinstance(default, FieldSpec):
-                default = default.default
+                default, factory = default.default, default.factory
                 if default is _NO_DEFAULT:
                     members.pop(name, None)
                 else:
                     members[name] = default
-            own.append(Field(name, default, bool(found.get("kw_only")), stmt.target.span))
+            own.append(Field(name, default, bool(found.get("kw_only")), stmt.target.span, factory))
     object.__setattr__(cls, "dataclass_fields", tuple(own))
     object.__setattr__(cls, "dataclass_options", dict(found))
     if "__init__" in members or found.get("init") is False:
@@ -108,15 +111,29 @@ def _init(cdef: ast.ClassDef, fields: tuple, post_init: bool) -> ast.FunctionDef
         if group is keyword and keyword:
             params.append(ast.Param(span, "", None, None, "*"))
         for f in group:
-            default = None if f.default is _NO_DEFAULT else ast.Value(f.span, f.default)
+            default = ast.Value(f.span, _FACTORY_DEFAULT) if f.factory is not None else \
+                None if f.default is _NO_DEFAULT else ast.Value(f.span, f.default)
             params.append(ast.Param(f.span, f.name, None, default))
     body = [ast.Assign(f.span, ast.Attribute(f.span, ast.Name(f.span, GENERATED_INIT_SELF), f.name),
-                       ast.Name(f.span, f.name))
+                       _field_value(f))
             for f in fields]
     if post_init:
         body.append(ast.ExprStmt(span, ast.Call(span, ast.Attribute(span, ast.Name(span, GENERATED_INIT_SELF), "__post_init__"),
                                                 (), ())))
     return ast.FunctionDef(span, "__init__", tuple(params), (), tuple(body) or (ast.Pass(span),), span)
+
+
+_FACTORY_DEFAULT = Builtin("dataclasses._HAS_DEFAULT_FACTORY")  # (no name of the file spells it)
+
+
+def _field_value(f: Field) -> ast.Expr:
+    """What `__init__` stores into a field: its parameter, or for a `default_factory` field left out
+    a new value of the factory, `f() if x is _HAS_DEFAULT_FACTORY else x`, as CPython writes it."""
+    given = ast.Name(f.span, f.name)
+    if f.factory is None:
+        return given
+    left_out = ast.Compare(f.span, given, ("is",), (ast.Value(f.span, _FACTORY_DEFAULT),))
+    return ast.IfExp(f.span, left_out, ast.Call(f.span, ast.Value(f.span, f.factory), (), ()), given)
 
 
 # -- the module's functions -------------------------------------------------------------------------
@@ -128,11 +145,9 @@ def instance_of(st, node, value, what: str):
 
 
 def _field(st, node, args, kwargs):
-    if "default_factory" in kwargs:
-        st.diags.error("E0339", "`field(default_factory=...)` is not supported yet", node.span,
-                       help="give the field a default (`field(default=v)`), or set it in `__post_init__`")
-        return POISON
-    return FieldSpec(kwargs.get("default", _NO_DEFAULT))
+    if "default_factory" in kwargs and "default" in kwargs:
+        return _fail(st, node, "cannot specify both default and default_factory")  # (CPython's ValueError)
+    return FieldSpec(kwargs.get("default", _NO_DEFAULT), kwargs.get("default_factory"))
 
 
 def _asdict(st, node, args, kwargs):

@@ -1,5 +1,5 @@
 """Setting an attribute of an instance of the file's classes: `obj.x = v` rebinds the attribute, as
-Python does, in a plain helper (`assign_py`) and in kernel statements (`assign_kernel`), except in
+Python does, in a plain helper (`assign_py`; `del obj.x`: `delete_py`) and in kernel statements (`assign_kernel`), except in
 kernel statements where the attribute holds a mutable scalar (`T.local_scalar`): there it stores
 into the scalar, as TVMScript's assignment does. Shared by the helper interpreter (macros.py) and
 the statement rules (sema/dispatch.py), below both classes.py and macros.py."""
@@ -39,13 +39,13 @@ def frozen_owner(obj: Instance, name: str) -> ClassVal | None:
     return None
 
 
-def target_instance(st, target: ast.Attribute):
+def target_instance(st, target: ast.Attribute, action: str = "assign to"):
     obj = expr.elab(st, target.value)
     if isinstance(obj, Instance):
         generated_init = isinstance(target.value, ast.Name) and target.value.id == GENERATED_INIT_SELF
         frozen = None if generated_init else frozen_owner(obj, target.attr)
         if frozen is not None:
-            st.diags.error("E0345", f"cannot assign to field `{target.attr}` of a frozen dataclass instance "
+            st.diags.error("E0345", f"cannot {action} field `{target.attr}` of a frozen dataclass instance "
                            f"(`{frozen.name}`)", target.span,
                            help="CPython raises dataclasses.FrozenInstanceError here; make a changed copy with "
                                 f"`dataclasses.replace(obj, {target.attr}=...)`")
@@ -53,7 +53,8 @@ def target_instance(st, target: ast.Attribute):
         return obj
     if not isinstance(obj, Poison):
         what = "a class" if isinstance(obj, ClassVal) else pyeval.kind_of(obj)
-        st.diags.error("E0334", f"cannot set an attribute of {what}", target.span,
+        st.diags.error("E0334", f"cannot {'delete' if action == 'delete' else 'set'} an attribute of {what}",
+                       target.span,
                        help="attributes are set on instances of the file's classes (`self.x = ...`)")
     return None
 
@@ -64,6 +65,19 @@ def assign_py(st, target: ast.Attribute, value) -> bool:
     if obj is None:
         return False
     set_attribute(st, obj, target.attr, value, target.span)
+    return True
+
+
+def delete_py(st, target: ast.Attribute) -> bool:
+    """`del obj.x` in a plain helper: the instance's own attribute is removed, as Python does (a
+    class attribute of the same name shows again)."""
+    obj = target_instance(st, target, "delete")
+    if obj is None:
+        return False
+    if target.attr not in obj.attrs:
+        st.diags.error("E0334", f"the instance has no attribute `{target.attr}` of its own to delete", target.span)
+        return False
+    del obj.attrs[target.attr]
     return True
 
 

@@ -72,19 +72,20 @@ def define(st, fdef: ast.FunctionDef, kind: str) -> Helper | None:
                            param.span)
             return None
     # the scopes it is defined in: a kernel's, or a helper's or comprehension's (also at module level)
-    return Helper(fdef, kind, tuple(st.scopes), tuple(defaults), _global_names(fdef.body))
+    return Helper(fdef, kind, tuple(st.scopes), tuple(defaults), _declared_names(fdef.body, ast.Global),
+                  _declared_names(fdef.body, ast.Nonlocal))
 
 
-def _global_names(body) -> frozenset:
-    """The names a function's `global` statements declare, anywhere in its body but in nested
-    functions: as in Python, the declaration holds for the whole function."""
+def _declared_names(body, declaration) -> frozenset:
+    """The names a function's `global` (or `nonlocal`) statements declare, anywhere in its body but
+    in nested functions: as in Python, the declaration holds for the whole function."""
     names = set()
     for stmt in body:
-        if isinstance(stmt, ast.Global):
+        if isinstance(stmt, declaration):
             names.update(stmt.names)
         elif not isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
             for field in ("body", "orelse"):
-                names |= _global_names(getattr(stmt, field, None) or ())
+                names |= _declared_names(getattr(stmt, field, None) or (), declaration)
     return frozenset(names)
 
 
@@ -298,8 +299,9 @@ def interpret(st, helper: Helper, values: dict, node: ast.Call):
     expressions over run-time values, as Python builds them in TVMScript); its value is what
     `return` gives (None without one). Device statements it reaches (`T.cuda.cta_sync()`) are
     emitted before the statement that called it, as TVMScript's builder does."""
-    saved, saved_globals = st.scopes, st.global_names
+    saved, saved_globals, saved_nonlocals = st.scopes, st.global_names, st.nonlocal_names
     st.scopes, st.global_names = _scopes_for(st, helper, values, node), helper.global_names
+    st.nonlocal_names = helper.nonlocal_names
     try:
         _run(st, _body(helper.fdef))
         return PyConst(None)
@@ -310,7 +312,7 @@ def interpret(st, helper: Helper, values: dict, node: ast.Call):
     except (_Break, _Continue):  # the parser rejects them outside loops; kept safe
         return POISON
     finally:
-        st.scopes, st.global_names = saved, saved_globals
+        st.scopes, st.global_names, st.nonlocal_names = saved, saved_globals, saved_nonlocals
 
 
 def _where(st) -> str:
@@ -342,8 +344,22 @@ def _run(st, stmts) -> None:
 
 
 def _local(st, name: str, value, span) -> None:
-    scope = st.module.globals if name in st.global_names else st.scopes[-1]
-    scope[name] = Binding(value, "buffer" if isinstance(value, ir.Buffer) else "const", span)
+    _scope_of(st, name, span)[name] = Binding(value, "buffer" if isinstance(value, ir.Buffer) else "const", span)
+
+
+def _scope_of(st, name: str, span):
+    """The scope an assignment to (or `del` of) name changes: the module's for a `global` name, the
+    nearest enclosing function's that binds it for a `nonlocal` one, else the running frame's."""
+    if name in st.global_names:
+        return st.module.globals
+    if name in st.nonlocal_names:
+        for scope in reversed(st.scopes[:-1]):
+            if scope is not st.module.globals and name in scope:
+                return scope
+        st.diags.error("E0346", f"no binding for nonlocal `{name}` found", span,
+                       help="`nonlocal` names a variable of an enclosing function, bound before this call")
+        raise _Stop
+    return st.scopes[-1]
 
 
 def _value(st, node):
@@ -469,7 +485,8 @@ def _run_For(st, stmt: ast.For) -> None:
     for item in items:
         _assign_to(st, stmt.target, item)
         if not _loop_body(st, stmt.body):
-            break
+            return  # (`break` skips the `else` block)
+    _run(st, stmt.orelse)
 
 
 def _run_While(st, stmt: ast.While) -> None:
@@ -477,7 +494,10 @@ def _run_While(st, stmt: ast.While) -> None:
         cond = pyeval.truth(st, expr.elab(st, stmt.test), stmt.test, f"a `while` {_where(st)}")
         if cond is None or not pyeval.step(st, stmt.span):
             raise _Stop
-        if not cond or not _loop_body(st, stmt.body):
+        if not cond:
+            _run(st, stmt.orelse)  # (a `break` or `continue` in it belongs to an enclosing loop)
+            return
+        if not _loop_body(st, stmt.body):
             return
 
 
@@ -504,7 +524,40 @@ def _run_Try(st, stmt) -> None:
 
 
 def _run_Global(st, stmt) -> None:
-    return  # (declared for the whole function: _global_names)
+    return  # (declared for the whole function: _declared_names)
+
+
+def _run_Nonlocal(st, stmt) -> None:
+    return  # (declared for the whole function: _declared_names)
+
+
+def _run_Delete(st, stmt: ast.Delete) -> None:
+    for target in stmt.targets:  # in order, as Python deletes them
+        _delete(st, target)
+
+
+def _delete(st, target) -> None:
+    """`del name` unbinds it, `del xs[i]` / `del xs[a:b]` / `del d[k]` removes items, `del obj.x` an
+    instance's attribute, as Python does."""
+    if isinstance(target, ast.Name):
+        scope = _scope_of(st, target.id, target.span)
+        if target.id not in scope:
+            st.diags.error("E0300", f"unknown name `{target.id}`", target.span)
+            raise _Stop
+        del scope[target.id]
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for item in target.elts:
+            _delete(st, item)
+    elif isinstance(target, ast.Subscript) and len(target.indices) == 1 and \
+            target.indices[0].__class__ is not ast.Starred:
+        if not pyeval_lists.delete_item(st, _value(st, target.value), target):
+            raise _Stop
+    elif isinstance(target, ast.Attribute):
+        if not instance_attrs.delete_py(st, target):
+            raise _Stop
+    else:
+        st.diags.error("E0139", "`del` removes names, list or dict items and attributes", target.span)
+        raise _Stop
 
 
 def _run_Assert(st, stmt: ast.Assert) -> None:
