@@ -125,3 +125,33 @@ def test_assigning_a_field_of_a_frozen_dataclass_is_refused_where_cpython_raises
     assert _errors_of((head, "class D(C):\n    pass", "o = D(1)", "o.x = 2")) == ["E0345"]
     assert _errors_of((head, "class D(C):\n    pass", "o = D(1)", "o.y = 2")) == []
     assert _errors_of((head + "\n    def __post_init__(self):\n        self.x = 3", "o = C(1)")) == ["E0345"]
+
+
+def test_a_name_a_function_assigns_is_local_to_all_of_it_as_cpython_compiles_it():
+    """Python's compiler makes every name a function binds (`=`, `+=`, `for`, `del`, a nested `def`,
+    a tuple target) local to the whole function: reading it before it is bound, in a branch not
+    taken, or after `del` raises UnboundLocalError (NameError from a nested function), never the
+    module's name of that spelling (E0347); `global`, parameters and comprehensions keep theirs."""
+    raising = {
+        "read first": "def f():\n    y = x\n    x = 2\n    return y",
+        "augmented": "def f():\n    x += 1\n    return x",
+        "after del": "def f():\n    x = 3\n    del x\n    return x",
+        "bound later in the loop": "def f():\n    t = 0\n    for i in range(2):\n        t += x\n        x = 1\n    return t",
+        "bound in a branch not taken": "def f():\n    if False:\n        x = 1\n    return x",
+        "from a nested function": "def f():\n    def g():\n        return x\n    r = g()\n    x = 1\n    return r",
+        "a tuple target": "def f():\n    b = x\n    x, c = 1, 2\n    return b",
+        "a nested def": "def f():\n    r = x\n    def x():\n        return 1\n    return r",
+    }
+    for name, body in raising.items():
+        assert _errors_of(("x = 1", body, "N = f()")) == ["E0347"], name
+    running = {
+        "global": "def f():\n    global x\n    x += 1\n    return x",
+        "a parameter": "def f(x=2):\n    return x",
+        "a comprehension's own variable": "def f():\n    ys = [x for x in range(3)]\n    return x",
+        "nonlocal": "def f():\n    x = 1\n    def g():\n        nonlocal x\n        x += 1\n    g()\n    return x",
+    }
+    for name, body in running.items():
+        statements = ("s0_x = 1", body.replace("x", "s0_x").replace("def f", "def s0_f").replace("g()", "s0_g()")
+                      .replace("def g", "def s0_g"), "s0_a = s0_f()", "s0_b = s0_x")
+        verdict = harness.check([Scene(0, "t", statements, ("s0_a", "s0_b"))])
+        assert verdict.outcome == "agree", (name, [f.detail for f in verdict.findings])

@@ -342,6 +342,13 @@ CODES: dict[str, tuple[str, str]] = {
               "`nonlocal n` in a nested plain helper function makes its assignments to `n` rebind the "
               "`n` of an enclosing function, as in Python; that function must have bound `n` before the "
               "nested function runs (CPython refuses a `nonlocal` name no enclosing function binds)."),
+    "E0347": ("a function's local name read before it is assigned",
+              "A name that a plain helper function assigns anywhere in its body (`x = ...`, `for x in`, "
+              "`del x`, `import x`, a nested `def x`) is, as Python's compiler decides, a local variable of "
+              "the whole function. Reading it before the function binds it, or after `del x`, raises "
+              "UnboundLocalError in CPython (NameError for an enclosing function's name), even where the "
+              "module has a name `x`: tirxc reports it instead of reading the module's `x`. Assign it "
+              "first, or declare `global x` (or `nonlocal x`)."),
     # ---- thread hierarchy ------------------------------------------------------
     "E0400": ("misplaced `T.device_entry()`",
               "Every kernel has exactly one `T.device_entry()` statement at the top level of its body "

@@ -43,6 +43,16 @@ class SliceVal:
     step: object
 
 
+class Frame(dict):
+    """The names a plain helper's call binds (name -> Binding), and `local_names`: every name its
+    body assigns anywhere (and its parameters), which Python makes local for the whole function, so
+    that reading one before it is bound (or after `del`) is an error, never the global of that name."""
+
+    def __init__(self, local_names: frozenset = frozenset()):
+        super().__init__()
+        self.local_names = local_names
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Helper:
     """A function of the file evaluated or inlined by the checker (macros.py): a plain `def`
@@ -54,6 +64,7 @@ class Helper:
     defaults: tuple = ()  # (name, elaborated default value) for each parameter with a default
     global_names: frozenset = frozenset()  # the names its `global` statements declare (module-level names)
     nonlocal_names: frozenset = frozenset()  # the names its `nonlocal` statements declare (an enclosing function's)
+    local_names: frozenset = frozenset()  # the names its body binds, its parameters' too (Frame)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

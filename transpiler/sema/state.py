@@ -15,7 +15,7 @@ from transpiler.target.target import Target
 from transpiler.evaluator.host import Host
 from transpiler.target.cnames import c_name
 from transpiler.target.dtypes import INT32, dtype_alias, parse_dtype
-from transpiler.evaluator.values import Binding, Builtin, POISON
+from transpiler.evaluator.values import Binding, Builtin, Frame, POISON
 from transpiler.sema.values import DynamicExtent
 
 
@@ -124,12 +124,34 @@ def fresh(st, base: str) -> str:
     return st.cnames.fresh(spelled)
 
 
-def lookup(st, name: str, span: Span):
-    if st.at_module_level:
-        return _module_lookup(st, name, span)
+NOT_IN_SCOPES = object()
+
+
+def scoped_value(st, name: str, span: Span):
+    """name's value in the running scopes, innermost first (a helper's frame, the kernel's blocks,
+    comprehensions); NOT_IN_SCOPES when none has it, so the module's name is next. A plain helper's
+    frame that makes the name local but has not bound it ends the search with an error, as Python
+    raises there instead of reading the module's name."""
     for scope in reversed(st.scopes):
         if name in scope:
             return scope[name].value
+        if isinstance(scope, Frame) and name in scope.local_names and name not in st.global_names:
+            inner = scope is st.scopes[-1]
+            st.diags.error("E0347", f"`{name}` is read before it is assigned" if inner else
+                           f"`{name}` of an enclosing function is read before it is assigned", span,
+                           help=f"the function assigns `{name}` (or deletes it) elsewhere, so Python makes it a "
+                                f"local variable of the whole function: assign it first, or declare it "
+                                f"`global {name}` / `nonlocal {name}`")
+            return POISON
+    return NOT_IN_SCOPES
+
+
+def lookup(st, name: str, span: Span):
+    if st.at_module_level:
+        return _module_lookup(st, name, span)
+    value = scoped_value(st, name, span)
+    if value is not NOT_IN_SCOPES:
+        return value
     glob = st.module.globals.get(name)
     if glob is not None:
         if isinstance(glob.value, DynamicExtent):

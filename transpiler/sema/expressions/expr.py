@@ -121,9 +121,9 @@ def _elab_Name(st, node: ast.Name):
 def _name_value(st, node: ast.Name):
     name = node.id
     if st.at_module_level and st.scopes:  # a comprehension or helper at module level
-        for scope in reversed(st.scopes):
-            if name in scope:
-                return scope[name].value
+        value = state.scoped_value(st, name, node.span)
+        if value is not state.NOT_IN_SCOPES:
+            return value
     if name in _BUILTIN_VALUES and state.binding(st, name) is None and name not in st.module.globals:
         return _BUILTIN_VALUES[name]
     val = state.lookup(st, name, node.span)

@@ -7,6 +7,8 @@ functions of the library see the library's names (their scopes), not the user's.
 inside it are reported at the user's call (classes.relocate)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from functools import lru_cache
 
 from transpiler.diag.diagnostics import Diagnostics
@@ -94,7 +96,7 @@ def evaluated(ms: ModuleState, short: str) -> dict:
         elif isinstance(stmt, ast.FunctionDef):
             helper = macros.define(st, stmt, macros.decorator_kind(st, stmt))
             if helper is not None:
-                helper = macros.Helper(helper.fdef, helper.kind, scopes, helper.defaults)
+                helper = replace(helper, scopes=scopes)
             lib.globals[stmt.name] = Binding(helper if helper is not None else POISON, "const", stmt.name_span)
         elif isinstance(stmt, ast.Assign) and isinstance(stmt.target, ast.Name):
             lib.globals[stmt.target.id] = Binding(expr.elab(st, stmt.value), "const", stmt.target.span)
