@@ -208,9 +208,10 @@ def _atomic(mnemonic: str, names: list[str]) -> str | None:
 _BODIES = (_ldmatrix, _stmatrix, _mma, _ld_st, _cp_async, _fence, _atomic)
 
 
-def cpu_helper(name: str, source: str, mnemonic: str | None = None) -> str | None:
+def cpu_helper(name: str, source: str, mnemonic: str | None = None, checked: bool = False) -> str | None:
     """The CPU version of the helper `name` whose CUDA source is `source` (the PTX table's
-    `mnemonic`, when it is one of the table's), or None."""
+    `mnemonic`, when it is one of the table's), or None; `checked`: with the checkers' hooks
+    (transpiler/sim/ptx_hooks.py)."""
     signature = _signature(source)
     if signature is None:
         return None
@@ -232,6 +233,9 @@ def cpu_helper(name: str, source: str, mnemonic: str | None = None) -> str | Non
         body = make(mnemonic, names)
     if body is None:
         return None
+    if checked:
+        from transpiler.sim.ptx_hooks import checked_body
+        body = checked_body(mnemonic, names, body)
     if guarded:  # (destinations not written keep their values: the `_keep` forms' meaning)
         body = "  if (pred) {\n" + "\n".join("  " + line for line in body.split("\n")) + "\n  }"
     return f"{head}\n{body}\n}}"

@@ -2,8 +2,10 @@
 // runs on one OS thread; its threads are fibers that run until a scheduling point (a
 // barrier, a warp collective, __activemask, the end), round-robin in thread order.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +29,7 @@ struct Fiber {
   unsigned long long result = 0;
   void* fn = nullptr;  // a warp operation's function (tirx_sim_ops.h warp_op)
   bool spun = false;  // it last stopped at a spin point (a poll that found nothing)
+  int site = -1;  // with a check on: the site (codegen/cuda_sim.py) of the call it last made
 };
 
 struct NamedBarrier {  // bar.sync / bar.arrive with a thread count (ids 1-15 and counted id 0)
@@ -43,6 +46,8 @@ struct Launch {
   long long step_limit = 0;    // scheduling points per block, 0: no limit
   int jobs = 1;
   size_t stack_bytes = 64 * 1024;
+  int schedule = 0;  // the order of each pass: 0 thread order, 1 reverse, else seeded random (--schedules)
+  unsigned long long seed = 0;
 };
 
 struct Block {
@@ -105,6 +110,10 @@ static void fiber_main() {
 // each gets the reduction of the predicates (kind: 0 count, 1 and, 2 or).
 static inline void complete_barrier(Block* b) {
   if (b->at_barrier == 0 || b->at_barrier != b->live) return;
+  if (checker != nullptr) {
+    check_sync_participants(b);
+    check_barrier_release(b, false, 0);
+  }
   unsigned long long count = 0, all = 1, any = 0;
   for (Fiber& f : b->fibers) {
     if (f.wait != Wait::BARRIER) continue;
@@ -151,10 +160,12 @@ static inline void named_barrier(int id, int count, bool wait) {
   if (nb.arrived == 0) {
     nb.expected = count;
   } else if (nb.expected != count) {
-    fail("barrier " + std::to_string(id) + " expects " + std::to_string(count) + " threads here and " +
+    protocol_error(832, "barrier " + std::to_string(id) + " expects " + std::to_string(count) + " threads here and " +
          std::to_string(nb.expected) + " where other threads arrived at it");
   }
+  if (checker != nullptr) check_named_arrive(b, f, id);
   if (++nb.arrived >= count) {
+    if (checker != nullptr) check_barrier_release(b, true, id);
     for (Fiber& g : b->fibers)
       if (g.wait == Wait::BARRIER && g.kind == 3 && g.operand_b == id) g.wait = Wait::RUN;
     nb.arrived = 0;
@@ -258,6 +269,7 @@ static bool run_block(Block* b) {
   b->at_barrier = 0;
   for (NamedBarrier& nb : b->named) nb = NamedBarrier();
   current_block = b;
+  if (checker != nullptr) check_block_start(b);
   for (int i = 0; i < n; ++i) {
     Fiber& f = b->fibers[i];
     f.linear = i;
@@ -268,11 +280,16 @@ static bool run_block(Block* b) {
   }
   int done = 0;
   long long idle = 0;  // passes in a row in which every thread that ran only polled
+  std::vector<int> order(n);
+  for (int i = 0; i < n; ++i) order[i] = L->schedule == 1 ? n - 1 - i : i;
+  long long linear_block = b->block_idx.x + (long long)L->grid.x * (b->block_idx.y + (long long)L->grid.y * b->block_idx.z);
+  std::mt19937_64 chooser(L->seed * 1000003ull + (unsigned long long)L->schedule * 7919ull + (unsigned long long)linear_block);
   while (done < n) {
     bool ran = false, progress = false;
     done = 0;
-    for (int i = 0; i < n; ++i) {
-      Fiber& f = b->fibers[i];
+    if (L->schedule >= 2) std::shuffle(order.begin(), order.end(), chooser);
+    for (int k = 0; k < n; ++k) {
+      Fiber& f = b->fibers[order[k]];
       if (f.wait == Wait::RUN) {
         ran = true;
         current_fiber = &f;
@@ -294,12 +311,14 @@ static bool run_block(Block* b) {
     }
     if (!ran && done < n && !resolve_activemasks(b)) {
       b->error = deadlock(b);
+      if (checker != nullptr) check_deadlock(b, b->error);
       return false;
     }
     idle = ran && !progress ? idle + 1 : 0;
     if (idle > SPIN_PASSES) {
       b->error = deadlock_text(b, where(b, nullptr) + ": deadlock: every thread that can run polls, " +
                                       std::to_string(SPIN_PASSES) + " times in a row, for what no thread does:");
+      if (checker != nullptr) check_deadlock(b, b->error);
       return false;
     }
   }
