@@ -13,6 +13,7 @@
 // w (write) or a (atomic) for the later and the earlier access.
 #pragma once
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -25,6 +26,17 @@ struct Block;
 struct Fiber;
 
 typedef std::vector<unsigned int> Clock;  // a vector clock over the block's threads
+
+// A thread's vector clock. After a barrier its participants share one joined clock (`shared`)
+// and differ only in their own component (`own`): a barrier of n threads costs O(n), not O(n^2)
+// (a block's threads meet at __syncthreads again and again). The first other join gives the
+// thread a private copy (`mine`).
+struct ThreadClock {
+  std::shared_ptr<const Clock> shared;
+  Clock mine;
+  bool is_private = false;
+  unsigned int own = 1;
+};
 
 // One access as the shadow memory keeps it: by whom, at which of its clock ticks, from where.
 struct Access {
@@ -39,7 +51,8 @@ struct Access {
 struct Cell {
   Access write;
   bool write_atomic = false;
-  std::vector<Access> reads;  // reads since the write that no later read of their thread covers
+  std::vector<Access> reads;  // reads since the write (those a later read covers dropped now and then)
+  unsigned int compact_at = 8;  // the size of `reads` at which they are dropped next
   int pending = -1;  // the async operation (Checker::async) that has yet to write these bytes; -1 none
 };
 
@@ -71,7 +84,7 @@ struct Checker {
   unsigned char* global_base = nullptr;  // the argument image
   size_t global_bytes = 0;
   std::vector<Cell> global_cells, shared_cells;
-  std::vector<Clock> clocks;  // per thread of the running block
+  std::vector<ThreadClock> clocks;  // per thread of the running block
   int block = 0;              // the running block, linear
   unsigned int epoch = 1;     // its release epoch
   std::map<int, unsigned int> imported;  // the epochs of other blocks it has acquired

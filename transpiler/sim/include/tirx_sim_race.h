@@ -16,12 +16,47 @@ static inline void join_into(Clock& into, const Clock& from) {
     if (from[i] > into[i]) into[i] = from[i];
 }
 
-static inline void tick(int thread) { ++checker->clocks[thread][thread]; }
+// thread `u`'s clock's component of thread `t`: what `u` has seen of `t`
+static inline unsigned int clock_of(int u, int t) {
+  const ThreadClock& c = checker->clocks[u];
+  if (c.is_private) return c.mine[t];
+  return t == u ? c.own : (*c.shared)[t];
+}
+
+static inline void tick(int thread) {
+  ThreadClock& c = checker->clocks[thread];
+  if (c.is_private)
+    ++c.mine[thread];
+  else
+    ++c.own;
+}
+
+// `into` joined with thread u's clock
+static inline void join_thread_into(Clock& into, int u) {
+  const ThreadClock& c = checker->clocks[u];
+  if (c.is_private) {
+    join_into(into, c.mine);
+    return;
+  }
+  join_into(into, *c.shared);
+  if (c.own > into[u]) into[u] = c.own;
+}
+
+// thread u's clock joined with `from` (u acquires it)
+static inline void acquire_into_thread(int u, const Clock& from) {
+  ThreadClock& c = checker->clocks[u];
+  if (!c.is_private) {
+    c.mine = *c.shared;
+    c.mine[u] = c.own;
+    c.is_private = true;
+  }
+  join_into(c.mine, from);
+}
 
 static inline Access access_now(int thread, int site) {
   Access a;
   a.thread = thread;
-  a.clock = checker->clocks[thread][thread];
+  a.clock = clock_of(thread, thread);
   a.site = site;
   a.block = checker->block;
   a.epoch = checker->epoch;
@@ -35,7 +70,7 @@ static inline bool ordered_before(const Access& a, int thread) {
     auto it = checker->imported.find(a.block);
     return it != checker->imported.end() && it->second >= a.epoch;
   }
-  return checker->clocks[thread][a.thread] >= a.clock;
+  return clock_of(thread, a.thread) >= a.clock;
 }
 
 // One finding line (tirx_sim_check.h gives the format), each (code, site, site0) once.
@@ -106,9 +141,13 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
     }
     if (kind == READ) {
       // reads ordered before this one are covered by it; of the other blocks' reads one is kept
-      // (any write of this block races with each of them alike), so a cell keeps at most a read
-      // per thread of the block and one more
+      // (any write of this block races with each of them alike). They are dropped when the list
+      // has doubled since the last time, so a read costs O(1) amortised
       std::vector<Access>& reads = c.reads;
+      if (reads.size() < c.compact_at) {
+        reads.push_back(access_now(thread, site));
+        continue;
+      }
       size_t keep = 0;
       int other = -1;
       for (size_t i = 0; i < reads.size(); ++i) {
@@ -121,6 +160,7 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
       }
       reads.resize(keep);
       reads.push_back(access_now(thread, site));
+      c.compact_at = (unsigned int)std::max<size_t>(8, 2 * reads.size());
       continue;
     }
     for (const Access& r : c.reads)
@@ -157,10 +197,9 @@ static void atomic_sync(const void* p, size_t bytes) {
   if (checker == nullptr) return;
   int t = current_fiber->linear;
   access_as(t, current_fiber->site, p, bytes, ATOMIC);
-  Clock& own = checker->clocks[t];
   Clock& location = checker->location_clocks[p];
-  join_into(own, location);
-  join_into(location, own);
+  if (!location.empty()) acquire_into_thread(t, location);
+  join_thread_into(location, t);
   tick(t);
   char space;
   size_t offset;
@@ -259,8 +298,9 @@ static void check_block_start(Block* b) {
       (int)(b->block_idx.x + (long long)L->grid.x * (b->block_idx.y + (long long)L->grid.y * b->block_idx.z));
   checker->epoch = 1;
   checker->imported.clear();
-  checker->clocks.assign(n, Clock(n, 0));
-  for (int i = 0; i < n; ++i) checker->clocks[i][i] = 1;
+  std::shared_ptr<const Clock> zero = std::make_shared<const Clock>(n, 0);
+  checker->clocks.assign(n, ThreadClock());
+  for (ThreadClock& c : checker->clocks) c.shared = zero;
   checker->shared_cells.assign((L->shared_bytes + 3) / 4 + 1, Cell());
   checker->location_clocks.clear();
   checker->async.clear();
@@ -271,11 +311,26 @@ static void check_block_start(Block* b) {
 }
 
 static void join_all(Block* b, std::vector<int>& threads, const Clock* extra) {
-  Clock joined = extra != nullptr ? *extra : Clock();
-  for (int t : threads) join_into(joined, checker->clocks[t]);
+  Clock joined(b->fibers.size(), 0);
+  if (extra != nullptr) join_into(joined, *extra);
+  const Clock* last_shared = nullptr;  // threads that share a clock join it once
   for (int t : threads) {
-    checker->clocks[t] = joined;
-    tick(t);
+    const ThreadClock& c = checker->clocks[t];
+    if (c.is_private) {
+      join_into(joined, c.mine);
+    } else {
+      if (c.shared.get() != last_shared) join_into(joined, *c.shared);
+      last_shared = c.shared.get();
+      if (c.own > joined[t]) joined[t] = c.own;
+    }
+  }
+  std::shared_ptr<const Clock> shared = std::make_shared<const Clock>(std::move(joined));
+  for (int t : threads) {
+    ThreadClock& c = checker->clocks[t];
+    c.own = (*shared)[t] + 1;
+    c.shared = shared;
+    c.is_private = false;
+    c.mine.clear();
   }
 }
 
@@ -295,7 +350,8 @@ static void check_barrier_release(Block* b, bool named, int id) {
 }
 
 static void check_named_arrive(Block* b, Fiber* f, int id) {
-  join_into(checker->named[id], checker->clocks[f->linear]);
+  if (checker->named[id].empty()) checker->named[id].assign(b->fibers.size(), 0);
+  join_thread_into(checker->named[id], f->linear);
   tick(f->linear);
 }
 

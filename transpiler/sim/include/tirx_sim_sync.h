@@ -94,7 +94,8 @@ static inline MbarrierCheck* mbarrier_check(const void* address, const char* wha
 static void check_mbarrier_arrive(const void* address) {
   MbarrierCheck* m = mbarrier_check(address, "mbarrier.arrive");
   if (m == nullptr) return;
-  join_into(m->arrivals, checker->clocks[current_fiber->linear]);
+  if (m->arrivals.empty()) m->arrivals.assign(current_block->fibers.size(), 0);
+  join_thread_into(m->arrivals, current_fiber->linear);
   tick(current_fiber->linear);
 }
 
@@ -116,7 +117,7 @@ static void check_mbarrier_waited(const void* address) {
   if (m == nullptr) return;
   int t = current_fiber->linear;
   long long observed = m->completed - 1;
-  if (observed >= 0) join_into(checker->clocks[t], m->phase_clock[observed & 1]);
+  if (observed >= 0 && !m->phase_clock[observed & 1].empty()) acquire_into_thread(t, m->phase_clock[observed & 1]);
   long long seen = m->seen[t];
   // a phase skipped: the parity this thread waits with matches a phase two phases after the one
   // it last observed. (Observing the same phase again is not reported by itself: a probe does;
