@@ -7,8 +7,8 @@ differently under `sim`.
 
 What each body does is the instruction's effect on values (the PTX ISA's): the warp-wide ones
 (ldmatrix, stmatrix, mma.sync) are warp operations of the runtime (include/tirx_sim_ptx.h);
-cp.async copies at once, so its commit and wait are no-ops for values (the race checker will
-model the delay); cache hints and fences change no value.
+cp.async copies at once, so its commit and wait are no-ops for values (the race checker models
+the delay: ptx_hooks.py); cache hints and fences change no value.
 """
 from __future__ import annotations
 

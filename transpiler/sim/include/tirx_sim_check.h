@@ -56,6 +56,10 @@ struct Cell {
   int pending = -1;  // the async operation (Checker::async) that has yet to write these bytes; -1 none
 };
 
+// The kinds of async groups, each with its own commit / wait_group (cp.async, cp.async.bulk,
+// wgmma, tcgen05.commit's groups).
+enum AsyncFamily { CP_ASYNC = 0, BULK = 1, WGMMA = 2, TCGEN05 = 3, ASYNC_FAMILIES = 4 };
+
 // An asynchronous memory effect (cp.async now; TMA, wgmma, tcgen05 through async_issue) that
 // completes at an event: a cp.async group of its thread, or an mbarrier phase.
 struct AsyncOp {
@@ -64,7 +68,8 @@ struct AsyncOp {
   char* address;
   size_t bytes;
   bool write;
-  long long group;  // the thread's cp.async group, -1 uncommitted; or -2: completes at `barrier`
+  long long group;  // the thread's group of its family, -1 uncommitted; or -2: completes at `barrier`
+  int family;       // AsyncFamily: whose commit / wait_group retire it
   const void* barrier;
   bool done;
 };
@@ -91,7 +96,7 @@ struct Checker {
   std::unordered_map<const void*, Clock> location_clocks;  // atomics in this block: their release clocks
   std::unordered_map<const void*, std::map<int, unsigned int>> location_epochs;  // across blocks
   std::vector<AsyncOp> async;
-  std::vector<long long> groups;  // per thread: the cp.async groups committed so far
+  std::vector<long long> groups;  // per thread and AsyncFamily: the groups committed so far
   std::unordered_map<const void*, MbarrierCheck> mbarriers;
   Clock named[16];
   std::set<std::tuple<int, int, int>> reported;  // (code, site, site0): each finding once

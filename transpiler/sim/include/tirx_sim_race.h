@@ -217,10 +217,13 @@ static void atomic_sync(const void* p, size_t bytes) {
 // The entry point for every async memory effect (cp.async here; TMA, wgmma, tcgen05 call it the
 // same way): `write` or read of [p, p + bytes) by the running thread's async agent, which
 // completes at `barrier`'s next phase (an mbarrier's address) or, with `barrier` null, at the
-// cp.async wait_group / wait_all that retires the thread's current group. Until then a read
-// of bytes it writes is E0822 and a write of bytes it reads or writes is E0823; at completion
-// its write is an access of the issuing thread from the issuing site.
-static void async_issue(const void* p, size_t bytes, bool write, const void* barrier = nullptr) {
+// cp.async wait_group / wait_all that retires the thread's current group. Call it before the
+// complete_tx that completes its phase (an instantaneous copy may complete it at once). Until
+// then a read of bytes it writes is E0822 and a write of bytes it reads or writes is E0823; at
+// completion its write is an access of the issuing thread from the issuing site, ordered
+// before the waits that observe the phase.
+static void async_issue(const void* p, size_t bytes, bool write, const void* barrier = nullptr,
+                        int family = CP_ASYNC) {
   if (checker == nullptr || !checker->races || bytes == 0) return;
   int t = current_fiber->linear;
   if (!write) access_as(t, current_fiber->site, p, bytes, READ);
@@ -228,7 +231,8 @@ static void async_issue(const void* p, size_t bytes, bool write, const void* bar
   size_t offset;
   Cell* cells = cells_of(p, bytes, &space, &offset);
   if (cells == nullptr) return;
-  checker->async.push_back(AsyncOp{t, current_fiber->site, (char*)p, bytes, write, barrier ? -2 : -1, barrier, false});
+  checker->async.push_back(
+      AsyncOp{t, current_fiber->site, (char*)p, bytes, write, barrier ? -2 : -1, family, barrier, false});
   int index = (int)checker->async.size() - 1;
   for (size_t w = offset / 4; w <= (offset + bytes - 1) / 4; ++w) cells[w].pending = index;
 }
@@ -253,30 +257,39 @@ static void check_cp_async(const void* dst, const void* src, size_t read, size_t
   async_issue(dst, bytes, true);
 }
 
-static void check_cp_async_commit() {
+static void check_async_commit(int family = CP_ASYNC) {
   if (checker == nullptr || !checker->races) return;
   int t = current_fiber->linear;
-  long long group = checker->groups[t]++;
+  long long group = checker->groups[t * ASYNC_FAMILIES + family]++;
   for (AsyncOp& op : checker->async)
-    if (op.thread == t && op.group == -1 && !op.done) op.group = group;
+    if (op.thread == t && op.family == family && op.group == -1 && !op.done) op.group = group;
 }
+static void check_cp_async_commit() { check_async_commit(CP_ASYNC); }
 
-// wait_group N (N < 0: wait_all): every group of the thread but the newest N has completed
-static void check_cp_async_wait(int newest) {
+// wait_group N (N < 0: wait_all): every group of the thread's family but the newest N has completed
+static void check_async_wait(int newest, int family = CP_ASYNC) {
   if (checker == nullptr || !checker->races) return;
   int t = current_fiber->linear;
-  long long limit = checker->groups[t] - (newest < 0 ? 0 : newest);
+  long long limit = checker->groups[t * ASYNC_FAMILIES + family] - (newest < 0 ? 0 : newest);
   for (size_t i = 0; i < checker->async.size(); ++i) {
     const AsyncOp& op = checker->async[i];
-    if (op.thread == t && !op.done && op.group != -2 && (newest < 0 || (op.group >= 0 && op.group < limit)))
+    if (op.thread == t && op.family == family && !op.done && op.group != -2 &&
+        (newest < 0 || (op.group >= 0 && op.group < limit)))
       async_complete((int)i);
   }
 }
+static void check_cp_async_wait(int newest) { check_async_wait(newest, CP_ASYNC); }
 
-// the async effects that complete with an mbarrier's phase
-static inline void async_complete_barrier(const void* barrier) {
-  for (size_t i = 0; i < checker->async.size(); ++i)
-    if (checker->async[i].group == -2 && checker->async[i].barrier == barrier) async_complete((int)i);
+// the async effects that complete with an mbarrier's phase: their writes are ordered before
+// the waits that observe the phase (the issuing thread's clock joins the phase's `arrivals`)
+static inline void async_complete_barrier(const void* barrier, Clock& arrivals) {
+  for (size_t i = 0; i < checker->async.size(); ++i) {
+    const AsyncOp& op = checker->async[i];
+    if (op.group != -2 || op.barrier != barrier || op.done) continue;
+    async_complete((int)i);
+    if (arrivals.empty()) arrivals.assign(current_block->fibers.size(), 0);
+    join_thread_into(arrivals, op.thread);
+  }
 }
 
 // ldmatrix / stmatrix: each lane's row address, 16 bytes (matrix j's row r is lane 8j + r's)
@@ -304,7 +317,7 @@ static void check_block_start(Block* b) {
   checker->shared_cells.assign((L->shared_bytes + 3) / 4 + 1, Cell());
   checker->location_clocks.clear();
   checker->async.clear();
-  checker->groups.assign(n, 0);
+  checker->groups.assign((size_t)n * ASYNC_FAMILIES, 0);
   checker->mbarriers.clear();
   for (Clock& c : checker->named) c.clear();
   for (Fiber& f : b->fibers) f.site = -1;

@@ -105,10 +105,10 @@ static void check_mbarrier_phase(const void* address) {
   auto it = checker->mbarriers.find(address);
   if (it == checker->mbarriers.end()) return;
   MbarrierCheck& m = it->second;
+  if (checker->races) async_complete_barrier(address, m.arrivals);
   m.phase_clock[m.completed & 1] = m.arrivals;
   m.arrivals.clear();
   ++m.completed;
-  if (checker->races) async_complete_barrier(address);
 }
 
 // a parity wait that succeeded: it observed phase `completed - 1`
