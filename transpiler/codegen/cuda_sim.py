@@ -105,7 +105,7 @@ class SimPrinter(CPrinter):
                     target = f"({c_type(s.value.dtype)}*){self.pointer(s.storage, s.index)}"
                 self.emit(f"*tirx_sim::wr({name}, {target}, {site}) = {self.expr(s.value, True)};")
                 return
-        if s.__class__ is ir.ArrayDecl and s.storage.scope == "shared":
+        if s.__class__ is ir.ArrayDecl and s.storage.scope == "shared" and s.storage in self.offsets:
             self.declare_shared(s.storage, self.offsets[s.storage])
         elif s.__class__ is ir.Trap:  # the run stops with the assertion's place and message
             where = f"{s.span}: " if s.span.line > 0 else ""
@@ -179,6 +179,12 @@ class SimFlavour:
 
     def func_sources(self, program: Program) -> list[str]:
         return list(program.func_sources.values())
+
+    def function_printer(self, program: Program, f) -> CPrinter:
+        """A device function's printer: the default one, or with the checks' hooks."""
+        if self.sites is None:
+            return CPrinter(False, program.source_name, f.var_names)
+        return SimPrinter(program.source_name, f.var_names, {}, self.sites, frozenset(g.name for g in program.functions))
 
     def printer(self, program: Program, lk) -> SimPrinter:
         offsets, end = {}, 0
