@@ -45,6 +45,7 @@ struct Access {
   int site = -1;
   int block = -1;  // linear block index
   unsigned int epoch = 0;  // the block's release epoch at the access (ordering across blocks)
+  unsigned char bytes = 0;  // which of the cell's 4 bytes it touched (bit i: byte i)
 };
 
 // The shadow of 4 bytes of shared or global memory.

@@ -122,9 +122,13 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
   bool cross = false;
   for (size_t w = offset / 4; w <= (offset + bytes - 1) / 4; ++w) {
     Cell& c = cells[w];
+    // the bytes of this cell the access touches: accesses of other bytes of it do not conflict
+    size_t low = std::max(offset, w * 4) - w * 4, high = std::min(offset + bytes, w * 4 + 4) - w * 4;
+    unsigned char mine = (unsigned char)(((1u << high) - 1) & ~((1u << low) - 1));
     if (c.pending >= 0) {
       const AsyncOp& op = checker->async[c.pending];
-      if (!op.done && (op.write || kind != READ)) {
+      bool overlaps = (const char*)p < op.address + op.bytes && op.address < (const char*)p + bytes;
+      if (!op.done && overlaps && (op.write || kind != READ)) {
         Access issued;
         issued.thread = op.thread;
         issued.site = op.site;
@@ -135,7 +139,7 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
     }
     const Access& w0 = c.write;
     bool both_atomic = kind == ATOMIC && c.write_atomic;
-    if (w0.thread >= 0 && !both_atomic && !ordered_before(w0, thread)) {
+    if (w0.thread >= 0 && (w0.bytes & mine) && !both_atomic && !ordered_before(w0, thread)) {
       cross = w0.block != checker->block;
       race_found(cross ? 821 : 820, thread, site, w0, space, w * 4, element, kind, c.write_atomic ? 'a' : 'w');
     }
@@ -144,8 +148,10 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
       // (any write of this block races with each of them alike). They are dropped when the list
       // has doubled since the last time, so a read costs O(1) amortised
       std::vector<Access>& reads = c.reads;
+      Access now = access_now(thread, site);
+      now.bytes = mine;
       if (reads.size() < c.compact_at) {
-        reads.push_back(access_now(thread, site));
+        reads.push_back(now);
         continue;
       }
       size_t keep = 0;
@@ -159,18 +165,23 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
         reads[keep++] = reads[i];
       }
       reads.resize(keep);
-      reads.push_back(access_now(thread, site));
+      reads.push_back(now);
       c.compact_at = (unsigned int)std::max<size_t>(8, 2 * reads.size());
       continue;
     }
     for (const Access& r : c.reads)
-      if (!ordered_before(r, thread)) {
+      if ((r.bytes & mine) && !ordered_before(r, thread)) {
         cross = r.block != checker->block;
         race_found(cross ? 821 : 820, thread, site, r, space, w * 4, element, kind, 'r');
         break;
       }
-    c.reads.clear();
+    // the reads of the bytes written are settled; the cell keeps one write (of these bytes)
+    size_t keep = 0;
+    for (size_t i = 0; i < c.reads.size(); ++i)
+      if (!(c.reads[i].bytes & mine)) c.reads[keep++] = c.reads[i];
+    c.reads.resize(keep);
     c.write = access_now(thread, site);
+    c.write.bytes = mine;
     c.write_atomic = kind == ATOMIC;
   }
 }
