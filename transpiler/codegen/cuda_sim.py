@@ -10,7 +10,7 @@ printed. The default flavour (render_cuda without a flavour) is untouched by thi
 
 With `checked` (`tirxc sim --racecheck` / `--synccheck`) each load and store of global or shared
 memory goes through the runtime's access hook (`*tirx_sim::rd(B, &B[i], SITE)`,
-`*tirx_sim::wr(...) = v`), and each call of a helper, barrier, collective, atomic or device function
+`tirx_sim::wr(...) = v`), and each call of a helper, barrier, collective, atomic or device function
 names its site first (`(tirx_sim::at(SITE), f(...))`); SITE indexes `sites`, the `.tx` span and
 name of each access or call, which the findings name (transpiler/sim/findings.py). Without it
 the sim flavour prints exactly as before.
@@ -103,7 +103,7 @@ class SimPrinter(CPrinter):
                     target = f"&{name}[{self.expr(s.index, True)}]"
                 else:
                     target = f"({c_type(s.value.dtype)}*){self.pointer(s.storage, s.index)}"
-                self.emit(f"*tirx_sim::wr({name}, {target}, {site}) = {self.expr(s.value, True)};")
+                self.emit(f"tirx_sim::wr({name}, {target}, {site}) = {self.expr(s.value, True)};")
                 return
         if s.__class__ is ir.ArrayDecl and s.storage.scope == "shared" and s.storage in self.offsets:
             self.declare_shared(s.storage, self.offsets[s.storage])

@@ -195,10 +195,24 @@ template <typename B, typename T> static inline T* rd(B* base, T* p, int site) {
   access_as(current_fiber->linear, site, (const void*)p, sizeof(T), READ, (const void*)base, sizeof(B));
   return p;
 }
-template <typename B, typename T> static inline T* wr(B* base, T* p, int site) {
-  access_as(current_fiber->linear, site, (const void*)p, sizeof(T), WRITE, (const void*)base, sizeof(B));
-  return p;
-}
+// `wr(B, &B[i], site) = v` stores v, then reports the write (the value is computed first, as
+// C++17 sequences an assignment's right operand before its left). A store of the value the
+// bytes already hold is no access: it cannot change what any read sees (compute-sanitizer calls
+// such a hazard benign), and a thread-scope copy that every thread makes alike is one.
+template <typename B, typename T> struct Store {
+  B* base;
+  T* p;
+  int site;
+  template <typename V> T& operator=(const V& value) {
+    unsigned char before[sizeof(T)];
+    memcpy(before, (const void*)p, sizeof(T));
+    *p = value;
+    if (memcmp(before, (const void*)p, sizeof(T)) != 0)
+      access_as(current_fiber->linear, site, (const void*)p, sizeof(T), WRITE, (const void*)base, sizeof(B));
+    return *p;
+  }
+};
+template <typename B, typename T> static inline Store<B, T> wr(B* base, T* p, int site) { return Store<B, T>{base, p, site}; }
 // A call from a site: the runtime's barriers, atomics and PTX operations name it in findings.
 static inline void at(int site) { current_fiber->site = site; }
 
