@@ -44,6 +44,18 @@ def sim_cache():
             os.environ["TIRXC_CACHE"] = old
 
 
+def checked_options():
+    """With TIRXC_SIM_CHECK=N set, every simulated GPU test runs under --racecheck --synccheck and
+    N schedules (docs/sim.md), so a finding fails it: the full zero-findings run over the GPU-test
+    kernels (tests/sim/test_checks_zero_findings.py runs a slice of the samples in CI)."""
+    from transpiler import sim
+
+    schedules = os.environ.get("TIRXC_SIM_CHECK")
+    if not schedules:
+        return None
+    return sim.Options(racecheck=True, synccheck=True, schedules=int(schedules))
+
+
 @pytest.fixture(scope="session")
 def launcher_for():
     """As tests/gpu's fixture: launcher_for(stem, text=None) -> the module of samples/<stem>.tx or of
@@ -58,7 +70,7 @@ def launcher_for():
         if stem not in cache:
             source = SourceFile(f"{stem}.tx", text if text is not None else (SAMPLES / f"{stem}.tx").read_text())
             try:
-                cache[stem] = sim.load_source(source)
+                cache[stem] = sim.load_source(source, options=checked_options())
             except sim.SimLoadError as err:
                 cache[stem] = err
         module = cache[stem]

@@ -7,6 +7,12 @@ at random; symbolic extents that no given array fixes take --size; integer scala
 take 1 and float scalars 1.5 unless given with --scalar NAME=VALUE. The arguments are checked by
 the CuPy launcher's own checks. `--output OUT.npz` writes every buffer a kernel may write, by
 parameter name (`kernel.param` when the file has several kernels).
+
+Checks (docs/sim.md): `--racecheck` reports data races in shared and global memory and reads of
+memory an async copy has not been waited for (E0820-E0823); `--synccheck` reports broken barrier
+and mbarrier protocols and deadlocks (E0830-E0837); `--schedules N` runs each launch under N
+orders of the threads (thread order, reverse, then seeded random ones). Findings are printed as
+compile diagnostics are, with both places in the .tx, and the exit status is 1.
 """
 from __future__ import annotations
 
@@ -65,7 +71,7 @@ def simulate(name: str, data: bytes, *, kernel_name=None, inputs=None, output=No
     if note:
         click.echo(note, err=True)
     click.echo(f"{name} on the CPU (tirxc sim), seed {seed}")
-    written = {}
+    written, findings = {}, []
     for kname in names:
         kernel = module.kernels[kname]
         mine = {k.split(".", 1)[1]: v for k, v in given.items() if k.startswith(kname + ".")}
@@ -78,6 +84,10 @@ def simulate(name: str, data: bytes, *, kernel_name=None, inputs=None, output=No
         started = time.perf_counter()
         try:
             kernel(*args)
+        except sim.SimFindings as err:
+            findings += [d for d in err.diagnostics if d not in findings]
+            click.echo(f"  {kname}: {len(err.diagnostics)} finding(s) of the checkers")
+            continue
         except sim.SimError as err:
             _fail(str(err).removeprefix("tirxc sim: "))
         except BuildError as err:  # the host compiler is missing or refused the code
@@ -98,6 +108,10 @@ def simulate(name: str, data: bytes, *, kernel_name=None, inputs=None, output=No
             numpy.savez(output, **written)
         except OSError as err:
             raise click.UsageError(f"--output {output}: {err}")
+    if findings:
+        result.diagnostics = findings
+        print_diagnostics(result)
+        sys.exit(1)
 
 
 def _summary(array) -> str:
@@ -128,13 +142,17 @@ def _summary(array) -> str:
               metavar="S", help="Seconds one kernel may run.")
 @click.option("--stack-kib", default=64, show_default=True, type=click.IntRange(16, None), metavar="K",
               help="Stack of each simulated thread.")
+@click.option("--racecheck", is_flag=True, help="Report data races and unwaited async copies (E0820-E0823).")
+@click.option("--synccheck", is_flag=True, help="Report broken barrier protocols and deadlocks (E0830-E0837).")
+@click.option("--schedules", default=1, show_default=True, type=click.IntRange(1, None), metavar="N",
+              help="Run each launch under N thread orders: in order, reversed, then random (from --seed).")
 def sim_command(kernel_file, kernel_name, inputs, output, grid_limit, seed, size, scalar_args, arch, jobs, step_limit,
-                time_limit, stack_kib):
+                time_limit, stack_kib, racecheck, synccheck, schedules):
     """Transpile KERNEL.tx and run its kernels on the CPU (docs/sim.md)."""
     from transpiler.sim import Options
 
     name, data = read_input(kernel_file)
     options = Options(block_limit=grid_limit, step_limit=step_limit, jobs=jobs, stack_kib=stack_kib,
-                      timeout=time_limit)
+                      timeout=time_limit, racecheck=racecheck, synccheck=synccheck, schedules=schedules, seed=seed)
     simulate(name, data, kernel_name=kernel_name, inputs=inputs, output=output, grid_limit=grid_limit, seed=seed,
              size=size, scalars=parse_scalars(scalar_args), arch=arch, options=options)

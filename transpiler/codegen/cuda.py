@@ -510,12 +510,13 @@ def kernel_qualifiers(spec: ir.LaunchSpec) -> list[str]:
     return out
 
 
-def function_parts(program: Program, line_info: bool = False) -> list[dict]:
+def function_parts(program: Program, line_info: bool = False, flavour=None) -> list[dict]:
     """The device functions (sema/kernel/device_functions.py), each `__device__ __forceinline__`:
     a small function its callers' registers hold, as TIRx's `__device__` ones end up after nvcc."""
     parts = []
     for f in program.functions:
-        printer = CPrinter(line_info, program.source_name, f.var_names)
+        printer = CPrinter(line_info, program.source_name, f.var_names) if flavour is None else \
+            flavour.function_printer(program, f)
         printer.stmt(f.body)
         parts.append({
             "returns": c_type(f.returns), "name": f.name, "params": [param_text(p, restrict=False) for p in f.params],
@@ -567,7 +568,7 @@ def render_cuda(program: Program, line_info: bool = False, flavour=None) -> str:
         tensor_map=tma.C_DEFINITION if any(p.kind is ParamKind.TENSOR_MAP for lk in program.kernels
                                             for p in lk.spec.params) else None,
         func_sources=func_source_parts(program, line_info) if flavour is None else flavour.func_sources(program),
-        functions=function_parts(program, line_info),
+        functions=function_parts(program, line_info, flavour),
         kernels=kernel_parts(program, line_info, flavour),
         **fixed_width_parts(program.fixed_width),
     )

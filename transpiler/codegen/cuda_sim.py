@@ -7,6 +7,13 @@ laid out here in declaration order; each helper that wraps inline PTX is replace
 implementation its caller's `cpu_helper(name, source)` gives for it. What the CPU runtime cannot
 run yet is listed by `unsupported`, each with the span of its first use, before anything is
 printed. The default flavour (render_cuda without a flavour) is untouched by this module.
+
+With `checked` (`tirxc sim --racecheck` / `--synccheck`) each load and store of global or shared
+memory goes through the runtime's access hook (`*tirx_sim::rd(B, &B[i], SITE)`,
+`tirx_sim::wr(...) = v`), and each call of a helper, barrier, collective, atomic or device function
+names its site first (`(tirx_sim::at(SITE), f(...))`); SITE indexes `sites`, the `.tx` span and
+name of each access or call, which the findings name (transpiler/sim/findings.py). Without it
+the sim flavour prints exactly as before.
 """
 from __future__ import annotations
 
@@ -25,6 +32,9 @@ _ASM = re.compile(r"\basm\b")
 _ASM_TEXT = re.compile(r'\basm\s*(?:volatile\s*)?\(\s*"([^"\\]*)')
 # headers whose types the CPU runtime does not have yet
 _UNSUPPORTED_HEADERS = {"cuda_fp6.h": "fp6 types", "cuda_fp4.h": "fp4 types"}
+# the calls whose runtime implementation synchronises or touches memory: they name their site
+_SITED_CALL = re.compile(r"(__sync|__shfl|__ballot_sync|__any_sync|__all_sync|__reduce_|__match_|atomic|"
+                         r"__threadfence|tirx_)")
 
 
 @dataclass(frozen=True)
@@ -38,15 +48,64 @@ def _align_up(value: int, align: int) -> int:
     return (value + align - 1) // align * align
 
 
-class SimPrinter(CPrinter):
-    """CPrinter, but a `__shared__` array is a pointer into the block's shared area."""
+@dataclass(frozen=True)
+class Site:
+    """One access or call the checked sim flavour names to the runtime: its `.tx` span, and the
+    buffer (C name) or function it goes through."""
+    span: ir.Span
+    name: str
 
-    def __init__(self, source_name: str, var_names: dict[str, str], offsets: dict):
+
+def _checked_scope(storage: ir.Storage) -> bool:
+    return storage.scope.startswith(("global", "shared"))
+
+
+class SimPrinter(CPrinter):
+    """CPrinter, but a `__shared__` array is a pointer into the block's shared area; with `sites`
+    (a list the printer appends to) the checked flavour's hooks."""
+
+    def __init__(self, source_name: str, var_names: dict[str, str], offsets: dict, sites: list | None = None,
+                 sited_functions: frozenset = frozenset()):
         super().__init__(False, source_name, var_names)
         self.offsets = offsets  # Storage -> byte offset in the block's shared area
+        self.sites = sites
+        self.sited_functions = sited_functions
+        self.span = ir.NOWHERE  # the statement being printed
+
+    def site(self, span, name: str) -> int:
+        if span is None or span.line <= 0:
+            span = self.span
+        self.sites.append(Site(span, name.removesuffix("_ptr")))  # the .tx name of a buffer's storage
+        return len(self.sites) - 1
+
+    def expr(self, e: ir.Expr, top: bool = False) -> str:
+        if self.sites is not None:
+            cls = e.__class__
+            if cls is ir.Load and _checked_scope(e.storage):
+                name = e.storage.name
+                return f"(*tirx_sim::rd({name}, &{name}[{self.expr(e.index, True)}], {self.site(e.span, name)}))"
+            if cls is ir.VecLoad and _checked_scope(e.storage):
+                const = "const " if e.storage.readonly else ""
+                pointer = f"({const}{c_type(e.dtype)}*){self.pointer(e.storage, e.index)}"
+                return f"(*tirx_sim::rd({e.storage.name}, {pointer}, {self.site(e.span, e.storage.name)}))"
+            if cls is ir.Call and (_SITED_CALL.match(e.func) or e.func.split("<", 1)[0] in self.sited_functions):
+                return f"(tirx_sim::at({self.site(e.span, e.func.split('<', 1)[0])}), {super().expr(e, True)})"
+        return super().expr(e, top)
 
     def stmt(self, s: ir.Stmt) -> None:
-        if s.__class__ is ir.ArrayDecl and s.storage.scope == "shared":
+        if self.sites is not None:
+            if s.__class__ is not ir.Seq and s.span is not None and s.span.line > 0:
+                self.span = s.span
+            if s.__class__ in (ir.Store, ir.VecStore) and _checked_scope(s.storage):
+                name = s.storage.name
+                site = self.site(s.span, name)
+                if s.__class__ is ir.Store:
+                    target = f"&{name}[{self.expr(s.index, True)}]"
+                else:
+                    target = f"({c_type(s.value.dtype)}*){self.pointer(s.storage, s.index)}"
+                self.emit(f"tirx_sim::wr({name}, {target}, {site}) = {self.expr(s.value, True)};")
+                return
+        if s.__class__ is ir.ArrayDecl and s.storage.scope == "shared" and s.storage in self.offsets:
             self.declare_shared(s.storage, self.offsets[s.storage])
         elif s.__class__ is ir.Trap:  # the run stops with the assertion's place and message
             where = f"{s.span}: " if s.span.line > 0 else ""
@@ -67,10 +126,13 @@ class SimFlavour:
     none yet. After rendering, `static_shared[symbol]` is the bytes of a kernel's static shared
     area, where its dynamic arena starts."""
 
-    def __init__(self, cpu_helper):
+    def __init__(self, cpu_helper, checked: bool = False):
         self._cpu_helper = cpu_helper
         self._cpu_sources: dict[str, str | None] = {}
         self.static_shared: dict[str, int] = {}
+        self.sites: list[Site] | None = [] if checked else None  # the checked flavour's site table
+        # each kernel's shared arrays: (name, offset, bytes, element bytes); the arena's bytes unknown (0)
+        self.shared_layout: dict[str, list[tuple]] = {}
 
     def cpu_source(self, name: str, source: str, program: Program) -> str | None:
         if name not in self._cpu_sources:
@@ -117,6 +179,12 @@ class SimFlavour:
     def func_sources(self, program: Program) -> list[str]:
         return list(program.func_sources.values())
 
+    def function_printer(self, program: Program, f) -> CPrinter:
+        """A device function's printer: the default one, or with the checks' hooks."""
+        if self.sites is None:
+            return CPrinter(False, program.source_name, f.var_names)
+        return SimPrinter(program.source_name, f.var_names, {}, self.sites, frozenset(g.name for g in program.functions))
+
     def printer(self, program: Program, lk) -> SimPrinter:
         offsets, end = {}, 0
         for s in ir.all_stmts(lk.body):
@@ -125,11 +193,15 @@ class SimFlavour:
                 end = _align_up(end, max(st.align, st.dtype.nbytes, 1))
                 offsets[st] = end
                 end += st.size * st.dtype.nbytes
-        printer = SimPrinter(program.source_name, lk.var_names, offsets)
+        self.shared_layout[lk.spec.symbol] = [(st.name, at, st.size * st.dtype.nbytes, st.dtype.nbytes)
+                                              for st, at in offsets.items()]
+        printer = SimPrinter(program.source_name, lk.var_names, offsets, self.sites,
+                             frozenset(f.name for f in program.functions))
         if lk.arena is not None:
             a = lk.arena
             end = _align_up(end, max(a.align, 16))
             printer.declare_shared(a, end)
+            self.shared_layout[lk.spec.symbol].append((a.name, end, 1 << 40, a.dtype.nbytes))
         self.static_shared[lk.spec.symbol] = _align_up(end, 16)
         return printer
 

@@ -643,6 +643,32 @@ CODES: dict[str, tuple[str, str]] = {
               "something the CPU runtime does not implement yet (a PTX instruction, a TMA tensor map, "
               "clusters, tensor memory, fp8 types); the message names it, at its first use. Nothing is "
               "approximated: run the kernel on a GPU (`tirxc run`) until the simulator supports it."),
+    # ---- tirxc sim --racecheck (races) and --synccheck (barrier protocols): docs/sim.md ----
+    "E0820": ("data race", "Two threads of a block access overlapping bytes of shared or global memory, one a write, "
+              "and nothing orders them (__syncthreads, a named barrier, an mbarrier phase, a warp collective, an atomic): "
+              "the value read depends on timing. Add the barrier between the two places the notes name."),
+    "E0821": ("data race between blocks", "Two blocks access overlapping bytes of global memory, one a write; "
+              "blocks run in no order and only atomics (with fences) order them. Give each block its own bytes."),
+    "E0822": ("read before an async copy's wait", "An async copy (cp.async, TMA) writes these bytes when it "
+              "completes: at the wait_group / wait_all, or the mbarrier phase, that retires it. Wait, then sync."),
+    "E0823": ("memory reused while an async operation uses it", "An async operation still reads or writes these "
+              "bytes: wait for its completion (wait_group, the mbarrier phase) before writing or reading them."),
+    "E0830": ("__syncthreads not reached by every thread", "A thread ended, or took a branch without the barrier, "
+              "while others wait at it: the barrier then counts fewer threads than the kernel means."),
+    "E0831": ("one barrier reached from different places", "Threads meet at __syncthreads called from different "
+              "places of the kernel (divergent branches): undefined on the GPU. Call it where every thread passes."),
+    "E0832": ("named barrier counts disagree", "Threads arrive at one named barrier (bar.sync / bar.arrive) with "
+              "different thread counts; every arrival at a barrier id must name the same count."),
+    "E0833": ("mbarrier used before its init is ordered", "An mbarrier is used by a thread that its `init` does not "
+              "happen before: initialise it in one thread, then fence and __syncthreads before any use."),
+    "E0834": ("mbarrier arrivals beyond the expected count", "A phase got more arrivals than the count its init (or "
+              "arrive_drop) expects: an extra arrive, or a count that is too small."),
+    "E0835": ("mbarrier transaction bytes do not match", "More bytes completed on the mbarrier (complete_tx, async "
+              "copies) than expect_tx announced for the phase; the phase can never complete as intended."),
+    "E0836": ("mbarrier phase skipped", "A parity wait observed a phase two after the one its thread last observed: "
+              "the parity bit is not kept in step with the phases, so a wait can see a phase two phases old."),
+    "E0837": ("deadlock", "No thread of the block can go on: each waits (at a barrier, a collective, an mbarrier "
+              "poll) for something no thread will do. The message names the waiting threads and what they wait at."),
     "E0901": ("unknown tile primitive",
               "`Tx.<op>(...)` runs a tile primitive at thread scope and `Tx.<scope>.<op>(...)` at a "
               "wider one (`warp`, `wg` / `warpgroup`, `cta`, `cluster`, `thread`). The name is not one "

@@ -15,9 +15,9 @@ from __future__ import annotations
 import types
 from pathlib import Path
 
-from transpiler.sim.launch import Options, SimError, SimKernel
+from transpiler.sim.launch import Options, SimError, SimFindings, SimKernel
 
-__all__ = ["load", "load_source", "Options", "SimError", "SimLoadError", "SimModule"]
+__all__ = ["load", "load_source", "Options", "SimError", "SimFindings", "SimLoadError", "SimModule"]
 
 
 class SimLoadError(Exception):
@@ -38,7 +38,8 @@ class SimModule:
         self.result = result
         self.options = options or Options()
         self.source = result.sim_cuda + render_entry(result.program, result.sim_shared)
-        self._executable = None
+        self._executables = {}
+        self._checked = None  # (source, sites, shared layout) of the checked flavour, made when first asked
         launcher = _launcher_module(result.launcher, result.source.name)
         self.KERNELS = list(launcher.KERNELS)
         self.kernels = {}
@@ -48,12 +49,34 @@ class SimModule:
             self.kernels[name] = kernel
             setattr(self, name, kernel)
 
-    def executable(self):
-        if self._executable is None:
+    def executable(self, checked: bool = False):
+        """The compiled simulator; `checked`: the one with the checkers' hooks (docs/sim.md)."""
+        if checked not in self._executables:
             from transpiler.sim.build import build
 
-            self._executable = build(self.source, Path(self.result.source.name).stem or "kernel")
-        return self._executable
+            source = self._checked_flavour()[0] if checked else self.source
+            self._executables[checked] = build(source, Path(self.result.source.name).stem or "kernel")
+        return self._executables[checked]
+
+    def _checked_flavour(self):
+        if self._checked is None:
+            from functools import partial
+
+            from transpiler.codegen.cuda import render_cuda
+            from transpiler.codegen.cuda_sim import SimFlavour
+            from transpiler.sim.entry import render_entry
+            from transpiler.sim.ptx import cpu_helper
+
+            flavour = SimFlavour(partial(cpu_helper, checked=True), checked=True)
+            text = render_cuda(self.result.program, flavour=flavour)
+            self._checked = (text + render_entry(self.result.program, flavour.static_shared), flavour.sites,
+                             flavour.shared_layout)
+        return self._checked
+
+    def checked_tables(self, symbol: str):
+        """The checked flavour's site table and kernel `symbol`'s shared arrays (findings.py)."""
+        _, sites, shared = self._checked_flavour()
+        return sites, shared.get(symbol, [])
 
 
 def _launcher_module(text: str, file_name: str):

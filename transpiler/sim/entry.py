@@ -3,12 +3,16 @@ launch of one of its kernels on the argument image the Python side wrote (transp
 
 The command line of the executable, all decimal except the hexadecimal scalar bytes:
 
-    sim IMAGE KERNEL GX GY GZ BX BY BZ DYNAMIC_SHARED BLOCK_LIMIT STEP_LIMIT JOBS STACK_KIB ARG...
+    sim IMAGE KERNEL GX GY GZ BX BY BZ DYNAMIC_SHARED BLOCK_LIMIT STEP_LIMIT JOBS STACK_KIB
+        CHECKS SCHEDULE SEED FINDINGS ARG...
 
 IMAGE is a file the executable maps (shared, so that what the kernel writes lands in it); KERNEL
 is the kernel's index in the program; each ARG is `pOFFSET` (a pointer to IMAGE's byte OFFSET),
 `n` (a null pointer: an empty array), `xHEX` (a scalar's bytes, little-endian, as hex) or `m...` (a
-tensor map's fields, tensor_map_arg below). Exit
+tensor map's fields, tensor_map_arg below). CHECKS is 0, or 1 (--racecheck) + 2 (--synccheck);
+SCHEDULE the order of the scheduler's passes (0 thread order, 1 reverse, else random from SEED);
+FINDINGS the file the checkers write their findings to (include/tirx_sim_check.h gives its
+format; blocks then run one at a time). Exit
 status 0: every block ended; 2: a located error of the run (stderr says which); 3: a crash.
 """
 from __future__ import annotations
@@ -91,7 +95,7 @@ static void on_crashes() {
 _MAIN = r"""
 int main(int argc, char** argv) {
   using namespace tirx_sim;
-  if (argc < 14) {
+  if (argc < 18) {
     fprintf(stderr, "tirxc sim: the executable takes IMAGE KERNEL GRID BLOCK ... (transpiler/sim/entry.py)\n");
     return 2;
   }
@@ -121,9 +125,23 @@ int main(int argc, char** argv) {
   L.step_limit = atoll(argv[11]);
   L.jobs = atoi(argv[12]);
   L.stack_bytes = (size_t)atoll(argv[13]) * 1024;
+  L.schedule = atoi(argv[15]);
+  L.seed = strtoull(argv[16], nullptr, 10);
+  static Checker check;
+  int checks = atoi(argv[14]);
+  if (checks != 0) {
+    check.races = checks & 1;
+    check.protocols = (checks & 2) != 0;
+    check.out = fopen(argv[17], "w");
+    check.global_base = image;
+    check.global_bytes = image != nullptr ? (size_t)st.st_size : 0;
+    check.global_cells.assign(check.global_bytes / 4 + 1, Cell());
+    checker = &check;
+    L.jobs = 1;
+  }
   int kernel = atoi(argv[2]);
-  char** args = argv + 14;
-  int count = argc - 14;
+  char** args = argv + 18;
+  int count = argc - 18;
   std::string error;
   switch (kernel) {
 @CASES@
@@ -132,6 +150,7 @@ int main(int argc, char** argv) {
       return 2;
   }
   if (image != nullptr) msync(image, st.st_size, MS_SYNC);
+  if (check.out != nullptr) fclose(check.out);
   if (!error.empty()) {
     fprintf(stderr, "tirxc sim: %s\n", error.c_str());
     return 2;

@@ -17,6 +17,16 @@ class SimError(RuntimeError):
     """The simulated run stopped: a trap, a deadlock, a crash, a limit (the message says where)."""
 
 
+class SimFindings(SimError):
+    """A simulated run with findings of the checkers (--racecheck, --synccheck): `diagnostics` are
+    tirxc Diagnostic objects (transpiler/sim/findings.py makes them; render them with
+    transpiler.diag.diagnostics.Renderer). str() lists them, one line each."""
+
+    def __init__(self, message: str, diagnostics: list):
+        super().__init__(message)
+        self.diagnostics = diagnostics
+
+
 class HostArray:
     """A NumPy array as the launcher's runtime reads an argument (__cuda_array_interface__ is
     the array's own __array_interface__: the same keys): only the checks see it, nothing is
@@ -50,14 +60,26 @@ class HostArray:
 
 class Options:
     """How a launch runs (docs/sim.md, "The engine"): block_limit (--grid-limit; None: all),
-    step_limit (scheduling points per block; 0: none), jobs (OS threads), stack_kib, timeout (s)."""
+    step_limit (scheduling points per block; 0: none), jobs (OS threads), stack_kib, timeout (s);
+    the checkers (docs/sim.md, "Race checking", "Barrier protocols"): racecheck, synccheck, and
+    schedules (runs of each launch: thread order, reverse, then random orders from `seed`)."""
 
-    def __init__(self, block_limit=None, step_limit=0, jobs=None, stack_kib=64, timeout=600.0):
+    def __init__(self, block_limit=None, step_limit=0, jobs=None, stack_kib=64, timeout=600.0, racecheck=False,
+                 synccheck=False, schedules=1, seed=0):
         self.block_limit = block_limit
         self.step_limit = step_limit
         self.jobs = jobs or os.cpu_count() or 1
         self.stack_kib = stack_kib
         self.timeout = timeout
+        self.racecheck = racecheck
+        self.synccheck = synccheck
+        self.schedules = max(1, schedules)
+        self.seed = seed
+
+    @property
+    def checks(self) -> int:
+        """The executable's CHECKS word (transpiler/sim/entry.py)."""
+        return (1 if self.racecheck else 0) | (2 if self.synccheck else 0)
 
 
 class SimKernel:
@@ -110,8 +132,12 @@ class SimKernel:
             return  # an empty problem: nothing to launch
         maps = {p["name"]: self.kernel._tensor_map(p, values, arrays)[1] for p in self.kernel.spec["params"]
                 if p["kind"] == "tensormap" and "buffer" in p}  # the fields the launcher would encode
-        size, argv, copies = _image(self.kernel.spec["params"], values, arrays, scalars, workspaces, maps)
-        executable = self._module.executable()
+        size, argv, copies, buffers = _image(self.kernel.spec["params"], values, arrays, scalars, workspaces, maps)
+        executable = self._module.executable(checked=bool(options.checks))
+        # with several schedules the others run first, each on the arguments as given, and
+        # thread order last, whose results the arrays get
+        schedules = list(range(1, options.schedules)) + [0]
+        findings = []
         handle, path = tempfile.mkstemp(prefix="tirxc-sim-", suffix=".img")
         try:
             os.ftruncate(handle, max(size, 1))  # zero-filled: the workspaces start so, as the launcher's do
@@ -119,9 +145,14 @@ class SimKernel:
                 window = ctypes.c_char.from_buffer(image)
                 try:
                     base = ctypes.addressof(window)
-                    for address, start, nbytes, _ in copies:
-                        ctypes.memmove(base + start, address, nbytes)
-                    self._run(executable, path, grid, block, dynamic, argv, options)
+                    for schedule in schedules:
+                        ctypes.memset(base, 0, max(size, 1))
+                        for address, start, nbytes, _ in copies:
+                            ctypes.memmove(base + start, address, nbytes)
+                        before = len(findings)
+                        error = self._run(executable, path, grid, block, dynamic, argv, options, schedule, findings)
+                        if error is not None and len(findings) == before:
+                            raise SimError(error)  # a stop the checkers did not report
                     for address, start, nbytes, written in copies:
                         if written:
                             ctypes.memmove(address, base + start, nbytes)
@@ -130,21 +161,49 @@ class SimKernel:
         finally:
             os.close(handle)
             os.unlink(path)
+        if findings:
+            self._findings(findings, buffers, block)
 
-    def _run(self, executable, path, grid, block, dynamic, argv, options):
+    def _run(self, executable, path, grid, block, dynamic, argv, options, schedule=0, findings=None):
+        """One run of the launch; the error that stopped it, or None. The checkers' finding lines
+        are added to `findings`."""
         limit = -1 if options.block_limit is None else options.block_limit
+        handle, found = tempfile.mkstemp(prefix="tirxc-sim-", suffix=".findings")
+        os.close(handle)
         command = [str(executable), path, str(self.index), *map(str, grid), *map(str, block), str(dynamic),
-                   str(limit), str(options.step_limit), str(options.jobs), str(options.stack_kib), *argv]
+                   str(limit), str(options.step_limit), str(options.jobs), str(options.stack_kib),
+                   str(options.checks), str(schedule), str(options.seed), found, *argv]
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=options.timeout)
-        except subprocess.TimeoutExpired:
-            raise SimError(f"tirxc sim: {self.name}: the run did not end in {options.timeout:g} s (a thread "
-                           f"that spins on memory no other thread writes?)") from None
+            try:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=options.timeout)
+            except subprocess.TimeoutExpired:
+                raise SimError(f"tirxc sim: {self.name}: the run did not end in {options.timeout:g} s (a thread "
+                               f"that spins on memory no other thread writes?)") from None
+            if findings is not None:
+                from transpiler.sim.findings import parse
+                with open(found, encoding="utf-8", errors="replace") as handle:
+                    findings += parse(handle.read())
+        finally:
+            os.unlink(found)
         if done.stdout:
             print(done.stdout, end="")
         if done.returncode != 0:
             message = done.stderr.strip() or f"the simulator ended with status {done.returncode}"
-            raise SimError(f"{message} (kernel {self.name})")
+            return f"{message} (kernel {self.name})"
+        return None
+
+    def _findings(self, records, buffers, block):
+        """Raise SimFindings for the checkers' finding lines (each code and pair of sites once)."""
+        from transpiler.sim.findings import Layout, diagnostics
+
+        unique = {}
+        for r in records:
+            unique.setdefault((r[1], min(r[2], r[3]), max(r[2], r[3])), r)
+        sites, shared = self._module.checked_tables(self.kernel.spec["symbol"])
+        found = diagnostics(list(unique.values()), sites, Layout(tuple(buffers), tuple(shared), tuple(block)))
+        found.sort(key=lambda d: (d.span.line, d.span.col, d.code))
+        lines = "".join(f"\n  {d.span}: {d.code} {d.message}" for d in found)
+        raise SimFindings(f"tirxc sim: {self.name}: {len(found)} finding(s) of the checkers:{lines}", found)
 
 
 def _is_ndarray(value) -> bool:
@@ -160,10 +219,11 @@ def _scalar(value):
 
 def _image(params, values, arrays, scalars, workspaces, maps):
     """The argument image's size, the executable's argument words, and the copies:
-    (host address, image offset, bytes, whether the kernel may write it) of each array; `maps`,
-    each encoded tensor map's fields (the launcher's tensor_map_fields), by name."""
+    (host address, image offset, bytes, whether the kernel may write it) of each array, and each
+    buffer's (name, image offset of its element 0, bytes, item size) for the checkers' reports;
+    `maps`, each encoded tensor map's fields (the launcher's tensor_map_fields), by name."""
     size = 0
-    argv, copies = [], []
+    argv, copies, buffers = [], [], []
     starts = {}  # buffer name -> the image offset of the kernel's pointer (a map's address)
 
     def place(address: int, nbytes: int) -> int:
@@ -184,9 +244,10 @@ def _image(params, values, arrays, scalars, workspaces, maps):
             pointer = shifted - iface[HostArray.SHIFT]  # the array's own address
             start = place(shifted + low, high - low)
             # the kernel's pointer is to element 0 of the buffer, `offset` elements before the array's first
-            starts[param["name"]] = start - low - param['offset'] * param['itemsize']
-            argv.append(f"p{starts[param['name']]}")
+            origin = starts[param["name"]] = start - low - param['offset'] * param['itemsize']
+            argv.append(f"p{origin}")
             copies.append((pointer + low, start, high - low, not param["readonly"]))
+            buffers.append((param["name"], origin, start + high - low - origin, param["itemsize"]))
         elif kind == "workspace":
             argv.append(f"p{place(0, max(workspaces[param['name']], 1))}")
         elif kind == "extent":  # read off the arrays' shapes by the checks
@@ -207,4 +268,4 @@ def _image(params, values, arrays, scalars, workspaces, maps):
             words = [starts[param["buffer"]], param["element_bits"] // 8, data_type, rank, *dims, *strides,
                      *box, *element_strides, interleave, swizzle, oob]
             argv[i] = "m" + ",".join(str(int(w)) for w in words)
-    return size, argv, copies
+    return size, argv, copies, buffers

@@ -10,8 +10,8 @@ What each body does is the instruction's effect on values (the PTX ISA's): the w
 tirx_sim_mma.h), wgmma a warpgroup operation (tirx_sim_wgmma.h); the asynchronous copies
 (cp.async, TMA, bulk copies: tirx_sim_tma.h) copy at once, through one function that names each
 copy's completion event, so their commits and waits are no-ops for values (the race checker
-models the delay); cluster barriers and shared::cluster addresses are tirx_sim_cluster.h's; cache
-hints and fences change no value.
+models the delay: ptx_hooks.py); cluster barriers and shared::cluster addresses are
+tirx_sim_cluster.h's; cache hints and fences change no value.
 """
 from __future__ import annotations
 
@@ -469,9 +469,10 @@ def _aliased(body: str, aliases: list[tuple[str, str]]) -> str:
     return "\n".join(bind + ["  {"] + inner + ["  " + line for line in body.split("\n")] + ["  }"])
 
 
-def cpu_helper(name: str, source: str, mnemonic: str | None = None) -> str | None:
+def cpu_helper(name: str, source: str, mnemonic: str | None = None, checked: bool = False) -> str | None:
     """The CPU version of the helper `name` whose CUDA source is `source` (the PTX table's
-    `mnemonic`, when it is one of the table's), or None."""
+    `mnemonic`, when it is one of the table's), or None; `checked`: with the checkers' hooks
+    (transpiler/sim/ptx_hooks.py)."""
     signature = _signature(source)
     if signature is None:
         return None
@@ -495,6 +496,9 @@ def cpu_helper(name: str, source: str, mnemonic: str | None = None) -> str | Non
         body = make(mnemonic, names)
     if body is None:
         return None
+    if checked:  # (the hooks name the parameters as the bodies do: inside the aliases' block)
+        from transpiler.sim.ptx_hooks import checked_body
+        body = checked_body(mnemonic, names, body)
     if aliases:
         body = _aliased(body, aliases)
     if guarded:  # (destinations not written keep their values: the `_keep` forms' meaning)

@@ -31,6 +31,9 @@ static const int warpSize = 32;
 
 #include "tirx_sim_fiber.h"
 #include "tirx_sim_types.h"
+#include "tirx_sim_check.h"
 #include "tirx_sim_sched.h"
 #include "tirx_sim_ops.h"
 #include "tirx_sim_ptx.h"
+#include "tirx_sim_race.h"
+#include "tirx_sim_sync.h"

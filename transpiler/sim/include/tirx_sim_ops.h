@@ -33,6 +33,7 @@ static inline std::string finish_collective(Block* b, int warp, unsigned int mas
     for (int l = 0; l < 32; ++l)
       if (mask >> l & 1) args[l] = (void*)lanes[l].operand;
     ((WarpFn)lanes[__builtin_ctz(mask)].fn)(args, mask);
+    if (checker != nullptr) check_collective(b, warp, mask);
     for (int l = 0; l < 32; ++l)
       if (mask >> l & 1) lanes[l].wait = Wait::RUN;
     return std::string();
@@ -87,6 +88,7 @@ static inline std::string finish_collective(Block* b, int warp, unsigned int mas
     }
     f.wait = Wait::RUN;
   }
+  if (checker != nullptr) check_collective(b, warp, mask);
   return std::string();
 }
 
@@ -193,6 +195,7 @@ template <typename T, typename F> static inline T tirx_sim_rmw(T* p, F op) {
   typedef typename std::conditional<sizeof(T) == 2, unsigned short,
           typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type>::type U;
   U* w = (U*)p;
+  if (tirx_sim::checker != nullptr) tirx_sim::atomic_sync(p, sizeof(T));
   U old = __atomic_load_n(w, __ATOMIC_RELAXED);
   for (;;) {
     T value = tirx_sim::from_bits<T>(old);

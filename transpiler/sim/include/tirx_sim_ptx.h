@@ -24,6 +24,7 @@ static inline unsigned short* element_of(void** lanes, int matrix, int row, int 
 // lane i's fragment of an 8x8 matrix: (row i/4, columns 2(i%4) and 2(i%4)+1), or transposed
 // ((rows 2(i%4) and 2(i%4)+1, column i/4)); the lower element in the low half
 template <int N, bool TRANS, bool STORE> static void matrix_op(void** lanes, unsigned int mask) {
+  if (checker != nullptr) check_matrix_rows(lanes, N, STORE);
   for (int i = 0; i < 32; ++i) {
     MatrixArgs* mine = (MatrixArgs*)lanes[i];
     for (int j = 0; j < N; ++j) {
@@ -78,7 +79,7 @@ struct Mbarrier {
 static inline Mbarrier mbarrier_read(const void* address, const char* what) {
   unsigned long long w;
   memcpy(&w, address, 8);
-  if (!(w >> 62 & 1)) fail(std::string(what) + " on an mbarrier that was not initialised (mbarrier.init)");
+  if (!(w >> 62 & 1)) protocol_error(833, std::string(what) + " on an mbarrier that was not initialised (mbarrier.init)");
   Mbarrier m{(unsigned long long*)address, (int)(w & 1), 0, (int)(w >> 22 & 0xfffff), (int)(w >> 42 & 0xfffff)};
   int tx = (int)(w >> 1 & 0x1fffff);
   m.tx = tx & 0x100000 ? tx - 0x200000 : tx;
@@ -93,9 +94,12 @@ static inline void mbarrier_write(const Mbarrier& m) {
 
 // the phase completes when every expected arrival came and every expected byte arrived
 static inline void mbarrier_settle(Mbarrier& m) {
+  if (m.pending == 0 && m.tx < 0)
+    protocol_error(835, "mbarrier: " + std::to_string(-m.tx) + " transaction bytes more than expect_tx announced");
   if (m.pending == 0 && m.tx == 0) {
     m.phase ^= 1;
     m.pending = m.expected;
+    if (checker != nullptr) check_mbarrier_phase(m.word);
   }
   mbarrier_write(m);
 }
@@ -104,6 +108,7 @@ static inline void mbarrier_init(const void* address, unsigned int count) {
   if (count < 1 || count > 0xfffff) fail("mbarrier.init with the arrival count " + std::to_string(count));
   Mbarrier m{(unsigned long long*)address, 0, 0, (int)count, (int)count};
   mbarrier_write(m);
+  if (checker != nullptr) check_mbarrier_init(address);
 }
 
 // arrive (drop: also one fewer expected from the next phase on), after adding `tx` expected
@@ -111,9 +116,10 @@ static inline void mbarrier_init(const void* address, unsigned int count) {
 static inline unsigned long long mbarrier_arrive(const void* address, unsigned int count, long long tx, bool drop) {
   Mbarrier m = mbarrier_read(address, "mbarrier.arrive");
   m.tx += (int)tx;
-  if ((int)count > m.pending) fail("mbarrier.arrive: more arrivals than the phase expects (" +
+  if ((int)count > m.pending) protocol_error(834, "mbarrier.arrive: more arrivals than the phase expects (" +
                                    std::to_string(m.pending) + " pending)");
   unsigned long long state = (unsigned long long)m.phase;
+  if (checker != nullptr) check_mbarrier_arrive(address);
   m.pending -= (int)count;
   if (drop) m.expected -= (int)count;
   mbarrier_settle(m);
@@ -131,7 +137,9 @@ static inline void mbarrier_tx(const void* address, long long tx) {  // expect_t
 static inline unsigned int mbarrier_try_wait_parity(const void* address, unsigned int parity, bool yield) {
   if (yield) spin_point();
   Mbarrier m = mbarrier_read(address, "mbarrier.try_wait");
-  return (unsigned int)((m.phase & 1) != (int)(parity & 1));
+  bool done = (m.phase & 1) != (int)(parity & 1);
+  if (done && checker != nullptr) check_mbarrier_waited(address);
+  return (unsigned int)done;
 }
 
 // elect.sync: the lowest lane of the mask is the leader

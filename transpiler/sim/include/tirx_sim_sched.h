@@ -2,8 +2,10 @@
 // runs on one OS thread; its threads are fibers that run until a scheduling point (a
 // barrier, a warp collective, __activemask, the end), round-robin in thread order.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +29,7 @@ struct Fiber {
   unsigned long long result = 0;
   void* fn = nullptr;  // a warp operation's function (tirx_sim_ops.h warp_op)
   bool spun = false;  // it last stopped at a spin point (a poll that found nothing)
+  int site = -1;  // with a check on: the site (codegen/cuda_sim.py) of the call it last made
 };
 
 struct NamedBarrier {  // bar.sync / bar.arrive with a thread count (ids 1-15 and counted id 0)
@@ -44,6 +47,8 @@ struct Launch {
   long long step_limit = 0;    // scheduling points per block, 0: no limit
   int jobs = 1;
   size_t stack_bytes = 64 * 1024;
+  int schedule = 0;  // the order of each pass: 0 thread order, 1 reverse, else seeded random (--schedules)
+  unsigned long long seed = 0;
 };
 
 struct Block;
@@ -116,6 +121,10 @@ static void fiber_main() {
 // each gets the reduction of the predicates (kind: 0 count, 1 and, 2 or).
 static inline void complete_barrier(Block* b) {
   if (b->at_barrier == 0 || b->at_barrier != b->live) return;
+  if (checker != nullptr) {
+    check_sync_participants(b);
+    check_barrier_release(b, false, 0);
+  }
   unsigned long long count = 0, all = 1, any = 0;
   for (Fiber& f : b->fibers) {
     if (f.wait != Wait::BARRIER) continue;
@@ -162,10 +171,12 @@ static inline void named_barrier(int id, int count, bool wait) {
   if (nb.arrived == 0) {
     nb.expected = count;
   } else if (nb.expected != count) {
-    fail("barrier " + std::to_string(id) + " expects " + std::to_string(count) + " threads here and " +
+    protocol_error(832, "barrier " + std::to_string(id) + " expects " + std::to_string(count) + " threads here and " +
          std::to_string(nb.expected) + " where other threads arrived at it");
   }
+  if (checker != nullptr) check_named_arrive(b, f, id);
   if (++nb.arrived >= count) {
+    if (checker != nullptr) check_barrier_release(b, true, id);
     for (Fiber& g : b->fibers)
       if (g.wait == Wait::BARRIER && g.kind == 3 && g.operand_b == id) g.wait = Wait::RUN;
     nb.arrived = 0;
@@ -269,6 +280,7 @@ static void start_block(Block* b) {
   b->at_barrier = 0;
   for (NamedBarrier& nb : b->named) nb = NamedBarrier();
   current_block = b;
+  if (checker != nullptr) check_block_start(b);
   for (int i = 0; i < n; ++i) {
     Fiber& f = b->fibers[i];
     f.linear = i;
@@ -285,14 +297,23 @@ static void start_block(Block* b) {
 static bool run_blocks(Block* const* blocks, int count) {
   const Launch* L = blocks[0]->launch;
   long long idle = 0;  // passes in a row in which every thread that ran only polled
+  // the order of each pass over a block's threads (--schedules): thread order, reverse, or a
+  // seeded shuffle per pass, drawn per block from the seed, the schedule and the block's index
+  const int n = (int)blocks[0]->fibers.size();
+  std::vector<int> order(n);
+  for (int i = 0; i < n; ++i) order[i] = L->schedule == 1 ? n - 1 - i : i;
+  const Block* first = blocks[0];
+  long long linear_block = first->block_idx.x + (long long)L->grid.x * (first->block_idx.y + (long long)L->grid.y * first->block_idx.z);
+  std::mt19937_64 chooser(L->seed * 1000003ull + (unsigned long long)L->schedule * 7919ull + (unsigned long long)linear_block);
   for (;;) {
     bool ran = false, progress = false, finished = true;
     for (int k = 0; k < count; ++k) {
       Block* b = blocks[k];
-      int n = (int)b->fibers.size(), done = 0;
+      int done = 0;
       current_block = b;
+      if (L->schedule >= 2) std::shuffle(order.begin(), order.end(), chooser);
       for (int i = 0; i < n; ++i) {
-        Fiber& f = b->fibers[i];
+        Fiber& f = b->fibers[order[i]];
         if (f.wait == Wait::RUN) {
           ran = true;
           current_fiber = &f;
@@ -323,6 +344,7 @@ static bool run_blocks(Block* const* blocks, int count) {
         Block* b = blocks[0];
         for (int k = 0; k < count && b->live == 0; ++k) b = blocks[k];
         b->error = deadlock(b);
+        if (checker != nullptr) check_deadlock(b, b->error);
         return false;
       }
     }
@@ -331,6 +353,7 @@ static bool run_blocks(Block* const* blocks, int count) {
       Block* b = blocks[0];
       b->error = deadlock_text(b, where(b, nullptr) + ": deadlock: every thread that can run polls, " +
                                       std::to_string(SPIN_PASSES) + " times in a row, for what no thread does:");
+      if (checker != nullptr) check_deadlock(b, b->error);
       return false;
     }
   }

@@ -13,10 +13,21 @@ struct AsyncEvent {
   const void* mbarrier;  // MBARRIER: the barrier whose transaction count the bytes complete
 };
 
-// The bytes of one asynchronous copy (src null: the fill byte pattern `fill`, OOB elements).
+// the race checker's entry point for asynchronous effects (tirx_sim_race.h; a no-op without --racecheck)
+static void async_issue(const void* p, size_t bytes, bool write, const void* barrier, int family);
+
+// The bytes of one asynchronous copy (src null: the fill byte pattern `fill`, OOB elements). The
+// race checker sees a TMA or bulk copy's write complete at its mbarrier phase or at its bulk
+// group's wait, and the shared memory a bulk store reads as read until that wait (cp.async's
+// copies reach it through their own hooks, ptx_hooks.py).
 static inline void async_move(void* dst, const void* src, size_t bytes, AsyncEvent done,
                               const unsigned char* fill = nullptr) {
-  (void)done;
+  if (done.kind == Completion::MBARRIER) {
+    async_issue(dst, bytes, true, done.mbarrier, BULK);
+  } else if (done.kind == Completion::BULK_GROUP) {
+    if (src != nullptr) async_issue(src, bytes, false, nullptr, BULK);
+    async_issue(dst, bytes, true, nullptr, BULK);
+  }
   if (src != nullptr)
     memcpy(dst, src, bytes);
   else

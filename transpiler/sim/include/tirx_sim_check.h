@@ -1,0 +1,125 @@
+// tirxc sim: the state of the checkers (--racecheck, --synccheck; docs/sim.md "Race checking" and
+// "Barrier protocols"), declared before the scheduler so that its barriers, collectives and the
+// PTX operations can report to them. `checker` is null unless a check is on: then every hook is
+// one test of a pointer. The hooks themselves are in tirx_sim_race.h and tirx_sim_sync.h.
+//
+// Findings go to a file, one line each, which transpiler/sim/findings.py turns into diagnostics:
+//   R CODE SITE SITE0 BX BY BZ THREAD BLOCK0 THREAD0 SPACE OFFSET ELEMENT KIND KIND0  (two accesses)
+//   S CODE SITE -1 BX BY BZ THREAD TEXT...                                    (a protocol finding)
+// SITE is an index into the site table the sim printer wrote (codegen/cuda_sim.py), -1 unknown;
+// SITE0 / BLOCK0 / THREAD0 name the earlier access (BLOCK0: its linear block); SPACE is g
+// (global: OFFSET in the argument image) or s (shared: OFFSET in the block's shared area);
+// ELEMENT is the element of the later access's buffer (-1 unknown); KIND / KIND0 are r (read),
+// w (write) or a (atomic) for the later and the earlier access.
+#pragma once
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+namespace tirx_sim {
+
+struct Block;
+struct Fiber;
+
+typedef std::vector<unsigned int> Clock;  // a vector clock over the block's threads
+
+// A thread's vector clock. After a barrier its participants share one joined clock (`shared`)
+// and differ only in their own component (`own`): a barrier of n threads costs O(n), not O(n^2)
+// (a block's threads meet at __syncthreads again and again). The first other join gives the
+// thread a private copy (`mine`).
+struct ThreadClock {
+  std::shared_ptr<const Clock> shared;
+  Clock mine;
+  bool is_private = false;
+  unsigned int own = 1;
+};
+
+// One access as the shadow memory keeps it: by whom, at which of its clock ticks, from where.
+struct Access {
+  int thread = -1;  // linear thread index in its block; -1: none
+  unsigned int clock = 0;
+  int site = -1;
+  int block = -1;  // linear block index
+  unsigned int epoch = 0;  // the block's release epoch at the access (ordering across blocks)
+  unsigned char bytes = 0;  // which of the cell's 4 bytes it touched (bit i: byte i)
+};
+
+// The shadow of 4 bytes of shared or global memory.
+struct Cell {
+  Access write;
+  bool write_atomic = false;
+  std::vector<Access> reads;  // reads since the write (those a later read covers dropped now and then)
+  unsigned int compact_at = 8;  // the size of `reads` at which they are dropped next
+  int pending = -1;  // the async operation (Checker::async) that has yet to write these bytes; -1 none
+};
+
+// The kinds of async groups, each with its own commit / wait_group (cp.async, cp.async.bulk,
+// wgmma, tcgen05.commit's groups).
+enum AsyncFamily { CP_ASYNC = 0, BULK = 1, WGMMA = 2, TCGEN05 = 3, ASYNC_FAMILIES = 4 };
+
+// An asynchronous memory effect (cp.async now; TMA, wgmma, tcgen05 through async_issue) that
+// completes at an event: a cp.async group of its thread, or an mbarrier phase.
+struct AsyncOp {
+  int thread;
+  int site;
+  char* address;
+  size_t bytes;
+  bool write;
+  long long group;  // the thread's group of its family, -1 uncommitted; or -2: completes at `barrier`
+  int family;       // AsyncFamily: whose commit / wait_group retire it
+  const void* barrier;
+  bool done;
+};
+
+// An mbarrier's history, by its address (docs/sim.md: barrier protocols).
+struct MbarrierCheck {
+  Access init;
+  long long completed = 0;  // phases completed since init
+  Clock arrivals;            // join of the clocks that arrived in the current phase
+  Clock phase_clock[2];      // the clocks of the last completed phase of each parity
+  std::vector<long long> seen;  // per thread: the last phase a wait of it observed (-2: none)
+};
+
+struct Checker {
+  bool races = false, protocols = false;
+  FILE* out = nullptr;
+  unsigned char* global_base = nullptr;  // the argument image
+  size_t global_bytes = 0;
+  std::vector<Cell> global_cells, shared_cells;
+  std::vector<ThreadClock> clocks;  // per thread of the running block
+  int block = 0;              // the running block, linear
+  unsigned int epoch = 1;     // its release epoch
+  std::map<int, unsigned int> imported;  // the epochs of other blocks it has acquired
+  std::unordered_map<const void*, Clock> location_clocks;  // atomics in this block: their release clocks
+  std::unordered_map<const void*, std::map<int, unsigned int>> location_epochs;  // across blocks
+  std::vector<AsyncOp> async;
+  std::vector<long long> groups;  // per thread and AsyncFamily: the groups committed so far
+  std::unordered_map<const void*, MbarrierCheck> mbarriers;
+  Clock named[16];
+  std::set<std::tuple<int, int, int>> reported;  // (code, site, site0): each finding once
+  int records = 0;
+};
+
+static Checker* checker = nullptr;
+static const int MAX_FINDINGS = 200;
+
+// -- hooks, defined in tirx_sim_race.h / tirx_sim_sync.h --------------------------------------
+static void check_block_start(Block* b);
+static void check_barrier_release(Block* b, bool named, int id);
+static void check_named_arrive(Block* b, Fiber* f, int id);
+static void check_collective(Block* b, int warp, unsigned int mask);
+static bool check_deadlock(Block* b, const std::string& text);
+static void check_sync_participants(Block* b);
+[[noreturn]] static void protocol_error(int code, const std::string& message);
+static void atomic_sync(const void* p, size_t bytes);
+static void check_matrix_rows(void** lanes, int matrices, bool store);
+static void check_mbarrier_init(const void* address);
+static void check_mbarrier_arrive(const void* address);
+static void check_mbarrier_phase(const void* address);
+static void check_mbarrier_waited(const void* address);
+
+}  // namespace tirx_sim

@@ -1,0 +1,403 @@
+// tirxc sim --racecheck (docs/sim.md, "Race checking"): happens-before by vector clocks over a
+// block's threads, joined at __syncthreads, named barriers, warp collectives, mbarrier phases and
+// atomics; across blocks by release epochs passed through atomics. Shadow state per 4 bytes of
+// shared and global memory (Cell) holds the last write and the reads since; an access that
+// overlaps one of them, one a write, neither ordered before the other, is a finding. Blocks run
+// one at a time under the checker (the global shadow is not shared between OS threads).
+#pragma once
+
+namespace tirx_sim {
+
+enum AccessKind { READ = 0, WRITE = 1, ATOMIC = 2 };
+
+static inline void join_into(Clock& into, const Clock& from) {
+  if (into.size() < from.size()) into.resize(from.size(), 0);
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] > into[i]) into[i] = from[i];
+}
+
+// thread `u`'s clock's component of thread `t`: what `u` has seen of `t`
+static inline unsigned int clock_of(int u, int t) {
+  const ThreadClock& c = checker->clocks[u];
+  if (c.is_private) return c.mine[t];
+  return t == u ? c.own : (*c.shared)[t];
+}
+
+static inline void tick(int thread) {
+  ThreadClock& c = checker->clocks[thread];
+  if (c.is_private)
+    ++c.mine[thread];
+  else
+    ++c.own;
+}
+
+// `into` joined with thread u's clock
+static inline void join_thread_into(Clock& into, int u) {
+  const ThreadClock& c = checker->clocks[u];
+  if (c.is_private) {
+    join_into(into, c.mine);
+    return;
+  }
+  join_into(into, *c.shared);
+  if (c.own > into[u]) into[u] = c.own;
+}
+
+// thread u's clock joined with `from` (u acquires it)
+static inline void acquire_into_thread(int u, const Clock& from) {
+  ThreadClock& c = checker->clocks[u];
+  if (!c.is_private) {
+    c.mine = *c.shared;
+    c.mine[u] = c.own;
+    c.is_private = true;
+  }
+  join_into(c.mine, from);
+}
+
+static inline Access access_now(int thread, int site) {
+  Access a;
+  a.thread = thread;
+  a.clock = clock_of(thread, thread);
+  a.site = site;
+  a.block = checker->block;
+  a.epoch = checker->epoch;
+  return a;
+}
+
+// whether `a` happened before what `thread` of the running block does now
+static inline bool ordered_before(const Access& a, int thread) {
+  if (a.thread < 0) return true;
+  if (a.block != checker->block) {
+    auto it = checker->imported.find(a.block);
+    return it != checker->imported.end() && it->second >= a.epoch;
+  }
+  return clock_of(thread, a.thread) >= a.clock;
+}
+
+// One finding line (tirx_sim_check.h gives the format), each (code, site, site0) once.
+static inline void write_record(char kind, int code, int site, int site0, const std::string& rest) {
+  if (checker->out == nullptr || checker->records >= MAX_FINDINGS) return;
+  if (!checker->reported.insert(std::make_tuple(code, std::min(site, site0), std::max(site, site0))).second) return;
+  ++checker->records;
+  const Block* b = current_block;
+  fprintf(checker->out, "%c E%04d %d %d %u %u %u %s\n", kind, code, site, site0, b->block_idx.x, b->block_idx.y,
+          b->block_idx.z, rest.c_str());
+  fflush(checker->out);
+}
+
+static inline void race_found(int code, int thread, int site, const Access& earlier, char space, size_t offset,
+                              long long element, int kind, char earlier_kind) {
+  char text[160];
+  snprintf(text, sizeof text, "%d %d %d %c %zu %lld %c %c", thread, earlier.block, earlier.thread, space, offset,
+           element, "rwa"[kind], earlier_kind);
+  write_record('R', code, site, earlier.site, text);
+}
+
+// The shadow cells of [p, p + bytes), or null when the bytes are in neither shared nor global memory.
+static inline Cell* cells_of(const void* p, size_t bytes, char* space, size_t* offset) {
+  const unsigned char* c = (const unsigned char*)p;
+  const Block* b = current_block;
+  if (c >= (const unsigned char*)b->shared && c + bytes <= (const unsigned char*)b->shared + b->launch->shared_bytes) {
+    *space = 's';
+    *offset = (size_t)(c - (const unsigned char*)b->shared);
+    return checker->shared_cells.data();
+  }
+  if (c >= checker->global_base && c + bytes <= checker->global_base + checker->global_bytes) {
+    *space = 'g';
+    *offset = (size_t)(c - checker->global_base);
+    return checker->global_cells.data();
+  }
+  return nullptr;
+}
+
+// One access of `thread` (of the running block) from `site`: `base` and `element_bytes` name the
+// buffer it goes through (for the element a finding names; null: unknown).
+static void access_as(int thread, int site, const void* p, size_t bytes, int kind, const void* base = nullptr,
+                      size_t element_bytes = 1) {
+  if (checker == nullptr || !checker->races || bytes == 0) return;
+  char space;
+  size_t offset;
+  Cell* cells = cells_of(p, bytes, &space, &offset);
+  if (cells == nullptr) return;
+  long long element = base != nullptr ? ((const char*)p - (const char*)base) / (long long)element_bytes : -1;
+  bool cross = false;
+  for (size_t w = offset / 4; w <= (offset + bytes - 1) / 4; ++w) {
+    Cell& c = cells[w];
+    // the bytes of this cell the access touches: accesses of other bytes of it do not conflict
+    size_t low = std::max(offset, w * 4) - w * 4, high = std::min(offset + bytes, w * 4 + 4) - w * 4;
+    unsigned char mine = (unsigned char)(((1u << high) - 1) & ~((1u << low) - 1));
+    if (c.pending >= 0) {
+      const AsyncOp& op = checker->async[c.pending];
+      bool overlaps = (const char*)p < op.address + op.bytes && op.address < (const char*)p + bytes;
+      if (!op.done && overlaps && (op.write || kind != READ)) {
+        Access issued;
+        issued.thread = op.thread;
+        issued.site = op.site;
+        issued.block = checker->block;
+        race_found(op.write && kind == READ ? 822 : 823, thread, site, issued, space, w * 4, element, kind,
+                   op.write ? 'w' : 'r');
+      }
+    }
+    const Access& w0 = c.write;
+    bool both_atomic = kind == ATOMIC && c.write_atomic;
+    if (w0.thread >= 0 && (w0.bytes & mine) && !both_atomic && !ordered_before(w0, thread)) {
+      cross = w0.block != checker->block;
+      race_found(cross ? 821 : 820, thread, site, w0, space, w * 4, element, kind, c.write_atomic ? 'a' : 'w');
+    }
+    if (kind == READ) {
+      // reads ordered before this one are covered by it; of the other blocks' reads one is kept
+      // (any write of this block races with each of them alike). They are dropped when the list
+      // has doubled since the last time, so a read costs O(1) amortised
+      std::vector<Access>& reads = c.reads;
+      Access now = access_now(thread, site);
+      now.bytes = mine;
+      if (reads.size() < c.compact_at) {
+        reads.push_back(now);
+        continue;
+      }
+      size_t keep = 0;
+      int other = -1;
+      for (size_t i = 0; i < reads.size(); ++i) {
+        if (ordered_before(reads[i], thread)) continue;
+        if (reads[i].block != checker->block) {
+          if (other >= 0) continue;
+          other = (int)keep;
+        }
+        reads[keep++] = reads[i];
+      }
+      reads.resize(keep);
+      reads.push_back(now);
+      c.compact_at = (unsigned int)std::max<size_t>(8, 2 * reads.size());
+      continue;
+    }
+    for (const Access& r : c.reads)
+      if ((r.bytes & mine) && !ordered_before(r, thread)) {
+        cross = r.block != checker->block;
+        race_found(cross ? 821 : 820, thread, site, r, space, w * 4, element, kind, 'r');
+        break;
+      }
+    // the reads of the bytes written are settled; the cell keeps one write (of these bytes)
+    size_t keep = 0;
+    for (size_t i = 0; i < c.reads.size(); ++i)
+      if (!(c.reads[i].bytes & mine)) c.reads[keep++] = c.reads[i];
+    c.reads.resize(keep);
+    c.write = access_now(thread, site);
+    c.write.bytes = mine;
+    c.write_atomic = kind == ATOMIC;
+  }
+}
+
+static inline void access(const void* p, size_t bytes, int kind) {
+  if (checker != nullptr) access_as(current_fiber->linear, current_fiber->site, p, bytes, kind);
+}
+
+// The printer's hooks (codegen/cuda_sim.py, racecheck on): `*rd(B, &B[i], site)` reads B[i].
+template <typename B, typename T> static inline T* rd(B* base, T* p, int site) {
+  access_as(current_fiber->linear, site, (const void*)p, sizeof(T), READ, (const void*)base, sizeof(B));
+  return p;
+}
+// `wr(B, &B[i], site) = v` stores v, then reports the write (the value is computed first, as
+// C++17 sequences an assignment's right operand before its left). A store of the value the
+// bytes already hold is no access: it cannot change what any read sees (compute-sanitizer calls
+// such a hazard benign), and a thread-scope copy that every thread makes alike is one.
+template <typename B, typename T> struct Store {
+  B* base;
+  T* p;
+  int site;
+  template <typename V> T& operator=(const V& value) {
+    unsigned char before[sizeof(T)];
+    memcpy(before, (const void*)p, sizeof(T));
+    *p = value;
+    if (memcmp(before, (const void*)p, sizeof(T)) != 0)
+      access_as(current_fiber->linear, site, (const void*)p, sizeof(T), WRITE, (const void*)base, sizeof(B));
+    return *p;
+  }
+};
+template <typename B, typename T> static inline Store<B, T> wr(B* base, T* p, int site) { return Store<B, T>{base, p, site}; }
+// A call from a site: the runtime's barriers, atomics and PTX operations name it in findings.
+static inline void at(int site) { current_fiber->site = site; }
+
+// An atomic operation on `p` (and the acquire / release semantics of ld.acquire, st.release ...):
+// acq_rel on the location, in the block by vector clocks and across blocks by epochs.
+static void atomic_sync(const void* p, size_t bytes) {
+  if (checker == nullptr) return;
+  int t = current_fiber->linear;
+  access_as(t, current_fiber->site, p, bytes, ATOMIC);
+  Clock& location = checker->location_clocks[p];
+  if (!location.empty()) acquire_into_thread(t, location);
+  join_thread_into(location, t);
+  tick(t);
+  char space;
+  size_t offset;
+  if (cells_of(p, bytes, &space, &offset) != nullptr && space == 'g') {
+    std::map<int, unsigned int>& epochs = checker->location_epochs[p];
+    for (auto& e : epochs)
+      if (e.first != checker->block && checker->imported[e.first] < e.second) checker->imported[e.first] = e.second;
+    for (auto& e : checker->imported)
+      if (epochs[e.first] < e.second) epochs[e.first] = e.second;
+    epochs[checker->block] = checker->epoch++;
+  }
+}
+
+// -- asynchronous agents ------------------------------------------------------------------------
+// The entry point for every async memory effect (cp.async here; TMA, wgmma, tcgen05 call it the
+// same way): `write` or read of [p, p + bytes) by the running thread's async agent, which
+// completes at `barrier`'s next phase (an mbarrier's address) or, with `barrier` null, at the
+// cp.async wait_group / wait_all that retires the thread's current group. Call it before the
+// complete_tx that completes its phase (an instantaneous copy may complete it at once). Until
+// then a read of bytes it writes is E0822 and a write of bytes it reads or writes is E0823; at
+// completion its write is an access of the issuing thread from the issuing site, ordered
+// before the waits that observe the phase.
+static void async_issue(const void* p, size_t bytes, bool write, const void* barrier = nullptr,
+                        int family = CP_ASYNC) {
+  if (checker == nullptr || !checker->races || bytes == 0) return;
+  int t = current_fiber->linear;
+  if (!write) access_as(t, current_fiber->site, p, bytes, READ);
+  char space;
+  size_t offset;
+  Cell* cells = cells_of(p, bytes, &space, &offset);
+  if (cells == nullptr) return;
+  checker->async.push_back(
+      AsyncOp{t, current_fiber->site, (char*)p, bytes, write, barrier ? -2 : -1, family, barrier, false});
+  int index = (int)checker->async.size() - 1;
+  for (size_t w = offset / 4; w <= (offset + bytes - 1) / 4; ++w) cells[w].pending = index;
+}
+
+static void async_complete(int index) {
+  AsyncOp& op = checker->async[index];
+  if (op.done) return;
+  op.done = true;
+  char space;
+  size_t offset;
+  Cell* cells = cells_of(op.address, op.bytes, &space, &offset);
+  if (cells == nullptr) return;
+  for (size_t w = offset / 4; w <= (offset + op.bytes - 1) / 4; ++w)
+    if (cells[w].pending == index) cells[w].pending = -1;
+  if (op.write) access_as(op.thread, op.site, op.address, op.bytes, WRITE);
+}
+
+// cp.async's copy: the source is read now, the destination written at the wait
+static void check_cp_async(const void* dst, const void* src, size_t read, size_t bytes) {
+  if (checker == nullptr) return;
+  access_as(current_fiber->linear, current_fiber->site, src, read, READ);
+  async_issue(dst, bytes, true);
+}
+
+static void check_async_commit(int family = CP_ASYNC) {
+  if (checker == nullptr || !checker->races) return;
+  int t = current_fiber->linear;
+  long long group = checker->groups[t * ASYNC_FAMILIES + family]++;
+  for (AsyncOp& op : checker->async)
+    if (op.thread == t && op.family == family && op.group == -1 && !op.done) op.group = group;
+}
+static void check_cp_async_commit() { check_async_commit(CP_ASYNC); }
+
+// wait_group N (N < 0: wait_all): every group of the thread's family but the newest N has completed
+static void check_async_wait(int newest, int family = CP_ASYNC) {
+  if (checker == nullptr || !checker->races) return;
+  int t = current_fiber->linear;
+  long long limit = checker->groups[t * ASYNC_FAMILIES + family] - (newest < 0 ? 0 : newest);
+  for (size_t i = 0; i < checker->async.size(); ++i) {
+    const AsyncOp& op = checker->async[i];
+    if (op.thread == t && op.family == family && !op.done && op.group != -2 &&
+        (newest < 0 || (op.group >= 0 && op.group < limit)))
+      async_complete((int)i);
+  }
+}
+static void check_cp_async_wait(int newest) { check_async_wait(newest, CP_ASYNC); }
+
+// the async effects that complete with an mbarrier's phase: their writes are ordered before
+// the waits that observe the phase (the issuing thread's clock joins the phase's `arrivals`)
+static inline void async_complete_barrier(const void* barrier, Clock& arrivals) {
+  for (size_t i = 0; i < checker->async.size(); ++i) {
+    const AsyncOp& op = checker->async[i];
+    if (op.group != -2 || op.barrier != barrier || op.done) continue;
+    async_complete((int)i);
+    if (arrivals.empty()) arrivals.assign(current_block->fibers.size(), 0);
+    join_thread_into(arrivals, op.thread);
+  }
+}
+
+// ldmatrix / stmatrix: each lane's row address, 16 bytes (matrix j's row r is lane 8j + r's)
+static void check_matrix_rows(void** lanes, int matrices, bool store) {
+  if (checker == nullptr) return;
+  int warp = current_fiber->linear / 32;
+  for (int l = 0; l < 8 * matrices; ++l) {
+    const void* row = *(const void* const*)lanes[l];
+    int thread = warp * 32 + l;
+    access_as(thread, current_block->fibers[thread].site, row, 16, store ? WRITE : READ);
+  }
+}
+
+// -- joins at the scheduler's synchronisation points ----------------------------------------------
+static void check_block_start(Block* b) {
+  int n = (int)b->fibers.size();
+  const Launch* L = b->launch;
+  checker->block =
+      (int)(b->block_idx.x + (long long)L->grid.x * (b->block_idx.y + (long long)L->grid.y * b->block_idx.z));
+  checker->epoch = 1;
+  checker->imported.clear();
+  std::shared_ptr<const Clock> zero = std::make_shared<const Clock>(n, 0);
+  checker->clocks.assign(n, ThreadClock());
+  for (ThreadClock& c : checker->clocks) c.shared = zero;
+  checker->shared_cells.assign((L->shared_bytes + 3) / 4 + 1, Cell());
+  checker->location_clocks.clear();
+  checker->async.clear();
+  checker->groups.assign((size_t)n * ASYNC_FAMILIES, 0);
+  checker->mbarriers.clear();
+  for (Clock& c : checker->named) c.clear();
+  for (Fiber& f : b->fibers) f.site = -1;
+}
+
+static void join_all(Block* b, std::vector<int>& threads, const Clock* extra) {
+  Clock joined(b->fibers.size(), 0);
+  if (extra != nullptr) join_into(joined, *extra);
+  const Clock* last_shared = nullptr;  // threads that share a clock join it once
+  for (int t : threads) {
+    const ThreadClock& c = checker->clocks[t];
+    if (c.is_private) {
+      join_into(joined, c.mine);
+    } else {
+      if (c.shared.get() != last_shared) join_into(joined, *c.shared);
+      last_shared = c.shared.get();
+      if (c.own > joined[t]) joined[t] = c.own;
+    }
+  }
+  std::shared_ptr<const Clock> shared = std::make_shared<const Clock>(std::move(joined));
+  for (int t : threads) {
+    ThreadClock& c = checker->clocks[t];
+    c.own = (*shared)[t] + 1;
+    c.shared = shared;
+    c.is_private = false;
+    c.mine.clear();
+  }
+}
+
+// the threads a barrier releases: __syncthreads' waiters, or named barrier `id`'s and the last arriver
+static void check_barrier_release(Block* b, bool named, int id) {
+  std::vector<int> threads;
+  for (Fiber& f : b->fibers)
+    if (f.wait == Wait::BARRIER && (named ? f.kind == 3 && f.operand_b == id : f.kind != 3))
+      threads.push_back(f.linear);
+  if (named) {
+    threads.push_back(current_fiber->linear);
+    join_all(b, threads, &checker->named[id]);
+    checker->named[id].clear();
+  } else {
+    join_all(b, threads, nullptr);
+  }
+}
+
+static void check_named_arrive(Block* b, Fiber* f, int id) {
+  if (checker->named[id].empty()) checker->named[id].assign(b->fibers.size(), 0);
+  join_thread_into(checker->named[id], f->linear);
+  tick(f->linear);
+}
+
+static void check_collective(Block* b, int warp, unsigned int mask) {
+  std::vector<int> threads;
+  for (int l = 0; l < 32; ++l)
+    if (mask >> l & 1) threads.push_back(warp * 32 + l);
+  join_all(b, threads, nullptr);
+}
+
+}  // namespace tirx_sim

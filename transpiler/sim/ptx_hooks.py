@@ -1,0 +1,41 @@
+"""The checked forms of the CPU implementations of PTX helpers (`tirxc sim --racecheck` /
+`--synccheck`, docs/sim.md "Race checking"): the lines that report a helper's memory effect to
+the runtime's checkers (include/tirx_sim_race.h), added to the body transpiler/sim/ptx.py writes.
+The runtime's own operations (ldmatrix / stmatrix, atomics, mbarriers, barriers) report
+themselves; these are the helpers whose body ptx.py writes inline: ld / st and cp.async."""
+from __future__ import annotations
+
+import re
+
+_ORDERED = (".volatile", ".relaxed", ".acquire", ".release", ".acq_rel")
+_WIDTHS = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
+
+
+def checked_body(mnemonic: str, names: list[str], body: str) -> str:
+    """`body` with the checkers' hook lines for the instruction `mnemonic`."""
+    hooks = _hooks(mnemonic, names)
+    return body if not hooks else body + "\n" + "\n".join("  " + h for h in hooks)
+
+
+def _hooks(mnemonic: str, names: list[str]) -> list[str]:
+    if mnemonic.startswith("cp.async.c") and names[:2] == ["ptr0", "ptr1"]:
+        read = "(src_size < (unsigned)bytes ? src_size : (unsigned)bytes)" if "src_size" in names else "bytes"
+        return [f"tirx_sim::check_cp_async(ptr0, ptr1, {read}, bytes);"]
+    if mnemonic == "cp.async.commit_group":
+        return ["tirx_sim::check_cp_async_commit();"]
+    if mnemonic == "cp.async.wait_group":
+        return ["tirx_sim::check_cp_async_wait(groups);"]
+    if mnemonic == "cp.async.wait_all":
+        return ["tirx_sim::check_cp_async_wait(-1);"]
+    if mnemonic == "cp.async.bulk.commit_group":  # (the TMA and bulk copies: tirx_sim_tma.h's async_move)
+        return ["tirx_sim::check_async_commit(tirx_sim::BULK);"]
+    if mnemonic in ("cp.async.bulk.wait_group", "cp.async.bulk.wait_group.read"):
+        return ["tirx_sim::check_async_wait(groups, tirx_sim::BULK);"]
+    match = re.match(r"(ld|st)\..*?(?:\.v([248]))?\.[usbf](8|16|32|64)$", mnemonic)
+    if match is None or "ptr0" not in names:
+        return []
+    bytes_ = int(match.group(2) or 1) * _WIDTHS[match.group(3)]
+    if any(q in mnemonic for q in _ORDERED):  # a flag: acquire / release on the location
+        return [f"tirx_sim::atomic_sync(ptr0, {bytes_});"]
+    kind = "tirx_sim::READ" if match.group(1) == "ld" else "tirx_sim::WRITE"
+    return [f"tirx_sim::access(ptr0, {bytes_}, {kind});"]
