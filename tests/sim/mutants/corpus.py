@@ -94,6 +94,7 @@ class Source:
     name: str  # a repository path, or `<test module>::<stem>.tx` for a text a test wrote
     text: str
     launches: list = field(default_factory=list)
+    recorded: bool = False  # from the GPU tests: no launch means the tests did not run it
 
 
 def sample_sources() -> list[Source]:
@@ -117,16 +118,16 @@ def sample_launches(module, seed: int = 0) -> list[Launch]:
     return launches
 
 
+_FILES: dict[str, str] = {}  # the repository's .tx files by text, read once
+
+
 def _repository_name(text: str, stem: str, test: str) -> str:
-    """The repository file holding exactly `text` (a sample, a tile case), else the test's name."""
-    for folder in (SAMPLES, ROOT / "tests"):
-        for path in folder.rglob(f"{stem}.tx") if folder != SAMPLES else [SAMPLES / f"{stem}.tx"]:
-            if path.is_file() and path.read_text(encoding="utf-8") == text:
-                return str(path.relative_to(ROOT))
-    for path in (ROOT / "tests" / "tile" / "cases").rglob("*.tx"):
-        if path.read_text(encoding="utf-8") == text:
-            return str(path.relative_to(ROOT))
-    return f"{test.split('::')[0]}::{stem}.tx"
+    """The repository file holding exactly `text` (a sample, a tile case, a docs example), else
+    the test's module and the stem it gave the text."""
+    if not _FILES:
+        for path in sorted(SAMPLES.glob("*.tx")) + sorted((ROOT / "tests").rglob("*.tx")):
+            _FILES.setdefault(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    return _FILES.get(text) or f"{test.split('::')[0]}::{stem}.tx"
 
 
 class Recorder:
@@ -161,14 +162,33 @@ class Recorder:
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 launch.cpu_seconds = (after.ru_utime + after.ru_stime) - (usage.ru_utime + usage.ru_stime)
                 launch.test = recorder.test
-                source = kernel._module.result.source
-                text = source.text
-                if text not in recorder.sources:
-                    stem = Path(source.name).stem
-                    recorder.sources[text] = Source(_repository_name(text, stem, recorder.test), text)
-                recorder.sources[text].launches.append(launch)
+                recorder.source(kernel._module.result.source).launches.append(launch)
 
         return recorded
+
+    def source(self, source_file) -> Source:
+        """The Source of a SourceFile the tests loaded, made on its first load."""
+        text = source_file.text
+        if text not in self.sources:
+            name = _repository_name(text, Path(source_file.name).stem, self.test)
+            self.sources[text] = Source(name, text, recorded=True)
+        return self.sources[text]
+
+    def wrap_load(self, load, from_path: bool):
+        """sim.load / sim.load_source, also noting the text of a kernel the simulator refuses."""
+        recorder = self
+
+        def loading(source, *args, **kwargs):
+            from transpiler.syntax.source import SourceFile
+
+            if from_path:
+                path = Path(source)
+                recorder.source(SourceFile(path.name, path.read_text(encoding="utf-8")))
+            else:
+                recorder.source(source)
+            return load(source, *args, **kwargs)
+
+        return loading
 
 
 def record(tests=None, extra_args=()) -> tuple[list[Source], dict]:
@@ -178,14 +198,17 @@ def record(tests=None, extra_args=()) -> tuple[list[Source], dict]:
 
     from transpiler.sim.launch import SimKernel
 
+    from transpiler import sim
+
     recorder = Recorder()
-    call = SimKernel.__call__
+    call, load, load_source = SimKernel.__call__, sim.load, sim.load_source
     SimKernel.__call__ = recorder.wrap(call)
+    sim.load, sim.load_source = recorder.wrap_load(load, True), recorder.wrap_load(load_source, False)
     try:
         pytest.main(["-q", "-p", "no:cacheprovider", *extra_args,
                      *[str(ROOT / t) for t in (tests or GPU_TESTS)]], plugins=[recorder])
     finally:
-        SimKernel.__call__ = call
+        SimKernel.__call__, sim.load, sim.load_source = call, load, load_source
     return list(recorder.sources.values()), recorder.outcomes
 
 

@@ -130,7 +130,7 @@ def score_source(source: corpus.Source, checked, select=None) -> list[Outcome]:
         first = str(err).splitlines()[0] if str(err) else ""
         status = "not simulated" if codes == ["E0810"] else "rejected"
         return [outcome(m, status, f"the original: {first}") for m in found]
-    launches = source.launches or corpus.sample_launches(original)
+    launches = source.launches or ([] if source.recorded else corpus.sample_launches(original))
     runs = [(launch, seed) for launch in launches for seed in SEEDS]
     expected = [_run(original, launch, seed, findings) for launch, seed in runs]
     original_findings = [_where(r[1]) for r in expected if r[0] == "findings"]
