@@ -39,6 +39,11 @@ SCHEDULES = 3
 TIMEOUT = 120.0  # seconds per simulated launch: a mutant that spins forever is stopped by this
 
 
+STATUSES = ("killed", "MISS", "survived", "equivalent", "changed", "unchanged", "original reported", "rejected",
+            "not simulated", "not run")
+APART = ("original reported", "rejected", "not simulated", "not run")  # not in the score's denominator
+
+
 @dataclass
 class Outcome:
     ident: str
@@ -46,7 +51,7 @@ class Outcome:
     line: int
     kind: str
     what: str
-    status: str  # killed, MISS, survived, equivalent, changed, unchanged, rejected, not simulated, not run
+    status: str  # one of STATUSES
     detail: str = ""  # the finding, the change, the rejection or the equivalence reason
 
 
@@ -69,10 +74,13 @@ def _plain_options():
 
 
 def _load(name: str, text: str, options):
+    """The SimModule of `text`, built (a build the host compiler refuses raises BuildError)."""
     from transpiler import sim
     from transpiler.syntax.source import SourceFile
 
-    return sim.load_source(SourceFile(name.replace("::", "__").replace("/", "_"), text), options=options)
+    module = sim.load_source(SourceFile(name.replace("::", "__").replace("/", "_"), text), options=options)
+    module.executable()
+    return module
 
 
 def _run(module, launch, seed, findings):
@@ -114,6 +122,7 @@ def _kernel_of(text: str, line: int):
 def score_source(source: corpus.Source, checked, select=None) -> list[Outcome]:
     """Every mutant of one source (those `select` keeps), run and classified."""
     from transpiler import sim
+    from transpiler.sim.build import BuildError
 
     options, findings = checked if checked else (_plain_options(), None)
     found = [m for m in mutants(source.name, source.text) if select is None or select(m)]
@@ -125,6 +134,8 @@ def score_source(source: corpus.Source, checked, select=None) -> list[Outcome]:
 
     try:
         original = _load(source.name, source.text, options)
+    except BuildError as err:
+        return [outcome(m, "rejected", f"the original does not build: {str(err).splitlines()[0]}") for m in found]
     except sim.SimLoadError as err:
         codes = sorted({d.code for d in err.result.diagnostics if d.severity == "error"})
         first = str(err).splitlines()[0] if str(err) else ""
@@ -136,6 +147,8 @@ def score_source(source: corpus.Source, checked, select=None) -> list[Outcome]:
     original_findings = [_where(r[1]) for r in expected if r[0] == "findings"]
     launched = {launch.kernel for launch in launches}
     out = []
+    if original_findings:  # zero findings on every original is the claim: a report here is a checker's error
+        return [outcome(m, "original reported", original_findings[0]) for m in found]
     for m in found:
         kernel = _kernel_of(source.text, m.line)
         if not runs or (kernel is not None and kernel not in launched):
@@ -143,16 +156,19 @@ def score_source(source: corpus.Source, checked, select=None) -> list[Outcome]:
             continue
         try:
             module = _load(source.name, m.text, options)
+        except BuildError as err:
+            out.append(outcome(m, "rejected", f"does not build: {str(err).splitlines()[0]}"))
+            continue
         except sim.SimLoadError as err:
             codes = sorted({d.code for d in err.result.diagnostics if d.severity == "error"})
             out.append(outcome(m, "rejected", ", ".join(codes)))
             continue
         got = [_run(module, launch, seed, findings) for launch, seed in runs]
-        out.append(outcome(m, *_classify(m, source, got, expected, findings is not None, original_findings)))
+        out.append(outcome(m, *_classify(m, source, got, expected, findings is not None)))
     return out
 
 
-def _classify(m: Mutant, source, got, expected, checked: bool, original_findings) -> tuple[str, str]:
+def _classify(m: Mutant, source, got, expected, checked: bool) -> tuple[str, str]:
     reported = [r for r in got if r[0] == "findings"]
     if reported and checked:
         return "killed", _where(reported[0][1])
@@ -166,8 +182,7 @@ def _classify(m: Mutant, source, got, expected, checked: bool, original_findings
     reason = EQUIVALENT.get(m.ident)
     if reason:
         return "equivalent", reason
-    note = f" (the original itself has findings: {original_findings[0]})" if original_findings else ""
-    return ("survived" if checked else "unchanged"), "no recorded reason it is equivalent" + note
+    return ("survived" if checked else "unchanged"), "no recorded reason it is equivalent"
 
 
 def table(outcomes: list[Outcome], checked: bool) -> dict:
@@ -177,7 +192,7 @@ def table(outcomes: list[Outcome], checked: bool) -> dict:
         by_kind[o.kind][o.status] += 1
         by_source[o.source][o.status] += 1
     total = Counter(o.status for o in outcomes)
-    runnable = sum(n for s, n in total.items() if s not in ("rejected", "not simulated", "not run"))
+    runnable = sum(n for s, n in total.items() if s not in APART)
     can_change = runnable - total["equivalent"]
     if not checked:
         score = "checkers not available"
@@ -189,8 +204,6 @@ def table(outcomes: list[Outcome], checked: bool) -> dict:
             "by_source": {s: dict(c) for s, c in sorted(by_source.items())}}
 
 
-STATUSES = ("killed", "MISS", "survived", "equivalent", "changed", "unchanged", "rejected", "not simulated",
-            "not run")
 
 
 def render(summary: dict) -> str:
