@@ -4,6 +4,7 @@ mutation score").
     python -m tests.sim.mutants.score            # the samples' mutants
     python -m tests.sim.mutants.score --all      # and every kernel the GPU tests run under sim
     python -m tests.sim.mutants.score --json F   # the table and every mutant's outcome, as JSON
+    python -m tests.sim.mutants.score --list     # the mutants, named, without running them
 
 Each mutant (mutate.py) is transpiled; one tirxc rejects is counted apart (`rejected`), as is
 one whose original the simulator refuses (`not simulated`, E0810) or whose kernel no launch runs
@@ -227,6 +228,7 @@ def main(argv=None) -> int:
     parser.add_argument("--json", metavar="F", help="write the table and every outcome as JSON")
     parser.add_argument("--source", action="append", help="only sources whose name contains this")
     parser.add_argument("--verbose", "-v", action="store_true", help="print every mutant's outcome")
+    parser.add_argument("--list", action="store_true", help="only list the mutants (nothing is run)")
     options = parser.parse_args(argv)
     corpus.quiet_env()
     sources = corpus.sample_sources()
@@ -240,6 +242,11 @@ def main(argv=None) -> int:
                 sources.append(s)
     if options.source:
         sources = [s for s in sources if any(part in s.name for part in options.source)]
+    if options.list:
+        for source in sources:
+            for m in mutants(source.name, source.text):
+                print(f"{m.ident}  {m.what}")
+        return 0
     checked = checkers()
     if checked is None:
         print("checkers not available: transpiler.sim has no SimFindings / Options(racecheck=, synccheck=); "
@@ -255,8 +262,14 @@ def main(argv=None) -> int:
     print(render(summary))
     if options.json:
         with open(options.json, "w", encoding="utf-8") as handle:
-            json.dump({**summary, "mutants": [asdict(o) for o in outcomes]}, handle, indent=1)
+            handle.write(as_json(summary, [asdict(o) for o in outcomes]))
     return 0
+
+
+def as_json(summary: dict, outcomes: list[dict]) -> str:
+    """The summary, then one mutant a line (so that two runs' files diff by mutant)."""
+    mutant_lines = ",\n  ".join(json.dumps(o) for o in outcomes)
+    return json.dumps(summary, indent=1)[:-2] + ',\n "mutants": [\n  ' + mutant_lines + "\n ]\n}\n"
 
 
 if __name__ == "__main__":
