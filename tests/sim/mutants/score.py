@@ -56,8 +56,9 @@ class Outcome:
     detail: str = ""  # the finding, the change, the rejection or the equivalence reason
 
 
-def checkers():
-    """(Options for a checked run, SimFindings) or None when the engine has no checkers yet."""
+def checkers(grid_limit=None):
+    """(Options for a checked run, SimFindings) or None when the engine has no checkers yet;
+    `grid_limit` runs only the first blocks of each launch (a cheap slice)."""
     from transpiler import sim
 
     findings = getattr(sim, "SimFindings", None)
@@ -65,13 +66,15 @@ def checkers():
     if findings is None or "racecheck" not in fields or "synccheck" not in fields:
         return None
     extra = {"schedules": SCHEDULES} if "schedules" in fields else {}
-    return sim.Options(racecheck=True, synccheck=True, jobs=1, timeout=TIMEOUT, **extra), findings
+    return sim.Options(racecheck=True, synccheck=True, jobs=1, timeout=TIMEOUT, block_limit=grid_limit,
+                       **extra), findings
 
 
-def _plain_options():
+def plain_options(grid_limit=None):
+    """Options for a run without checkers (to see whether a mutant changes the result)."""
     from transpiler import sim
 
-    return sim.Options(jobs=1, timeout=TIMEOUT)
+    return sim.Options(jobs=1, timeout=TIMEOUT, block_limit=grid_limit)
 
 
 def _load(name: str, text: str, options):
@@ -120,12 +123,13 @@ def _kernel_of(text: str, line: int):
     return None
 
 
-def score_source(source: corpus.Source, checked, select=None) -> list[Outcome]:
-    """Every mutant of one source (those `select` keeps), run and classified."""
+def score_source(source: corpus.Source, checked, select=None, seeds=SEEDS, plain=None) -> list[Outcome]:
+    """Every mutant of one source (those `select` keeps), run and classified: `checked` from
+    checkers(), or None to run with `plain` options (default plain_options())."""
     from transpiler import sim
     from transpiler.sim.build import BuildError
 
-    options, findings = checked if checked else (_plain_options(), None)
+    options, findings = checked if checked else (plain or plain_options(), None)
     found = [m for m in mutants(source.name, source.text) if select is None or select(m)]
     if not found:
         return []
@@ -143,7 +147,7 @@ def score_source(source: corpus.Source, checked, select=None) -> list[Outcome]:
         status = "not simulated" if codes == ["E0810"] else "rejected"
         return [outcome(m, status, f"the original: {first}") for m in found]
     launches = source.launches or ([] if source.recorded else corpus.sample_launches(original))
-    runs = [(launch, seed) for launch in launches for seed in SEEDS]
+    runs = [(launch, seed) for launch in launches for seed in seeds]
     expected = [_run(original, launch, seed, findings) for launch, seed in runs]
     original_findings = [_where(r[1]) for r in expected if r[0] == "findings"]
     launched = {launch.kernel for launch in launches}
@@ -229,6 +233,7 @@ def main(argv=None) -> int:
     parser.add_argument("--source", action="append", help="only sources whose name contains this")
     parser.add_argument("--verbose", "-v", action="store_true", help="print every mutant's outcome")
     parser.add_argument("--list", action="store_true", help="only list the mutants (nothing is run)")
+    parser.add_argument("--grid-limit", type=int, metavar="N", help="run only the first N blocks of each launch")
     options = parser.parse_args(argv)
     corpus.quiet_env()
     sources = corpus.sample_sources()
@@ -247,13 +252,13 @@ def main(argv=None) -> int:
             for m in mutants(source.name, source.text):
                 print(f"{m.ident}  {m.what}")
         return 0
-    checked = checkers()
+    checked = checkers(options.grid_limit)
     if checked is None:
         print("checkers not available: transpiler.sim has no SimFindings / Options(racecheck=, synccheck=); "
               "the mutants run without them (changed / unchanged)", file=sys.stderr)
     outcomes = []
     for source in sources:
-        got = score_source(source, checked)
+        got = score_source(source, checked, plain=plain_options(options.grid_limit))
         outcomes += got
         if options.verbose:
             for o in got:
