@@ -88,13 +88,17 @@ def _load(name: str, text: str, options):
 
 
 def _run(module, launch, seed, findings):
-    """('findings', diagnostics) | ('error', message) | ('values', bytes of every array after)."""
+    """('findings', diagnostics) | ('error', message) | ('build', message: the checked build the
+    first checked call makes failed) | ('values', bytes of every array after)."""
     from transpiler import sim
+    from transpiler.sim.build import BuildError
 
     args = launch.arguments(seed)
     try:
         module.kernels[launch.kernel](*args)
     except Exception as err:  # noqa: BLE001 (a finding, a run error, a build failure)
+        if isinstance(err, BuildError):
+            return "build", str(err).splitlines()[0]
         if findings is not None and isinstance(err, findings):
             return "findings", list(err.diagnostics)
         if isinstance(err, sim.SimError) or isinstance(err, (RuntimeError, OSError)):
@@ -149,6 +153,9 @@ def score_source(source: corpus.Source, checked, select=None, seeds=SEEDS, plain
     launches = source.launches or ([] if source.recorded else corpus.sample_launches(original))
     runs = [(launch, seed) for launch in launches for seed in seeds]
     expected = [_run(original, launch, seed, findings) for launch, seed in runs]
+    unbuilt = [r[1] for r in expected if r[0] == "build"]
+    if unbuilt:
+        return [outcome(m, "rejected", f"the original does not build: {unbuilt[0]}") for m in found]
     original_findings = [_where(r[1]) for r in expected if r[0] == "findings"]
     launched = {launch.kernel for launch in launches}
     out = []
@@ -169,6 +176,9 @@ def score_source(source: corpus.Source, checked, select=None, seeds=SEEDS, plain
             out.append(outcome(m, "rejected", ", ".join(codes)))
             continue
         got = [_run(module, launch, seed, findings) for launch, seed in runs]
+        if any(g[0] == "build" for g in got):
+            out.append(outcome(m, "rejected", next(g[1] for g in got if g[0] == "build")))
+            continue
         out.append(outcome(m, *_classify(m, source, got, expected, findings is not None)))
     return out
 
