@@ -207,14 +207,16 @@ def decode_width(m: int) -> int:
     return 16 if m <= 16 else 64 if m <= 64 else 128
 
 
-def decode_split(m: int, n: int, sms: int) -> int:
+def decode_split(m: int, n: int, sms: int, width: int | None = None) -> int:
     """The parts of K: the largest split whose CTAs (N / 128 x M / MT tiles, times the split) fit one wave."""
-    tiles = (n // 128) * -(-m // decode_width(m))
+    tiles = (n // 128) * -(-m // (width or decode_width(m)))
     return next((s for s in (4, 2) if tiles * s <= sms), 1)
 
 
-def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample: Path = DECODE_SAMPLE) -> dict:
-    """The decode kernel at each M x (N, K), every split of K, against cuBLAS."""
+def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample: Path = DECODE_SAMPLE,
+               width: int | None = None) -> dict:
+    """The decode kernel at each M x (N, K) (the one `width` names, else the one decode_width picks),
+    every split of K, against cuBLAS."""
     import cupy
     import numpy as np
     launcher = load_launcher(sample)
@@ -227,8 +229,8 @@ def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample
         copies = max(1, -(-L2_FLUSH_BYTES // (n * k * 2)))
         bs = [cupy.asarray(to_bf16_bits(np, rng.standard_normal((n, k), np.float32))) for _ in range(copies)]
         for m in rows:
-            width = decode_width(m)
-            kernel = getattr(launcher, f"gemm_bf16_decode_m{width}")
+            tile = width or decode_width(m)
+            kernel = getattr(launcher, f"gemm_bf16_decode_m{tile}")
             a = cupy.asarray(to_bf16_bits(np, rng.standard_normal((m, k), np.float32)))
             c_tirxc = cupy.zeros((m, n), cupy.uint16)
             c_cublas = cupy.zeros((m, n), cupy.uint16)
@@ -238,7 +240,7 @@ def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample
             stream.synchronize()
             want = from_bf16_bits(cupy, c_cublas)
             scale = float(cupy.abs(want).max())
-            row = {"m": m, "n": n, "k": k, "kernel": f"m{width}", "b_copies": copies}
+            row = {"m": m, "n": n, "k": k, "kernel": f"m{tile}", "b_copies": copies}
             errors = []
             for split in SPLITS:
                 c_tirxc.fill(0x7FC0)  # NaN until written
@@ -264,7 +266,7 @@ def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample
             c = statistics.median(c_ms)
             for split in SPLITS:
                 row[f"split{split}_tflops"] = round(flops / statistics.median(times[split]) / 1e9, 1)
-            chosen = decode_split(m, n, sms)
+            chosen = decode_split(m, n, sms, tile)
             t = statistics.median(times[chosen])
             best = max(SPLITS, key=lambda s: row[f"split{s}_tflops"])
             row.update(split=chosen, best_split=best, tirxc_ms=round(t, 5), cublas_ms=round(c, 5),
@@ -277,8 +279,15 @@ def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample
                   f"cuBLAS {row['cublas_tflops']:6.1f}  {100 * row['ratio']:5.1f} %  {row['gbps_tirxc']} GB/s  "
                   f"err {max(errors):.1e}", flush=True)
         del bs
-    return {"title": "BF16 GEMM at decode shapes, C (M x N) = A (M x K) @ B (N x K)^T", "sample": sample.name,
-            "rows": out}
+    result = {"title": "BF16 GEMM at decode shapes, C (M x N) = A (M x K) @ B (N x K)^T", "sample": sample.name}
+    try:
+        import torch
+        from bench.attention import machine
+        result.update(machine(torch))
+    except ImportError:  # no torch: the GPU's name from CuPy
+        result["gpu"] = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    result["rows"] = out
+    return result
 
 
 def main(argv=None) -> int:
@@ -291,12 +300,13 @@ def main(argv=None) -> int:
     ap.add_argument("--narrow", default="gemm_bf16_hopper_narrow", help="the kernel for the others ('none': the wide one)")
     ap.add_argument("--decode", action="store_true", help="the decode sample at the decode shapes")
     ap.add_argument("--rows", type=int, nargs="*", default=list(DECODE_ROWS), help="--decode: the values of M")
+    ap.add_argument("--width", type=int, choices=(16, 64, 128), help="--decode: this kernel at every M")
     ap.add_argument("--weights", nargs="*", default=[f"{n}x{k}" for n, k in DECODE_WEIGHTS],
                     help="--decode: the shapes N x K of B")
     args = ap.parse_args(argv)
     if args.decode:
         weights = tuple(tuple(int(v) for v in w.split("x")) for w in args.weights)
-        result = run_decode(tuple(args.rows), weights, args.rounds)
+        result = run_decode(tuple(args.rows), weights, args.rounds, width=args.width)
         if args.out:
             Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
         return 0 if all(r["ok"] for r in result["rows"]) else 1
