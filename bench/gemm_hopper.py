@@ -14,7 +14,12 @@ Run on the GPU machine from the repository root (lark from the carried wheel):
 
     PYTHONPATH=.:/tmp/site python3 bench/gemm_hopper.py --out gemm.json
 
-bench/gpu.py runs it as its `gemm` part.
+bench/gpu.py runs it as its `gemm` part. With --decode it times samples/gemm_bf16_hopper_decode.tx
+(swap-AB, split-K in a 4-CTA cluster) at the shapes LLM decoding runs, M = 16-256 rows against
+N x K weights, each split of K it takes beside cuBLAS, rotating among copies of B so that the
+weights come from device memory, not from L2:
+
+    PYTHONPATH=.:/tmp/site python3 bench/gemm_hopper.py --decode --out decode.json
 """
 from __future__ import annotations
 
@@ -190,6 +195,101 @@ def run(sizes=SIZES, rounds: int = 7, sample: Path = SAMPLE, wide: str = "gemm_b
             "rows": rows}
 
 
+DECODE_SAMPLE = ROOT / "samples" / "gemm_bf16_hopper_decode.tx"
+DECODE_ROWS = (16, 64, 128, 256)
+DECODE_WEIGHTS = ((4096, 4096), (8192, 8192), (16384, 16384), (14336, 4096), (4096, 14336))  # (N, K)
+SPLITS = (1, 2, 4)
+L2_FLUSH_BYTES = 160 << 20  # copies of B rotated through per timing: more than the 50 MB of L2, 3 times
+
+
+def decode_width(m: int) -> int:
+    """The decode kernel whose tile (MT rows of A) fits M: 16, 64 or 128."""
+    return 16 if m <= 16 else 64 if m <= 64 else 128
+
+
+def decode_split(m: int, n: int, sms: int, width: int | None = None) -> int:
+    """The parts of K: the largest split whose CTAs (N / 128 x M / MT tiles, times the split) fit one wave."""
+    tiles = (n // 128) * -(-m // (width or decode_width(m)))
+    return next((s for s in (4, 2) if tiles * s <= sms), 1)
+
+
+def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample: Path = DECODE_SAMPLE,
+               width: int | None = None) -> dict:
+    """The decode kernel at each M x (N, K) (the one `width` names, else the one decode_width picks),
+    every split of K, against cuBLAS."""
+    import cupy
+    import numpy as np
+    launcher = load_launcher(sample)
+    stream = cupy.cuda.Stream(non_blocking=True)
+    cublas = Cublas(cupy, stream)
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    rng = np.random.default_rng(0)
+    out = []
+    for n, k in weights:
+        copies = max(1, -(-L2_FLUSH_BYTES // (n * k * 2)))
+        bs = [cupy.asarray(to_bf16_bits(np, rng.standard_normal((n, k), np.float32))) for _ in range(copies)]
+        for m in rows:
+            tile = width or decode_width(m)
+            kernel = getattr(launcher, f"gemm_bf16_decode_m{tile}")
+            a = cupy.asarray(to_bf16_bits(np, rng.standard_normal((m, k), np.float32)))
+            c_tirxc = cupy.zeros((m, n), cupy.uint16)
+            c_cublas = cupy.zeros((m, n), cupy.uint16)
+            cupy.cuda.Device().synchronize()
+            with stream:
+                cublas.gemm(a, bs[0], c_cublas, m, n, k)
+            stream.synchronize()
+            want = from_bf16_bits(cupy, c_cublas)
+            scale = float(cupy.abs(want).max())
+            row = {"m": m, "n": n, "k": k, "kernel": f"m{tile}", "b_copies": copies}
+            errors = []
+            for split in SPLITS:
+                c_tirxc.fill(0x7FC0)  # NaN until written
+                cupy.cuda.Device().synchronize()
+                with stream:
+                    kernel(a, bs[0], c_tirxc, split)
+                stream.synchronize()
+                errors.append(float(cupy.nan_to_num(cupy.abs(from_bf16_bits(cupy, c_tirxc) - want), nan=1e30).max()) / scale)
+            row["max_rel_error_vs_cublas"] = round(max(errors), 6)
+            reps = max(2 * copies, int(1e10 // (2 * m * n * k + 1)) // copies * copies)
+            flops = 2.0 * m * n * k
+            turn = iter(range(1 << 30))
+
+            def rotating(call):
+                return lambda: call(bs[next(turn) % copies])
+            times = {split: [] for split in SPLITS}
+            c_ms = []
+            for _ in range(2):
+                for split in SPLITS:
+                    times[split] += time_graph(cupy, stream, rotating(lambda b, s=split: kernel(a, b, c_tirxc, s)),
+                                               reps, rounds)
+                c_ms += time_graph(cupy, stream, rotating(lambda b: cublas.gemm(a, b, c_cublas, m, n, k)), reps, rounds)
+            c = statistics.median(c_ms)
+            for split in SPLITS:
+                row[f"split{split}_tflops"] = round(flops / statistics.median(times[split]) / 1e9, 1)
+            chosen = decode_split(m, n, sms, tile)
+            t = statistics.median(times[chosen])
+            best = max(SPLITS, key=lambda s: row[f"split{s}_tflops"])
+            row.update(split=chosen, best_split=best, tirxc_ms=round(t, 5), cublas_ms=round(c, 5),
+                       tirxc_tflops=round(flops / t / 1e9, 1), cublas_tflops=round(flops / c / 1e9, 1),
+                       ratio=round(c / t, 3), gbps_tirxc=round((m * k + n * k + m * n) * 2 / t / 1e6, 1),
+                       ok=max(errors) < 2e-2)
+            out.append(row)
+            print(f"M {m:4d} N {n:5d} K {k:5d} ({row['kernel']}): tirxc {row['tirxc_tflops']:6.1f} (split "
+                  f"{chosen}; 1/2/4: {row['split1_tflops']}/{row['split2_tflops']}/{row['split4_tflops']})  "
+                  f"cuBLAS {row['cublas_tflops']:6.1f}  {100 * row['ratio']:5.1f} %  {row['gbps_tirxc']} GB/s  "
+                  f"err {max(errors):.1e}", flush=True)
+        del bs
+    result = {"title": "BF16 GEMM at decode shapes, C (M x N) = A (M x K) @ B (N x K)^T", "sample": sample.name}
+    try:
+        import torch
+        from bench.attention import machine
+        result.update(machine(torch))
+    except ImportError:  # no torch: the GPU's name from CuPy
+        result["gpu"] = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    result["rows"] = out
+    return result
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", help="JSON results path")
@@ -198,7 +298,18 @@ def main(argv=None) -> int:
     ap.add_argument("--sample", type=Path, default=SAMPLE)
     ap.add_argument("--wide", default="gemm_bf16_hopper", help="the kernel for sizes with enough wide tiles")
     ap.add_argument("--narrow", default="gemm_bf16_hopper_narrow", help="the kernel for the others ('none': the wide one)")
+    ap.add_argument("--decode", action="store_true", help="the decode sample at the decode shapes")
+    ap.add_argument("--rows", type=int, nargs="*", default=list(DECODE_ROWS), help="--decode: the values of M")
+    ap.add_argument("--width", type=int, choices=(16, 64, 128), help="--decode: this kernel at every M")
+    ap.add_argument("--weights", nargs="*", default=[f"{n}x{k}" for n, k in DECODE_WEIGHTS],
+                    help="--decode: the shapes N x K of B")
     args = ap.parse_args(argv)
+    if args.decode:
+        weights = tuple(tuple(int(v) for v in w.split("x")) for w in args.weights)
+        result = run_decode(tuple(args.rows), weights, args.rounds, width=args.width)
+        if args.out:
+            Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+        return 0 if all(r["ok"] for r in result["rows"]) else 1
     result = run(tuple(args.sizes), args.rounds, args.sample, args.wide, None if args.narrow == "none" else args.narrow)
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n")

@@ -9,7 +9,9 @@ memory against kernel size). Given bench/results/gemm_hopper.json (bench/gemm_ho
 it writes docs/img/gemm_hopper.png instead. Given bench/results/attention.json
 (bench/attention.py; any <name>.json of its rows) or bench/results/gemm_fp8.json (bench/gemm_fp8.py),
 it writes docs/img/<name>_d64.svg and <name>_d128.svg, or docs/img/gemm_fp8.svg; given
-bench/results/gemm_bf16_persistent.json, docs/img/gemm_bf16_persistent.svg: those are drawn
+bench/results/gemm_bf16_persistent.json, docs/img/gemm_bf16_persistent.svg; given
+bench/results/gemm_bf16_decode.json (bench/gemm_hopper.py --decode), docs/img/gemm_bf16_decode.svg
+and gemm_bf16_decode_ratio.svg: those are drawn
 as plain SVG text (bench/svg_plot.py), so any Python draws them, matplotlib or not.
 """
 from __future__ import annotations
@@ -137,6 +139,11 @@ def main() -> None:
     results = json.loads(Path(sys.argv[1]).read_text())
     out_dir = Path(sys.argv[2])
     rows = results.get("rows") or [{}]
+    if "split1_tflops" in rows[0]:  # bench/gemm_hopper.py --decode
+        from bench.svg_plot import plot_bf16_decode
+        out_dir.mkdir(parents=True, exist_ok=True)
+        print(f"[bench] wrote {', '.join(str(w) for w in plot_bf16_decode(results, out_dir))}")
+        return
     if "persistent_tflops" in rows[0]:  # bench/results/gemm_bf16_persistent.json
         from bench.svg_plot import plot_bf16_persistent
         out_dir.mkdir(parents=True, exist_ok=True)

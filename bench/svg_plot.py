@@ -105,3 +105,30 @@ def plot_bf16_persistent(results: dict, out_dir: Path) -> list[Path]:
     path = out_dir / "gemm_bf16_persistent.svg"
     path.write_text(svg)
     return [path]
+
+
+def plot_bf16_decode(results: dict, out_dir: Path) -> list[Path]:
+    """bench/gemm_hopper.py --decode: the decode sample and cuBLAS over the weight shapes, one line
+    per M (gemm_bf16_decode.svg), and the sample's share of cuBLAS (gemm_bf16_decode_ratio.svg)."""
+    rows = results["rows"]
+    shapes = list(dict.fromkeys((r["n"], r["k"]) for r in rows))
+    ms = sorted({r["m"] for r in rows})
+    pick = {(r["m"], r["n"], r["k"]): r for r in rows}
+    labels = [f"{n // 1024}k x {k // 1024}k" for n, k in shapes]
+
+    def line(m, key, scale=1.0):
+        return [pick[(m, n, k)][key] * scale if (m, n, k) in pick else None for n, k in shapes]
+    gpu = results.get("gpu", "")
+    tflops = [(f"tirxc, M = {m}", line(m, "tirxc_tflops"), "") for m in ms]
+    tflops += [(f"cuBLAS, M = {m}", line(m, "cublas_tflops"), "5,3") for m in ms]
+    ratio = [(f"M = {m}", line(m, "ratio", 100.0), "") for m in ms]
+    ratio.append(("goal: 80 %", [80.0] * len(shapes), "2,3"))
+    written = []
+    for name, series, ylabel in (("gemm_bf16_decode", tflops, "TFLOP/s"),
+                                 ("gemm_bf16_decode_ratio", ratio, "% of cuBLAS")):
+        svg = line_chart(f"BF16 GEMM at decode shapes, M x N x K ({gpu})", labels, series, ylabel=ylabel,
+                         note="N x K of the weights B")
+        path = out_dir / f"{name}.svg"
+        path.write_text(svg)
+        written.append(path)
+    return written
