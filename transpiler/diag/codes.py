@@ -3,6 +3,7 @@
 `tirxc --explain CODE` prints an entry; `python -m transpiler.codes` writes
 docs/errors.md from this table, so the two never disagree.
 """
+from transpiler.diag.codes_sim import SIM_CHECK_CODES
 
 CODES: dict[str, tuple[str, str]] = {
     # ---- input -----------------------------------------------------------------
@@ -643,68 +644,8 @@ CODES: dict[str, tuple[str, str]] = {
               "something the CPU runtime does not implement yet (a PTX instruction, a TMA tensor map, "
               "clusters, tensor memory, fp8 types); the message names it, at its first use. Nothing is "
               "approximated: run the kernel on a GPU (`tirxc run`) until the simulator supports it."),
-    # ---- tirxc sim --racecheck (races) and --synccheck (barrier protocols): docs/sim.md ----
-    "E0820": ("data race", "Two threads of a block access overlapping bytes of shared or global memory, one a write, "
-              "and nothing orders them (__syncthreads, a named barrier, an mbarrier phase, a warp collective, an atomic): "
-              "the value read depends on timing. Add the barrier between the two places the notes name."),
-    "E0821": ("data race between blocks", "Two blocks access overlapping bytes of global memory, one a write; "
-              "blocks run in no order and only atomics (with fences) order them. Give each block its own bytes."),
-    "E0822": ("read before an async copy's wait", "An async copy (cp.async, TMA) writes these bytes when it "
-              "completes: at the wait_group / wait_all, or the mbarrier phase, that retires it. Wait, then sync."),
-    "E0823": ("memory reused while an async operation uses it", "An async operation still reads or writes these "
-              "bytes: wait for its completion (wait_group, the mbarrier phase) before writing or reading them."),
-    "E0830": ("__syncthreads not reached by every thread", "A thread ended, or took a branch without the barrier, "
-              "while others wait at it: the barrier then counts fewer threads than the kernel means."),
-    "E0831": ("one barrier reached from different places", "Threads meet at __syncthreads called from different "
-              "places of the kernel (divergent branches): undefined on the GPU. Call it where every thread passes."),
-    "E0832": ("named barrier counts disagree", "Threads arrive at one named barrier (bar.sync / bar.arrive) with "
-              "different thread counts; every arrival at a barrier id must name the same count."),
-    "E0833": ("mbarrier used before its init is ordered", "An mbarrier is used by a thread that its `init` does not "
-              "happen before: initialise it in one thread, then fence and __syncthreads before any use."),
-    "E0834": ("mbarrier arrivals beyond the expected count", "A phase got more arrivals than the count its init (or "
-              "arrive_drop) expects: an extra arrive, or a count that is too small."),
-    "E0835": ("mbarrier transaction bytes do not match", "More bytes completed on the mbarrier (complete_tx, async "
-              "copies) than expect_tx announced for the phase; the phase can never complete as intended."),
-    "E0836": ("mbarrier phase skipped", "A parity wait observed a phase two after the one its thread last observed: "
-              "the parity bit is not kept in step with the phases, so a wait can see a phase two phases old."),
-    "E0837": ("deadlock", "No thread of the block can go on: each waits (at a barrier, a collective, an mbarrier "
-              "poll) for something no thread will do. The message names the waiting threads and what they wait at."),
-    "E0901": ("unknown tile primitive",
-              "`Tx.<op>(...)` runs a tile primitive at thread scope and `Tx.<scope>.<op>(...)` at a "
-              "wider one (`warp`, `wg` / `warpgroup`, `cta`, `cluster`, `thread`). The name is not one "
-              "of the primitives docs/tile-primitives.md lists, or the prefix is not a scope."),
-    "E0902": ("tile primitive used where it cannot run",
-              "A tile primitive is device code: it goes after `T.device_entry()`, and its scope comes "
-              "from its namespace (`Tx.warp.copy`), not from a `scope=` argument."),
-    "E0903": ("bad tile-primitive operand",
-              "Operands are buffers or buffer regions (`A[0:64, k:k + 32]`, or a whole buffer), "
-              "numbers or run-time scalars where the primitive takes a value, and strings where it "
-              "takes an op name; `workspace=` is a dict of buffers. Any other keyword argument is a "
-              "config option that the chosen lowering may read."),
-    "E0904": ("no lowering accepts this tile-primitive call",
-              "Dispatch tries the lowerings (variants) registered for the primitive, highest priority "
-              "first, and takes the first whose conditions hold for this call: the operands' memory "
-              "scopes, dtypes, shapes and layouts, the cooperation scope and the threads that reach "
-              "the call, the target architecture, and `dispatch=` when given. The message lists each "
-              "variant with the condition that ruled it out, naming the operand or layout it refused; "
-              "its `help:` names the variant that came closest (met the most of its conditions) and "
-              "the condition it still needs, the likely fix. `tirxc info` shows which variant each "
-              "accepted call got and why."),
-    "E0905": ("unknown dispatch variant",
-              "`dispatch=\"name\"` forces one lowering of a tile primitive; the name must be one of the "
-              "primitive's variants (the message lists them)."),
-    "E0723": ("inconsistent cluster shape",
-              "A thread-block cluster is a box of CTAs (`T.cta_id_in_cluster([x, y, z])`, or "
-              "`cluster=` of the launch configuration) that tiles the grid: each grid extent is a "
-              "whole number of clusters, and `T.cluster_id` counts those clusters. Without "
-              "`T.cta_id_in_cluster` the shape is the grid divided by `T.cluster_id`'s extents. "
-              "`T.cta_id_in_pair` (the CTA's half of a CTA pair) needs an even cluster declared by "
-              "`T.cta_id_in_cluster`."),
-    "E0724": ("tensor-memory data that does not pack into columns",
-              "Tensor memory is lanes of 32-bit columns. A buffer of 4-, 8- or 16-bit elements packs "
-              "32 / bits of them into each column along TCol (two float16, four uint8), so a tcgen05 "
-              "address into it starts at a column boundary: a region starting at element 1 of a "
-              "float16 row would point inside a column. 64-bit dtypes do not fit."),
+    # ---- tirxc sim --racecheck (races) and --synccheck (barrier protocols): codes_sim.py ----
+    **SIM_CHECK_CODES,
     # ---- warnings --------------------------------------------------------------
     "W0001": ("no kernels in file",
               "The file parsed and checked cleanly but defines no `@T.prim_func` kernel, so the "
