@@ -33,6 +33,8 @@ PROGRAMS = {
                                       "s0_e = []", "for s0_v in {8, 16, 0, -1, -2}:\n    s0_e.append(s0_v)"],
     "set order after changes": ["s0_x = {1, 9}", "s0_x.discard(1)", "s0_x.add(17)", "s0_a = list(s0_x)",
                                 "s0_b = list(set([-1, -2, 14]) | {30, 6})", "s0_c = list({3, 1, 2} ^ {1, 100})"],
+    "zero to a negative infinite power": ["s0_a = 0.0 ** float('-inf')", "s0_b = 0 ** float('-inf')",
+                                          "s0_c = (-0.0) ** float('-inf')", "s0_d = 2 ** -1"],
     "int division at module level": ["s0_a = 6 / 4", "s0_b = 7 / -2", "s0_c = True / 2"],
     "a frozen dataclass made, replaced and subclassed": [
         "@dataclass(frozen=True)\nclass s0_C:\n    x: int\n    def __post_init__(self):\n        pass",

@@ -11,6 +11,10 @@ EQUIVALENT: dict[str, str] = {
     "samples/smem_demo.tx:22:5:barrier": _OWN.format("sm[tx]"),
     "samples/dyn_smem_views.tx:29:5:barrier": _OWN.format("As[tx], Bs[tx]"),
     "samples/dyn_smem_views_function.tx:28:5:barrier": _OWN.format("As[tx], Bs[tx]"),
+    "samples/smem_pool.tx:38:5:barrier":
+        "Cs, allocated after move_base_to(0), overlaps As only: thread tx writes Cs[flat] (flat = k * 256 + tx) "
+        "where it alone read As[flat]; Bs, which other threads read, lies past As and is not overwritten",
+    "samples/smem_pool.tx:45:5:barrier": _OWN.format("Cs[flat], flat = k * 256 + tx, in both loops"),
     "tests/tile/cases/copy/gmem_smem_window_with_run_time_start.tx:17:5:barrier":
         _OWN.format("both copies give thread t the float4s (f * 64 + t) * 4 of Sm"),
     "tests/tile/cases/copy/gmem_smem_partial_last_round_is_guarded.tx:17:5:barrier":

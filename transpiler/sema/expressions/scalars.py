@@ -390,12 +390,13 @@ def arith(st, op: str, left, right, span: Span, span_a: Span, span_b: Span):
 
 
 def _constant_power(st, a, b, span):
-    """`a ** b` over two constants, as Python computes it."""
-    if a == 0 and b < 0:
-        st.diags.error("E0306", "division by zero: 0 raised to a negative power", span)
-        return POISON
+    """`a ** b` over two constants, as Python computes it (CPython decides which zero bases raise:
+    `0 ** -1` does, `0.0 ** -inf` is inf)."""
     try:
         result = a ** b
+    except ZeroDivisionError:
+        st.diags.error("E0306", "division by zero: 0 raised to a negative power", span)
+        return POISON
     except OverflowError:
         st.diags.error("E0318", "the constant is too large for a float", span)
         return POISON
