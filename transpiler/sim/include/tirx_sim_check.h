@@ -57,6 +57,9 @@ struct Cell {
   int pending = -1;  // the async operation (Checker::async) that has yet to write these bytes; -1 none
 };
 
+// What an access does to the bytes (the race checker's shadow cells).
+enum AccessKind { READ = 0, WRITE = 1, ATOMIC = 2 };
+
 // The kinds of async groups, each with its own commit / wait_group (cp.async, cp.async.bulk,
 // wgmma, tcgen05.commit's groups).
 enum AsyncFamily { CP_ASYNC = 0, BULK = 1, WGMMA = 2, TCGEN05 = 3, ASYNC_FAMILIES = 4 };

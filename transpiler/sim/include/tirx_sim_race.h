@@ -8,8 +8,6 @@
 
 namespace tirx_sim {
 
-enum AccessKind { READ = 0, WRITE = 1, ATOMIC = 2 };
-
 static inline void join_into(Clock& into, const Clock& from) {
   if (into.size() < from.size()) into.resize(from.size(), 0);
   for (size_t i = 0; i < from.size(); ++i)
@@ -391,6 +389,13 @@ static void check_named_arrive(Block* b, Fiber* f, int id) {
   if (checker->named[id].empty()) checker->named[id].assign(b->fibers.size(), 0);
   join_thread_into(checker->named[id], f->linear);
   tick(f->linear);
+}
+
+// the 128 threads of a warpgroup operation (wgmma), joined after the operation is done
+static void check_warpgroup(Block* b, int warpgroup) {
+  std::vector<int> threads;
+  for (int t = warpgroup * 128; t < warpgroup * 128 + 128; ++t) threads.push_back(t);
+  join_all(b, threads, nullptr);
 }
 
 static void check_collective(Block* b, int warp, unsigned int mask) {

@@ -34,9 +34,17 @@ static inline void async_move(void* dst, const void* src, size_t bytes, AsyncEve
     memcpy(dst, fill, bytes);
 }
 
-// The bytes an asynchronous operation reads without copying them (wgmma's shared-memory operands).
+static inline void access(const void* p, size_t bytes, int kind);
+
+// The bytes an asynchronous operation reads without copying them (wgmma's shared-memory operands,
+// a bulk reduction's source). The race checker sees wgmma's read as the issuing thread's read at
+// issue, so a read of a stage the TMA has not filled (a missing mbarrier wait) is a race; a bulk
+// reduction's source stays read until its bulk group's wait.
 static inline void async_read(void* out, const void* src, size_t bytes, AsyncEvent done) {
-  (void)done;
+  if (done.kind == Completion::WGMMA_GROUP)
+    access(src, bytes, READ);
+  else if (done.kind == Completion::BULK_GROUP)
+    async_issue(src, bytes, false, nullptr, BULK);
   memcpy(out, src, bytes);
 }
 

@@ -11,6 +11,7 @@
 namespace tirx_sim {
 
 typedef void (*GroupFn)(void** members);
+static void check_warpgroup(Block* b, int warpgroup);  // tirx_sim_race.h
 
 // Runs fn once, in the last of the warpgroup's 128 threads to arrive, with every thread's args.
 // The others wait as polls (a thread of the warpgroup that never arrives is reported by the
@@ -32,6 +33,10 @@ static inline void warpgroup_op(GroupFn fn, void* args, const char* what) {
   if (++r.arrived == 128) {
     r.arrived = 0;
     fn(r.args);
+    // the race checker: the operation is the warpgroup's, so what the last thread did for it
+    // (wgmma's shared-memory reads) is ordered before each thread's next step, as an aligned
+    // warpgroup instruction is (the releases of a stage that follow its wait_group)
+    if (checker != nullptr) check_warpgroup(current_block, f->linear / 128);
     ++r.generation;
     return;
   }
