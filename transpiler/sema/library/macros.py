@@ -85,9 +85,7 @@ def _bound_names(body) -> frozenset:
     names = set()
     for stmt in body:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = (stmt.target, *getattr(stmt, "chain", ())) if not isinstance(stmt, ast.AnnAssign) or \
-                stmt.value is not None else (stmt.target,)
-            for target in targets:
+            for target in (stmt.target, *getattr(stmt, "chain", ())):  # (`x: int` alone makes x local too)
                 names |= _target_names(target)
         elif isinstance(stmt, ast.For):
             names |= _target_names(stmt.target)
