@@ -10,6 +10,7 @@ the registers, so the lowering can pass them in the instruction's order. Nothing
 code: the lowerings in gemm/mma_sync.py and gemm_async/wgmma.py do."""
 from __future__ import annotations
 
+from functools import partial
 from math import prod
 from typing import NamedTuple
 
@@ -35,6 +36,10 @@ class Place(NamedTuple):
     lane: int
     warp: int | None  # None: the layout has no warp-level axis (every warp holds its own copy)
     reg: int
+
+
+# Place(...) without the named tuple's Python-level __new__: one is made for every element.
+_new_place = partial(tuple.__new__, Place)
 
 
 class ThreadMap:
@@ -93,7 +98,7 @@ class ThreadMap:
             regs = [r + d * reg_step for r in regs for d in range(extent)]
             threads = [t + d * thread_step for t in threads for d in range(extent)]
         has_warp = self.has_warp
-        return [Place(t % 32, t // 32 if has_warp else None, r) for t, r in zip(threads, regs)]
+        return [_new_place((t % 32, t // 32 if has_warp else None, r)) for t, r in zip(threads, regs)]
 
 
 class Operand:
