@@ -72,7 +72,7 @@ def _generated_init(cls: type):
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
     source = f"def __init__({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body or ["pass"])
-    exec(source, env)
+    exec(compile(source, f"<{cls.__qualname__}.__init__ of @frozen_node>", "exec"), env)
     init = env["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
