@@ -178,3 +178,47 @@ def test_a_compile_loads_only_what_its_file_uses():
     saxpy, rmsnorm = out.stdout.decode().splitlines()
     assert saxpy == "0 False False 0 ['kernel.cu.j2']"
     assert rmsnorm.split()[1:3] == ["True", "False"]
+
+
+_IMPORTED = """import sys
+from transpiler.cli import main as cli
+try:
+    cli.main(sys.argv[1:])
+except SystemExit as exit_:
+    assert exit_.code == 0
+print(*sorted(m for m in sys.modules if m.startswith(("transpiler.", "jinja2", "lark"))))
+"""
+
+# What a compile of saxpy to a .cu file has no use for: the launcher and the C++ header (other
+# outputs), the tile stage, the older spellings' reader, the simulator, the other commands.
+_NOT_FOR_SAXPY = ("transpiler.codegen.launcher", "transpiler.codegen.host_cpp", "transpiler.codegen.cuda_sim",
+                  "transpiler.tile.", "transpiler.dialect.", "transpiler.sim",
+                  "transpiler.runtime", "transpiler.cli.run", "transpiler.cli.info", "transpiler.cli.sim",
+                  "transpiler.cli.migrate", "transpiler.cli.layout_view", "lark")
+
+
+def test_a_compile_to_cuda_imports_nothing_it_does_not_use(tmp_path):
+    """An import set, not a timing: each module above costs every tirxc process its import."""
+    out = _python(_IMPORTED, str(SAXPY), "-o", str(tmp_path / "s.cu"))
+    assert out.returncode == 0, out.stderr.decode()
+    imported = out.stdout.decode().split()
+    assert "transpiler.codegen.cuda" in imported and "jinja2" in imported  # (the run did compile)
+    assert [m for m in imported if m.startswith(_NOT_FOR_SAXPY)] == []
+
+
+def test_node_classes_share_their_frozen_guard():
+    """@frozen_node classes compile no __setattr__/__delattr__ of their own (dataclass(frozen=True)
+    compiles two per class), and stay frozen."""
+    from transpiler.sema import values
+    from transpiler.syntax import ast
+
+    classes = [ast.Name, ast.Call, ir.BinOp, ir.BufferStore, values.LayoutVal]
+    assert len({c.__setattr__ for c in classes}) == len({c.__delattr__ for c in classes}) == 1
+    node = ast.Name(ir.NOWHERE, "x")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        node.id = "y"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del node.id
+    assert dataclasses.replace(node, id="y").id == "y" and node.id == "x"
+    assert [f.name for f in dataclasses.fields(ir.Var)] == ["dtype", "name", "span"]
+    assert ir.Var(INT32, "x").span is ir.NOWHERE

@@ -135,10 +135,12 @@ def compile_file(name: str, data: bytes, **options):
     host (which the checker lets through) is an error of the input at its place (E0325), not an
     internal error of tirxc."""
     from transpiler import driver
-    from transpiler.codegen.launcher import HostExprError
     try:
         return driver.compile_file(name, data, **options)
-    except HostExprError as err:
+    except Exception as err:
+        from transpiler.codegen.launcher import HostExprError  # (a compile that writes no launcher never loads it)
+        if not isinstance(err, HostExprError):
+            raise
         from transpiler.diag.diagnostics import Diagnostic
         from transpiler.syntax.source import SourceFile
         result = driver.Result(SourceFile.from_bytes(name, data)[0])

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from transpiler.target.dtypes import INT32, DType
 from transpiler.target.target import Target
+from transpiler.syntax.frozen import frozen_node
 from transpiler.syntax.source import Span
 
 NOWHERE = Span("<generated>", 0, 0, 0, 0)
@@ -36,7 +37,7 @@ def _compared(cls: type) -> Callable:
 
 # ---- expressions -----------------------------------------------------------------
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Expr:
     """A typed expression (every node below has its dtype first).
 
@@ -60,35 +61,35 @@ class Expr:
         return f"{self.__class__.__qualname__}({shown})"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class IntImm(Expr):
     """An integer or boolean constant."""
     value: int
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class FloatImm(Expr):
     """A floating-point constant (printed in its dtype's precision)."""
     value: float
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Var(Expr):
     """A C scalar variable: kernel parameter, thread id, loop variable or let."""
     name: str
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Builtin(Expr):
     """A CUDA built-in register such as threadIdx.x, read as int."""
     name: str
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class BinOp(Expr):
     """A binary operation; build it with binop(), which folds constants."""
     op: str  # + - * / floordiv floormod truncdiv truncmod << >> & | ^ < <= > >= == != && ||
@@ -97,7 +98,7 @@ class BinOp(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class UnaryOp(Expr):
     """`-a`, `!a` or `~a`; build it with unary()."""
     op: str  # - ! ~
@@ -105,7 +106,7 @@ class UnaryOp(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Select(Expr):
     """`cond ? a : b`; build it with select()."""
     cond: Expr
@@ -114,21 +115,21 @@ class Select(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Cast(Expr):
     """A value converted to dtype; build it with cast()."""
     a: Expr
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Reinterpret(Expr):
     """The bits of a read as dtype (a bit-cast of the same width)."""
     a: Expr
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Call(Expr):
     """A call of a C function or helper, already named in C."""
     func: str
@@ -136,7 +137,7 @@ class Call(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class StrImm(Expr):
     """A string argument (printf formats); printed as a C string literal."""
     value: str
@@ -145,7 +146,7 @@ class StrImm(Expr):
 
 # -- buffer-level (from the checker) --
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class BufferLoad(Expr):
     """An element of a buffer (checker level; lowering makes it a Load)."""
     buffer: "Buffer"
@@ -153,7 +154,7 @@ class BufferLoad(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class BufferVecLoad(Expr):
     """`B.vload([i], dtype=...)`: dtype is the vector type."""
     buffer: "Buffer"
@@ -161,7 +162,7 @@ class BufferVecLoad(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class BufferAddress(Expr):
     """`B.ptr_to([i])`, `T.address_of(B[i])`, or `B.data` (no indices)."""
     buffer: "Buffer"
@@ -171,7 +172,7 @@ class BufferAddress(Expr):
 
 # -- storage-level (from lowering) --
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Load(Expr):
     """`storage[index]`."""
     storage: "Storage"
@@ -179,7 +180,7 @@ class Load(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class VecLoad(Expr):
     """A vector read at `storage[index]`: dtype is the vector type."""
     storage: "Storage"
@@ -187,7 +188,7 @@ class VecLoad(Expr):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Address(Expr):
     """&storage[index], or the storage pointer itself when index is None."""
     storage: "Storage"
@@ -259,34 +260,34 @@ class Buffer:
 # repr: nothing compares them structurally, and every generated method costs start-up
 # time. Expressions compare by value (see Expr).
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Stmt:
     """A statement."""
     pass
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Seq(Stmt):
     """Statements in order."""
     body: tuple[Stmt, ...]
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Block(Stmt):
     """A braced C block: keeps the declarations of one unrolled iteration apart."""
     body: Stmt
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Evaluate(Stmt):
     """An expression evaluated for its effects (a call)."""
     value: Expr
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class LetStmt(Stmt):
     """An immutable C local: `int half = m * 2;` (also thread ids)."""
     var: Var
@@ -294,7 +295,7 @@ class LetStmt(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class For(Stmt):
     """A counted loop over range(start, stop, step)."""
     var: Var
@@ -310,7 +311,7 @@ class For(Stmt):
     direction: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class While(Stmt):
     """A while loop."""
     cond: Expr
@@ -318,7 +319,7 @@ class While(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class If(Stmt):
     """if / else (orelse is None without an else)."""
     cond: Expr
@@ -327,39 +328,39 @@ class If(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Comment(Stmt):
     """`// text` on a line of its own: what a lowered tile primitive came from."""
     text: str
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Break(Stmt):
     """`break;`"""
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Continue(Stmt):
     """`continue;`"""
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Return(Stmt):
     """`return;`"""
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class ReturnValue(Stmt):
     """`return value;`: the end of a device function (sema/kernel/device_functions.py)."""
     value: Expr
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Trap(Stmt):
     """`assert cond` in device code: trap when cond is false."""
     cond: Expr
@@ -369,21 +370,21 @@ class Trap(Stmt):
 
 # -- buffer-level --
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Allocate(Stmt):
     """A buffer's own storage comes into scope (checker level)."""
     buffer: Buffer
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class DeclView(Stmt):
     """A buffer declared over existing storage; lowering may need a typed pointer for it."""
     buffer: Buffer
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class BufferStore(Stmt):
     """A store into a buffer element (checker level; lowering makes it a Store)."""
     buffer: Buffer
@@ -392,7 +393,7 @@ class BufferStore(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class BufferVecStore(Stmt):
     """A vector store into a buffer (checker level; lowering makes it a VecStore)."""
     buffer: Buffer
@@ -401,7 +402,7 @@ class BufferVecStore(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class TileRegion:
     """A tile-primitive operand: the box `starts[d] .. starts[d] + extents[d]` of a buffer."""
     buffer: Buffer
@@ -410,7 +411,7 @@ class TileRegion:
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class TileLambda:
     """A tile-primitive operand that is a function of the destination's coordinates (`select`'s
     `pred=lambda i, j: i < j`): its body, built over `params`, one variable per dimension."""
@@ -418,7 +419,7 @@ class TileLambda:
     body: Expr
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class ThreadGuard:
     """A condition of an `if` around a tile-primitive call that depends on thread ids, with the
     finest level of the thread hierarchy it depends on: "thread" (lane-level ids, `elect_sync()`),
@@ -427,7 +428,7 @@ class ThreadGuard:
     level: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class ThreadContext:
     """What tile-primitive dispatch knows of the threads that reach a call."""
     block: tuple[Expr, ...]  # threadIdx extents (x, y, z), as declared
@@ -437,7 +438,7 @@ class ThreadContext:
     tmem_slot: object = None  # the `tcgen05.alloc` slot (a shared uint32 Buffer), once one is seen
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class TileCall(Stmt):
     """`Tx.<scope>.<op>(...)` before dispatch (checker level; transpiler/tile replaces it).
     operands: (name, value) in the order of the op's signature (transpiler/ir/tile_ops.py), each value
@@ -470,14 +471,14 @@ def tile_call_exprs(call: TileCall) -> tuple:
 
 # -- storage-level --
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class ArrayDecl(Stmt):
     """The declaration of a `__shared__` or register array."""
     storage: Storage
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class PointerDecl(Stmt):
     """The declaration of a typed pointer into another storage."""
     storage: Storage  # kind view_pointer
@@ -485,7 +486,7 @@ class PointerDecl(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Store(Stmt):
     """`storage[index] = value;`"""
     storage: Storage
@@ -494,7 +495,7 @@ class Store(Stmt):
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class VecStore(Stmt):
     """A vector store at `storage[index]`."""
     storage: Storage
@@ -505,7 +506,7 @@ class VecStore(Stmt):
 
 # ---- kernels ----------------------------------------------------------------------------
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Param:
     """A kernel parameter."""
     name: str  # C name: A_ptr for buffers and workspaces, the source name for scalars
@@ -516,7 +517,7 @@ class Param:
     tensor_map: "TensorMapSpec | None" = None  # kind "tensormap"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class TensorMapSpec:
     """A TMA tensor map the launcher encodes before each launch (docs/design.md, decision 24): what
     `T.call_packed("runtime.cuTensorMapEncodeTiled", ...)` said, innermost dimension first."""
@@ -533,7 +534,7 @@ class TensorMapSpec:
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Placement:
     """Where one buffer lives: a byte range of the dynamic arena, or a column range of
     tensor memory (`tirxc info` draws these). start and end are -1 when not constant."""
@@ -546,7 +547,7 @@ class Placement:
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Workspace:
     """A global-memory buffer the kernel allocates (`T.alloc_buffer(..., scope="global")`,
     docs/design.md, decision 19): a hidden pointer parameter after the others, which the launcher
@@ -559,7 +560,7 @@ class Workspace:
     span: Span = _span_field()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class LaunchSpec:
     """Everything the launcher, the printer and `tirxc info` need about one kernel."""
     name: str  # the source function name

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from transpiler import ir
 from transpiler.evaluator.values import CheckerValue
 from transpiler.target.dtypes import DType
+from transpiler.syntax.frozen import frozen_node
 from transpiler.syntax.source import Span
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class LibraryName:
     """A name imported from TIRx's helper library (`from tvm.tirx.lang.pipeline import MBarrier`) that
     tirxc recognises but does not implement, or from a module it does not evaluate (`import numpy`):
@@ -27,7 +28,7 @@ class LibraryName:
     available: bool = True  # False: a module tirxc does not evaluate at all (`import numpy`)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Namespace(CheckerValue):
     """A dotted prefix of the dialect, e.g. ("T", "cuda")."""
     path: tuple[str, ...]
@@ -40,25 +41,25 @@ class Namespace(CheckerValue):
         return f"`{'.'.join(self.path)}`"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class LetType:
     """The annotation `T.let` or `T.let[dtype]`."""
     dtype: DType | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class ArrayType:
     """The annotation of a local array, `T.float32[4]`."""
     dtype: DType
     shape: tuple[int, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class HandleType:
     """The annotation `T.handle`."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Handle(CheckerValue):
     """A `T.handle` parameter waiting for its `T.match_buffer`."""
     name: str
@@ -68,7 +69,7 @@ class Handle(CheckerValue):
         return f"handle `{self.name}`"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Pointer(CheckerValue):
     """`B.data`: the typed base pointer of a buffer."""
     buffer: ir.Buffer
@@ -77,7 +78,7 @@ class Pointer(CheckerValue):
         return f"pointer `{self.buffer.name}.data`"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Region:
     """`A[m0:m0+BM, 0:BK]`: a rectangular part of a buffer, not a value. `indices`: how many
     indices it was written with when it has no slice (`A[i]` of a 2-D `A`), else None."""
@@ -87,7 +88,7 @@ class Region:
     indices: int | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Axis(CheckerValue):
     """A named layout axis (`laneid`, `warpid` ...)."""
     name: str
@@ -96,7 +97,7 @@ class Axis(CheckerValue):
         return f"the layout axis `{self.name}`"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class AxisTerm(CheckerValue):
     """`4 @ laneid`: a stride (or offset) bound to a named axis."""
     value: object  # ir.Expr
@@ -106,7 +107,7 @@ class AxisTerm(CheckerValue):
         return "a layout stride (`stride @ axis`)"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class LayoutPart(CheckerValue):
     """`S[extents : strides]`, `R[...]` or a `+ offset` term, before TileLayout(...) assembles them."""
     shard: tuple = ()
@@ -117,7 +118,7 @@ class LayoutPart(CheckerValue):
         return "a layout"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class BufferIndexer:
     """`B.sub` or `B.tile(...)` before its `[...]`: the buffer and, for `tile`, the (dim, factors)
     specs (sema/memory/buffer_views.py)."""
@@ -126,7 +127,7 @@ class BufferIndexer:
     specs: tuple = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class LayoutVal(CheckerValue):
     """A finished layout: `TileLayout(...)`, `ComposeLayout(...)`."""
     layout: ir.Layout
@@ -135,19 +136,19 @@ class LayoutVal(CheckerValue):
         return "a layout"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class LayoutCtor:
     """A layout constructor before its call: `TileLayout`, `S`, `R`, `ComposeLayout`."""
     name: str  # TileLayout S R ComposeLayout
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class PtxMnemonic:
     """`T.ptx["mnemonic"]`, waiting for its operands."""
     mnemonic: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class DynamicExtent:
     """`n = T.dynamic("n")` at module level: a symbolic extent each kernel that uses it
     declares for itself, as if it had written `n = T.int32()`."""
@@ -155,7 +156,7 @@ class DynamicExtent:
     span: Span
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Ramp(CheckerValue):
     """`T.ramp(base, 1, lanes)`: the index of a vector access, not a value (the stride is always 1)."""
     base: object  # ir.Expr
@@ -165,7 +166,7 @@ class Ramp(CheckerValue):
         return "a `T.ramp` vector index"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class LaunchConfig(CheckerValue):
     """`T.cuda.LaunchConfig(grid=..., block=..., ...)`, its arguments as written."""
     args: dict

@@ -8,12 +8,13 @@ tirxc process start-up time (docs/benchmarks.md).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
+from transpiler.syntax.frozen import frozen_node
 from transpiler.syntax.source import Span
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Node:
     """A node of the tree; every one knows where it was written."""
     span: Span
@@ -21,33 +22,33 @@ class Node:
 
 # ---- expressions ---------------------------------------------------------------
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Name(Node):
     """`x`"""
     id: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Constant(Node):
     """`1`, `2.5`, `"text"`, `True`, `None`"""
     value: int | float | str | bool | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Attribute(Node):
     """`value.attr`"""
     value: "Expr"
     attr: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Keyword(Node):
     """`name=value` in a call"""
     name: str
     value: "Expr"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Call(Node):
     """`func(args..., keywords...)`"""
     func: "Expr"
@@ -55,7 +56,7 @@ class Call(Node):
     keywords: tuple[Keyword, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Slice(Node):
     """`lower:upper:step` inside a subscript (each part optional)"""
     lower: "Expr | None"
@@ -63,33 +64,33 @@ class Slice(Node):
     step: "Expr | None"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Subscript(Node):
     """`value[i, j]`"""
     value: "Expr"
     indices: tuple["Expr", ...]  # one entry per comma-separated index; Slice entries allowed
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Tuple(Node):
     """`(a, b)` or `a, b`"""
     elts: tuple["Expr", ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class List(Node):
     """`[a, b]`"""
     elts: tuple["Expr", ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Dict(Node):
     """`{k: v}`"""
     keys: tuple["Expr", ...]
     values: tuple["Expr", ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class BinOp(Node):
     """`left op right`"""
     op: str  # + - * / // % @ << >> & | ^
@@ -97,21 +98,21 @@ class BinOp(Node):
     right: "Expr"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class UnaryOp(Node):
     """`op operand`"""
     op: str  # - + ~ not
     operand: "Expr"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class BoolOp(Node):
     """`a and b and ...`, `a or b or ...`"""
     op: str  # and / or
     values: tuple["Expr", ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Compare(Node):
     """`left op1 right1 op2 right2 ...` (chained)"""
     left: "Expr"
@@ -119,7 +120,7 @@ class Compare(Node):
     comparators: tuple["Expr", ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class IfExp(Node):
     """`body if test else orelse`"""
     test: "Expr"
@@ -127,19 +128,19 @@ class IfExp(Node):
     orelse: "Expr"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Starred(Node):
     """`*value` in a call's arguments, a tuple or list display or a tuple target"""
     value: "Expr"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class DoubleStarred(Node):
     """`**value` among a call's keyword arguments"""
     value: "Expr"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Comprehension(Node):
     """`for target in iter if cond ...` of a comprehension"""
     target: "Expr"
@@ -147,7 +148,7 @@ class Comprehension(Node):
     ifs: tuple["Expr", ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class ListComp(Node):
     """`[elt for ...]`, `(elt for ...)` (kind "generator") or `{key: elt for ...}` (kind "dict",
     with `key`): evaluated at compile time"""
@@ -157,7 +158,7 @@ class ListComp(Node):
     key: "Expr | None" = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class FString(Node):
     """An f-string, with the plain strings written next to it: each part is a literal `str`, or a
     `{...}` field as (expression text, line, column of its first character, conversion or "",
@@ -166,20 +167,20 @@ class FString(Node):
     parts: tuple
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Lambda(Node):
     """`lambda params: body`: a compile-time function (sema/library/macros.py)"""
     params: tuple["Param", ...]
     body: "Expr"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Set(Node):
     """`{a, b}`: a compile-time set"""
     elts: tuple["Expr", ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Value(Node):
     """A value the checker has already elaborated (an element of a `*` expansion), standing in
     for an expression: never made by the parser."""
@@ -193,13 +194,13 @@ Expr = (Name | Constant | Attribute | Call | Slice | Subscript | Tuple | List | 
 
 # ---- statements ----------------------------------------------------------------
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class ExprStmt(Node):
     """An expression on its own line (a call, mostly)."""
     value: Expr
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Assign(Node):
     """`target = value`; `a = b = value` keeps `b` (and any further targets) in chain"""
     target: Expr
@@ -207,7 +208,7 @@ class Assign(Node):
     chain: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class AnnAssign(Node):
     """`target: annotation = value` (the value optional)"""
     target: Expr
@@ -215,7 +216,7 @@ class AnnAssign(Node):
     value: Expr | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class AugAssign(Node):
     """`target op= value`"""
     target: Expr
@@ -223,7 +224,7 @@ class AugAssign(Node):
     value: Expr
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class If(Node):
     """`if` / `elif` / `else` (an `elif` is an If alone in orelse)"""
     test: Expr
@@ -231,7 +232,7 @@ class If(Node):
     orelse: tuple["Stmt", ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class For(Node):
     """`for target in iter:`; `orelse`: the `else:` block, run when the loop ends without `break`"""
     target: Expr
@@ -240,7 +241,7 @@ class For(Node):
     orelse: tuple["Stmt", ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class While(Node):
     """`while test:`; `orelse`: the `else:` block, run when the loop ends without `break`"""
     test: Expr
@@ -248,74 +249,74 @@ class While(Node):
     orelse: tuple["Stmt", ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class WithItem(Node):
     """`context as target` of a `with` statement"""
     context: Expr
     target: Expr | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class With(Node):
     """`with items:`"""
     items: tuple[WithItem, ...]
     body: tuple["Stmt", ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Break(Node):
     """`break`"""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Continue(Node):
     """`continue`"""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Pass(Node):
     """`pass`"""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Return(Node):
     """`return value`"""
     value: Expr | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Try(Node):
     """A `try` statement, kept only to be refused where it would run: a helper function that is never
     called may hold one (its body is not kept)."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Global(Node):
     """`global a, b`: in a plain helper function, assignments to these names rebind module-level names"""
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Nonlocal(Node):
     """`nonlocal a, b`: in a nested plain helper function, assignments to these names rebind the
     enclosing function's names"""
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Delete(Node):
     """`del a, xs[i], obj.x`: each target unbound or removed, in order"""
     targets: tuple[Expr, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Assert(Node):
     """`assert test, msg`"""
     test: Expr
     msg: Expr | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Param(Node):
     """`name: annotation = default` of a `def` (or a lambda); star "*" for `*args` (name "" for a bare
     `*`, the keyword-only marker), "**" for `**kwargs`"""
@@ -325,7 +326,7 @@ class Param(Node):
     star: str = ""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class FunctionDef(Node):
     """`def name(params):` with its decorators"""
     name: str
@@ -336,27 +337,27 @@ class FunctionDef(Node):
     returns: Expr | None = None  # the `-> X` annotation, if any
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class ImportAlias(Node):
     """`name as asname` of an import"""
     name: str  # dotted for `import a.b`
     asname: str | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Import(Node):
     """`import a.b as c`"""
     names: tuple[ImportAlias, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class ImportFrom(Node):
     """`from module import names`"""
     module: str
     names: tuple[ImportAlias, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class ClassDef(Node):
     """`class name(bases):` with its decorators (`@T.meta_class`): run at compile time (sema/library/classes.py)"""
     name: str
@@ -366,7 +367,7 @@ class ClassDef(Node):
     name_span: Span | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Raise(Node):
     """`raise exc` (`from cause` is dropped): an error at compile time where it is reached"""
     exc: Expr | None
@@ -376,7 +377,7 @@ Stmt = (ExprStmt | Assign | AnnAssign | AugAssign | If | For | While | With | Br
         | Return | Assert | FunctionDef | ClassDef | Raise | Import | ImportFrom)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_node
 class Module(Node):
     """The whole file."""
     body: tuple[Stmt, ...]

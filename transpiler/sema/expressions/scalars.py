@@ -2,7 +2,6 @@
 unification of operand types, arithmetic and comparison folding, conditions, and direct loads."""
 from __future__ import annotations
 
-import re
 from transpiler import ir
 from transpiler.diag.diagnostics import did_you_mean
 from transpiler.ir import layout as layouts
@@ -106,9 +105,6 @@ def default_dtype(value) -> DType:
     return FLOAT32
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 _VECTOR_OPERATORS = ("float16x2", "bfloat16x2")  # the vector types CUDA gives arithmetic operators
 
 
@@ -206,10 +202,12 @@ def as_value(st, val, span: Span, dtype: DType | None = None):
 def text_str(st, value: str, span: Span):
     """The string itself, or None (with E0321) when it holds a lone surrogate, which no
     output file could hold."""
-    bad = _SURROGATE.search(value)
-    if bad is None:
+    try:
+        value.encode("utf-8")  # (a lone surrogate is the one code point UTF-8 refuses)
         return value
-    st.diags.error("E0321", f"the string holds the lone surrogate U+{ord(bad.group()):04X}, which cannot "
+    except UnicodeEncodeError as err:
+        bad = value[err.start]
+    st.diags.error("E0321", f"the string holds the lone surrogate U+{ord(bad):04X}, which cannot "
                               "be written as UTF-8", span,
                      help="write the character itself, or its full code point as `\\U0001XXXX`")
     return None

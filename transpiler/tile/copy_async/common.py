@@ -15,6 +15,7 @@ from transpiler.tile import regions
 from transpiler.tile.context import c
 from transpiler.tile.registry import Check, Decline, check
 from transpiler.tile.copy.plan import multiple_of
+from transpiler.tile.periodic import periodic
 
 
 # -- options -------------------------------------------------------------------------------------
@@ -154,6 +155,7 @@ class Offsets:
         self._strides = strides
         self._offset = offset
         self._swizzle = swizzle
+        self._swizzled = None  # swizzle(), once asked for
 
     @staticmethod
     def make(buf: ir.Buffer) -> "Offsets | None":
@@ -217,7 +219,9 @@ class Offsets:
         return out
 
     def swizzle(self, offset: int) -> int:
-        return layouts.swizzle_const(offset, self._swizzle)
+        if self._swizzled is None:  # (the checks of a copy swizzle every element of the box)
+            self._swizzled = periodic(lambda u: layouts.swizzle_const(u, self._swizzle), self.period)
+        return self._swizzled(offset)
 
     @property
     def period(self) -> int:
@@ -245,7 +249,9 @@ def align_shared(cx, buf: ir.Buffer, need: int) -> None:
 
 def tma_swizzle(mode: int, nbytes: int):
     """TMA's swizzle (target/tma.py) of an element offset from a swizzle-repeat boundary."""
-    return lambda offset: swizzle_address(offset * nbytes, mode) // nbytes
+    swizzled = lambda offset: swizzle_address(offset * nbytes, mode) // nbytes  # noqa: E731
+    repeat = 128 << mode  # bytes
+    return periodic(swizzled, repeat // nbytes) if repeat % nbytes == 0 else swizzled
 
 
 def shared_stages(cx, s: ir.TileRegion, swizzle: int):

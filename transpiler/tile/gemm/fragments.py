@@ -10,6 +10,7 @@ the registers, so the lowering can pass them in the instruction's order. Nothing
 code: the lowerings in gemm/mma_sync.py and gemm_async/wgmma.py do."""
 from __future__ import annotations
 
+from functools import partial
 from math import prod
 from typing import NamedTuple
 
@@ -35,6 +36,10 @@ class Place(NamedTuple):
     lane: int
     warp: int | None  # None: the layout has no warp-level axis (every warp holds its own copy)
     reg: int
+
+
+# Place(...) without the named tuple's Python-level __new__: one is made for every element.
+_new_place = partial(tuple.__new__, Place)
 
 
 class ThreadMap:
@@ -93,7 +98,7 @@ class ThreadMap:
             regs = [r + d * reg_step for r in regs for d in range(extent)]
             threads = [t + d * thread_step for t in threads for d in range(extent)]
         has_warp = self.has_warp
-        return [Place(t % 32, t // 32 if has_warp else None, r) for t, r in zip(threads, regs)]
+        return [_new_place((t % 32, t // 32 if has_warp else None, r)) for t, r in zip(threads, regs)]
 
 
 class Operand:
@@ -140,32 +145,64 @@ def atom(op: Operand, slots, what: str) -> tuple[int | None, list[int]]:
     first: list[int] | None = None
     warp: object = ...
     for lane in range(32):
-        regs = []
         groups = slots(lane)
         every = op.places([element for elements in groups for element in elements])  # the lane's, at once
-        at = 0
-        for elements in groups:
-            places = every[at:at + len(elements)]
-            at += len(elements)
-            base = places[0].reg
-            if any(p.lane != lane for p in places):
-                held = next(p for p in places if p.lane != lane)
-                i, j = elements[places.index(held)]
-                raise NoMatch(f"{op.name}[{i}, {j}] of {what} is in lane {held.lane}; the fragment wants lane {lane}")
-            if any(p.reg != base + k for k, p in enumerate(places)) or base % len(places):
-                raise NoMatch(f"{op.name}'s elements {elements[0]} .. {elements[-1]} of {what} are not {len(places)} "
-                              f"consecutive registers starting at a multiple of {len(places)} (one 32-bit operand)")
-            for p in places:
-                if warp is ... or p.warp == warp:
-                    warp = p.warp
-                else:
-                    raise NoMatch(f"{what} of {op.name} is spread over several warps")
-            regs.append(base)
+        regs = _lane_registers(every, groups, lane, warp)
+        if regs is None:
+            regs = _lane_registers_one_by_one(op, groups, every, lane, warp, what)
+        if every:
+            warp = every[0].warp
         if first is None:
             first = regs
         elif regs != first:
             raise NoMatch(f"the lanes hold {what} of {op.name} in different registers")
     return warp, first
+
+
+def _lane_registers(every: list[Place], groups, lane: int, warp) -> list[int] | None:
+    """The first register of each of a lane's groups when the lane holds them as the fragment
+    wants (see atom), else None: the whole lane checked at once, column by column (the common
+    case, every element of every operand of the tile)."""
+    if any(p.lane != lane for p in every):
+        return None
+    warps = {p.warp for p in every}
+    if len(warps) != 1 or (warp is not ... and warp not in warps):
+        return None
+    size = len(groups[0])
+    if any(len(elements) != size for elements in groups):
+        return None
+    regs = [p.reg for p in every]
+    bases = regs[::size]
+    if any(base % size for base in bases):
+        return None
+    if any(regs[k::size] != [base + k for base in bases] for k in range(1, size)):
+        return None
+    return bases
+
+
+def _lane_registers_one_by_one(op: Operand, groups, every: list[Place], lane: int, warp, what: str) -> list[int]:
+    """_lane_registers register by register, in the instruction's order: NoMatch names the first
+    register whose elements break the fragment."""
+    regs = []
+    at = 0
+    for elements in groups:
+        places = every[at:at + len(elements)]
+        at += len(elements)
+        base = places[0].reg
+        if any(p.lane != lane for p in places):
+            held = next(p for p in places if p.lane != lane)
+            i, j = elements[places.index(held)]
+            raise NoMatch(f"{op.name}[{i}, {j}] of {what} is in lane {held.lane}; the fragment wants lane {lane}")
+        if any(p.reg != base + k for k, p in enumerate(places)) or base % len(places):
+            raise NoMatch(f"{op.name}'s elements {elements[0]} .. {elements[-1]} of {what} are not {len(places)} "
+                          f"consecutive registers starting at a multiple of {len(places)} (one 32-bit operand)")
+        for p in places:
+            if warp is ... or p.warp == warp:
+                warp = p.warp
+            else:
+                raise NoMatch(f"{what} of {op.name} is spread over several warps")
+        regs.append(base)
+    return regs
 
 
 # -- the fragments of mma.sync m16n8k* (PTX ISA 9.7.14.5.x); lane = 4 * group + thread_in_group ---------

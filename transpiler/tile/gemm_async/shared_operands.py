@@ -38,6 +38,7 @@ from transpiler.target.tma import swizzle_address
 from transpiler.tile import regions
 from transpiler.tile.context import c
 from transpiler.tile.gemm.fragments import NoMatch
+from transpiler.tile.periodic import periodic
 
 SWIZZLE_BYTES = {1: 32, 2: 64, 3: 128}
 MODE_TEXT = {0: "unswizzled", 1: "32-byte swizzled", 2: "64-byte swizzled", 3: "128-byte swizzled"}
@@ -200,12 +201,15 @@ def shared_operand(cx, name: str, region: ir.TileRegion, transposed: bool) -> Sh
     row_part = [unswizzled(r, 0) for r in range(rows)] if group_of[mn_dim] != group_of[k_dim] else None
     col_part = [unswizzled(0, k) - row_part[0] for k in range(cols)] if row_part is not None else None
 
+    # (the swizzle reads the bits of an offset below its period: 8 rows of the swizzle's width)
+    swizzled = periodic(lambda u: layouts.swizzle_const(u, swizzle), 8 * width // eb if mode else 1)
+
     def place(row: int, k: int) -> tuple[int, int]:
         if row_part is not None and 0 <= row < rows and 0 <= k < cols:
             u = row_part[row] + col_part[k]
         else:
             u = unswizzled(row, k)
-        return u * eb + shift_bytes, layouts.swizzle_const(u, swizzle) * eb + shift_bytes
+        return u * eb + shift_bytes, swizzled(u) * eb + shift_bytes
 
     u0 = place(0, 0)[0]
 
@@ -286,6 +290,8 @@ def prove(op: SharedOperand, tile_rows: int, tile_k: int) -> None:
     width = SWIZZLE_BYTES.get(op.swizzle, 0)
     # the descriptor's byte of each element relative to the tile's start, the same in every tile
     tile = [[canonical(op, dr, dk) for dk in range(tile_k)] for dr in range(tile_rows)]
+    hardware = periodic(lambda byte: swizzle_address(byte, op.swizzle), 128 << op.swizzle)
+    place = op.place
     for r0 in range(0, op.rows, tile_rows):
         for k0 in range(0, op.cols, tile_k):
             start = op.place(r0, k0)[0]
@@ -296,13 +302,13 @@ def prove(op: SharedOperand, tile_rows: int, tile_k: int) -> None:
                 raise NoMatch(f"{op.name}'s tile at ({_rows(op.name)} {r0}, K {k0}) starts "
                               f"{start % (8 * width) // width} rows into a {width}-byte swizzle atom")
             for dr, row in enumerate(tile):
-                for dk, offset in enumerate(row):
-                    want = swizzle_address(start + offset, op.swizzle)
-                    got = op.place(r0 + dr, k0 + dk)[1]
-                    if got != want:
-                        raise NoMatch(f"{op.name}'s element ({_rows(op.name)} {r0 + dr}, K {k0 + dk}) is at byte {got} "
-                                      f"of its buffer, but the {MODE_TEXT[op.swizzle]} {op.major} descriptor "
-                                      f"(LBO {op.lbo * 16}, SBO {op.sbo * 16} bytes) reads byte {want}")
+                wants = [hardware(start + offset) for offset in row]
+                gots = [place(r0 + dr, k0 + dk)[1] for dk in range(tile_k)]
+                if gots != wants:
+                    dk, got, want = next((dk, g, w) for dk, (g, w) in enumerate(zip(gots, wants)) if g != w)
+                    raise NoMatch(f"{op.name}'s element ({_rows(op.name)} {r0 + dr}, K {k0 + dk}) is at byte {got} "
+                                  f"of its buffer, but the {MODE_TEXT[op.swizzle]} {op.major} descriptor "
+                                  f"(LBO {op.lbo * 16}, SBO {op.sbo * 16} bytes) reads byte {want}")
 
 
 def _descriptor(helper: str, op: SharedOperand, row: int, k: int) -> ir.Expr:
