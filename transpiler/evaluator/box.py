@@ -137,6 +137,9 @@ def dict_entries(val: PyDict):
     return [(k, from_python(v)) for k, v in val.items.items()]
 
 
+_MAKING: set = set()  # the boxes whose view is being made
+
+
 def view(box: Box):
     """A fresh view of box: its items as they are now."""
     if box.cached is not None:
@@ -146,7 +149,13 @@ def view(box: Box):
         if all(plain(i) for i in items):
             box.cached = ListConst(tuple(items), box)
             return box.cached
-        items = [from_python(i) for i in items]
+        if id(box) in _MAKING:  # (a list that holds itself: the inner one is read afresh, `fresh`)
+            return ListTuple((), box)
+        _MAKING.add(id(box))
+        try:
+            items = [from_python(i) for i in items]
+        finally:
+            _MAKING.discard(id(box))
     else:
         items = [from_key(k) for k in items]
         if all(i.__class__ is PyConst for i in items):
