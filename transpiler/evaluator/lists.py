@@ -356,12 +356,14 @@ def seq_arith(st, op: str, left, right, node):
             st.diags.error("E0306", f"`*` repeats {kind_of(seq)} a compile-time number of times, not "
                                     f"{kind_of(count)}", node.span)
             return POISON
-        items = box_of(seq).items if box_of(seq) is not None else items_of(seq)
+        box = box_of(seq)
+        items = box.items if box is not None and box.kind == "list" else items_of(seq)
         if not step(st, node.span, max(0, n) * len(items)):
             return POISON
-        if box_of(seq) is not None:
+        if box is not None and box.kind == "list":
             return new_list_of(items * n)  # CPython's own `list * n`
-        return pack(items * max(0, n))
+        items = items * max(0, n)
+        return new_list(items) if box is not None else pack(items)
     st.diags.error("E0306", f"`{op}` of {kind_of(left)} and {kind_of(right)}", node.span)
     return POISON
 
