@@ -53,3 +53,10 @@ def test_deepcopy_of_a_shared_dict_lattice_is_linear():
     """Each level holds the one below twice: 2^40 paths, 41 objects, each copied once (the memo)."""
     assert _found("x = {}\nfor i in range(40):\n    x = {'a': x, 'b': x}\ny = copy.deepcopy(x)\n"
                   "B = y['a'] is y['b']") == []
+
+
+def test_an_instance_whose_field_holds_it_compares_without_recursing_for_ever():
+    """The conversion of a list goes through each list once, through the fields of the instances it
+    holds too (their stand-ins share the memo)."""
+    assert _found("from dataclasses import dataclass\n@dataclass\nclass P:\n    x: list\np = P([])\np.x.append(p)\n"
+                  "q = [p]\nB = (q == q, p == p, [p] == [P([])])") == []

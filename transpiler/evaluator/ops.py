@@ -53,7 +53,13 @@ def to_python(val, memo: dict | None = None):
     if made.__class__ is Held:
         stand_in = getattr(val, "python_stand_in", None)
         return NOT_PYTHON if stand_in is None else stand_in(memo)
-    return made if _all_python(made, memo, set()) else NOT_PYTHON
+    seen = memo.get(_SEEN)  # (shared with the conversions of the fields of an instance it holds)
+    if seen is None:
+        seen = memo[_SEEN] = set()
+    return made if _all_python(made, memo, seen) else NOT_PYTHON
+
+
+_SEEN = "seen"  # a memo's set of the lists and dicts already gone through
 
 
 def _all_python(obj, memo: dict, seen: set) -> bool:
