@@ -8,8 +8,8 @@ checker owns (an instance or enum member of the file, a kernel expression, a buf
 (standins.py), which CPython's `==`, `in`, `index`, `count` and `copy` see as Python would. A
 set's box holds a real `set` of keys (a constant, a tuple of them, a stand-in); a dict (`PyDict`)
 a real `dict`, its keys as a set's, its values as a list's items. Every operation on them is
-CPython's own (ops.py charges it), so that they compare, print and copy as CPython's by
-construction.
+CPython's own on that object (lists.py, dicts.py, ops.py; each charged to the step budget), so
+that they compare, print and copy as CPython's by construction.
 
 The checker reads a list or set through a *view*: a tuple of its items as elaborated values
 (`from_python`: a `PyConst` of a tuple when all items are constants, else a Python tuple of
@@ -40,7 +40,7 @@ class Box:
     def __init__(self, items, kind: str = "list") -> None:
         self.items = items
         self.kind = kind
-        self.cached = None  # the last view, until the items change (every change goes through this module)
+        self.cached = None  # the last view, until the items change (every change clears it)
         _BOXES[id(items)] = self
 
 
