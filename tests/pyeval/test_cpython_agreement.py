@@ -74,6 +74,18 @@ PROGRAMS = {
                         "s0_a = s0_C().x", "s0_b = s0_o.y is s0_C().y", "s0_c = s0_C([3]).x", "s0_d = repr(s0_o)"],
     "nested format spec": ["s0_w = 6", "s0_a = f'{3.14159:>{s0_w}.{s0_w - 4}f}'", "s0_b = f'{\"ab\":{\"*\"}^{s0_w!s}}'",
                            "s0_c = '{:>{}}|{}'.format(2.5, s0_w, 'z')", "s0_d = '{0:{1}}|{0!r:^{w}}'.format('ab', s0_w, w=9)"],
+    "a list held by a list or a dict is that very list": [
+        "s0_x = [1]", "s0_d = {'k': s0_x}", "s0_l = [s0_d, s0_x]", "s0_x.append(2)", "s0_d['k'].append(3)",
+        "s0_a = s0_l", "s0_b = s0_l[0]['k'] is s0_l[1]", "s0_c = [s0_x] * 2", "s0_c[1].append(4)",
+        "s0_e = s0_d.setdefault('n', []) is s0_d['n']"],
+    "containers compared, searched and copied by CPython": [
+        "s0_x = [1, [2, {'k': (3, [4])}]]", "s0_a = s0_x == [1, [2, {'k': (3, [4])}]]",
+        "s0_b = (s0_x.index([2, {'k': (3, [4])}]), [2, {'k': (3, [4])}] in s0_x)",
+        "s0_y = copy.deepcopy({'p': s0_x, 'q': s0_x})", "s0_c = (s0_y['p'] is s0_y['q'], s0_y['p'] is s0_x)",
+        "s0_s = [1]", "s0_s.append(s0_s)", "s0_d = str(s0_s)", "s0_e = str([s0_x, s0_x])"],
+    "an instance in a list as it is now": [
+        "@dataclass\nclass s0_C:\n    x: int", "s0_o = s0_C(1)", "s0_l = [s0_o]", "s0_m = [s0_C(1)]",
+        "s0_o.x = 2", "s0_a = s0_l == s0_m", "s0_b = str(s0_l)", "s0_c = s0_C(2) in s0_l"],
     "unbound methods": ["s0_x = [2]", "list.append(s0_x, 1)", "s0_a = s0_x", "s0_b = sorted(['b', 'A'], key=str.lower)",
                         "s0_c = dict.get({1: 2}, 1)", "class s0_K:\n    def f(self, k=2):\n        return k",
                         "s0_d = s0_K.f(s0_K(), 5)"],

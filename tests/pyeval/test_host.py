@@ -10,10 +10,10 @@ import pytest
 
 from transpiler.diag.diagnostics import Diagnostics
 from transpiler.evaluator import builtins, core, lists
-from transpiler.evaluator.box import box_of
 from transpiler.evaluator.host import Host
 from transpiler.evaluator.nodes import NODE_RULES
-from transpiler.evaluator.values import Binding, Builtin, POISON, PyConst, PyDict
+from transpiler.evaluator.ops import NOT_PYTHON, to_python
+from transpiler.evaluator.values import Binding, Builtin, POISON, PyConst
 from transpiler.syntax import ast
 from transpiler.syntax.parse import parse
 from transpiler.syntax.source import SourceFile
@@ -100,16 +100,11 @@ class _CPythonHost(Host):
 
 
 def _python(value):
-    """A value of the evaluator as the CPython value it stands for."""
-    box = box_of(value)
-    if box is not None:
-        items = [_python(item) for item in box.items]
-        return items if box.kind == "list" else set(items)
-    if isinstance(value, PyDict):
-        return {key: _python(item) for key, item in value.items.items()}
-    if isinstance(value, PyConst):
-        return value.value
-    return tuple(_python(item) for item in value)
+    """A value of the evaluator as the CPython value it stands for: a list, set or dict is one
+    already (its box's own object)."""
+    made = to_python(value)
+    assert made is not NOT_PYTHON
+    return made
 
 
 def _evaluate(text: str, **names):

@@ -2,9 +2,11 @@
 dicts, comprehensions, `*` / `**` unpacking, f-strings, Python's builtins and the few standard
 modules a kernel file computes with (`math`, `functools`, `operator`, `typing`, `copy`, `os`,
 TVM's `DataType`). CPython never runs the file: the evaluator walks it, and computes every
-operation on plain values with CPython's own (ops.py), on CPython's own objects where it can (a
-set is a real `set`; a dataclass instance or enum member enters CPython's sets, dicts,
-comparisons and `str()` through a stand-in, standins.py).
+operation on plain values with CPython's own (ops.py), on CPython's own objects: a list, set or
+dict is a real `list`, `set` or `dict` of CPython objects (box.py), so that it compares, prints
+and copies as CPython's by construction; a dataclass instance or enum member enters CPython's
+containers, comparisons and `str()` through a stand-in, and a value the checker owns (a kernel
+expression, a buffer) as a held object compared by identity (standins.py).
 
 It sits below the checker (sema/) and imports nothing of it. Its interface:
 

@@ -1,40 +1,52 @@
-"""The values of compile-time lists and sets, which can change (`xs = []; xs.append(v)`); what
-they do is in lists.py.
+"""The values of compile-time lists, sets and dicts, which can change (`xs = []; xs.append(v)`):
+CPython's own `list`, `set` and `dict` objects; what they do is in lists.py and dicts.py.
 
-A list or set display makes a `Box` (the mutable object) and the expression's value is a *view*
-of it: a tuple of its items as every other part of the checker expects a compile-time sequence
-(a `PyConst` of a tuple when all items are constants, else a Python tuple of elaborated values),
-which also remembers its box (`ListConst.source`, `ListTuple.source`). Binding a name, passing
-an argument or storing the value in a container copies the view, never the box, so every alias
-changes together, as in Python; reading a name (or a container's item) makes a fresh view of the
-box, so it shows the items as they are now. A tuple display stays a plain tuple: it has no box
-and no mutating methods, as in Python.
+A list's box holds a real CPython `list` (`Box.items`) of CPython objects (`python_item`): a
+constant as itself, a tuple as a tuple of such objects, a list, set or dict as its own real
+object (so a list holding another holds that very list: aliasing is CPython's), and anything the
+checker owns (an instance or enum member of the file, a kernel expression, a buffer) as a `Held`
+(standins.py), which CPython's `==`, `in`, `index`, `count` and `copy` see as Python would. A
+set's box holds a real `set` of keys (a constant, a tuple of them, a stand-in); a dict (`PyDict`)
+a real `dict`, its keys as a set's, its values as a list's items. Every operation on them is
+CPython's own on that object (lists.py, dicts.py, ops.py; each charged to the step budget), so
+that they compare, print and copy as CPython's by construction.
 
-A list's box holds a Python list of elaborated values. A set's box holds a real CPython `set` of
-CPython objects (`key`: a constant as itself, a tuple of them, the stand-in of a dataclass
-instance or enum member, standins.py), and every set operation is CPython's own on it, so a set
-iterates, compares and prints in CPython's order by construction. Where that order changes from
-run to run (a set holding strings: CPython randomises their hashes per process), tirxc refuses
-to iterate or print it (`ordered_items`); its length, membership, comparisons and `sorted` work."""
+The checker reads a list or set through a *view*: a tuple of its items as elaborated values
+(`from_python`: a `PyConst` of a tuple when all items are constants, else a Python tuple of
+elaborated values), which also remembers its box (`ListConst.source`, `ListTuple.source`).
+Binding a name, passing an argument or storing the value copies the view, never the object;
+reading a name (or an item) makes a fresh view of the box, so it shows the items as they are now.
+A registry leads from each real object back to its box (or dict value) while anything holds it.
+
+Where CPython's order of a set changes from run to run (a set holding strings: CPython
+randomises their hashes per process), tirxc refuses to iterate or print it (`ordered_items`);
+its length, membership, comparisons and `sorted` work."""
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from transpiler.syntax import ast
 from transpiler.evaluator.budget import ITEMS_SEEN, STEP_BUDGET, charge_items, weight
-from transpiler.evaluator.standins import STAND_INS, random_order as random_order_of
-from transpiler.evaluator.values import POISON, Poison, PyConst, describe
+from transpiler.evaluator.standins import STAND_INS, Held, random_order as random_order_of
+from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict, describe
 
 
 class Box:
-    """The mutable object behind a list or set value: `items`, a Python list of elaborated values
-    (kind "list"), or a CPython `set` of keys (kind "set")."""
-    __slots__ = ("items", "kind", "cached")
+    """The mutable object behind a list or set value: `items`, the real CPython `list` (kind
+    "list") or `set` (kind "set"), never copied."""
+    __slots__ = ("items", "kind", "cached", "__weakref__")
 
     def __init__(self, items, kind: str = "list") -> None:
-        self.items = list(items) if kind == "list" else items
+        self.items = items
         self.kind = kind
-        self.cached = None  # the last view, until the items change (every change goes through this module)
+        self.cached = None  # the last view, until the items change (every change clears it)
+        _BOXES[id(items)] = self
+
+
+# the box of each real list or set, and the value of each real dict, while anything holds them
+_BOXES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_DICTS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -53,15 +65,103 @@ class ListTuple(tuple):
         return self
 
 
+_OBJECTS = frozenset((list, set, frozenset, dict, Held))  # the items that are not constants
+
+
+def plain(obj, seen: set | None = None) -> bool:
+    """Whether a CPython item is a constant the checker sees as a `PyConst` (a scalar, or a tuple of
+    plain items; a tuple reached again is gone through once: `(t,) * 1000` is linear)."""
+    cls = obj.__class__
+    if cls is not tuple:
+        return cls not in _OBJECTS
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return True
+    seen.add(id(obj))
+    return all(plain(i, seen) for i in obj)
+
+
+def python_item(val):
+    """The CPython object an elaborated value is as an item of a list or a dict's value (the module
+    docstring)."""
+    cls = val.__class__
+    if cls is PyConst:
+        return val.value
+    if cls is ListConst or cls is ListTuple:
+        return val.source.items
+    if cls is PyDict:
+        return val.items
+    if cls is tuple:
+        return tuple(python_item(v) for v in val)
+    return Held(val)
+
+
+def from_python(obj):
+    """The elaborated value of a CPython item (python_item's inverse): a list or set as a fresh
+    view of its box, a dict as its value, a held object as itself."""
+    cls = obj.__class__
+    if cls is list or cls is set or cls is frozenset:
+        return view(box_for(obj))
+    if cls is dict:
+        return dict_value(obj)
+    if cls is Held:
+        return obj.value
+    if cls is tuple and not plain(obj):
+        items = tuple(from_python(i) for i in obj)
+        return PyConst(tuple(i.value for i in items)) if all(i.__class__ is PyConst for i in items) else items
+    return PyConst(obj)
+
+
+def box_for(obj) -> Box:
+    """The box of a real list or set (the one it has, or a new one)."""
+    box = _BOXES.get(id(obj))
+    return box if box is not None and box.items is obj else Box(obj, "list" if obj.__class__ is list else "set")
+
+
+def dict_value(obj: dict) -> PyDict:
+    """The value of a real dict (the one it has, or a new one)."""
+    made = _DICTS.get(id(obj))
+    if made is None or made.items is not obj:
+        made = PyDict(obj)
+        _DICTS[id(obj)] = made
+    return made
+
+
+def new_dict(items: dict) -> PyDict:
+    """The value of a new dict: items maps CPython keys to elaborated values."""
+    return dict_value({k: python_item(v) for k, v in items.items()})
+
+
+def dict_entries(val: PyDict):
+    """[(key, elaborated value)] of a dict, in its order."""
+    return [(k, from_python(v)) for k, v in val.items.items()]
+
+
+_MAKING: set = set()  # the boxes whose view is being made
+
+
 def view(box: Box):
     """A fresh view of box: its items as they are now."""
     if box.cached is not None:
         return box.cached
-    items = box.items if box.kind == "list" else [from_key(k) for k in box.items]
-    if all(i.__class__ is PyConst for i in items):
-        box.cached = ListConst(tuple(i.value for i in items), box)
+    items = box.items
+    if box.kind == "list":
+        if all(plain(i) for i in items):
+            box.cached = ListConst(tuple(items), box)
+            return box.cached
+        if id(box) in _MAKING:  # (a list that holds itself: the inner one is read afresh, `fresh`)
+            return ListTuple((), box)
+        _MAKING.add(id(box))
+        try:
+            items = [from_python(i) for i in items]
+        finally:
+            _MAKING.discard(id(box))
     else:
-        box.cached = ListTuple(items, box)
+        items = [from_key(k) for k in items]
+        if all(i.__class__ is PyConst for i in items):
+            box.cached = ListConst(tuple(i.value for i in items), box)
+            return box.cached
+    box.cached = ListTuple(items, box)
     return box.cached
 
 
@@ -84,8 +184,13 @@ def fresh(val):
 
 
 def new_list(items):
-    """The value of a new list holding items."""
-    return view(Box(items, "list"))
+    """The value of a new list holding items (elaborated values)."""
+    return view(Box([python_item(i) for i in items], "list"))
+
+
+def new_list_of(made: list):
+    """The value of a new list: made, a real list of CPython items (made by CPython's own operation)."""
+    return view(Box(made, "list"))
 
 
 def new_set_of(keys: set):

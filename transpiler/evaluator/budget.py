@@ -5,7 +5,7 @@ Its own module, below the evaluator's others, so that the values (box.py), CPyth
 (ops.py) and the evaluation (core.py) all charge it."""
 from __future__ import annotations
 
-from transpiler.evaluator.standins import DataclassObject
+from transpiler.evaluator.standins import DataclassObject, Held
 
 STEP_BUDGET = 100_000  # comprehension items, compile-time loop iterations and helper statements, per file
 ITEMS_SEEN = "items"  # a conversion memo's count of the items it went through (charge_items draws it)
@@ -51,4 +51,9 @@ def weight(value, limit: int) -> int:
             stack.extend(v)
         elif isinstance(v, DataclassObject):
             stack.extend(f for _, f in v.fields)
+        elif isinstance(v, Held):  # (counted as the stand-in it is to CPython)
+            made = v.stand_in()
+            if made is not None:
+                count -= 1
+                stack.append(made)
     return count

@@ -10,7 +10,7 @@ from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.evaluator.core import NO_KEY, as_node, dict_key, index_node, items_of, kind_of, order_refused, pack, \
     step, truth
-from transpiler.evaluator.box import from_key, python_key
+from transpiler.evaluator.box import python_key
 from transpiler.evaluator import box as pyeval_box, dicts as pyeval_dicts, environ as pyeval_environ, \
     fstring as pyeval_fstring, lists as pyeval_lists, ops as pyeval_ops
 from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison, PyConst, PyDict, SliceVal
@@ -244,7 +244,7 @@ def _dict(st, node, args, kwargs):
     out = {}
     if args:
         if isinstance(args[0], PyDict):
-            out.update(args[0].items)
+            out.update(args[0].items)  # (CPython's items: `dict(d)` is CPython's copy)
         else:
             pairs = _seq(st, node, args[0], "dict")
             if pairs is None:
@@ -257,9 +257,9 @@ def _dict(st, node, args, kwargs):
                 key = dict_key(st, kv[0], node)
                 if key is NO_KEY:
                     return POISON
-                out[key] = kv[1]
-    out.update(kwargs)
-    return PyDict(out)
+                out[key] = pyeval_box.python_item(kv[1])
+    out.update((k, pyeval_box.python_item(v)) for k, v in kwargs.items())
+    return pyeval_box.dict_value(out)
 
 
 def _zip(st, node, args, kwargs):
@@ -293,6 +293,14 @@ def _sorted(st, node, args, kwargs):
 def sort_items(st, node, items, key, reverse, what: str):
     """items in CPython's sorted order (stable; by `key(item)` when key is not None), each item the
     object it was; None after an error (reported)."""
+    order = sort_order(st, node, items, key, reverse, what)
+    return None if order is None else [items[i] for i in order]
+
+
+def sort_order(st, node, items, key, reverse, what: str):
+    """The positions of items in CPython's sorted order (sort_items); None after an error
+    (reported). The keys are CPython's objects, ordered by CPython's `sorted`; only a `key`
+    function of the file runs in the evaluator."""
     reverse = truth(st, reverse, node, "`reverse=`")
     if reverse is None:
         return None
@@ -309,12 +317,11 @@ def sort_items(st, node, items, key, reverse, what: str):
         _fail(st, node, f"`{what}` over {kind_of(bad)}, known only at run time")
         return None
     try:
-        order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+        return sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
     except TypeError as err:
         st.diags.error("E0341" if what == "list.sort" else "E0137", f"compile-time evaluation failed: {err}",
                        node.span)
         return None
-    return [items[i] for i in order]
 
 
 def call_value(st, fn, args: list, node):
@@ -562,12 +569,12 @@ def ct_method(st, method: Method, node: ast.Call):
         if any(isinstance(v, Poison) for v in keywords.values()):
             return POISON
         box = pyeval_box.box_of(obj)
-        ordered = sort_items(st, node, [pyeval_box.fresh(i) for i in box.items], keywords.get("key", PyConst(None)),
-                             keywords.get("reverse", PyConst(False)), "list.sort")
-        if ordered is None:
+        order = sort_order(st, node, items_of(obj), keywords.get("key", PyConst(None)),
+                           keywords.get("reverse", PyConst(False)), "list.sort")
+        if order is None:
             return POISON
         box.cached = None
-        box.items[:] = ordered
+        box.items[:] = [box.items[i] for i in order]  # (the very objects, reordered)
         return pyeval_lists.NONE
     takes_keywords = name in _KEYWORD_METHODS.get(kind, ())
     if (node.keywords and not takes_keywords) or not low <= len(args) <= high:
@@ -598,14 +605,14 @@ def ct_method(st, method: Method, node: ast.Call):
         result = pyeval_ops.call(st, node.span, "str.method", obj.value, name, *values, what=f"str.{name}",
                                  keywords=keywords)
         if isinstance(result, dict):  # `str.maketrans`: a new dict of constants
-            return PyDict({k: PyConst(v) for k, v in result.items()})
+            return pyeval_box.dict_value(result)
     else:
         result = _py(st, node, getattr(obj.value, name), *values)
         result = result.value if isinstance(result, PyConst) else result
     if result is POISON:
         return POISON
-    if isinstance(result, list):  # `str.split`: a new list
-        return pyeval_box.new_list(PyConst(v) for v in result)
+    if isinstance(result, list):  # `str.split`: CPython's new list
+        return pyeval_box.new_list_of(result)
     return PyConst(result)
 
 
@@ -633,7 +640,7 @@ def _tuple_search(st, node, items, name: str, args):
     if None in bounds:
         return POISON
     window = range(len(items))[slice(*(bounds + [None, None])[:2])]  # (`index(x, start[, stop])`)
-    same = [i for i in window if pyeval_lists.equal_items(st, node.span, items[i], args[0])]
+    same = pyeval_lists.matches([pyeval_box.python_item(i) for i in items], pyeval_box.python_item(args[0]), window)
     if name == "count":
         return PyConst(len(same))
     return PyConst(same[0]) if same else _fail(st, node, "`index`: the value is not in the tuple")

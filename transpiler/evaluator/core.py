@@ -5,8 +5,8 @@ helper functions are the checker's (sema/library/macros.py).
 
 Compile-time containers: a tuple or list whose items are all Python constants is a
 `PyConst(tuple)`; one holding other values (IR expressions, buffers, layouts ...) is a Python
-tuple of those values (`pack`); a dict is a `PyDict`; a list or set is a view of its box
-(box.py). Its `_elab_` functions are node rules (nodes.py) of the checker's dispatch."""
+tuple of those values (`pack`); a dict is a `PyDict` over CPython's own dict; a list or set is a
+view of its box, which holds CPython's own list or set (box.py). Its `_elab_` functions are node rules (nodes.py) of the checker's dispatch."""
 from __future__ import annotations
 
 from transpiler import ir
@@ -14,8 +14,8 @@ from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.evaluator import environ as pyeval_environ
 from transpiler.evaluator.budget import ITEMS_SEEN, STEP_BUDGET, charge_items, step, weight
-from transpiler.evaluator.box import NO_KEY, box_of, constant_display, fresh, from_key, iterated_display, new_list, \
-    new_set, python_key, random_order
+from transpiler.evaluator.box import NO_KEY, ListConst, box_of, constant_display, dict_value, fresh, from_key, \
+    from_python, iterated_display, new_dict, new_list, new_set, python_item, python_key, random_order, view
 from transpiler.evaluator.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
     SliceVal, describe
 
@@ -63,7 +63,8 @@ def items_of(val):
     """The items of a compile-time sequence, each an elaborated value; None when val is not one."""
     box = box_of(val)
     if box is not None:
-        return [fresh(i) for i in box.items] if box.kind == "list" else [from_key(k) for k in box.items]
+        whole = view(box)
+        return [PyConst(i) for i in whole.value] if whole.__class__ is ListConst else [fresh(i) for i in whole]
     if isinstance(val, PyConst):
         v = val.value
         if isinstance(v, (tuple, str)):
@@ -184,7 +185,7 @@ def expand_call(st, node: ast.Call):
                            kw.value.span)
             ok = False
         else:
-            keywords.extend(ast.Keyword(kw.span, k, as_node(v, kw.span)) for k, v in val.items.items())
+            keywords.extend(ast.Keyword(kw.span, k, as_node(from_python(v), kw.span)) for k, v in val.items.items())
     seen: dict[str, ast.Keyword] = {}
     for kw in keywords:
         if kw.name in seen:
@@ -285,8 +286,8 @@ def _elab_Dict(st, node: ast.Dict):
         v = st.host.elab(st, value)
         if k is NO_KEY or isinstance(v, Poison):
             return POISON
-        items[k] = v
-    return PyDict(items)
+        items[k] = python_item(v)
+    return dict_value(items)
 
 
 # -- indexing -------------------------------------------------------------------------------------------
@@ -314,7 +315,7 @@ def ct_subscript(st, base, node: ast.Subscript):
                            f"the value of environment variable `{private}` is not a key of the dict",
                            index_node.span)
             return POISON
-        return fresh(base.items[key])
+        return from_python(base.items[key])
     box = box_of(base)
     if isinstance(base, PyConst) and not isinstance(base.value, (tuple, str)) or box is not None and box.kind == "set":
         st.diags.error("E0306", f"{kind_of(base)} cannot be indexed", node.value.span)
@@ -363,7 +364,7 @@ def _elab_ListComp(st, node: ast.ListComp):
     if not ok:
         return POISON
     if node.kind == "dict":
-        return PyDict(dict(out))
+        return new_dict(dict(out))
     if node.kind == "list":
         return new_list(out)
     if node.kind == "set":

@@ -1,14 +1,14 @@
 """The methods of compile-time dicts (`d.get`, `d.setdefault`, `d.pop`, `d.update`, `dict.fromkeys` ...).
 
 A dict's value is a `PyDict`: a real CPython dict whose keys are CPython objects (box.python_key)
-and whose values are elaborated values, so that a list stored in a dict stays the list every
-alias sees. Each method does what CPython's does on that dict, and draws its size from the step
-budget (one step per item it goes through)."""
+and whose values are CPython items (box.python_item: a list stored in a dict is that very list,
+which every alias sees). Each method is CPython's own on that dict, and draws its size from the
+step budget (one step per item it goes through)."""
 from __future__ import annotations
 
 from transpiler.syntax import ast
 from transpiler.evaluator.budget import step
-from transpiler.evaluator.box import NO_KEY, fresh, from_key
+from transpiler.evaluator.box import NO_KEY, dict_value, from_key, from_python, python_item
 from transpiler.evaluator.core import dict_key, items_of, kind_of, pack
 from transpiler.evaluator import environ as pyeval_environ
 from transpiler.evaluator.lists import NONE
@@ -32,10 +32,10 @@ def call_method(st, obj: PyDict, name: str, node: ast.Call, args: list, keywords
     error (reported)."""
     items = obj.items
     if name in ("items", "keys", "values"):
-        return pack(pack((from_key(k), fresh(v))) if name == "items" else from_key(k) if name == "keys"
-                    else fresh(v) for k, v in items.items())
+        return pack(pack((from_key(k), from_python(v))) if name == "items" else from_key(k) if name == "keys"
+                    else from_python(v) for k, v in items.items())
     if name == "copy":
-        return PyDict(dict(items)) if step(st, node.span, 1 + len(items) // 64) else POISON
+        return dict_value(items.copy()) if step(st, node.span, 1 + len(items) // 64) else POISON
     if name == "clear":
         items.clear()
         return NONE
@@ -43,7 +43,7 @@ def call_method(st, obj: PyDict, name: str, node: ast.Call, args: list, keywords
         if not items:
             return _fail(st, node, "'popitem(): dictionary is empty'")
         key, value = items.popitem()
-        return pack((from_key(key), fresh(value)))
+        return pack((from_key(key), from_python(value)))
     if name == "update":
         return NONE if _update(st, items, node, args, keywords) else POISON
     if name == "fromkeys":
@@ -53,12 +53,12 @@ def call_method(st, obj: PyDict, name: str, node: ast.Call, args: list, keywords
         return POISON
     default = args[1] if len(args) > 1 else PyConst(None)
     if name == "get":
-        return fresh(items[key]) if key in items else default
+        return from_python(items[key]) if key in items else default
     if name == "setdefault":
-        return fresh(items.setdefault(key, default))
+        return from_python(items.setdefault(key, python_item(default)))
     # pop
     if key in items:
-        return fresh(items.pop(key))
+        return from_python(items.pop(key))
     if len(args) > 1:
         return default
     return _fail(st, node, "`dict.pop`: the key is not in the dict")  # (CPython's KeyError; the key is not shown)
@@ -87,7 +87,7 @@ def _pairs(st, node, arg, arg_node):
         key = dict_key(st, pair[0], arg_node)
         if key is NO_KEY:
             return None
-        out.append((key, pair[1]))
+        out.append((key, python_item(pair[1])))
     return out
 
 
@@ -96,7 +96,7 @@ def _update(st, items: dict, node, args, keywords) -> bool:
     if pairs is None:
         return False
     items.update(pairs)
-    items.update(keywords)  # (keyword names are strings: CPython's own keys)
+    items.update((k, python_item(v)) for k, v in keywords.items())  # (keyword names: CPython's own keys)
     return True
 
 
@@ -110,11 +110,11 @@ def _fromkeys(st, node, args):
         return _fail(st, node, f"`dict.fromkeys` needs a compile-time sequence, not {kind_of(args[0])}")
     if not step(st, node.span, len(keys)):
         return POISON
-    value = args[1] if len(args) > 1 else PyConst(None)
+    value = python_item(args[1]) if len(args) > 1 else None
     out: dict = {}
     for key_value in keys:
         key = dict_key(st, key_value, node.args[0])
         if key is NO_KEY:
             return POISON
         out[key] = value
-    return PyDict(out)
+    return dict_value(out)

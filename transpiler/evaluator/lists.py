@@ -6,8 +6,8 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.evaluator.core import NO_KEY, dict_key, python_range, index_node, items_of, kind_of, pack, step, unpack
-from transpiler.evaluator.box import NO_KEY, Box, ListConst, ListTuple, box_of, new_list, new_set, new_set_of, \
-    python_key, set_key, view
+from transpiler.evaluator.box import NO_KEY, Box, ListConst, ListTuple, box_of, dict_value, from_python, new_list, \
+    new_list_of, new_set, new_set_of, python_item, python_key, set_key, view
 from transpiler.evaluator import environ as pyeval_environ, ops as pyeval_ops
 from transpiler.evaluator.ops import TEXT_CHARS
 from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict, Void
@@ -66,17 +66,10 @@ SET_METHODS = {"add": (1, 1), "discard": (1, 1), "remove": (1, 1), "update": (1,
 NONE = Void(ir.Seq(()))  # what `xs.append(v)` gives: nothing to run (a kernel statement emits nothing)
 
 
-def equal_items(st, span, a, b) -> bool:
-    """Python's `==` between two items, as far as the checker can tell at compile time: constants by
-    value, a dataclass instance or enum member as CPython's `==` of their stand-ins, anything else
-    by identity."""
-    if a is b:
-        return True
-    if hasattr(a, "python_stand_in") or hasattr(b, "python_stand_in"):
-        pa, pb = pyeval_ops.python_of(st, span, a), pyeval_ops.python_of(st, span, b)
-        return all(p is not pyeval_ops.NOT_PYTHON and p is not POISON for p in (pa, pb)) and bool(pa == pb)
-    kinds = [getattr(box_of(x), "kind", "tuple") for x in (a, b)]  # (a list never equals a tuple)
-    return isinstance(a, PyConst) and isinstance(b, PyConst) and kinds[0] == kinds[1] and a.value == b.value
+def matches(items: list, needle, window: range) -> list:
+    """The positions in window of the CPython items equal to needle, by CPython's own comparison
+    (identity first, then `==`, as `list.index` compares: a held object as standins.Held)."""
+    return [i for i in window if items[i] is needle or items[i] == needle]
 
 
 def call_method(st, val, name: str, node: ast.Call, args: list):
@@ -99,17 +92,23 @@ def call_method(st, val, name: str, node: ast.Call, args: list):
     if box.kind == "set":
         return _set_method(st, box, name, node, args, sequence, fail)
     if name == "append":
-        items.append(args[0])
+        items.append(python_item(args[0]))
     elif name == "extend":
-        got = sequence(args[0], "extend")
-        if got is POISON:
-            return POISON
-        items.extend(got)
+        other = box_of(args[0])
+        if other is not None and other.kind == "list":  # CPython's own `list.extend` of a list (itself too)
+            if not step(st, node.span, len(other.items)):
+                return POISON
+            items.extend(other.items)
+        else:
+            got = sequence(args[0], "extend")
+            if got is POISON:
+                return POISON
+            items.extend([python_item(i) for i in got])
     elif name == "insert":
         index = _int(st, args[0], node.args[0], "`insert`'s position")
         if index is None:
             return POISON
-        items.insert(index, args[1])
+        items.insert(index, python_item(args[1]))
     elif name == "pop":
         index = -1 if not args else _int(st, args[0], node.args[0], "`pop`'s position")
         if index is None:
@@ -118,13 +117,15 @@ def call_method(st, val, name: str, node: ast.Call, args: list):
             return fail("`pop` from an empty list")
         if not -len(items) <= index < len(items):
             return fail(f"`pop` index {index} out of range (the list has {_count(items)})")
-        return items.pop(index)
+        return from_python(items.pop(index))
     elif name in ("remove", "index", "count"):
         bounds = [_int(st, a, n, "`index`'s position") for a, n in zip(args[1:], node.args[1:])]
         if None in bounds:
             return POISON
         window = range(len(items))[slice(*(bounds + [None, None])[:2])]  # (`index(x, start[, stop])`)
-        same = [i for i in window if equal_items(st, node.span, items[i], args[0])]
+        if len(window) >= 64 and not step(st, node.span, len(window) // 64):
+            return POISON
+        same = matches(items, python_item(args[0]), window)
         if name == "count":
             return PyConst(len(same))
         if not same:
@@ -137,7 +138,7 @@ def call_method(st, val, name: str, node: ast.Call, args: list):
     elif name == "reverse":
         items.reverse()
     elif name == "copy":
-        return new_list(items)
+        return new_list_of(items.copy()) if len(items) < 64 or step(st, node.span, len(items) // 64) else POISON
     return NONE  # (`sort` is builtins.ct_method's: it takes `key=` and `reverse=`)
 
 
@@ -205,7 +206,7 @@ def set_item(st, base, target: ast.Subscript, value) -> bool:
         key = dict_key(st, st.host.elab(st, index_node), index_node)
         if key is NO_KEY:
             return False
-        base.items[key] = value
+        base.items[key] = python_item(value)
         return True
     box = box_of(base)
     if box is None or box.kind != "list":
@@ -225,7 +226,7 @@ def set_item(st, base, target: ast.Subscript, value) -> bool:
                            target.span)
             return False
         try:
-            items[slice(*bounds)] = new
+            items[slice(*bounds)] = [python_item(i) for i in new]
         except ValueError as err:
             st.diags.error("E0341", f"compile-time evaluation failed: {err}", target.span)
             return False
@@ -237,7 +238,7 @@ def set_item(st, base, target: ast.Subscript, value) -> bool:
         st.diags.error("E0341", f"list index {index} out of range (the list has {_count(items)})",
                        index_node.span)
         return False
-    items[index] = value
+    items[index] = python_item(value)
     return True
 
 
@@ -331,6 +332,10 @@ def seq_arith(st, op: str, left, right, node):
             st.diags.error("E0306", f"`+` joins two lists or two tuples, not {kind_of(left)} and {kind_of(right)}",
                            node.span, help="convert one with `list(...)` or `tuple(...)`")
             return POISON
+        if box_of(left) is not None:  # CPython's own `list + list`
+            made = box_of(left).items + box_of(right).items if box_of(right).kind == "list" else None
+            if made is not None:
+                return new_list_of(made) if step(st, node.span, len(made)) else POISON
         items = items_of(left) + items_of(right)
         if not step(st, node.span, len(items)):
             return POISON
@@ -351,11 +356,14 @@ def seq_arith(st, op: str, left, right, node):
             st.diags.error("E0306", f"`*` repeats {kind_of(seq)} a compile-time number of times, not "
                                     f"{kind_of(count)}", node.span)
             return POISON
-        items = items_of(seq)
+        box = box_of(seq)
+        items = box.items if box is not None and box.kind == "list" else items_of(seq)
         if not step(st, node.span, max(0, n) * len(items)):
             return POISON
+        if box is not None and box.kind == "list":
+            return new_list_of(items * n)  # CPython's own `list * n`
         items = items * max(0, n)
-        return new_list(items) if box_of(seq) is not None else pack(items)
+        return new_list(items) if box is not None else pack(items)
     st.diags.error("E0306", f"`{op}` of {kind_of(left)} and {kind_of(right)}", node.span)
     return POISON
 
@@ -403,7 +411,7 @@ def contains(st, node: ast.Compare):
             return POISON
         if not step(st, node.span, len(items) // 64):
             return POISON
-        found = any(equal_items(st, node.span, item, needle) for item in items)
+        found = _contained(hay, items, needle)
         if not found and not isinstance(needle, PyConst) and pyeval_ops.to_python(needle) is pyeval_ops.NOT_PYTHON:
             st.diags.error("E0133", f"`in` needs a value known at compile time, not {kind_of(needle)}", node.left.span,
                            help="compare explicitly at run time: `x == a or x == b`")
@@ -411,6 +419,16 @@ def contains(st, node: ast.Compare):
     return PyConst(found != (node.ops[0] == "not in"))
 
 
+
+
+def _contained(hay, items, needle) -> bool:
+    """Whether a list or tuple holds needle: CPython's own `in` over the list's items (over a
+    tuple's items made CPython's)."""
+    box = box_of(hay)
+    wanted = python_item(needle)
+    if box is not None and box.kind == "list":
+        return wanted in box.items
+    return bool(matches([python_item(i) for i in items], wanted, range(len(items))))
 
 
 # -- `xs += ys`, `s |= t`: in place, as Python's list and set do -----------------------------------------
@@ -426,26 +444,29 @@ def augment(st, current, op: str, value, node):
     if op == "|" and isinstance(current, PyDict) and isinstance(value, PyDict):  # `d |= e`: in place
         if not step(st, node.span, len(value.items)):
             return POISON
-        current.items.update(value.items)
+        current.items.update(value.items)  # (CPython's own `dict.update`: `|=` is it)
         return current
     box = box_of(current)
     if box is None or isinstance(value, Poison):
         return None
-    if box.kind == "list" and op == "+":
-        items = items_of(value)
+    if box.kind == "list" and op == "+":  # CPython's own `list += iterable` on the list itself
+        other = box_of(value)
+        items = other.items if other is not None and other.kind == "list" else items_of(value)
         if items is None:
             return None
         if not step(st, node.span, len(items)):
             return POISON
         box.cached = None
-        box.items.extend(items)
+        made = box.items
+        made += items if other is not None and items is other.items else [python_item(i) for i in items]
         return view(box)
     if box.kind == "list" and op == "*":
         n = _int(st, value, node, "`*=`'s count")
         if n is None or not step(st, node.span, max(0, n) * len(box.items)):
             return POISON
         box.cached = None
-        box.items[:] = box.items * max(0, n)
+        made = box.items
+        made *= n  # CPython's own `list *= n` on the list itself
         return view(box)
     if box.kind == "set" and op in _SET_OPS:
         other = box_of(value)
@@ -465,7 +486,7 @@ def set_arith(st, op: str, left, right, node):
     """`a | b`, `a & b`, `a - b`, `a ^ b` of two sets, `d | e` of two dicts: a new set or dict; None
     when the operands are neither."""
     if op == "|" and isinstance(left, PyDict) and isinstance(right, PyDict):  # `d | e`: a new dict
-        return PyDict({**left.items, **right.items}) if step(st, node.span, len(left.items) + len(right.items)) \
+        return dict_value(left.items | right.items) if step(st, node.span, len(left.items) + len(right.items)) \
             else POISON
     boxes = box_of(left), box_of(right)
     if op not in _SET_OPS or any(b is None or b.kind != "set" for b in boxes):

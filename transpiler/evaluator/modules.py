@@ -9,10 +9,10 @@ import math
 import operator
 
 from transpiler.diag.diagnostics import did_you_mean
-from transpiler.evaluator import environ as pyeval_environ, ops as pyeval_ops
+from transpiler.evaluator import box as pyeval_box, environ as pyeval_environ, ops as pyeval_ops
 from transpiler.evaluator import builtins as pyeval_builtins, stdlib as pyeval_stdlib, typing_names as pyeval_typing
 from transpiler.evaluator.builtins import _consts, _fail, _py, _seq
-from transpiler.evaluator.values import Builtin, DTypeVal, Helper, Method, POISON, Poison, PyConst, PyDict
+from transpiler.evaluator.values import Builtin, DTypeVal, Helper, Method, POISON, Poison, PyConst
 from transpiler.target.dtypes import parse_dtype
 
 _CLASS_METHODS = (("dict", "fromkeys"), ("str", "maketrans"))  # (their result does not depend on the instance)
@@ -131,7 +131,7 @@ def module_attr(st, base: Builtin, node):
     if member is not None:
         return member
     if (base.name, node.attr) in _CLASS_METHODS:  # `dict.fromkeys`, `str.maketrans`: of an empty instance
-        return Method(PyDict({}) if base.name == "dict" else PyConst(""), node.attr)
+        return Method(pyeval_box.dict_value({}) if base.name == "dict" else PyConst(""), node.attr)
     if node.attr == "__name__" and (base.name in pyeval_builtins._TYPES or base.name == "NoneType"):  # `type(x).__name__`
         return PyConst(base.name)
     unbound = pyeval_builtins.unbound_method(base.name, node.attr)  # `str.upper`, `list.append`

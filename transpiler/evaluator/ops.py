@@ -3,9 +3,9 @@ charges the cost model.
 
 The evaluator does not re-implement Python's values where CPython can compute them: a
 comparison, a membership test, a builtin or a method of `str` / `math` / `operator` over
-compile-time values converts them to CPython's objects (`to_python`: a list view becomes a real
-`list`, shared by every alias of its box, a set view a `set`, a dict a `dict`) and calls
-CPython's function. Every such call goes through `call`, which
+compile-time values takes their CPython objects (`to_python`: a list, set or dict is its own real
+object already, box.py; an instance or enum member its stand-in) and calls CPython's function.
+Every such call goes through `call`, which
 
 - admits only the functions of `OPERATIONS` (a function not listed is an internal error);
 - bounds, before the call, what the result can be (`_bound`: the bits of an integer power or
@@ -17,17 +17,19 @@ CPython's function. Every such call goes through `call`, which
 - reports CPython's own error (`TypeError`, `ValueError` ...) as a located compile-time error.
 
 A value the evaluator cannot give CPython (a kernel expression, a buffer, an instance of a class
-of the file) is not converted: `to_python` gives NOT_PYTHON and the caller keeps its own rule
-(identity, the kernel's arithmetic) or refuses it by name."""
+of the file without a stand-in, or a container holding one) is not converted: `to_python` gives
+NOT_PYTHON and the caller keeps its own rule (identity, the kernel's arithmetic) or refuses it by
+name. A list's or dict's own methods (`append`, `sort`, `setdefault` ...) are CPython's, called on
+the real object by lists.py and dicts.py, which charge the budget by the items they go through."""
 from __future__ import annotations
 
 import math
 import operator
 
-from transpiler.evaluator.box import Box, box_of
+from transpiler.evaluator.box import plain, python_item
 from transpiler.evaluator.budget import ITEMS_SEEN, charge_items, step
-from transpiler.evaluator.standins import DataclassObject, random_order
-from transpiler.evaluator.values import POISON, PyConst, PyDict
+from transpiler.evaluator.standins import DataclassObject, Held, random_order
+from transpiler.evaluator.values import POISON, PyConst
 
 # The limits of compile-time values (docs/errors.md E0318 and docs/design.md state them too).
 INT_BITS = 4096  # bits of a compile-time integer
@@ -38,55 +40,49 @@ NOT_PYTHON = object()  # to_python's answer for a value CPython cannot be given
 
 
 def to_python(val, memo: dict | None = None):
-    """The CPython object of a compile-time value: a constant as itself, a list or set view as a
-    real list or set (one object per box, so aliases stay aliases), a dict as a dict; NOT_PYTHON
-    for anything else (a kernel expression, a buffer, an instance of a class of the file)."""
+    """The CPython object of a compile-time value: a constant as itself, a list, set or dict as its
+    own real object (box.py: one object, shared by every alias), an instance or enum member of the
+    file as its stand-in; NOT_PYTHON for anything else (a kernel expression, a buffer) and for a
+    container holding one at any depth, which CPython could not compare or print as Python would.
+    memo counts the items gone through (python_of charges them)."""
     cls = val.__class__
     if cls is PyConst:
         return val.value
     memo = {} if memo is None else memo
-    box = box_of(val)
-    if box is not None:
-        return _box_object(box, memo)
-    if cls is tuple:
-        memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(val)
-        items = tuple(to_python(v, memo) for v in val)
-        return NOT_PYTHON if any(i is NOT_PYTHON for i in items) else items
-    if cls is not PyDict:
-        stand_in = getattr(val, "python_stand_in", None)  # (an instance or enum member of the file: standins.py)
+    made = python_item(val)
+    if made.__class__ is Held:
+        stand_in = getattr(val, "python_stand_in", None)
         return NOT_PYTHON if stand_in is None else stand_in(memo)
-    if cls is PyDict:
-        key = id(val)
-        if key not in memo:
-            out: dict = {}
-            memo[key] = out
-            memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(val.items)
-            for k, v in val.items.items():
-                out[k] = to_python(v, memo)
-                if out[k] is NOT_PYTHON:
-                    return NOT_PYTHON
-        return memo[key]
-    return NOT_PYTHON
+    seen = memo.get(_SEEN)  # (shared with the conversions of the fields of an instance it holds)
+    if seen is None:
+        seen = memo[_SEEN] = set()
+    return made if _all_python(made, memo, seen) else NOT_PYTHON
 
 
-def _box_object(box: Box, memo: dict):
-    memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(box.items)
-    if box.kind == "set":
-        return box.items  # (CPython's own set)
-    key = id(box)
-    if key in memo:
-        return memo[key]
-    out: list = []
-    memo[key] = out
-    for v in box.items:
-        item = to_python(v, memo)
-        if item is NOT_PYTHON:
-            return NOT_PYTHON
-        out.append(item)
-    return out
+_SEEN = "seen"  # a memo's set of the lists and dicts already gone through
 
 
-
+def _all_python(obj, memo: dict, seen: set) -> bool:
+    """Whether every object obj holds has a CPython object (a held one a stand-in), counting the
+    items gone through into memo (a list or dict once, however often it is reached)."""
+    cls = obj.__class__
+    if cls is Held:
+        stand_in = getattr(obj.value, "python_stand_in", None)
+        return stand_in is not None and stand_in(memo) is not NOT_PYTHON
+    if cls is set or cls is frozenset:
+        memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(obj)  # (CPython's own set of keys)
+        return True
+    if cls is list or cls is dict:
+        if cls is list:  # (a list's items are counted each time it is reached, a dict's once)
+            memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(obj)
+        if id(obj) in seen:
+            return True
+        seen.add(id(obj))
+    elif cls is not tuple or plain(obj):
+        return True
+    if cls is not list:
+        memo[ITEMS_SEEN] = memo.get(ITEMS_SEEN, 0) + len(obj)
+    return all(_all_python(item, memo, seen) for item in (obj.values() if cls is dict else obj))
 
 
 def python_of(st, span, val):
@@ -112,6 +108,8 @@ def holds_text_set(value, seen: set | None = None) -> bool:
     if isinstance(value, DataclassObject):
         seen.add(id(value))
         return any(holds_text_set(v, seen) for _, v in value.fields)
+    if isinstance(value, Held):
+        return holds_text_set(value.stand_in(), seen)
     return False
 
 

@@ -131,6 +131,82 @@ class IntEnumMember(int):
 
 STAND_INS = (DataclassObject, EnumMember, IntEnumMember)
 
+for _cls in STAND_INS:  # (a copy of a container shares them: each stands for the one object of the file)
+    _cls.__copy__ = lambda self: self
+    _cls.__deepcopy__ = lambda self, memo: self
+
+
+class Held:
+    """An item of a CPython list or dict value (box.py) that stays the checker's: an instance or
+    enum member of the file, a kernel expression, a buffer, a function. CPython's list and dict
+    operations see it as Python would see the object: an instance or member through its stand-in,
+    made from its fields when the operation runs (so a later change of a field shows), anything
+    else by identity (`==` is `is`, hashed by identity; ordering and printing are refused, as
+    ops.to_python refuses the container before CPython would need them). A copy shares it, as
+    tirxc's `copy` shares instances."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def stand_in(self):
+        """The stand-in of the held object as it is now; None for an object that has none."""
+        make = getattr(self.value, "python_stand_in", None)
+        made = None if make is None else make({})
+        return made if isinstance(made, STAND_INS) else None
+
+    def _operand(self):
+        made = self.stand_in()
+        if made is None:
+            raise TypeError("a value known only to the checker has no CPython object")
+        return made
+
+    def __eq__(self, other):
+        mine = self.stand_in()
+        theirs = other.stand_in() if isinstance(other, Held) else other
+        if mine is None or theirs is None:
+            return isinstance(other, Held) and other.value is self.value
+        return mine == theirs
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        made = self.stand_in()
+        return hash(id(self.value)) if made is None else hash(made)
+
+    def __lt__(self, other):
+        return self._operand() < operand(other)
+
+    def __le__(self, other):
+        return self._operand() <= operand(other)
+
+    def __gt__(self, other):
+        return self._operand() > operand(other)
+
+    def __ge__(self, other):
+        return self._operand() >= operand(other)
+
+    def __repr__(self):
+        return repr(self._operand())
+
+    def __str__(self):
+        return str(self._operand())
+
+    def __format__(self, spec):
+        return format(self._operand(), spec)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def operand(value):
+    """value as CPython's operations take it: a held object as its stand-in."""
+    return value._operand() if isinstance(value, Held) else value
+
 
 def random_order(value, seen: set | None = None) -> bool:
     """Whether CPython's iteration order of a set holding value changes from run to run: a string's
@@ -142,6 +218,8 @@ def random_order(value, seen: set | None = None) -> bool:
         return True
     if isinstance(value, tuple):
         return any(random_order(v) for v in value)
+    if isinstance(value, Held):
+        return random_order(value.stand_in())
     if isinstance(value, DataclassObject):
         return value.hashable is None or any(random_order(v) for _, v in value.fields)
     return False

@@ -6,70 +6,49 @@ Python, the environment tirxc runs in decides, so `M=4096 tirxc kernel.tx` speci
 and without the variable the default is taken."""
 from __future__ import annotations
 
+import copy
+
 from transpiler.evaluator import box as pyeval_box, environ as pyeval_environ
 from transpiler.evaluator.builtins import _TABLE, _fail
 from transpiler.evaluator.core import step
-from transpiler.evaluator.values import Builtin, POISON, PyConst, PyDict
+from transpiler.evaluator.standins import Held
+from transpiler.evaluator.values import Builtin, POISON
 
 NAMES = {"copy": ("copy", "deepcopy"), "os": ("environ", "getenv")}
 
 
 def _copied(st, span, value, deep: bool, memo: dict):
-    """A copy of a compile-time value: a new list / set / dict (its items copied too when deep);
-    tuples and constants are values already. As CPython's `copy.deepcopy`, each object is copied
-    once (`memo`: a list shared twice stays shared in the copy, and a copy of shared sublists is
-    linear, not exponential); each item copied draws a step from the budget. POISON when the
-    budget is spent."""
-    key = id(value)
-    if key in memo:
-        return memo[key]
-    box = pyeval_box.box_of(value)
-    if box is not None:
-        key = id(box)
-        if key in memo:
-            return memo[key]
-        if not step(st, span, 1 + len(box.items)):
-            return POISON
-        if box.kind == "set":  # (`copy.copy`: `s.copy()`, CPython's table; `deepcopy`: `set(list(s))`, re-added)
-            made = pyeval_box.new_set_of(box.items.copy() if not deep else set(list(box.items)))
-            memo[key] = made
-            return made
-        if not deep:
-            return pyeval_box.new_list(list(box.items))
-        items: list = []
-        made = pyeval_box.new_list(items)
-        memo[key] = made
-        made_box = pyeval_box.box_of(made)
-        for v in box.items:
-            item = _copied(st, span, v, deep, memo)
-            if item is POISON:
-                return POISON
-            made_box.items.append(item)
-        made_box.cached = None
-        return pyeval_box.view(made_box)
-    if isinstance(value, PyDict):
-        if not step(st, span, 1 + len(value.items)):
-            return POISON
-        if not deep:
-            return PyDict(dict(value.items))
-        made = PyDict({})
-        memo[key] = made
-        for k, v in value.items.items():
-            item = _copied(st, span, v, deep, memo)
-            if item is POISON:
-                return POISON
-            made.items[k] = item
-        return made
-    if deep and isinstance(value, tuple) and not isinstance(value, PyConst):
-        items = []
-        for v in value:
-            item = _copied(st, span, v, deep, memo)
-            if item is POISON:
-                return POISON
-            items.append(item)
-        memo[key] = tuple(items)
-        return memo[key]
-    return value
+    """`copy.copy(value)` / `copy.deepcopy(value)`: CPython's own `copy` module on the value's
+    CPython object (box.python_item), with the caller's memo (so a list shared twice stays shared
+    in the copy, and a copy of shared sublists is linear, not exponential). Constants and tuples of
+    them are values already; an instance or any other object the checker holds is shared, never
+    copied (standins.Held). What the copy goes through is charged before it is made: one step per
+    container, plus one per item (copy_size); POISON when the budget is spent."""
+    made = pyeval_box.python_item(value)
+    if pyeval_box.plain(made) or made.__class__ is Held:
+        return value
+    if not step(st, span, copy_size(made, deep, set())):
+        return POISON
+    copied = copy.deepcopy(made, memo) if deep else copy.copy(made)
+    return value if copied is made else pyeval_box.from_python(copied)  # (a tuple CPython does not copy)
+
+
+def copy_size(obj, deep: bool, seen: set) -> int:
+    """The steps a copy of obj costs: 1 + its length for each list, set or dict it copies (once, as
+    the memo copies each once; a deep copy goes through their items and a dict's values, and
+    through tuples)."""
+    total, stack = 0, [obj]
+    while stack:
+        item = stack.pop()
+        cls = item.__class__
+        if cls not in (list, set, frozenset, dict, tuple) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if cls is not tuple:
+            total += 1 + len(item)
+        if deep:
+            stack.extend(item.values() if cls is dict else item)
+    return total
 
 
 def deep_copy(st, span, value, memo: dict):

@@ -30,7 +30,8 @@ class PyConst:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class PyDict:
-    """A compile-time dict: constant keys (in insertion order) to elaborated values (core.py)."""
+    """A compile-time dict: `items`, CPython's own dict of CPython keys and items (box.py: one
+    value per dict object, `box.dict_value`; read a value with `box.from_python`)."""
     items: dict
 
 

@@ -10,6 +10,7 @@ from transpiler.syntax import ast
 from transpiler.target.dtypes import INT32
 from transpiler.sema.expressions import expr, scalars
 from transpiler.sema.library import macros
+from transpiler.evaluator.box import dict_entries
 from transpiler.evaluator.values import POISON, Helper, Poison, PyConst, PyDict, Void, SliceVal
 from transpiler.sema.values import Region
 
@@ -179,7 +180,7 @@ def _workspace(st, node):
         st.diags.error("E0903", "`workspace=` takes a dict of buffers: `{\"name\": buf}`", node.span)
         return None
     out = []
-    for key, item in val.items.items():
+    for key, item in dict_entries(val):
         if not isinstance(item, (ir.Buffer, Region)):
             st.diags.error("E0903", f"workspace entry `{key}` is {expr.kind_of(item)}, not a buffer", node.span)
             return None

@@ -14,7 +14,8 @@ from transpiler.sema import state
 from transpiler.sema.library.class_values import GENERATED_INIT_SELF, ClassVal, Instance, _fields_of
 from transpiler.evaluator import stdlib as pyeval_stdlib
 from transpiler.evaluator.builtins import _AnyName, _fail
-from transpiler.evaluator.values import POISON, Builtin, Poison, PyConst, PyDict
+from transpiler.evaluator.box import new_dict
+from transpiler.evaluator.values import POISON, Builtin, Poison, PyConst
 
 NAMES = ("dataclass", "field", "fields", "asdict", "astuple", "replace")
 _OPTIONS = ("init", "repr", "eq", "order", "unsafe_hash", "frozen", "match_args", "kw_only", "slots")
@@ -152,7 +153,7 @@ def _field(st, node, args, kwargs):
 
 def _asdict(st, node, args, kwargs):
     obj = instance_of(st, node, args[0], "asdict")
-    return POISON if obj is None else _as(st, node, obj, lambda items: PyDict(dict(items)), {})
+    return POISON if obj is None else _as(st, node, obj, lambda items: new_dict(dict(items)), {})
 
 
 def _astuple(st, node, args, kwargs):

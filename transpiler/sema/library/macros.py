@@ -21,7 +21,8 @@ from transpiler.evaluator import core as pyeval, lists as pyeval_lists
 from transpiler.sema import state
 from transpiler.sema.kernel import statements
 from transpiler.sema.library import instance_attrs
-from transpiler.evaluator.values import Binding, Frame, Helper, POISON, Poison, PyConst, PyDict, Void
+from transpiler.evaluator.box import new_dict
+from transpiler.evaluator.values import Binding, Frame, Helper, POISON, Poison, PyConst, Void
 from transpiler.sema.values import Namespace
 
 MAX_DEPTH = 64  # nested helper calls (recursion included)
@@ -208,7 +209,7 @@ def bind_params(st, helper: Helper, node: ast.Call):
         else:
             extra[kw.name] = expr.elab(st, kw.value)
     if kwstar is not None:  # `**kwargs`: the other keyword arguments, a dict
-        values[kwstar.name] = PyDict(extra)
+        values[kwstar.name] = new_dict(extra)
     for name, default in helper.defaults:
         values.setdefault(name, default)
     missing = [n for n in names if n not in values]

@@ -9,7 +9,8 @@ from transpiler.sema.expressions import expr, scalars
 from transpiler.sema.memory import layout_attrs
 from transpiler.sema import registry
 from transpiler.sema.registry import is_default
-from transpiler.evaluator.values import POISON, PyConst, PyDict
+from transpiler.evaluator.box import new_dict
+from transpiler.evaluator.values import POISON, PyConst
 from transpiler.sema.values import LayoutVal
 
 METHODS = ("tile_to", "tile", "apply")
@@ -109,7 +110,7 @@ def _apply(st, layout: ir.Layout, node):
         st.diags.error("E0517", f"{len(coords)} coordinates for a shape of {len(shape)} dimensions", node.span)
         return POISON
     out = {axis: layouts.linear_index(terms) for axis, terms in layouts.apply(layout, coords, shape).items()}
-    return PyDict(out)
+    return new_dict(out)
 
 
 def layout_helper(st, name: str, node):
