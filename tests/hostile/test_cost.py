@@ -150,3 +150,19 @@ def test_string_searches_draw_the_string_from_the_budget():
     for use in ("s.count('b')", "s.find('b')", "s.isdigit()", "s.rpartition('b')[0] == ''"):
         text = HEAD + f"s = 'a' * 1000000\nB = [{use} for _ in range(100000)]\n"
         assert {code for _, code, _ in _errors_in_time(text)} == {"E0135"}, use
+
+
+@pytest.mark.parametrize("kind, seed", [("string", "'ab'"), ("tuple", "(1, 2)")])
+def test_doubling_by_plus_stops_at_the_length_limit_of_one_value(kind, seed):
+    # `s = s + s` in a loop: the 21st doubling would make 2**21 items, past the limit of one value
+    # (before the per-file budget of `+`); the length taken after it must not make a value per item
+    text = HEAD + f"s = {seed}\nfor i in range(25):\n    s = s + s\nB = len(s)\n"
+    found = _errors_in_time(text)
+    assert (7, "E0318") in [(line, code) for line, code, _ in found]
+    assert f"{TEXT_CHARS}" in found[0][2]
+
+
+@pytest.mark.parametrize("text", ["B = {1} * 2", "B = 2 * {1}", "B = [1] + {2}", "B = {1} + [2]"])
+def test_a_set_does_not_repeat_or_join_as_a_sequence(text):
+    # CPython raises TypeError: a set is no sequence
+    assert [code for _, code, _ in errors(HEAD + text + "\n")] == ["E0306"]

@@ -67,8 +67,8 @@ def items_of(val):
         return [PyConst(i) for i in whole.value] if whole.__class__ is ListConst else [fresh(i) for i in whole]
     if isinstance(val, PyConst):
         v = val.value
-        if isinstance(v, (tuple, str)):
-            return [PyConst(x) for x in v]
+        if isinstance(v, (tuple, str)):  # cut as a range is (below): the items are made before they are charged
+            return [PyConst(x) for x in v[:STEP_BUDGET + 1]]
         return None
     if isinstance(val, tuple):
         return [fresh(i) for i in val]

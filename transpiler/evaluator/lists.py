@@ -327,6 +327,10 @@ def seq_arith(st, op: str, left, right, node):
         return POISON
     if op == "+" and left.__class__ is PyConst and right.__class__ is PyConst:  # tuples of constants: as before
         return st.host.arith(st, op, left, right, node.span, node.left.span, node.right.span)
+    not_list = next((v for v in (left, right) if box_of(v) is not None and box_of(v).kind != "list"), None)
+    if not_list is not None:  # a set (or dict) is no sequence: CPython raises TypeError for `+` and `*`
+        st.diags.error("E0306", f"`{op}` of {kind_of(left)} and {kind_of(right)}", node.span)
+        return POISON
     if op == "+" and is_sequence(left) and is_sequence(right):
         if (box_of(left) is None) != (box_of(right) is None):
             st.diags.error("E0306", f"`+` joins two lists or two tuples, not {kind_of(left)} and {kind_of(right)}",

@@ -159,4 +159,6 @@ def describe(val) -> str:
         return "a tuple"
     if isinstance(val, DTypeVal):
         return f"dtype `{val.dtype}`"
+    if isinstance(val, PyDict):
+        return "a dict"
     return type(val).__name__.lower()

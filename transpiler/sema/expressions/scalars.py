@@ -297,6 +297,10 @@ def conversion_help(st, da: DType, db: DType, span_a: Span, span_b: Span) -> str
 def fold_concat(st, a, b, span: Span):
     """`+` of two constant strings or tuples, within the file's folding budget."""
     weight = 1 if isinstance(a, str) else 8  # bytes per character / per tuple element (a pointer)
+    message = pyeval_ops.over_limit(("chars" if isinstance(a, str) else "items", len(a) + len(b)))
+    if message is not None:  # the limits `*` and every string method honour
+        st.diags.error("E0318", f"`+`: {message}", span)
+        return POISON
     budget = getattr(st.module, "fold_budget", FOLD_BUDGET) - weight * (len(a) + len(b))
     if budget < 0:
         st.diags.error("E0318", f"constant strings and tuples built with `+` exceed {FOLD_BUDGET >> 20} MiB "
