@@ -12,27 +12,21 @@ from transpiler import sim
 from transpiler.syntax.source import SourceFile
 
 
-@pytest.fixture(scope="module")
-def samples():
-    return {stem: sim.load(SAMPLES / f"{stem}.tx", arch="sm_100a")
-            for stem in ("tmem_manual", "tmem_pool", "gemm_bf16_blackwell")}
-
-
-def test_tmem_manual_round_trip_is_exact(samples):
+def test_tmem_manual_round_trip_is_exact(kernels):
     a = np.random.default_rng(0).integers(0, 2**32 - 1, (128, 8), dtype=np.uint32)
     b = np.zeros_like(a)
-    samples["tmem_manual"].tmem_roundtrip(a, b)
+    kernels.tmem_roundtrip(a, b)
     np.testing.assert_array_equal(b, a + np.uint32(1))
 
 
-def test_tmem_pool_round_trip_is_exact(samples):
+def test_tmem_pool_round_trip_is_exact(kernels):
     a = np.random.default_rng(1).integers(0, 2**31, (128, 4), dtype=np.uint32)
     b = np.zeros_like(a)
-    samples["tmem_pool"].tmem_pool_roundtrip(a, b)
+    kernels.tmem_pool_roundtrip(a, b)
     np.testing.assert_array_equal(b, a * np.uint32(2))
 
 
-def test_gemm_bf16_blackwell_matches_a_float64_product(samples):
+def test_gemm_bf16_blackwell_matches_a_float64_product(kernels):
     """tcgen05.mma kind::f16 (bf16 in, fp32 accumulation in tensor memory), both operands through
     128-byte-swizzled descriptors, four k-tiles through the mbarrier ring: within the bfloat16
     rounding of the output (8 significant bits) of the exact product."""
@@ -40,7 +34,7 @@ def test_gemm_bf16_blackwell_matches_a_float64_product(samples):
     m, n, k = 128, 256, 256
     a, b = _bf16_bits(rng.uniform(-1, 1, (m, k))), _bf16_bits(rng.uniform(-1, 1, (n, k)))
     c = np.full((m, n), 0x7FC0, np.uint16)
-    samples["gemm_bf16_blackwell"].gemm_bf16_blackwell(a, b, c)
+    kernels.gemm_bf16_blackwell(a, b, c)
     ref = _bf16_value(a).astype(np.float64) @ _bf16_value(b).astype(np.float64).T
     np.testing.assert_allclose(_bf16_value(c), ref, rtol=1e-2, atol=1e-2 * np.abs(ref).max())
 
@@ -85,12 +79,57 @@ _BODIES = {
 }
 
 
+# seeded bugs in gemm_bf16_blackwell.tx: the epilogue reads the accumulator without waiting for the
+# "done" barrier its last tcgen05.commit arrives on; it uses tcgen05.ld's registers without the wait
+_MUTANTS = {
+    "gemm_no_done_wait": ("        T.cuda.mbarrier_wait(T.address_of(done), 0)\n", "        pass\n"),
+    "gemm_no_ld_wait": ("            T.ptx.tcgen05.wait__ld.sync.aligned()\n", "            pass\n"),
+}
+
+
+def _source() -> str:
+    """The Blackwell samples, two seeded bugs and the kernels of these tests in one file: one build."""
+    gemm = (SAMPLES / "gemm_bf16_blackwell.tx").read_text()
+    parts = [(SAMPLES / f"{stem}.tx").read_text() for stem in ("tmem_manual", "tmem_pool")] + [gemm]
+    for name, (line, replacement) in _MUTANTS.items():
+        assert line in gemm
+        parts.append(gemm.replace(line, replacement).replace("def gemm_bf16_blackwell(", f"def {name}("))
+    parts += [_KERNEL.format(name=name) + body for name, body in _BODIES.items()]
+    return "\n".join(parts)
+
+
 @pytest.fixture(scope="module")
 def kernels():
-    """The kernels of these tests in one file: one build."""
-    text = "# ARCH: sm_100a\nfrom tvm.script import tirx as T\n" + "".join(
-        _KERNEL.format(name=name) + body for name, body in _BODIES.items())
-    return sim.load_source(SourceFile("tensor_memory.tx", text), arch="sm_100a")
+    """Every kernel here under --racecheck --synccheck: a finding on a sample fails its test."""
+    return sim.load_source(SourceFile("tensor_memory.tx", _source()), arch="sm_100a",
+                           options=sim.Options(racecheck=True, synccheck=True, schedules=2))
+
+
+def _line(text: str) -> int:
+    """The line of `text` in the mutants' part of the file (the first copy after the samples)."""
+    lines = _source().splitlines()
+    start = next(n for n, t in enumerate(lines) if "def gemm_no_done_wait(" in t)
+    return next(n for n in range(start, len(lines)) if text in lines[n]) + 1
+
+
+def test_a_read_of_the_accumulator_before_the_commits_wait_is_a_race_with_both_lines(kernels):
+    m, n, k = 128, 256, 64
+    with pytest.raises(sim.SimFindings) as err:
+        kernels.gemm_no_done_wait(np.zeros((m, k), np.uint16), np.zeros((n, k), np.uint16), np.zeros((m, n), np.uint16))
+    finding = next(d for d in err.value.diagnostics if "tensor memory" in d.message)
+    assert finding.code in ("E0820", "E0822")
+    lines = {finding.span.line} | {note.span.line for note in finding.notes if note.span is not None}
+    assert {_line('T.ptx["tcgen05.mma.'), _line('T.ptx["tcgen05.ld.')} <= lines
+
+
+def test_tcgen05_ld_registers_without_the_wait_are_reported(kernels):
+    m, n, k = 128, 256, 64
+    with pytest.raises(sim.SimFindings) as err:
+        kernels.gemm_no_ld_wait(np.zeros((m, k), np.uint16), np.zeros((n, k), np.uint16), np.zeros((m, n), np.uint16))
+    codes = {(d.code, d.span.line) for d in err.value.diagnostics}
+    start = _source().splitlines().index("def gemm_no_ld_wait(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):")
+    ld = next(n for n, t in enumerate(_source().splitlines()) if n > start and 'T.ptx["tcgen05.ld.' in t) + 1
+    assert ("E0846", ld) in codes
 
 
 def test_the_16x256b_image_is_the_isas(kernels):

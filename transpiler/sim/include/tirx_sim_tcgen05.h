@@ -24,6 +24,14 @@ struct TensorMemory {
   bool relinquished;
 };
 
+// the race checker's view of tensor memory (tirx_sim_tcgen05_check.h)
+static void check_tmem_block_start(Block* b);
+static void check_tmem_block_end(Block* b);
+static void check_tmem_lane_access(int lane, const unsigned int* cell, bool store);
+static void check_tmem_wait_ld();
+static void check_tmem_mma_row(const unsigned int* cell, int n);
+static void check_tcgen05_commit(const void* mbar);
+
 // (one cluster at a time per OS thread, at most 16 blocks in it: the block's rank picks its area)
 static thread_local std::unique_ptr<TensorMemory> tensor_memories[16];
 
@@ -39,6 +47,7 @@ static inline TensorMemory& tensor_memory() {
 
 // a new block starts with no columns allocated and its permit to allocate
 static void tmem_block_start(Block* b) {
+  if (checker != nullptr) check_tmem_block_start(b);
   std::unique_ptr<TensorMemory>& t = tensor_memories[b->rank];
   if (!t) return;
   memset(t->allocated, 0, sizeof t->allocated);
@@ -47,6 +56,7 @@ static void tmem_block_start(Block* b) {
 
 // at the block's end: the columns still allocated, as an error ("" when none)
 static std::string tmem_block_end(Block* b) {
+  if (checker != nullptr) check_tmem_block_end(b);
   std::unique_ptr<TensorMemory>& t = tensor_memories[b->rank];
   if (!t) return "";
   int first = -1, count = 0;
@@ -186,6 +196,7 @@ template <int SHAPE, int REGS, bool STORE> static void tmem_copy_op(void** lanes
       int row, col;
       tmem_image(SHAPE, l, r, &row, &col);
       unsigned int* cell = tmem_cell(taddr, row, col, what);
+      if (checker != nullptr) check_tmem_lane_access(l, cell, STORE);
       if (STORE)
         *cell = a->values[r];
       else
@@ -206,6 +217,11 @@ template <int SHAPE, int REGS> static inline void tmem_store(unsigned int taddr,
   a.taddr = taddr;
   memcpy(a.values, values, 4 * REGS);
   warp_op(tmem_copy_op<SHAPE, REGS, true>, &a);
+}
+
+// tcgen05.wait::ld: the thread's loads are done (they were at issue; the checker notes the wait)
+static inline void tmem_wait_ld() {
+  if (checker != nullptr) check_tmem_wait_ld();
 }
 
 // -- tcgen05.mma (cta_group::1, dense, A and B through shared-memory descriptors) -------------------
@@ -283,6 +299,8 @@ static inline void tcgen05_mma(int kind, unsigned int d_tmem, unsigned long long
     int lane = base_lane + tcgen05_d_lane(m, r);
     if (lane >= 128) fail("tcgen05.mma: D's lane " + std::to_string(lane) + " is outside tensor memory");
     if (disabled_lanes != nullptr && disabled_lanes[lane / 32] >> (lane % 32) & 1) continue;
+    if (base_col + n > 512) fail("tcgen05.mma: D's columns pass column 511");
+    if (checker != nullptr) check_tmem_mma_row(&t.cells[lane][base_col], n);
     for (int c = 0; c < n; ++c) {
       int column = base_col + c;
       if (column >= 512 || !t.allocated[column])
@@ -305,6 +323,7 @@ static inline void tcgen05_mma(int kind, unsigned int d_tmem, unsigned long long
 // tcgen05.commit: the thread's MMAs and copies before it are done (they ran at issue), so the
 // arrive-on happens now, on the barrier of each CTA of `cta_mask` with multicast
 static inline void tcgen05_commit(const void* mbar, int cta_mask = -1) {
+  if (checker != nullptr) check_tcgen05_commit(mbar);
   if (cta_mask < 0) {
     mbarrier_arrive(mbar, 1, 0, false);
     return;
