@@ -79,6 +79,59 @@ _BODIES = {
 }
 
 
+# one tcgen05.mma of each kind (issued twice: D = A B, then D = A B + D when `accumulate`), A (M x 32
+# bytes of K) and B (16 x 32 bytes) K-major without a swizzle (8 x 16-byte core matrices, the K halves
+# LBO = 128 bytes apart, the 8-row groups SBO = 256), the instruction descriptor a parameter
+_MMA = """
+
+@T.prim_func
+def mma_{kind}(A_ptr: T.handle, B_ptr: T.handle, D_ptr: T.handle, idesc: T.uint32, accumulate: T.int32):
+    A = T.match_buffer(A_ptr, (128, 32), "uint8")
+    B = T.match_buffer(B_ptr, (16, 32), "uint8")
+    D = T.match_buffer(D_ptr, (128, 16), "uint32")
+    T.device_entry()
+    tx = T.thread_id([128])
+    warp = T.warp_id([4])
+    slot = T.alloc_shared((1,), "uint32")
+    As = T.alloc_shared((128 * 32,), "uint8", align=1024)
+    Bs = T.alloc_shared((16 * 32,), "uint8", align=1024)
+    bar = T.alloc_shared((1,), "uint64")
+    if warp == 0:
+        T.ptx.tcgen05.alloc(T.address_of(slot), n_cols=32, cta_group=1)
+    for kb in T.serial(32):
+        As[(tx % 8) * 16 + (tx // 8) * 256 + kb % 16 + (kb // 16) * 128] = A[tx, kb]
+    if tx < 16:
+        for kb in T.serial(32):
+            Bs[(tx % 8) * 16 + (tx // 8) * 256 + kb % 16 + (kb // 16) * 128] = B[tx, kb]
+    if tx == 0:
+        T.ptx.mbarrier.init.shared.b64(bar.ptr_to([0]), T.uint32(1))
+    T.ptx.fence.proxy.async_.shared__cta()
+    T.ptx.tcgen05.fence__before_thread_sync()
+    T.cuda.cta_sync()
+    T.ptx.tcgen05.fence__after_thread_sync()
+    if tx == 0:
+        fields = T.uint64(8) << T.uint64(16) | T.uint64(16) << T.uint64(32) | T.uint64(1) << T.uint64(46)
+        desc_a = T.uint64(T.cuda.cvta_generic_to_shared(As.data) >> T.uint32(4)) | fields
+        desc_b = T.uint64(T.cuda.cvta_generic_to_shared(Bs.data) >> T.uint32(4)) | fields
+        T.ptx["tcgen05.mma.cta_group::1.kind::{kind}"](slot[0], desc_a, desc_b, idesc, 0)
+        T.ptx["tcgen05.mma.cta_group::1.kind::{kind}"](slot[0], desc_a, desc_b, idesc, accumulate)
+        T.ptx["tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"](bar.ptr_to([0]))
+    T.cuda.mbarrier_wait(bar.ptr_to([0]), 0)
+    T.ptx.tcgen05.fence__after_thread_sync()
+    r = T.alloc_local((16,), "uint32")
+    T.ptx["tcgen05.ld.sync.aligned.32x32b.x16.b32"](r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9],
+                                                     r[10], r[11], r[12], r[13], r[14], r[15],
+                                                     slot[0] + T.uint32((warp * 32) << 16))
+    T.ptx.tcgen05.wait__ld.sync.aligned()
+    for i in T.unroll(16):
+        D[tx, i] = r[i]
+    T.ptx.tcgen05.fence__before_thread_sync()
+    T.cuda.cta_sync()
+    if warp == 0:
+        T.ptx.tcgen05.dealloc(slot[0], n_cols=32, cta_group=1)
+"""
+_KINDS = ("f16", "tf32", "f8f6f4", "i8")
+
 # seeded bugs in gemm_bf16_blackwell.tx: the epilogue reads the accumulator without waiting for the
 # "done" barrier its last tcgen05.commit arrives on; it uses tcgen05.ld's registers without the wait
 _MUTANTS = {
@@ -95,6 +148,7 @@ def _source() -> str:
         assert line in gemm
         parts.append(gemm.replace(line, replacement).replace("def gemm_bf16_blackwell(", f"def {name}("))
     parts += [_KERNEL.format(name=name) + body for name, body in _BODIES.items()]
+    parts += [_MMA.format(kind=kind) for kind in _KINDS]
     return "\n".join(parts)
 
 
@@ -158,3 +212,54 @@ def test_tensor_memory_misuse_is_a_located_error(kernels, name, message):
     a = np.zeros((128, 8), np.uint32)
     with pytest.raises(sim.SimError, match=message):
         getattr(kernels, name)(a, a.copy())
+
+
+def _e4m3(bits):
+    """e4m3 bytes as float64: 4 exponent bits (bias 7), 3 mantissa bits, no infinities."""
+    sign = np.where(bits & 0x80, -1.0, 1.0)
+    exponent, mantissa = (bits >> 3) & 15, (bits & 7).astype(np.float64)
+    value = np.where(exponent == 0, mantissa / 8 * 2.0 ** -6, (1 + mantissa / 8) * 2.0 ** (exponent.astype(np.int64) - 7))
+    return sign * value
+
+
+# (kind, A / B format number of the instruction descriptor, the bytes' values, tolerance)
+_OPERANDS = {
+    "f16": (0, lambda b: b.view(np.float16).astype(np.float64), 1e-6),
+    "bf16": (1, lambda b: (b.view(np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64), 1e-6),
+    "tf32": (2, lambda b: (b.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64), 1e-6),
+    "e4m3": (0, _e4m3, 1e-6),
+    "s8": (1, lambda b: b.view(np.int8).astype(np.float64), 0),
+}
+
+
+def _operand_bytes(rng, rows: int, element: str) -> np.ndarray:
+    if element in ("f16", "bf16", "tf32"):
+        dtype = {"f16": np.float16, "bf16": np.float32, "tf32": np.float32}[element]
+        values = rng.uniform(-2, 2, (rows, 16 if element == "bf16" else 32 // np.dtype(dtype).itemsize))
+        if element == "bf16":
+            return _bf16_bits(values).view(np.uint8).reshape(rows, 32)
+        return values.astype(dtype).view(np.uint8).reshape(rows, 32)
+    if element == "e4m3":
+        return rng.choice([b for b in range(256) if b & 0x7F != 0x7F], (rows, 32)).astype(np.uint8)
+    return rng.integers(0, 256, (rows, 32), dtype=np.uint8)
+
+
+@pytest.mark.parametrize("kind, element, m, negate, accumulate", [
+    ("f16", "f16", 128, False, True), ("f16", "bf16", 64, True, False), ("tf32", "tf32", 128, False, True),
+    ("f8f6f4", "e4m3", 128, True, True), ("i8", "s8", 64, False, True),
+])
+def test_each_kind_of_mma_matches_numpy(kernels, kind, element, m, negate, accumulate):
+    """D = A B^T (+ A B^T again when accumulating) of the kind's operands decoded from their bytes,
+    in fp32 (exact for s8); M = 64 puts D's rows 16 to a lane quarter (lanes 32q .. 32q + 15)."""
+    from transpiler.target.tcgen05 import instr_descriptor
+
+    rng = np.random.default_rng(7)
+    fmt, decode, rtol = _OPERANDS[element]
+    a, b = _operand_bytes(rng, 128, element), _operand_bytes(rng, 16, element)
+    d = np.zeros((128, 16), np.uint32)
+    idesc = instr_descriptor(fmt, fmt, m, 16, d_format=2 if kind == "i8" else 1, neg_a=negate)
+    getattr(kernels, f"mma_{kind}")(a, b, d, idesc, int(accumulate))
+    ref = (-1 if negate else 1) * (2 if accumulate else 1) * decode(a[:m]) @ decode(b).T
+    rows = np.arange(128) if m == 128 else np.array([32 * (i // 16) + i % 16 for i in range(64)])
+    got = d[rows].view(np.int32 if kind == "i8" else np.float32).astype(np.float64)
+    np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol * np.abs(ref).max())
