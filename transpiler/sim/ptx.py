@@ -116,13 +116,16 @@ def _wgmma(mnemonic: str, names: list[str], source: str) -> str | None:
 
 _TMEM_SHAPES = {"32x32b": ("TMEM_32X32B", 1), "16x64b": ("TMEM_16X64B", 1), "16x128b": ("TMEM_16X128B", 2),
                 "16x256b": ("TMEM_16X256B", 4)}
+_CP_SHAPES = {"128x256b": "CP_128X256B", "4x256b": "CP_4X256B", "128x128b": "CP_128X128B",
+              "64x128b.warpx2::02_13": "CP_64X128B_02_13", "64x128b.warpx2::01_23": "CP_64X128B_01_23",
+              "32x128b.warpx4": "CP_32X128B_WARPX4"}
 _TCGEN05_KINDS = {"f16": "KIND_F16", "tf32": "KIND_TF32", "f8f6f4": "KIND_F8F6F4", "i8": "KIND_I8"}
 
 
 def _tcgen05(mnemonic: str, names: list[str], source: str) -> str | None:
     """tcgen05 on tensor memory, cta_group::1 (include/tirx_sim_tcgen05.h): alloc / dealloc /
     relinquish, ld / st of the 32x32b and 16xNb shapes, the dense MMAs with both operands by
-    descriptor, commit (multicast too); the waits and fences change no value."""
+    descriptor, cp (shared memory by descriptor, every shape without decompression), commit (multicast too); the waits and fences change no value."""
     if not mnemonic.startswith("tcgen05.") or ".cta_group::2" in mnemonic:
         return None
     if mnemonic == "tcgen05.wait::ld.sync.aligned" and not names:
@@ -158,6 +161,11 @@ def _tcgen05(mnemonic: str, names: list[str], source: str) -> str | None:
         if names == ["mbar", "cta_mask"] and commit.group(2):
             return "  tirx_sim::tcgen05_commit(mbar, (int)cta_mask);"
         return None
+    cp = re.fullmatch(r"tcgen05\.cp\.cta_group::1\.(128x256b|4x256b|128x128b|64x128b\.warpx2::02_13|64x128b\.warpx2::01_23"
+                      r"|32x128b\.warpx4)", mnemonic)
+    if cp:
+        return f"  tirx_sim::tcgen05_cp(tirx_sim::{_CP_SHAPES[cp.group(1)]}, taddr, s_desc);" \
+            if names == ["taddr", "s_desc"] else None
     mma = re.fullmatch(r"tcgen05\.mma\.cta_group::1\.kind::(f16|tf32|f8f6f4|i8)", mnemonic)
     head = ["d_tmem", "a_desc", "b_desc", "idesc"]
     if mma is None or names[:4] != head:

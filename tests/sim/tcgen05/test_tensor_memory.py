@@ -132,6 +132,19 @@ def mma_{kind}(A_ptr: T.handle, B_ptr: T.handle, D_ptr: T.handle, idesc: T.uint3
 """
 _KINDS = ("f16", "tf32", "f8f6f4", "i8")
 
+# tcgen05.cp of the same A image (rows of 32 bytes, or their first 16 for the 128-bit shapes), read
+# back by each warp's lanes with .32x32b.x8
+_CP_SHAPES = {"128x256b": "cp_wide", "4x256b": "cp_four", "32x128b.warpx4": "cp_warpx4",
+              "64x128b.warpx2::01_23": "cp_pairs"}
+_CP = _MMA.split("    if tx == 0:\n        fields")[0].replace(
+    "def mma_{kind}(A_ptr: T.handle, B_ptr: T.handle, D_ptr: T.handle, idesc: T.uint32, accumulate: T.int32)",
+    "def {name}(A_ptr: T.handle, B_ptr: T.handle, D_ptr: T.handle)") + """    if tx == 0:
+        fields = T.uint64(8) << T.uint64(16) | T.uint64(16) << T.uint64(32) | T.uint64(1) << T.uint64(46)
+        desc = T.uint64(T.cuda.cvta_generic_to_shared(As.data) >> T.uint32(4)) | fields
+        T.ptx["tcgen05.cp.cta_group::1.{shape}"](slot[0], desc)
+        T.ptx["tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"](bar.ptr_to([0]))
+""" + "    T.cuda.mbarrier_wait" + _MMA.split("    T.cuda.mbarrier_wait")[1]
+
 # seeded bugs in gemm_bf16_blackwell.tx: the epilogue reads the accumulator without waiting for the
 # "done" barrier its last tcgen05.commit arrives on; it uses tcgen05.ld's registers without the wait
 _MUTANTS = {
@@ -149,6 +162,7 @@ def _source() -> str:
         parts.append(gemm.replace(line, replacement).replace("def gemm_bf16_blackwell(", f"def {name}("))
     parts += [_KERNEL.format(name=name) + body for name, body in _BODIES.items()]
     parts += [_MMA.format(kind=kind) for kind in _KINDS]
+    parts += [_CP.format(name=name, shape=shape) for shape, name in _CP_SHAPES.items()]
     return "\n".join(parts)
 
 
@@ -263,3 +277,17 @@ def test_each_kind_of_mma_matches_numpy(kernels, kind, element, m, negate, accum
     rows = np.arange(128) if m == 128 else np.array([32 * (i // 16) + i % 16 for i in range(64)])
     got = d[rows].view(np.int32 if kind == "i8" else np.float32).astype(np.float64)
     np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("shape", sorted(_CP_SHAPES))
+def test_tcgen05_cp_puts_each_row_in_its_lanes(kernels, shape):
+    a = np.random.default_rng(8).integers(0, 256, (128, 32), dtype=np.uint8)
+    d = np.zeros((128, 16), np.uint32)
+    getattr(kernels, _CP_SHAPES[shape])(a, np.zeros((16, 32), np.uint8), d)
+    words = a.view(np.uint32)  # (128, 8): row r's 32-bit words
+    rows, width, lanes = {"128x256b": (128, 8, lambda r: [r]), "4x256b": (4, 8, lambda r: [32 * r]),
+                          "32x128b.warpx4": (32, 4, lambda r: [r + 32 * i for i in range(4)]),
+                          "64x128b.warpx2::01_23": (64, 4, lambda r: [r // 32 * 64 + r % 32 + 32 * i for i in range(2)])}[shape]
+    for r in range(rows):
+        for lane in lanes(r):
+            np.testing.assert_array_equal(d[lane, :width], words[r, :width], err_msg=f"row {r}, lane {lane}")

@@ -29,7 +29,7 @@ static void check_tmem_block_start(Block* b);
 static void check_tmem_block_end(Block* b);
 static void check_tmem_lane_access(int lane, const unsigned int* cell, bool store);
 static void check_tmem_wait_ld();
-static void check_tmem_mma_row(const unsigned int* cell, int n);
+static void check_tmem_mma_row(const unsigned int* cell, int n);  // (tcgen05.cp's rows too)
 static void check_tcgen05_commit(const void* mbar);
 
 // (one cluster at a time per OS thread, at most 16 blocks in it: the block's rank picks its area)
@@ -316,6 +316,40 @@ static inline void tcgen05_mma(int kind, unsigned int d_tmem, unsigned long long
         if (saturate) acc = acc > INT_MAX ? INT_MAX : acc < INT_MIN ? INT_MIN : acc;
         cell = (unsigned int)acc;
       }
+    }
+  }
+}
+
+// -- tcgen05.cp: shared memory (by descriptor) -> tensor memory, issued by one thread -------------
+// The shapes' lane patterns (tirxc's copy_async lowering has the same table): row r of a copy
+// goes to lane `first(r)` and, with multicast, to `copies` lanes `stride` apart.
+enum Tcgen05CpShape { CP_128X256B, CP_4X256B, CP_128X128B, CP_64X128B_02_13, CP_64X128B_01_23, CP_32X128B_WARPX4 };
+
+static inline void tcgen05_cp(int shape, unsigned int taddr, unsigned long long s_desc) {
+  static const int rows_of[] = {128, 4, 128, 64, 64, 32}, bytes_of[] = {32, 32, 16, 16, 16, 16};
+  static const int copies_of[] = {1, 1, 1, 2, 2, 4}, stride_of[] = {0, 0, 0, 64, 32, 32};
+  unsigned long long desc = tcgen05_as_wgmma_desc(s_desc);
+  unsigned int start = (unsigned int)(desc & 0x3fff) << 4, lbo = (unsigned int)(desc >> 16 & 0x3fff) << 4;
+  unsigned int sbo = (unsigned int)(desc >> 32 & 0x3fff) << 4;
+  int layout = (int)(desc >> 62), mode = layout == 1 ? 3 : layout == 2 ? 2 : layout == 3 ? 1 : 0;
+  TensorMemory& t = tensor_memory();
+  int base_lane = (int)(taddr >> 16), base_col = (int)(taddr & 0xffffu), words = bytes_of[shape] / 4;
+  for (int r = 0; r < rows_of[shape]; ++r) {
+    int first = shape == CP_4X256B ? 32 * r : shape == CP_64X128B_01_23 ? r / 32 * 64 + r % 32 : r;
+    unsigned int row[8];
+    for (int w = 0; w < words; ++w) {  // (a 4-byte word never crosses a 16-byte chunk: one address each)
+      unsigned int address = swizzled(start + wgmma_offset(r, 4 * w, 1, lbo, sbo, 16 << mode, false), mode);
+      memcpy(&row[w], shared_at(address), 4);
+      access(shared_at(address), 4, READ);
+    }
+    for (int c = 0; c < copies_of[shape]; ++c) {
+      int lane = base_lane + first + c * stride_of[shape];
+      if (lane >= 128) fail("tcgen05.cp: lane " + std::to_string(lane) + " is outside tensor memory");
+      for (int w = 0; w < words; ++w)
+        if (base_col + w >= 512 || !t.allocated[base_col + w])
+          fail("tcgen05.cp: tensor-memory column " + std::to_string(base_col + w) + " is not allocated");
+      memcpy(&t.cells[lane][base_col], row, 4 * words);
+      if (checker != nullptr) check_tmem_mma_row(&t.cells[lane][base_col], words);
     }
   }
 }
