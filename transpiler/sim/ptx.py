@@ -130,7 +130,9 @@ def _tcgen05(mnemonic: str, names: list[str], source: str) -> str | None:
         return None
     if mnemonic == "tcgen05.wait::ld.sync.aligned" and not names:
         return "  tirx_sim::tmem_wait_ld();"
-    if mnemonic in ("tcgen05.wait::st.sync.aligned", "tcgen05.fence::before_thread_sync",
+    if mnemonic == "tcgen05.wait::st.sync.aligned" and not names:
+        return "  tirx_sim::tmem_wait_st();"
+    if mnemonic in ("tcgen05.fence::before_thread_sync",
                     "tcgen05.fence::after_thread_sync") and not names:
         return "  // tensor-memory operations complete when they are issued"
     if mnemonic == "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned" and not names:

@@ -148,18 +148,20 @@ _CP = _MMA.split("    if tx == 0:\n        fields")[0].replace(
 # seeded bugs in gemm_bf16_blackwell.tx: the epilogue reads the accumulator without waiting for the
 # "done" barrier its last tcgen05.commit arrives on; it uses tcgen05.ld's registers without the wait
 _MUTANTS = {
-    "gemm_no_done_wait": ("        T.cuda.mbarrier_wait(T.address_of(done), 0)\n", "        pass\n"),
-    "gemm_no_ld_wait": ("            T.ptx.tcgen05.wait__ld.sync.aligned()\n", "            pass\n"),
+    "gemm_no_done_wait": ("gemm_bf16_blackwell", "        T.cuda.mbarrier_wait(T.address_of(done), 0)\n"),
+    "gemm_no_ld_wait": ("gemm_bf16_blackwell", "            T.ptx.tcgen05.wait__ld.sync.aligned()\n"),
+    "tmem_no_st_wait": ("tmem_roundtrip", "    T.ptx.tcgen05.wait__st.sync.aligned()\n"),  # (tmem_manual.tx)
 }
 
 
 def _source() -> str:
-    """The Blackwell samples, two seeded bugs and the kernels of these tests in one file: one build."""
-    gemm = (SAMPLES / "gemm_bf16_blackwell.tx").read_text()
-    parts = [(SAMPLES / f"{stem}.tx").read_text() for stem in ("tmem_manual", "tmem_pool")] + [gemm]
-    for name, (line, replacement) in _MUTANTS.items():
-        assert line in gemm
-        parts.append(gemm.replace(line, replacement).replace("def gemm_bf16_blackwell(", f"def {name}("))
+    """The Blackwell samples, seeded bugs and the kernels of these tests in one file: one build."""
+    samples = {stem: (SAMPLES / f"{stem}.tx").read_text() for stem in ("tmem_manual", "tmem_pool", "gemm_bf16_blackwell")}
+    parts = list(samples.values())
+    for name, (kernel, line) in _MUTANTS.items():
+        text = next(t for t in samples.values() if f"def {kernel}(" in t)
+        assert line in text
+        parts.append(text.replace(line, line.split("T.")[0] + "pass\n").replace(f"def {kernel}(", f"def {name}("))
     parts += [_KERNEL.format(name=name) + body for name, body in _BODIES.items()]
     parts += [_MMA.format(kind=kind) for kind in _KINDS]
     parts += [_CP.format(name=name, shape=shape) for shape, name in _CP_SHAPES.items()]
@@ -173,11 +175,15 @@ def kernels():
                            options=sim.Options(racecheck=True, synccheck=True, schedules=2))
 
 
-def _line(text: str) -> int:
-    """The line of `text` in the mutants' part of the file (the first copy after the samples)."""
+def _line(kernel: str, text: str) -> int:
+    """The line of the first `text` in `kernel` of the file."""
     lines = _source().splitlines()
-    start = next(n for n, t in enumerate(lines) if "def gemm_no_done_wait(" in t)
+    start = next(n for n, t in enumerate(lines) if f"def {kernel}(" in t)
     return next(n for n in range(start, len(lines)) if text in lines[n]) + 1
+
+
+def _lines(finding) -> set:
+    return {finding.span.line} | {note.span.line for note in finding.notes if note.span is not None}
 
 
 def test_a_read_of_the_accumulator_before_the_commits_wait_is_a_race_with_both_lines(kernels):
@@ -186,18 +192,23 @@ def test_a_read_of_the_accumulator_before_the_commits_wait_is_a_race_with_both_l
         kernels.gemm_no_done_wait(np.zeros((m, k), np.uint16), np.zeros((n, k), np.uint16), np.zeros((m, n), np.uint16))
     finding = next(d for d in err.value.diagnostics if "tensor memory" in d.message)
     assert finding.code in ("E0820", "E0822")
-    lines = {finding.span.line} | {note.span.line for note in finding.notes if note.span is not None}
-    assert {_line('T.ptx["tcgen05.mma.'), _line('T.ptx["tcgen05.ld.')} <= lines
+    assert {_line("gemm_no_done_wait", 'T.ptx["tcgen05.mma.'), _line("gemm_no_done_wait", 'T.ptx["tcgen05.ld.')} \
+        <= _lines(finding)
 
 
 def test_tcgen05_ld_registers_without_the_wait_are_reported(kernels):
     m, n, k = 128, 256, 64
     with pytest.raises(sim.SimFindings) as err:
         kernels.gemm_no_ld_wait(np.zeros((m, k), np.uint16), np.zeros((n, k), np.uint16), np.zeros((m, n), np.uint16))
-    codes = {(d.code, d.span.line) for d in err.value.diagnostics}
-    start = _source().splitlines().index("def gemm_no_ld_wait(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):")
-    ld = next(n for n, t in enumerate(_source().splitlines()) if n > start and 'T.ptx["tcgen05.ld.' in t) + 1
-    assert ("E0846", ld) in codes
+    assert ("E0846", _line("gemm_no_ld_wait", 'T.ptx["tcgen05.ld.')) in {(d.code, d.span.line) for d in err.value.diagnostics}
+
+
+def test_a_load_of_a_store_not_waited_for_is_reported_with_both_lines(kernels):
+    with pytest.raises(sim.SimFindings) as err:
+        kernels.tmem_no_st_wait(np.zeros((128, 8), np.uint32), np.zeros((128, 8), np.uint32))
+    finding = next(d for d in err.value.diagnostics if d.code == "E0822")
+    assert {_line("tmem_no_st_wait", 'T.ptx["tcgen05.st.'), _line("tmem_no_st_wait", 'T.ptx["tcgen05.ld.')} \
+        == _lines(finding)
 
 
 def test_the_16x256b_image_is_the_isas(kernels):

@@ -29,6 +29,7 @@ static void check_tmem_block_start(Block* b);
 static void check_tmem_block_end(Block* b);
 static void check_tmem_lane_access(int lane, const unsigned int* cell, bool store);
 static void check_tmem_wait_ld();
+static void check_tmem_wait_st(int thread);
 static void check_tmem_mma_row(const unsigned int* cell, int n);  // (tcgen05.cp's rows too)
 static void check_tcgen05_commit(const void* mbar);
 
@@ -219,9 +220,18 @@ template <int SHAPE, int REGS> static inline void tmem_store(unsigned int taddr,
   warp_op(tmem_copy_op<SHAPE, REGS, true>, &a);
 }
 
-// tcgen05.wait::ld: the thread's loads are done (they were at issue; the checker notes the wait)
+// tcgen05.wait::ld / st: the thread's loads / stores are done (they were at issue; the checker
+// notes the wait)
 static inline void tmem_wait_ld() {
   if (checker != nullptr) check_tmem_wait_ld();
+}
+// (under a check wait::st is what it is on the GPU, an aligned warp instruction: its lanes meet, so
+// each lane's stores are complete, and ordered, for every lane after it)
+static void tmem_wait_st_op(void** lanes, unsigned int) {
+  for (int l = 0; l < 32; ++l) check_tmem_wait_st(current_fiber->linear / 32 * 32 + l);
+}
+static inline void tmem_wait_st() {
+  if (checker != nullptr) warp_op(tmem_wait_st_op, nullptr);
 }
 
 // -- tcgen05.mma (cta_group::1, dense, A and B through shared-memory descriptors) -------------------

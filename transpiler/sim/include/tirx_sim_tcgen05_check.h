@@ -1,8 +1,8 @@
 // tirxc sim --racecheck on tensor memory (docs/sim.md, "Race checking"): the checker's view of
 // tcgen05 (the values are tirx_sim_tcgen05.h's). Each 4-byte cell of the running block's tensor
 // memory has a shadow Cell like shared memory's (SPACE t in a finding: OFFSET / 4 is lane * 512 +
-// column), so E0820 / E0822 / E0823 cover it. tcgen05.ld / st access the cells as each lane of
-// the warp; an MMA's D is written by its issuing thread's async agent, pending until the
+// column), so E0820 / E0822 / E0823 cover it. tcgen05.ld reads the cells as each lane of the
+// warp, tcgen05.st writes them as each lane, pending until the lane's tcgen05.wait::st; an MMA's D is written by its issuing thread's async agent, pending until the
 // mbarrier phase of the tcgen05.commit that follows it completes (the commit attaches the
 // thread's uncommitted MMAs to its barrier), so a tcgen05.ld of D that no wait on that phase
 // orders after the commit is reported with the MMA's line. A thread whose tcgen05.ld no
@@ -29,16 +29,34 @@ static void check_tmem_block_start(Block* b) {
   tmem_unwaited.assign(b->fibers.size(), -2);
 }
 
-// a cell of tensor memory that lane `lane` of the running warp reads or writes (ld / st)
+static const char tmem_store_wait = 0;  // (the completion event of a tcgen05.st: its thread's wait::st)
+
+// a cell of tensor memory that lane `lane` of the running warp reads (ld) or writes (st). A store
+// is asynchronous: pending, as that lane's write, until the lane's tcgen05.wait::st
 static void check_tmem_lane_access(int lane, const unsigned int* cell, bool store) {
   if (!checker->races) return;
-  int thread = current_fiber->linear / 32 * 32 + lane;
-  access_as(thread, current_block->fibers[thread].site, cell, 4, store ? WRITE : READ);
-  if (!store) tmem_unwaited[thread] = current_block->fibers[thread].site;
+  int thread = current_fiber->linear / 32 * 32 + lane, site = current_block->fibers[thread].site;
+  if (!store) {
+    access_as(thread, site, cell, 4, READ);
+    tmem_unwaited[thread] = site;
+    return;
+  }
+  size_t offset;
+  Cell* cells = tmem_cells_of((const unsigned char*)cell, 4, &offset);
+  checker->async.push_back(AsyncOp{thread, site, (char*)cell, 4, true, -2, TCGEN05, &tmem_store_wait, false});
+  cells[offset / 4].pending = (int)checker->async.size() - 1;
 }
 
 static void check_tmem_wait_ld() {
   if (!tmem_unwaited.empty()) tmem_unwaited[current_fiber->linear] = -2;
+}
+
+static void check_tmem_wait_st(int t) {
+  if (!checker->races) return;
+  for (size_t i = 0; i < checker->async.size(); ++i) {
+    const AsyncOp& op = checker->async[i];
+    if (op.thread == t && op.barrier == &tmem_store_wait && !op.done) async_complete((int)i);
+  }
 }
 
 // an MMA writes `n` cells of D's row from `cell`: pending in the thread's tcgen05 group. The
