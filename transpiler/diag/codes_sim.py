@@ -31,6 +31,12 @@ SIM_CHECK_CODES: dict[str, tuple[str, str]] = {
     "E0846": ("tcgen05.ld without tcgen05.wait::ld", "tcgen05.ld is asynchronous: its destination registers hold "
               "the tensor-memory values only after the thread's tcgen05.wait::ld. A thread ended with a load no wait "
               "followed, so its uses of the registers may read them early: add the wait before the first use."),
+    "E0847": ("tensor memory accessed outside what the warp may reach", "A tcgen05.ld / st reaches lanes outside "
+              "its warp's quarter (warp % 4), or an access (ld, st, mma, cp) reaches columns that are not allocated: "
+              "often an address read from the shared slot before the tcgen05.alloc that writes it is ordered."),
+    "E0848": ("tensor-memory allocation misused", "A tcgen05.dealloc of columns not allocated (a double free), an "
+              "alloc after relinquish_alloc_permit or one no dealloc could satisfy, or a block that ends with "
+              "columns allocated (a leak): allocate once per CTA, free exactly what was allocated, before the end."),
     "E0901": ("unknown tile primitive",
               "`Tx.<op>(...)` runs a tile primitive at thread scope and `Tx.<scope>.<op>(...)` at a "
               "wider one (`warp`, `wg` / `warpgroup`, `cta`, `cluster`, `thread`). The name is not one "

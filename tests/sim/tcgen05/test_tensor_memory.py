@@ -227,16 +227,24 @@ def test_the_16x256b_image_is_the_isas(kernels):
     np.testing.assert_array_equal(b, expected)
 
 
-@pytest.mark.parametrize("name, message", [
-    ("leak", r"block \(0, 0, 0\): the block ended with 32 tensor-memory columns allocated \(from column 0\)"),
-    ("double_free", r"\(warp 0, lane \d+\): tcgen05.dealloc of columns 0-31: column 0 is not allocated \(a double free"),
-    ("other_quarter", r"\(warp (\d), lane \d+\): tcgen05.st: warp \1 accesses tensor-memory lane \d+; a warp reaches "
-                      r"only lanes \d+-\d+ \(its warp % 4 quarter\)"),
+@pytest.mark.parametrize("name, code, call, message", [
+    ("leak", "E0848", "T.ptx.tcgen05.alloc(",
+     r"32 tensor-memory columns allocated at the block's end \(from column 0\): a tcgen05.alloc without its dealloc"),
+    ("double_free", "E0848", "T.ptx.tcgen05.dealloc(",
+     r"tcgen05.dealloc of columns 0-31: column 0 is not allocated \(a double free"),
+    ("other_quarter", "E0847", 'T.ptx["tcgen05.st.',
+     r"tcgen05.st: warp (\d) accesses tensor-memory lane \d+; a warp reaches only lanes \d+-\d+ \(its warp % 4 quarter\)"),
 ])
-def test_tensor_memory_misuse_is_a_located_error(kernels, name, message):
+def test_tensor_memory_misuse_is_a_finding_at_its_line(kernels, name, code, call, message):
+    """Under --synccheck (without it the same text is the run's error, naming block and thread)."""
     a = np.zeros((128, 8), np.uint32)
-    with pytest.raises(sim.SimError, match=message):
+    with pytest.raises(sim.SimFindings, match=message) as err:
         getattr(kernels, name)(a, a.copy())
+    finding = err.value.diagnostics[0]
+    assert finding.code == code
+    lines = [n for n in range(_line(name, call), len(_source().splitlines()) + 1)
+             if call in _source().splitlines()[n - 1]]
+    assert finding.span.line in lines[:2]
 
 
 def _e4m3(bits):

@@ -21,6 +21,7 @@ namespace tirx_sim {
 struct TensorMemory {
   unsigned int cells[128][512];
   bool allocated[512];
+  int alloc_site[512];  // (under a check: the site of the tcgen05.alloc of each allocated column)
   bool relinquished;
 };
 
@@ -32,6 +33,8 @@ static void check_tmem_wait_ld();
 static void check_tmem_wait_st(int thread);
 static void check_tmem_mma_row(const unsigned int* cell, int n);  // (tcgen05.cp's rows too)
 static void check_tcgen05_commit(const void* mbar);
+static void check_tmem_dealloc(TensorMemory* t, unsigned int column, unsigned int n);
+static void check_tmem_leak(int site, const std::string& text);
 
 // (one cluster at a time per OS thread, at most 16 blocks in it: the block's rank picks its area)
 static thread_local std::unique_ptr<TensorMemory> tensor_memories[16];
@@ -67,6 +70,8 @@ static std::string tmem_block_end(Block* b) {
       ++count;
     }
   if (count == 0) return "";
+  if (checker != nullptr) check_tmem_leak(t->alloc_site[first], std::to_string(count) + " tensor-memory columns allocated at the block's end "
+                                          "(from column " + std::to_string(first) + "): a tcgen05.alloc without its dealloc");
   return where(b, nullptr) + ": the block ended with " + std::to_string(count) +
          " tensor-memory columns allocated (from column " + std::to_string(first) +
          "): a tcgen05.alloc without its tcgen05.dealloc";
@@ -98,13 +103,14 @@ static void tmem_alloc_op(void** lanes, unsigned int) {
   if (n < 32 || n > 512 || (n & (n - 1)))
     fail("tcgen05.alloc of " + std::to_string(n) + " columns: a power of two from 32 to 512");
   TensorMemory& t = tensor_memory();
-  if (t.relinquished) fail("tcgen05.alloc after this CTA's tcgen05.relinquish_alloc_permit");
+  if (t.relinquished) protocol_error(848, "tcgen05.alloc after this CTA's tcgen05.relinquish_alloc_permit");
   for (unsigned int start = 0; start < 512; start += n) {
     bool free = true;
     for (unsigned int c = start; c < start + n && free; ++c) free = !t.allocated[c];
     if (!free) continue;
     for (unsigned int c = start; c < start + n; ++c) {
       t.allocated[c] = true;
+      t.alloc_site[c] = current_fiber->site;
       for (int lane = 0; lane < 128; ++lane) t.cells[lane][c] = 0xA5A5A5A5u;
     }
     memcpy(a->slot, &start, 4);
@@ -112,7 +118,7 @@ static void tmem_alloc_op(void** lanes, unsigned int) {
     return;
   }
   // no other CTA of the simulation holds tensor memory of this SM, so none would ever free it
-  fail("tcgen05.alloc of " + std::to_string(n) + " columns: no free run of them in this CTA's 512 (the "
+  protocol_error(848, "tcgen05.alloc of " + std::to_string(n) + " columns: no free run of them in this CTA's 512 (the "
        "allocation would wait forever)");
 }
 
@@ -120,15 +126,16 @@ static void tmem_dealloc_op(void** lanes, unsigned int) {
   check_uniform(lanes, "tcgen05.dealloc");
   TmemAllocArgs* a = (TmemAllocArgs*)lanes[0];
   unsigned int column = a->taddr & 0xffffu, n = a->columns;
-  if (a->taddr >> 16) fail("tcgen05.dealloc of an address with a lane (" + std::to_string(a->taddr >> 16) + "), not 0");
+  if (a->taddr >> 16) protocol_error(848, "tcgen05.dealloc of an address with a lane (" + std::to_string(a->taddr >> 16) + "), not 0");
   if (n < 32 || n > 512 || (n & (n - 1)))
     fail("tcgen05.dealloc of " + std::to_string(n) + " columns: a power of two from 32 to 512");
   TensorMemory& t = tensor_memory();
   for (unsigned int c = column; c < column + n; ++c)
     if (c >= 512 || !t.allocated[c])
-      fail("tcgen05.dealloc of " + columns_text((int)column, (int)n) + ": column " + std::to_string(c) +
+      protocol_error(848, "tcgen05.dealloc of " + columns_text((int)column, (int)n) + ": column " + std::to_string(c) +
            " is not allocated (a double free, or columns never allocated)");
   for (unsigned int c = column; c < column + n; ++c) t.allocated[c] = false;
+  if (checker != nullptr) check_tmem_dealloc(&t, column, n);
 }
 
 static void tmem_relinquish_op(void**, unsigned int) { tensor_memory().relinquished = true; }
@@ -173,16 +180,16 @@ static inline unsigned int* tmem_cell(unsigned int taddr, int row, int col, cons
   int warp = current_fiber->linear / 32, quarter = warp % 4, low = 32 * quarter;
   int lane_field = (int)(taddr >> 16), column = (int)(taddr & 0xffffu) + col;
   if (lane_field >= 32 && lane_field / 32 != quarter)
-    fail(std::string(what) + ": warp " + std::to_string(warp) + " accesses tensor-memory lane " +
+    protocol_error(847, std::string(what) + ": warp " + std::to_string(warp) + " accesses tensor-memory lane " +
          std::to_string(lane_field + row) + "; a warp reaches only lanes " + std::to_string(low) + "-" +
          std::to_string(low + 31) + " (its warp % 4 quarter)");
   int lane = low + lane_field % 32 + row;
   if (lane >= low + 32)
-    fail(std::string(what) + ": warp " + std::to_string(warp) + " accesses tensor-memory lane " + std::to_string(lane) +
+    protocol_error(847, std::string(what) + ": warp " + std::to_string(warp) + " accesses tensor-memory lane " + std::to_string(lane) +
          ", past its quarter (lanes " + std::to_string(low) + "-" + std::to_string(low + 31) + ")");
   TensorMemory& t = tensor_memory();
   if (column >= 512 || !t.allocated[column])
-    fail(std::string(what) + ": tensor-memory column " + std::to_string(column) + " is not allocated");
+    protocol_error(847, std::string(what) + ": tensor-memory column " + std::to_string(column) + " is not allocated");
   return &t.cells[lane][column];
 }
 
@@ -307,14 +314,14 @@ static inline void tcgen05_mma(int kind, unsigned int d_tmem, unsigned long long
   int base_lane = (int)(d_tmem >> 16), base_col = (int)(d_tmem & 0xffffu);
   for (int r = 0; r < m; ++r) {
     int lane = base_lane + tcgen05_d_lane(m, r);
-    if (lane >= 128) fail("tcgen05.mma: D's lane " + std::to_string(lane) + " is outside tensor memory");
+    if (lane >= 128) protocol_error(847, "tcgen05.mma: D's lane " + std::to_string(lane) + " is outside tensor memory");
     if (disabled_lanes != nullptr && disabled_lanes[lane / 32] >> (lane % 32) & 1) continue;
-    if (base_col + n > 512) fail("tcgen05.mma: D's columns pass column 511");
+    if (base_col + n > 512) protocol_error(847, "tcgen05.mma: D's columns pass column 511");
     if (checker != nullptr) check_tmem_mma_row(&t.cells[lane][base_col], n);
     for (int c = 0; c < n; ++c) {
       int column = base_col + c;
       if (column >= 512 || !t.allocated[column])
-        fail("tcgen05.mma: D's tensor-memory column " + std::to_string(column) + " is not allocated");
+        protocol_error(847, "tcgen05.mma: D's tensor-memory column " + std::to_string(column) + " is not allocated");
       unsigned int& cell = t.cells[lane][column];
       if (!integer) {
         float acc = enable_input_d ? ldexpf(f32_from(cell), -scale_input_d) : 0.0f;
@@ -354,10 +361,10 @@ static inline void tcgen05_cp(int shape, unsigned int taddr, unsigned long long 
     }
     for (int c = 0; c < copies_of[shape]; ++c) {
       int lane = base_lane + first + c * stride_of[shape];
-      if (lane >= 128) fail("tcgen05.cp: lane " + std::to_string(lane) + " is outside tensor memory");
+      if (lane >= 128) protocol_error(847, "tcgen05.cp: lane " + std::to_string(lane) + " is outside tensor memory");
       for (int w = 0; w < words; ++w)
         if (base_col + w >= 512 || !t.allocated[base_col + w])
-          fail("tcgen05.cp: tensor-memory column " + std::to_string(base_col + w) + " is not allocated");
+          protocol_error(847, "tcgen05.cp: tensor-memory column " + std::to_string(base_col + w) + " is not allocated");
       memcpy(&t.cells[lane][base_col], row, 4 * words);
       if (checker != nullptr) check_tmem_mma_row(&t.cells[lane][base_col], words);
     }

@@ -98,4 +98,15 @@ static void check_tmem_block_end(Block*) {
     }
 }
 
+// tcgen05.dealloc: the freed cells are written (by the deallocating thread), so a load or store of
+// them that the dealloc is not ordered after (another warp still reading) is a race (E0820)
+static void check_tmem_dealloc(TensorMemory* t, unsigned int column, unsigned int n) {
+  if (!checker->races) return;
+  for (int lane = 0; lane < 128; ++lane) access(&t->cells[lane][column], 4 * (size_t)n, WRITE);
+}
+
+static void check_tmem_leak(int site, const std::string& text) {  // (at the alloc's site)
+  if (checker->protocols) write_record('S', 848, site, -1, "0 " + text);
+}
+
 }  // namespace tirx_sim
