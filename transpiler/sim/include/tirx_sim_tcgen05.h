@@ -1,17 +1,16 @@
-// tirxc sim: tcgen05 and tensor memory (docs/sim.md, "PTX": "Tensor memory and tcgen05").
-//
-// Tensor memory is a per-CTA area of 128 lanes x 512 columns of 32-bit cells, kept for each block
-// of the running cluster (by rank) on the OS thread that runs it; an address is (lane << 16) |
-// column. `tcgen05.alloc` (a warp operation) takes the lowest free run of its column count,
-// aligned to it, poisons it (0xA5A5A5A5: a cell no one wrote reads as garbage, as shared memory
-// does) and writes the address (lane 0) to the shared slot; `dealloc` frees columns it names,
-// each of which must be allocated (a double free is a located error), and a block that ends
-// with columns allocated is an error naming them. `tcgen05.ld` / `st` are warp operations with
-// the PTX ISA's register images; a warp reaches only its 32-lane quarter (warp % 4). The MMA
-// reads its shared-memory operands through their matrix descriptors, decoded by wgmma's reader
-// (tirx_sim_wgmma.h: one decoding of the canonical layouts and swizzles), and writes D in tensor
-// memory at issue; `commit` arrives on its mbarrier at once (the MMAs before it are done), so
-// wait::ld / wait::st and the fences change no value. Accumulation as wgmma's: exact products
+// tirxc sim: tcgen05 and tensor memory (docs/sim.md, "PTX": "Tensor memory and tcgen05").  Tensor
+// memory is a per-CTA area of 128 lanes x 512 columns of 32-bit cells, kept for each block of the
+// running cluster (by rank) on the OS thread that runs it; an address is (lane << 16) | column.
+// `tcgen05.alloc` (a warp operation) takes the lowest free run of its column count, aligned to it,
+// poisons it (0xA5A5A5A5: a cell no one wrote reads as garbage, as shared memory does) and writes
+// the address (lane 0) to the shared slot; `dealloc` frees columns it names, each of which must be
+// allocated (a double free is a located error), and a block that ends with columns allocated is an
+// error naming them (under --synccheck, findings E0847 / E0848). `tcgen05.ld` / `st` are warp
+// operations with the PTX ISA's register images; a warp reaches only its 32-lane quarter (warp %
+// 4). The MMA reads its shared-memory operands through their matrix descriptors, decoded by wgmma's
+// reader (tirx_sim_wgmma.h: one decoding of the canonical layouts and swizzles), and writes D in
+// tensor memory at issue; `commit` arrives on its mbarrier at once (the MMAs before it are done),
+// so wait::ld / wait::st and the fences change no value. Accumulation as wgmma's: exact products
 // added in k order in fp32 (s32 exactly).
 #pragma once
 #include <memory>
@@ -70,7 +69,8 @@ static std::string tmem_block_end(Block* b) {
       ++count;
     }
   if (count == 0) return "";
-  if (checker != nullptr) check_tmem_leak(t->alloc_site[first], std::to_string(count) + " tensor-memory columns allocated at the block's end "
+  if (checker != nullptr)
+    check_tmem_leak(t->alloc_site[first], std::to_string(count) + " tensor-memory columns allocated at the block's end "
                                           "(from column " + std::to_string(first) + "): a tcgen05.alloc without its dealloc");
   return where(b, nullptr) + ": the block ended with " + std::to_string(count) +
          " tensor-memory columns allocated (from column " + std::to_string(first) +
@@ -126,7 +126,8 @@ static void tmem_dealloc_op(void** lanes, unsigned int) {
   check_uniform(lanes, "tcgen05.dealloc");
   TmemAllocArgs* a = (TmemAllocArgs*)lanes[0];
   unsigned int column = a->taddr & 0xffffu, n = a->columns;
-  if (a->taddr >> 16) protocol_error(848, "tcgen05.dealloc of an address with a lane (" + std::to_string(a->taddr >> 16) + "), not 0");
+  if (a->taddr >> 16)
+    protocol_error(848, "tcgen05.dealloc of an address with a lane (" + std::to_string(a->taddr >> 16) + "), not 0");
   if (n < 32 || n > 512 || (n & (n - 1)))
     fail("tcgen05.dealloc of " + std::to_string(n) + " columns: a power of two from 32 to 512");
   TensorMemory& t = tensor_memory();

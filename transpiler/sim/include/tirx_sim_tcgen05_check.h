@@ -1,18 +1,23 @@
 // tirxc sim --racecheck on tensor memory (docs/sim.md, "Race checking"): the checker's view of
 // tcgen05 (the values are tirx_sim_tcgen05.h's). Each 4-byte cell of the running block's tensor
 // memory has a shadow Cell like shared memory's (SPACE t in a finding: OFFSET / 4 is lane * 512 +
-// column), so E0820 / E0822 / E0823 cover it. tcgen05.ld reads the cells as each lane of the
-// warp, tcgen05.st writes them as each lane, pending until the lane's tcgen05.wait::st; an MMA's D is written by its issuing thread's async agent, pending until the
-// mbarrier phase of the tcgen05.commit that follows it completes (the commit attaches the
-// thread's uncommitted MMAs to its barrier), so a tcgen05.ld of D that no wait on that phase
-// orders after the commit is reported with the MMA's line. A thread whose tcgen05.ld no
-// tcgen05.wait::ld follows before its end is E0846 at the ld.
+// column), so E0820 / E0822 / E0823 cover it. tcgen05.ld reads the cells as each lane of the warp,
+// tcgen05.st writes them as each lane, pending until the warp's tcgen05.wait::st; an MMA's D is
+// written by its issuing thread's async agent, pending until the mbarrier phase of the
+// tcgen05.commit that follows it completes (the commit attaches the thread's uncommitted MMAs to
+// its barrier), so a tcgen05.ld of D that no wait on that phase orders after the commit is reported
+// with the MMA's line. A thread whose tcgen05.ld no tcgen05.wait::ld follows before its end is
+// E0846 at the ld. Under --synccheck a tensor-memory access outside the warp's lanes or the
+// allocated columns is E0847, an allocation error (a double free, an allocation after relinquish
+// or one never satisfied, a leak) E0848 (tirx_sim_tcgen05.h reports them through protocol_error).
 #pragma once
 
 namespace tirx_sim {
 
-static thread_local std::vector<Cell> tmem_shadow;  // the running block's (one block at a time under a check)
-static thread_local std::vector<int> tmem_unwaited;  // per thread: the site of a tcgen05.ld not waited for; -2 none
+// the running block's shadow (one block at a time under a check), and per thread the site of a
+// tcgen05.ld not waited for (-2: none)
+static thread_local std::vector<Cell> tmem_shadow;
+static thread_local std::vector<int> tmem_unwaited;
 
 static Cell* tmem_cells_of(const unsigned char* p, size_t bytes, size_t* offset) {
   std::unique_ptr<TensorMemory>& t = tensor_memories[current_block->rank];
