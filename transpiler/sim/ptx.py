@@ -11,7 +11,8 @@ tirx_sim_mma.h), wgmma a warpgroup operation (tirx_sim_wgmma.h); the asynchronou
 (cp.async, TMA, bulk copies: tirx_sim_tma.h) copy at once, through one function that names each
 copy's completion event, so their commits and waits are no-ops for values (the race checker
 models the delay: ptx_hooks.py); cluster barriers and shared::cluster addresses are
-tirx_sim_cluster.h's; cache hints and fences change no value.
+tirx_sim_cluster.h's; tensor memory and tcgen05 (alloc, ld / st, cp, the MMAs, commit) are
+tirx_sim_tcgen05.h's; cache hints and fences change no value.
 """
 from __future__ import annotations
 
