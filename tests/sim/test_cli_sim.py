@@ -52,12 +52,11 @@ def test_a_refused_launch_exits_1_with_the_launchers_message(tmp_path):
 
 
 def test_what_the_simulator_cannot_run_is_a_located_error(tmp_path):
-    sample = SAMPLES / "gemm_bf16_blackwell.tx"
-    line = next(n for n, text in enumerate(sample.read_text().splitlines(), 1) if "T.ptx.tcgen05.alloc(" in text)
-    done = tirxc("sim", sample)
+    kernel = ROOT / "tests" / "sim" / "tcgen05" / "shift_refused.tx"
+    line = next(n for n, text in enumerate(kernel.read_text().splitlines(), 1) if "T.ptx[\"tcgen05.shift" in text)
+    done = tirxc("sim", kernel, "--arch", "sm_100a")
     assert done.returncode == 1
-    assert f"gemm_bf16_blackwell.tx:{line}:9: error[E0810]: not supported yet by tirxc sim: tcgen05.alloc" \
-        in done.stderr
+    assert f"shift_refused.tx:{line}:9: error[E0810]: not supported yet by tirxc sim: tcgen05.shift" in done.stderr
 
 
 def test_a_runtime_error_exits_1_naming_block_and_thread(tmp_path):

@@ -101,10 +101,8 @@ def test_keyword_arguments_name_parameters(votes):
 
 
 def test_what_cannot_run_yet_is_refused_by_name_at_its_line():
-    from tests.conftest import SAMPLES
+    from tests.conftest import ROOT
 
     with pytest.raises(sim.SimLoadError) as err:
-        sim.load(SAMPLES / "tmem_manual.tx")
-    message = str(err.value)
-    assert "tmem_manual.tx:26:9: error[E0810]: not supported yet by tirxc sim: tcgen05.alloc" in message
-    assert "tmem_manual.tx:18:5: error[E0810]: not supported yet by tirxc sim: tensor memory" in message
+        sim.load(ROOT / "tests" / "sim" / "tcgen05" / "shift_refused.tx", arch="sm_100a")
+    assert "shift_refused.tx:17:9: error[E0810]: not supported yet by tirxc sim: tcgen05.shift" in str(err.value)

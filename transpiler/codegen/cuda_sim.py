@@ -150,8 +150,6 @@ class SimFlavour:
                 if p.kind is ParamKind.TENSOR_MAP and p.tensor_map is None:  # (the caller's: opaque bytes)
                     found.append(Unsupported(f"a tensor map the caller encodes (T.TensorMap() parameter "
                                              f"'{p.name}')", spec.span))
-            if spec.tmem:
-                found.append(Unsupported("tensor memory", spec.span))
         for header in program.headers:
             if header in _UNSUPPORTED_HEADERS:
                 found.append(Unsupported(_UNSUPPORTED_HEADERS[header], _first_kernel_span(program)))

@@ -1,5 +1,5 @@
-"""The diagnostic codes of `tirxc sim --racecheck` (races, E0820-E0829) and `--synccheck`
-(barrier protocols, E0830-E0839): docs/sim.md. Part of the one code table, transpiler/diag/codes.py,
+"""The diagnostic codes of `tirxc sim --racecheck` (races, E0820-E0829; tensor memory, E0846-E0849)
+and `--synccheck` (barrier protocols, E0830-E0839): docs/sim.md. Part of the one code table, transpiler/diag/codes.py,
 which places them in its order."""
 
 SIM_CHECK_CODES: dict[str, tuple[str, str]] = {
@@ -28,6 +28,15 @@ SIM_CHECK_CODES: dict[str, tuple[str, str]] = {
               "the parity bit is not kept in step with the phases, so a wait can see a phase two phases old."),
     "E0837": ("deadlock", "No thread of the block can go on: each waits (at a barrier, a collective, an mbarrier "
               "poll) for something no thread will do. The message names the waiting threads and what they wait at."),
+    "E0846": ("tcgen05.ld without tcgen05.wait::ld", "tcgen05.ld is asynchronous: its destination registers hold "
+              "the tensor-memory values only after the thread's tcgen05.wait::ld. A thread ended with a load no wait "
+              "followed, so its uses of the registers may read them early: add the wait before the first use."),
+    "E0847": ("tensor memory accessed outside what the warp may reach", "A tcgen05.ld / st reaches lanes outside "
+              "its warp's quarter (warp % 4), or an access (ld, st, mma, cp) reaches columns that are not allocated: "
+              "often an address read from the shared slot before the tcgen05.alloc that writes it is ordered."),
+    "E0848": ("tensor-memory allocation misused", "A tcgen05.dealloc of columns not allocated (a double free), an "
+              "alloc after relinquish_alloc_permit or one no dealloc could satisfy, or a block that ends with "
+              "columns allocated (a leak): allocate once per CTA, free exactly what was allocated, before the end."),
     "E0901": ("unknown tile primitive",
               "`Tx.<op>(...)` runs a tile primitive at thread scope and `Tx.<scope>.<op>(...)` at a "
               "wider one (`warp`, `wg` / `warpgroup`, `cta`, `cluster`, `thread`). The name is not one "

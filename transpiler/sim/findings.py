@@ -62,6 +62,8 @@ def _thread(linear: int, block: tuple) -> str:
 def _place(space: str, offset: int, layout: Layout, through: str, element: int) -> str:
     """The bytes a finding is about: the buffer parameter or shared array they are in, and the
     element of the buffer the access went through (a view of it, by another name) when known."""
+    if space == "t":  # (tensor memory: a cell of 4 bytes per lane and column)
+        return f"tensor memory lane {offset // 2048}, column {offset % 2048 // 4}"
     area = "global memory" if space == "g" else "shared memory"
     text = f"byte {offset} of {area}"
     table = layout.image if space == "g" else layout.shared
@@ -99,7 +101,7 @@ def diagnostics(records: list[list[str]], sites: list, layout: Layout) -> list[D
             continue
         thread, block0, thread0, space, offset, element = int(r[7]), int(r[8]), int(r[9]), r[10], int(r[11]), int(r[12])
         kind, kind0 = _KINDS[r[13]], _KINDS[r[14]]
-        message = _RACE_MESSAGES[code].format(kind=kind, kind0=kind0, space="shared" if space == "s" else "global")
+        message = _RACE_MESSAGES[code].format(kind=kind, kind0=kind0, space={"s": "shared", "t": "tensor"}.get(space, "global"))
         other_block = f"block {block0}, " if code == "E0821" else ""
         first = "the async operation, issued by" if code in ("E0822", "E0823") else f"the {kind0}, by"
         notes = (Note(f"{first} {other_block}{_thread(thread0, layout.block)}", span_of(site0)),

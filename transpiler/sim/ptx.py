@@ -11,7 +11,8 @@ tirx_sim_mma.h), wgmma a warpgroup operation (tirx_sim_wgmma.h); the asynchronou
 (cp.async, TMA, bulk copies: tirx_sim_tma.h) copy at once, through one function that names each
 copy's completion event, so their commits and waits are no-ops for values (the race checker
 models the delay: ptx_hooks.py); cluster barriers and shared::cluster addresses are
-tirx_sim_cluster.h's; cache hints and fences change no value.
+tirx_sim_cluster.h's; tensor memory and tcgen05 (alloc, ld / st, cp, the MMAs, commit) are
+tirx_sim_tcgen05.h's; cache hints and fences change no value.
 """
 from __future__ import annotations
 
@@ -111,6 +112,79 @@ def _wgmma(mnemonic: str, names: list[str], source: str) -> str | None:
     lines.append(f"  tirx_sim::wgmma<{n}, {k}, tirx_sim::{_MMA_TYPES[ta]}, tirx_sim::{_MMA_TYPES[tb]}, {saturate}>"
                  f"(d, {a_desc}, {a_regs}, b_desc, scale_d, {imm['scale_a']}, {imm['scale_b']}, {imm['trans_a']}, "
                  f"{imm['trans_b']});")
+    return "\n".join(lines)
+
+
+_TMEM_SHAPES = {"32x32b": ("TMEM_32X32B", 1), "16x64b": ("TMEM_16X64B", 1), "16x128b": ("TMEM_16X128B", 2),
+                "16x256b": ("TMEM_16X256B", 4)}
+_CP_SHAPES = {"128x256b": "CP_128X256B", "4x256b": "CP_4X256B", "128x128b": "CP_128X128B",
+              "64x128b.warpx2::02_13": "CP_64X128B_02_13", "64x128b.warpx2::01_23": "CP_64X128B_01_23",
+              "32x128b.warpx4": "CP_32X128B_WARPX4"}
+_TCGEN05_KINDS = {"f16": "KIND_F16", "tf32": "KIND_TF32", "f8f6f4": "KIND_F8F6F4", "i8": "KIND_I8"}
+
+
+def _tcgen05(mnemonic: str, names: list[str], source: str) -> str | None:
+    """tcgen05 on tensor memory, cta_group::1 (include/tirx_sim_tcgen05.h): alloc / dealloc /
+    relinquish, ld / st of the 32x32b and 16xNb shapes, the dense MMAs with both operands by
+    descriptor, cp (shared memory by descriptor, every shape without decompression), commit (multicast too); the waits and fences change no value."""
+    if not mnemonic.startswith("tcgen05.") or ".cta_group::2" in mnemonic:
+        return None
+    if mnemonic == "tcgen05.wait::ld.sync.aligned" and not names:
+        return "  tirx_sim::tmem_wait_ld();"
+    if mnemonic == "tcgen05.wait::st.sync.aligned" and not names:
+        return "  tirx_sim::tmem_wait_st();"
+    if mnemonic in ("tcgen05.fence::before_thread_sync",
+                    "tcgen05.fence::after_thread_sync") and not names:
+        return "  // tensor-memory operations complete when they are issued"
+    if mnemonic == "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned" and not names:
+        return "  tirx_sim::tmem_relinquish();"
+    if re.fullmatch(r"tcgen05\.alloc\.cta_group::1\.sync\.aligned(\.shared::cta)?\.b32", mnemonic) \
+            and names == ["slot", "columns"]:
+        return "  tirx_sim::tmem_alloc((void*)slot, columns);"
+    if mnemonic == "tcgen05.dealloc.cta_group::1.sync.aligned.b32" and names == ["taddr", "columns"]:
+        return "  tirx_sim::tmem_dealloc(taddr, columns);"
+    copy = re.fullmatch(r"tcgen05\.(ld|st)\.sync\.aligned\.(32x32b|16x64b|16x128b|16x256b)\.x(\d+)\.b32", mnemonic)
+    if copy:
+        shape, per = _TMEM_SHAPES[copy.group(2)]
+        count = per * int(copy.group(3))
+        if copy.group(1) == "ld" and names == [f"out{i}" for i in range(count)] + ["taddr"]:
+            regs = ", ".join(f"(void*)&out{i}" for i in range(count))
+            return (f"  void* const regs[{count}] = {{{regs}}};\n"
+                    f"  tirx_sim::tmem_load<tirx_sim::{shape}, {count}>(taddr, regs);")
+        if copy.group(1) == "st" and names == ["taddr"] + [f"in{i}" for i in range(1, count + 1)]:
+            values = ", ".join(f"(unsigned int)in{i}" for i in range(1, count + 1))
+            return (f"  const unsigned int values[{count}] = {{{values}}};\n"
+                    f"  tirx_sim::tmem_store<tirx_sim::{shape}, {count}>(taddr, values);")
+        return None
+    commit = re.fullmatch(r"tcgen05\.commit\.cta_group::1\.mbarrier::arrive::one(\.shared::cluster)?"
+                          r"(\.multicast::cluster)?\.b64", mnemonic)
+    if commit:
+        if names == ["mbar"] and not commit.group(2):
+            return "  tirx_sim::tcgen05_commit(mbar);"
+        if names == ["mbar", "cta_mask"] and commit.group(2):
+            return "  tirx_sim::tcgen05_commit(mbar, (int)cta_mask);"
+        return None
+    cp = re.fullmatch(r"tcgen05\.cp\.cta_group::1\.(128x256b|4x256b|128x128b|64x128b\.warpx2::02_13|64x128b\.warpx2::01_23"
+                      r"|32x128b\.warpx4)", mnemonic)
+    if cp:
+        return f"  tirx_sim::tcgen05_cp(tirx_sim::{_CP_SHAPES[cp.group(1)]}, taddr, s_desc);" \
+            if names == ["taddr", "s_desc"] else None
+    mma = re.fullmatch(r"tcgen05\.mma\.cta_group::1\.kind::(f16|tf32|f8f6f4|i8)", mnemonic)
+    head = ["d_tmem", "a_desc", "b_desc", "idesc"]
+    if mma is None or names[:4] != head:
+        return None
+    rest = names[4:]
+    mask = "nullptr"
+    if rest[:4] == [f"mask{i}" for i in range(4)]:
+        rest, mask = rest[4:], "lanes"
+    if rest not in (["enable_input_d"], ["enable_input_d", "scale_input_d"]):
+        return None
+    # (an immediate scale-input-d is the helper's template parameter)
+    scale = "scale_input_d" if "scale_input_d" in rest or re.search(r"\bint scale_input_d\b", source.split("__device__", 1)[0]) \
+        else "0"
+    lines = ["  const unsigned int lanes[4] = {mask0, mask1, mask2, mask3};"] if mask == "lanes" else []
+    lines.append(f"  tirx_sim::tcgen05_mma(tirx_sim::{_TCGEN05_KINDS[mma.group(1)]}, d_tmem, a_desc, b_desc, idesc, "
+                 f"enable_input_d, (int){scale}, {mask});")
     return "\n".join(lines)
 
 
@@ -489,7 +563,8 @@ def cpu_helper(name: str, source: str, mnemonic: str | None = None, checked: boo
         names = names[:-1]
     names, aliases = _addressed(names)
     body = _named_barrier(mnemonic, names, source) or _mbarrier(mnemonic, names, returns) or \
-        _elect(mnemonic, names, returns) or _wgmma(mnemonic, names, source) or _cluster(mnemonic, names)
+        _elect(mnemonic, names, returns) or _wgmma(mnemonic, names, source) or _cluster(mnemonic, names) or \
+        _tcgen05(mnemonic, names, source)
     for make in _BODIES:
         if body is not None:
             break

@@ -153,4 +153,5 @@ static inline unsigned int elect_one_of(unsigned int mask) {
 #include "tirx_sim_cluster.h"
 #include "tirx_sim_tma.h"
 #include "tirx_sim_wgmma.h"
+#include "tirx_sim_tcgen05.h"
 

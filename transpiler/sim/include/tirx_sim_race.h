@@ -90,7 +90,10 @@ static inline void race_found(int code, int thread, int site, const Access& earl
   write_record('R', code, site, earlier.site, text);
 }
 
-// The shadow cells of [p, p + bytes), or null when the bytes are in neither shared nor global memory.
+static Cell* tmem_cells_of(const unsigned char* p, size_t bytes, size_t* offset);  // tirx_sim_tcgen05_check.h
+
+// The shadow cells of [p, p + bytes), or null when the bytes are in neither shared, global nor
+// tensor memory.
 static inline Cell* cells_of(const void* p, size_t bytes, char* space, size_t* offset) {
   const unsigned char* c = (const unsigned char*)p;
   const Block* b = current_block;
@@ -103,6 +106,10 @@ static inline Cell* cells_of(const void* p, size_t bytes, char* space, size_t* o
     *space = 'g';
     *offset = (size_t)(c - checker->global_base);
     return checker->global_cells.data();
+  }
+  if (Cell* cells = tmem_cells_of(c, bytes, offset)) {
+    *space = 't';
+    return cells;
   }
   return nullptr;
 }

@@ -75,6 +75,8 @@ struct Block {
 };
 
 static thread_local Block* current_block = nullptr;
+static void tmem_block_start(Block* b);         // tensor memory (tirx_sim_tcgen05.h)
+static std::string tmem_block_end(Block* b);
 static thread_local Fiber* current_fiber = nullptr;
 
 static std::atomic<bool> failed{false};
@@ -281,6 +283,7 @@ static void start_block(Block* b) {
   for (NamedBarrier& nb : b->named) nb = NamedBarrier();
   current_block = b;
   if (checker != nullptr) check_block_start(b);
+  tmem_block_start(b);
   for (int i = 0; i < n; ++i) {
     Fiber& f = b->fibers[i];
     f.linear = i;
@@ -336,7 +339,12 @@ static bool run_blocks(Block* const* blocks, int count) {
       }
       finished = finished && done == n;
     }
-    if (finished) return true;
+    if (finished) {
+      for (int k = 0; k < count; ++k) blocks[k]->error = tmem_block_end(blocks[k]);  // (a leak)
+      for (int k = 0; k < count; ++k)
+        if (!blocks[k]->error.empty()) return false;
+      return true;
+    }
     if (!ran) {
       bool resolved = false;
       for (int k = 0; k < count; ++k) resolved = resolve_activemasks(blocks[k]) || resolved;
