@@ -41,6 +41,16 @@ class Namespace(CheckerValue):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class KernelName(CheckerValue):
+    """A kernel's name read at module level (`kernel = k_compact`, as a builder picks its kernel):
+    another name for the kernel, which stays the one named by its `def`."""
+    name: str
+
+    def describe(self) -> str:
+        return f"kernel `{self.name}`"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class LetType:
     """The annotation `T.let` or `T.let[dtype]`."""
     dtype: DType | None
