@@ -65,9 +65,10 @@ CALLS = {
                                         swizzled=False, output_both_sf_layouts=False, output_norm=False,
                                         enable_pdl=False)), "sm_100a")],
     "tirx_kernels/flashinfer/norm/fused_dit_layernorm.py": [
+        # rss_bf16_b1_r768 (the suite's small default: `_cfg("rss", 1, 768)`, whose auxiliary tensors are 3-D)
         ("get_kernel", dict(mode="rss", batch_size=1, num_rows=768, output_format="bf16", use_input_sf_scale=False,
-                            input_sf_scale=1.0, has_residual=False, destination_passing=False, auxiliary_ndim=1,
-                            bias_ndim=1), "sm_100a")],
+                            input_sf_scale=1.0, has_residual=True, destination_passing=False, auxiliary_ndim=3,
+                            bias_ndim=2), "sm_100a")],
 }
 
 _PRIM_FUNC = re.compile(r"^\s*@(?:T|K|Kern)\.prim_func\b", re.M)
