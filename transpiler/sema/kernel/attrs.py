@@ -11,6 +11,7 @@ from transpiler.sema.registry import handler, is_default
 from transpiler.evaluator.values import POISON, Void
 from transpiler import ir
 from transpiler.target.arch import MAX_REGISTERS_PER_THREAD, MIN_REGISTERS_PER_THREAD
+from transpiler.target.dtypes import VOID
 
 MIN_BLOCKS = "tirx.launch_bounds_min_blocks_per_sm"
 MAX_REGISTERS = "tirx.max_registers"
@@ -75,3 +76,22 @@ def check_dynamic_smem(st, arena_bytes: int) -> None:
 def values(st) -> dict:
     """The attributes the launch needs: {key: value}."""
     return {key: value for key, (value, _) in st.kernel_attrs.items()}
+
+
+# Where the kernel first synchronizes its grid; set by `T.cuda.grid_sync()` rather than written:
+# TIRx's launch tag of the same name is the builder's, which a kernel file does not hold.
+COOPERATIVE = "tirx.use_cooperative_launch"
+
+
+@handler("cuda.grid_sync")
+def _grid_sync(st, node, a):
+    """A barrier of every thread of the grid (TIRx's form: cooperative groups' `this_grid().sync()`);
+    the kernel is launched cooperatively, which the host checks the grid fits for."""
+    if getattr(st, "function_returns", None) is not None:
+        return registry.unsupported(st, node, "`T.cuda.grid_sync` in a device function", help=(
+            "call it in the kernel: the kernel that synchronizes its grid is launched cooperatively"))
+    if not st.device:
+        st.diags.error("E0401", "`T.cuda.grid_sync` belongs after `T.device_entry()`", node.span)
+        return POISON
+    st.kernel_attrs.setdefault(COOPERATIVE, (node.span, node.span))
+    return Void(ir.Evaluate(ir.Call(VOID, "tirx_cuda_grid_sync", (), node.span), node.span))
