@@ -10,7 +10,8 @@ counted apart). Each kernel is built by a function of its module (a `get_kernel`
 called with one of the library's benchmark configurations (CALLS). The probe extracts the
 kernel source of each module (the module without its test and benchmark harness: top-level
 functions that use torch, generators, `tvm.compile`, or run, prepare, test or benchmark the
-kernel; the library modules it imports inlined before it), appends
+kernel; the library modules it imports inlined before it, their names that another module of
+the file also defines renamed, as each module has its own globals in Python), appends
 the builder's call, transpiles it for the kernel's architecture and compiles the CUDA with nvcc.
 
 --write records the outcome in tests/conformance/library_probe.json (with the date and the
@@ -65,9 +66,10 @@ CALLS = {
                                         swizzled=False, output_both_sf_layouts=False, output_norm=False,
                                         enable_pdl=False)), "sm_100a")],
     "tirx_kernels/flashinfer/norm/fused_dit_layernorm.py": [
+        # rss_bf16_b1_r768 (the suite's small default: `_cfg("rss", 1, 768)`, whose auxiliary tensors are 3-D)
         ("get_kernel", dict(mode="rss", batch_size=1, num_rows=768, output_format="bf16", use_input_sf_scale=False,
-                            input_sf_scale=1.0, has_residual=False, destination_passing=False, auxiliary_ndim=1,
-                            bias_ndim=1), "sm_100a")],
+                            input_sf_scale=1.0, has_residual=True, destination_passing=False, auxiliary_ndim=3,
+                            bias_ndim=2), "sm_100a")],
 }
 
 _PRIM_FUNC = re.compile(r"^\s*@(?:T|K|Kern)\.prim_func\b", re.M)
@@ -122,12 +124,38 @@ def kernel_source(checkout: Path, module: str, builder: str, arguments: dict) ->
 
 
 def _stripped(checkout: Path, module: str, seen: set[str]) -> str:
+    """The module without its harness, the library modules it imports inlined before it. Python
+    gives each module its own globals; one file has one namespace, so a top-level name of an
+    inlined module that another module of the file also defines is renamed in its text
+    (`_source_config` of fused_add_rmsnorm.py becomes `_fused_add_rmsnorm___source_config`), and
+    each library import becomes the assignments of the names it binds (`_fused_source_config =
+    _fused_add_rmsnorm___source_config`)."""
+    parts: list[tuple[str, str, list]] = []  # (module, stripped text, its library imports), inlined first
+    _collect(checkout, module, seen, parts)
+    defined = {name: _top_level_names(text) for name, text, _ in parts}
+    renames: dict[str, dict[str, str]] = {}
+    for name, _, _ in parts:
+        others = set().union(*(names for other, names in defined.items() if other != name))
+        stem = Path(name).stem.lstrip("_")
+        renames[name] = {} if name == module else {n: f"_{stem}__{n}" for n in sorted(defined[name] & others)}
+    texts = []
+    for name, text, imports in parts:
+        lines = text.split("\n")
+        for line, target, aliases in imports:  # the import's first line: the names it binds
+            exported = renames[target]
+            lines[line] = "; ".join(f"{asname} = {exported.get(n, n)}" for n, asname in aliases
+                                    if asname != exported.get(n, n))
+        texts.append(_renamed("\n".join(lines), renames[name]))
+    return "\n".join(texts)
+
+
+def _collect(checkout: Path, module: str, seen: set[str], parts: list) -> None:
     seen.add(module)
     text = (checkout / module).read_text(encoding="utf-8")
     tree = ast.parse(text)
     lines = text.split("\n")
     dropped: set[int] = set()
-    inlined: list[str] = []
+    imports = []
     for node in tree.body:
         harness = False
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -140,13 +168,47 @@ def _stripped(checkout: Path, module: str, seen: set[str]) -> str:
             target = _library_module(checkout, module, node)
             if target is not None:
                 harness = True  # the import line goes; the module's text comes before
+                imports.append((node.lineno - 1, target, [(a.name, a.asname or a.name) for a in node.names]))
                 if target not in seen:
-                    inlined.append(_stripped(checkout, target, seen))
+                    _collect(checkout, target, seen, parts)
         if harness:
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             dropped.update(range(first - 1, node.end_lineno))
     kept = [line if i not in dropped else "" for i, line in enumerate(lines)]
-    return "\n".join(inlined + ["\n".join(kept)])
+    parts.append((module, "\n".join(kept), imports))
+
+
+def _top_level_names(text: str) -> set[str]:
+    names = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
+
+
+def _renamed(text: str, renames: dict[str, str]) -> str:
+    """The text with each name of renames replaced where it is a name, a parameter or a definition's
+    name (not an attribute after `.`, not a keyword argument's name); names inside f-strings too."""
+    if not renames:
+        return text
+    lines = text.split("\n")
+    edits = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Name) and node.id in renames:
+            edits.add((node.lineno, node.col_offset, node.id))
+        elif isinstance(node, ast.arg) and node.arg in renames:
+            edits.add((node.lineno, node.col_offset, node.arg))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in renames:
+            line = lines[node.lineno - 1]
+            keyword = "class " if isinstance(node, ast.ClassDef) else "def "
+            edits.add((node.lineno, line.index(keyword + node.name) + len(keyword), node.name))
+    for row, col, name in sorted(edits, reverse=True):  # (col_offset counts UTF-8 bytes)
+        raw = lines[row - 1].encode("utf-8")
+        lines[row - 1] = (raw[:col] + renames[name].encode("utf-8") + raw[col + len(name.encode("utf-8")):]).decode("utf-8")
+    return "\n".join(lines)
 
 
 def _library_module(checkout: Path, module: str, node: ast.ImportFrom) -> str | None:

@@ -135,6 +135,27 @@ def test_cluster_launch_compiles_and_checks_whole_clusters(tmp_path):
         "divide (the kernel's __cluster_dims__)"]
 
 
+def test_cooperative_launch_compiles_and_the_header_alone_with_gpp(tmp_path):
+    """A kernel that synchronizes its grid: its entry point checks the grid against the device's
+    occupancy and launches through cudaLaunchCooperativeKernel; the .cu builds with nvcc and the
+    header alone with g++."""
+    result = generate("cooperative_grid", tmp_path, (Path(__file__).parent / "cooperative_grid.tx").read_text())
+    cuda = (tmp_path / "cooperative_grid.cu").read_text()
+    assert "::cudaLaunchCooperativeKernel(" in cuda and "::cudaOccupancyMaxActiveBlocksPerMultiprocessor(" in cuda
+    assert "#include <cooperative_groups.h>" in cuda and result.program.kernels[0].spec.cooperative
+    done = subprocess.run(["nvcc", *WARNINGS, "-arch=sm_80", str(tmp_path / "cooperative_grid.cu"), "-o",
+                           str(tmp_path / "cooperative_grid.o")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    include = cuda_include()
+    if include is None or shutil.which("g++") is None:
+        pytest.skip("needs g++ and the CUDA headers")
+    (tmp_path / "alone.cpp").write_text('#include "cooperative_grid.h"\n')
+    done = subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", f"-I{include}",
+                           f"-I{tmp_path}", "-c", str(tmp_path / "alone.cpp"), "-o", str(tmp_path / "alone.o")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
 MAIN = r"""
 #include <cstdio>
 #include "cluster_grid.h"

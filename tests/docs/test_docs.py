@@ -57,7 +57,7 @@ def test_status_is_derived_from_the_diagnostic(gen_docs):
     assert gen_docs.status_of(good) == "supported"
     bad = gen_docs.compile_snippet("b.tx", "from tvm.script import tirx as T\n\n@T.prim_func\n"
                                    "def k(A: T.Buffer((32,), \"float32\")):\n    T.device_entry()\n"
-                                   "    tx = T.thread_id([32])\n    T.cuda.grid_sync()\n")
+                                   "    tx = T.thread_id([32])\n    T.print_buffer(A)\n")
     assert gen_docs.status_of(bad) == "unsupported (E0518)"
 
 

@@ -131,7 +131,7 @@ def test_the_runtime_is_embedded_verbatim(generated):
                 and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["__tirxc_runtime__"]
                 and isinstance(node.value, ast.Constant)]
     assert embedded == ["\n" + "\n\n".join((RUNTIME.parent / f"{name}.py").read_text(encoding="utf-8")
-                                          for name in ("program", "arith", "nvrtc", "tensormap", "launch"))]
+                                          for name in ("program", "arith", "nvrtc", "tensormap", "cooperative", "launch"))]
     assert runtime_literal().startswith("r'''\n")  # readable: the file as it is, not repr()'s one line
 
 

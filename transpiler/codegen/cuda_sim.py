@@ -31,7 +31,8 @@ SHARED_BASE_ALIGN = 1024  # the runtime aligns each block's area so (TMA swizzle
 _ASM = re.compile(r"\basm\b")
 _ASM_TEXT = re.compile(r'\basm\s*(?:volatile\s*)?\(\s*"([^"\\]*)')
 # headers whose types the CPU runtime does not have yet
-_UNSUPPORTED_HEADERS = {"cuda_fp6.h": "fp6 types", "cuda_fp4.h": "fp4 types"}
+_UNSUPPORTED_HEADERS = {"cuda_fp6.h": "fp6 types", "cuda_fp4.h": "fp4 types",
+                        "cooperative_groups.h": "a grid-wide barrier (T.cuda.grid_sync, a cooperative launch)"}
 # the calls whose runtime implementation synchronises or touches memory: they name their site
 _SITED_CALL = re.compile(r"(__sync|__shfl|__ballot_sync|__any_sync|__all_sync|__reduce_|__match_|atomic|"
                          r"__threadfence|tirx_)")

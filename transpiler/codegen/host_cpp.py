@@ -610,7 +610,11 @@ def _kernel_entry(k: dict, program: Program) -> str:
     kernel = f"reinterpret_cast<const void*>(&::{k['symbol']})"
     # a kernel launched in clusters has its shape in the .cu (`__cluster_dims__`), so it launches
     # like any other; launch_config reports the shape and refuses grids it does not divide
-    body.append(f"tirx_status = ::cudaLaunchKernel({kernel}, {grid}, {block}, {args}, tirx_config.shared_bytes, "
+    launcher = "::cudaLaunchKernel"
+    if launch.cooperative is not None:
+        body += _cooperative_check(launch, name, kernel)
+        launcher = "::cudaLaunchCooperativeKernel"
+    body.append(f"tirx_status = {launcher}({kernel}, {grid}, {block}, {args}, tirx_config.shared_bytes, "
                 "stream);")
     body.append(f"if (tirx_status != ::cudaSuccess) return detail::fail(tirx_status, \"{name}(): the launch failed: "
                 "%s\", ::cudaGetErrorString(tirx_status));")
@@ -618,6 +622,27 @@ def _kernel_entry(k: dict, program: Program) -> str:
     lines += ["  " + s for s in body]
     lines.append("}")
     return "\n".join(lines)
+
+
+def _cooperative_check(launch, name: str, kernel: str) -> list[str]:
+    """A kernel that synchronizes its grid runs only if every block is resident at once: the grid
+    against this device's occupancy for the kernel times its SMs (the CuPy launcher's check)."""
+    threads = launch.block[0] * launch.block[1] * launch.block[2]
+    return [
+        "{  // a cooperative launch: every block of the grid resident at once",
+        "  int tirx_device = 0, tirx_sms = 0, tirx_per_sm = 0;",
+        "  tirx_status = ::cudaGetDevice(&tirx_device);",
+        "  if (tirx_status == ::cudaSuccess) tirx_status = ::cudaDeviceGetAttribute(&tirx_sms, "
+        "::cudaDevAttrMultiProcessorCount, tirx_device);",
+        f"  if (tirx_status == ::cudaSuccess) tirx_status = ::cudaOccupancyMaxActiveBlocksPerMultiprocessor("
+        f"&tirx_per_sm, {kernel}, {threads}, tirx_config.shared_bytes);",
+        f"  if (tirx_status != ::cudaSuccess) return detail::fail(tirx_status, \"{name}(): cannot query the device's "
+        "occupancy for a cooperative launch: %s\", ::cudaGetErrorString(tirx_status));",
+        "  const long long tirx_blocks = static_cast<long long>(tirx_config.grid[0]) * tirx_config.grid[1] * "
+        "tirx_config.grid[2];",
+        "  const long long tirx_most = static_cast<long long>(tirx_per_sm) * tirx_sms;",
+        *["  " + x for x in render(launch.check("cooperative.resident"), {})],
+        "}"]
 
 
 def offset_expr(index: int) -> str:

@@ -181,6 +181,12 @@ def _shared_memory(check: Check, at: dict) -> list[str]:
     return [f"if (optin < {check.operand('total')}) return {fail(check, holes)};"]
 
 
+def _cooperative(check: Check, at: dict) -> list[str]:  # `resident`: the caller has queried the device
+    holes = {"blocks": ("%lld", ["tirx_blocks"]), "device": ("%d", ["tirx_device"]), "most": ("%lld", ["tirx_most"]),
+             "per_sm": ("%d", ["tirx_per_sm"]), "sms": ("%d", ["tirx_sms"])}
+    return [f"if (tirx_blocks > tirx_most) return {fail(check, holes, '::cudaErrorCooperativeLaunchTooLarge')};"]
+
+
 def _none(check: Check, at: dict) -> list[str]:
     return []
 
@@ -193,4 +199,5 @@ _RENDERERS = {
     CheckKind.CLUSTER: _cluster, CheckKind.WORKSPACE: _workspace, CheckKind.TENSOR_MAP: _tensor_map,
     CheckKind.TENSOR_MAP_REACH: _tensor_map_reach,
     CheckKind.ARCHITECTURE: _architecture, CheckKind.SHARED_MEMORY: _shared_memory,
+    CheckKind.COOPERATIVE: _cooperative,
 }

@@ -15,7 +15,7 @@ from functools import lru_cache
 from transpiler import __version__, data_text
 from transpiler import ir
 from transpiler.ir.launch import ParamKind
-from transpiler.ir.launch import UNSUPPORTED_STRIDES, KernelLaunch, LaunchParam, dim
+from transpiler.ir.launch import UNSUPPORTED_STRIDES, KernelLaunch, LaunchParam, dim, where
 from transpiler.ir.launch_checks import MESSAGES
 from transpiler.codegen.cuda import c_string
 from transpiler.codegen.jinja import environment
@@ -198,7 +198,7 @@ def kernel_data(launch: KernelLaunch) -> dict:
         "grid": grid, "block": launch.block,
         "static_shared": launch.static_shared_bytes, "dynamic_shared": launch.dynamic_shared_bytes,
         "arch": launch.min_arch, "suffix": launch.arch_suffix,
-        "cluster": launch.cluster,
+        "cluster": launch.cluster, "cooperative": where(launch.cooperative),
         # the slots of the buffer pairs that must not share memory
         "overlaps": tuple((slot[first], slot[second]) for first, second in launch.overlaps),
     }
@@ -228,7 +228,7 @@ def line_file(program: Program, cuda: str) -> str:
 
 # The launcher's runtime: these modules of transpiler/runtime/, verbatim, each run by the launcher
 # as a module of a private package in this order (each imports only those before it)
-RUNTIME_MODULES = ("program", "arith", "nvrtc", "tensormap", "launch")
+RUNTIME_MODULES = ("program", "arith", "nvrtc", "tensormap", "cooperative", "launch")
 RUNTIME_ASSIGNMENT = "__tirxc_runtime__ = {{ runtime }}"  # a line of the template
 
 

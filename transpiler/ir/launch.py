@@ -112,6 +112,9 @@ class KernelLaunch:
     arch_suffix: str
     span: Span = NOWHERE
     checks: tuple[Check, ...] = ()
+    # where the kernel first synchronizes its whole grid (`T.cuda.grid_sync()`): a host launches it
+    # cooperatively (every block resident at once), after checking that the grid fits
+    cooperative: Span | None = None
 
     def param(self, c_name: str) -> LaunchParam:
         return next(p for p in self.params if p.c_name == c_name)
@@ -148,7 +151,9 @@ class KernelLaunch:
                                      "swizzle": tm.swizzle, "l2_promotion": tm.l2_promotion,
                                      "oob_fill": tm.oob_fill, "element_bits": tm.element_bits}
             return out
+        cooperative = {} if self.cooperative is None else {"cooperative": True}
         return {
+            **cooperative,
             "symbol": self.symbol, "params": [param(p) for p in self.params], "args": list(self.args),
             "keyed": list(self.keyed), "overlaps": [list(pair) for pair in self.overlaps],
             "grid": exprs(self.grid), "block": list(self.block),
@@ -157,6 +162,11 @@ class KernelLaunch:
             "min_arch": self.min_arch, "arch_suffix": self.arch_suffix,
             "checks": [c.to_json() for c in self.checks],
         }
+
+
+def where(span: Span | None) -> str | None:
+    """A source place as a host's message names it: `file:line:col`."""
+    return None if span is None else f"{span.file}:{span.line}:{span.col}"
 
 
 def dim(e: Expr):

@@ -38,6 +38,7 @@ class CheckKind(enum.Enum):
     TENSOR_MAP_REACH = "tensor_map_reach"  # a tensor map reaches no byte outside the array it is encoded over
     ARCHITECTURE = "architecture"  # the device runs the kernel's code
     SHARED_MEMORY = "shared_memory"  # the device allows the kernel's shared memory
+    COOPERATIVE = "cooperative"  # a grid that synchronizes as a whole fits on the device at once
 
 
 # "kind.case" -> (error, template)
@@ -99,6 +100,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
                                      "{device_arch}"),
     "shared_memory.optin": ("value", "{kernel}(): the kernel needs {total} bytes of shared memory per block "
                                      "({static} static, {dynamic} dynamic), but device {device} allows {optin}"),
+    "cooperative.resident": ("value", "{kernel}(): the kernel synchronizes its whole grid (T.cuda.grid_sync at "
+                                      "{where}), so all its {blocks} blocks must be resident at once, but device "
+                                      "{device} holds at most {most} ({per_sm} per SM x {sms} SMs with {threads} "
+                                      "threads and {shared} bytes of shared memory a block): launch fewer blocks"),
 }
 
 

@@ -581,6 +581,7 @@ class LaunchSpec:
     min_blocks: int | None = None  # `__launch_bounds__`'s second argument
     max_registers: int | None = None  # `__maxnreg__`, in place of `__launch_bounds__`
     cluster: tuple[int, int, int] | None = None  # thread-block cluster shape (`__cluster_dims__`)
+    cooperative: Span | None = None  # the kernel's first `T.cuda.grid_sync()`: it is launched cooperatively
 
 
 # ---- tables derived from the schema -------------------------------------------------------

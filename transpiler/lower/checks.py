@@ -3,7 +3,7 @@ launch description: which checks a kernel's parameters need, in the order a host
 with the operands their messages name."""
 from __future__ import annotations
 
-from transpiler.ir.launch import UNSUPPORTED_STRIDES, KernelLaunch, LaunchParam, ParamKind, dim
+from transpiler.ir.launch import UNSUPPORTED_STRIDES, KernelLaunch, LaunchParam, ParamKind, dim, where
 from transpiler.ir.launch_checks import Check, CheckKind
 from transpiler.target import tma
 from transpiler.target.arch import INDEX_LIMIT, MAX_GRID, STATIC_SHARED_LIMIT, arch_name
@@ -47,6 +47,11 @@ def launch_checks(launch: KernelLaunch) -> tuple[Check, ...]:
     out.append(Check(K.ARCHITECTURE, "device", "", (("kernel", kernel), ("min_arch", launch.min_arch),
                                                      ("arch", arch_name(launch.min_arch, launch.arch_suffix)))))
     total = launch.static_shared_bytes + launch.dynamic_shared_bytes
+    if launch.cooperative is not None:
+        threads = launch.block[0] * launch.block[1] * launch.block[2]
+        out.append(Check(K.COOPERATIVE, "resident", "", (
+            ("kernel", kernel), ("where", where(launch.cooperative)), ("threads", threads),
+            ("shared", total))))
     if total > STATIC_SHARED_LIMIT:
         out.append(Check(K.SHARED_MEMORY, "optin", "", (
             ("kernel", kernel), ("total", total), ("static", launch.static_shared_bytes),

@@ -41,11 +41,13 @@ def lower(module: CheckedModule, diags: Diagnostics) -> Program:
     for params in [f.params for f in functions] + [list(lk.spec.params) for lk in kernels]:
         needed.update(h for h in map(dtype_header, (p.dtype for p in params)) if h)
     needed.update(h for h in map(dtype_header, (f.returns for f in functions)) if h)
+    needed.update(ptx.HELPERS[h].header for h in helpers if h in ptx.HELPERS and ptx.HELPERS[h].header)
     if non_finite:  # printed as CUDART_INF_F / CUDART_NAN_F
         needed.add("math_constants.h")
     if printf:
         needed.add("cstdio")  # nvcc needs it; NVRTC has printf built in (the template guards it)
-    order = ["cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h", "math_constants.h", "cstdio"]
+    order = ["cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h", "math_constants.h", "cstdio",
+             "cooperative_groups.h"]
     headers = sorted(needed, key=order.index)
     # the fixed helpers in table order first, then PTX wrappers by first use
     helpers.sort(key=lambda h: (list(ptx.HELPERS).index(h) if h in ptx.HELPERS else len(ptx.HELPERS)))

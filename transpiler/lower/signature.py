@@ -49,7 +49,7 @@ def describe(spec: ir.LaunchSpec) -> KernelLaunch:
         name=spec.name, symbol=spec.symbol, params=params, args=tuple(spec.arg_order), keyed=keyed,
         overlaps=overlaps, grid=tuple(spec.grid), block=tuple(e.value for e in spec.block), cluster=cluster,
         static_shared_bytes=spec.static_shared_bytes, dynamic_shared_bytes=spec.dynamic_shared_bytes,
-        min_arch=spec.min_arch, arch_suffix=spec.arch_suffix, span=spec.span)
+        min_arch=spec.min_arch, arch_suffix=spec.arch_suffix, span=spec.span, cooperative=spec.cooperative)
     return dataclasses.replace(launch, checks=launch_checks(launch))
 
 

@@ -169,6 +169,7 @@ class KernelLowerer(ExpressionLowerer):
             dynamic_shared_bytes=max(k.arena_bytes if arena else 0, k.attrs.get("tirx.dyn_smem_bytes", 0)),
             min_blocks=k.attrs.get("tirx.launch_bounds_min_blocks_per_sm"),
             max_registers=k.attrs.get("tirx.max_registers"), cluster=k.attrs.get("tirx.cluster_dims"),
+            cooperative=k.attrs.get("tirx.use_cooperative_launch"),
             min_arch=max(BASE_ARCH, k.min_arch), arch_suffix=k.arch_suffix, arena=arena_map,
             launch_bounds=threads or None,  # docs/design.md, decision 8: the constant block size, 1 included
             arg_order=tuple(p.name for p in k.args), tmem=tuple(self.tmem.values()),

@@ -26,6 +26,7 @@ from __future__ import annotations
 import threading
 
 from . import arith, nvrtc, program, tensormap
+from .cooperative import CooperativeFunction
 from .program import describe as _describe, refusal
 from .tensormap import attach_tensor_maps, check_address, check_reach, tensor_map_argument, tensor_map_fields
 
@@ -648,6 +649,8 @@ class _Kernel:
                     function = nvrtc.compiled_module(device).get_function(self.spec["symbol"])
                     if self.spec["static_shared"] + self.spec["dynamic_shared"] > program.STATIC_SHARED_LIMIT:
                         function.max_dynamic_shared_size_bytes = self.spec["dynamic_shared"]
+                    if self.spec.get("cooperative"):
+                        function = CooperativeFunction(self.name, function, device, self.spec)
                     self._functions[device] = function
         return function
 

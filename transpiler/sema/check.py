@@ -28,7 +28,7 @@ from transpiler.target.cnames import source_code_names
 # every family of T.* calls, imported so that its `@handler`s register in registry.HANDLERS
 from transpiler.sema.memory import access, buffers, pools, views  # noqa: F401
 from transpiler.sema.calls import cuda_helpers, tcgen05_desc, intrinsics, ptx as ptx_calls, tile_calls  # noqa: F401
-from transpiler.sema.kernel import device_functions, jit, statements, threads  # noqa: F401
+from transpiler.sema.kernel import device_functions, jit, module_branches, statements, threads  # noqa: F401
 from transpiler.sema.library import classes, macros, prelude  # noqa: F401
 from transpiler.sema import dispatch  # noqa: F401  (the rules across the checker's rooms join the dispatch tables)
 from transpiler.sema.library.class_values import CLASS_VALUES
@@ -39,7 +39,7 @@ from transpiler.sema.host import HOST
 from transpiler.sema.state import ModuleState, at_module_level
 from transpiler.evaluator.core import items_of, pack, python_range
 from transpiler.evaluator.values import POISON, Binding, Builtin, DTypeVal, Poison, PyConst, PyDict, SliceVal, Helper
-from transpiler.sema.values import DynamicExtent, LayoutPart, LayoutVal, Namespace
+from transpiler.sema.values import DynamicExtent, KernelName, LayoutPart, LayoutVal, Namespace
 
 
 def check(module: ast.Module, source: SourceFile, diags: Diagnostics, arch: str | None = None,
@@ -60,8 +60,12 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
     saw_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in module.body)
     if not saw_import:
         ms.globals["T"] = Binding(Namespace(("T",)), "builtin", module.span)
-    for stmt in module.body:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+    pending = list(module.body)
+    while pending:
+        stmt = pending.pop(0)
+        if isinstance(stmt, ast.If) and (taken := module_branches.taken_branch(ms, stmt)) is not None:
+            pending[:0] = taken  # (a branch that defines kernels: its statements are module level)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             import_(ms, stmt)
         elif isinstance(stmt, ast.Assign):
             constant(ms, stmt)
@@ -267,10 +271,11 @@ def const_value(ms: ModuleState, node: ast.Expr):
     """A module-level constant expression (docs/design.md, decision 3), evaluated with the expression checker
     at module level (state.at_module_level), accepting only compile-time results: numbers,
     strings, tuples, dtypes and layouts, and functions: a helper (`f = lambda x: ...`), a builtin or a
-    dialect function (`op = {"add": Tx.add, "sub": Tx.sub}[name]`, called in a kernel)."""
+    dialect function (`op = {"add": Tx.add, "sub": Tx.sub}[name]`, called in a kernel), another name
+    for a kernel."""
     value = elab(at_module_level(ms), node)
     if isinstance(value, (PyConst, Poison, ir.IntImm, ir.FloatImm, LayoutVal, LayoutPart, DTypeVal, DynamicExtent,
-                          tuple, PyDict, SliceVal, Helper, Namespace, Builtin) + CLASS_VALUES):
+                          tuple, PyDict, SliceVal, Helper, Namespace, Builtin, KernelName) + CLASS_VALUES):
         return value
     ms.diags.error("E0202", "module-level values must be compile-time constants", node.span)
     return POISON

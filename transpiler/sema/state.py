@@ -16,7 +16,7 @@ from transpiler.evaluator.host import Host
 from transpiler.target.cnames import c_name
 from transpiler.target.dtypes import INT32, dtype_alias, parse_dtype
 from transpiler.evaluator.values import Binding, Builtin, Frame, POISON
-from transpiler.sema.values import DynamicExtent
+from transpiler.sema.values import DynamicExtent, KernelName
 
 
 _RANGE = Builtin("range")
@@ -178,6 +178,8 @@ def lookup(st, name: str, span: Span):
 
 def _module_lookup(st, name: str, span: Span):
     binding = st.module.globals.get(name)
+    if binding is None and name in st.module.kernel_names:
+        return KernelName(name)
     if binding is None:
         st.diags.error("E0300", f"unknown name `{name}`", span,
                        help=_unknown_name_help(name, st.module.globals))

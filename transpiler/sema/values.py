@@ -42,6 +42,16 @@ class Namespace(CheckerValue):
 
 
 @frozen_node
+class KernelName(CheckerValue):
+    """A kernel's name read at module level (`kernel = k_compact`, as a builder picks its kernel):
+    another name for the kernel, which stays the one named by its `def`."""
+    name: str
+
+    def describe(self) -> str:
+        return f"kernel `{self.name}`"
+
+
+@frozen_node
 class LetType:
     """The annotation `T.let` or `T.let[dtype]`."""
     dtype: DType | None

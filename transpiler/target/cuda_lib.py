@@ -22,6 +22,7 @@ from transpiler.target.dtypes import SCALARS
 class Helper(NamedTuple):
     feature: str  # the FEATURES row (target/arch.py) of the architecture it needs
     source: str
+    header: str = ""  # a CUDA header the source needs, included once with the dtype headers
 
 # `swizzle` is TIRx's CUtensorMapSwizzle number (0 none, 1 32B, 2 64B, 3 128B, and for
 # tcgen05 4 = 128B with 32B atoms); the descriptor's layout field encodes it differently.
@@ -351,5 +352,10 @@ __device__ __forceinline__ void tirx_cuda_runtime_instr_desc(unsigned int* desc,
 __device__ __forceinline__ void tirx_cuda_cluster_sync() {
   asm volatile("barrier.cluster.arrive.aligned;\\n\\tbarrier.cluster.wait.aligned;" ::: "memory");
 }"""),
+    # -- the grid: TIRx's own form (cooperative groups); the kernel is launched cooperatively
+    "tirx_cuda_grid_sync": Helper("base", """\
+__device__ __forceinline__ void tirx_cuda_grid_sync() {
+  cooperative_groups::this_grid().sync();
+}""", "cooperative_groups.h"),
     **{sreg_helper(reg): Helper(feature, _sreg(reg, bits)) for reg, (bits, feature) in SREGS.items()},
 }

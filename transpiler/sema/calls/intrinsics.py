@@ -784,8 +784,7 @@ def _make_unsupported(name: str, what: str, code: str = "E0518", help: str | Non
 for _name in ("cuda.cluster_id", "cuda.cluster_dim", "cuda.cluster_cta_id", "cuda.cta_pair_id"):
     _make_unsupported(_name, f"`T.{_name}` (thread-block clusters)", "E0406")
 
-for _name, _help in (("cuda.grid_sync", "grid-wide barriers need a cooperative launch"),
-                     ("parallel", "use thread ids; CUDA kernels have no parallel loops"),
+for _name, _help in (("parallel", "use thread ids; CUDA kernels have no parallel loops"),
                      ("Broadcast", None),
                      ("call_extern", "use `T.cuda.func_call` with its source"),
                      ("print_buffer", None), ("assume", None),

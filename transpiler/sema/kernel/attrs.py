@@ -1,6 +1,6 @@
 """`T.attr({...})` in the device region: the kernel attributes TIRx reads from it (docs/design.md,
-decision 25) -- the second argument of `__launch_bounds__`, a register cap (`__maxnreg__`) and
-the declared dynamic shared-memory size."""
+decision 25) -- the second argument of `__launch_bounds__`, a register cap (`__maxnreg__`), the
+declared dynamic shared-memory size and the exact-block contract."""
 from __future__ import annotations
 
 from transpiler.diag.diagnostics import Note
@@ -11,11 +11,14 @@ from transpiler.sema.registry import handler, is_default
 from transpiler.evaluator.values import POISON, Void
 from transpiler import ir
 from transpiler.target.arch import MAX_REGISTERS_PER_THREAD, MIN_REGISTERS_PER_THREAD
+from transpiler.target.dtypes import VOID
 
 MIN_BLOCKS = "tirx.launch_bounds_min_blocks_per_sm"
 MAX_REGISTERS = "tirx.max_registers"
 DYN_SMEM = "tirx.dyn_smem_bytes"
-KNOWN = (MIN_BLOCKS, MAX_REGISTERS, DYN_SMEM)
+# a flag: launches use exactly the declared block; tirxc's launches always do, so it emits nothing
+REQUIRED_BLOCK_SIZE = "tirx.required_block_size"
+KNOWN = (MIN_BLOCKS, MAX_REGISTERS, DYN_SMEM, REQUIRED_BLOCK_SIZE)
 
 
 @handler("attr", "node_or_dict", "attr_key=None", "value=None")
@@ -45,8 +48,9 @@ def _attr(st, node, a):
             st.diags.error("E0527", f"the kernel attribute \"{key}\" is set twice", key_node.span,
                            notes=[Note("first set here", previous[1])])
             continue
-        if value < 1 or (key == MAX_REGISTERS and not MIN_REGISTERS_PER_THREAD <= value <= MAX_REGISTERS_PER_THREAD):
-            bounds = f"{MIN_REGISTERS_PER_THREAD} to {MAX_REGISTERS_PER_THREAD}" if key == MAX_REGISTERS else "at least 1"
+        if value < (0 if key == REQUIRED_BLOCK_SIZE else 1) or (key == MAX_REGISTERS and not MIN_REGISTERS_PER_THREAD <= value <= MAX_REGISTERS_PER_THREAD):
+            bounds = (f"{MIN_REGISTERS_PER_THREAD} to {MAX_REGISTERS_PER_THREAD}" if key == MAX_REGISTERS
+                      else "at least 0" if key == REQUIRED_BLOCK_SIZE else "at least 1")
             st.diags.error("E0527", f"\"{key}\" is {bounds}, not {value}", value_node.span)
             continue
         st.kernel_attrs[key] = (value, key_node.span)
@@ -72,3 +76,22 @@ def check_dynamic_smem(st, arena_bytes: int) -> None:
 def values(st) -> dict:
     """The attributes the launch needs: {key: value}."""
     return {key: value for key, (value, _) in st.kernel_attrs.items()}
+
+
+# Where the kernel first synchronizes its grid; set by `T.cuda.grid_sync()` rather than written:
+# TIRx's launch tag of the same name is the builder's, which a kernel file does not hold.
+COOPERATIVE = "tirx.use_cooperative_launch"
+
+
+@handler("cuda.grid_sync")
+def _grid_sync(st, node, a):
+    """A barrier of every thread of the grid (TIRx's form: cooperative groups' `this_grid().sync()`);
+    the kernel is launched cooperatively, which the host checks the grid fits for."""
+    if getattr(st, "function_returns", None) is not None:
+        return registry.unsupported(st, node, "`T.cuda.grid_sync` in a device function", help=(
+            "call it in the kernel: the kernel that synchronizes its grid is launched cooperatively"))
+    if not st.device:
+        st.diags.error("E0401", "`T.cuda.grid_sync` belongs after `T.device_entry()`", node.span)
+        return POISON
+    st.kernel_attrs.setdefault(COOPERATIVE, (node.span, node.span))
+    return Void(ir.Evaluate(ir.Call(VOID, "tirx_cuda_grid_sync", (), node.span), node.span))

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 from math import prod
 from transpiler import ir
-from transpiler.ir import layout as layouts
+from transpiler.ir import fold, layout as layouts
 from transpiler.syntax import ast
 from transpiler.target.dtypes import HANDLE, INT32, has_c_vector
 from transpiler.sema import registry
 from transpiler.sema.expressions import scalars, expr, indexing
 from transpiler.sema.memory import buffer_views, views, tensormaps, retype
+from transpiler.sema.kernel import unrolled_constants
 from transpiler.evaluator.values import POISON, PyConst, Void
 from transpiler.sema.registry import handler, is_default
 from transpiler.evaluator.values import article
@@ -156,11 +157,19 @@ def view(st, buf: ir.Buffer, node: ast.Call):
         return POISON
     count = prod(total)
     shape = []
-    for d, arg in zip(dims, node.args):
-        if not (isinstance(d, PyConst) and isinstance(d.value, int)):
+    per_copy = {}  # the extents built from `T.unroll` variables: index -> (expression, value in each copy)
+    for index, (d, arg) in enumerate(zip(dims, node.args)):
+        if isinstance(d, PyConst) and isinstance(d.value, int):
+            shape.append(d.value)
+            continue
+        copies = unrolled_constants.per_copy(st, d) if isinstance(d, ir.Expr) else None
+        if copies is None:
             st.diags.error("E0514", "view extents must be compile-time integers", arg.span)
             return POISON
-        shape.append(d.value)
+        per_copy[index] = (d, copies)
+        shape.append(None)
+    if per_copy:
+        return _view_per_copy(st, buf, node, layout_node, shape, per_copy, count)
     if shape.count(-1) == 1:
         known = prod(x for x in shape if x != -1)
         if known == 0 or count % known:
@@ -184,6 +193,40 @@ def view(st, buf: ir.Buffer, node: ast.Call):
             return POISON
     return replace(buf, name=scalars.source_text(st, node.span) or f"{buf.name}.view(...)", shape=new_shape,
                    layout=layout, span=node.span, scalar=False)
+
+
+def _view_per_copy(st, buf: ir.Buffer, node, layout_node, shape: list, per_copy: dict, count: int):
+    """`buf.view(...)` whose extents are built from `T.unroll` variables: a compile-time shape in each
+    unrolled copy (unrolled_constants.py), each copy's shape checked as a constant one would be; an
+    extent of -1 is the element count over the others, in each copy."""
+    if layout_node is not None:
+        return registry.unsupported(st, node, "a view with `layout=` whose extents differ in each `T.unroll` copy")
+    copies = len(next(iter(per_copy.values()))[1])
+    inferred = set()
+    for k in range(copies):
+        concrete = [per_copy[i][1][k] if i in per_copy else x for i, x in enumerate(shape)]
+        if concrete.count(-1) == 1:
+            known = prod(x for x in concrete if x != -1)
+            if known > 0 and count % known == 0:
+                inferred.add(count // known)
+                concrete[concrete.index(-1)] = count // known
+        if any(x <= 0 for x in concrete) or prod(concrete) != count:
+            st.diags.error("E0514", f"cannot view {count} elements of `{buf.name}` as "
+                                    f"({', '.join(map(str, concrete))}) in a copy of the enclosing `T.unroll` loops",
+                           node.span, help=f"the extents must multiply to {count} in every copy")
+            return POISON
+    if len(inferred) > 1:  # the -1: the element count over the other extents, a constant in each copy
+        others = [per_copy[i][0] if i in per_copy else ir.IntImm(INT32, x) for i, x in enumerate(shape) if x != -1]
+        known = others[0]
+        for extent in others[1:]:
+            known = fold.binop("*", known, extent, node.span)
+        rest = fold.binop("floordiv", ir.IntImm(INT32, count), known, node.span)
+    else:
+        rest = ir.IntImm(INT32, inferred.pop()) if inferred else None
+    new_shape = tuple(per_copy[i][0] if i in per_copy else rest if x == -1 else ir.IntImm(INT32, x)
+                      for i, x in enumerate(shape))
+    return replace(buf, name=scalars.source_text(st, node.span) or f"{buf.name}.view(...)", shape=new_shape,
+                   layout=None, span=node.span, scalar=False)
 
 
 def _laid_out_view(st, buf: ir.Buffer, node, layout_node, shape, count: int):
