@@ -207,10 +207,21 @@ def decode_width(m: int) -> int:
     return 16 if m <= 16 else 64 if m <= 64 else 128 if m <= 128 else 256
 
 
-def decode_split(m: int, n: int, sms: int, width: int | None = None) -> int:
-    """The parts of K: the largest split whose CTAs (N / 128 x M / MT tiles, times the split) fit one wave."""
-    tiles = (n // 128) * -(-m // (width or decode_width(m)))
-    return next((s for s in (4, 2) if tiles * s <= sms), 1)
+# The parts of K per weight shape (N, K) and tile width, measured (H100, 2026-12-07 21:55 UTC, every
+# split beside cuBLAS; docs/benchmarks.md). Split 4 loses to split 2 wherever both fill the GPU:
+# 128 CTAs in 4-CTA clusters of 192-221 KB each seem not to fit one wave.
+DECODE_SPLITS = {(4096, 4096): 2, (8192, 8192): 1, (14336, 4096): 1, (4096, 14336): 2,
+                 (16384, 16384): {16: 4, 64: 4, 128: 2, 256: 2}}
+
+
+def decode_split(m: int, n: int, sms: int, width: int | None = None, k: int | None = None) -> int:
+    """The parts of K: the measured choice of DECODE_SPLITS for the shape, else 2 where the tiles
+    (N / 128 x M / MT) fill at most a quarter of the multiprocessors, else 1."""
+    width = width or decode_width(m)
+    choice = DECODE_SPLITS.get((n, k))
+    if choice is not None:
+        return choice[width] if isinstance(choice, dict) else choice
+    return 2 if (n // 128) * -(-m // width) * 4 <= sms else 1
 
 
 def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample: Path = DECODE_SAMPLE,
@@ -266,7 +277,7 @@ def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample
             c = statistics.median(c_ms)
             for split in splits:
                 row[f"split{split}_tflops"] = round(flops / statistics.median(times[split]) / 1e9, 1)
-            chosen = decode_split(m, n, sms, tile)
+            chosen = decode_split(m, n, sms, tile, k)
             chosen = chosen if chosen in splits else max(splits)
             t = statistics.median(times[chosen])
             best = max(splits, key=lambda s: row[f"split{s}_tflops"])
