@@ -203,18 +203,29 @@ L2_FLUSH_BYTES = 160 << 20  # copies of B rotated through per timing: more than 
 
 
 def decode_width(m: int) -> int:
-    """The decode kernel whose tile (MT rows of A) fits M: 16, 64 or 128."""
-    return 16 if m <= 16 else 64 if m <= 64 else 128
+    """The decode kernel whose tile (MT rows of A) fits M: 16, 64, 128 or 256."""
+    return 16 if m <= 16 else 64 if m <= 64 else 128 if m <= 128 else 256
 
 
-def decode_split(m: int, n: int, sms: int, width: int | None = None) -> int:
-    """The parts of K: the largest split whose CTAs (N / 128 x M / MT tiles, times the split) fit one wave."""
-    tiles = (n // 128) * -(-m // (width or decode_width(m)))
-    return next((s for s in (4, 2) if tiles * s <= sms), 1)
+# The parts of K per weight shape (N, K) and tile width, measured (H100, 2026-12-07 21:55 UTC, every
+# split beside cuBLAS; docs/benchmarks.md). Split 4 loses to split 2 wherever both fill the GPU:
+# 128 CTAs in 4-CTA clusters of 192-221 KB each seem not to fit one wave.
+DECODE_SPLITS = {(4096, 4096): 2, (8192, 8192): 1, (14336, 4096): 1, (4096, 14336): 2,
+                 (16384, 16384): {16: 4, 64: 4, 128: 2, 256: 2}}
+
+
+def decode_split(m: int, n: int, sms: int, width: int | None = None, k: int | None = None) -> int:
+    """The parts of K: the measured choice of DECODE_SPLITS for the shape, else 2 where the tiles
+    (N / 128 x M / MT) fill at most a quarter of the multiprocessors, else 1."""
+    width = width or decode_width(m)
+    choice = DECODE_SPLITS.get((n, k))
+    if choice is not None:
+        return choice[width] if isinstance(choice, dict) else choice
+    return 2 if (n // 128) * -(-m // width) * 4 <= sms else 1
 
 
 def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample: Path = DECODE_SAMPLE,
-               width: int | None = None) -> dict:
+               width: int | None = None, splits=SPLITS) -> dict:
     """The decode kernel at each M x (N, K) (the one `width` names, else the one decode_width picks),
     every split of K, against cuBLAS."""
     import cupy
@@ -242,7 +253,7 @@ def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample
             scale = float(cupy.abs(want).max())
             row = {"m": m, "n": n, "k": k, "kernel": f"m{tile}", "b_copies": copies}
             errors = []
-            for split in SPLITS:
+            for split in splits:
                 c_tirxc.fill(0x7FC0)  # NaN until written
                 cupy.cuda.Device().synchronize()
                 with stream:
@@ -256,26 +267,27 @@ def run_decode(rows=DECODE_ROWS, weights=DECODE_WEIGHTS, rounds: int = 7, sample
 
             def rotating(call):
                 return lambda: call(bs[next(turn) % copies])
-            times = {split: [] for split in SPLITS}
+            times = {split: [] for split in splits}
             c_ms = []
             for _ in range(2):
-                for split in SPLITS:
+                for split in splits:
                     times[split] += time_graph(cupy, stream, rotating(lambda b, s=split: kernel(a, b, c_tirxc, s)),
                                                reps, rounds)
                 c_ms += time_graph(cupy, stream, rotating(lambda b: cublas.gemm(a, b, c_cublas, m, n, k)), reps, rounds)
             c = statistics.median(c_ms)
-            for split in SPLITS:
+            for split in splits:
                 row[f"split{split}_tflops"] = round(flops / statistics.median(times[split]) / 1e9, 1)
-            chosen = decode_split(m, n, sms, tile)
+            chosen = decode_split(m, n, sms, tile, k)
+            chosen = chosen if chosen in splits else max(splits)
             t = statistics.median(times[chosen])
-            best = max(SPLITS, key=lambda s: row[f"split{s}_tflops"])
+            best = max(splits, key=lambda s: row[f"split{s}_tflops"])
             row.update(split=chosen, best_split=best, tirxc_ms=round(t, 5), cublas_ms=round(c, 5),
                        tirxc_tflops=round(flops / t / 1e9, 1), cublas_tflops=round(flops / c / 1e9, 1),
                        ratio=round(c / t, 3), gbps_tirxc=round((m * k + n * k + m * n) * 2 / t / 1e6, 1),
                        ok=max(errors) < 2e-2)
             out.append(row)
             print(f"M {m:4d} N {n:5d} K {k:5d} ({row['kernel']}): tirxc {row['tirxc_tflops']:6.1f} (split "
-                  f"{chosen}; 1/2/4: {row['split1_tflops']}/{row['split2_tflops']}/{row['split4_tflops']})  "
+                  f"{chosen}; {'/'.join(map(str, splits))}: {'/'.join(str(row[f'split{s}_tflops']) for s in splits)})  "
                   f"cuBLAS {row['cublas_tflops']:6.1f}  {100 * row['ratio']:5.1f} %  {row['gbps_tirxc']} GB/s  "
                   f"err {max(errors):.1e}", flush=True)
         del bs
@@ -295,22 +307,24 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="JSON results path")
     ap.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--sample", type=Path, default=SAMPLE)
+    ap.add_argument("--sample", type=Path, help="the sample (default: the square one, or with --decode the decode one)")
     ap.add_argument("--wide", default="gemm_bf16_hopper", help="the kernel for sizes with enough wide tiles")
     ap.add_argument("--narrow", default="gemm_bf16_hopper_narrow", help="the kernel for the others ('none': the wide one)")
     ap.add_argument("--decode", action="store_true", help="the decode sample at the decode shapes")
     ap.add_argument("--rows", type=int, nargs="*", default=list(DECODE_ROWS), help="--decode: the values of M")
-    ap.add_argument("--width", type=int, choices=(16, 64, 128), help="--decode: this kernel at every M")
+    ap.add_argument("--width", type=int, choices=(16, 64, 128, 256), help="--decode: this kernel at every M")
+    ap.add_argument("--splits", type=int, nargs="*", default=list(SPLITS), help="--decode: the parts of K timed")
     ap.add_argument("--weights", nargs="*", default=[f"{n}x{k}" for n, k in DECODE_WEIGHTS],
                     help="--decode: the shapes N x K of B")
     args = ap.parse_args(argv)
     if args.decode:
         weights = tuple(tuple(int(v) for v in w.split("x")) for w in args.weights)
-        result = run_decode(tuple(args.rows), weights, args.rounds, width=args.width)
+        result = run_decode(tuple(args.rows), weights, args.rounds, args.sample or DECODE_SAMPLE, args.width,
+                            tuple(args.splits))
         if args.out:
             Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
         return 0 if all(r["ok"] for r in result["rows"]) else 1
-    result = run(tuple(args.sizes), args.rounds, args.sample, args.wide, None if args.narrow == "none" else args.narrow)
+    result = run(tuple(args.sizes), args.rounds, args.sample or SAMPLE, args.wide, None if args.narrow == "none" else args.narrow)
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     return 0 if all(r["ok"] for r in result["rows"]) else 1

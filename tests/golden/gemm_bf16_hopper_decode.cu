@@ -121,6 +121,10 @@ __device__ __forceinline__ void tirx_ptx_mbarrier_arrive_shared_b64(const void* 
   asm volatile("mbarrier.arrive.shared.b64 _, [%0];" : : "r"((unsigned int)__cvta_generic_to_shared(ptr0)) : "memory");
 }
 
+__device__ __forceinline__ void tirx_ptx_bar_sync_v1(unsigned int barrier, unsigned int threads) {
+  asm volatile("bar.sync %0, %1;" : : "r"(barrier), "r"(threads) : "memory");
+}
+
 __device__ __forceinline__ void tirx_ptx_mapa_shared__cluster_u32(unsigned int& out0, const void* ptr0, unsigned int cta_rank) {
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out0) : "r"((unsigned int)__cvta_generic_to_shared(ptr0)), "r"(cta_rank) : "memory");
 }
@@ -147,6 +151,15 @@ __device__ __forceinline__ void tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16
 #endif
 }
 
+template <int scale_a, int scale_b, int trans_a, int trans_b>
+__device__ __forceinline__ void tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k16_f32_bf16_bf16(float& d0, float& d1, float& d2, float& d3, float& d4, float& d5, float& d6, float& d7, float& d8, float& d9, float& d10, float& d11, float& d12, float& d13, float& d14, float& d15, float& d16, float& d17, float& d18, float& d19, float& d20, float& d21, float& d22, float& d23, float& d24, float& d25, float& d26, float& d27, float& d28, float& d29, float& d30, float& d31, float& d32, float& d33, float& d34, float& d35, float& d36, float& d37, float& d38, float& d39, float& d40, float& d41, float& d42, float& d43, float& d44, float& d45, float& d46, float& d47, float& d48, float& d49, float& d50, float& d51, float& d52, float& d53, float& d54, float& d55, float& d56, float& d57, float& d58, float& d59, float& d60, float& d61, float& d62, float& d63, float& d64, float& d65, float& d66, float& d67, float& d68, float& d69, float& d70, float& d71, float& d72, float& d73, float& d74, float& d75, float& d76, float& d77, float& d78, float& d79, float& d80, float& d81, float& d82, float& d83, float& d84, float& d85, float& d86, float& d87, float& d88, float& d89, float& d90, float& d91, float& d92, float& d93, float& d94, float& d95, float& d96, float& d97, float& d98, float& d99, float& d100, float& d101, float& d102, float& d103, float& d104, float& d105, float& d106, float& d107, float& d108, float& d109, float& d110, float& d111, float& d112, float& d113, float& d114, float& d115, float& d116, float& d117, float& d118, float& d119, float& d120, float& d121, float& d122, float& d123, float& d124, float& d125, float& d126, float& d127, unsigned long long a_desc, unsigned long long b_desc, unsigned int scale_d) {
+#ifdef TIRX_HAS_WGMMA
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %130, 0;\n\twgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, %131, %132, %133, %134;\n\t}" : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3), "+f"(d4), "+f"(d5), "+f"(d6), "+f"(d7), "+f"(d8), "+f"(d9), "+f"(d10), "+f"(d11), "+f"(d12), "+f"(d13), "+f"(d14), "+f"(d15), "+f"(d16), "+f"(d17), "+f"(d18), "+f"(d19), "+f"(d20), "+f"(d21), "+f"(d22), "+f"(d23), "+f"(d24), "+f"(d25), "+f"(d26), "+f"(d27), "+f"(d28), "+f"(d29), "+f"(d30), "+f"(d31), "+f"(d32), "+f"(d33), "+f"(d34), "+f"(d35), "+f"(d36), "+f"(d37), "+f"(d38), "+f"(d39), "+f"(d40), "+f"(d41), "+f"(d42), "+f"(d43), "+f"(d44), "+f"(d45), "+f"(d46), "+f"(d47), "+f"(d48), "+f"(d49), "+f"(d50), "+f"(d51), "+f"(d52), "+f"(d53), "+f"(d54), "+f"(d55), "+f"(d56), "+f"(d57), "+f"(d58), "+f"(d59), "+f"(d60), "+f"(d61), "+f"(d62), "+f"(d63), "+f"(d64), "+f"(d65), "+f"(d66), "+f"(d67), "+f"(d68), "+f"(d69), "+f"(d70), "+f"(d71), "+f"(d72), "+f"(d73), "+f"(d74), "+f"(d75), "+f"(d76), "+f"(d77), "+f"(d78), "+f"(d79), "+f"(d80), "+f"(d81), "+f"(d82), "+f"(d83), "+f"(d84), "+f"(d85), "+f"(d86), "+f"(d87), "+f"(d88), "+f"(d89), "+f"(d90), "+f"(d91), "+f"(d92), "+f"(d93), "+f"(d94), "+f"(d95), "+f"(d96), "+f"(d97), "+f"(d98), "+f"(d99), "+f"(d100), "+f"(d101), "+f"(d102), "+f"(d103), "+f"(d104), "+f"(d105), "+f"(d106), "+f"(d107), "+f"(d108), "+f"(d109), "+f"(d110), "+f"(d111), "+f"(d112), "+f"(d113), "+f"(d114), "+f"(d115), "+f"(d116), "+f"(d117), "+f"(d118), "+f"(d119), "+f"(d120), "+f"(d121), "+f"(d122), "+f"(d123), "+f"(d124), "+f"(d125), "+f"(d126), "+f"(d127) : "l"(a_desc), "l"(b_desc), "r"(scale_d), "n"(scale_a), "n"(scale_b), "n"(trans_a), "n"(trans_b) : "memory");
+#else
+  __trap();
+#endif
+}
+
 extern "C" __global__ void __launch_bounds__(384, 1) __cluster_dims__(4, 1, 1)
 gemm_bf16_decode_m16_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bfloat16* __restrict__ B_ptr, nv_bfloat16* __restrict__ C_ptr, int split, int M, int N, int K, const __grid_constant__ tirx_tensor_map A_map, const __grid_constant__ tirx_tensor_map B_map) {
   extern __shared__ __align__(1024) nv_bfloat16 arena_ptr[];
@@ -155,9 +168,9 @@ gemm_bf16_decode_m16_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
   int rank = (int)tirx_cuda_sreg_cluster_ctaid_x();
   int wg = __shfl_sync(0xffffffffu, ((int)threadIdx.x) / 128, 0);
   int tid = ((int)threadIdx.x) % 128;
-  unsigned int* partial_ptr = (unsigned int*)(arena_ptr + 92160);
-  __shared__ alignas(64) unsigned long long full_ptr[10];
-  __shared__ alignas(64) unsigned long long empty_ptr[10];
+  unsigned int* partial_ptr = (unsigned int*)arena_ptr;
+  __shared__ alignas(64) unsigned long long full_ptr[12];
+  __shared__ alignas(64) unsigned long long empty_ptr[12];
   int low_ptr[1];
   low_ptr[0] = split - 1;
   int part_ptr[1];
@@ -191,6 +204,10 @@ gemm_bf16_decode_m16_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
     tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[8], 2u);
     tirx_ptx_mbarrier_init_shared_b64(&full_ptr[9], 1u);
     tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[9], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[10], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[10], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[11], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[11], 2u);
     tirx_ptx_fence_mbarrier_init_release_cluster();
   }
   __syncthreads();
@@ -200,13 +217,13 @@ gemm_bf16_decode_m16_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
       int kt_stop = k_tiles_ptr[0];
       for (int kt = 0; kt < kt_stop; ++kt) {
         int s_ptr[1];
-        s_ptr[0] = kt % 10;
-        if (kt >= 10) {
-          tirx_cuda_mbarrier_wait(&empty_ptr[s_ptr[0]], ((kt / 10) + 1) % 2);
+        s_ptr[0] = kt % 12;
+        if (kt >= 12) {
+          tirx_cuda_mbarrier_wait(&empty_ptr[s_ptr[0]], ((kt / 12) + 1) % 2);
         }
         tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_ptr[s_ptr[0]], 18432u);
         tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[(s_ptr[0] * 1024)], (unsigned long long)&A_map, (k0_ptr[0] + kt) * 64, by * 16, &full_ptr[s_ptr[0]]);
-        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 8192) + 10240)], (unsigned long long)&B_map, (k0_ptr[0] + kt) * 64, bn_ptr[0] * 128, &full_ptr[s_ptr[0]]);
+        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 8192) + 12288)], (unsigned long long)&B_map, (k0_ptr[0] + kt) * 64, bn_ptr[0] * 128, &full_ptr[s_ptr[0]]);
       }
     }
     tirx_cuda_cluster_sync();
@@ -221,33 +238,33 @@ gemm_bf16_decode_m16_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
     int kt_stop_1 = k_tiles_ptr[0];
     for (int kt = 0; kt < kt_stop_1; ++kt) {
       int s_ptr[1];
-      s_ptr[0] = kt % 10;
-      tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (kt / 10) % 2);
+      s_ptr[0] = kt % 12;
+      tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (kt / 12) % 2);
       tirx_ptx_wgmma_fence_sync_aligned();
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 10240)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 12288)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(s_ptr[0] * 1024)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n16k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)(kt > 0));
       }
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 10256)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 12304)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 1024) + 16)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n16k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 1) > 0));
       }
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 10272)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 12320)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 1024) + 32)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n16k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 2) > 0));
       }
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 10288)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 12336)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 1024) + 48)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n16k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 3) > 0));
@@ -255,11 +272,12 @@ gemm_bf16_decode_m16_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
       tirx_ptx_wgmma_commit_group_sync_aligned();
       tirx_ptx_wgmma_wait_group_sync_aligned<1>();
       if ((kt > 0) && (tid == 0)) {
-        tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[((kt + 9) % 10)]);
+        tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[((kt + 11) % 12)]);
       }
     }
     tirx_ptx_wgmma_wait_group_sync_aligned<0>();
     if (split > 1) {
+      tirx_ptx_bar_sync_v1(1u, 256u);
       partial_ptr[((half_ptr[0] * 1024) + tid)] = __float_as_uint(acc_ptr[0]);
       partial_ptr[((((half_ptr[0] * 8) + 1) * 128) + tid)] = __float_as_uint(acc_ptr[1]);
       partial_ptr[((((half_ptr[0] * 8) + 2) * 128) + tid)] = __float_as_uint(acc_ptr[2]);
@@ -361,9 +379,9 @@ gemm_bf16_decode_m64_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
   int rank = (int)tirx_cuda_sreg_cluster_ctaid_x();
   int wg = __shfl_sync(0xffffffffu, ((int)threadIdx.x) / 128, 0);
   int tid = ((int)threadIdx.x) % 128;
-  unsigned int* partial_ptr = (unsigned int*)(arena_ptr + 86016);
-  __shared__ alignas(64) unsigned long long full_ptr[7];
-  __shared__ alignas(64) unsigned long long empty_ptr[7];
+  unsigned int* partial_ptr = (unsigned int*)arena_ptr;
+  __shared__ alignas(64) unsigned long long full_ptr[9];
+  __shared__ alignas(64) unsigned long long empty_ptr[9];
   int low_ptr[1];
   low_ptr[0] = split - 1;
   int part_ptr[1];
@@ -391,6 +409,10 @@ gemm_bf16_decode_m64_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
     tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[5], 2u);
     tirx_ptx_mbarrier_init_shared_b64(&full_ptr[6], 1u);
     tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[6], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[7], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[7], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[8], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[8], 2u);
     tirx_ptx_fence_mbarrier_init_release_cluster();
   }
   __syncthreads();
@@ -400,13 +422,13 @@ gemm_bf16_decode_m64_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
       int kt_stop = k_tiles_ptr[0];
       for (int kt = 0; kt < kt_stop; ++kt) {
         int s_ptr[1];
-        s_ptr[0] = kt % 7;
-        if (kt >= 7) {
-          tirx_cuda_mbarrier_wait(&empty_ptr[s_ptr[0]], ((kt / 7) + 1) % 2);
+        s_ptr[0] = kt % 9;
+        if (kt >= 9) {
+          tirx_cuda_mbarrier_wait(&empty_ptr[s_ptr[0]], ((kt / 9) + 1) % 2);
         }
         tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_ptr[s_ptr[0]], 24576u);
         tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[(s_ptr[0] * 4096)], (unsigned long long)&A_map, (k0_ptr[0] + kt) * 64, by * 64, &full_ptr[s_ptr[0]]);
-        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 8192) + 28672)], (unsigned long long)&B_map, (k0_ptr[0] + kt) * 64, bn_ptr[0] * 128, &full_ptr[s_ptr[0]]);
+        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 8192) + 36864)], (unsigned long long)&B_map, (k0_ptr[0] + kt) * 64, bn_ptr[0] * 128, &full_ptr[s_ptr[0]]);
       }
     }
     tirx_cuda_cluster_sync();
@@ -421,33 +443,33 @@ gemm_bf16_decode_m64_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
     int kt_stop_1 = k_tiles_ptr[0];
     for (int kt = 0; kt < kt_stop_1; ++kt) {
       int s_ptr[1];
-      s_ptr[0] = kt % 7;
-      tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (kt / 7) % 2);
+      s_ptr[0] = kt % 9;
+      tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (kt / 9) % 2);
       tirx_ptx_wgmma_fence_sync_aligned();
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 28672)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 36864)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(s_ptr[0] * 4096)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)(kt > 0));
       }
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 28688)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 36880)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 4096) + 16)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 1) > 0));
       }
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 28704)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 36896)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 4096) + 32)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 2) > 0));
       }
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 28720)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 36912)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 4096) + 48)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n64k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 3) > 0));
@@ -455,11 +477,12 @@ gemm_bf16_decode_m64_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
       tirx_ptx_wgmma_commit_group_sync_aligned();
       tirx_ptx_wgmma_wait_group_sync_aligned<1>();
       if ((kt > 0) && (tid == 0)) {
-        tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[((kt + 6) % 7)]);
+        tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[((kt + 8) % 9)]);
       }
     }
     tirx_ptx_wgmma_wait_group_sync_aligned<0>();
     if (split > 1) {
+      tirx_ptx_bar_sync_v1(1u, 256u);
       partial_ptr[((half_ptr[0] * 4096) + tid)] = __float_as_uint(acc_ptr[0]);
       partial_ptr[((((half_ptr[0] * 32) + 1) * 128) + tid)] = __float_as_uint(acc_ptr[1]);
       partial_ptr[((((half_ptr[0] * 32) + 2) * 128) + tid)] = __float_as_uint(acc_ptr[2]);
@@ -801,9 +824,9 @@ gemm_bf16_decode_m128_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bfl
   int rank = (int)tirx_cuda_sreg_cluster_ctaid_x();
   int wg = __shfl_sync(0xffffffffu, ((int)threadIdx.x) / 128, 0);
   int tid = ((int)threadIdx.x) % 128;
-  unsigned int* partial_ptr = (unsigned int*)(arena_ptr + 65536);
-  __shared__ alignas(64) unsigned long long full_ptr[4];
-  __shared__ alignas(64) unsigned long long empty_ptr[4];
+  unsigned int* partial_ptr = (unsigned int*)arena_ptr;
+  __shared__ alignas(64) unsigned long long full_ptr[6];
+  __shared__ alignas(64) unsigned long long empty_ptr[6];
   int low_ptr[1];
   low_ptr[0] = split - 1;
   int part_ptr[1];
@@ -825,6 +848,10 @@ gemm_bf16_decode_m128_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bfl
     tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[2], 2u);
     tirx_ptx_mbarrier_init_shared_b64(&full_ptr[3], 1u);
     tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[3], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[4], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[4], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[5], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[5], 2u);
     tirx_ptx_fence_mbarrier_init_release_cluster();
   }
   __syncthreads();
@@ -834,13 +861,13 @@ gemm_bf16_decode_m128_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bfl
       int kt_stop = k_tiles_ptr[0];
       for (int kt = 0; kt < kt_stop; ++kt) {
         int s_ptr[1];
-        s_ptr[0] = kt % 4;
-        if (kt >= 4) {
-          tirx_cuda_mbarrier_wait(&empty_ptr[s_ptr[0]], ((kt / 4) + 1) % 2);
+        s_ptr[0] = kt % 6;
+        if (kt >= 6) {
+          tirx_cuda_mbarrier_wait(&empty_ptr[s_ptr[0]], ((kt / 6) + 1) % 2);
         }
         tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_ptr[s_ptr[0]], 32768u);
         tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[(s_ptr[0] * 8192)], (unsigned long long)&A_map, (k0_ptr[0] + kt) * 64, by * 128, &full_ptr[s_ptr[0]]);
-        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 8192) + 32768)], (unsigned long long)&B_map, (k0_ptr[0] + kt) * 64, bn_ptr[0] * 128, &full_ptr[s_ptr[0]]);
+        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 8192) + 49152)], (unsigned long long)&B_map, (k0_ptr[0] + kt) * 64, bn_ptr[0] * 128, &full_ptr[s_ptr[0]]);
       }
     }
     tirx_cuda_cluster_sync();
@@ -855,33 +882,33 @@ gemm_bf16_decode_m128_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bfl
     int kt_stop_1 = k_tiles_ptr[0];
     for (int kt = 0; kt < kt_stop_1; ++kt) {
       int s_ptr[1];
-      s_ptr[0] = kt % 4;
-      tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (kt / 4) % 2);
+      s_ptr[0] = kt % 6;
+      tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (kt / 6) % 2);
       tirx_ptx_wgmma_fence_sync_aligned();
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 32768)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 49152)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(s_ptr[0] * 8192)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)(kt > 0));
       }
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 32784)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 49168)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 8192) + 16)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 1) > 0));
       }
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 32800)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 49184)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 8192) + 32)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 2) > 0));
       }
       {
         unsigned long long desc_b_ptr[1];
-        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 32816)], 1, 64, 3);
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 49200)], 1, 64, 3);
         unsigned long long desc_a_ptr[1];
         desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 8192) + 48)], 1, 64, 3);
         tirx_ptx_wgmma_mma_async_sync_aligned_m64n128k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 3) > 0));
@@ -889,11 +916,12 @@ gemm_bf16_decode_m128_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bfl
       tirx_ptx_wgmma_commit_group_sync_aligned();
       tirx_ptx_wgmma_wait_group_sync_aligned<1>();
       if ((kt > 0) && (tid == 0)) {
-        tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[((kt + 3) % 4)]);
+        tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[((kt + 5) % 6)]);
       }
     }
     tirx_ptx_wgmma_wait_group_sync_aligned<0>();
     if (split > 1) {
+      tirx_ptx_bar_sync_v1(1u, 256u);
       partial_ptr[((half_ptr[0] * 8192) + tid)] = __float_as_uint(acc_ptr[0]);
       partial_ptr[((((half_ptr[0] * 64) + 1) * 128) + tid)] = __float_as_uint(acc_ptr[1]);
       partial_ptr[((((half_ptr[0] * 64) + 2) * 128) + tid)] = __float_as_uint(acc_ptr[2]);
@@ -1543,6 +1571,1401 @@ gemm_bf16_decode_m128_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bfl
     }
     if ((63 & low_ptr[0]) == part_ptr[0]) {
       C_ptr[((((m0_ptr[0] + 121) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[63];
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1) __cluster_dims__(4, 1, 1)
+gemm_bf16_decode_m256_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bfloat16* __restrict__ B_ptr, nv_bfloat16* __restrict__ C_ptr, int split, int M, int N, int K, const __grid_constant__ tirx_tensor_map A_map, const __grid_constant__ tirx_tensor_map B_map) {
+  extern __shared__ __align__(1024) nv_bfloat16 arena_ptr[];
+  int bx = ((int)blockIdx.x);
+  int by = ((int)blockIdx.y);
+  int rank = (int)tirx_cuda_sreg_cluster_ctaid_x();
+  int wg = __shfl_sync(0xffffffffu, ((int)threadIdx.x) / 128, 0);
+  int tid = ((int)threadIdx.x) % 128;
+  unsigned int* partial_ptr = (unsigned int*)arena_ptr;
+  __shared__ alignas(64) unsigned long long full_ptr[4];
+  __shared__ alignas(64) unsigned long long empty_ptr[4];
+  int low_ptr[1];
+  low_ptr[0] = split - 1;
+  int part_ptr[1];
+  part_ptr[0] = rank & low_ptr[0];
+  int first_ptr[1];
+  first_ptr[0] = rank - part_ptr[0];
+  int bn_ptr[1];
+  bn_ptr[0] = tirx_floordiv(bx, split);
+  int k_tiles_ptr[1];
+  k_tiles_ptr[0] = tirx_floordiv(K / 64, split);
+  int k0_ptr[1];
+  k0_ptr[0] = part_ptr[0] * k_tiles_ptr[0];
+  if ((wg == 0) && (tid == 0)) {
+    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[0], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[0], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[1], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[1], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[2], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[2], 2u);
+    tirx_ptx_mbarrier_init_shared_b64(&full_ptr[3], 1u);
+    tirx_ptx_mbarrier_init_shared_b64(&empty_ptr[3], 2u);
+    tirx_ptx_fence_mbarrier_init_release_cluster();
+  }
+  __syncthreads();
+  if (wg == 0) {
+    tirx_ptx_setmaxnreg_dec_sync_aligned_u32<40>();
+    if (tid == 0) {
+      int kt_stop = k_tiles_ptr[0];
+      for (int kt = 0; kt < kt_stop; ++kt) {
+        int s_ptr[1];
+        s_ptr[0] = kt % 4;
+        if (kt >= 4) {
+          tirx_cuda_mbarrier_wait(&empty_ptr[s_ptr[0]], ((kt / 4) + 1) % 2);
+        }
+        tirx_ptx_mbarrier_arrive_expect_tx_shared_b64(&full_ptr[s_ptr[0]], 49152u);
+        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[(s_ptr[0] * 16384)], (unsigned long long)&A_map, (k0_ptr[0] + kt) * 64, by * 256, &full_ptr[s_ptr[0]]);
+        tirx_ptx_cp_async_bulk_tensor_2d_shared__cluster_global_tile_mbarrier__complete_tx__bytes(&arena_ptr[((s_ptr[0] * 8192) + 65536)], (unsigned long long)&B_map, (k0_ptr[0] + kt) * 64, bn_ptr[0] * 128, &full_ptr[s_ptr[0]]);
+      }
+    }
+    tirx_cuda_cluster_sync();
+    tirx_cuda_cluster_sync();
+  } else {
+    tirx_ptx_setmaxnreg_inc_sync_aligned_u32<232>();
+    float acc_ptr[128];
+    unsigned int words_ptr[64];
+    unsigned int remote_ptr[1];
+    int half_ptr[1];
+    half_ptr[0] = wg - 1;
+    int kt_stop_1 = k_tiles_ptr[0];
+    for (int kt = 0; kt < kt_stop_1; ++kt) {
+      int s_ptr[1];
+      s_ptr[0] = kt % 4;
+      tirx_cuda_mbarrier_wait(&full_ptr[s_ptr[0]], (kt / 4) % 2);
+      tirx_ptx_wgmma_fence_sync_aligned();
+      {
+        unsigned long long desc_b_ptr[1];
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 65536)], 1, 64, 3);
+        unsigned long long desc_a_ptr[1];
+        desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(s_ptr[0] * 16384)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)(kt > 0));
+      }
+      {
+        unsigned long long desc_b_ptr[1];
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 65552)], 1, 64, 3);
+        unsigned long long desc_a_ptr[1];
+        desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + 16)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 1) > 0));
+      }
+      {
+        unsigned long long desc_b_ptr[1];
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 65568)], 1, 64, 3);
+        unsigned long long desc_a_ptr[1];
+        desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + 32)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 2) > 0));
+      }
+      {
+        unsigned long long desc_b_ptr[1];
+        desc_b_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[(((s_ptr[0] * 8192) + (half_ptr[0] * 4096)) + 65584)], 1, 64, 3);
+        unsigned long long desc_a_ptr[1];
+        desc_a_ptr[0] = tirx_cuda_wgmma_make_desc(&arena_ptr[((s_ptr[0] * 16384) + 48)], 1, 64, 3);
+        tirx_ptx_wgmma_mma_async_sync_aligned_m64n256k16_f32_bf16_bf16<1, 1, 0, 0>(acc_ptr[0], acc_ptr[1], acc_ptr[2], acc_ptr[3], acc_ptr[4], acc_ptr[5], acc_ptr[6], acc_ptr[7], acc_ptr[8], acc_ptr[9], acc_ptr[10], acc_ptr[11], acc_ptr[12], acc_ptr[13], acc_ptr[14], acc_ptr[15], acc_ptr[16], acc_ptr[17], acc_ptr[18], acc_ptr[19], acc_ptr[20], acc_ptr[21], acc_ptr[22], acc_ptr[23], acc_ptr[24], acc_ptr[25], acc_ptr[26], acc_ptr[27], acc_ptr[28], acc_ptr[29], acc_ptr[30], acc_ptr[31], acc_ptr[32], acc_ptr[33], acc_ptr[34], acc_ptr[35], acc_ptr[36], acc_ptr[37], acc_ptr[38], acc_ptr[39], acc_ptr[40], acc_ptr[41], acc_ptr[42], acc_ptr[43], acc_ptr[44], acc_ptr[45], acc_ptr[46], acc_ptr[47], acc_ptr[48], acc_ptr[49], acc_ptr[50], acc_ptr[51], acc_ptr[52], acc_ptr[53], acc_ptr[54], acc_ptr[55], acc_ptr[56], acc_ptr[57], acc_ptr[58], acc_ptr[59], acc_ptr[60], acc_ptr[61], acc_ptr[62], acc_ptr[63], acc_ptr[64], acc_ptr[65], acc_ptr[66], acc_ptr[67], acc_ptr[68], acc_ptr[69], acc_ptr[70], acc_ptr[71], acc_ptr[72], acc_ptr[73], acc_ptr[74], acc_ptr[75], acc_ptr[76], acc_ptr[77], acc_ptr[78], acc_ptr[79], acc_ptr[80], acc_ptr[81], acc_ptr[82], acc_ptr[83], acc_ptr[84], acc_ptr[85], acc_ptr[86], acc_ptr[87], acc_ptr[88], acc_ptr[89], acc_ptr[90], acc_ptr[91], acc_ptr[92], acc_ptr[93], acc_ptr[94], acc_ptr[95], acc_ptr[96], acc_ptr[97], acc_ptr[98], acc_ptr[99], acc_ptr[100], acc_ptr[101], acc_ptr[102], acc_ptr[103], acc_ptr[104], acc_ptr[105], acc_ptr[106], acc_ptr[107], acc_ptr[108], acc_ptr[109], acc_ptr[110], acc_ptr[111], acc_ptr[112], acc_ptr[113], acc_ptr[114], acc_ptr[115], acc_ptr[116], acc_ptr[117], acc_ptr[118], acc_ptr[119], acc_ptr[120], acc_ptr[121], acc_ptr[122], acc_ptr[123], acc_ptr[124], acc_ptr[125], acc_ptr[126], acc_ptr[127], desc_b_ptr[0], desc_a_ptr[0], (unsigned int)((kt + 3) > 0));
+      }
+      tirx_ptx_wgmma_commit_group_sync_aligned();
+      tirx_ptx_wgmma_wait_group_sync_aligned<1>();
+      if ((kt > 0) && (tid == 0)) {
+        tirx_ptx_mbarrier_arrive_shared_b64(&empty_ptr[((kt + 3) % 4)]);
+      }
+    }
+    tirx_ptx_wgmma_wait_group_sync_aligned<0>();
+    if (split > 1) {
+      tirx_ptx_bar_sync_v1(1u, 256u);
+      partial_ptr[((half_ptr[0] * 16384) + tid)] = __float_as_uint(acc_ptr[0]);
+      partial_ptr[((((half_ptr[0] * 128) + 1) * 128) + tid)] = __float_as_uint(acc_ptr[1]);
+      partial_ptr[((((half_ptr[0] * 128) + 2) * 128) + tid)] = __float_as_uint(acc_ptr[2]);
+      partial_ptr[((((half_ptr[0] * 128) + 3) * 128) + tid)] = __float_as_uint(acc_ptr[3]);
+      partial_ptr[((((half_ptr[0] * 128) + 4) * 128) + tid)] = __float_as_uint(acc_ptr[4]);
+      partial_ptr[((((half_ptr[0] * 128) + 5) * 128) + tid)] = __float_as_uint(acc_ptr[5]);
+      partial_ptr[((((half_ptr[0] * 128) + 6) * 128) + tid)] = __float_as_uint(acc_ptr[6]);
+      partial_ptr[((((half_ptr[0] * 128) + 7) * 128) + tid)] = __float_as_uint(acc_ptr[7]);
+      partial_ptr[((((half_ptr[0] * 128) + 8) * 128) + tid)] = __float_as_uint(acc_ptr[8]);
+      partial_ptr[((((half_ptr[0] * 128) + 9) * 128) + tid)] = __float_as_uint(acc_ptr[9]);
+      partial_ptr[((((half_ptr[0] * 128) + 10) * 128) + tid)] = __float_as_uint(acc_ptr[10]);
+      partial_ptr[((((half_ptr[0] * 128) + 11) * 128) + tid)] = __float_as_uint(acc_ptr[11]);
+      partial_ptr[((((half_ptr[0] * 128) + 12) * 128) + tid)] = __float_as_uint(acc_ptr[12]);
+      partial_ptr[((((half_ptr[0] * 128) + 13) * 128) + tid)] = __float_as_uint(acc_ptr[13]);
+      partial_ptr[((((half_ptr[0] * 128) + 14) * 128) + tid)] = __float_as_uint(acc_ptr[14]);
+      partial_ptr[((((half_ptr[0] * 128) + 15) * 128) + tid)] = __float_as_uint(acc_ptr[15]);
+      partial_ptr[((((half_ptr[0] * 128) + 16) * 128) + tid)] = __float_as_uint(acc_ptr[16]);
+      partial_ptr[((((half_ptr[0] * 128) + 17) * 128) + tid)] = __float_as_uint(acc_ptr[17]);
+      partial_ptr[((((half_ptr[0] * 128) + 18) * 128) + tid)] = __float_as_uint(acc_ptr[18]);
+      partial_ptr[((((half_ptr[0] * 128) + 19) * 128) + tid)] = __float_as_uint(acc_ptr[19]);
+      partial_ptr[((((half_ptr[0] * 128) + 20) * 128) + tid)] = __float_as_uint(acc_ptr[20]);
+      partial_ptr[((((half_ptr[0] * 128) + 21) * 128) + tid)] = __float_as_uint(acc_ptr[21]);
+      partial_ptr[((((half_ptr[0] * 128) + 22) * 128) + tid)] = __float_as_uint(acc_ptr[22]);
+      partial_ptr[((((half_ptr[0] * 128) + 23) * 128) + tid)] = __float_as_uint(acc_ptr[23]);
+      partial_ptr[((((half_ptr[0] * 128) + 24) * 128) + tid)] = __float_as_uint(acc_ptr[24]);
+      partial_ptr[((((half_ptr[0] * 128) + 25) * 128) + tid)] = __float_as_uint(acc_ptr[25]);
+      partial_ptr[((((half_ptr[0] * 128) + 26) * 128) + tid)] = __float_as_uint(acc_ptr[26]);
+      partial_ptr[((((half_ptr[0] * 128) + 27) * 128) + tid)] = __float_as_uint(acc_ptr[27]);
+      partial_ptr[((((half_ptr[0] * 128) + 28) * 128) + tid)] = __float_as_uint(acc_ptr[28]);
+      partial_ptr[((((half_ptr[0] * 128) + 29) * 128) + tid)] = __float_as_uint(acc_ptr[29]);
+      partial_ptr[((((half_ptr[0] * 128) + 30) * 128) + tid)] = __float_as_uint(acc_ptr[30]);
+      partial_ptr[((((half_ptr[0] * 128) + 31) * 128) + tid)] = __float_as_uint(acc_ptr[31]);
+      partial_ptr[((((half_ptr[0] * 128) + 32) * 128) + tid)] = __float_as_uint(acc_ptr[32]);
+      partial_ptr[((((half_ptr[0] * 128) + 33) * 128) + tid)] = __float_as_uint(acc_ptr[33]);
+      partial_ptr[((((half_ptr[0] * 128) + 34) * 128) + tid)] = __float_as_uint(acc_ptr[34]);
+      partial_ptr[((((half_ptr[0] * 128) + 35) * 128) + tid)] = __float_as_uint(acc_ptr[35]);
+      partial_ptr[((((half_ptr[0] * 128) + 36) * 128) + tid)] = __float_as_uint(acc_ptr[36]);
+      partial_ptr[((((half_ptr[0] * 128) + 37) * 128) + tid)] = __float_as_uint(acc_ptr[37]);
+      partial_ptr[((((half_ptr[0] * 128) + 38) * 128) + tid)] = __float_as_uint(acc_ptr[38]);
+      partial_ptr[((((half_ptr[0] * 128) + 39) * 128) + tid)] = __float_as_uint(acc_ptr[39]);
+      partial_ptr[((((half_ptr[0] * 128) + 40) * 128) + tid)] = __float_as_uint(acc_ptr[40]);
+      partial_ptr[((((half_ptr[0] * 128) + 41) * 128) + tid)] = __float_as_uint(acc_ptr[41]);
+      partial_ptr[((((half_ptr[0] * 128) + 42) * 128) + tid)] = __float_as_uint(acc_ptr[42]);
+      partial_ptr[((((half_ptr[0] * 128) + 43) * 128) + tid)] = __float_as_uint(acc_ptr[43]);
+      partial_ptr[((((half_ptr[0] * 128) + 44) * 128) + tid)] = __float_as_uint(acc_ptr[44]);
+      partial_ptr[((((half_ptr[0] * 128) + 45) * 128) + tid)] = __float_as_uint(acc_ptr[45]);
+      partial_ptr[((((half_ptr[0] * 128) + 46) * 128) + tid)] = __float_as_uint(acc_ptr[46]);
+      partial_ptr[((((half_ptr[0] * 128) + 47) * 128) + tid)] = __float_as_uint(acc_ptr[47]);
+      partial_ptr[((((half_ptr[0] * 128) + 48) * 128) + tid)] = __float_as_uint(acc_ptr[48]);
+      partial_ptr[((((half_ptr[0] * 128) + 49) * 128) + tid)] = __float_as_uint(acc_ptr[49]);
+      partial_ptr[((((half_ptr[0] * 128) + 50) * 128) + tid)] = __float_as_uint(acc_ptr[50]);
+      partial_ptr[((((half_ptr[0] * 128) + 51) * 128) + tid)] = __float_as_uint(acc_ptr[51]);
+      partial_ptr[((((half_ptr[0] * 128) + 52) * 128) + tid)] = __float_as_uint(acc_ptr[52]);
+      partial_ptr[((((half_ptr[0] * 128) + 53) * 128) + tid)] = __float_as_uint(acc_ptr[53]);
+      partial_ptr[((((half_ptr[0] * 128) + 54) * 128) + tid)] = __float_as_uint(acc_ptr[54]);
+      partial_ptr[((((half_ptr[0] * 128) + 55) * 128) + tid)] = __float_as_uint(acc_ptr[55]);
+      partial_ptr[((((half_ptr[0] * 128) + 56) * 128) + tid)] = __float_as_uint(acc_ptr[56]);
+      partial_ptr[((((half_ptr[0] * 128) + 57) * 128) + tid)] = __float_as_uint(acc_ptr[57]);
+      partial_ptr[((((half_ptr[0] * 128) + 58) * 128) + tid)] = __float_as_uint(acc_ptr[58]);
+      partial_ptr[((((half_ptr[0] * 128) + 59) * 128) + tid)] = __float_as_uint(acc_ptr[59]);
+      partial_ptr[((((half_ptr[0] * 128) + 60) * 128) + tid)] = __float_as_uint(acc_ptr[60]);
+      partial_ptr[((((half_ptr[0] * 128) + 61) * 128) + tid)] = __float_as_uint(acc_ptr[61]);
+      partial_ptr[((((half_ptr[0] * 128) + 62) * 128) + tid)] = __float_as_uint(acc_ptr[62]);
+      partial_ptr[((((half_ptr[0] * 128) + 63) * 128) + tid)] = __float_as_uint(acc_ptr[63]);
+      partial_ptr[((((half_ptr[0] * 128) + 64) * 128) + tid)] = __float_as_uint(acc_ptr[64]);
+      partial_ptr[((((half_ptr[0] * 128) + 65) * 128) + tid)] = __float_as_uint(acc_ptr[65]);
+      partial_ptr[((((half_ptr[0] * 128) + 66) * 128) + tid)] = __float_as_uint(acc_ptr[66]);
+      partial_ptr[((((half_ptr[0] * 128) + 67) * 128) + tid)] = __float_as_uint(acc_ptr[67]);
+      partial_ptr[((((half_ptr[0] * 128) + 68) * 128) + tid)] = __float_as_uint(acc_ptr[68]);
+      partial_ptr[((((half_ptr[0] * 128) + 69) * 128) + tid)] = __float_as_uint(acc_ptr[69]);
+      partial_ptr[((((half_ptr[0] * 128) + 70) * 128) + tid)] = __float_as_uint(acc_ptr[70]);
+      partial_ptr[((((half_ptr[0] * 128) + 71) * 128) + tid)] = __float_as_uint(acc_ptr[71]);
+      partial_ptr[((((half_ptr[0] * 128) + 72) * 128) + tid)] = __float_as_uint(acc_ptr[72]);
+      partial_ptr[((((half_ptr[0] * 128) + 73) * 128) + tid)] = __float_as_uint(acc_ptr[73]);
+      partial_ptr[((((half_ptr[0] * 128) + 74) * 128) + tid)] = __float_as_uint(acc_ptr[74]);
+      partial_ptr[((((half_ptr[0] * 128) + 75) * 128) + tid)] = __float_as_uint(acc_ptr[75]);
+      partial_ptr[((((half_ptr[0] * 128) + 76) * 128) + tid)] = __float_as_uint(acc_ptr[76]);
+      partial_ptr[((((half_ptr[0] * 128) + 77) * 128) + tid)] = __float_as_uint(acc_ptr[77]);
+      partial_ptr[((((half_ptr[0] * 128) + 78) * 128) + tid)] = __float_as_uint(acc_ptr[78]);
+      partial_ptr[((((half_ptr[0] * 128) + 79) * 128) + tid)] = __float_as_uint(acc_ptr[79]);
+      partial_ptr[((((half_ptr[0] * 128) + 80) * 128) + tid)] = __float_as_uint(acc_ptr[80]);
+      partial_ptr[((((half_ptr[0] * 128) + 81) * 128) + tid)] = __float_as_uint(acc_ptr[81]);
+      partial_ptr[((((half_ptr[0] * 128) + 82) * 128) + tid)] = __float_as_uint(acc_ptr[82]);
+      partial_ptr[((((half_ptr[0] * 128) + 83) * 128) + tid)] = __float_as_uint(acc_ptr[83]);
+      partial_ptr[((((half_ptr[0] * 128) + 84) * 128) + tid)] = __float_as_uint(acc_ptr[84]);
+      partial_ptr[((((half_ptr[0] * 128) + 85) * 128) + tid)] = __float_as_uint(acc_ptr[85]);
+      partial_ptr[((((half_ptr[0] * 128) + 86) * 128) + tid)] = __float_as_uint(acc_ptr[86]);
+      partial_ptr[((((half_ptr[0] * 128) + 87) * 128) + tid)] = __float_as_uint(acc_ptr[87]);
+      partial_ptr[((((half_ptr[0] * 128) + 88) * 128) + tid)] = __float_as_uint(acc_ptr[88]);
+      partial_ptr[((((half_ptr[0] * 128) + 89) * 128) + tid)] = __float_as_uint(acc_ptr[89]);
+      partial_ptr[((((half_ptr[0] * 128) + 90) * 128) + tid)] = __float_as_uint(acc_ptr[90]);
+      partial_ptr[((((half_ptr[0] * 128) + 91) * 128) + tid)] = __float_as_uint(acc_ptr[91]);
+      partial_ptr[((((half_ptr[0] * 128) + 92) * 128) + tid)] = __float_as_uint(acc_ptr[92]);
+      partial_ptr[((((half_ptr[0] * 128) + 93) * 128) + tid)] = __float_as_uint(acc_ptr[93]);
+      partial_ptr[((((half_ptr[0] * 128) + 94) * 128) + tid)] = __float_as_uint(acc_ptr[94]);
+      partial_ptr[((((half_ptr[0] * 128) + 95) * 128) + tid)] = __float_as_uint(acc_ptr[95]);
+      partial_ptr[((((half_ptr[0] * 128) + 96) * 128) + tid)] = __float_as_uint(acc_ptr[96]);
+      partial_ptr[((((half_ptr[0] * 128) + 97) * 128) + tid)] = __float_as_uint(acc_ptr[97]);
+      partial_ptr[((((half_ptr[0] * 128) + 98) * 128) + tid)] = __float_as_uint(acc_ptr[98]);
+      partial_ptr[((((half_ptr[0] * 128) + 99) * 128) + tid)] = __float_as_uint(acc_ptr[99]);
+      partial_ptr[((((half_ptr[0] * 128) + 100) * 128) + tid)] = __float_as_uint(acc_ptr[100]);
+      partial_ptr[((((half_ptr[0] * 128) + 101) * 128) + tid)] = __float_as_uint(acc_ptr[101]);
+      partial_ptr[((((half_ptr[0] * 128) + 102) * 128) + tid)] = __float_as_uint(acc_ptr[102]);
+      partial_ptr[((((half_ptr[0] * 128) + 103) * 128) + tid)] = __float_as_uint(acc_ptr[103]);
+      partial_ptr[((((half_ptr[0] * 128) + 104) * 128) + tid)] = __float_as_uint(acc_ptr[104]);
+      partial_ptr[((((half_ptr[0] * 128) + 105) * 128) + tid)] = __float_as_uint(acc_ptr[105]);
+      partial_ptr[((((half_ptr[0] * 128) + 106) * 128) + tid)] = __float_as_uint(acc_ptr[106]);
+      partial_ptr[((((half_ptr[0] * 128) + 107) * 128) + tid)] = __float_as_uint(acc_ptr[107]);
+      partial_ptr[((((half_ptr[0] * 128) + 108) * 128) + tid)] = __float_as_uint(acc_ptr[108]);
+      partial_ptr[((((half_ptr[0] * 128) + 109) * 128) + tid)] = __float_as_uint(acc_ptr[109]);
+      partial_ptr[((((half_ptr[0] * 128) + 110) * 128) + tid)] = __float_as_uint(acc_ptr[110]);
+      partial_ptr[((((half_ptr[0] * 128) + 111) * 128) + tid)] = __float_as_uint(acc_ptr[111]);
+      partial_ptr[((((half_ptr[0] * 128) + 112) * 128) + tid)] = __float_as_uint(acc_ptr[112]);
+      partial_ptr[((((half_ptr[0] * 128) + 113) * 128) + tid)] = __float_as_uint(acc_ptr[113]);
+      partial_ptr[((((half_ptr[0] * 128) + 114) * 128) + tid)] = __float_as_uint(acc_ptr[114]);
+      partial_ptr[((((half_ptr[0] * 128) + 115) * 128) + tid)] = __float_as_uint(acc_ptr[115]);
+      partial_ptr[((((half_ptr[0] * 128) + 116) * 128) + tid)] = __float_as_uint(acc_ptr[116]);
+      partial_ptr[((((half_ptr[0] * 128) + 117) * 128) + tid)] = __float_as_uint(acc_ptr[117]);
+      partial_ptr[((((half_ptr[0] * 128) + 118) * 128) + tid)] = __float_as_uint(acc_ptr[118]);
+      partial_ptr[((((half_ptr[0] * 128) + 119) * 128) + tid)] = __float_as_uint(acc_ptr[119]);
+      partial_ptr[((((half_ptr[0] * 128) + 120) * 128) + tid)] = __float_as_uint(acc_ptr[120]);
+      partial_ptr[((((half_ptr[0] * 128) + 121) * 128) + tid)] = __float_as_uint(acc_ptr[121]);
+      partial_ptr[((((half_ptr[0] * 128) + 122) * 128) + tid)] = __float_as_uint(acc_ptr[122]);
+      partial_ptr[((((half_ptr[0] * 128) + 123) * 128) + tid)] = __float_as_uint(acc_ptr[123]);
+      partial_ptr[((((half_ptr[0] * 128) + 124) * 128) + tid)] = __float_as_uint(acc_ptr[124]);
+      partial_ptr[((((half_ptr[0] * 128) + 125) * 128) + tid)] = __float_as_uint(acc_ptr[125]);
+      partial_ptr[((((half_ptr[0] * 128) + 126) * 128) + tid)] = __float_as_uint(acc_ptr[126]);
+      partial_ptr[((((half_ptr[0] * 128) + 127) * 128) + tid)] = __float_as_uint(acc_ptr[127]);
+    }
+    tirx_cuda_cluster_sync();
+    for (int q = 1; q < split; ++q) {
+      tirx_ptx_mapa_shared__cluster_u32(remote_ptr[0], &partial_ptr[((half_ptr[0] * 16384) + tid)], (unsigned int)(first_ptr[0] + ((part_ptr[0] + q) & low_ptr[0])));
+      if ((0 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[0], remote_ptr[0]);
+      }
+      if ((1 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[1], remote_ptr[0] + 512u);
+      }
+      if ((2 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[2], remote_ptr[0] + 1024u);
+      }
+      if ((3 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[3], remote_ptr[0] + 1536u);
+      }
+      if ((4 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[4], remote_ptr[0] + 2048u);
+      }
+      if ((5 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[5], remote_ptr[0] + 2560u);
+      }
+      if ((6 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[6], remote_ptr[0] + 3072u);
+      }
+      if ((7 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[7], remote_ptr[0] + 3584u);
+      }
+      if ((8 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[8], remote_ptr[0] + 4096u);
+      }
+      if ((9 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[9], remote_ptr[0] + 4608u);
+      }
+      if ((10 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[10], remote_ptr[0] + 5120u);
+      }
+      if ((11 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[11], remote_ptr[0] + 5632u);
+      }
+      if ((12 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[12], remote_ptr[0] + 6144u);
+      }
+      if ((13 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[13], remote_ptr[0] + 6656u);
+      }
+      if ((14 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[14], remote_ptr[0] + 7168u);
+      }
+      if ((15 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[15], remote_ptr[0] + 7680u);
+      }
+      if ((16 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[16], remote_ptr[0] + 8192u);
+      }
+      if ((17 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[17], remote_ptr[0] + 8704u);
+      }
+      if ((18 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[18], remote_ptr[0] + 9216u);
+      }
+      if ((19 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[19], remote_ptr[0] + 9728u);
+      }
+      if ((20 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[20], remote_ptr[0] + 10240u);
+      }
+      if ((21 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[21], remote_ptr[0] + 10752u);
+      }
+      if ((22 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[22], remote_ptr[0] + 11264u);
+      }
+      if ((23 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[23], remote_ptr[0] + 11776u);
+      }
+      if ((24 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[24], remote_ptr[0] + 12288u);
+      }
+      if ((25 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[25], remote_ptr[0] + 12800u);
+      }
+      if ((26 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[26], remote_ptr[0] + 13312u);
+      }
+      if ((27 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[27], remote_ptr[0] + 13824u);
+      }
+      if ((28 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[28], remote_ptr[0] + 14336u);
+      }
+      if ((29 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[29], remote_ptr[0] + 14848u);
+      }
+      if ((30 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[30], remote_ptr[0] + 15360u);
+      }
+      if ((31 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[31], remote_ptr[0] + 15872u);
+      }
+      if ((32 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[32], remote_ptr[0] + 16384u);
+      }
+      if ((33 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[33], remote_ptr[0] + 16896u);
+      }
+      if ((34 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[34], remote_ptr[0] + 17408u);
+      }
+      if ((35 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[35], remote_ptr[0] + 17920u);
+      }
+      if ((36 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[36], remote_ptr[0] + 18432u);
+      }
+      if ((37 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[37], remote_ptr[0] + 18944u);
+      }
+      if ((38 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[38], remote_ptr[0] + 19456u);
+      }
+      if ((39 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[39], remote_ptr[0] + 19968u);
+      }
+      if ((40 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[40], remote_ptr[0] + 20480u);
+      }
+      if ((41 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[41], remote_ptr[0] + 20992u);
+      }
+      if ((42 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[42], remote_ptr[0] + 21504u);
+      }
+      if ((43 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[43], remote_ptr[0] + 22016u);
+      }
+      if ((44 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[44], remote_ptr[0] + 22528u);
+      }
+      if ((45 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[45], remote_ptr[0] + 23040u);
+      }
+      if ((46 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[46], remote_ptr[0] + 23552u);
+      }
+      if ((47 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[47], remote_ptr[0] + 24064u);
+      }
+      if ((48 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[48], remote_ptr[0] + 24576u);
+      }
+      if ((49 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[49], remote_ptr[0] + 25088u);
+      }
+      if ((50 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[50], remote_ptr[0] + 25600u);
+      }
+      if ((51 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[51], remote_ptr[0] + 26112u);
+      }
+      if ((52 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[52], remote_ptr[0] + 26624u);
+      }
+      if ((53 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[53], remote_ptr[0] + 27136u);
+      }
+      if ((54 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[54], remote_ptr[0] + 27648u);
+      }
+      if ((55 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[55], remote_ptr[0] + 28160u);
+      }
+      if ((56 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[56], remote_ptr[0] + 28672u);
+      }
+      if ((57 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[57], remote_ptr[0] + 29184u);
+      }
+      if ((58 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[58], remote_ptr[0] + 29696u);
+      }
+      if ((59 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[59], remote_ptr[0] + 30208u);
+      }
+      if ((60 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[60], remote_ptr[0] + 30720u);
+      }
+      if ((61 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[61], remote_ptr[0] + 31232u);
+      }
+      if ((62 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[62], remote_ptr[0] + 31744u);
+      }
+      if ((63 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[63], remote_ptr[0] + 32256u);
+      }
+      if ((0 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[0] = acc_ptr[0] + __uint_as_float(words_ptr[0]);
+      }
+      if ((1 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[1] = acc_ptr[1] + __uint_as_float(words_ptr[1]);
+      }
+      if ((2 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[2] = acc_ptr[2] + __uint_as_float(words_ptr[2]);
+      }
+      if ((3 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[3] = acc_ptr[3] + __uint_as_float(words_ptr[3]);
+      }
+      if ((4 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[4] = acc_ptr[4] + __uint_as_float(words_ptr[4]);
+      }
+      if ((5 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[5] = acc_ptr[5] + __uint_as_float(words_ptr[5]);
+      }
+      if ((6 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[6] = acc_ptr[6] + __uint_as_float(words_ptr[6]);
+      }
+      if ((7 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[7] = acc_ptr[7] + __uint_as_float(words_ptr[7]);
+      }
+      if ((8 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[8] = acc_ptr[8] + __uint_as_float(words_ptr[8]);
+      }
+      if ((9 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[9] = acc_ptr[9] + __uint_as_float(words_ptr[9]);
+      }
+      if ((10 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[10] = acc_ptr[10] + __uint_as_float(words_ptr[10]);
+      }
+      if ((11 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[11] = acc_ptr[11] + __uint_as_float(words_ptr[11]);
+      }
+      if ((12 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[12] = acc_ptr[12] + __uint_as_float(words_ptr[12]);
+      }
+      if ((13 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[13] = acc_ptr[13] + __uint_as_float(words_ptr[13]);
+      }
+      if ((14 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[14] = acc_ptr[14] + __uint_as_float(words_ptr[14]);
+      }
+      if ((15 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[15] = acc_ptr[15] + __uint_as_float(words_ptr[15]);
+      }
+      if ((16 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[16] = acc_ptr[16] + __uint_as_float(words_ptr[16]);
+      }
+      if ((17 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[17] = acc_ptr[17] + __uint_as_float(words_ptr[17]);
+      }
+      if ((18 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[18] = acc_ptr[18] + __uint_as_float(words_ptr[18]);
+      }
+      if ((19 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[19] = acc_ptr[19] + __uint_as_float(words_ptr[19]);
+      }
+      if ((20 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[20] = acc_ptr[20] + __uint_as_float(words_ptr[20]);
+      }
+      if ((21 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[21] = acc_ptr[21] + __uint_as_float(words_ptr[21]);
+      }
+      if ((22 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[22] = acc_ptr[22] + __uint_as_float(words_ptr[22]);
+      }
+      if ((23 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[23] = acc_ptr[23] + __uint_as_float(words_ptr[23]);
+      }
+      if ((24 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[24] = acc_ptr[24] + __uint_as_float(words_ptr[24]);
+      }
+      if ((25 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[25] = acc_ptr[25] + __uint_as_float(words_ptr[25]);
+      }
+      if ((26 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[26] = acc_ptr[26] + __uint_as_float(words_ptr[26]);
+      }
+      if ((27 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[27] = acc_ptr[27] + __uint_as_float(words_ptr[27]);
+      }
+      if ((28 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[28] = acc_ptr[28] + __uint_as_float(words_ptr[28]);
+      }
+      if ((29 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[29] = acc_ptr[29] + __uint_as_float(words_ptr[29]);
+      }
+      if ((30 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[30] = acc_ptr[30] + __uint_as_float(words_ptr[30]);
+      }
+      if ((31 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[31] = acc_ptr[31] + __uint_as_float(words_ptr[31]);
+      }
+      if ((32 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[32] = acc_ptr[32] + __uint_as_float(words_ptr[32]);
+      }
+      if ((33 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[33] = acc_ptr[33] + __uint_as_float(words_ptr[33]);
+      }
+      if ((34 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[34] = acc_ptr[34] + __uint_as_float(words_ptr[34]);
+      }
+      if ((35 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[35] = acc_ptr[35] + __uint_as_float(words_ptr[35]);
+      }
+      if ((36 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[36] = acc_ptr[36] + __uint_as_float(words_ptr[36]);
+      }
+      if ((37 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[37] = acc_ptr[37] + __uint_as_float(words_ptr[37]);
+      }
+      if ((38 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[38] = acc_ptr[38] + __uint_as_float(words_ptr[38]);
+      }
+      if ((39 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[39] = acc_ptr[39] + __uint_as_float(words_ptr[39]);
+      }
+      if ((40 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[40] = acc_ptr[40] + __uint_as_float(words_ptr[40]);
+      }
+      if ((41 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[41] = acc_ptr[41] + __uint_as_float(words_ptr[41]);
+      }
+      if ((42 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[42] = acc_ptr[42] + __uint_as_float(words_ptr[42]);
+      }
+      if ((43 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[43] = acc_ptr[43] + __uint_as_float(words_ptr[43]);
+      }
+      if ((44 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[44] = acc_ptr[44] + __uint_as_float(words_ptr[44]);
+      }
+      if ((45 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[45] = acc_ptr[45] + __uint_as_float(words_ptr[45]);
+      }
+      if ((46 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[46] = acc_ptr[46] + __uint_as_float(words_ptr[46]);
+      }
+      if ((47 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[47] = acc_ptr[47] + __uint_as_float(words_ptr[47]);
+      }
+      if ((48 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[48] = acc_ptr[48] + __uint_as_float(words_ptr[48]);
+      }
+      if ((49 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[49] = acc_ptr[49] + __uint_as_float(words_ptr[49]);
+      }
+      if ((50 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[50] = acc_ptr[50] + __uint_as_float(words_ptr[50]);
+      }
+      if ((51 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[51] = acc_ptr[51] + __uint_as_float(words_ptr[51]);
+      }
+      if ((52 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[52] = acc_ptr[52] + __uint_as_float(words_ptr[52]);
+      }
+      if ((53 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[53] = acc_ptr[53] + __uint_as_float(words_ptr[53]);
+      }
+      if ((54 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[54] = acc_ptr[54] + __uint_as_float(words_ptr[54]);
+      }
+      if ((55 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[55] = acc_ptr[55] + __uint_as_float(words_ptr[55]);
+      }
+      if ((56 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[56] = acc_ptr[56] + __uint_as_float(words_ptr[56]);
+      }
+      if ((57 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[57] = acc_ptr[57] + __uint_as_float(words_ptr[57]);
+      }
+      if ((58 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[58] = acc_ptr[58] + __uint_as_float(words_ptr[58]);
+      }
+      if ((59 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[59] = acc_ptr[59] + __uint_as_float(words_ptr[59]);
+      }
+      if ((60 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[60] = acc_ptr[60] + __uint_as_float(words_ptr[60]);
+      }
+      if ((61 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[61] = acc_ptr[61] + __uint_as_float(words_ptr[61]);
+      }
+      if ((62 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[62] = acc_ptr[62] + __uint_as_float(words_ptr[62]);
+      }
+      if ((63 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[63] = acc_ptr[63] + __uint_as_float(words_ptr[63]);
+      }
+      if ((64 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[0], remote_ptr[0] + 32768u);
+      }
+      if ((65 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[1], remote_ptr[0] + 33280u);
+      }
+      if ((66 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[2], remote_ptr[0] + 33792u);
+      }
+      if ((67 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[3], remote_ptr[0] + 34304u);
+      }
+      if ((68 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[4], remote_ptr[0] + 34816u);
+      }
+      if ((69 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[5], remote_ptr[0] + 35328u);
+      }
+      if ((70 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[6], remote_ptr[0] + 35840u);
+      }
+      if ((71 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[7], remote_ptr[0] + 36352u);
+      }
+      if ((72 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[8], remote_ptr[0] + 36864u);
+      }
+      if ((73 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[9], remote_ptr[0] + 37376u);
+      }
+      if ((74 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[10], remote_ptr[0] + 37888u);
+      }
+      if ((75 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[11], remote_ptr[0] + 38400u);
+      }
+      if ((76 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[12], remote_ptr[0] + 38912u);
+      }
+      if ((77 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[13], remote_ptr[0] + 39424u);
+      }
+      if ((78 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[14], remote_ptr[0] + 39936u);
+      }
+      if ((79 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[15], remote_ptr[0] + 40448u);
+      }
+      if ((80 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[16], remote_ptr[0] + 40960u);
+      }
+      if ((81 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[17], remote_ptr[0] + 41472u);
+      }
+      if ((82 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[18], remote_ptr[0] + 41984u);
+      }
+      if ((83 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[19], remote_ptr[0] + 42496u);
+      }
+      if ((84 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[20], remote_ptr[0] + 43008u);
+      }
+      if ((85 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[21], remote_ptr[0] + 43520u);
+      }
+      if ((86 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[22], remote_ptr[0] + 44032u);
+      }
+      if ((87 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[23], remote_ptr[0] + 44544u);
+      }
+      if ((88 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[24], remote_ptr[0] + 45056u);
+      }
+      if ((89 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[25], remote_ptr[0] + 45568u);
+      }
+      if ((90 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[26], remote_ptr[0] + 46080u);
+      }
+      if ((91 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[27], remote_ptr[0] + 46592u);
+      }
+      if ((92 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[28], remote_ptr[0] + 47104u);
+      }
+      if ((93 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[29], remote_ptr[0] + 47616u);
+      }
+      if ((94 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[30], remote_ptr[0] + 48128u);
+      }
+      if ((95 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[31], remote_ptr[0] + 48640u);
+      }
+      if ((96 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[32], remote_ptr[0] + 49152u);
+      }
+      if ((97 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[33], remote_ptr[0] + 49664u);
+      }
+      if ((98 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[34], remote_ptr[0] + 50176u);
+      }
+      if ((99 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[35], remote_ptr[0] + 50688u);
+      }
+      if ((100 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[36], remote_ptr[0] + 51200u);
+      }
+      if ((101 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[37], remote_ptr[0] + 51712u);
+      }
+      if ((102 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[38], remote_ptr[0] + 52224u);
+      }
+      if ((103 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[39], remote_ptr[0] + 52736u);
+      }
+      if ((104 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[40], remote_ptr[0] + 53248u);
+      }
+      if ((105 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[41], remote_ptr[0] + 53760u);
+      }
+      if ((106 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[42], remote_ptr[0] + 54272u);
+      }
+      if ((107 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[43], remote_ptr[0] + 54784u);
+      }
+      if ((108 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[44], remote_ptr[0] + 55296u);
+      }
+      if ((109 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[45], remote_ptr[0] + 55808u);
+      }
+      if ((110 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[46], remote_ptr[0] + 56320u);
+      }
+      if ((111 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[47], remote_ptr[0] + 56832u);
+      }
+      if ((112 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[48], remote_ptr[0] + 57344u);
+      }
+      if ((113 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[49], remote_ptr[0] + 57856u);
+      }
+      if ((114 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[50], remote_ptr[0] + 58368u);
+      }
+      if ((115 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[51], remote_ptr[0] + 58880u);
+      }
+      if ((116 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[52], remote_ptr[0] + 59392u);
+      }
+      if ((117 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[53], remote_ptr[0] + 59904u);
+      }
+      if ((118 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[54], remote_ptr[0] + 60416u);
+      }
+      if ((119 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[55], remote_ptr[0] + 60928u);
+      }
+      if ((120 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[56], remote_ptr[0] + 61440u);
+      }
+      if ((121 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[57], remote_ptr[0] + 61952u);
+      }
+      if ((122 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[58], remote_ptr[0] + 62464u);
+      }
+      if ((123 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[59], remote_ptr[0] + 62976u);
+      }
+      if ((124 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[60], remote_ptr[0] + 63488u);
+      }
+      if ((125 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[61], remote_ptr[0] + 64000u);
+      }
+      if ((126 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[62], remote_ptr[0] + 64512u);
+      }
+      if ((127 & low_ptr[0]) == part_ptr[0]) {
+        tirx_ptx_ld_shared__cluster_u32(words_ptr[63], remote_ptr[0] + 65024u);
+      }
+      if ((64 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[64] = acc_ptr[64] + __uint_as_float(words_ptr[0]);
+      }
+      if ((65 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[65] = acc_ptr[65] + __uint_as_float(words_ptr[1]);
+      }
+      if ((66 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[66] = acc_ptr[66] + __uint_as_float(words_ptr[2]);
+      }
+      if ((67 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[67] = acc_ptr[67] + __uint_as_float(words_ptr[3]);
+      }
+      if ((68 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[68] = acc_ptr[68] + __uint_as_float(words_ptr[4]);
+      }
+      if ((69 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[69] = acc_ptr[69] + __uint_as_float(words_ptr[5]);
+      }
+      if ((70 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[70] = acc_ptr[70] + __uint_as_float(words_ptr[6]);
+      }
+      if ((71 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[71] = acc_ptr[71] + __uint_as_float(words_ptr[7]);
+      }
+      if ((72 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[72] = acc_ptr[72] + __uint_as_float(words_ptr[8]);
+      }
+      if ((73 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[73] = acc_ptr[73] + __uint_as_float(words_ptr[9]);
+      }
+      if ((74 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[74] = acc_ptr[74] + __uint_as_float(words_ptr[10]);
+      }
+      if ((75 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[75] = acc_ptr[75] + __uint_as_float(words_ptr[11]);
+      }
+      if ((76 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[76] = acc_ptr[76] + __uint_as_float(words_ptr[12]);
+      }
+      if ((77 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[77] = acc_ptr[77] + __uint_as_float(words_ptr[13]);
+      }
+      if ((78 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[78] = acc_ptr[78] + __uint_as_float(words_ptr[14]);
+      }
+      if ((79 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[79] = acc_ptr[79] + __uint_as_float(words_ptr[15]);
+      }
+      if ((80 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[80] = acc_ptr[80] + __uint_as_float(words_ptr[16]);
+      }
+      if ((81 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[81] = acc_ptr[81] + __uint_as_float(words_ptr[17]);
+      }
+      if ((82 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[82] = acc_ptr[82] + __uint_as_float(words_ptr[18]);
+      }
+      if ((83 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[83] = acc_ptr[83] + __uint_as_float(words_ptr[19]);
+      }
+      if ((84 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[84] = acc_ptr[84] + __uint_as_float(words_ptr[20]);
+      }
+      if ((85 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[85] = acc_ptr[85] + __uint_as_float(words_ptr[21]);
+      }
+      if ((86 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[86] = acc_ptr[86] + __uint_as_float(words_ptr[22]);
+      }
+      if ((87 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[87] = acc_ptr[87] + __uint_as_float(words_ptr[23]);
+      }
+      if ((88 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[88] = acc_ptr[88] + __uint_as_float(words_ptr[24]);
+      }
+      if ((89 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[89] = acc_ptr[89] + __uint_as_float(words_ptr[25]);
+      }
+      if ((90 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[90] = acc_ptr[90] + __uint_as_float(words_ptr[26]);
+      }
+      if ((91 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[91] = acc_ptr[91] + __uint_as_float(words_ptr[27]);
+      }
+      if ((92 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[92] = acc_ptr[92] + __uint_as_float(words_ptr[28]);
+      }
+      if ((93 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[93] = acc_ptr[93] + __uint_as_float(words_ptr[29]);
+      }
+      if ((94 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[94] = acc_ptr[94] + __uint_as_float(words_ptr[30]);
+      }
+      if ((95 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[95] = acc_ptr[95] + __uint_as_float(words_ptr[31]);
+      }
+      if ((96 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[96] = acc_ptr[96] + __uint_as_float(words_ptr[32]);
+      }
+      if ((97 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[97] = acc_ptr[97] + __uint_as_float(words_ptr[33]);
+      }
+      if ((98 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[98] = acc_ptr[98] + __uint_as_float(words_ptr[34]);
+      }
+      if ((99 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[99] = acc_ptr[99] + __uint_as_float(words_ptr[35]);
+      }
+      if ((100 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[100] = acc_ptr[100] + __uint_as_float(words_ptr[36]);
+      }
+      if ((101 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[101] = acc_ptr[101] + __uint_as_float(words_ptr[37]);
+      }
+      if ((102 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[102] = acc_ptr[102] + __uint_as_float(words_ptr[38]);
+      }
+      if ((103 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[103] = acc_ptr[103] + __uint_as_float(words_ptr[39]);
+      }
+      if ((104 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[104] = acc_ptr[104] + __uint_as_float(words_ptr[40]);
+      }
+      if ((105 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[105] = acc_ptr[105] + __uint_as_float(words_ptr[41]);
+      }
+      if ((106 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[106] = acc_ptr[106] + __uint_as_float(words_ptr[42]);
+      }
+      if ((107 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[107] = acc_ptr[107] + __uint_as_float(words_ptr[43]);
+      }
+      if ((108 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[108] = acc_ptr[108] + __uint_as_float(words_ptr[44]);
+      }
+      if ((109 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[109] = acc_ptr[109] + __uint_as_float(words_ptr[45]);
+      }
+      if ((110 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[110] = acc_ptr[110] + __uint_as_float(words_ptr[46]);
+      }
+      if ((111 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[111] = acc_ptr[111] + __uint_as_float(words_ptr[47]);
+      }
+      if ((112 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[112] = acc_ptr[112] + __uint_as_float(words_ptr[48]);
+      }
+      if ((113 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[113] = acc_ptr[113] + __uint_as_float(words_ptr[49]);
+      }
+      if ((114 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[114] = acc_ptr[114] + __uint_as_float(words_ptr[50]);
+      }
+      if ((115 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[115] = acc_ptr[115] + __uint_as_float(words_ptr[51]);
+      }
+      if ((116 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[116] = acc_ptr[116] + __uint_as_float(words_ptr[52]);
+      }
+      if ((117 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[117] = acc_ptr[117] + __uint_as_float(words_ptr[53]);
+      }
+      if ((118 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[118] = acc_ptr[118] + __uint_as_float(words_ptr[54]);
+      }
+      if ((119 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[119] = acc_ptr[119] + __uint_as_float(words_ptr[55]);
+      }
+      if ((120 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[120] = acc_ptr[120] + __uint_as_float(words_ptr[56]);
+      }
+      if ((121 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[121] = acc_ptr[121] + __uint_as_float(words_ptr[57]);
+      }
+      if ((122 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[122] = acc_ptr[122] + __uint_as_float(words_ptr[58]);
+      }
+      if ((123 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[123] = acc_ptr[123] + __uint_as_float(words_ptr[59]);
+      }
+      if ((124 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[124] = acc_ptr[124] + __uint_as_float(words_ptr[60]);
+      }
+      if ((125 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[125] = acc_ptr[125] + __uint_as_float(words_ptr[61]);
+      }
+      if ((126 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[126] = acc_ptr[126] + __uint_as_float(words_ptr[62]);
+      }
+      if ((127 & low_ptr[0]) == part_ptr[0]) {
+        acc_ptr[127] = acc_ptr[127] + __uint_as_float(words_ptr[63]);
+      }
+    }
+    tirx_cuda_cluster_sync();
+    int n0_ptr[1];
+    n0_ptr[0] = (((bn_ptr[0] * 128) + (half_ptr[0] * 64)) + ((tid / 32) * 16)) + ((tid % 32) / 4);
+    int m0_ptr[1];
+    m0_ptr[0] = (by * 256) + ((tid % 4) * 2);
+    if ((0 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((m0_ptr[0] * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[0];
+    }
+    if ((1 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 1) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[1];
+    }
+    if ((2 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[2];
+    }
+    if ((3 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 1) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[3];
+    }
+    if ((4 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 8) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[4];
+    }
+    if ((5 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 9) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[5];
+    }
+    if ((6 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 8) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[6];
+    }
+    if ((7 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 9) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[7];
+    }
+    if ((8 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 16) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[8];
+    }
+    if ((9 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 17) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[9];
+    }
+    if ((10 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 16) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[10];
+    }
+    if ((11 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 17) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[11];
+    }
+    if ((12 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 24) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[12];
+    }
+    if ((13 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 25) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[13];
+    }
+    if ((14 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 24) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[14];
+    }
+    if ((15 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 25) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[15];
+    }
+    if ((16 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 32) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[16];
+    }
+    if ((17 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 33) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[17];
+    }
+    if ((18 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 32) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[18];
+    }
+    if ((19 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 33) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[19];
+    }
+    if ((20 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 40) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[20];
+    }
+    if ((21 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 41) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[21];
+    }
+    if ((22 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 40) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[22];
+    }
+    if ((23 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 41) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[23];
+    }
+    if ((24 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 48) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[24];
+    }
+    if ((25 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 49) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[25];
+    }
+    if ((26 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 48) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[26];
+    }
+    if ((27 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 49) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[27];
+    }
+    if ((28 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 56) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[28];
+    }
+    if ((29 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 57) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[29];
+    }
+    if ((30 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 56) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[30];
+    }
+    if ((31 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 57) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[31];
+    }
+    if ((32 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 64) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[32];
+    }
+    if ((33 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 65) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[33];
+    }
+    if ((34 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 64) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[34];
+    }
+    if ((35 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 65) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[35];
+    }
+    if ((36 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 72) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[36];
+    }
+    if ((37 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 73) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[37];
+    }
+    if ((38 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 72) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[38];
+    }
+    if ((39 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 73) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[39];
+    }
+    if ((40 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 80) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[40];
+    }
+    if ((41 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 81) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[41];
+    }
+    if ((42 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 80) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[42];
+    }
+    if ((43 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 81) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[43];
+    }
+    if ((44 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 88) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[44];
+    }
+    if ((45 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 89) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[45];
+    }
+    if ((46 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 88) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[46];
+    }
+    if ((47 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 89) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[47];
+    }
+    if ((48 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 96) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[48];
+    }
+    if ((49 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 97) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[49];
+    }
+    if ((50 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 96) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[50];
+    }
+    if ((51 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 97) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[51];
+    }
+    if ((52 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 104) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[52];
+    }
+    if ((53 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 105) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[53];
+    }
+    if ((54 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 104) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[54];
+    }
+    if ((55 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 105) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[55];
+    }
+    if ((56 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 112) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[56];
+    }
+    if ((57 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 113) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[57];
+    }
+    if ((58 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 112) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[58];
+    }
+    if ((59 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 113) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[59];
+    }
+    if ((60 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 120) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[60];
+    }
+    if ((61 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 121) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[61];
+    }
+    if ((62 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 120) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[62];
+    }
+    if ((63 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 121) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[63];
+    }
+    if ((64 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 128) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[64];
+    }
+    if ((65 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 129) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[65];
+    }
+    if ((66 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 128) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[66];
+    }
+    if ((67 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 129) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[67];
+    }
+    if ((68 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 136) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[68];
+    }
+    if ((69 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 137) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[69];
+    }
+    if ((70 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 136) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[70];
+    }
+    if ((71 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 137) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[71];
+    }
+    if ((72 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 144) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[72];
+    }
+    if ((73 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 145) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[73];
+    }
+    if ((74 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 144) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[74];
+    }
+    if ((75 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 145) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[75];
+    }
+    if ((76 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 152) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[76];
+    }
+    if ((77 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 153) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[77];
+    }
+    if ((78 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 152) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[78];
+    }
+    if ((79 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 153) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[79];
+    }
+    if ((80 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 160) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[80];
+    }
+    if ((81 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 161) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[81];
+    }
+    if ((82 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 160) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[82];
+    }
+    if ((83 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 161) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[83];
+    }
+    if ((84 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 168) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[84];
+    }
+    if ((85 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 169) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[85];
+    }
+    if ((86 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 168) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[86];
+    }
+    if ((87 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 169) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[87];
+    }
+    if ((88 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 176) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[88];
+    }
+    if ((89 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 177) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[89];
+    }
+    if ((90 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 176) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[90];
+    }
+    if ((91 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 177) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[91];
+    }
+    if ((92 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 184) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[92];
+    }
+    if ((93 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 185) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[93];
+    }
+    if ((94 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 184) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[94];
+    }
+    if ((95 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 185) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[95];
+    }
+    if ((96 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 192) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[96];
+    }
+    if ((97 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 193) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[97];
+    }
+    if ((98 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 192) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[98];
+    }
+    if ((99 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 193) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[99];
+    }
+    if ((100 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 200) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[100];
+    }
+    if ((101 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 201) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[101];
+    }
+    if ((102 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 200) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[102];
+    }
+    if ((103 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 201) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[103];
+    }
+    if ((104 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 208) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[104];
+    }
+    if ((105 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 209) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[105];
+    }
+    if ((106 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 208) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[106];
+    }
+    if ((107 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 209) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[107];
+    }
+    if ((108 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 216) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[108];
+    }
+    if ((109 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 217) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[109];
+    }
+    if ((110 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 216) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[110];
+    }
+    if ((111 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 217) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[111];
+    }
+    if ((112 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 224) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[112];
+    }
+    if ((113 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 225) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[113];
+    }
+    if ((114 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 224) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[114];
+    }
+    if ((115 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 225) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[115];
+    }
+    if ((116 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 232) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[116];
+    }
+    if ((117 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 233) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[117];
+    }
+    if ((118 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 232) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[118];
+    }
+    if ((119 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 233) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[119];
+    }
+    if ((120 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 240) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[120];
+    }
+    if ((121 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 241) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[121];
+    }
+    if ((122 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 240) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[122];
+    }
+    if ((123 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 241) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[123];
+    }
+    if ((124 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 248) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[124];
+    }
+    if ((125 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[(((m0_ptr[0] + 249) * N) + n0_ptr[0])] = (nv_bfloat16)acc_ptr[125];
+    }
+    if ((126 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 248) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[126];
+    }
+    if ((127 & low_ptr[0]) == part_ptr[0]) {
+      C_ptr[((((m0_ptr[0] + 249) * N) + n0_ptr[0]) + 8)] = (nv_bfloat16)acc_ptr[127];
     }
   }
 }

@@ -170,8 +170,10 @@ gemm_bf16_persistent_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
   k_tiles_ptr[0] = K / 64;
   int pair_rows_ptr[1];
   pair_rows_ptr[0] = M / 256;
+  int n_cols_ptr[1];
+  n_cols_ptr[0] = N / 256;
   int n_blocks_ptr[1];
-  n_blocks_ptr[0] = pair_rows_ptr[0] * (N / 256);
+  n_blocks_ptr[0] = pair_rows_ptr[0] * n_cols_ptr[0];
   int first_ptr[1];
   first_ptr[0] = bx / 2;
   int step_ptr[1];
@@ -199,9 +201,9 @@ gemm_bf16_persistent_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
       for (long long blk_wide = (long long)blk_start; (((long long)blk_step) > 0) ? (blk_wide < ((long long)blk_stop)) : (blk_wide > ((long long)blk_stop)); blk_wide += (long long)blk_step) {
         int blk = (int)blk_wide;
         int bm_ptr[1];
-        bm_ptr[0] = (tirx_floormod(blk, pair_rows_ptr[0]) * 2) + rank;
+        bm_ptr[0] = (((tirx_floordiv(blk, 8 * n_cols_ptr[0]) * 8) + tirx_floormod(tirx_floormod(blk, 8 * n_cols_ptr[0]), min(8, pair_rows_ptr[0] - (tirx_floordiv(blk, 8 * n_cols_ptr[0]) * 8)))) * 2) + rank;
         int bn_ptr[1];
-        bn_ptr[0] = tirx_floordiv(blk, pair_rows_ptr[0]);
+        bn_ptr[0] = tirx_floordiv(tirx_floormod(blk, 8 * n_cols_ptr[0]), min(8, pair_rows_ptr[0] - (tirx_floordiv(blk, 8 * n_cols_ptr[0]) * 8)));
         int kt_stop = k_tiles_ptr[0];
         for (int kt = 0; kt < kt_stop; ++kt) {
           int g_ptr[1];
@@ -233,9 +235,9 @@ gemm_bf16_persistent_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
     for (long long blk_wide_1 = (long long)blk_start_1; (((long long)blk_step_1) > 0) ? (blk_wide_1 < ((long long)blk_stop_1)) : (blk_wide_1 > ((long long)blk_stop_1)); blk_wide_1 += (long long)blk_step_1) {
       int blk = (int)blk_wide_1;
       int bm_ptr[1];
-      bm_ptr[0] = (tirx_floormod(blk, pair_rows_ptr[0]) * 2) + rank;
+      bm_ptr[0] = (((tirx_floordiv(blk, 8 * n_cols_ptr[0]) * 8) + tirx_floormod(tirx_floormod(blk, 8 * n_cols_ptr[0]), min(8, pair_rows_ptr[0] - (tirx_floordiv(blk, 8 * n_cols_ptr[0]) * 8)))) * 2) + rank;
       int bn_ptr[1];
-      bn_ptr[0] = tirx_floordiv(blk, pair_rows_ptr[0]);
+      bn_ptr[0] = tirx_floordiv(tirx_floormod(blk, 8 * n_cols_ptr[0]), min(8, pair_rows_ptr[0] - (tirx_floordiv(blk, 8 * n_cols_ptr[0]) * 8)));
       int kt_stop_1 = k_tiles_ptr[0];
       for (int kt = 0; kt < kt_stop_1; ++kt) {
         int g_ptr[1];

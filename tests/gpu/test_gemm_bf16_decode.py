@@ -24,9 +24,9 @@ def _cuda() -> str:
 
 def test_transpiles_to_swapped_operands_summed_through_the_cluster():
     cuda = _cuda()
-    assert cuda.count("__cluster_dims__(4, 1, 1)") == 3
+    assert cuda.count("__cluster_dims__(4, 1, 1)") == 4
     assert "mapa.shared::cluster.u32" in cuda and "ld.shared::cluster.u32" in cuda
-    for width in (16, 64, 128):
+    for width in (16, 64, 128, 256):
         assert f"m64n{width}k16_f32_bf16_bf16<1, 1, 0, 0>" in cuda
 
 
@@ -48,7 +48,8 @@ def _bf16(x):
 @pytest.mark.gpu
 @pytest.mark.parametrize("width,m,n,k,split", [
     (16, 16, 512, 256, 1), (16, 32, 512, 1024, 4), (64, 64, 1024, 512, 2),
-    (64, 128, 512, 1280, 4), (128, 128, 512, 384, 1), (128, 256, 1024, 512, 2)])
+    (64, 128, 512, 1280, 4), (128, 128, 512, 384, 1), (128, 256, 1024, 512, 2), (256, 256, 512, 512, 1),
+    (256, 512, 1024, 1024, 4)])
 def test_matches_a_float32_product(launcher_for, width, m, n, k, split):
     import cupy
 
