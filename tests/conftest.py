@@ -13,6 +13,13 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 
 
+def pytest_collection_modifyitems(config, items):
+    """The slowest files first, so that the parallel workers finish together (tests/schedule.py)."""
+    from tests.schedule import slowest_files_first
+
+    items[:] = slowest_files_first(items, ROOT)
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/golden/*.cu from the current output instead of comparing")
