@@ -39,11 +39,12 @@ $(BUILD):
 	mkdir -p $@
 
 # The whole suite on every core (pytest-xdist; `loadfile` keeps a module on one worker, so a
-# module-scoped batch fixture -- a set of nvcc compiles, of host runs -- is built once). nvcc and
-# the host runs' g++ results are cached by content under build/test-cache (tests/build_cache.py),
-# so a rerun compiles only what changed.
+# module-scoped batch fixture -- a set of nvcc compiles, of host runs -- is built once; the files
+# go out slowest first, in tests/conftest.py's order, which `--no-loadscope-reorder` keeps:
+# tests/schedule.py). nvcc and the host runs' g++ results are cached by content under
+# build/test-cache (tests/build_cache.py), so a rerun compiles only what changed.
 test: $(BIN)/.installed-test
-	$(BIN)/python -m pytest -q -n auto --dist loadfile
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 # The C++ host interface's CMake example (docs/cpp.md): tirxc at build time, nvcc, a static
 # library and a C++ test program (which skips its launches without a GPU). Needs cmake and nvcc.

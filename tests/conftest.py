@@ -1,6 +1,7 @@
 """Shared fixtures: paths, a compile helper, and the --update-golden / --update-check-cases flags."""
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,24 @@ from transpiler.syntax.source import SourceFile
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
+
+
+def pytest_configure(config):
+    """The simulator's builds (`tirxc sim`, and `tirxc run` without a GPU, in subprocesses too) go to
+    the tests' cache (build/test-cache/sim, tests/build_cache.py) for the whole run: a kernel is
+    built once a run, and the suite writes nothing into the user's ~/.cache."""
+    from tests.build_cache import cache_dir
+
+    root = cache_dir()
+    if root is not None:
+        os.environ.setdefault("TIRXC_CACHE", str(root))
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slowest files first, so that the parallel workers finish together (tests/schedule.py)."""
+    from tests.schedule import slowest_files_first
+
+    items[:] = slowest_files_first(items, ROOT)
 
 
 def pytest_addoption(parser):

@@ -10,12 +10,14 @@ import sys
 
 import pytest
 
+from tests.build_cache import cache_dir
 from tests.conftest import SAMPLES
 from tests.runtime.test_launch_without_a_gpu import _gpu_present
 
 
 def _run(tmp_path, *args, hide_cupy=False, hide_numpy=False):
-    env = dict(os.environ, TIRXC_CACHE=str(tmp_path / "cache"))
+    # the simulator's builds in the tests' cache (build/test-cache/sim, as tests/sim's): saxpy's is built once
+    env = dict(os.environ, TIRXC_CACHE=str(cache_dir() or tmp_path / "cache"))
     hidden = tmp_path / "hidden"
     for package, hide in (("cupy", hide_cupy), ("numpy", hide_numpy)):
         if hide:

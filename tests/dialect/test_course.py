@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.build_cache import compile_cuda
 from tests.conftest import has_nvcc, transpile
+from tests.nvcc_batch import compile_many
 from transpiler.driver import migrate_source
 from transpiler.syntax.source import SourceFile
 
@@ -40,11 +40,20 @@ def test_the_course_has_its_steps():
     assert len(COURSE) >= 1
 
 
+NVCC_FLAGS = ("-std=c++17", f"-arch={ARCH}", "-Werror", "all-warnings")
+
+
+@pytest.fixture(scope="module")
+def compiled_steps():
+    """{step: (return code, nvcc output)}: every step's CUDA by as few nvcc runs as their includes
+    allow (tests/nvcc_batch.py; a failing batch falls back to each file alone)."""
+    sources = {path.stem: transpile(path.read_text(encoding="utf-8"), path.name, arch=ARCH).cuda for path in COURSE}
+    return compile_many(sources, NVCC_FLAGS)
+
+
 @pytest.mark.nvcc
 @pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")
 @pytest.mark.parametrize("path", COURSE, ids=[p.stem for p in COURSE])
-def test_step_compiles_with_nvcc(path):
-    result = transpile(path.read_text(encoding="utf-8"), path.name, arch=ARCH)
-    code, output = compile_cuda(result.cuda, ("-std=c++17", f"-arch={ARCH}", "-Werror", "all-warnings"),
-                                name=path.stem)
+def test_step_compiles_with_nvcc(path, compiled_steps):
+    code, output = compiled_steps[path.stem]
     assert code == 0, output

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,12 +28,18 @@ def _gpu_reason() -> str | None:
 GPU_SKIP_REASON = _gpu_reason()
 
 
+SIMULATED = Path(__file__).resolve().parent.parent / "sim"  # tests/sim/gpu: the same tests on the CPU
+
+
 def pytest_collection_modifyitems(config, items):
+    """Skips the items that need a GPU (this hook sees the whole session's items once this folder
+    is collected). Not those under tests/sim/, which run tests/gpu's tests under `tirxc sim`: the
+    folder name tests/sim/gpu puts "gpu" in their keywords too."""
     if GPU_SKIP_REASON is None:
         return
     skip = pytest.mark.skip(reason=f"GPU test: {GPU_SKIP_REASON}")
     for item in items:
-        if "gpu" in item.keywords:
+        if "gpu" in item.keywords and not Path(item.path).resolve().is_relative_to(SIMULATED):
             item.add_marker(skip)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import has_nvcc, transpile
-from tests.emit.test_nvcc import nvcc
+from tests.emit.test_nvcc import FLAGS
+from tests.nvcc_batch import compile_many
 from tests.lang import test_values
 
 pytestmark = [pytest.mark.nvcc, pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")]
@@ -33,12 +34,23 @@ def k(F_ptr: T.handle, O_ptr: T.handle):
 """
 
 
-@pytest.mark.parametrize("name", ["STORES", "FORMS", "VIEWS", "HOST", "SHARED_VIEWS"])
-def test_compiles(name, tmp_path):
-    source = SHARED_VIEWS if name == "SHARED_VIEWS" else getattr(test_values, name)
-    result = transpile(source)
+NAMES = ("STORES", "FORMS", "VIEWS", "HOST", "SHARED_VIEWS")
+
+
+@pytest.fixture(scope="module")
+def nvcc_results():
+    """{name: (its transpile Result, (return code, nvcc output) or None when it did not transpile)}:
+    every kernel for sm_80 by as few nvcc runs as their includes allow (tests/nvcc_batch.py)."""
+    results = {name: transpile(SHARED_VIEWS if name == "SHARED_VIEWS" else getattr(test_values, name))
+               for name in NAMES}
+    compiled = compile_many({name: r.cuda for name, r in results.items() if r.ok},
+                            ("-gencode", "arch=compute_80,code=sm_80", *FLAGS))
+    return {name: (results[name], compiled.get(name)) for name in NAMES}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_compiles(name, nvcc_results):
+    result, compiled = nvcc_results[name]
     assert result.ok, [(d.span.line, d.code, d.message) for d in result.diagnostics]
-    cu = tmp_path / "k.cu"
-    cu.write_text(result.cuda, encoding="utf-8")
-    code, output = nvcc(cu, "sm_80", tmp_path)
+    code, output = compiled
     assert code == 0, output

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.build_cache import compile_cuda
 from tests.check.case_files import run
 from tests.conftest import has_nvcc, transpile
 from tests.emit import hostc
+from tests.nvcc_batch import compile_many
 from tests.tile.case_kernels import kernel_case, kernel_source
 
 needs_gxx = pytest.mark.skipif(not hostc.available(), reason="g++ or the CUDA headers are missing")
@@ -142,11 +142,23 @@ def test_run_time_start_in_a_register_tile_is_guarded():
     np.testing.assert_array_equal(np.array(out["C"], dtype=f32).reshape(32, 8), want)
 
 
+MEMORIES = ("local", "shared")
+
+
+@pytest.fixture(scope="module")
+def nvcc_results():
+    """{memory: (its transpile Result, (return code, nvcc output) or None when it did not transpile)}:
+    both property kernels by as few nvcc runs as their includes allow (tests/nvcc_batch.py)."""
+    results = {m: transpile(thread_kernel([s for s, _ in THREAD_CASES], m), "k.tx", arch="sm_90a") for m in MEMORIES}
+    compiled = compile_many({m: r.cuda for m, r in results.items() if r.ok},
+                            ("-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-Werror", "all-warnings"))
+    return {m: (results[m], compiled.get(m)) for m in MEMORIES}
+
+
 @pytest.mark.nvcc
 @pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")
-@pytest.mark.parametrize("memory", ["local", "shared"])
-def test_property_kernel_compiles_warning_free(memory):
-    result = _compiled(thread_kernel([s for s, _ in THREAD_CASES], memory), arch="sm_90a")
-    code, output = compile_cuda(result.cuda, ["-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17",
-                                              "-Werror", "all-warnings"])
+@pytest.mark.parametrize("memory", MEMORIES)
+def test_property_kernel_compiles_warning_free(memory, nvcc_results):
+    result, (code, output) = nvcc_results[memory][0], nvcc_results[memory][1] or (None, "")
+    assert not result.diagnostics, [f"{d.span.line}:{d.span.col} {d.message}" for d in result.diagnostics]
     assert code == 0, output[-3000:]

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import has_nvcc
-from tests.build_cache import compile_cuda
+from tests.nvcc_batch import compile_many
 from tests.tile import gemm_kernels as gk
 from tests.tile.test_gemm import _compile, _top_level
 from transpiler.sema.library.tma_utils import shared_layout
@@ -336,17 +336,36 @@ def test_property_tcgen05_reads_every_element_where_the_layout_put_it(name):
 
 # -- nvcc ----------------------------------------------------------------------------------------------------
 
+NVCC_NAMES = ("wg_b_mn_128B", "wg_none_mn_major", "wg_bf16_none_k_major", "tc_a_mn_128B", "tc_none_k_major")
+
+
+def _nvcc_arch(name: str) -> str:
+    return "sm_90a" if name.startswith("wg_") else "sm_100a"
+
+
+@pytest.fixture(scope="module")
+def nvcc_results():
+    """{name: (its transpile Result, (return code, nvcc output) or None when it did not transpile)}:
+    the kernels of an architecture by as few nvcc runs as their includes allow (tests/nvcc_batch.py)."""
+    results = {}
+    for name in NVCC_NAMES:
+        kind, case = name.split("_", 1)
+        results[name] = _compile(_wg_text(case), arch=None) if kind == "wg" else _compile(_tc_text(case),
+                                                                                           arch=_nvcc_arch(name))
+    compiled = {}
+    for arch in ("sm_90a", "sm_100a"):
+        compiled.update(compile_many({n: r.cuda for n, r in results.items() if r.ok and _nvcc_arch(n) == arch},
+                                     (f"-arch={arch}", "-std=c++17", "-Werror", "all-warnings")))
+    return {name: (results[name], compiled.get(name)) for name in NVCC_NAMES}
+
+
 @pytest.mark.nvcc
 @pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")
-@pytest.mark.parametrize("name", ["wg_b_mn_128B", "wg_none_mn_major", "wg_bf16_none_k_major", "tc_a_mn_128B",
-                                  "tc_none_k_major"])
-def test_property_kernels_compile_warning_free(name):
-    kind, case = name.split("_", 1)
-    arch = "sm_90a" if kind == "wg" else "sm_100a"
-    text = _wg_text(case) if kind == "wg" else _tc_text(case)
-    result = _compile(text, arch=None if kind == "wg" else arch)
+@pytest.mark.parametrize("name", NVCC_NAMES)
+def test_property_kernels_compile_warning_free(name, nvcc_results):
+    result, compiled = nvcc_results[name]
     assert result.ok, [str(d.message) for d in result.diagnostics]
-    code, output = compile_cuda(result.cuda, [f"-arch={arch}", "-std=c++17", "-Werror", "all-warnings"])
+    code, output = compiled
     assert code == 0, output
 
 

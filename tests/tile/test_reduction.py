@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.build_cache import compile_cuda
 from tests.check.case_files import run
 from tests.conftest import has_nvcc, transpile
 from tests.emit import hostc
+from tests.nvcc_batch import compile_many
 from tests.tile.case_kernels import case_source, kernel_case
 
 needs_gxx = pytest.mark.skipif(not hostc.available(), reason="g++ or the CUDA headers are missing")
@@ -103,11 +103,26 @@ NVCC = {"thread_local": (thread_kernel([s for s, _ in CASES]), "sm_90a"),
         "conformance_shared": (open("tests/conformance/tile_primitives-reduction-shared__2.tx").read(), "sm_90a")}
 
 
+def _nvcc_flags(arch: str) -> tuple[str, ...]:
+    return ("-gencode", f"arch=compute_{arch[3:]},code={arch}", "-std=c++17", "-Werror", "all-warnings")
+
+
+@pytest.fixture(scope="module")
+def nvcc_results():
+    """{name: (its transpile Result, (return code, nvcc output) or None when it did not transpile)}:
+    the kernels of an architecture by as few nvcc runs as their includes allow (tests/nvcc_batch.py)."""
+    results = {name: transpile(text, "k.tx", arch=arch) for name, (text, arch) in NVCC.items()}
+    compiled = {}
+    for arch in sorted({arch for _, arch in NVCC.values()}):
+        compiled.update(compile_many({name: results[name].cuda for name, (_, a) in NVCC.items()
+                                      if a == arch and results[name].ok}, _nvcc_flags(arch)))
+    return {name: (results[name], compiled.get(name)) for name in NVCC}
+
+
 @pytest.mark.nvcc
 @pytest.mark.skipif(not has_nvcc(), reason="nvcc is not on PATH")
 @pytest.mark.parametrize("name", sorted(NVCC))
-def test_nvcc_warning_free(name):
-    text, arch = NVCC[name]
-    result = _compiled(text, arch=arch)
-    code, output = compile_cuda(result.cuda, ["-gencode", f"arch=compute_{arch[3:]},code={arch}", "-std=c++17", "-Werror", "all-warnings"])
+def test_nvcc_warning_free(name, nvcc_results):
+    result, (code, output) = nvcc_results[name][0], nvcc_results[name][1] or (None, "")
+    assert not result.diagnostics, [f"{d.span.line}:{d.span.col} {d.message}" for d in result.diagnostics]
     assert code == 0, output

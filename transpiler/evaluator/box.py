@@ -27,7 +27,8 @@ import weakref
 from dataclasses import dataclass
 
 from transpiler.syntax import ast
-from transpiler.evaluator.budget import ITEMS_SEEN, STEP_BUDGET, charge_items, weight
+from transpiler.evaluator import budget
+from transpiler.evaluator.budget import ITEMS_SEEN, charge_items, weight
 from transpiler.evaluator.standins import STAND_INS, Held, random_order as random_order_of
 from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict, describe
 
@@ -214,7 +215,7 @@ def set_key(st, val, node, what: str = "a set"):
     stand-in of a frozen dataclass instance or an enum member; NO_KEY (reported) otherwise."""
     memo: dict = {}
     key = python_key(val, memo)
-    if key is not NO_KEY and not charge_items(st, node.span, {ITEMS_SEEN: weight(key, 64 * STEP_BUDGET)}):
+    if key is not NO_KEY and not charge_items(st, node.span, {ITEMS_SEEN: weight(key, 64 * budget.STEP_BUDGET)}):
         return NO_KEY  # (hashing goes through every item of a tuple, however it was built)
     if key is not NO_KEY:
         try:

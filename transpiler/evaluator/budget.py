@@ -2,7 +2,8 @@
 from it (docs/design.md, decision 26), here or through `step`; E0135 when it is spent.
 
 Its own module, below the evaluator's others, so that the values (box.py), CPython's operations
-(ops.py) and the evaluation (core.py) all charge it."""
+(ops.py) and the evaluation (core.py) all charge it. Every reader reads STEP_BUDGET here when it
+charges, so a test may lower it (monkeypatch) to reach the same limit sooner."""
 from __future__ import annotations
 
 from transpiler.evaluator.standins import DataclassObject, Held

@@ -13,7 +13,8 @@ from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.evaluator import environ as pyeval_environ
-from transpiler.evaluator.budget import ITEMS_SEEN, STEP_BUDGET, charge_items, step, weight
+from transpiler.evaluator import budget
+from transpiler.evaluator.budget import ITEMS_SEEN, charge_items, step, weight
 from transpiler.evaluator.box import NO_KEY, ListConst, box_of, constant_display, dict_value, fresh, from_key, \
     from_python, iterated_display, new_dict, new_list, new_set, python_item, python_key, random_order, view
 from transpiler.evaluator.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
@@ -68,7 +69,7 @@ def items_of(val):
     if isinstance(val, PyConst):
         v = val.value
         if isinstance(v, (tuple, str)):  # cut as a range is (below): the items are made before they are charged
-            return [PyConst(x) for x in v[:STEP_BUDGET + 1]]
+            return [PyConst(x) for x in v[:budget.STEP_BUDGET + 1]]
         return None
     if isinstance(val, tuple):
         return [fresh(i) for i in val]
@@ -79,7 +80,7 @@ def items_of(val):
     whole = python_range(val)
     if whole is not None:
         # longer than the budget: cut (every caller draws len(items) steps, so the cut is reported)
-        return [PyConst(i) for i in whole[:STEP_BUDGET + 1]]
+        return [PyConst(i) for i in whole[:budget.STEP_BUDGET + 1]]
     members = getattr(val, "iteration_items", None)  # (an Enum class of the file: its members)
     return None if members is None else members()
 
@@ -252,7 +253,7 @@ def dict_key(st, val, node):
     a tuple of them, a frozen dataclass instance, an enum member). NO_KEY after an error."""
     memo: dict = {}
     key = python_key(val, memo)
-    if key is not NO_KEY and not charge_items(st, node.span, {ITEMS_SEEN: weight(key, 64 * STEP_BUDGET)}):
+    if key is not NO_KEY and not charge_items(st, node.span, {ITEMS_SEEN: weight(key, 64 * budget.STEP_BUDGET)}):
         return NO_KEY  # (hashing goes through every item of a tuple, however it was built)
     if key is not NO_KEY:
         try:

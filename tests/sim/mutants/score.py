@@ -78,12 +78,13 @@ def plain_options(grid_limit=None):
 
 
 def _load(name: str, text: str, options):
-    """The SimModule of `text`, built (a build the host compiler refuses raises BuildError)."""
+    """The SimModule of `text`, built in the flavour its runs use (checked or plain: building the
+    other would be a host compile for nothing); a build the host compiler refuses raises BuildError."""
     from transpiler import sim
     from transpiler.syntax.source import SourceFile
 
     module = sim.load_source(SourceFile(name.replace("::", "__").replace("/", "_"), text), options=options)
-    module.executable()
+    module.executable(checked=bool(options.checks))
     return module
 
 
