@@ -86,6 +86,11 @@ PROGRAMS = {
     "an instance in a list as it is now": [
         "@dataclass\nclass s0_C:\n    x: int", "s0_o = s0_C(1)", "s0_l = [s0_o]", "s0_m = [s0_C(1)]",
         "s0_o.x = 2", "s0_a = s0_l == s0_m", "s0_b = str(s0_l)", "s0_c = s0_C(2) in s0_l"],
+    "iterators used up where they are made": [
+        "s0_x = [3, 1, 2]", "s0_a = (sum(v * v for v in s0_x), sorted(v for v in s0_x), max(zip(s0_x, s0_x)))",
+        "s0_b = [i * v for i, v in enumerate(s0_x)] + list(reversed(s0_x))",
+        "s0_c = dict(zip('ab', s0_x)) | dict(enumerate(s0_x))", "s0_d = ','.join(str(v) for v in reversed(s0_x))",
+        "s0_e = (any(1 // v > 0 for v in (1, 0)), all(1 // v > 5 for v in (1, 0)), any([0, 2]))"],
     "unbound methods": ["s0_x = [2]", "list.append(s0_x, 1)", "s0_a = s0_x", "s0_b = sorted(['b', 'A'], key=str.lower)",
                         "s0_c = dict.get({1: 2}, 1)", "class s0_K:\n    def f(self, k=2):\n        return k",
                         "s0_d = s0_K.f(s0_K(), 5)"],
@@ -169,3 +174,23 @@ def test_a_name_a_function_assigns_is_local_to_all_of_it_as_cpython_compiles_it(
                       .replace("def g", "def s0_g"), "s0_a = s0_f()", "s0_b = s0_x")
         verdict = harness.check([Scene(0, "t", statements, ("s0_a", "s0_b"))])
         assert verdict.outcome == "agree", (name, [f.detail for f in verdict.findings])
+
+
+@pytest.mark.parametrize("kept", ["g = (i for i in range(3))", "g = zip((1, 2), (3, 4))", "g = enumerate((1, 2))",
+                                  "g = reversed((1, 2))", "g = [(i for i in range(3))]",
+                                  "def f(xs):\n    return list(xs) + list(xs)\ng = f(i for i in range(3))"])
+def test_an_iterator_kept_as_a_value_is_refused_by_name(kept):
+    """tirxc evaluates a generator expression, `zip`, `enumerate` and `reversed` at once into their
+    items: CPython's value only where one pass uses the iterator up where it is made. Kept in a name,
+    a list or a helper's parameter, its second pass would be CPython's empty one: refused by name."""
+    assert _errors_of((kept,)) == ["E0109"]
+
+
+@pytest.mark.parametrize("name, withheld", [("pow", False), ("divmod", False), ("format", False), ("open", True),
+                                            ("eval", True), ("vars", True), ("__import__", True)])
+def test_a_python_builtin_tirxc_lacks_is_named_as_such_not_as_an_unknown_name(name, withheld):
+    text = "from tvm.script import tirx as T\n" + f"B = {name}\n"
+    result = compile_source(SourceFile("builtin.tx", text))
+    (error,) = [d for d in result.diagnostics if d.severity == "error"]
+    assert error.code == "E0109" and f"the Python builtin `{name}` is not supported" in error.message
+    assert ("in a kernel file" in error.message) == withheld

@@ -32,7 +32,7 @@ ROWS = [
     ("(p, q), r = (A[2], A[3]), 4", "p - q + r", A[2] - A[3] + 4),
     ("", "sum(x * y for x, y in zip(SQUARES, (1, 1, 2)))", 0 + 1 + 8),
     ("", "int(all(v >= 0 for v in SQUARES)) + 2 * int(any(v > 20 for v in SQUARES))", 1),
-    ("", "sorted((3, 1, 2), reverse=True)[0] * 10 + reversed(SQUARES)[0]", 30 + 16),
+    ("", "sorted((3, 1, 2), reverse=True)[0] * 10 + tuple(reversed(SQUARES))[0]", 30 + 16),
     ("", "T.max(*[A[i] for i in [j * 3 for j in range(2)]])", max(A[0], A[3])),
     ("", "int(isinstance(SQUARES, tuple)) + int(isinstance(3, int)) + abs(-4) + int('12')", 0 + 1 + 4 + 12),
     ("u, v = 1, A[5]\nu2, v2 = v, u", "u2 * 10 + v2", A[5] * 10 + 1),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.evaluator.core import NO_KEY, as_node, dict_key, index_node, items_of, kind_of, order_refused, pack, \
-    step, truth
+    step, truth, used_up, kept_iterator_refused, any_all_of_generator
 from transpiler.evaluator.box import python_key
 from transpiler.evaluator import box as pyeval_box, dicts as pyeval_dicts, environ as pyeval_environ, \
     fstring as pyeval_fstring, lists as pyeval_lists, ops as pyeval_ops
@@ -25,8 +25,15 @@ _TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple, 
           "set": set}
 
 
+# the builtins that use up an iterable argument in one pass where they are called (core.USED_UP_HERE)
+USE_UP = frozenset(("sum", "min", "max", "sorted", "tuple", "list", "set", "frozenset", "dict", "any", "all"))
+
+
 def call_builtin(st, name: str, node: ast.Call):
-    args = [st.host.elab(st, a) for a in node.args]
+    if name in ("any", "all") and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.args[0], ast.ListComp) and node.args[0].kind == "generator":
+        return any_all_of_generator(st, name, node.args[0])
+    args = [used_up(st, a) if name in USE_UP else st.host.elab(st, a) for a in node.args]
     kwargs = {k.name: st.host.elab(st, k.value) for k in node.keywords}
     if any(isinstance(v, Poison) for v in args + list(kwargs.values())):
         return POISON
@@ -263,6 +270,8 @@ def _dict(st, node, args, kwargs):
 
 
 def _zip(st, node, args, kwargs):
+    if kept_iterator_refused(st, node, "`zip(...)`"):
+        return POISON
     seqs = [_seq(st, node, a, "zip") for a in args]
     if any(s is None for s in seqs):
         return POISON
@@ -270,6 +279,8 @@ def _zip(st, node, args, kwargs):
 
 
 def _enumerate(st, node, args, kwargs):
+    if kept_iterator_refused(st, node, "`enumerate(...)`"):
+        return POISON
     items = _seq(st, node, args[0], "enumerate")
     start = args[1] if len(args) > 1 else kwargs.get("start", PyConst(0))
     if items is None:
@@ -340,6 +351,8 @@ def call_value(st, fn, args: list, node):
 
 
 def _reversed(st, node, args, kwargs):
+    if kept_iterator_refused(st, node, "`reversed(...)`"):
+        return POISON
     items = _seq(st, node, args[0], "reversed")
     return POISON if items is None else pack(reversed(items))
 
@@ -349,10 +362,13 @@ def _anyall(name):
         items = _seq(st, node, args[0], name)
         if items is None:
             return POISON
-        truths = [truth(st, item, node, f"`{name}`") for item in items]
-        if None in truths:
-            return POISON
-        return PyConst(any(truths) if name == "any" else all(truths))
+        for item in items:  # (up to the item that decides, as CPython reads them)
+            found = truth(st, item, node, f"`{name}`")
+            if found is None:
+                return POISON
+            if found == (name == "any"):
+                return PyConst(found)
+        return PyConst(name == "all")
     return run
 
 
@@ -533,6 +549,9 @@ def ct_attribute(st, base, node: ast.Attribute):
         return pyeval_environ.refuse(st, node.span, f"`os.environ.{node.attr}`")
     kind = _method_kind(base)
     if kind is None or node.attr not in _table(kind):
+        if kind in ("tuple", "list", "set") and hasattr({"tuple": tuple, "list": list, "set": set}[kind], node.attr):
+            st.diags.error("E0306", f"`{kind}.{node.attr}` is not supported yet", node.span)
+            return POISON
         if kind in ("tuple", "list", "set"):  # (tirxc has every method Python's lists and sets have but `sort(key=)`)
             st.diags.error("E0306", f"{kind_of(base)} has no attribute `{node.attr}`", node.span,
                            help="a tuple does not change: make a list (`[...]`)"
@@ -561,7 +580,8 @@ def ct_method(st, method: Method, node: ast.Call):
     if kind == "str" and name == "format":
         return pyeval_fstring.str_format(st, obj.value, node)
     low, high = _table(kind)[name]
-    args = [st.host.elab(st, a) for a in node.args]
+    use_up = name in ("join", "extend", "update")  # (their argument is used up in one pass)
+    args = [used_up(st, a) if use_up else st.host.elab(st, a) for a in node.args]
     if any(isinstance(a, Poison) for a in args):
         return POISON
     keywords = {k.name: st.host.elab(st, k.value) for k in node.keywords}

@@ -100,11 +100,40 @@ def order_refused(st, val, node, what: str, ordering: bool = False) -> bool:
     return True
 
 
+# A generator expression, and the iterators `zip`, `enumerate` and `reversed` make, are evaluated
+# at once into their items. That is what CPython computes only where the iterator is used up where it
+# is made, by one complete pass (`for`, a comprehension's `for`, `list(...)`, `sum(...)` ...): kept in
+# a name and iterated twice, its second pass is empty; a generator's items are made lazily, between
+# other work. So each is taken only as such an operand (the nodes in USED_UP_HERE while their
+# consumer evaluates them) and refused by name anywhere else.
+USED_UP_HERE: set = set()
+
+
+def used_up(st, node):
+    """node's value, evaluated as the operand that one pass uses up (see USED_UP_HERE)."""
+    USED_UP_HERE.add(id(node))
+    try:
+        return st.host.elab(st, node)
+    finally:
+        USED_UP_HERE.discard(id(node))
+
+
+def kept_iterator_refused(st, node, what: str) -> bool:
+    """True (reported) when the iterator `what` makes at node is not used up where it is made."""
+    if id(node) in USED_UP_HERE:
+        return False
+    st.diags.error("E0109", f"{what} kept as a value is not supported yet: tirxc evaluates it at once, so it "
+                            "takes it only where one pass uses it up", node.span,
+                   help="iterate it where it is made (`for ... in ...`, a comprehension, `list(...)`, "
+                        "`tuple(...)`, `sum(...)`, `any(...)` ...), or make a list of it first")
+    return True
+
+
 def iterable(st, node):
     """The value a `for` or a comprehension iterates: node's, but for a set display of constants,
     which CPython iterates as the frozenset constant its optimiser folds it to (box.iterated_display)."""
     if not constant_display(node):
-        return st.host.elab(st, node)
+        return used_up(st, node)
     items = [st.host.elab(st, e) for e in node.elts]
     return POISON if any(isinstance(i, Poison) for i in items) else iterated_display(st, items, node.elts)
 
@@ -199,7 +228,7 @@ def expand_call(st, node: ast.Call):
 
 def unpack(st, node: ast.Expr, what: str):
     """The items of `*node`: a compile-time sequence. None after an error."""
-    val = st.host.elab(st, node)
+    val = used_up(st, node)  # (one pass: `f(*(x for x in xs))` is CPython's too)
     if isinstance(val, Poison):
         return None
     if val is pyeval_environ.ENVIRON:
@@ -355,6 +384,8 @@ def _elab_ListComp(st, node: ast.ListComp):
     """A comprehension, evaluated now: each `for` runs over a compile-time sequence, each `if` is a
     compile-time condition, and the items are elaborated with the targets bound to compile-time
     values (as TVMScript evaluates a comprehension with Python, `range` being Python's)."""
+    if node.kind == "generator" and kept_iterator_refused(st, node, "a generator expression"):
+        return POISON
     out: list = []
     scope: dict = {}
     st.scopes.append(scope)  # the comprehension's own scope: its targets may shadow outer names
@@ -370,7 +401,40 @@ def _elab_ListComp(st, node: ast.ListComp):
         return new_list(out)
     if node.kind == "set":
         return new_set(st, out, [node.elt] * len(out))
-    return pack(out)  # a generator: consumed as a tuple
+    return pack(out)  # a generator, used up where it is made: its items
+
+
+class Decided(Exception):
+    """any/all over a generator expression met the item that decides it (CPython stops there)."""
+
+
+class _Deciding(list):
+    """The items of a generator expression that any/all reads: each tested as it is made."""
+
+    def __init__(self, st, node, name: str):
+        super().__init__()
+        self.st, self.node, self.name = st, node, name
+
+    def append(self, value):
+        found = truth(self.st, value, self.node, f"`{self.name}`")
+        if found is None:
+            raise Decided(POISON)
+        if found == (self.name == "any"):
+            raise Decided(PyConst(found))
+
+
+def any_all_of_generator(st, name: str, node: ast.ListComp):
+    """`any(... for ...)` / `all(... for ...)`: the items made one at a time up to the one that
+    decides, as CPython makes them (the items after it are never evaluated)."""
+    scope: dict = {}
+    st.scopes.append(scope)
+    try:
+        ok = _generate(st, node, 0, scope, _Deciding(st, node, name))
+    except Decided as decided:
+        return decided.args[0]
+    finally:
+        st.scopes.pop()
+    return PyConst(name == "all") if ok else POISON
 
 
 def _generate(st, node: ast.ListComp, k: int, scope: dict, out: list) -> bool:

@@ -254,7 +254,10 @@ def _elab_Attribute(st, node: ast.Attribute):
         return pyeval_modules.module_attr(st, base, node)
     if isinstance(base, DTypeVal):  # `tvm.DataType("float16").bits`
         return pyeval_modules.dtype_attr(st, base, node)
-    st.diags.error("E0306", f"{describe(base)} has no attribute `{node.attr}`", node.span)
+    if node.attr.startswith("__") and node.attr.endswith("__"):  # (Python's objects have them: not the user's mistake)
+        st.diags.error("E0306", f"`{node.attr}` of {describe(base)} is not supported yet", node.span)
+    else:
+        st.diags.error("E0306", f"{describe(base)} has no attribute `{node.attr}`", node.span)
     return POISON
 
 

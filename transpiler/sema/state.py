@@ -3,6 +3,7 @@
 helpers for names and scopes every part of the checker uses."""
 from __future__ import annotations
 
+import builtins
 import os
 
 from transpiler import ir
@@ -172,7 +173,7 @@ def lookup(st, name: str, span: Span):
                          notes=[Note("it was bound inside a block that has ended", closed.span)], help=fix)
         return POISON
     candidates = [n for s in st.scopes for n in s] + list(st.module.globals) + ["range"]
-    st.diags.error("E0300", f"unknown name `{name}`", span, help=_unknown_name_help(name, candidates))
+    _unknown_name(st, name, span, candidates)
     return POISON
 
 
@@ -181,10 +182,32 @@ def _module_lookup(st, name: str, span: Span):
     if binding is None and name in st.module.kernel_names:
         return KernelName(name)
     if binding is None:
-        st.diags.error("E0300", f"unknown name `{name}`", span,
-                       help=_unknown_name_help(name, st.module.globals))
+        _unknown_name(st, name, span, st.module.globals)
         return POISON
     return binding.value
+
+
+# Python's builtins a kernel file never gets: they would read files, run code or look at the
+# evaluator's own state. The other builtins tirxc lacks are "not supported yet".
+_WITHHELD_BUILTINS = frozenset(("eval", "exec", "compile", "open", "__import__", "globals", "locals", "vars",
+                                "input", "breakpoint", "exit", "quit", "help", "memoryview"))
+
+
+def _unknown_name(st, name: str, span: Span, candidates) -> None:
+    """A name bound nowhere: Python's builtins tirxc does not evaluate are named as such (valid
+    Python, not the user's mistake); any other name is unknown."""
+    if name in _PYTHON_BUILTINS and not name.startswith("_") or name == "__import__":
+        if name in _WITHHELD_BUILTINS:
+            st.diags.error("E0109", f"the Python builtin `{name}` is not supported in a kernel file: its "
+                                    "evaluation reads no files, runs no code and imports nothing", span)
+        else:
+            st.diags.error("E0109", f"the Python builtin `{name}` is not supported yet", span,
+                           help="docs/user-guide.md lists what the Python level computes")
+        return
+    st.diags.error("E0300", f"unknown name `{name}`", span, help=_unknown_name_help(name, candidates))
+
+
+_PYTHON_BUILTINS = frozenset(name for name in dir(builtins) if not name[0].isupper())  # (not the exceptions)
 
 
 def _unknown_name_help(name: str, candidates) -> str | None:

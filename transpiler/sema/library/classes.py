@@ -248,6 +248,9 @@ def _members(cls: ClassVal) -> list:
 
 
 def _no_attribute(st, what: str, names: list, node: ast.Attribute):
+    if node.attr.startswith("__") and node.attr.endswith("__"):  # (`__dict__`, `__name__`: Python has them)
+        st.diags.error("E0339", f"`{node.attr}` of {what} is not supported yet", node.span)
+        return POISON
     st.diags.error("E0332", f"{what} has no attribute `{node.attr}`", node.span,
                    help=did_you_mean(node.attr, [n for n in names if not n.startswith("__")]))
     return POISON
