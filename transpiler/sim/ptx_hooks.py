@@ -2,7 +2,8 @@
 `--synccheck`, docs/sim.md "Race checking"): the lines that report a helper's memory effect to
 the runtime's checkers (include/tirx_sim_race.h), added to the body transpiler/sim/ptx.py writes.
 The runtime's own operations (ldmatrix / stmatrix, atomics, mbarriers, barriers) report
-themselves; these are the helpers whose body ptx.py writes inline: ld / st and cp.async."""
+themselves; these are the helpers whose body ptx.py writes inline: ld / st, cp.async, the bulk
+groups, the proxy fences and wgmma's fence / commit_group / wait_group."""
 from __future__ import annotations
 
 import re
@@ -31,6 +32,16 @@ def _hooks(mnemonic: str, names: list[str]) -> list[str]:
         return ["tirx_sim::check_async_commit(tirx_sim::BULK);"]
     if mnemonic in ("cp.async.bulk.wait_group", "cp.async.bulk.wait_group.read"):
         return ["tirx_sim::check_async_wait(groups, tirx_sim::BULK);"]
+    if mnemonic.startswith("fence.proxy.async"):  # (the async proxy: tirx_sim_proxy_check.h)
+        return ["tirx_sim::check_proxy_fence(true);"]
+    if mnemonic.startswith("fence.mbarrier_init"):
+        return ["tirx_sim::check_proxy_fence(false);"]
+    if mnemonic == "wgmma.fence.sync.aligned":  # (wgmma's groups: tirx_sim_wgmma_check.h)
+        return ["tirx_sim::check_wgmma_fence();"]
+    if mnemonic == "wgmma.commit_group.sync.aligned":
+        return ["tirx_sim::check_async_commit(tirx_sim::WGMMA);"]
+    if mnemonic == "wgmma.wait_group.sync.aligned":
+        return ["tirx_sim::check_async_wait(groups, tirx_sim::WGMMA);"]
     match = re.match(r"(ld|st)\..*?(?:\.v([248]))?\.[usbf](8|16|32|64)$", mnemonic)
     if match is None or "ptr0" not in names:
         return []

@@ -55,6 +55,8 @@ struct Cell {
   std::vector<Access> reads;  // reads since the write (those a later read covers dropped now and then)
   unsigned int compact_at = 8;  // the size of `reads` at which they are dropped next
   int pending = -1;  // the async operation (Checker::async) that has yet to write these bytes; -1 none
+  bool write_async = false;     // `write` was the async proxy's (a TMA's)
+  unsigned int written_at = 0;  // Checker::fence_time at `write`
 };
 
 // What an access does to the bytes (the race checker's shadow cells).
@@ -85,6 +87,29 @@ struct MbarrierCheck {
   Clock arrivals;            // join of the clocks that arrived in the current phase
   Clock phase_clock[2];      // the clocks of the last completed phase of each parity
   std::vector<long long> seen;  // per thread: the last phase a wait of it observed (-2: none)
+  unsigned int init_time = 0;   // Checker::fence_time at init
+};
+
+// A fence.proxy.async (`async`) or fence.mbarrier_init of a thread: when, and its own clock then.
+struct ProxyFence {
+  unsigned int time;
+  unsigned int clock;
+  bool async;
+};
+
+// wgmma's registers, per thread (docs/sim.md "wgmma groups"): the accumulators of the
+// warpgroup's wgmmas that no wait_group has retired yet (`group` as AsyncOp's: -1 uncommitted),
+// and the wgmma registers generic code accessed since the thread's last wgmma.fence.
+struct PendingRegisters {
+  std::vector<const void*> registers;
+  int site;
+  long long group;
+};
+struct RegisterChecks {
+  std::vector<PendingRegisters> pending;
+  std::unordered_map<const void*, int> touched;  // register -> the site of generic code's last access
+  bool fenced = false;                           // a wgmma.fence since the thread began
+  long long retired = 0;                         // the wgmma groups its wait_groups retired
 };
 
 struct Checker {
@@ -102,6 +127,11 @@ struct Checker {
   std::vector<AsyncOp> async;
   std::vector<long long> groups;  // per thread and AsyncFamily: the groups committed so far
   std::unordered_map<const void*, MbarrierCheck> mbarriers;
+  std::vector<RegisterChecks> registers;  // per thread of the running block
+  int open_wgmma = -1;                    // the AsyncOp of the wgmma being issued (its operand reads)
+  std::vector<std::vector<ProxyFence>> fences;  // per thread of the running block
+  unsigned int fence_time = 0;                   // proxy fences so far (orders writes and fences in time)
+  bool async_writing = false;                    // the access being recorded is an async proxy's write
   Clock named[16];
   std::set<std::tuple<int, int, int>> reported;  // (code, site, site0): each finding once
   int records = 0;
@@ -124,5 +154,10 @@ static void check_mbarrier_init(const void* address);
 static void check_mbarrier_arrive(const void* address);
 static void check_mbarrier_phase(const void* address);
 static void check_mbarrier_waited(const void* address);
+static void check_wgmma_issue(int first_thread, void** const* accumulators, int count);
+static void check_wgmma_read(const void* p, size_t bytes);
+static void check_wgmma_issued();
+static void check_proxy_read(const void* p, size_t bytes);
+static void check_proxy_barrier(const void* address);
 
 }  // namespace tirx_sim

@@ -90,6 +90,25 @@ static inline void race_found(int code, int thread, int site, const Access& earl
   write_record('R', code, site, earlier.site, text);
 }
 
+// An access of bytes an unfinished async operation (cells' `pending`) writes, or writes bytes it
+// reads: E0822 (a read of bytes it has yet to write) or E0823.
+static inline void pending_conflict(const Cell& c, const void* p, size_t bytes, int kind, int thread, int site,
+                                    char space, size_t offset, long long element) {
+  if (c.pending < 0) return;
+  const AsyncOp& op = checker->async[c.pending];
+  bool unfinished = !op.done;  // (done: the first wait that retires it)
+  if (op.family == WGMMA && op.thread == thread - thread % 128)  // its warpgroup's threads: until their own wait
+    unfinished = op.group < 0 || op.group >= checker->registers[thread].retired;
+  bool overlaps = (const char*)p < op.address + op.bytes && op.address < (const char*)p + bytes;
+  if (!unfinished || !overlaps || !(op.write || kind != READ)) return;
+  Access issued;
+  issued.thread = op.thread;
+  issued.site = op.site;
+  issued.block = checker->block;
+  race_found(op.write && kind == READ ? 822 : 823, thread, site, issued, space, offset, element, kind,
+             op.write ? 'w' : 'r');
+}
+
 // The shadow cells of [p, p + bytes), or null when the bytes are in neither shared nor global memory.
 static inline Cell* cells_of(const void* p, size_t bytes, char* space, size_t* offset) {
   const unsigned char* c = (const unsigned char*)p;
@@ -123,18 +142,7 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
     // the bytes of this cell the access touches: accesses of other bytes of it do not conflict
     size_t low = std::max(offset, w * 4) - w * 4, high = std::min(offset + bytes, w * 4 + 4) - w * 4;
     unsigned char mine = (unsigned char)(((1u << high) - 1) & ~((1u << low) - 1));
-    if (c.pending >= 0) {
-      const AsyncOp& op = checker->async[c.pending];
-      bool overlaps = (const char*)p < op.address + op.bytes && op.address < (const char*)p + bytes;
-      if (!op.done && overlaps && (op.write || kind != READ)) {
-        Access issued;
-        issued.thread = op.thread;
-        issued.site = op.site;
-        issued.block = checker->block;
-        race_found(op.write && kind == READ ? 822 : 823, thread, site, issued, space, w * 4, element, kind,
-                   op.write ? 'w' : 'r');
-      }
-    }
+    pending_conflict(c, p, bytes, kind, thread, site, space, w * 4, element);
     const Access& w0 = c.write;
     bool both_atomic = kind == ATOMIC && c.write_atomic;
     if (w0.thread >= 0 && (w0.bytes & mine) && !both_atomic && !ordered_before(w0, thread)) {
@@ -181,6 +189,8 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
     c.write = access_now(thread, site);
     c.write.bytes = mine;
     c.write_atomic = kind == ATOMIC;
+    c.write_async = checker->async_writing;
+    c.written_at = checker->fence_time;
   }
 }
 
@@ -249,11 +259,20 @@ static void async_issue(const void* p, size_t bytes, bool write, const void* bar
                         int family = CP_ASYNC) {
   if (checker == nullptr || !checker->races || bytes == 0) return;
   int t = current_fiber->linear;
-  if (!write) access_as(t, current_fiber->site, p, bytes, READ);
+  if (barrier != nullptr) check_proxy_barrier(barrier);
+  if (!write) {
+    if (family == BULK) check_proxy_read(p, bytes);  // (a TMA store's or bulk copy's source)
+    access_as(t, current_fiber->site, p, bytes, READ);
+  }
   char space;
   size_t offset;
   Cell* cells = cells_of(p, bytes, &space, &offset);
   if (cells == nullptr) return;
+  // an async write (a TMA refill) of bytes another async operation still reads or writes (a
+  // wgmma not yet retired by its wait_group) conflicts at issue: its write lands while they read
+  if (write)
+    for (size_t w = offset / 4; w <= (offset + bytes - 1) / 4; ++w)
+      pending_conflict(cells[w], p, bytes, WRITE, t, current_fiber->site, space, w * 4, -1);
   checker->async.push_back(
       AsyncOp{t, current_fiber->site, (char*)p, bytes, write, barrier ? -2 : -1, family, barrier, false});
   int index = (int)checker->async.size() - 1;
@@ -264,13 +283,17 @@ static void async_complete(int index) {
   AsyncOp& op = checker->async[index];
   if (op.done) return;
   op.done = true;
+  if (op.bytes == 0 || op.family == WGMMA) return;  // (a wgmma's cells stay marked: pending_conflict)
   char space;
   size_t offset;
   Cell* cells = cells_of(op.address, op.bytes, &space, &offset);
   if (cells == nullptr) return;
   for (size_t w = offset / 4; w <= (offset + op.bytes - 1) / 4; ++w)
     if (cells[w].pending == index) cells[w].pending = -1;
-  if (op.write) access_as(op.thread, op.site, op.address, op.bytes, WRITE);
+  if (!op.write) return;
+  checker->async_writing = op.family != CP_ASYNC;  // (cp.async writes through the generic proxy)
+  access_as(op.thread, op.site, op.address, op.bytes, WRITE);
+  checker->async_writing = false;
 }
 
 // cp.async's copy: the source is read now, the destination written at the wait
@@ -280,25 +303,40 @@ static void check_cp_async(const void* dst, const void* src, size_t read, size_t
   async_issue(dst, bytes, true);
 }
 
+// whose async operations a thread's commit / wait_group retire: its own, or for wgmma (a warpgroup
+// operation, each of whose threads commits and waits alike) its warpgroup's first thread's
+static inline int async_owner(int thread, int family) { return family == WGMMA ? thread - thread % 128 : thread; }
+
 static void check_async_commit(int family = CP_ASYNC) {
   if (checker == nullptr || !checker->races) return;
-  int t = current_fiber->linear;
+  int t = current_fiber->linear, owner = async_owner(t, family);
   long long group = checker->groups[t * ASYNC_FAMILIES + family]++;
   for (AsyncOp& op : checker->async)
-    if (op.thread == t && op.family == family && op.group == -1 && !op.done) op.group = group;
+    if (op.thread == owner && op.family == family && op.group == -1 && !op.done) op.group = group;
+  if (family == WGMMA)
+    for (PendingRegisters& r : checker->registers[t].pending)
+      if (r.group == -1) r.group = group;
 }
 static void check_cp_async_commit() { check_async_commit(CP_ASYNC); }
 
 // wait_group N (N < 0: wait_all): every group of the thread's family but the newest N has completed
 static void check_async_wait(int newest, int family = CP_ASYNC) {
   if (checker == nullptr || !checker->races) return;
-  int t = current_fiber->linear;
+  int t = current_fiber->linear, owner = async_owner(t, family);
   long long limit = checker->groups[t * ASYNC_FAMILIES + family] - (newest < 0 ? 0 : newest);
   for (size_t i = 0; i < checker->async.size(); ++i) {
     const AsyncOp& op = checker->async[i];
-    if (op.thread == t && op.family == family && !op.done && op.group != -2 &&
+    if (op.thread == owner && op.family == family && !op.done && op.group != -2 &&
         (newest < 0 || (op.group >= 0 && op.group < limit)))
       async_complete((int)i);
+  }
+  if (family == WGMMA) {
+    if (limit > checker->registers[t].retired) checker->registers[t].retired = limit;
+    std::vector<PendingRegisters>& pending = checker->registers[t].pending;
+    size_t keep = 0;
+    for (size_t i = 0; i < pending.size(); ++i)
+      if (!(pending[i].group >= 0 && pending[i].group < limit)) pending[keep++] = pending[i];
+    pending.resize(keep);
   }
 }
 static void check_cp_async_wait(int newest) { check_async_wait(newest, CP_ASYNC); }
@@ -342,6 +380,9 @@ static void check_block_start(Block* b) {
   checker->async.clear();
   checker->groups.assign((size_t)n * ASYNC_FAMILIES, 0);
   checker->mbarriers.clear();
+  checker->registers.assign(n, RegisterChecks());
+  checker->fences.assign(n, std::vector<ProxyFence>());
+  checker->open_wgmma = -1;
   for (Clock& c : checker->named) c.clear();
   for (Fiber& f : b->fibers) f.site = -1;
 }
