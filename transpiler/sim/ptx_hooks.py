@@ -12,10 +12,20 @@ _ORDERED = (".volatile", ".relaxed", ".acquire", ".release", ".acq_rel")
 _WIDTHS = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
 
 
+# fences of GPU (or cluster, system) scope, and the release forms whose release is such a fence's
+_GPU_FENCE = re.compile(r"fence\.(sc|acq_rel|release)\.(cluster|gpu|sys)|membar\.(gl|sys)")
+_RELEASING = re.compile(r"(atom|red|st)\..*\.(release|acq_rel)\b")
+
+
 def checked_body(mnemonic: str, names: list[str], body: str) -> str:
-    """`body` with the checkers' hook lines for the instruction `mnemonic`."""
+    """`body` with the checkers' hook lines for the instruction `mnemonic` (a release atomic's
+    fence before it, the others after)."""
     hooks = _hooks(mnemonic, names)
-    return body if not hooks else body + "\n" + "\n".join("  " + h for h in hooks)
+    if hooks:
+        body = body + "\n" + "\n".join("  " + h for h in hooks)
+    if _RELEASING.match(mnemonic):
+        body = "  tirx_sim::check_thread_fence();\n" + body
+    return body
 
 
 def _hooks(mnemonic: str, names: list[str]) -> list[str]:
@@ -32,6 +42,8 @@ def _hooks(mnemonic: str, names: list[str]) -> list[str]:
         return ["tirx_sim::check_async_commit(tirx_sim::BULK);"]
     if mnemonic in ("cp.async.bulk.wait_group", "cp.async.bulk.wait_group.read"):
         return ["tirx_sim::check_async_wait(groups, tirx_sim::BULK);"]
+    if _GPU_FENCE.fullmatch(mnemonic):
+        return ["tirx_sim::check_thread_fence();"]
     if mnemonic.startswith("fence.proxy.async"):  # (the async proxy: tirx_sim_proxy_check.h)
         return ["tirx_sim::check_proxy_fence(true);"]
     if mnemonic.startswith("fence.mbarrier_init"):

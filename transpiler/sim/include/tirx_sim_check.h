@@ -121,6 +121,7 @@ struct Checker {
   std::vector<ThreadClock> clocks;  // per thread of the running block
   int block = 0;              // the running block, linear
   unsigned int epoch = 1;     // its release epoch
+  unsigned int fenced_epoch = 0;  // the epoch its last GPU-scope fence closed (what its atomics release)
   std::map<int, unsigned int> imported;  // the epochs of other blocks it has acquired
   std::unordered_map<const void*, Clock> location_clocks;  // atomics in this block: their release clocks
   std::unordered_map<const void*, std::map<int, unsigned int>> location_epochs;  // across blocks
@@ -149,6 +150,7 @@ static bool check_deadlock(Block* b, const std::string& text);
 static void check_sync_participants(Block* b);
 [[noreturn]] static void protocol_error(int code, const std::string& message);
 static void atomic_sync(const void* p, size_t bytes);
+static void check_thread_fence();
 static void check_matrix_rows(void** lanes, int matrices, bool store);
 static void check_mbarrier_init(const void* address);
 static void check_mbarrier_arrive(const void* address);

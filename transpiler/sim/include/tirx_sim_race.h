@@ -224,8 +224,17 @@ template <typename B, typename T> static inline Store<B, T> wr(B* base, T* p, in
 // A call from a site: the runtime's barriers, atomics and PTX operations name it in findings.
 static inline void at(int site) { current_fiber->site = site; }
 
+// A fence of GPU scope (__threadfence, fence.sc / fence.acq_rel.gpu, membar.gl; a release
+// atomic's own): the block's accesses so far are what its next atomics release to other blocks.
+static void check_thread_fence() {
+  if (checker != nullptr) checker->fenced_epoch = checker->epoch++;
+}
+
 // An atomic operation on `p` (and the acquire / release semantics of ld.acquire, st.release ...):
-// acq_rel on the location, in the block by vector clocks and across blocks by epochs.
+// acq_rel on the location in the block, by vector clocks. Across blocks, by epochs, it acquires
+// what other blocks released there and releases what this block did before its last GPU-scope
+// fence (a relaxed atomic alone publishes nothing: the partial a block writes before drawing a
+// ticket is ordered for the last block only by the fence between them).
 static void atomic_sync(const void* p, size_t bytes) {
   if (checker == nullptr) return;
   int t = current_fiber->linear;
@@ -242,7 +251,8 @@ static void atomic_sync(const void* p, size_t bytes) {
       if (e.first != checker->block && checker->imported[e.first] < e.second) checker->imported[e.first] = e.second;
     for (auto& e : checker->imported)
       if (epochs[e.first] < e.second) epochs[e.first] = e.second;
-    epochs[checker->block] = checker->epoch++;
+    unsigned int& released = epochs[checker->block];
+    if (released < checker->fenced_epoch) released = checker->fenced_epoch;
   }
 }
 
@@ -371,6 +381,7 @@ static void check_block_start(Block* b) {
   checker->block =
       (int)(b->block_idx.x + (long long)L->grid.x * (b->block_idx.y + (long long)L->grid.y * b->block_idx.z));
   checker->epoch = 1;
+  checker->fenced_epoch = 0;
   checker->imported.clear();
   std::shared_ptr<const Clock> zero = std::make_shared<const Clock>(n, 0);
   checker->clocks.assign(n, ThreadClock());
