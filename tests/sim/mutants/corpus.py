@@ -35,6 +35,9 @@ SIZE_FOR = {
     # K = 1024: 16 k-tiles through 4 (8) stages, so the producer waits on the "empty" barriers
     "samples/gemm_bf16_hopper.tx": (1024,),
 }
+# of those, the ones whose recorded launches (the GPU tests') do not exercise it either once each
+# launch is cut to its first blocks (global_workspace's test launches 4,096 blocks)
+ALSO_WITH_RECORDED = {"samples/global_workspace.tx"}
 
 
 @dataclass(frozen=True)

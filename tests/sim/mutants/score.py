@@ -153,7 +153,7 @@ def score_source(source: corpus.Source, checked, select=None, seeds=SEEDS, plain
     launches = source.launches or ([] if source.recorded else
                                    corpus.sample_launches(original, sizes=corpus.SIZE_FOR.get(source.name,
                                                                                               corpus.SAMPLE_SIZES)))
-    if source.recorded and source.name in corpus.SIZE_FOR:  # (the tests' sizes may not exercise it either)
+    if source.recorded and source.name in corpus.ALSO_WITH_RECORDED:  # (the tests' launches, cut, do not)
         launches = launches + corpus.sample_launches(original, sizes=corpus.SIZE_FOR[source.name])
     runs = [(launch, seed) for launch in launches for seed in seeds]
     expected = [_run(original, launch, seed, findings) for launch, seed in runs]
