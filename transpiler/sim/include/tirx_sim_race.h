@@ -267,9 +267,10 @@ static void atomic_sync(const void* p, size_t bytes) {
 // before the waits that observe the phase.
 static void async_issue(const void* p, size_t bytes, bool write, const void* barrier = nullptr,
                         int family = CP_ASYNC) {
-  if (checker == nullptr || !checker->races || bytes == 0) return;
+  if (checker == nullptr || bytes == 0) return;
+  if (barrier != nullptr) check_proxy_barrier(barrier);  // (--synccheck's: E0838)
+  if (!checker->races) return;
   int t = current_fiber->linear;
-  if (barrier != nullptr) check_proxy_barrier(barrier);
   if (!write) {
     if (family == BULK) check_proxy_read(p, bytes);  // (a TMA store's or bulk copy's source)
     access_as(t, current_fiber->site, p, bytes, READ);
