@@ -58,7 +58,8 @@ def _hooks(mnemonic: str, names: list[str]) -> list[str]:
     if match is None or "ptr0" not in names:
         return []
     bytes_ = int(match.group(2) or 1) * _WIDTHS[match.group(3)]
-    if any(q in mnemonic for q in _ORDERED):  # a flag: acquire / release on the location
-        return [f"tirx_sim::atomic_sync(ptr0, {bytes_});"]
+    if any(q in mnemonic for q in _ORDERED):  # a flag: acquire / release on the location (a load reads it)
+        load = ", true" if match.group(1) == "ld" else ""
+        return [f"tirx_sim::atomic_sync(ptr0, {bytes_}{load});"]
     kind = "tirx_sim::READ" if match.group(1) == "ld" else "tirx_sim::WRITE"
     return [f"tirx_sim::access(ptr0, {bytes_}, {kind});"]

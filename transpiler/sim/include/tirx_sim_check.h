@@ -46,6 +46,7 @@ struct Access {
   int block = -1;  // linear block index
   unsigned int epoch = 0;  // the block's release epoch at the access (ordering across blocks)
   unsigned char bytes = 0;  // which of the cell's 4 bytes it touched (bit i: byte i)
+  bool atomic = false;      // a read: an atomic load (ld.acquire / .relaxed / .volatile)
 };
 
 // The shadow of 4 bytes of shared or global memory.
@@ -60,7 +61,8 @@ struct Cell {
 };
 
 // What an access does to the bytes (the race checker's shadow cells).
-enum AccessKind { READ = 0, WRITE = 1, ATOMIC = 2 };
+// (ATOMIC_LOAD: ld.acquire / .relaxed / .volatile, a read that conflicts with no read and no atomic)
+enum AccessKind { READ = 0, WRITE = 1, ATOMIC = 2, ATOMIC_LOAD = 3 };
 
 // The kinds of async groups, each with its own commit / wait_group (cp.async, cp.async.bulk,
 // wgmma, tcgen05.commit's groups).
@@ -149,7 +151,7 @@ static void check_collective(Block* b, int warp, unsigned int mask);
 static bool check_deadlock(Block* b, const std::string& text);
 static void check_sync_participants(Block* b);
 [[noreturn]] static void protocol_error(int code, const std::string& message);
-static void atomic_sync(const void* p, size_t bytes);
+static void atomic_sync(const void* p, size_t bytes, bool load = false);
 static void check_thread_fence();
 static void check_matrix_rows(void** lanes, int matrices, bool store);
 static void check_mbarrier_init(const void* address);

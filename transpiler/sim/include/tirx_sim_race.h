@@ -86,7 +86,7 @@ static inline void race_found(int code, int thread, int site, const Access& earl
                               long long element, int kind, char earlier_kind) {
   char text[160];
   snprintf(text, sizeof text, "%d %d %d %c %zu %lld %c %c", thread, earlier.block, earlier.thread, space, offset,
-           element, "rwa"[kind], earlier_kind);
+           element, "rwaa"[kind], earlier_kind);
   write_record('R', code, site, earlier.site, text);
 }
 
@@ -100,12 +100,13 @@ static inline void pending_conflict(const Cell& c, const void* p, size_t bytes, 
   if (op.family == WGMMA && op.thread == thread - thread % 128)  // its warpgroup's threads: until their own wait
     unfinished = op.group < 0 || op.group >= checker->registers[thread].retired;
   bool overlaps = (const char*)p < op.address + op.bytes && op.address < (const char*)p + bytes;
-  if (!unfinished || !overlaps || !(op.write || kind != READ)) return;
+  bool reads = kind == READ || kind == ATOMIC_LOAD;
+  if (!unfinished || !overlaps || !(op.write || !reads)) return;
   Access issued;
   issued.thread = op.thread;
   issued.site = op.site;
   issued.block = checker->block;
-  race_found(op.write && kind == READ ? 822 : 823, thread, site, issued, space, offset, element, kind,
+  race_found(op.write && reads ? 822 : 823, thread, site, issued, space, offset, element, kind,
              op.write ? 'w' : 'r');
 }
 
@@ -144,18 +145,19 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
     unsigned char mine = (unsigned char)(((1u << high) - 1) & ~((1u << low) - 1));
     pending_conflict(c, p, bytes, kind, thread, site, space, w * 4, element);
     const Access& w0 = c.write;
-    bool both_atomic = kind == ATOMIC && c.write_atomic;
+    bool both_atomic = (kind == ATOMIC || kind == ATOMIC_LOAD) && c.write_atomic;
     if (w0.thread >= 0 && (w0.bytes & mine) && !both_atomic && !ordered_before(w0, thread)) {
       cross = w0.block != checker->block;
       race_found(cross ? 821 : 820, thread, site, w0, space, w * 4, element, kind, c.write_atomic ? 'a' : 'w');
     }
-    if (kind == READ) {
+    if (kind == READ || kind == ATOMIC_LOAD) {
       // reads ordered before this one are covered by it; of the other blocks' reads one is kept
       // (any write of this block races with each of them alike). They are dropped when the list
       // has doubled since the last time, so a read costs O(1) amortised
       std::vector<Access>& reads = c.reads;
       Access now = access_now(thread, site);
       now.bytes = mine;
+      now.atomic = kind == ATOMIC_LOAD;
       if (reads.size() < c.compact_at) {
         reads.push_back(now);
         continue;
@@ -176,7 +178,7 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
       continue;
     }
     for (const Access& r : c.reads)
-      if ((r.bytes & mine) && !ordered_before(r, thread)) {
+      if ((r.bytes & mine) && !(kind == ATOMIC && r.atomic) && !ordered_before(r, thread)) {
         cross = r.block != checker->block;
         race_found(cross ? 821 : 820, thread, site, r, space, w * 4, element, kind, 'r');
         break;
@@ -235,10 +237,10 @@ static void check_thread_fence() {
 // what other blocks released there and releases what this block did before its last GPU-scope
 // fence (a relaxed atomic alone publishes nothing: the partial a block writes before drawing a
 // ticket is ordered for the last block only by the fence between them).
-static void atomic_sync(const void* p, size_t bytes) {
+static void atomic_sync(const void* p, size_t bytes, bool load) {
   if (checker == nullptr) return;
   int t = current_fiber->linear;
-  access_as(t, current_fiber->site, p, bytes, ATOMIC);
+  access_as(t, current_fiber->site, p, bytes, load ? ATOMIC_LOAD : ATOMIC);
   Clock& location = checker->location_clocks[p];
   if (!location.empty()) acquire_into_thread(t, location);
   join_thread_into(location, t);
