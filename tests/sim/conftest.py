@@ -56,11 +56,6 @@ def checked_options():
     return sim.Options(racecheck=True, synccheck=True, schedules=int(schedules))
 
 
-def _clustered(kernel) -> bool:
-    cluster = kernel.kernel.spec.get("cluster") or (1, 1, 1)
-    return cluster[0] * cluster[1] * cluster[2] > 1
-
-
 @pytest.fixture(scope="session")
 def launcher_for():
     """As tests/gpu's fixture: launcher_for(stem, text=None) -> the module of samples/<stem>.tx or of
@@ -77,7 +72,7 @@ def launcher_for():
             try:
                 options = checked_options()
                 cache[stem] = sim.load_source(source, options=options)
-                if options is not None and any(_clustered(k) for k in cache[stem].kernels.values()):
+                if options is not None and any(k.cluster_size > 1 for k in cache[stem].kernels.values()):
                     # the checkers follow one block at a time (docs/sim.md): cluster kernels run unchecked
                     cache[stem] = sim.load_source(source)
             except sim.SimLoadError as err:

@@ -36,6 +36,9 @@ _UNSUPPORTED_HEADERS = {"cuda_fp6.h": "fp6 types", "cuda_fp4.h": "fp4 types",
 # the calls whose runtime implementation synchronises or touches memory: they name their site
 _SITED_CALL = re.compile(r"(__sync|__shfl|__ballot_sync|__any_sync|__all_sync|__reduce_|__match_|atomic|"
                          r"__threadfence|tirx_)")
+# wgmma's calls: the local arrays passed to them are registers the race checker follows (their
+# generic accesses go through `tirx_sim::rg`; the calls' own arguments do not)
+_WGMMA_CALL = re.compile(r"tirx_(ptx|cuda)_wgmma_(mma_async|fence_)")
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,8 @@ class SimPrinter(CPrinter):
         self.sites = sites
         self.sited_functions = sited_functions
         self.span = ir.NOWHERE  # the statement being printed
+        self.wgmma_registers: frozenset = frozenset()  # the local storages the kernel passes to wgmma
+        self.in_wgmma_call = False
 
     def site(self, span, name: str) -> int:
         if span is None or span.line <= 0:
@@ -85,6 +90,15 @@ class SimPrinter(CPrinter):
             if cls is ir.Load and _checked_scope(e.storage):
                 name = e.storage.name
                 return f"(*tirx_sim::rd({name}, &{name}[{self.expr(e.index, True)}], {self.site(e.span, name)}))"
+            if cls is ir.Load and e.storage in self.wgmma_registers and not self.in_wgmma_call:
+                name = e.storage.name
+                return f"(*tirx_sim::rg(&{name}[{self.expr(e.index, True)}], {self.site(e.span, name)}))"
+            if cls is ir.Call and _WGMMA_CALL.match(e.func):
+                self.in_wgmma_call = True
+                try:
+                    return f"(tirx_sim::at({self.site(e.span, e.func.split('<', 1)[0])}), {super().expr(e, True)})"
+                finally:
+                    self.in_wgmma_call = False
             if cls is ir.VecLoad and _checked_scope(e.storage):
                 const = "const " if e.storage.readonly else ""
                 pointer = f"({const}{c_type(e.dtype)}*){self.pointer(e.storage, e.index)}"
@@ -105,6 +119,11 @@ class SimPrinter(CPrinter):
                 else:
                     target = f"({c_type(s.value.dtype)}*){self.pointer(s.storage, s.index)}"
                 self.emit(f"tirx_sim::wr({name}, {target}, {site}) = {self.expr(s.value, True)};")
+                return
+            if s.__class__ is ir.Store and s.storage in self.wgmma_registers:
+                name = s.storage.name
+                site = self.site(s.span, name)
+                self.emit(f"*tirx_sim::rg(&{name}[{self.expr(s.index, True)}], {site}) = {self.expr(s.value, True)};")
                 return
         if s.__class__ is ir.ArrayDecl and s.storage.scope == "shared" and s.storage in self.offsets:
             self.declare_shared(s.storage, self.offsets[s.storage])
@@ -196,6 +215,10 @@ class SimFlavour:
                                               for st, at in offsets.items()]
         printer = SimPrinter(program.source_name, lk.var_names, offsets, self.sites,
                              frozenset(f.name for f in program.functions))
+        if self.sites is not None:
+            printer.wgmma_registers = frozenset(a.storage for e in ir.all_exprs(lk.body)
+                                                if e.__class__ is ir.Call and _WGMMA_CALL.match(e.func)
+                                                for a in e.args if a.__class__ is ir.Load)
         if lk.arena is not None:
             a = lk.arena
             end = _align_up(end, max(a.align, 16))

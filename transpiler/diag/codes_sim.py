@@ -1,5 +1,5 @@
 """The diagnostic codes of `tirxc sim --racecheck` (races, E0820-E0829; tensor memory, E0846-E0849)
-and `--synccheck` (barrier protocols, E0830-E0839): docs/sim.md. Part of the one code table, transpiler/diag/codes.py,
+and `--synccheck` (barrier protocols, E0830-E0845): docs/sim.md. Part of the one code table, transpiler/diag/codes.py,
 which places them in its order."""
 
 SIM_CHECK_CODES: dict[str, tuple[str, str]] = {
@@ -12,6 +12,19 @@ SIM_CHECK_CODES: dict[str, tuple[str, str]] = {
               "completes: at the wait_group / wait_all, or the mbarrier phase, that retires it. Wait, then sync."),
     "E0823": ("memory reused while an async operation uses it", "An async operation still reads or writes these "
               "bytes: wait for its completion (wait_group, the mbarrier phase) before writing or reading them."),
+    "E0824": ("wgmma accumulators used before their wait_group", "A wgmma.mma_async writes its accumulator registers "
+              "asynchronously, until the wgmma.wait_group that retires its group (commit_group closes a group; "
+              "wait_group N leaves the newest N in flight). Reading or writing them before that wait sees or is "
+              "overwritten by the unfinished MMA: commit the group and wait for it first."),
+    "E0825": ("wgmma without wgmma.fence", "The PTX ISA asks for wgmma.fence before a warpgroup's first "
+              "wgmma.mma_async and between any access of registers by other code and a wgmma that uses them "
+              "(accumulators, A fragments): without it the wgmma may read the registers before that access. Add "
+              "T.ptx.wgmma.fence.sync.aligned() before the wgmma."),
+    "E0826": ("generic write read by the async proxy without fence.proxy.async", "TMA stores, bulk copies and "
+              "wgmma read shared memory through the async proxy, which sees a generic-proxy write (an ordinary store) "
+              "only across a fence.proxy.async: by the writing thread after its writes and before the barrier that "
+              "orders them before the operation, or by the issuing thread. Add T.ptx.fence.proxy.async_.shared__cta() "
+              "after the writes."),
     "E0830": ("__syncthreads not reached by every thread", "A thread ended, or took a branch without the barrier, "
               "while others wait at it: the barrier then counts fewer threads than the kernel means."),
     "E0831": ("one barrier reached from different places", "Threads meet at __syncthreads called from different "
@@ -28,6 +41,10 @@ SIM_CHECK_CODES: dict[str, tuple[str, str]] = {
               "the parity bit is not kept in step with the phases, so a wait can see a phase two phases old."),
     "E0837": ("deadlock", "No thread of the block can go on: each waits (at a barrier, a collective, an mbarrier "
               "poll) for something no thread will do. The message names the waiting threads and what they wait at."),
+    "E0838": ("mbarrier init not fenced for the async proxy", "A TMA completes its bytes on an mbarrier through "
+              "the async proxy, which sees the barrier's init only across fence.mbarrier_init (or fence.proxy.async) "
+              "by the initialising thread, ordered before the copy's issue: T.ptx.fence.mbarrier_init.release.cluster() "
+              "after the inits, then the barrier that publishes them."),
     "E0846": ("tcgen05.ld without tcgen05.wait::ld", "tcgen05.ld is asynchronous: its destination registers hold "
               "the tensor-memory values only after the thread's tcgen05.wait::ld. A thread ended with a load no wait "
               "followed, so its uses of the registers may read them early: add the wait before the first use."),

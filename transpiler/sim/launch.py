@@ -101,6 +101,12 @@ class SimKernel:
     def params(self) -> dict:
         return self.kernel.params
 
+    @property
+    def cluster_size(self) -> int:
+        """The blocks of one cluster (1: the kernel runs in no cluster of several blocks)."""
+        x, y, z = self.kernel.spec.get("cluster") or (1, 1, 1)
+        return x * y * z
+
     def __repr__(self) -> str:
         return f"<tirxc sim kernel {self.name}({', '.join(self.args)})>"
 
@@ -133,11 +139,10 @@ class SimKernel:
         maps = {p["name"]: self.kernel._tensor_map(p, values, arrays)[1] for p in self.kernel.spec["params"]
                 if p["kind"] == "tensormap" and "buffer" in p}  # the fields the launcher would encode
         size, argv, copies, buffers = _image(self.kernel.spec["params"], values, arrays, scalars, workspaces, maps)
-        cluster = self.kernel.spec.get("cluster") or (1, 1, 1)
-        if options.checks and cluster[0] * cluster[1] * cluster[2] > 1:
+        if options.checks and self.cluster_size > 1:
             # the checkers' clocks and shadow memory are a block's; a cluster's blocks run together
             raise SimError(f"not supported yet by tirxc sim --racecheck / --synccheck: {self.name} runs in "
-                           f"clusters of {cluster[0] * cluster[1] * cluster[2]} blocks (the checkers follow one "
+                           f"clusters of {self.cluster_size} blocks (the checkers follow one "
                            f"block at a time); run it without the checkers")
         executable = self._module.executable(checked=bool(options.checks))
         # with several schedules the others run first, each on the arguments as given, and

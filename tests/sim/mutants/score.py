@@ -151,7 +151,11 @@ def score_source(source: corpus.Source, checked, select=None, seeds=SEEDS, plain
         first = str(err).splitlines()[0] if str(err) else ""
         status = "not simulated" if codes == ["E0810"] else "rejected"
         return [outcome(m, status, f"the original: {first}") for m in found]
-    launches = source.launches or ([] if source.recorded else corpus.sample_launches(original))
+    launches = source.launches or ([] if source.recorded else
+                                   corpus.sample_launches(original, sizes=corpus.SIZE_FOR.get(source.name,
+                                                                                              corpus.SAMPLE_SIZES)))
+    if source.recorded and source.name in corpus.ALSO_WITH_RECORDED:  # (the tests' launches, cut, do not)
+        launches = launches + corpus.sample_launches(original, sizes=corpus.SIZE_FOR[source.name])
     runs = [(launch, seed) for launch in launches for seed in seeds]
     expected = [_run(original, launch, seed, findings) for launch, seed in runs]
     unbuilt = [r[1] for r in expected if r[0] == "build"]

@@ -37,4 +37,6 @@ static const int warpSize = 32;
 #include "tirx_sim_ptx.h"
 #include "tirx_sim_race.h"
 #include "tirx_sim_sync.h"
+#include "tirx_sim_wgmma_check.h"
+#include "tirx_sim_proxy_check.h"
 #include "tirx_sim_tcgen05_check.h"

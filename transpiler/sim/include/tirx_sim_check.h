@@ -46,6 +46,7 @@ struct Access {
   int block = -1;  // linear block index
   unsigned int epoch = 0;  // the block's release epoch at the access (ordering across blocks)
   unsigned char bytes = 0;  // which of the cell's 4 bytes it touched (bit i: byte i)
+  bool atomic = false;      // a read: an atomic load (ld.acquire / .relaxed / .volatile)
 };
 
 // The shadow of 4 bytes of shared or global memory.
@@ -55,10 +56,13 @@ struct Cell {
   std::vector<Access> reads;  // reads since the write (those a later read covers dropped now and then)
   unsigned int compact_at = 8;  // the size of `reads` at which they are dropped next
   int pending = -1;  // the async operation (Checker::async) that has yet to write these bytes; -1 none
+  bool write_async = false;     // `write` was the async proxy's (a TMA's)
+  unsigned int written_at = 0;  // Checker::fence_time at `write`
 };
 
 // What an access does to the bytes (the race checker's shadow cells).
-enum AccessKind { READ = 0, WRITE = 1, ATOMIC = 2 };
+// (ATOMIC_LOAD: ld.acquire / .relaxed / .volatile, a read that conflicts with no read and no atomic)
+enum AccessKind { READ = 0, WRITE = 1, ATOMIC = 2, ATOMIC_LOAD = 3 };
 
 // The kinds of async groups, each with its own commit / wait_group (cp.async, cp.async.bulk,
 // wgmma, tcgen05.commit's groups).
@@ -85,6 +89,29 @@ struct MbarrierCheck {
   Clock arrivals;            // join of the clocks that arrived in the current phase
   Clock phase_clock[2];      // the clocks of the last completed phase of each parity
   std::vector<long long> seen;  // per thread: the last phase a wait of it observed (-2: none)
+  unsigned int init_time = 0;   // Checker::fence_time at init
+};
+
+// A fence.proxy.async (`async`) or fence.mbarrier_init of a thread: when, and its own clock then.
+struct ProxyFence {
+  unsigned int time;
+  unsigned int clock;
+  bool async;
+};
+
+// wgmma's registers, per thread (docs/sim.md "wgmma groups"): the accumulators of the
+// warpgroup's wgmmas that no wait_group has retired yet (`group` as AsyncOp's: -1 uncommitted),
+// and the wgmma registers generic code accessed since the thread's last wgmma.fence.
+struct PendingRegisters {
+  std::vector<const void*> registers;
+  int site;
+  long long group;
+};
+struct RegisterChecks {
+  std::vector<PendingRegisters> pending;
+  std::unordered_map<const void*, int> touched;  // register -> the site of generic code's last access
+  bool fenced = false;                           // a wgmma.fence since the thread began
+  long long retired = 0;                         // the wgmma groups its wait_groups retired
 };
 
 struct Checker {
@@ -96,12 +123,18 @@ struct Checker {
   std::vector<ThreadClock> clocks;  // per thread of the running block
   int block = 0;              // the running block, linear
   unsigned int epoch = 1;     // its release epoch
+  unsigned int fenced_epoch = 0;  // the epoch its last GPU-scope fence closed (what its atomics release)
   std::map<int, unsigned int> imported;  // the epochs of other blocks it has acquired
   std::unordered_map<const void*, Clock> location_clocks;  // atomics in this block: their release clocks
   std::unordered_map<const void*, std::map<int, unsigned int>> location_epochs;  // across blocks
   std::vector<AsyncOp> async;
   std::vector<long long> groups;  // per thread and AsyncFamily: the groups committed so far
   std::unordered_map<const void*, MbarrierCheck> mbarriers;
+  std::vector<RegisterChecks> registers;  // per thread of the running block
+  int open_wgmma = -1;                    // the AsyncOp of the wgmma being issued (its operand reads)
+  std::vector<std::vector<ProxyFence>> fences;  // per thread of the running block
+  unsigned int fence_time = 0;                   // proxy fences so far (orders writes and fences in time)
+  bool async_writing = false;                    // the access being recorded is an async proxy's write
   Clock named[16];
   std::set<std::tuple<int, int, int>> reported;  // (code, site, site0): each finding once
   int records = 0;
@@ -118,11 +151,17 @@ static void check_collective(Block* b, int warp, unsigned int mask);
 static bool check_deadlock(Block* b, const std::string& text);
 static void check_sync_participants(Block* b);
 [[noreturn]] static void protocol_error(int code, const std::string& message);
-static void atomic_sync(const void* p, size_t bytes);
+static void atomic_sync(const void* p, size_t bytes, bool load = false);
+static void check_thread_fence();
 static void check_matrix_rows(void** lanes, int matrices, bool store);
 static void check_mbarrier_init(const void* address);
 static void check_mbarrier_arrive(const void* address);
 static void check_mbarrier_phase(const void* address);
 static void check_mbarrier_waited(const void* address);
+static void check_wgmma_issue(int first_thread, void** const* accumulators, int count);
+static void check_wgmma_read(const void* p, size_t bytes);
+static void check_wgmma_issued();
+static void check_proxy_read(const void* p, size_t bytes);
+static void check_proxy_barrier(const void* address);
 
 }  // namespace tirx_sim

@@ -184,9 +184,15 @@ template <typename T> static inline unsigned __match_all_sync(unsigned m, T v, i
   return r;
 }
 static inline void __trap() { tirx_sim::trap(); }
-static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void __threadfence() {  // (the race checker: what the block's next atomics release)
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  tirx_sim::check_thread_fence();
+}
 static inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-static inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void __threadfence_system() {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  tirx_sim::check_thread_fence();
+}
 static inline long long clock64() { return tirx_sim::current_block->steps; }
 
 // -- atomics: the old value back ---------------------------------------------------------------

@@ -86,8 +86,28 @@ static inline void race_found(int code, int thread, int site, const Access& earl
                               long long element, int kind, char earlier_kind) {
   char text[160];
   snprintf(text, sizeof text, "%d %d %d %c %zu %lld %c %c", thread, earlier.block, earlier.thread, space, offset,
-           element, "rwa"[kind], earlier_kind);
+           element, "rwaa"[kind], earlier_kind);
   write_record('R', code, site, earlier.site, text);
+}
+
+// An access of bytes an unfinished async operation (cells' `pending`) writes, or writes bytes it
+// reads: E0822 (a read of bytes it has yet to write) or E0823.
+static inline void pending_conflict(const Cell& c, const void* p, size_t bytes, int kind, int thread, int site,
+                                    char space, size_t offset, long long element) {
+  if (c.pending < 0) return;
+  const AsyncOp& op = checker->async[c.pending];
+  bool unfinished = !op.done;  // (done: the first wait that retires it)
+  if (op.family == WGMMA && op.thread == thread - thread % 128)  // its warpgroup's threads: until their own wait
+    unfinished = op.group < 0 || op.group >= checker->registers[thread].retired;
+  bool overlaps = (const char*)p < op.address + op.bytes && op.address < (const char*)p + bytes;
+  bool reads = kind == READ || kind == ATOMIC_LOAD;
+  if (!unfinished || !overlaps || !(op.write || !reads)) return;
+  Access issued;
+  issued.thread = op.thread;
+  issued.site = op.site;
+  issued.block = checker->block;
+  race_found(op.write && reads ? 822 : 823, thread, site, issued, space, offset, element, kind,
+             op.write ? 'w' : 'r');
 }
 
 static Cell* tmem_cells_of(const unsigned char* p, size_t bytes, size_t* offset);  // tirx_sim_tcgen05_check.h
@@ -130,31 +150,21 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
     // the bytes of this cell the access touches: accesses of other bytes of it do not conflict
     size_t low = std::max(offset, w * 4) - w * 4, high = std::min(offset + bytes, w * 4 + 4) - w * 4;
     unsigned char mine = (unsigned char)(((1u << high) - 1) & ~((1u << low) - 1));
-    if (c.pending >= 0) {
-      const AsyncOp& op = checker->async[c.pending];
-      bool overlaps = (const char*)p < op.address + op.bytes && op.address < (const char*)p + bytes;
-      if (!op.done && overlaps && (op.write || kind != READ)) {
-        Access issued;
-        issued.thread = op.thread;
-        issued.site = op.site;
-        issued.block = checker->block;
-        race_found(op.write && kind == READ ? 822 : 823, thread, site, issued, space, w * 4, element, kind,
-                   op.write ? 'w' : 'r');
-      }
-    }
+    pending_conflict(c, p, bytes, kind, thread, site, space, w * 4, element);
     const Access& w0 = c.write;
-    bool both_atomic = kind == ATOMIC && c.write_atomic;
+    bool both_atomic = (kind == ATOMIC || kind == ATOMIC_LOAD) && c.write_atomic;
     if (w0.thread >= 0 && (w0.bytes & mine) && !both_atomic && !ordered_before(w0, thread)) {
       cross = w0.block != checker->block;
       race_found(cross ? 821 : 820, thread, site, w0, space, w * 4, element, kind, c.write_atomic ? 'a' : 'w');
     }
-    if (kind == READ) {
+    if (kind == READ || kind == ATOMIC_LOAD) {
       // reads ordered before this one are covered by it; of the other blocks' reads one is kept
       // (any write of this block races with each of them alike). They are dropped when the list
       // has doubled since the last time, so a read costs O(1) amortised
       std::vector<Access>& reads = c.reads;
       Access now = access_now(thread, site);
       now.bytes = mine;
+      now.atomic = kind == ATOMIC_LOAD;
       if (reads.size() < c.compact_at) {
         reads.push_back(now);
         continue;
@@ -175,7 +185,7 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
       continue;
     }
     for (const Access& r : c.reads)
-      if ((r.bytes & mine) && !ordered_before(r, thread)) {
+      if ((r.bytes & mine) && !(kind == ATOMIC && r.atomic) && !ordered_before(r, thread)) {
         cross = r.block != checker->block;
         race_found(cross ? 821 : 820, thread, site, r, space, w * 4, element, kind, 'r');
         break;
@@ -188,6 +198,8 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
     c.write = access_now(thread, site);
     c.write.bytes = mine;
     c.write_atomic = kind == ATOMIC;
+    c.write_async = checker->async_writing;
+    c.written_at = checker->fence_time;
   }
 }
 
@@ -221,12 +233,21 @@ template <typename B, typename T> static inline Store<B, T> wr(B* base, T* p, in
 // A call from a site: the runtime's barriers, atomics and PTX operations name it in findings.
 static inline void at(int site) { current_fiber->site = site; }
 
+// A fence of GPU scope (__threadfence, fence.sc / fence.acq_rel.gpu, membar.gl; a release
+// atomic's own): the block's accesses so far are what its next atomics release to other blocks.
+static void check_thread_fence() {
+  if (checker != nullptr) checker->fenced_epoch = checker->epoch++;
+}
+
 // An atomic operation on `p` (and the acquire / release semantics of ld.acquire, st.release ...):
-// acq_rel on the location, in the block by vector clocks and across blocks by epochs.
-static void atomic_sync(const void* p, size_t bytes) {
+// acq_rel on the location in the block, by vector clocks. Across blocks, by epochs, it acquires
+// what other blocks released there and releases what this block did before its last GPU-scope
+// fence (a relaxed atomic alone publishes nothing: the partial a block writes before drawing a
+// ticket is ordered for the last block only by the fence between them).
+static void atomic_sync(const void* p, size_t bytes, bool load) {
   if (checker == nullptr) return;
   int t = current_fiber->linear;
-  access_as(t, current_fiber->site, p, bytes, ATOMIC);
+  access_as(t, current_fiber->site, p, bytes, load ? ATOMIC_LOAD : ATOMIC);
   Clock& location = checker->location_clocks[p];
   if (!location.empty()) acquire_into_thread(t, location);
   join_thread_into(location, t);
@@ -239,7 +260,8 @@ static void atomic_sync(const void* p, size_t bytes) {
       if (e.first != checker->block && checker->imported[e.first] < e.second) checker->imported[e.first] = e.second;
     for (auto& e : checker->imported)
       if (epochs[e.first] < e.second) epochs[e.first] = e.second;
-    epochs[checker->block] = checker->epoch++;
+    unsigned int& released = epochs[checker->block];
+    if (released < checker->fenced_epoch) released = checker->fenced_epoch;
   }
 }
 
@@ -254,13 +276,23 @@ static void atomic_sync(const void* p, size_t bytes) {
 // before the waits that observe the phase.
 static void async_issue(const void* p, size_t bytes, bool write, const void* barrier = nullptr,
                         int family = CP_ASYNC) {
-  if (checker == nullptr || !checker->races || bytes == 0) return;
+  if (checker == nullptr || bytes == 0) return;
+  if (barrier != nullptr) check_proxy_barrier(barrier);  // (--synccheck's: E0838)
+  if (!checker->races) return;
   int t = current_fiber->linear;
-  if (!write) access_as(t, current_fiber->site, p, bytes, READ);
+  if (!write) {
+    if (family == BULK) check_proxy_read(p, bytes);  // (a TMA store's or bulk copy's source)
+    access_as(t, current_fiber->site, p, bytes, READ);
+  }
   char space;
   size_t offset;
   Cell* cells = cells_of(p, bytes, &space, &offset);
   if (cells == nullptr) return;
+  // an async write (a TMA refill) of bytes another async operation still reads or writes (a
+  // wgmma not yet retired by its wait_group) conflicts at issue: its write lands while they read
+  if (write)
+    for (size_t w = offset / 4; w <= (offset + bytes - 1) / 4; ++w)
+      pending_conflict(cells[w], p, bytes, WRITE, t, current_fiber->site, space, w * 4, -1);
   checker->async.push_back(
       AsyncOp{t, current_fiber->site, (char*)p, bytes, write, barrier ? -2 : -1, family, barrier, false});
   int index = (int)checker->async.size() - 1;
@@ -271,13 +303,17 @@ static void async_complete(int index) {
   AsyncOp& op = checker->async[index];
   if (op.done) return;
   op.done = true;
+  if (op.bytes == 0 || op.family == WGMMA) return;  // (a wgmma's cells stay marked: pending_conflict)
   char space;
   size_t offset;
   Cell* cells = cells_of(op.address, op.bytes, &space, &offset);
   if (cells == nullptr) return;
   for (size_t w = offset / 4; w <= (offset + op.bytes - 1) / 4; ++w)
     if (cells[w].pending == index) cells[w].pending = -1;
-  if (op.write) access_as(op.thread, op.site, op.address, op.bytes, WRITE);
+  if (!op.write) return;
+  checker->async_writing = op.family != CP_ASYNC;  // (cp.async writes through the generic proxy)
+  access_as(op.thread, op.site, op.address, op.bytes, WRITE);
+  checker->async_writing = false;
 }
 
 // cp.async's copy: the source is read now, the destination written at the wait
@@ -287,25 +323,40 @@ static void check_cp_async(const void* dst, const void* src, size_t read, size_t
   async_issue(dst, bytes, true);
 }
 
+// whose async operations a thread's commit / wait_group retire: its own, or for wgmma (a warpgroup
+// operation, each of whose threads commits and waits alike) its warpgroup's first thread's
+static inline int async_owner(int thread, int family) { return family == WGMMA ? thread - thread % 128 : thread; }
+
 static void check_async_commit(int family = CP_ASYNC) {
   if (checker == nullptr || !checker->races) return;
-  int t = current_fiber->linear;
+  int t = current_fiber->linear, owner = async_owner(t, family);
   long long group = checker->groups[t * ASYNC_FAMILIES + family]++;
   for (AsyncOp& op : checker->async)
-    if (op.thread == t && op.family == family && op.group == -1 && !op.done) op.group = group;
+    if (op.thread == owner && op.family == family && op.group == -1 && !op.done) op.group = group;
+  if (family == WGMMA)
+    for (PendingRegisters& r : checker->registers[t].pending)
+      if (r.group == -1) r.group = group;
 }
 static void check_cp_async_commit() { check_async_commit(CP_ASYNC); }
 
 // wait_group N (N < 0: wait_all): every group of the thread's family but the newest N has completed
 static void check_async_wait(int newest, int family = CP_ASYNC) {
   if (checker == nullptr || !checker->races) return;
-  int t = current_fiber->linear;
+  int t = current_fiber->linear, owner = async_owner(t, family);
   long long limit = checker->groups[t * ASYNC_FAMILIES + family] - (newest < 0 ? 0 : newest);
   for (size_t i = 0; i < checker->async.size(); ++i) {
     const AsyncOp& op = checker->async[i];
-    if (op.thread == t && op.family == family && !op.done && op.group != -2 &&
+    if (op.thread == owner && op.family == family && !op.done && op.group != -2 &&
         (newest < 0 || (op.group >= 0 && op.group < limit)))
       async_complete((int)i);
+  }
+  if (family == WGMMA) {
+    if (limit > checker->registers[t].retired) checker->registers[t].retired = limit;
+    std::vector<PendingRegisters>& pending = checker->registers[t].pending;
+    size_t keep = 0;
+    for (size_t i = 0; i < pending.size(); ++i)
+      if (!(pending[i].group >= 0 && pending[i].group < limit)) pending[keep++] = pending[i];
+    pending.resize(keep);
   }
 }
 static void check_cp_async_wait(int newest) { check_async_wait(newest, CP_ASYNC); }
@@ -340,6 +391,7 @@ static void check_block_start(Block* b) {
   checker->block =
       (int)(b->block_idx.x + (long long)L->grid.x * (b->block_idx.y + (long long)L->grid.y * b->block_idx.z));
   checker->epoch = 1;
+  checker->fenced_epoch = 0;
   checker->imported.clear();
   std::shared_ptr<const Clock> zero = std::make_shared<const Clock>(n, 0);
   checker->clocks.assign(n, ThreadClock());
@@ -349,6 +401,9 @@ static void check_block_start(Block* b) {
   checker->async.clear();
   checker->groups.assign((size_t)n * ASYNC_FAMILIES, 0);
   checker->mbarriers.clear();
+  checker->registers.assign(n, RegisterChecks());
+  checker->fences.assign(n, std::vector<ProxyFence>());
+  checker->open_wgmma = -1;
   for (Clock& c : checker->named) c.clear();
   for (Fiber& f : b->fibers) f.site = -1;
 }

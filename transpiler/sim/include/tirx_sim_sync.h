@@ -74,6 +74,7 @@ static void check_mbarrier_init(const void* address) {
   m = MbarrierCheck();
   m.init = access_now(current_fiber->linear, current_fiber->site);
   m.seen.assign(current_block->fibers.size(), -2);
+  m.init_time = checker->fence_time;
   tick(current_fiber->linear);
 }
 

@@ -38,11 +38,12 @@ static inline void access(const void* p, size_t bytes, int kind);
 
 // The bytes an asynchronous operation reads without copying them (wgmma's shared-memory operands,
 // a bulk reduction's source). The race checker sees wgmma's read as the issuing thread's read at
-// issue, so a read of a stage the TMA has not filled (a missing mbarrier wait) is a race; a bulk
-// reduction's source stays read until its bulk group's wait.
+// issue (a read of a stage the TMA has not filled, a missing mbarrier wait, is a race) that stays
+// pending until its group's wgmma.wait_group (tirx_sim_wgmma_check.h); a bulk reduction's source
+// stays read until its bulk group's wait.
 static inline void async_read(void* out, const void* src, size_t bytes, AsyncEvent done) {
   if (done.kind == Completion::WGMMA_GROUP)
-    access(src, bytes, READ);
+    check_wgmma_read(src, bytes);
   else if (done.kind == Completion::BULK_GROUP)
     async_issue(src, bytes, false, nullptr, BULK);
   memcpy(out, src, bytes);

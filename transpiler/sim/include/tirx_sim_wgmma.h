@@ -4,8 +4,9 @@
 // through their matrix descriptors (start, leading and stride byte offsets, swizzle) with the
 // canonical layouts of the PTX ISA (9.7.15.5.1), each byte through async_read with the warpgroup's
 // wgmma group as its completion event; the result is there at issue, so fence / commit_group /
-// wait_group change no value. Accumulation as mma.sync's (tirx_sim_mma.h): exact products, added
-// in k order in fp32 (s32 exactly).
+// wait_group change no value (the race checker follows them: tirx_sim_wgmma_check.h).
+// Accumulation as mma.sync's (tirx_sim_mma.h): exact products, added in k order in fp32 (s32
+// exactly).
 #pragma once
 
 namespace tirx_sim {
@@ -84,6 +85,11 @@ template <int TYPE> static inline float wgmma_element(unsigned long long desc, i
 template <int N, int K, int TA, int TB, int SATURATE> static void wgmma_op(void** members) {
   static thread_local float A[64][32], B[32][256];
   WgmmaArgs* first = (WgmmaArgs*)members[0];
+  if (checker != nullptr) {  // the race checker follows the operation's group (tirx_sim_wgmma_check.h)
+    void** accumulators[128];
+    for (int t = 0; t < 128; ++t) accumulators[t] = ((WgmmaArgs*)members[t])->d;
+    check_wgmma_issue(current_fiber->linear - current_fiber->linear % 128, accumulators, N / 2);
+  }
   for (int t = 0; t < 128; ++t) {
     WgmmaArgs* m = (WgmmaArgs*)members[t];
     if (m->a_desc != first->a_desc || m->b_desc != first->b_desc || m->scale_d != first->scale_d)
@@ -125,6 +131,7 @@ template <int N, int K, int TA, int TB, int SATURATE> static void wgmma_op(void*
       memcpy(m->d[j], &bits, 4);
     }
   }
+  check_wgmma_issued();
 }
 
 template <int N, int K, int TA, int TB, int SATURATE>
