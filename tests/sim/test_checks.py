@@ -19,10 +19,10 @@ TEXT = FILE.read_text()
 CHECKED = sim.Options(racecheck=True, synccheck=True, jobs=1)
 
 
-def _expected() -> dict[str, set]:
-    """kernel -> {(code, line)} from the file's `# finding` / `# earlier` comments."""
+def expected_findings(text: str) -> dict[str, set]:
+    """kernel -> {(code, line)} from a file's `# finding` / `# earlier` comments."""
     out, kernel = {}, None
-    for number, line in enumerate(TEXT.splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         head = re.match(r"def (\w+)\(", line)
         if head:
             kernel = head.group(1)
@@ -33,7 +33,7 @@ def _expected() -> dict[str, set]:
     return out
 
 
-EXPECTED = _expected()
+EXPECTED = expected_findings(TEXT)
 
 
 @pytest.fixture(scope="module")

@@ -5,30 +5,16 @@ CODE` at the other place it names), and the correct ones none. One checked build
 serves every test."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.sim.test_checks import expected_findings
 from transpiler import sim
 
 FILE = Path(__file__).resolve().parent / "kernels" / "async_checks.tx"
 CHECKED = sim.Options(racecheck=True, synccheck=True, jobs=1)
-
-
-def expected_findings(text: str) -> dict[str, set]:
-    """kernel -> {(code, line)} from a file's `# finding` / `# earlier` comments."""
-    out, kernel = {}, None
-    for number, line in enumerate(text.splitlines(), 1):
-        head = re.match(r"def (\w+)\(", line)
-        if head:
-            kernel = head.group(1)
-            out[kernel] = set()
-        mark = re.search(r"# (?:finding|earlier) (E08\d\d)", line)
-        if mark and kernel:
-            out[kernel].add((mark.group(1), number))
-    return out
 
 
 def places(diagnostics) -> set:
