@@ -194,3 +194,10 @@ def test_a_python_builtin_tirxc_lacks_is_named_as_such_not_as_an_unknown_name(na
     (error,) = [d for d in result.diagnostics if d.severity == "error"]
     assert error.code == "E0109" and f"the Python builtin `{name}` is not supported" in error.message
     assert ("in a kernel file" in error.message) == withheld
+
+
+@pytest.mark.parametrize("text", ["B = '%d' % 3", "B = math.lcm(*range(1, 100))", "B = type('C', (), {})"])
+def test_valid_python_tirxc_lacks_is_not_supported_yet_not_a_mistake(text):
+    result = compile_source(SourceFile("lacks.tx", "from tvm.script import tirx as T\nimport math\n" + text + "\n"))
+    (error,) = [d for d in result.diagnostics if d.severity == "error"]
+    assert "not supported yet" in error.message

@@ -44,6 +44,9 @@ def call_builtin(st, name: str, node: ast.Call):
     if bad is not None:
         st.diags.error("E0311", f"`{name}` has no parameter `{bad.name}`", bad.span)
         return POISON
+    if len(args) > high >= 64 or (name, len(args)) in _WIDER_IN_PYTHON:  # (Python takes these: not a mistake)
+        st.diags.error("E0305", f"`{name}` with {len(args)} positional arguments is not supported yet", node.span)
+        return POISON
     if not low <= len(args) <= high:
         count = f"{low}" if low == high else f"{low} to {high}"
         st.diags.error("E0305", f"`{name}` takes {count} positional argument{'s' if high != 1 else ''}, "
@@ -55,6 +58,10 @@ def call_builtin(st, name: str, node: ast.Call):
 def _fail(st, node, message: str, help: str | None = None):
     st.diags.error("E0137", message, node.span, help=help)
     return POISON
+
+
+# calls Python accepts with more arguments than tirxc's table: `type(name, bases, namespace)` makes a class
+_WIDER_IN_PYTHON = frozenset((("type", 3),))
 
 
 # the builtins whose result does not depend on the order of their argument's items

@@ -317,6 +317,10 @@ def arith(st, op: str, left, right, span: Span, span_a: Span, span_b: Span):
         if (isinstance(a, str) and isinstance(b, str) or isinstance(a, tuple) and isinstance(b, tuple)) \
                 and op == "+":
             return fold_concat(st, a, b, span)
+        if op == "floormod" and isinstance(a, str):  # (`"%d" % x` is valid Python)
+            st.diags.error("E0306", "printf-style formatting (`str % values`) is not supported yet", span,
+                           help="use an f-string or `str.format`")
+            return POISON
         if not all(isinstance(x, (int, float)) for x in (a, b)):
             st.diags.error("E0306", f"`{_op_text(op)}` needs numbers", span)
             return POISON
