@@ -66,6 +66,11 @@ def compute_dtype(dst: ir.TileRegion, values) -> DType:
     return best
 
 
+# the operands that hold values (a region, a number or a run-time scalar), as opposed to op names
+_VALUE_OPERANDS = frozenset(("value", "src", "src1", "src2", "bias", "scale", "true_value", "false_value",
+                             "data", "operand0", "operand1"))
+
+
 def plan(call: ir.TileCall) -> Plan | str:
     """The call's plan, or why it has none (a reason for the variants' refusal)."""
     return plan_of(call.op, dict(call.operands), call)
@@ -77,6 +82,10 @@ def plan_of(op: str, ops: dict, call: ir.TileCall) -> Plan | str:
         return "dst must be a buffer region"
     if regions.num_elements(dst) is None:
         return "dst's extents are not constant"
+    text = next(((key, value) for key, value in ops.items()
+                 if key in _VALUE_OPERANDS and isinstance(value, str)), None)
+    if text is not None:
+        return f"`{text[0]}` is the string {text[1]!r}; an operand is a buffer region or a number"
     if op in ("fill", "memset"):
         value = ops["value"]
         if isinstance(value, ir.TileRegion):
