@@ -181,6 +181,11 @@ TEMPLATES.update({
     "comp:set": ["$a = {x // 2 for x in $ilist}"],
     "comp:generator": ["$a = sum(x * x for x in $ilist)", "$b = tuple(c for c in $str if c != ' ')",
                        "$c = any(x > 3 for x in $ilist)"],
+    "comp:generator-interleaved": ["$a = []", "for v in ($a.append(x) or x * $small for x in $ilist):\n    $a.append(-v)"],
+    "comp:generator-nested": ["$a = []", "$b = [($a.append(y) or y, len($a)) for y in ($a.append(x) or x for x in $ilist) if y % 2]"],
+    "comp:generator-break": ["$a = []", "for v in ($a.append(x) or x for x in $ilist + [0, 5]):\n    if v == 0:\n        break"],
+    "comp:generator-deciding": ["$a = any(y > 2 for y in (x // $pos for x in $ilist))",
+                                "$b = all(len(w) for w in (w.strip() for w in $wlist))"],
     "comp:matrix": ["$a = [[i * $pos + j for j in range(3)] for i in range(2)]", "$b = [r[1] for r in $a]"],
     "comp:scope": ["$x = $small", "$a = [$x for $x in range(3)]", "$b = $x"],
     # -- module-level control flow ---------------------------------------------------------------------------------------

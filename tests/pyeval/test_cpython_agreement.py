@@ -91,6 +91,13 @@ PROGRAMS = {
         "s0_b = [i * v for i, v in enumerate(s0_x)] + list(reversed(s0_x))",
         "s0_c = dict(zip('ab', s0_x)) | dict(enumerate(s0_x))", "s0_d = ','.join(str(v) for v in reversed(s0_x))",
         "s0_e = (any(1 // v > 0 for v in (1, 0)), all(1 // v > 5 for v in (1, 0)), any([0, 2]))"],
+    "a generator's items are made as its consumer asks for them": [
+        "s0_l = []", "for s0_v in (s0_l.append(i) or i for i in range(3)):\n    s0_l.append(-s0_v - 1)", "s0_a = s0_l",
+        "s0_m = []", "s0_b = [s0_m.append(-y) or (y, len(s0_m)) for y in (s0_m.append(x) or x for x in (1, 2))]",
+        "s0_c = any(x for x in (1 // y for y in (1, 0)))", "s0_n = []",
+        "s0_d = [(p, q) for p in (s0_n.append(i) or i for i in 'ab') for q in (s0_n.append(j) or j for j in (5, 6))] + s0_n",
+        "for s0_v in (1 // y for y in (1, 0)):\n    break", "s0_y = 10",
+        "s0_e = ([x for x in (x + 1 for x in range(3))], [s0_y for s0_y in (s0_y + 1 for _ in range(2))])"],
     "unbound methods": ["s0_x = [2]", "list.append(s0_x, 1)", "s0_a = s0_x", "s0_b = sorted(['b', 'A'], key=str.lower)",
                         "s0_c = dict.get({1: 2}, 1)", "class s0_K:\n    def f(self, k=2):\n        return k",
                         "s0_d = s0_K.f(s0_K(), 5)"],

@@ -9,8 +9,9 @@ from __future__ import annotations
 from transpiler import ir
 from transpiler.syntax import ast
 from transpiler.evaluator.core import NO_KEY, as_node, dict_key, index_node, items_of, kind_of, order_refused, pack, \
-    step, truth, used_up, kept_iterator_refused, any_all_of_generator
+    step, truth, used_up, kept_iterator_refused
 from transpiler.evaluator.box import python_key
+from transpiler.evaluator.comprehensions import any_all_of_generator
 from transpiler.evaluator import box as pyeval_box, dicts as pyeval_dicts, environ as pyeval_environ, \
     fstring as pyeval_fstring, lists as pyeval_lists, ops as pyeval_ops
 from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison, PyConst, PyDict, SliceVal

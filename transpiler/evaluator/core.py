@@ -1,7 +1,8 @@
 """The Python level of a `.tx` file, evaluated at compile time (never by exec/eval/import):
-`*` and `**` unpacking, comprehensions, compile-time sequences and dicts, tuple targets and the
-step budget every compile-time loop draws from. The builtins are in builtins.py; the file's
-helper functions are the checker's (sema/library/macros.py).
+`*` and `**` unpacking, compile-time sequences and dicts, what a `for` iterates, tuple targets and
+the step budget every compile-time loop draws from. The builtins are in builtins.py, the
+comprehensions in comprehensions.py; the file's helper functions are the checker's
+(sema/library/macros.py).
 
 Compile-time containers: a tuple or list whose items are all Python constants is a
 `PyConst(tuple)`; one holding other values (IR expressions, buffers, layouts ...) is a Python
@@ -16,7 +17,7 @@ from transpiler.evaluator import environ as pyeval_environ
 from transpiler.evaluator import budget
 from transpiler.evaluator.budget import ITEMS_SEEN, charge_items, step, weight
 from transpiler.evaluator.box import NO_KEY, ListConst, box_of, constant_display, dict_value, fresh, from_key, \
-    from_python, iterated_display, new_dict, new_list, new_set, python_item, python_key, random_order, view
+    from_python, iterated_display, new_list, python_item, python_key, random_order, view
 from transpiler.evaluator.values import Binding, Builtin, Helper, IdTuple, LoopRange, POISON, Poison, PyConst, PyDict, \
     SliceVal, describe
 
@@ -100,30 +101,50 @@ def order_refused(st, val, node, what: str, ordering: bool = False) -> bool:
     return True
 
 
-# A generator expression, and the iterators `zip`, `enumerate` and `reversed` make, are evaluated
-# at once into their items. That is what CPython computes only where the iterator is used up where it
-# is made, by one complete pass (`for`, a comprehension's `for`, `list(...)`, `sum(...)` ...): kept in
-# a name and iterated twice, its second pass is empty; a generator's items are made lazily, between
-# other work. So each is taken only as such an operand (the nodes in USED_UP_HERE while their
-# consumer evaluates them) and refused by name anywhere else.
+# A generator expression, and the iterators `zip`, `enumerate` and `reversed` make, are taken only
+# where one complete pass uses them up where they are made (`for`, a comprehension's `for`,
+# `list(...)`, `sum(...)` ...): kept in a name and iterated twice, CPython's second pass is empty.
+# So each is taken only as such an operand (the nodes in USED_UP_HERE while their consumer evaluates
+# them) and refused by name anywhere else; used up by a builtin, it is its items.
 USED_UP_HERE: set = set()
+# A generator expression that a `for` or a comprehension iterates is not evaluated at once: its items
+# are made as the consumer asks for them, between the consumer's own steps, as CPython makes them
+# (transpiler/evaluator/comprehensions.py). Its value there is a MadeLazily, which only `iterate` takes.
+ASKED_ITEM_BY_ITEM: set = set()
 
 
-def used_up(st, node):
-    """node's value, evaluated as the operand that one pass uses up (see USED_UP_HERE)."""
+class MadeLazily:
+    """A generator expression being used up by the `for` or comprehension that iterates it: `items`
+    makes each item when asked (GeneratorStopped after an error it reported)."""
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+
+class GeneratorStopped(Exception):
+    """A generator expression made lazily met an error (reported): its consumer stops there."""
+
+
+def used_up(st, node, item_by_item: bool = False):
+    """node's value, evaluated as the operand that one pass uses up (see USED_UP_HERE); a generator
+    expression's items made as they are asked for when item_by_item (see ASKED_ITEM_BY_ITEM)."""
     USED_UP_HERE.add(id(node))
+    if item_by_item:
+        ASKED_ITEM_BY_ITEM.add(id(node))
     try:
         return st.host.elab(st, node)
     finally:
         USED_UP_HERE.discard(id(node))
+        ASKED_ITEM_BY_ITEM.discard(id(node))
 
 
 def kept_iterator_refused(st, node, what: str) -> bool:
     """True (reported) when the iterator `what` makes at node is not used up where it is made."""
     if id(node) in USED_UP_HERE:
         return False
-    st.diags.error("E0109", f"{what} kept as a value is not supported yet: tirxc evaluates it at once, so it "
-                            "takes it only where one pass uses it up", node.span,
+    st.diags.error("E0109", f"{what} kept as a value is not supported yet: tirxc takes it only where one pass "
+                            "uses it up where it is made", node.span,
                    help="iterate it where it is made (`for ... in ...`, a comprehension, `list(...)`, "
                         "`tuple(...)`, `sum(...)`, `any(...)` ...), or make a list of it first")
     return True
@@ -133,13 +154,16 @@ def iterable(st, node):
     """The value a `for` or a comprehension iterates: node's, but for a set display of constants,
     which CPython iterates as the frozenset constant its optimiser folds it to (box.iterated_display)."""
     if not constant_display(node):
-        return used_up(st, node)
+        return used_up(st, node, item_by_item=True)
     items = [st.host.elab(st, e) for e in node.elts]
     return POISON if any(isinstance(i, Poison) for i in items) else iterated_display(st, items, node.elts)
 
 
 def iterate(st, val, node, what: str):
-    """items_of, with an error naming `what` when val is not a compile-time sequence."""
+    """items_of, with an error naming `what` when val is not a compile-time sequence (a generator
+    expression made lazily: an iterator over its items, see MadeLazily)."""
+    if val.__class__ is MadeLazily:
+        return val.items
     if isinstance(val, Poison) or order_refused(st, val, node, what):
         return None
     if val is pyeval_environ.ENVIRON:
@@ -377,98 +401,6 @@ def ct_subscript(st, base, node: ast.Subscript):
         st.diags.error("E0507", f"{'string' if text else 'list' if box is not None else 'tuple'} index {index} out of range", index_node.span)
         return POISON
     return items[index]
-
-
-# -- comprehensions ------------------------------------------------------------------------------------
-def _elab_ListComp(st, node: ast.ListComp):
-    """A comprehension, evaluated now: each `for` runs over a compile-time sequence, each `if` is a
-    compile-time condition, and the items are elaborated with the targets bound to compile-time
-    values (as TVMScript evaluates a comprehension with Python, `range` being Python's)."""
-    if node.kind == "generator" and kept_iterator_refused(st, node, "a generator expression"):
-        return POISON
-    out: list = []
-    scope: dict = {}
-    st.scopes.append(scope)  # the comprehension's own scope: its targets may shadow outer names
-    try:
-        ok = _generate(st, node, 0, scope, out)
-    finally:
-        st.scopes.pop()
-    if not ok:
-        return POISON
-    if node.kind == "dict":
-        return new_dict(dict(out))
-    if node.kind == "list":
-        return new_list(out)
-    if node.kind == "set":
-        return new_set(st, out, [node.elt] * len(out))
-    return pack(out)  # a generator, used up where it is made: its items
-
-
-class Decided(Exception):
-    """any/all over a generator expression met the item that decides it (CPython stops there)."""
-
-
-class _Deciding(list):
-    """The items of a generator expression that any/all reads: each tested as it is made."""
-
-    def __init__(self, st, node, name: str):
-        super().__init__()
-        self.st, self.node, self.name = st, node, name
-
-    def append(self, value):
-        found = truth(self.st, value, self.node, f"`{self.name}`")
-        if found is None:
-            raise Decided(POISON)
-        if found == (self.name == "any"):
-            raise Decided(PyConst(found))
-
-
-def any_all_of_generator(st, name: str, node: ast.ListComp):
-    """`any(... for ...)` / `all(... for ...)`: the items made one at a time up to the one that
-    decides, as CPython makes them (the items after it are never evaluated)."""
-    scope: dict = {}
-    st.scopes.append(scope)
-    try:
-        ok = _generate(st, node, 0, scope, _Deciding(st, node, name))
-    except Decided as decided:
-        return decided.args[0]
-    finally:
-        st.scopes.pop()
-    return PyConst(name == "all") if ok else POISON
-
-
-def _generate(st, node: ast.ListComp, k: int, scope: dict, out: list) -> bool:
-    if k == len(node.generators):
-        if node.kind == "dict":
-            key = dict_key(st, st.host.elab(st, node.key), node.key)
-            value = st.host.elab(st, node.elt)
-            if key is NO_KEY or isinstance(value, Poison):
-                return False
-            out.append((key, value))
-            return True
-        value = st.host.elab(st, node.elt)
-        if isinstance(value, Poison):
-            return False
-        out.append(value)
-        return True
-    gen = node.generators[k]
-    items = iterate(st, iterable(st, gen.iter), gen.iter, "a comprehension")
-    if items is None:
-        return False
-    for item in items:
-        if not step(st, gen.span) or not bind_target(st, gen.target, item, scope):
-            return False
-        keep = True
-        for test in gen.ifs:
-            cond = truth(st, st.host.elab(st, test), test, "a comprehension's `if`")
-            if cond is None:
-                return False
-            if not cond:
-                keep = False
-                break
-        if keep and not _generate(st, node, k + 1, scope, out):
-            return False
-    return True
 
 
 def known_truth(val):

@@ -10,7 +10,7 @@ from transpiler.evaluator.box import NO_KEY, Box, ListConst, ListTuple, box_of, 
     new_list_of, new_set, new_set_of, python_item, python_key, set_key, view
 from transpiler.evaluator import environ as pyeval_environ, ops as pyeval_ops
 from transpiler.evaluator.ops import TEXT_CHARS
-from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict, Void
+from transpiler.evaluator.values import POISON, Poison, PyConst, PyDict
 
 
 def reread(st, val, node: ast.Name):
@@ -54,7 +54,7 @@ def _elab_Set(st, node: ast.Set):
 
 
 # -- methods ---------------------------------------------------------------------------------------
-# name -> (fewest, most arguments); mutating methods return None (a statement with no code)
+# name -> (fewest, most arguments); mutating methods return None
 LIST_METHODS = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2), "pop": (0, 1), "remove": (1, 1),
                 "clear": (0, 0), "reverse": (0, 0), "copy": (0, 0), "index": (1, 3), "count": (1, 1),
                 "sort": (0, 0)}
@@ -63,7 +63,7 @@ SET_METHODS = {"add": (1, 1), "discard": (1, 1), "remove": (1, 1), "update": (1,
                "symmetric_difference": (1, 1), "intersection_update": (1, 1), "difference_update": (1, 1),
                "symmetric_difference_update": (1, 1), "issubset": (1, 1), "issuperset": (1, 1),
                "isdisjoint": (1, 1)}
-NONE = Void(ir.Seq(()))  # what `xs.append(v)` gives: nothing to run (a kernel statement emits nothing)
+NONE = PyConst(None)  # what `xs.append(v)` gives, as in CPython (`xs.append(v) or v` is v); as a statement, nothing to run
 
 
 def matches(items: list, needle, window: range) -> list:

@@ -289,6 +289,8 @@ def host_stmt(st, stmt) -> None:
         val = expr.elab(st, stmt.value)
         if isinstance(val, Void) and isinstance(val.stmt, ir.Seq) and not val.stmt.body:
             return  # T.func_attr and hints
+        if isinstance(val, PyConst) and val.value is None:
+            return  # a call made for its effect on compile-time values (`xs.append(v)`)
         if isinstance(val, ir.Buffer) and val.storage is None and handle_of(st, stmt.value) is not None:
             handle = handle_of(st, stmt.value)  # an unnamed `T.match_buffer(B_ptr, ...)` binds the handle
             name = handle[:-4] if handle.endswith("_ptr") and len(handle) > 4 else handle

@@ -107,8 +107,8 @@ def _stmt_ExprStmt(st, stmt):
         return val.stmt
     if isinstance(val, ir.Call) and not val.func.startswith("math:"):
         return ir.Evaluate(val, stmt.span)  # calls with effects: atomics, inline CUDA, votes ...
-    if isinstance(val, Poison):
-        return None
+    if isinstance(val, Poison) or isinstance(val, PyConst) and val.value is None and isinstance(stmt.value, ast.Call):
+        return None  # (or a call made for its effect on compile-time values, `xs.append(v)`: no code)
     if isinstance(val, ir.Expr) or isinstance(val, PyConst):
         st.diags.warning("W0002", "this expression's value is not used", stmt.span)
         return None

@@ -492,7 +492,7 @@ def _run_ExprStmt(st, stmt: ast.ExprStmt) -> None:
     val = expr.elab(st, stmt.value)
     if isinstance(val, Poison):
         raise _Stop
-    emitted = val.stmt if isinstance(val, Void) and val is not pyeval_lists.NONE else ir.Evaluate(val, stmt.span) \
+    emitted = val.stmt if isinstance(val, Void) else ir.Evaluate(val, stmt.span) \
         if isinstance(val, ir.Call) and not val.func.startswith("math:") else None
     if emitted is not None:
         if st.at_module_level:
@@ -523,10 +523,13 @@ def _run_For(st, stmt: ast.For) -> None:
     items = pyeval.iterate(st, pyeval.iterable(st, stmt.iter), stmt.iter, f"a `for` {_where(st)}")
     if items is None:
         raise _Stop
-    for item in items:
-        _assign_to(st, stmt.target, item)
-        if not _loop_body(st, stmt.body):
-            return  # (`break` skips the `else` block)
+    try:
+        for item in items:  # (a generator expression's items are made here, one before each pass)
+            _assign_to(st, stmt.target, item)
+            if not _loop_body(st, stmt.body):
+                return  # (`break` skips the `else` block)
+    except pyeval.GeneratorStopped:
+        raise _Stop
     _run(st, stmt.orelse)
 
 
