@@ -195,6 +195,11 @@ TEMPLATES.update({
     "control:for-else": ["$a = 0", "for i in $ilist:\n    if i > 5:\n        break\nelse:\n    $a = 1"],
     "control:for-else-continue": ["$a = []", "for i in $ilist:\n    if i % 2:\n        continue\n    $a.append(i)\n"
                                   "else:\n    $a.append('done')"],
+    "control:for-appending": ["$a = $ilist + [1]", "for v in $a:\n    if len($a) < 9:\n        $a.append(v * 2)"],
+    "control:for-removing": ["$a = $list + [0]", "for v in $a:\n    $a.remove(v)"],
+    "control:for-enumerate-growing": ["$a = $wlist + ['x']", "for i, w in enumerate($a):\n    if i < 3:\n        $a.append(w + str(i))"],
+    "control:for-dict-items": ["$a = {w: len(w) for w in $wlist}", "for k, v in $a.items():\n    $a[k] = v * $small",
+                               "$b = sorted($a.items())", "$c = len($a.keys())"],
     "control:while-else": ["$a = $pos", "$b = 0", "while $a > 0:\n    $a -= 2\n    if $a == 3:\n        break\nelse:\n    $b = 1"],
     "control:while": ["$a = $pos", "$b = 0", "while $a > 0:\n    $a -= 1\n    $b += $a"],
     "control:if": ["if $any:\n    $a = $scalar\nelse:\n    $a = $list"],

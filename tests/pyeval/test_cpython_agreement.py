@@ -98,6 +98,15 @@ PROGRAMS = {
         "s0_d = [(p, q) for p in (s0_n.append(i) or i for i in 'ab') for q in (s0_n.append(j) or j for j in (5, 6))] + s0_n",
         "for s0_v in (1 // y for y in (1, 0)):\n    break", "s0_y = 10",
         "s0_e = ([x for x in (x + 1 for x in range(3))], [s0_y for s0_y in (s0_y + 1 for _ in range(2))])"],
+    "a for reaches the items its body adds": [
+        "s0_x = [1]", "for s0_v in s0_x:\n    if len(s0_x) < 6:\n        s0_x.append(s0_v + 1)", "s0_a = s0_x",
+        "s0_y = [1]", "for s0_i, s0_w in enumerate(s0_y):\n    if s0_i < 4:\n        s0_y.append(s0_w * 2)", "s0_b = s0_y",
+        "s0_z = [3, 1]", "s0_c = [s0_z.append(v) or v for v in s0_z if len(s0_z) < 5]",
+        "s0_r = [1, 2, 3]", "for s0_u in s0_r:\n    s0_r.remove(s0_u)", "s0_d = s0_r",
+        "s0_q = [1, 2]", "s0_e = [(a, b) for a, b in zip(s0_q, (s0_q.append(j) or j for j in range(3)))] + s0_q"],
+    "dict views": ["s0_m = {1: 2, 3: 4}", "for s0_k, s0_v in s0_m.items():\n    s0_m[s0_k] = s0_v * 10",
+                   "s0_a = (sorted(s0_m.items()), sum(s0_m.values()), list(s0_m.keys()), len(s0_m.keys()))",
+                   "s0_b = [k for k in reversed(s0_m)]"],
     "unbound methods": ["s0_x = [2]", "list.append(s0_x, 1)", "s0_a = s0_x", "s0_b = sorted(['b', 'A'], key=str.lower)",
                         "s0_c = dict.get({1: 2}, 1)", "class s0_K:\n    def f(self, k=2):\n        return k",
                         "s0_d = s0_K.f(s0_K(), 5)"],
@@ -185,12 +194,23 @@ def test_a_name_a_function_assigns_is_local_to_all_of_it_as_cpython_compiles_it(
 
 @pytest.mark.parametrize("kept", ["g = (i for i in range(3))", "g = zip((1, 2), (3, 4))", "g = enumerate((1, 2))",
                                   "g = reversed((1, 2))", "g = [(i for i in range(3))]",
-                                  "def f(xs):\n    return list(xs) + list(xs)\ng = f(i for i in range(3))"])
+                                  "def f(xs):\n    return list(xs) + list(xs)\ng = f(i for i in range(3))",
+                                  "g = {1: 2}.keys()", "g = 1 in {1: 2}.values()"])
 def test_an_iterator_kept_as_a_value_is_refused_by_name(kept):
-    """tirxc evaluates a generator expression, `zip`, `enumerate` and `reversed` at once into their
-    items: CPython's value only where one pass uses the iterator up where it is made. Kept in a name,
-    a list or a helper's parameter, its second pass would be CPython's empty one: refused by name."""
+    """A generator expression, `zip`, `enumerate`, `reversed` and a dict's views are taken only where
+    one pass uses them up where they are made. Kept in a name, a list or a helper's parameter, a
+    second pass would be CPython's empty one (a view would follow the dict's later changes): refused
+    by name."""
     assert _errors_of((kept,)) == ["E0109"]
+
+
+@pytest.mark.parametrize("loop", ["d = {1: 2}\nfor k in d:\n    d[k + 1] = 0",
+                                  "d = {1: 2}\nfor k, v in d.items():\n    del d[k]",
+                                  "s = {1, 2}\nys = [s.discard(v) for v in s]"])
+def test_a_dict_or_set_that_changes_size_while_iterated_fails_as_in_cpython(loop):
+    """CPython's iterator over a dict, its view or a set raises RuntimeError when the loop changes
+    its size: tirxc iterates with CPython's own iterator and reports it (E0137), never a value."""
+    assert _errors_of((loop,)) == ["E0137"]
 
 
 @pytest.mark.parametrize("name, withheld", [("pow", False), ("divmod", False), ("format", False), ("open", True),

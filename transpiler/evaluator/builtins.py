@@ -12,6 +12,7 @@ from transpiler.evaluator.core import NO_KEY, as_node, dict_key, index_node, ite
     step, truth, used_up, kept_iterator_refused
 from transpiler.evaluator.box import python_key
 from transpiler.evaluator.comprehensions import any_all_of_generator
+from transpiler.evaluator import iterators
 from transpiler.evaluator import box as pyeval_box, dicts as pyeval_dicts, environ as pyeval_environ, \
     fstring as pyeval_fstring, lists as pyeval_lists, ops as pyeval_ops
 from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison, PyConst, PyDict, SliceVal
@@ -34,7 +35,9 @@ def call_builtin(st, name: str, node: ast.Call):
     if name in ("any", "all") and len(node.args) == 1 and not node.keywords \
             and isinstance(node.args[0], ast.ListComp) and node.args[0].kind == "generator":
         return any_all_of_generator(st, name, node.args[0])
-    args = [used_up(st, a) if name in USE_UP else st.host.elab(st, a) for a in node.args]
+    item_by_item = name in iterators.LAZY and iterators.asked_item_by_item(node)
+    args = [used_up(st, a, item_by_item) if name in USE_UP or item_by_item or name == "len" and _dict_view(a)
+            else st.host.elab(st, a) for a in node.args]
     kwargs = {k.name: st.host.elab(st, k.value) for k in node.keywords}
     if any(isinstance(v, Poison) for v in args + list(kwargs.values())):
         return POISON
@@ -54,6 +57,13 @@ def call_builtin(st, name: str, node: ast.Call):
                                 f"got {len(args)}", node.span)
         return POISON
     return fn(st, node, args, kwargs)
+
+
+def _dict_view(node) -> bool:
+    """Whether node is `d.keys()`, `d.values()` or `d.items()`, whose `len` is the dict's (a view,
+    which `len` takes as it is made, dicts.py)."""
+    return node.__class__ is ast.Call and node.func.__class__ is ast.Attribute and not node.args \
+        and node.func.attr in ("keys", "values", "items")
 
 
 def _fail(st, node, message: str, help: str | None = None):
@@ -280,6 +290,8 @@ def _dict(st, node, args, kwargs):
 def _zip(st, node, args, kwargs):
     if kept_iterator_refused(st, node, "`zip(...)`"):
         return POISON
+    if iterators.asked_item_by_item(node):
+        return iterators.zipped(st, node, args)
     seqs = [_seq(st, node, a, "zip") for a in args]
     if any(s is None for s in seqs):
         return POISON
@@ -289,12 +301,14 @@ def _zip(st, node, args, kwargs):
 def _enumerate(st, node, args, kwargs):
     if kept_iterator_refused(st, node, "`enumerate(...)`"):
         return POISON
-    items = _seq(st, node, args[0], "enumerate")
     start = args[1] if len(args) > 1 else kwargs.get("start", PyConst(0))
-    if items is None:
-        return POISON
     if not (isinstance(start, PyConst) and isinstance(start.value, int)):
         return _fail(st, node, "`enumerate` starts at a compile-time integer")
+    if iterators.asked_item_by_item(node):
+        return iterators.enumerated(st, node, args[0], start.value)
+    items = _seq(st, node, args[0], "enumerate")
+    if items is None:
+        return POISON
     return pack(pack((PyConst(start.value + i), item)) for i, item in enumerate(items))
 
 
@@ -361,6 +375,9 @@ def call_value(st, fn, args: list, node):
 def _reversed(st, node, args, kwargs):
     if kept_iterator_refused(st, node, "`reversed(...)`"):
         return POISON
+    live = iterators.reversed_live(st, node, args[0]) if iterators.asked_item_by_item(node) else None
+    if live is not None:
+        return live
     items = _seq(st, node, args[0], "reversed")
     return POISON if items is None else pack(reversed(items))
 

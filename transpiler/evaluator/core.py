@@ -160,8 +160,9 @@ def iterable(st, node):
 
 
 def iterate(st, val, node, what: str):
-    """items_of, with an error naming `what` when val is not a compile-time sequence (a generator
-    expression made lazily: an iterator over its items, see MadeLazily)."""
+    """The items a `for` or a comprehension goes through, with an error naming `what` when val is
+    not a compile-time sequence: a list, set or dict's live (`live`), a generator expression's made
+    when asked (MadeLazily), a tuple's, string's or range's at once."""
     if val.__class__ is MadeLazily:
         return val.items
     if isinstance(val, Poison) or order_refused(st, val, node, what):
@@ -169,6 +170,11 @@ def iterate(st, val, node, what: str):
     if val is pyeval_environ.ENVIRON:
         pyeval_environ.refuse(st, node.span, f"iterating over `os.environ` in {what}")
         return None
+    box = box_of(val)
+    if box is not None:
+        return live(st, box.items, from_python if box.kind == "list" else from_key, node)
+    if isinstance(val, PyDict):
+        return live(st, val.items, from_key, node)
     items = items_of(val)
     if items is not None:
         return items if step(st, node.span, len(items)) else None
@@ -179,6 +185,25 @@ def iterate(st, val, node, what: str):
         st.diags.error("E0132", f"{what} iterates over a compile-time tuple, list, string, dict or `range`, "
                                 f"not {kind_of(val)}", node.span)
     return None
+
+
+def live(st, items, made, node):
+    """CPython's own iterator over a list, set or dict (items), each item made into a value as it is
+    reached: a `for` whose body appends to the list it iterates reaches the new items, and one that
+    changes the size of a dict or set it iterates fails, as in CPython (GeneratorStopped after an
+    error, reported)."""
+    iterator = iter(items)
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        except RuntimeError as err:  # (a dict or set changed size during iteration)
+            st.diags.error("E0137", f"compile-time evaluation failed: {err}", node.span)
+            raise GeneratorStopped from None
+        if not step(st, node.span):
+            raise GeneratorStopped
+        yield made(item)
 
 
 def as_node(value, span) -> ast.Expr:

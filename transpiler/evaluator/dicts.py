@@ -9,7 +9,8 @@ from __future__ import annotations
 from transpiler.syntax import ast
 from transpiler.evaluator.budget import step
 from transpiler.evaluator.box import NO_KEY, dict_value, from_key, from_python, python_item
-from transpiler.evaluator.core import dict_key, items_of, kind_of, pack
+from transpiler.evaluator.core import ASKED_ITEM_BY_ITEM, MadeLazily, dict_key, items_of, kind_of, \
+    kept_iterator_refused, live, pack
 from transpiler.evaluator import environ as pyeval_environ
 from transpiler.evaluator.lists import NONE
 from transpiler.evaluator.values import POISON, PyConst, PyDict
@@ -32,8 +33,7 @@ def call_method(st, obj: PyDict, name: str, node: ast.Call, args: list, keywords
     error (reported)."""
     items = obj.items
     if name in ("items", "keys", "values"):
-        return pack(pack((from_key(k), from_python(v))) if name == "items" else from_key(k) if name == "keys"
-                    else from_python(v) for k, v in items.items())
+        return _view(st, items, name, node)
     if name == "copy":
         return dict_value(items.copy()) if step(st, node.span, 1 + len(items) // 64) else POISON
     if name == "clear":
@@ -62,6 +62,25 @@ def call_method(st, obj: PyDict, name: str, node: ast.Call, args: list, keywords
     if len(args) > 1:
         return default
     return _fail(st, node, "`dict.pop`: the key is not in the dict")  # (CPython's KeyError; the key is not shown)
+
+
+def _view(st, items: dict, name: str, node):
+    """`d.keys()` / `d.values()` / `d.items()`. CPython's view follows the dict as it changes, which
+    a tuple of its items cannot: iterated by a `for` or a comprehension, it is CPython's own
+    iterator over the view, item by item (a change of the dict's size fails, as in CPython); used
+    up where it is made by a builtin (`list(d.items())`, `sum(d.values())`), its items as they are;
+    anywhere else (kept in a name, `len`, `in`, compared) refused by name."""
+    made = _VIEW_ITEMS[name]
+    view = getattr(items, name)()
+    if id(node) in ASKED_ITEM_BY_ITEM:
+        return MadeLazily(live(st, view, made, node))
+    if kept_iterator_refused(st, node, f"a dict view (`.{name}()`)"):
+        return POISON
+    return pack(made(item) for item in view)
+
+
+_VIEW_ITEMS = {"keys": from_key, "values": from_python,
+               "items": lambda pair: pack((from_key(pair[0]), from_python(pair[1])))}
 
 
 def _pairs(st, node, arg, arg_node):
