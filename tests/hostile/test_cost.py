@@ -63,7 +63,8 @@ def _errors_in_time(text: str):
 def test_integer_builtins_honour_the_bit_limit(name):
     found = _errors_in_time(HEAD + f"B = {_BIG_INTS[name]}\n")
     assert [(line, code) for line, code, _ in found] == [(5, "E0318")]
-    assert f"`{name}`" in found[0][2] and f"{INT_BITS} bits" in found[0][2]
+    named = {"operator.pow": "**", "operator.lshift": "<<"}.get(name, name)  # (`operator.pow(a, b)` is `a ** b`)
+    assert f"`{named}`" in found[0][2] and f"{INT_BITS} bits" in found[0][2]
 
 
 @pytest.mark.parametrize("name", sorted(_BIG_TEXTS))

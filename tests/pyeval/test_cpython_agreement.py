@@ -107,6 +107,15 @@ PROGRAMS = {
     "dict views": ["s0_m = {1: 2, 3: 4}", "for s0_k, s0_v in s0_m.items():\n    s0_m[s0_k] = s0_v * 10",
                    "s0_a = (sorted(s0_m.items()), sum(s0_m.values()), list(s0_m.keys()), len(s0_m.keys()))",
                    "s0_b = [k for k in reversed(s0_m)]"],
+    "operator functions are the operators": ["s0_a = functools.reduce(operator.add, [[1], [2]], [])",
+                                             "s0_b = (operator.mul('ab', 2), operator.lt((1,), (1, 0)))"],
+    "round, divmod, pow and int with a base": [
+        "s0_a = (round(2.5), round(-0.5), round(0.125, 2), round(1234.5, -2), round(7, ndigits=-1))",
+        "s0_b = (divmod(-7, 2), divmod(7.5, -2))", "s0_c = (pow(2, 100), pow(2, -1), pow(-8.0, 1 / 3) if False else 0)",
+        "s0_d = (int('ff', 16), int('0x1F', 0), int('-0b101', base=0), int(' 12 '), int('1_000'))",
+        "s0_e = ((1,) * True, 'ab' * False)"],
+    "enum members by name": ["class s0_E(Enum):\n    A = 1\n    B = 2\n    C = 1", "s0_a = s0_E['B'].value",
+                             "s0_b = s0_E['C'] is s0_E.A", "s0_c = [s0_E[n].name for n in ('A', 'B')]"],
     "unbound methods": ["s0_x = [2]", "list.append(s0_x, 1)", "s0_a = s0_x", "s0_b = sorted(['b', 'A'], key=str.lower)",
                         "s0_c = dict.get({1: 2}, 1)", "class s0_K:\n    def f(self, k=2):\n        return k",
                         "s0_d = s0_K.f(s0_K(), 5)"],
@@ -213,7 +222,17 @@ def test_a_dict_or_set_that_changes_size_while_iterated_fails_as_in_cpython(loop
     assert _errors_of((loop,)) == ["E0137"]
 
 
-@pytest.mark.parametrize("name, withheld", [("pow", False), ("divmod", False), ("format", False), ("open", True),
+@pytest.mark.parametrize("text", ["x = int('1000') is int('1000')", "x = 2.5 is 2.5", "x = 'a' * 3 is 'aaa'",
+                                  "x = (1, 2) is not (1, 2)", "x = 10 ** 3\ny = x is x"])
+def test_identity_of_numbers_strings_and_tuples_is_refused_by_name(text):
+    """CPython's `is` between two ints outside -5..256, floats, strings or non-empty tuples depends
+    on how each object was made (constants of one code object are shared, computed ones are not):
+    refused by name (E0339), not guessed; None, the bools, `()` and small ints are one object each."""
+    assert _errors_of((text,)) == ["E0339"]
+    assert _errors_of(("x = (None is None, 5 is 5, () is (), True is not 1, 300 is None)",)) == []
+
+
+@pytest.mark.parametrize("name, withheld", [("hash", False), ("iter", False), ("format", False), ("open", True),
                                             ("eval", True), ("vars", True), ("__import__", True)])
 def test_a_python_builtin_tirxc_lacks_is_named_as_such_not_as_an_unknown_name(name, withheld):
     text = "from tvm.script import tirx as T\n" + f"B = {name}\n"

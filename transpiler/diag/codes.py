@@ -229,8 +229,9 @@ CODES: dict[str, tuple[str, str]] = {
               "becomes constant in a copy of `T.unroll`). Convert the "
               "other side to a wider or signed type first, e.g. `T.int64(x) + 3000000000`. Compile-time "
               "constants themselves are bounded, however they are computed (an operator, `operator.pow`, "
-              "`math.prod`, `math.factorial`, `math.comb`, `str.join`, `str.replace` ...: the bound is "
-              "checked before the value is made): integers have at most 4096 bits, strings at most "
+              "`math.prod`, `math.factorial`, `math.comb`, `str.join`, `str.replace` ...: a bound is "
+              "checked before the value is made, and the value's own size after): integers have at most "
+              "4096 bits, strings at most "
               "1,048,576 characters, a container made by one operation at most 1,048,576 items, and "
               "strings and tuples built with `+` at most 64 MiB per file."),
     "E0319": ("name not visible here",

@@ -19,7 +19,8 @@ from transpiler.evaluator.values import Builtin, Helper, Method, POISON, Poison,
 
 # The Python builtins a `.tx` file may call at compile time (this module); `range` is the
 # checker's loop range. A name the file binds hides the builtin.
-PY_BUILTINS = frozenset(("len", "zip", "enumerate", "min", "max", "sum", "abs", "int", "float", "bool", "str",
+PY_BUILTINS = frozenset(("len", "zip", "enumerate", "min", "max", "sum", "abs", "round", "divmod", "pow", "int",
+                         "float", "bool", "str",
                          "tuple", "list", "dict", "set", "sorted", "reversed", "any", "all", "isinstance", "slice", "repr",
                          "callable", "getattr", "hasattr", "type"))
 
@@ -188,6 +189,8 @@ def _convert(name):
         if name == "bool":
             cond = truth(st, args[0], node, "`bool`")
             return POISON if cond is None else PyConst(cond)
+        if name == "int" and "base" in kwargs:  # `int("ff", base=16)` (CPython's own parse)
+            args = [*args, kwargs["base"]]
         values = _consts(st, node, args, name, f"use `T.{'int32' if name == 'int' else 'float32'}(x)` to "
                                                f"convert a value known at run time"
                          if name in ("int", "float") else None)
@@ -195,6 +198,21 @@ def _convert(name):
             return POISON
         return _py(st, node, _TYPES[name], *values)
     return run
+
+
+def _number_builtin(name: str, fn):
+    """`round(x[, ndigits])` and `divmod(a, b)` of compile-time numbers: CPython's own."""
+    def run(st, node, args, kwargs):
+        values = _consts(st, node, args + [kwargs["ndigits"]] if "ndigits" in kwargs else args, name)
+        return POISON if values is None else _py(st, node, fn, *values)
+    return run
+
+
+def _pow(st, node, args, kwargs):
+    """`pow(a, b)`: Python's `a ** b`, evaluated as the file's own `**` is (bounded, charged)."""
+    if len(args) == 3:
+        return _fail(st, node, "`pow` with a modulus is not supported yet")
+    return st.host.elab(st, ast.BinOp(node.span, "**", *(ast.Value(node.span, a) for a in args)))
 
 
 def _repr(st, node, args, kwargs):
@@ -448,7 +466,9 @@ def _slice(st, node, args, kwargs):
 _TABLE = {
     "len": (_len, 1, 1, ()), "min": (_minmax("min"), 1, 1 << 16, ("default",)),
     "max": (_minmax("max"), 1, 1 << 16, ("default",)), "sum": (_sum, 1, 2, ("start",)),
-    "abs": (_abs, 1, 1, ()), "int": (_convert("int"), 0, 1, ()), "float": (_convert("float"), 0, 1, ()),
+    "abs": (_abs, 1, 1, ()), "round": (_number_builtin("round", round), 1, 2, ("ndigits",)),
+    "divmod": (_number_builtin("divmod", divmod), 2, 2, ()), "pow": (_pow, 2, 3, ()),
+    "int": (_convert("int"), 0, 2, ("base",)), "float": (_convert("float"), 0, 1, ()),
     "bool": (_convert("bool"), 0, 1, ()), "str": (_convert("str"), 0, 1, ()), "tuple": (_tuple, 0, 1, ()),
     "list": (_list, 0, 1, ()), "set": (_set, 0, 1, ()), "callable": (_callable, 1, 1, ()),
     "dict": (_dict, 0, 1, None), "zip": (_zip, 0, 1 << 16, ()),

@@ -346,7 +346,7 @@ def seq_arith(st, op: str, left, right, node):
         return new_list(items) if box_of(left) is not None else pack(items)
     seq, count = (left, right) if is_sequence(left) else (right, left)
     if op == "*" and isinstance(seq, PyConst) and isinstance(seq.value, str) and isinstance(count, PyConst) \
-            and isinstance(count.value, int) and not isinstance(count.value, bool):  # `"-" * 40`
+            and isinstance(count.value, int):  # `"-" * 40` (or `* True`, an int in CPython)
         size = len(seq.value) * max(0, count.value)
         if size > _MAX_TEXT:
             st.diags.error("E0318", f"a string of {size} characters; compile-time strings have at most "
@@ -354,8 +354,8 @@ def seq_arith(st, op: str, left, right, node):
             return POISON
         return PyConst(seq.value * count.value)
     if op == "*" and is_sequence(seq):
-        n = count.value if isinstance(count, (PyConst, ir.IntImm)) and isinstance(count.value, int) \
-            and not isinstance(count.value, bool) else None
+        n = count.value if isinstance(count, PyConst) and isinstance(count.value, int) or isinstance(count, ir.IntImm) \
+            and isinstance(count.value, int) and not isinstance(count.value, bool) else None
         if n is None:
             st.diags.error("E0306", f"`*` repeats {kind_of(seq)} a compile-time number of times, not "
                                     f"{kind_of(count)}", node.span)

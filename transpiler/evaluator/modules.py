@@ -9,6 +9,7 @@ import math
 import operator
 
 from transpiler.diag.diagnostics import did_you_mean
+from transpiler.syntax import ast
 from transpiler.evaluator import box as pyeval_box, environ as pyeval_environ, ops as pyeval_ops
 from transpiler.evaluator import builtins as pyeval_builtins, stdlib as pyeval_stdlib, typing_names as pyeval_typing
 from transpiler.evaluator.builtins import _consts, _fail, _py, _seq
@@ -56,10 +57,21 @@ def _math(name: str):
     return run
 
 
+# operator's functions are Python's operators: `operator.add(a, b)` is `a + b`, evaluated as the
+# file's own `+` is (a list's sum is a list, a kernel value's an expression)
+_OPERATOR_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
+                     "and_": "&", "or_": "|", "xor": "^", "lshift": "<<", "rshift": ">>", "eq": "==", "ne": "!=",
+                     "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
 def _operator(name: str):
+    symbol = _OPERATOR_SYMBOLS[name]
+
     def run(st, node, args, kwargs):
-        values = _consts(st, node, args, f"operator.{name}")
-        return POISON if values is None else _called(st, node, f"operator.{name}", values)
+        left, right = (ast.Value(node.span, a) for a in args)
+        if symbol in ("==", "!=", "<", "<=", ">", ">="):
+            return st.host.elab(st, ast.Compare(node.span, left, (symbol,), (right,)))
+        return st.host.elab(st, ast.BinOp(node.span, symbol, left, right))
     return run
 
 

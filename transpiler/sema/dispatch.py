@@ -26,8 +26,8 @@ from transpiler.sema.expressions import directives, expr, scalars
 from transpiler.sema.expressions.expr import _BINOPS, const_int, const_str, dtype_arg, elab, library_name
 from transpiler.sema.expressions.indexing import index_nodes, is_sequence_call, subscript_buffer
 from transpiler.sema.kernel import device_functions, loops, statements
-from transpiler.sema.library import classes, imports, instance_attrs, macros
-from transpiler.sema.library.class_values import CALLABLE, WITH_ATTRS
+from transpiler.sema.library import class_enum, classes, imports, instance_attrs, macros
+from transpiler.sema.library.class_values import CALLABLE, WITH_ATTRS, ClassVal
 from transpiler.sema.memory import (access, buffer_views, layout_attrs, layout_methods, pools, tmem_packing,
                                     typed_pointers, views)
 from transpiler.sema.registry import HANDLERS, LAYOUT_CTORS, _dtype_value, _known_dotted_names, _suggest, bind_args
@@ -195,6 +195,8 @@ def _elab_Subscript(st, node: ast.Subscript):
         return pyeval.ct_subscript(st, base, node)
     if isinstance(base, BufferIndexer):  # `B.sub[...]`, `B.tile(...)[...]` (buffer_views.py)
         return buffer_views.buffer_indexer(st, base, node)
+    if isinstance(base, ClassVal) and base.enum is not None and len(node.indices) == 1:  # `Mode["FAST"]`
+        return class_enum.by_name(st, base, node, expr.elab(st, node.indices[0]))
     st.diags.error("E0306", f"{describe(base)} cannot be indexed", node.value.span)
     return POISON
 

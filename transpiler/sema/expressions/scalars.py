@@ -47,17 +47,11 @@ def to_float(value) -> float:
 
 
 def fold_size(op: str, a, b) -> int:
-    """An upper bound of the bits of py_binop(op, a, b) over two numbers; 0 when it is a float."""
+    """An upper bound of the bits of py_binop(op, a, b) over two numbers for the operators that do
+    not grow (`+`, `-`, `//`, `&` ...; `*`, `<<` and `**` are ops.py's); 0 when it is a float."""
     if isinstance(a, float) or isinstance(b, float):
         return 0
-    bits_a, bits_b = abs(a).bit_length(), abs(b).bit_length()
-    if op == "*":
-        return bits_a + bits_b
-    if op == "<<":
-        return bits_a + max(0, b)
-    if op == "**":  # (a negative power is a float)
-        return bits_a if bits_a <= 1 or b < 0 else (bits_a * b if b < INT_BITS else INT_BITS + 1)
-    return max(bits_a, bits_b) + 1
+    return max(abs(a).bit_length(), abs(b).bit_length()) + 1
 
 
 def py_binop(op: str, a, b):
@@ -147,7 +141,8 @@ def literal(st, value, dtype: DType, span: Span):
                 fix = "convert the other side to a wider type first, e.g. `T.int64(x)`"
             else:
                 fix = None
-            st.diags.error("E0318", f"literal {value} does not fit in {dtype} (range {lo}..{hi})", span,
+            shown = value if abs(value) < 10 ** 40 else f"of {abs(value).bit_length()} bits"  # (not 600 digits)
+            st.diags.error("E0318", f"literal {shown} does not fit in {dtype} (range {lo}..{hi})", span,
                              help=fix)
             return POISON
         return ir.IntImm(dtype, value, span)
@@ -337,11 +332,13 @@ def arith(st, op: str, left, right, span: Span, span_a: Span, span_b: Span):
         if op in ("<<", ">>") and b < 0:
             st.diags.error("E0306", "negative shift count", span)
             return POISON
-        if op == "<<" and b > 1024:
-            st.diags.error("E0318", "shift count too large", span)
-            return POISON
-        if fold_size(op, a, b) > INT_BITS:
-            st.diags.error("E0318", f"the constant would have more than {INT_BITS} bits", span)
+        if op in pyeval_ops.INT_OPERATIONS and type(a) in (int, bool) and type(b) in (int, bool) \
+                and not (op == "**" and b < 0):  # (one limit on integers: ops.py's, bound then charged)
+            made = pyeval_ops.call(st, span, pyeval_ops.INT_OPERATIONS[op], a, b, what=op)
+            return POISON if made is POISON else PyConst(made)
+        message = pyeval_ops.over_limit(("bits", fold_size(op, a, b)))
+        if message is not None:
+            st.diags.error("E0318", f"`{_op_text(op)}`: {message}", span)
             return POISON
         if op == "**":
             return _constant_power(st, a, b, span)

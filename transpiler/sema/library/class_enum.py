@@ -56,3 +56,16 @@ def lookup(st, cls: ClassVal, node: ast.Call, value):
             return member
     st.diags.error("E0333", f"no member of `{cls.name}` has this value", node.span)
     return POISON
+
+
+def by_name(st, cls: ClassVal, node: ast.Subscript, name):
+    """`Cls["NAME"]`: the member of that name (an alias gives the member it names), as CPython's
+    `EnumType.__getitem__`."""
+    if not (isinstance(name, PyConst) and isinstance(name.value, str)):
+        st.diags.error("E0333", f"`{cls.name}[...]` takes a member's name, a compile-time string", node.span)
+        return POISON
+    member = cls.members.get(name.value)
+    if isinstance(member, Instance) and member.cls is cls and member in cls.enum[1]:
+        return member
+    st.diags.error("E0333", f"`{cls.name}` has no member named {name.value!r} (CPython's KeyError)", node.span)
+    return POISON

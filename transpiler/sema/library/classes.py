@@ -418,9 +418,30 @@ def identity(st, node: ast.Compare):
         if op not in ("is", "is not"):
             st.diags.error("E0339", f"`{op}` in a chain with `is` is not supported yet", node.span)
             return POISON
+        if _identity_undefined(left, right):
+            st.diags.error("E0339", f"`{op}` between two {_kinds(left, right)} is not supported: CPython's answer depends "
+                                    "on how each object was made (`int('1000') is int('1000')` is False, `1000 is 1000` "
+                                    "True)", node.span, help="compare values with `==`")
+            return POISON
         same = _same(left, right)
         result = result and (same if op == "is" else not same)
     return PyConst(result)
+
+
+def _identity_undefined(a, b) -> bool:
+    """Whether `a is b` of two constants of one type is an accident of CPython's object making: an
+    int outside the cached -5..256, a float, a string or a non-empty tuple (None, the bools, `()`
+    and the small ints are one object each)."""
+    if not (a.__class__ is PyConst and b.__class__ is PyConst and type(a.value) is type(b.value)):
+        return False
+    value = a.value
+    if type(value) is int:
+        return not (-5 <= value <= 256 and -5 <= b.value <= 256)
+    return type(value) in (float, str) or type(value) is tuple and (value != () or b.value != ())
+
+
+def _kinds(a, b) -> str:
+    return {int: "ints", float: "floats", str: "strings", tuple: "tuples"}[type(a.value)]
 
 
 def _same(a, b) -> bool:

@@ -51,8 +51,12 @@ def target_instance(st, target: ast.Attribute, action: str = "assign to"):
                                 f"`dataclasses.replace(obj, {target.attr}=...)`")
             return None
         return obj
-    if not isinstance(obj, Poison):
-        what = "a class" if isinstance(obj, ClassVal) else pyeval.kind_of(obj)
+    if isinstance(obj, ClassVal):  # (valid Python: a class attribute rebound for every instance)
+        st.diags.error("E0334", f"{'deleting' if action == 'delete' else 'setting'} an attribute of a class "
+                                f"(`{obj.name}.{target.attr}`) is not supported yet", target.span,
+                       help="keep the value in a module-level name, or on an instance (`self.x = ...`)")
+    elif not isinstance(obj, Poison):
+        what = pyeval.kind_of(obj)
         st.diags.error("E0334", f"cannot {'delete' if action == 'delete' else 'set'} an attribute of {what}",
                        target.span,
                        help="attributes are set on instances of the file's classes (`self.x = ...`)")
