@@ -247,3 +247,13 @@ def test_valid_python_tirxc_lacks_is_not_supported_yet_not_a_mistake(text):
     result = compile_source(SourceFile("lacks.tx", "from tvm.script import tirx as T\nimport math\n" + text + "\n"))
     (error,) = [d for d in result.diagnostics if d.severity == "error"]
     assert "not supported yet" in error.message
+
+
+@pytest.mark.parametrize("text", ["def f():\n    def g():\n        nonlocal x\n        x = 1\n    return 1",
+                                  "class C:\n    def m(self):\n        nonlocal z"])
+def test_a_nonlocal_no_enclosing_function_binds_is_refused_even_when_never_called(text):
+    """CPython's compiler rejects the whole file (SyntaxError) for a `nonlocal` name that no
+    enclosing function binds, whether or not the function ever runs: so does tirxc (E0346)."""
+    assert _errors_of((text,)) == ["E0346"]
+    bound = "def f():\n    w = 1\n    class K:\n        def m(self):\n            nonlocal w\n            w = 2\n    K().m()\n    return w"
+    assert _errors_of((bound, "N = f()")) == []

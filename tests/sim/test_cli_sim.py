@@ -63,3 +63,19 @@ def test_a_runtime_error_exits_1_naming_block_and_thread(tmp_path):
     done = tirxc("sim", ROOT / "tests" / "sim" / "kernels" / "broken.tx", "--kernel", "deadlock")
     assert done.returncode == 1
     assert "deadlock: no thread can go on" in done.stderr
+
+
+def test_a_scalar_no_kernel_takes_is_a_usage_error():
+    done = tirxc("sim", SAMPLES / "saxpy.tx", "--scalar", "zz=3")
+    assert done.returncode == 2 and "--scalar zz: no parameter of that name in saxpy(a, x, y)" in done.stderr
+
+
+def test_without_numpy_sim_says_what_is_missing_and_exits_4(tmp_path):
+    """NumPy is the `[sim]` extra: without it, one line naming it and the environment's exit status,
+    not an internal error (a `numpy` package that fails to import stands in for a missing one)."""
+    (tmp_path / "numpy").mkdir()
+    (tmp_path / "numpy" / "__init__.py").write_text("raise ImportError('no numpy here')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    done = subprocess.run([sys.executable, "-m", "transpiler", "sim", str(SAMPLES / "saxpy.tx")], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert done.returncode == 4 and "NumPy is not installed" in done.stderr and "internal error" not in done.stderr

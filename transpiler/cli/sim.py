@@ -43,7 +43,11 @@ def run_on_cpu_instead(reason: str, name: str, data: bytes, shown, **options) ->
 def simulate(name: str, data: bytes, *, kernel_name=None, inputs=None, output=None, grid_limit=None, seed=0,
              size=1024, scalars=None, arch=None, options=None, note: str | None = None, shown=()) -> None:
     """Transpile and run on the CPU: the command's work, also `tirxc run`'s fallback without a GPU."""
-    import numpy
+    try:
+        import numpy
+    except ImportError:  # (an optional extra: what is missing, in one line, as `tirxc run` says it)
+        _fail("NumPy is not installed; the simulator needs it (`pip install numpy`, or this project's "
+              "`[sim]` extra)", ENVIRONMENT_EXIT)
 
     from transpiler import sim
     from transpiler.sim.build import BuildError
@@ -61,6 +65,10 @@ def simulate(name: str, data: bytes, *, kernel_name=None, inputs=None, output=No
     names = [k for k in module.KERNELS if kernel_name in (None, k)]
     if not names:
         raise click.UsageError(f"no kernel '{kernel_name}' in {name} (kernels: {', '.join(module.KERNELS)})")
+    unknown = sorted(n for n in scalars or {} if not any(n in module.kernels[k].args for k in names))
+    if unknown:
+        signatures = " or ".join(f"{k}({', '.join(module.kernels[k].args)})" for k in names)
+        raise click.UsageError(f"--scalar {unknown[0]}: no parameter of that name in {signatures}")
     given = {}
     if inputs is not None:
         try:

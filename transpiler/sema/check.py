@@ -29,7 +29,7 @@ from transpiler.target.cnames import source_code_names
 from transpiler.sema.memory import access, buffers, pools, views  # noqa: F401
 from transpiler.sema.calls import cuda_helpers, tcgen05_desc, intrinsics, ptx as ptx_calls, tile_calls  # noqa: F401
 from transpiler.sema.kernel import device_functions, jit, module_branches, statements, threads  # noqa: F401
-from transpiler.sema.library import classes, macros, prelude  # noqa: F401
+from transpiler.sema.library import classes, macros, prelude, scoping  # noqa: F401
 from transpiler.sema import dispatch  # noqa: F401  (the rules across the checker's rooms join the dispatch tables)
 from transpiler.sema.library.class_values import CLASS_VALUES
 from transpiler.sema.library.imports import import_
@@ -60,6 +60,9 @@ def run(ms: ModuleState, module: ast.Module) -> CheckedModule:
     saw_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in module.body)
     if not saw_import:
         ms.globals["T"] = Binding(Namespace(("T",)), "builtin", module.span)
+    for where, name in scoping.unbound_nonlocals(module.body):  # (CPython's compiler refuses the whole file)
+        ms.diags.error("E0346", f"no binding for nonlocal `{name}` found", where.span,
+                       help="`nonlocal` names a variable an enclosing function binds")
     pending = list(module.body)
     while pending:
         stmt = pending.pop(0)

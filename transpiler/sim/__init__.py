@@ -2,8 +2,8 @@
 
     from transpiler import sim
     module = sim.load("samples/saxpy.tx")   # sim.SimLoadError with the diagnostics if it cannot run
-    module.saxpy(x, y, 2.0)                 # NumPy arrays, written in place, as the CuPy launcher's
-    module.saxpy.launch_config(x, y, 2.0)   # (grid, block, dynamic shared bytes)
+    module.saxpy(2.0, x, y)                 # NumPy arrays, written in place, as the CuPy launcher's
+    module.saxpy.launch_config(2.0, x, y)   # (grid, block, dynamic shared bytes)
 
 `load` transpiles the file (the driver, with the sim flavour of the CUDA), and gives one callable
 per kernel (`module.KERNELS` names them); the first call compiles the program for the CPU

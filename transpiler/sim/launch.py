@@ -117,6 +117,9 @@ class SimKernel:
                 raise TypeError(f"{self.name}(): no parameter {', '.join(map(repr, unknown))} "
                                 f"(parameters: {', '.join(self.args)})")
             args = list(args) + [kwargs[n] for n in self.args[len(args):] if n in kwargs]
+        for name, value in zip(self.args, args):  # (the launcher's own message asks for a GPU array)
+            if self.kernel.params.get(name, {}).get("kind") == "buffer" and not _is_ndarray(value):
+                raise TypeError(f"{self.name}(): argument '{name}' must be a NumPy array, got {type(value).__name__}")
         roots = {}
         return [HostArray(a, roots) if _is_ndarray(a) else _scalar(a) for a in args]
 

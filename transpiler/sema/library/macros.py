@@ -21,6 +21,7 @@ from transpiler.evaluator import core as pyeval, lists as pyeval_lists
 from transpiler.sema import state
 from transpiler.sema.kernel import statements
 from transpiler.sema.library import instance_attrs
+from transpiler.sema.library.scoping import bound_names, declared_names
 from transpiler.evaluator.box import new_dict
 from transpiler.evaluator.values import Binding, Frame, Helper, POISON, Poison, PyConst, Void
 from transpiler.sema.values import Namespace
@@ -73,61 +74,10 @@ def define(st, fdef: ast.FunctionDef, kind: str) -> Helper | None:
                            param.span)
             return None
     # the scopes it is defined in: a kernel's, or a helper's or comprehension's (also at module level)
-    declared = _declared_names(fdef.body, ast.Global), _declared_names(fdef.body, ast.Nonlocal)
-    local_names = frozenset(p.name for p in fdef.params if p.name) | _bound_names(fdef.body)
+    declared = declared_names(fdef.body, ast.Global), declared_names(fdef.body, ast.Nonlocal)
+    local_names = frozenset(p.name for p in fdef.params if p.name) | bound_names(fdef.body)
     return Helper(fdef, kind, tuple(st.scopes), tuple(defaults), *declared,
                   local_names=local_names - declared[0] - declared[1])
-
-
-def _bound_names(body) -> frozenset:
-    """The names a function's statements bind (assignment, `for`, `with ... as`, `del`, `import`,
-    `def`, `class`), anywhere in its body but in nested functions and classes: Python's compiler
-    makes each of them local to the whole function."""
-    names = set()
-    for stmt in body:
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            for target in (stmt.target, *getattr(stmt, "chain", ())):  # (`x: int` alone makes x local too)
-                names |= _target_names(target)
-        elif isinstance(stmt, ast.For):
-            names |= _target_names(stmt.target)
-        elif isinstance(stmt, ast.With):
-            for item in stmt.items:
-                names |= _target_names(item.target) if item.target is not None else set()
-        elif isinstance(stmt, ast.Delete):
-            for target in stmt.targets:
-                names |= _target_names(target)
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            names |= {alias.asname or alias.name.split(".")[0] for alias in stmt.names}
-        elif isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
-            names.add(stmt.name)
-            continue
-        for field in ("body", "orelse"):
-            names |= _bound_names(getattr(stmt, field, None) or ())
-    return frozenset(names)
-
-
-def _target_names(target) -> set:
-    """The names an assignment target binds (`a`, `a, *b`, `[a, (b, c)]`; not `a.x` or `a[i]`)."""
-    if isinstance(target, ast.Name):
-        return {target.id}
-    if isinstance(target, ast.Starred):
-        return _target_names(target.value)
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return set().union(*(_target_names(elt) for elt in target.elts))
-    return set()
-
-
-def _declared_names(body, declaration) -> frozenset:
-    """The names a function's `global` (or `nonlocal`) statements declare, anywhere in its body but
-    in nested functions: as in Python, the declaration holds for the whole function."""
-    names = set()
-    for stmt in body:
-        if isinstance(stmt, declaration):
-            names.update(stmt.names)
-        elif not isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
-            for field in ("body", "orelse"):
-                names |= _declared_names(getattr(stmt, field, None) or (), declaration)
-    return frozenset(names)
 
 
 def _check_params(st, fdef) -> bool:
@@ -568,11 +518,11 @@ def _run_Try(st, stmt) -> None:
 
 
 def _run_Global(st, stmt) -> None:
-    return  # (declared for the whole function: _declared_names)
+    return  # (declared for the whole function: scoping.declared_names)
 
 
 def _run_Nonlocal(st, stmt) -> None:
-    return  # (declared for the whole function: _declared_names)
+    return  # (declared for the whole function: scoping.declared_names)
 
 
 def _run_Delete(st, stmt: ast.Delete) -> None:
