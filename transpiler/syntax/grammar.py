@@ -11,6 +11,7 @@ from transpiler import data_text
 from transpiler.syntax.builder import Builder
 from transpiler.syntax.source import Span
 from transpiler.syntax.tables_gen import TABLES_FORMAT, build_tables
+from transpiler.syntax.tokens import token_role
 
 # Span(...) without the named tuple's Python-level __new__: one is made for
 # every rule the parser reduces.
@@ -261,8 +262,10 @@ class Grammar:
         self.terminals = [tuple(t) for t in lexer["terminals"]]
         self.first = lexer["first"]
         # First character -> the terminals that can start with it (filled in
-        # as characters are met; see candidates).
+        # as characters are met; see candidates), for text with characters
+        # beyond ASCII and for ASCII text, whose names need no normalising.
         self.dispatch: dict[str, tuple] = {}
+        self.ascii_dispatch: dict[str, tuple] = {}
         self._compiled: dict[int, tuple] = {}
         self.ignore_types = frozenset(lexer["ignore"])
         self.newline_types = frozenset(lexer["newline"])
@@ -340,7 +343,7 @@ class Grammar:
             self._nullable = frozenset(found)
         return self._nullable
 
-    def candidates(self, char: str) -> tuple:
+    def candidates(self, char: str, ascii_text: bool = False) -> tuple:
         """The terminals that can start with char, in the lexer's priority
         order (see _terminal). The first that matches is the token, as with
         the whole pattern (an alternation takes its first alternative that
@@ -348,17 +351,23 @@ class Grammar:
         compiling patterns the text never needs."""
         code = ord(char)
         entry = tuple(self._terminal(i) for i in (self.first[code] if code < 128 else range(len(self.terminals))))
-        self.dispatch[char] = entry
+        if ascii_text:
+            entry = tuple(t[:6] + (None,) if t[6] == "name" else t for t in entry)
+            self.ascii_dispatch[char] = entry
+        else:
+            self.dispatch[char] = entry
         return entry
 
     def _terminal(self, index: int) -> tuple:
-        """(text or None, match function or None, name, may hold a newline?, ignored?, keywords or None)"""
+        """(text or None, match function or None, name, may hold a newline?, ignored?, keywords or None,
+        role: what the lexer does with the token beyond passing it on, None for most; see token_role)"""
         terminal = self._compiled.get(index)
         if terminal is None:
             name, regexp, literal = self.terminals[index]
             match = re.compile(regexp, self.flags).match if literal is None else None
             terminal = self._compiled[index] = (literal, match, name, name in self.newline_types,
-                                                name in self.ignore_types, self.keywords.get(name))
+                                                name in self.ignore_types, self.keywords.get(name),
+                                                token_role(name))
         return terminal
 
 

@@ -34,7 +34,7 @@ class LalrParser(Recovery):
         self.errors = 0
         self.lexer = Lexer(grammar, text, source.name)
         self.indentation = Indentation(text, source.name, self._report_in_statement, self.lexer.problems)
-        self.stream = TokenStream(self.indentation.process(self.lexer.tokens()))
+        self.stream = TokenStream(self.lexer.tokens(self.indentation))
         self.grammar = grammar
         self.actions = grammar.actions
         self.reductions = grammar.reductions
