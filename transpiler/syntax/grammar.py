@@ -224,6 +224,16 @@ def _shape_on_stack(include: list, trailing: int, size: int, shape):
 
 def _spanned_reducer(size: int, method, shape_on_stack):
     """build_spanned's reduction on the stacks (see rule_builder)."""
+    if size == 1:
+        # Half of all reductions: the value and position replace the symbol's in place.
+        def reduce_one(builder, values, where):
+            only = where[-1]
+            span = where[-1] = _new_span((builder.file, only.line, only.col, only.end_line, only.end_col))
+            kept = values[-1:] if shape_on_stack is None else shape_on_stack(values)
+            values[-1] = kept if method is None else method(builder, span, kept)
+
+        return reduce_one
+
     def reduce_spanned(builder, values, where):
         first = where[-size]
         last = where[-1]
