@@ -302,8 +302,8 @@ class LalrParser(Recovery):
             if step is not None:
                 known = step[0].get(kind)
                 if known is not None:
-                    for reduce in known[2]:
-                        reduce(builder, values, where)
+                    if known[2] is not None:
+                        known[2].run(builder, values, where)
                     values.append(tok)
                     where.append(tok)
                     if kind in BOUNDARY:
