@@ -38,7 +38,7 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> dict[str, str]
         return base if base in (text, text + "_") else None  # `half` is printed `half_`
 
     used_by: dict[int, tuple[set[str], tuple]] = {}  # id(statement) -> what uses(statement) found
-    renamed_to: dict[str, list[str]] = {}  # a new name -> the checker's names of the variables given it
+    renamed_to: dict[str, set[str]] = {}  # a new name -> the checker's names of the variables given it
 
     def uses(stmt: ir.Stmt) -> tuple[set[str], dict]:
         """The checker's names of the variables stmt (and everything in it) declares or uses, and
@@ -71,12 +71,12 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> dict[str, str]
 
     def used_in(want: str, stmts) -> bool:
         """Whether stmts declare or use the C name `want` (a variable's as renamed so far)."""
-        given = renamed_to.get(want, ())
+        given = renamed_to.get(want)
         for stmt in stmts:
             variables, storages = uses(stmt)
             if want in variables and renames.get(want, want) == want:
                 return True
-            if any(name in variables for name in given):
+            if given and not given.isdisjoint(variables):
                 return True
             if any(storage.name == want for storage in storages.values()):
                 return True
@@ -97,7 +97,7 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> dict[str, str]
             want = source_name(var)
             if want is not None and free(want, visible, scope_stmts):
                 renames[var.name] = want
-                renamed_to.setdefault(want, []).append(var.name)
+                renamed_to.setdefault(want, set()).add(var.name)
         visible.add(renames.get(var.name, var.name))
 
     def declare_array(storage: ir.Storage, visible: "_Scope", scope_stmts) -> None:
