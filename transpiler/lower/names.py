@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from transpiler import ir
+from transpiler.ir.walk import all_stmts
 from transpiler.lower.facts import ACCESSES
 
 
@@ -37,50 +38,26 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> dict[str, str]
         base = match.group(1)
         return base if base in (text, text + "_") else None  # `half` is printed `half_`
 
-    used_by: dict[int, tuple[set[str], tuple]] = {}  # id(statement) -> what uses(statement) found
-    renamed_to: dict[str, set[str]] = {}  # a new name -> the checker's names of the variables given it
-
-    def uses(stmt: ir.Stmt) -> tuple[set[str], dict]:
-        """The checker's names of the variables stmt (and everything in it) declares or uses, and
-        the storages it declares or accesses, by id (their names may change): made once per
-        statement from its own expressions and its children's, however many declarations look
-        into its scope (walking every scope anew made a kernel's renaming quadratic in its depth)."""
-        found = used_by.get(id(stmt))
-        if found is None:
-            variables, storages = set(), {}
-            exprs_of, leaves = ir.NODE_EXPRS, ir.LEAVES
-            cls = stmt.__class__
-            if cls in _STORAGE_STMTS:
-                storages[id(stmt.storage)] = stmt.storage
-            stack = list(exprs_of[cls](stmt))  # a let's variable and a loop's among them
-            while stack:
-                e = stack.pop()
-                cls = e.__class__
-                if cls is ir.Var:
-                    variables.add(e.name)
-                elif cls not in leaves:
-                    if cls in ACCESSES:
-                        storages[id(e.storage)] = e.storage
-                    stack.extend(exprs_of[cls](e))
-            for child in _child_stmts(stmt):
-                child_variables, child_storages = uses(child)
-                variables |= child_variables
-                storages.update(child_storages)
-            found = used_by[id(stmt)] = (variables, storages)
-        return found
-
-    def used_in(want: str, stmts) -> bool:
-        """Whether stmts declare or use the C name `want` (a variable's as renamed so far)."""
-        given = renamed_to.get(want)
-        for stmt in stmts:
-            variables, storages = uses(stmt)
-            if want in variables and renames.get(want, want) == want:
-                return True
-            if given and not given.isdisjoint(variables):
-                return True
-            if any(storage.name == want for storage in storages.values()):
-                return True
-        return False
+    def names_in(stmts) -> set[str]:
+        """The C names of the variables and storage that stmts declare or use."""
+        out = set()
+        exprs_of, leaves = ir.NODE_EXPRS, ir.LEAVES
+        for st in stmts:
+            for node in all_stmts(st):
+                cls = node.__class__
+                if cls in _STORAGE_STMTS:
+                    out.add(node.storage.name)
+                stack = list(exprs_of[cls](node))  # a let's variable and a loop's among them
+                while stack:
+                    e = stack.pop()
+                    cls = e.__class__
+                    if cls is ir.Var:
+                        out.add(renames.get(e.name, e.name))
+                    elif cls not in leaves:
+                        if cls in ACCESSES:
+                            out.add(e.storage.name)
+                        stack.extend(exprs_of[cls](e))
+        return out
 
     def stmts_in(first: ir.Stmt, rest):
         """first, then the statements of `rest`: (statement tuple, start index) pairs."""
@@ -90,14 +67,13 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> dict[str, str]
                 yield items[index]
 
     def free(want: str, visible: "_Scope", scope_stmts) -> bool:
-        return want not in visible and want not in taken and not used_in(want, scope_stmts)
+        return want not in visible and want not in taken and want not in names_in(scope_stmts)
 
     def declare(var: ir.Var, visible: "_Scope", scope_stmts) -> None:
         if var.name not in renames:  # else a copy of an unrolled body: decided once
             want = source_name(var)
             if want is not None and free(want, visible, scope_stmts):
                 renames[var.name] = want
-                renamed_to.setdefault(want, set()).add(var.name)
         visible.add(renames.get(var.name, var.name))
 
     def declare_array(storage: ir.Storage, visible: "_Scope", scope_stmts) -> None:
@@ -137,21 +113,6 @@ def reuse_source_names(body: ir.Stmt, source, taken: set[str]) -> dict[str, str]
 
     visit(body, _Scope(None))
     return renames
-
-
-def _child_stmts(stmt: ir.Stmt) -> tuple:
-    """The statements directly inside stmt."""
-    cls = stmt.__class__
-    if cls is ir.Seq:
-        return stmt.body
-    if cls is ir.If:
-        return (stmt.then,) if stmt.orelse is None else (stmt.then, stmt.orelse)
-    if cls in _BODIED:
-        return (stmt.body,)
-    return ()
-
-
-_BODIED = frozenset({ir.Block, ir.For, ir.While})
 
 
 class _Scope:
