@@ -140,6 +140,7 @@ class TokenStream:
         self.stopped = False
 
     def next(self) -> Token | None:
+        # LalrParser.run inlines this for the tokens of its main loop.
         if self.back:
             return self.back.pop()
         try:
