@@ -223,7 +223,7 @@ def _shape_on_stack(include: list, trailing: int, size: int, shape):
             extend.spec = ("extend", grown, item)
             return extend
     sliced = lambda values: shape(values[-size:])  # noqa: E731
-    sliced.spec = ("slice", shape)
+    sliced.spec = ("shape", tuple(include), trailing)
     return sliced
 
 

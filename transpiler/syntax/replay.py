@@ -108,17 +108,40 @@ def compiled(reducers: tuple):
 def _kept(shape, size: int, entry, number: int, env: dict, lines: list[str]) -> str:
     """The expression of the children a rule keeps (grammar._shape_on_stack's forms: None
     keeps every symbol; ("pick", offsets); ("extend", grown, item): left recursion, the list
-    of the symbol at `grown` extended in place by the one at `item`; ("slice", shape): shape
-    applied to the list of all the symbols)."""
+    of the symbol at `grown` extended in place by the one at `item`; ("shape", include,
+    trailing): grammar's _shape, written out)."""
     if shape is None:
         return "[" + ", ".join(entry(offset)[0] for offset in range(-size, 0)) + "]"
     form = shape.spec
     if form[0] == "pick":
         return "[" + ", ".join(entry(offset)[0] for offset in form[1]) + "]"
+    kept = f"kept{number}"
     if form[0] == "extend":
         grown, item = form[1], form[2]
-        lines.append(f"kept{number} = {entry(grown)[0]}")
-        lines.append(f"kept{number}.append({entry(item)[0]})")
-        return f"kept{number}"
-    env[f"shape{number}"] = form[1]
-    return f"shape{number}([{', '.join(entry(offset)[0] for offset in range(-size, 0))}])"
+        lines.append(f"{kept} = {entry(grown)[0]}")
+        lines.append(f"{kept}.append({entry(item)[0]})")
+        return kept
+    _, include, trailing = form
+    # As _shape runs: `state` is what is known of its list here: "none" before it has one,
+    # "items" once it holds something, "maybe" when it may be a spliced child's list, empty.
+    state = "none"
+    for index, splice, add in list(include) + [(None, False, trailing)]:
+        if add:
+            lines.append(f"{kept} = [None] * {add}" if state == "none" else f"{kept} += [None] * {add}")
+            state = "items"
+        if index is None:
+            break
+        child = entry(index - size)[0]
+        if not splice:
+            lines.append(f"{kept} = [{child}]" if state == "none" else f"{kept}.append({child})")
+            state = "items"
+        elif state == "none":
+            lines.append(f"{kept} = {child}")  # left recursion: the child's own list, extended in place
+            state = "maybe"
+        elif state == "items":
+            lines.append(f"{kept} += {child}")
+        else:
+            lines.append(f"if {kept}:\n        {kept} += {child}\n    else:\n        {kept} = {child}")
+    if state == "none":
+        lines.append(f"{kept} = []")
+    return kept
