@@ -31,6 +31,15 @@ def data_text(package: str, name: str) -> str:
         return (Path(__file__).resolve().parent.parent / package / name).read_text(encoding="utf-8")
 
 
+def cache_root() -> str:
+    """The folder of what tirxc keeps between runs and can always make again (compiled
+    templates, built simulators): $TIRXC_CACHE, else tirxc's folder of the user's cache."""
+    import os
+
+    return os.environ.get("TIRXC_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or
+                                                         os.path.expanduser("~/.cache"), "tirxc")
+
+
 def _read(path: str) -> str:
     with open(path, encoding="utf-8") as handle:
         return handle.read()

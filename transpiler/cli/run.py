@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import statistics
 import sys
 from pathlib import Path
 
 import click
 
+from transpiler import cache_root
 from transpiler.cli.files import compile_file, parse_scalars, print_diagnostics, read_input, write_atomic
 from transpiler.target.arch import arch_name
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("TIRXC_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or
-                                                         os.path.expanduser("~/.cache"), "tirxc")
-    return Path(root)
+    return Path(cache_root())
 
 
 # The exit status of a machine that cannot run kernels (no CuPy, no GPU or driver), which is

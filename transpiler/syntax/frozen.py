@@ -15,6 +15,7 @@ reports when the class is defined, is reported at its first node.)"""
 from __future__ import annotations
 
 from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
+from dataclasses import replace as _dataclass_replace
 
 
 def _refuse_assignment(self, name, value):
@@ -76,3 +77,24 @@ def _generated_init(cls: type):
     init = env["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+_INIT_FIELDS: dict[type, tuple[str, ...] | None] = {}  # a dataclass -> its fields, None: not all plain
+
+
+def replace(node, /, **changes):
+    """`dataclasses.replace`, without its walk over the class's fields at every call (a few
+    microseconds: the checker renames a buffer for every view it binds). A class with a field
+    that is not a plain init field (`init=False`, an InitVar) goes through dataclasses.replace."""
+    cls = node.__class__
+    names = _INIT_FIELDS.get(cls, MISSING)
+    if names is MISSING:
+        plain = fields(cls)
+        names = _INIT_FIELDS[cls] = tuple(f.name for f in plain) \
+            if len(plain) == len(cls.__dataclass_fields__) and all(f.init for f in plain) else None
+    if names is None:
+        return _dataclass_replace(node, **changes)
+    for name in names:
+        if name not in changes:
+            changes[name] = getattr(node, name)
+    return cls(**changes)

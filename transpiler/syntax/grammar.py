@@ -5,16 +5,14 @@ the rule's children and hands them to the AST builder."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache, partial
+from functools import lru_cache
 
 from transpiler import data_text
 from transpiler.syntax.builder import Builder
-from transpiler.syntax.source import Span
+from transpiler.syntax.replay import Replay
+from transpiler.syntax.source import Span, new_span
 from transpiler.syntax.tables_gen import TABLES_FORMAT, build_tables
-
-# Span(...) without the named tuple's Python-level __new__: one is made for
-# every rule the parser reduces.
-_new_span = partial(tuple.__new__, Span)
+from transpiler.syntax.tokens import token_role
 
 # Bounds of the parser's memory of lines (Grammar.line_step): how many steps in
 # all, and how deep a state stack may be to be remembered.
@@ -131,7 +129,7 @@ def rule_builder(rule: Rule, nullable: frozenset[str]):
         # Nearly every rule: its first and last symbols have positions.
         def build_spanned(builder, values, where):
             first, last = where[0], where[-1]
-            span = _new_span((builder.file, first.line, first.col, last.end_line, last.end_col))
+            span = new_span((builder.file, first.line, first.col, last.end_line, last.end_col))
             kept = values if plain else _shape(values)
             return (method(builder, span, kept) if method else kept), span
 
@@ -149,7 +147,7 @@ def rule_builder(rule: Rule, nullable: frozenset[str]):
         for last in reversed(where):
             if last is not None:
                 break
-        span = _new_span((builder.file, first.line, first.col, last.end_line, last.end_col))
+        span = new_span((builder.file, first.line, first.col, last.end_line, last.end_col))
         kept = values if plain else _shape(values)
         return (method(builder, span, kept) if method else kept), span
 
@@ -192,6 +190,7 @@ def _pass_through_reducer(offset: int, size: int):
         values.append(value)
         where.append(span)
 
+    reduce_to_child.spec = ("child", offset, size)
     return reduce_to_child
 
 
@@ -204,10 +203,14 @@ def _shape_on_stack(include: list, trailing: int, size: int, shape):
         if not any(splice for _, splice, _ in include):
             if len(offsets) == 1:
                 only = offsets[0]
-                return lambda values: [values[only]]
+                pick = lambda values: [values[only]]  # noqa: E731
+                pick.spec = ("pick", offsets)
+                return pick
             if len(offsets) == 2:
                 one, two = offsets
-                return lambda values: [values[one], values[two]]
+                pick = lambda values: [values[one], values[two]]  # noqa: E731
+                pick.spec = ("pick", offsets)
+                return pick
         elif len(offsets) == 2 and include[0][1] and not include[1][1]:
             # Left recursion (`stmt*`): extend the child's list in place, as _shape does.
             grown, item = offsets
@@ -217,16 +220,30 @@ def _shape_on_stack(include: list, trailing: int, size: int, shape):
                 kept.append(values[item])
                 return kept
 
+            extend.spec = ("extend", grown, item)
             return extend
-    return lambda values: shape(values[-size:])
+    sliced = lambda values: shape(values[-size:])  # noqa: E731
+    sliced.spec = ("shape", tuple(include), trailing)
+    return sliced
 
 
 def _spanned_reducer(size: int, method, shape_on_stack):
     """build_spanned's reduction on the stacks (see rule_builder)."""
+    if size == 1:
+        # Half of all reductions: the value and position replace the symbol's in place.
+        def reduce_one(builder, values, where):
+            only = where[-1]
+            span = where[-1] = new_span((builder.file, only.line, only.col, only.end_line, only.end_col))
+            kept = values[-1:] if shape_on_stack is None else shape_on_stack(values)
+            values[-1] = kept if method is None else method(builder, span, kept)
+
+        reduce_one.spec = ("spanned", 1, method, shape_on_stack)
+        return reduce_one
+
     def reduce_spanned(builder, values, where):
         first = where[-size]
         last = where[-1]
-        span = _new_span((builder.file, first.line, first.col, last.end_line, last.end_col))
+        span = new_span((builder.file, first.line, first.col, last.end_line, last.end_col))
         kept = values[-size:] if shape_on_stack is None else shape_on_stack(values)
         if method is not None:
             kept = method(builder, span, kept)
@@ -235,6 +252,7 @@ def _spanned_reducer(size: int, method, shape_on_stack):
         values.append(kept)
         where.append(span)
 
+    reduce_spanned.spec = ("spanned", size, method, shape_on_stack)
     return reduce_spanned
 
 
@@ -261,8 +279,10 @@ class Grammar:
         self.terminals = [tuple(t) for t in lexer["terminals"]]
         self.first = lexer["first"]
         # First character -> the terminals that can start with it (filled in
-        # as characters are met; see candidates).
+        # as characters are met; see candidates), for text with characters
+        # beyond ASCII and for ASCII text, whose names need no normalising.
         self.dispatch: dict[str, tuple] = {}
+        self.ascii_dispatch: dict[str, tuple] = {}
         self._compiled: dict[int, tuple] = {}
         self.ignore_types = frozenset(lexer["ignore"])
         self.newline_types = frozenset(lexer["newline"])
@@ -292,20 +312,21 @@ class Grammar:
         start = self.line_steps.get(stack)
         if start is None and len(stack) <= LINE_STACK_DEPTH and self.line_steps_left > 0:
             self.line_steps_left -= 1  # a start counts as a step
-            start = self.line_steps[stack] = ({}, stack, ())
+            start = self.line_steps[stack] = ({}, stack, None)
         return start
 
     def line_step(self, step: tuple, kind: str, stack: tuple[int, ...], made: list) -> tuple | None:
         """Remember that a token of this kind after `step` ran the reductions
         `made` (the reducer of each, see rule_builder) and left `stack`. A step is (the steps
-        after it by kind, the state stack after it, its reductions); the
+        after it by kind, the state stack after it, its reductions as a Replay, None when
+        there are none); the
         automaton's moves depend on nothing else, so LalrParser.run replays
         them for the next line that comes the same way. None once the memory
         is full (its size is bounded: a step holds a whole state stack)."""
         if self.line_steps_left <= 0 or len(stack) > LINE_STACK_DEPTH:
             return None
         self.line_steps_left -= 1
-        known = step[0][kind] = ({}, stack, tuple(made))
+        known = step[0][kind] = ({}, stack, Replay(tuple(made)) if made else None)
         return known
 
     @property
@@ -340,7 +361,7 @@ class Grammar:
             self._nullable = frozenset(found)
         return self._nullable
 
-    def candidates(self, char: str) -> tuple:
+    def candidates(self, char: str, ascii_text: bool = False) -> tuple:
         """The terminals that can start with char, in the lexer's priority
         order (see _terminal). The first that matches is the token, as with
         the whole pattern (an alternation takes its first alternative that
@@ -348,17 +369,23 @@ class Grammar:
         compiling patterns the text never needs."""
         code = ord(char)
         entry = tuple(self._terminal(i) for i in (self.first[code] if code < 128 else range(len(self.terminals))))
-        self.dispatch[char] = entry
+        if ascii_text:
+            entry = tuple(t[:6] + (None,) if t[6] == "name" else t for t in entry)
+            self.ascii_dispatch[char] = entry
+        else:
+            self.dispatch[char] = entry
         return entry
 
     def _terminal(self, index: int) -> tuple:
-        """(text or None, match function or None, name, may hold a newline?, ignored?, keywords or None)"""
+        """(text or None, match function or None, name, may hold a newline?, ignored?, keywords or None,
+        role: what the lexer does with the token beyond passing it on, None for most; see token_role)"""
         terminal = self._compiled.get(index)
         if terminal is None:
             name, regexp, literal = self.terminals[index]
             match = re.compile(regexp, self.flags).match if literal is None else None
             terminal = self._compiled[index] = (literal, match, name, name in self.newline_types,
-                                                name in self.ignore_types, self.keywords.get(name))
+                                                name in self.ignore_types, self.keywords.get(name),
+                                                token_role(name))
         return terminal
 
 

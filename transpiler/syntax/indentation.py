@@ -1,7 +1,7 @@
-"""The indentation pass between the lexer and the parser: INDENT and DEDENT from
-the indentation of lines, newlines inside brackets dropped, brackets matched,
-nesting limits enforced; and the stream the parser pulls the laid-out tokens
-from."""
+"""The layout the lexer gives tokens on their way to the parser (Lexer.tokens):
+INDENT and DEDENT from the indentation of lines, newlines inside brackets
+dropped, brackets matched, nesting limits enforced; and the stream the parser
+pulls the laid-out tokens from."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -9,8 +9,6 @@ from collections.abc import Iterator
 from transpiler.syntax.limits import MAX_BLOCK_DEPTH, MAX_BRACKET_DEPTH, TAB_WIDTH
 from transpiler.syntax.source import Span
 from transpiler.syntax.tokens import CLOSE, CLOSER_OF, OPEN, SyntaxProblem, Token, synthetic, token_span
-
-_LAYOUT_KINDS = frozenset({"_NEWLINE", *OPEN, *CLOSE})  # the tokens the layout pass does more than pass on
 
 
 class Indentation:
@@ -32,51 +30,46 @@ class Indentation:
         self.report = report
         self.problems = problems
         self.levels: list[tuple[int, int]] = [(0, 0)]
+        self.indent = ""  # the indentation of the last line, which made levels[-1]
         self.brackets: list[Token] = []
 
-    def process(self, tokens: Iterator[Token]) -> Iterator[Token]:
-        """The tokens, laid out."""
+    # The lexer (Lexer.tokens) hands over the first token and the newlines and brackets, the
+    # only tokens this pass does more than pass on.
+    def first(self, tok: Token) -> Iterator[Token]:
+        """The first line is indented: as if a newline came before it."""
+        start = tok.start_pos - (tok.col - 1)
+        return self._indentation(self.text[start:tok.start_pos], tok)
+
+    def newline(self, tok: Token) -> Iterator[Token]:
+        """The INDENT or DEDENTs after a newline outside brackets whose line is indented
+        otherwise than the line before it (`indent` differs: the lexer passes the rest on)."""
+        following = self._following(tok)
+        if following is not None:
+            yield from self._indentation(tok.value.rsplit("\n", 1)[1], following)
+
+    def too_deep(self, tok: Token) -> SyntaxProblem:
+        return SyntaxProblem("E0108", f"brackets nested more than {MAX_BRACKET_DEPTH} deep",
+                             token_span(self.file, tok))
+
+    def close(self, tok: Token) -> Token:
+        """The token to pass on for a closing bracket that closes no bracket or another kind
+        (the lexer pops a matching one itself)."""
+        kind = tok.type
         brackets = self.brackets
-        first = True
-        for tok in tokens:
-            kind = tok.type
-            if first:
-                first = False
-                if kind != "_NEWLINE" and tok.col > 1:
-                    # The first line is indented: as if a newline came before it.
-                    start = tok.start_pos - (tok.col - 1)
-                    yield from self._indentation(self.text[start:tok.start_pos], tok)
-            if kind not in _LAYOUT_KINDS:
-                yield tok
-                continue
-            if kind == "_NEWLINE":
-                if not brackets:
-                    yield tok
-                    following = self._following(tok)
-                    if following is not None:
-                        yield from self._indentation(tok.value.rsplit("\n", 1)[1], following)
-                continue
-            if kind in OPEN:
-                brackets.append(tok)
-                if len(brackets) > MAX_BRACKET_DEPTH:
-                    raise SyntaxProblem("E0108", f"brackets nested more than {MAX_BRACKET_DEPTH} deep",
-                                        token_span(self.file, tok))
-            elif kind in CLOSE:
-                if not brackets:
-                    self.problems[tok.start_pos] = SyntaxProblem(
-                        "E0104", f"unmatched '{tok.value}'", token_span(self.file, tok),
-                        "remove it, or add the opening bracket it belongs to")
-                    yield synthetic("ERROR", tok.value, tok)
-                    continue
-                opener = brackets.pop()
-                if OPEN[opener.type] != CLOSE[kind]:
-                    want_type, want = CLOSER_OF[opener.value]
-                    self.report(SyntaxProblem(
-                        "E0104", f"closing '{tok.value}' does not match '{opener.value}'",
-                        token_span(self.file, tok), f"write '{want}' here",
-                        notes=[(f"'{opener.value}' opened here", token_span(self.file, opener))]))
-                    tok = synthetic(want_type, want, tok)  # read as the right closer and carry on
-            yield tok
+        if not brackets:
+            self.problems[tok.start_pos] = SyntaxProblem(
+                "E0104", f"unmatched '{tok.value}'", token_span(self.file, tok),
+                "remove it, or add the opening bracket it belongs to")
+            return synthetic("ERROR", tok.value, tok)
+        opener = brackets.pop()
+        if OPEN[opener.type] != CLOSE[kind]:
+            want_type, want = CLOSER_OF[opener.value]
+            self.report(SyntaxProblem(
+                "E0104", f"closing '{tok.value}' does not match '{opener.value}'",
+                token_span(self.file, tok), f"write '{want}' here",
+                notes=[(f"'{opener.value}' opened here", token_span(self.file, opener))]))
+            tok = synthetic(want_type, want, tok)  # read as the right closer and carry on
+        return tok
 
     def _following(self, newline: Token) -> Token | None:
         """A stand-in for the first token of the next line (for positions), or None at end of text."""
@@ -109,6 +102,7 @@ class Indentation:
         if col == top:
             if alt != top_alt:
                 raise self._tab_error(where)
+            self.indent = indent
             return
         if col > top:
             if alt <= top_alt:
@@ -116,6 +110,7 @@ class Indentation:
             self.levels.append((col, alt))
             if len(self.levels) - 1 > MAX_BLOCK_DEPTH:  # levels[0] is the module level
                 raise SyntaxProblem("E0108", f"blocks nested more than {MAX_BLOCK_DEPTH} deep", where)
+            self.indent = indent
             yield mark("_INDENT")
             return
         while col < self.levels[-1][0]:
@@ -126,6 +121,7 @@ class Indentation:
                                 "indent the line exactly as far as the block it belongs to")
         if alt != self.levels[-1][1]:
             raise self._tab_error(where)
+        self.indent = indent
 
     @staticmethod
     def _tab_error(where: Span) -> SyntaxProblem:
@@ -144,6 +140,7 @@ class TokenStream:
         self.stopped = False
 
     def next(self) -> Token | None:
+        # LalrParser.run inlines this for the tokens of its main loop.
         if self.back:
             return self.back.pop()
         try:

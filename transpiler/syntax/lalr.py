@@ -34,7 +34,7 @@ class LalrParser(Recovery):
         self.errors = 0
         self.lexer = Lexer(grammar, text, source.name)
         self.indentation = Indentation(text, source.name, self._report_in_statement, self.lexer.problems)
-        self.stream = TokenStream(self.indentation.process(self.lexer.tokens()))
+        self.stream = TokenStream(self.lexer.tokens(self.indentation))
         self.grammar = grammar
         self.actions = grammar.actions
         self.reductions = grammar.reductions
@@ -283,7 +283,8 @@ class LalrParser(Recovery):
         looking anything up in the tables; the first token off the
         remembered path goes through the tables (`feed`) and extends it.
         """
-        next_token = self.stream.next
+        stream = self.stream
+        back = stream.back
         feed = self._feed
         states, values, where = self.state_stack, self.value_stack, self.where_stack
         builder = self.builder
@@ -295,15 +296,24 @@ class LalrParser(Recovery):
         step = start_line(tuple(states))
         replayed = False  # whether `states` lags behind step (replays leave it alone)
         while True:
-            tok = next_token()
+            # stream.next() without the call, once a token: stop() empties `back` in place and
+            # replaces `tokens`, which is why it is looked up every time.
+            if back:
+                tok = back.pop()
+            else:
+                try:
+                    tok = next(stream.tokens, None)
+                except SyntaxProblem as problem:
+                    stream.fatal = problem
+                    tok = None
             if tok is None:
                 break
             kind = tok.type
             if step is not None:
                 known = step[0].get(kind)
                 if known is not None:
-                    for reduce in known[2]:
-                        reduce(builder, values, where)
+                    if known[2] is not None:
+                        known[2].run(builder, values, where)
                     values.append(tok)
                     where.append(tok)
                     if kind in BOUNDARY:

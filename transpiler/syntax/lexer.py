@@ -8,7 +8,8 @@ from collections.abc import Iterator
 
 from transpiler.syntax.grammar import Grammar
 from transpiler.syntax.source import Span
-from transpiler.syntax.tokens import NUMBERS, SyntaxProblem, Token, strip_prefix
+from transpiler.syntax.limits import MAX_BRACKET_DEPTH
+from transpiler.syntax.tokens import CLOSER_KIND, NUMBERS, SyntaxProblem, Token, strip_prefix
 
 _UNICODE_HINTS = {
     "\u201c": "a curly quote; use a straight `\"`", "\u201d": "a curly quote; use a straight `\"`",
@@ -51,45 +52,33 @@ class Lexer:
         self.line_start = 0
         self.problems: dict[int, SyntaxProblem] = {}  # ERROR token start_pos -> its problem
 
-    def tokens(self) -> Iterator[Token]:
-        """Every token of the text, in order. A number glued to a name or
-        another number is one ERROR token, and so is the rest of the text
-        after a triple quote that is never closed."""
-        held = None  # a number, until the next token shows whether something is glued to it
-        last = None  # the last token glued to it
-        for tok in self.raw_tokens():
-            if held is not None:
-                if tok.start_pos == last.end_pos and (tok.type in NUMBERS or tok.type == "NAME"):
-                    last = tok
-                    continue
-                yield self._join_number(held, last)
-                held = None
-            kind = tok.type
-            if kind in NUMBERS:
-                held = last = tok
-                continue
-            if kind == "NAME" and not tok.isascii():
-                # Python reads identifiers NFKC-normalised (`ﬁ` is `fi`); keywords are recognised
-                # before, as written. The token keeps the span of the text as written.
-                tok = Token("NAME", unicodedata.normalize("NFKC", tok), tok.start_pos, tok.line, tok.col,
-                            tok.end_line, tok.end_col, tok.end_pos)
-            if kind == "STRING" and tok.value[-2:] in ('""', "''") and len(strip_prefix(tok.value)[1]) == 2 \
-                    and self.text.startswith(tok.value[-1], tok.end_pos):
-                # `"""abc` with no closing quotes lexes as an empty string and a stray quote.
-                yield self._unterminated_triple(tok)
-                return
-            yield tok
-        if held is not None:
-            yield self._join_number(held, last)
+    def tokens(self, layout=None) -> Iterator[Token]:
+        """Every token of the text, in order, laid out by `layout` when given (an Indentation:
+        INDENT and DEDENT, newlines inside brackets dropped, brackets matched). A number glued to
+        a name or another number is one ERROR token, and so is the rest of the text after a
+        triple quote that is never closed. One loop from characters to laid-out tokens: a token
+        passes through no other generator on its way to the parser."""
+        return self._scan(True, layout)
 
     def raw_tokens(self) -> Iterator[Token]:
         """The tokens as Lark's basic lexer reads them, bad characters as ERROR tokens."""
+        return self._scan(False, None)
+
+    def _scan(self, cook: bool, layout) -> Iterator[Token]:
+        """raw_tokens, and with `cook` what tokens() does beyond it, on the tokens whose terminal
+        has a role (tokens.token_role): the common token costs one test more than a raw one."""
         text = self.text
         end = len(text)
         grammar = self.grammar
-        dispatch = grammar.dispatch
+        ascii_text = text.isascii()  # then no name needs normalising, and names take the common path
+        dispatch = grammar.ascii_dispatch if ascii_text else grammar.dispatch
         pos, line, line_start = self.pos, self.line, self.line_start
         new_token = str.__new__
+        held = None  # a number, until the next token shows whether something is glued to it
+        last = None  # the last token glued to it
+        first = layout is not None  # the first token may stand indented
+        brackets = None if layout is None else layout.brackets  # open ones, innermost last
+        closer_of = CLOSER_KIND
         while pos < end:
             char = text[pos]
             if char == " ":
@@ -102,7 +91,8 @@ class Lexer:
                 if char in " \t\f":
                     pos -= 1
                     char = " "
-            for literal, match, kind, newline, ignored, keywords in dispatch.get(char) or grammar.candidates(char):
+            for literal, match, kind, newline, ignored, keywords, role in dispatch.get(char) or \
+                    grammar.candidates(char, ascii_text):
                 if literal is None:
                     m = match(text, pos)
                     if m is not None:
@@ -113,27 +103,83 @@ class Lexer:
                     break
             else:
                 self.pos, self.line, self.line_start = pos, line, line_start
-                yield self._bad_character(pos, line, pos - line_start + 1)
+                tok = self._bad_character(pos, line, pos - line_start + 1)
                 pos, line, line_start = self.pos, self.line, self.line_start
-                continue
-            start = pos
-            pos += len(value)
-            if not ignored:
-                tok = new_token(Token, value)  # Token(...) without the call
-                tok.type = kind if keywords is None else keywords.get(value, kind)
-                tok.start_pos = start
-                tok.value = value
-                tok.line = line
-                tok.col = start - line_start + 1
-            if newline and "\n" in value:
-                line += value.count("\n")
-                line_start = start + value.rindex("\n") + 1
-            if not ignored:
+                kind, role = "ERROR", None
+                if not cook:
+                    yield tok
+                    continue
+                value = None
+            if value is not None:
+                start = pos
+                pos += len(value)
+                if not ignored:
+                    tok = new_token(Token, value)  # Token(...) without the call
+                    tok.type = kind = kind if keywords is None else keywords.get(value, kind)
+                    tok.start_pos = start
+                    tok.value = value
+                    tok.line = line
+                    tok.col = start - line_start + 1
+                if newline and "\n" in value:
+                    line += value.count("\n")
+                    line_start = start + value.rindex("\n") + 1
+                if ignored:
+                    continue
                 tok.end_line = line
                 tok.end_col = pos - line_start + 1
                 tok.end_pos = pos
+                if not cook or (role is None and held is None and not first):
+                    yield tok
+                    continue
+            # The rarer paths: a held number, the first token, a token with a role.
+            if held is not None:
+                if tok.start_pos == last.end_pos and (kind in NUMBERS or kind == "NAME"):
+                    last = tok
+                    continue
+                yield self._join_number(held, last)
+                held = None
+            if first:
+                first = False
+                if kind != "_NEWLINE" and tok.col > 1:
+                    yield from layout.first(tok)
+            if role is None:
                 yield tok
+            elif role == "number":
+                held = last = tok
+            elif role == "name":
+                if kind == "NAME" and not value.isascii():
+                    # Python reads identifiers NFKC-normalised (`ﬁ` is `fi`); keywords are recognised
+                    # before, as written. The token keeps the span of the text as written.
+                    tok = Token("NAME", unicodedata.normalize("NFKC", tok), tok.start_pos, tok.line, tok.col,
+                                tok.end_line, tok.end_col, tok.end_pos)
+                yield tok
+            elif role == "string":
+                if value[-2:] in ('""', "''") and len(strip_prefix(value)[1]) == 2 \
+                        and text.startswith(value[-1], pos):
+                    # `"""abc` with no closing quotes lexes as an empty string and a stray quote.
+                    yield self._unterminated_triple(tok)
+                    return
+                yield tok
+            elif brackets is None:  # no layout
+                yield tok
+            elif role == "open":
+                brackets.append(tok)
+                if len(brackets) > MAX_BRACKET_DEPTH:
+                    raise layout.too_deep(tok)
+                yield tok
+            elif role == "close":
+                if brackets and closer_of[brackets[-1].type] == kind:
+                    brackets.pop()
+                    yield tok
+                else:
+                    yield layout.close(tok)
+            elif not brackets:  # a newline, dropped inside brackets
+                yield tok
+                if value[value.rindex("\n") + 1:] != layout.indent:
+                    yield from layout.newline(tok)
         self.pos, self.line, self.line_start = pos, line, line_start
+        if held is not None:
+            yield self._join_number(held, last)
 
     def _feed(self, chunk: str) -> None:
         """Move past text that is not a token (as LineCounter.feed)."""

@@ -3,14 +3,16 @@
 The pipeline, a module each:
 
     text -> Lexer (lexer.py: the tokens of Lark's basic lexer; bad characters
-            and malformed numbers become ERROR tokens instead of exceptions)
-         -> Indentation (indentation.py: INDENT/DEDENT, newlines inside brackets
-            dropped, bracket matching, nesting limits)
+            and malformed numbers become ERROR tokens instead of exceptions),
+            laid out in the same loop by Indentation (indentation.py:
+            INDENT/DEDENT, newlines inside brackets dropped, bracket matching,
+            nesting limits)
          -> LalrParser (lalr.py: runs the LALR table Lark computed, token by
             token; on an error, recovery.py reports one diagnostic, skips the
             rest of the statement and resumes from the state saved at the
             statement's start, so one run reports every broken statement of a
-            file)
+            file; the reductions of a step it takes often run compiled,
+            replay.py)
          -> Builder (builder.py: called at each reduction, makes the AST node
             of the rule, so no parse tree is ever built; rejects constructs
             outside the subset by name, E0109)

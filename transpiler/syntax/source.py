@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import namedtuple
 from dataclasses import dataclass
 from bisect import bisect_right
+from functools import partial
 
 
 class Span(namedtuple("Span", "file line col end_line end_col")):
@@ -21,6 +22,11 @@ class Span(namedtuple("Span", "file line col end_line end_col")):
     def to(self, other: "Span") -> "Span":
         """The span covering self and everything up to the end of other."""
         return Span(self.file, self.line, self.col, other.end_line, other.end_col)
+
+
+# Span(...) without the named tuple's Python-level __new__: the parser makes one for every rule
+# it reduces.
+new_span = partial(tuple.__new__, Span)
 
 
 @dataclass(frozen=True)

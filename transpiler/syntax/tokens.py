@@ -9,9 +9,26 @@ from transpiler.syntax.source import Span
 OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
 CLOSE = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
 CLOSER_OF = {"(": ("RPAR", ")"), "[": ("RSQB", "]"), "{": ("RBRACE", "}")}
+CLOSER_KIND = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 NUMBERS = {"DEC_NUMBER", "HEX_NUMBER", "BIN_NUMBER", "OCT_NUMBER", "FLOAT_NUMBER", "IMAG_NUMBER"}
 # Tokens after which the parser may be at the start of a statement.
 BOUNDARY = {"_NEWLINE", "_INDENT", "_DEDENT"}
+
+
+def token_role(kind: str) -> str | None:
+    """What the lexer does with a token of this terminal beyond passing it on (Lexer.tokens): a
+    number waits for what follows it, a name may need normalising, a string may be an unclosed
+    triple quote, and newlines and brackets go through the layout (indentation.py). None for the
+    rest, most tokens."""
+    if kind in NUMBERS:
+        return "number"
+    if kind in ("NAME", "STRING"):
+        return kind.lower()
+    if kind in OPEN:
+        return "open"
+    if kind in CLOSE:
+        return "close"
+    return "newline" if kind == "_NEWLINE" else None
 
 
 class Token(str):

@@ -2,10 +2,10 @@
 (`range`, `T.serial`, `T.unroll`, `T.grid`, unrolling), if / while / with, assert."""
 from __future__ import annotations
 
-from dataclasses import replace
 from transpiler import ir
 from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
+from transpiler.syntax.frozen import replace
 from transpiler.syntax.source import Span
 from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32
 from transpiler.sema import state
