@@ -656,12 +656,16 @@ CODES: dict[str, tuple[str, str]] = {
               "A `@T.jit` kernel becomes a kernel only where it is specialized at module level "
               "(`add_256 = add.specialize(N=256)`), named by the name it is assigned to; one that "
               "never is emits nothing."),
-    "W0006": ("kernel without `T.device_entry()`",
+    "W0006": ("a function without `T.device_entry()`",
               "TIRx's parser accepts a `@T.prim_func` whose body declares its thread hierarchy "
               "(`bx = T.cta_id([1])` ...) right after the parameter bindings, with no "
               "`T.device_entry()` (TVM's own tests write functions that way). tirxc compiles it as the "
               "kernel it would be with `T.device_entry()` before that first scope id, and says so. A "
-              "body whose device code starts with anything else needs the entry (E0400)."),
+              "function with no device code at all (parameter bindings, constants, `T.call_packed` "
+              "launches of kernels by name: a host `main` as TIRx prints it) is one TIRx compiles for "
+              "the host; tirxc emits nothing for it, since the generated launcher is the host side of "
+              "each kernel, and says so. A body whose device code starts with anything else needs the "
+              "entry (E0400)."),
     "W0508": ("constant index out of bounds in a run-time branch",
               "A constant index outside its buffer's extent (E0507) inside an `if` whose condition is "
               "known only at run time: TIRx compiles the access, and the kernel is correct as long as "
