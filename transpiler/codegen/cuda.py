@@ -201,6 +201,10 @@ class CPrinter:
             return str(v)
         if d.is_bool:
             return "true" if v else "false"
+        if d.bits == 128 and not (0 <= v < 2 ** 63):  # past C's widest literal: built from its 64-bit halves
+            bits = v % 2 ** 128
+            text = f"((({c_type(d)})0x{bits >> 64:x}ull << 64) | 0x{bits % 2 ** 64:x}ull)"
+            return text if d.kind == "uint" else f"(({c_type(d)}){text})"
         if d.kind == "uint":
             return int_text_unsigned(v) + ("u" if d.bits <= 32 else "ull")
         if d.bits < 32:

@@ -141,6 +141,13 @@ CODES: dict[str, tuple[str, str]] = {
               "This form of an older spelling of TIRx has no rewrite into today's spelling yet "
               "(docs/older-spellings.md lists the forms tirxc reads). Write it in today's spelling; "
               "the rest of the file may stay as it is."),
+    "E0212": ("a 128-bit parameter",
+              "TIRx's `uint128` and `int128` scalars (a PTX `.b128` value, CUDA's `unsigned __int128`) "
+              "live in registers: declared with `T.local_scalar(\"uint128\")`, set, copied, packed from "
+              "and unpacked into uint64 halves with `T.ptx.mov.b128`, loaded and stored with the `.b128` "
+              "forms of `ld` / `st` / `atom`. A kernel parameter of 128 bits, or a buffer parameter of "
+              "128-bit elements, is not supported yet: the generated launcher's NumPy has no 128-bit "
+              "integer. Pass the value as uint64 pairs and pack them in the kernel."),
     "E0300": ("unknown name",
               "The name is not a parameter, a local binding, a module constant or an imported name. "
               "Names must be defined before they are used; the help line suggests a close match when "

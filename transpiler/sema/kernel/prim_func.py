@@ -245,6 +245,12 @@ def finish_params(st) -> None:
         elif p.kind in (ParamKind.SCALAR, ParamKind.TENSOR_MAP):
             args.append(p)
     st.args = args
+    for p in args:
+        if p.dtype.bits == 128 or (p.buffer is not None and p.buffer.dtype.bits == 128):
+            st.diags.error("E0212", f"a 128-bit parameter (`{p.buffer.name if p.buffer else p.name}` of {p.buffer.dtype if p.buffer else p.dtype}) "
+                                    "is not supported yet", p.span,
+                           help="the launcher's NumPy has no 128-bit integer: pass uint64 pairs and pack them with "
+                                "`T.ptx.mov.b128(q, lo, hi)`")
     pointers = [p for p in args if p.kind is ParamKind.BUFFER]
     scalars = [p for p in args if p.kind is ParamKind.SCALAR]
     passed = {p.name for p in scalars}
