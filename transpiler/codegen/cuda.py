@@ -352,7 +352,9 @@ class CPrinter:
     def _s_PointerDecl(self, s: ir.PointerDecl):
         st, base = s.storage, s.storage.base
         ctype = c_type(st.dtype)
-        if st.byte_offset == 0:
+        if base is None:  # a typed view of a generic address (`T.decl_buffer(data=ptr)`, ptr from an integer)
+            self.emit(f"{ctype}* {st.name} = ({ctype}*){self.expr(s.offset)};")
+        elif st.byte_offset == 0:
             self.emit(f"{ctype}* {st.name} = ({ctype}*){base.name};")
         elif st.byte_offset % base.dtype.nbytes == 0:
             self.emit(f"{ctype}* {st.name} = ({ctype}*)({base.name} + {st.byte_offset // base.dtype.nbytes});")

@@ -148,6 +148,11 @@ CODES: dict[str, tuple[str, str]] = {
               "forms of `ld` / `st` / `atom`. A kernel parameter of 128 bits, or a buffer parameter of "
               "128-bit elements, is not supported yet: the generated launcher's NumPy has no 128-bit "
               "integer. Pass the value as uint64 pairs and pack them in the kernel."),
+    "E0213": ("a view over a typed pointer of another element type",
+              "`T.decl_buffer(shape, dtype, data=ptr)` over a pointer made from an integer is a typed "
+              "view of that address (`float* v_ptr = (float*)(ptr);`). Where `ptr` is written as a "
+              "`PointerType(PrimType(t))` (`T.reinterpret(PointerType(...), u64)`), the view's dtype "
+              "must be that `t`: the pointer says what the address holds."),
     "E0300": ("unknown name",
               "The name is not a parameter, a local binding, a module constant or an imported name. "
               "Names must be defined before they are used; the help line suggests a close match when "
