@@ -153,12 +153,6 @@ CODES: dict[str, tuple[str, str]] = {
               "view of that address (`float* v_ptr = (float*)(ptr);`). Where `ptr` is written as a "
               "`PointerType(PrimType(t))` (`T.reinterpret(PointerType(...), u64)`), the view's dtype "
               "must be that `t`: the pointer says what the address holds."),
-    "E0214": ("a cooperative launch with thread-block clusters",
-              "A kernel that calls `T.cuda.grid_sync()` (itself or through a device function) is launched "
-              "cooperatively, through `cudaLaunchCooperativeKernel`, which takes no cluster dimensions; "
-              "a kernel of clusters needs `cudaLaunchKernelEx` with its cluster attribute. Both at once "
-              "is not supported yet: synchronize the grid in a kernel without clusters, or split the "
-              "kernel where the grid synchronizes."),
     "E0300": ("unknown name",
               "The name is not a parameter, a local binding, a module constant or an imported name. "
               "Names must be defined before they are used; the help line suggests a close match when "

@@ -93,19 +93,3 @@ def _grid_sync(st, node, a):
         return POISON
     st.kernel_attrs.setdefault(COOPERATIVE, (node.span, node.span))
     return Void(ir.Evaluate(ir.Call(VOID, "tirx_cuda_grid_sync", (), node.span), node.span))
-
-
-def check_cooperative_cluster(st, cluster_attr: str) -> None:
-    """A kernel that synchronizes its grid is launched with `cudaLaunchCooperativeKernel` (CuPy's
-    `enable_cooperative_groups`, the C++ entry point's cooperative branch), which takes no cluster
-    dimensions: a cooperative kernel of thread-block clusters is refused by name (E0214)."""
-    if COOPERATIVE not in st.kernel_attrs or cluster_attr not in st.kernel_attrs:
-        return
-    dims, cluster_span = st.kernel_attrs[cluster_attr]
-    if dims == (1, 1, 1):
-        return  # (a cluster of one CTA is a plain launch)
-    where = st.kernel_attrs[COOPERATIVE][1]  # (the barrier, or the call of the device function that reaches it)
-    st.diags.error("E0214", "a cooperative launch (`T.cuda.grid_sync()`) of a kernel with thread-block clusters is "
-                            "not supported yet", where, notes=[Note("the cluster's shape is given here", cluster_span)],
-                   help="cudaLaunchCooperativeKernel, which both launchers use, takes no cluster dimensions: "
-                        "synchronize the grid in a kernel without clusters, or split the kernel at the barrier")

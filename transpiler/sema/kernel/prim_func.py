@@ -56,7 +56,6 @@ def run(st: KernelState) -> Kernel:
     if open_arena.is_open(st.arena) and not st.pools:  # `T.alloc_buffer((0,), ..., scope="shared.dyn")`
         open_arena.size_from_views(st)
     grid, block = threads.launch_shape(st)
-    attrs.check_cooperative_cluster(st, threads.CLUSTER_ATTR)
     register_bounds.check_register_indices(st, ir.seq(stmts), block)
     static_bytes, arena_bytes = shared_budget(st)
     check_launch_smem(st, arena_bytes)
