@@ -66,3 +66,12 @@ def test_a_grid_sync_in_a_device_function_makes_its_callers_cooperative():
     assert result.ok, result.diagnostics
     launches = {k.spec.name: k.spec.cooperative for k in result.program.kernels}
     assert launches["plain"] is None and launches["two_phase"].line == 12
+
+
+def test_a_cooperative_kernel_keeps_its_clusters():
+    """DeepEP's dispatch: the launch is cooperative and the cluster shape is the kernel's own."""
+    path = CASES / "grid_sync_with_clusters.tx"
+    result = compile_source(SourceFile(path.name, path.read_text()), until="launcher", arch="sm_90a")
+    assert result.ok, result.diagnostics
+    (kernel,) = result.program.kernels
+    assert kernel.spec.cooperative is not None and kernel.spec.cluster == (2, 1, 1)
