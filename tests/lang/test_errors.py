@@ -38,9 +38,9 @@ CASES = [
     ("for i in T.vectorized(A[0]):\n    A[i] = 0\n", [(10, 14, "E0202")], "E0202", "constant bounds"),
     ("for i in T.serial(4, dtype=\"int64\"):\n    A[i] = 0\n", [(10, 32, "E0518")], "E0518",
      "not supported yet"),
-    # a pointer made from an integer is a generic address; a buffer declared over one is not yet
-    ("p = T.reinterpret(\"handle\", T.uint64(0))\nB = T.decl_buffer((4,), \"int32\", data=p)\n",
-     [(11, 43, "E0518")], "E0518", "not supported yet"),
+    # a pointer made from an integer is a generic address; a buffer declared over one in local memory is not yet
+    ("p = T.reinterpret(\"handle\", T.uint64(0))\nB = T.decl_buffer((4,), \"int32\", data=p, scope=\"local\")\n",
+     [(11, 52, "E0518")], "E0518", "not supported yet"),
     ("V = A.view(\"float64\")\n", [(10, 9, "E0518")], "E0518", "not supported yet"),  # (wider: pylang)
     ("L = T.alloc_local((6,), \"int8\")\nV = L.view(\"int32\")\n", [(11, 9, "E0514")], "E0514",
      "not a multiple of 4"),

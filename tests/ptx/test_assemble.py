@@ -63,6 +63,28 @@ def test_a_refused_form_is_named(tmp_path):
     assert list(refused) == [0] and "q32" in refused[0]
 
 
+# The .b128 spellings: each has its values as 64-bit halves and as one 128-bit scalar (uint128,
+# bound with the "q" constraint); both assemble from sm_80, the oldest target the table claims, to
+# sm_100a, which has all of them (`python -m tests.ptx.assemble --family b128` runs every target).
+B128 = ("ld.shared.b128", "ld.shared::cta.b128", "st.shared.b128", "ld.global.L2::cache_hint.b128",
+        "st.global.L2::cache_hint.b128", "ld.relaxed.gpu.global.b128", "st.release.cluster.shared::cta.b128",
+        "atom.shared.cas.b128", "atom.global.exch.L2::cache_hint.b128", "atom.acquire.cta.shared::cta.cas.b128",
+        "ldu.global.b128", "mov.b128", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128",
+        "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128",
+        "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128")
+
+
+@pytest.mark.parametrize("arch", ("sm_80", "sm_100a"))
+def test_b128_forms_assemble(arch):
+    target = Target.parse(arch)
+    instrs = [i for i in assemble.instructions(given=list(B128)) if target.allows(i.feature)]
+    assert any(op.kind == "b128" for i in instrs for op in i.operands)
+    number = arch[3:]
+    flags = ("-std=c++17", "-gencode", f"arch=compute_{number},code=sm_{number}", "-c")
+    code, output = compile_cuda(assemble.translation_unit(instrs), flags, name=f"assemble_b128_{arch}")
+    assert code == 0, output[-4000:]
+
+
 # the case files whose accepted calls ptxas judges too (the forms real kernels write)
 CASES = ("printed_form_and_evaluate_calls", "integer_shared_addresses_byte_loads_and_float_pairs")
 

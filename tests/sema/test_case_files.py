@@ -56,3 +56,22 @@ def test_an_arena_of_extent_zero_is_sized_by_its_furthest_view():
     result = compile_source(SourceFile(path.name, path.read_text()), until="cuda")
     assert result.ok, result.diagnostics
     assert [k.spec.dynamic_shared_bytes for k in result.program.kernels] == [1024 + 64 * 4]
+
+
+def test_a_grid_sync_in_a_device_function_makes_its_callers_cooperative():
+    """Through a chain of device functions, the kernel that calls one is launched cooperatively,
+    its launch pointing at the barrier itself; a kernel that calls none is not."""
+    path = CASES / "grid_sync_in_a_device_function.tx"
+    result = compile_source(SourceFile(path.name, path.read_text()), until="launcher")
+    assert result.ok, result.diagnostics
+    launches = {k.spec.name: k.spec.cooperative for k in result.program.kernels}
+    assert launches["plain"] is None and launches["two_phase"].line == 12
+
+
+def test_a_cooperative_kernel_keeps_its_clusters():
+    """DeepEP's dispatch: the launch is cooperative and the cluster shape is the kernel's own."""
+    path = CASES / "grid_sync_with_clusters.tx"
+    result = compile_source(SourceFile(path.name, path.read_text()), until="launcher", arch="sm_90a")
+    assert result.ok, result.diagnostics
+    (kernel,) = result.program.kernels
+    assert kernel.spec.cooperative is not None and kernel.spec.cluster == (2, 1, 1)

@@ -201,6 +201,10 @@ class CPrinter:
             return str(v)
         if d.is_bool:
             return "true" if v else "false"
+        if d.bits == 128 and not (0 <= v < 2 ** 63):  # past C's widest literal: built from its 64-bit halves
+            bits = v % 2 ** 128
+            text = f"((({c_type(d)})0x{bits >> 64:x}ull << 64) | 0x{bits % 2 ** 64:x}ull)"
+            return text if d.kind == "uint" else f"(({c_type(d)}){text})"
         if d.kind == "uint":
             return int_text_unsigned(v) + ("u" if d.bits <= 32 else "ull")
         if d.bits < 32:
@@ -348,7 +352,9 @@ class CPrinter:
     def _s_PointerDecl(self, s: ir.PointerDecl):
         st, base = s.storage, s.storage.base
         ctype = c_type(st.dtype)
-        if st.byte_offset == 0:
+        if base is None:  # a typed view of a generic address (`T.decl_buffer(data=ptr)`, ptr from an integer)
+            self.emit(f"{ctype}* {st.name} = ({ctype}*){self.expr(s.offset)};")
+        elif st.byte_offset == 0:
             self.emit(f"{ctype}* {st.name} = ({ctype}*){base.name};")
         elif st.byte_offset % base.dtype.nbytes == 0:
             self.emit(f"{ctype}* {st.name} = ({ctype}*)({base.name} + {st.byte_offset // base.dtype.nbytes});")

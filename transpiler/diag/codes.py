@@ -141,6 +141,18 @@ CODES: dict[str, tuple[str, str]] = {
               "This form of an older spelling of TIRx has no rewrite into today's spelling yet "
               "(docs/older-spellings.md lists the forms tirxc reads). Write it in today's spelling; "
               "the rest of the file may stay as it is."),
+    "E0212": ("a 128-bit parameter",
+              "TIRx's `uint128` and `int128` scalars (a PTX `.b128` value, CUDA's `unsigned __int128`) "
+              "live in registers: declared with `T.local_scalar(\"uint128\")`, set, copied, packed from "
+              "and unpacked into uint64 halves with `T.ptx.mov.b128`, loaded and stored with the `.b128` "
+              "forms of `ld` / `st` / `atom`. A kernel parameter of 128 bits, or a buffer parameter of "
+              "128-bit elements, is not supported yet: the generated launcher's NumPy has no 128-bit "
+              "integer. Pass the value as uint64 pairs and pack them in the kernel."),
+    "E0213": ("a view over a typed pointer of another element type",
+              "`T.decl_buffer(shape, dtype, data=ptr)` over a pointer made from an integer is a typed "
+              "view of that address (`float* v_ptr = (float*)(ptr);`). Where `ptr` is written as a "
+              "`PointerType(PrimType(t))` (`T.reinterpret(PointerType(...), u64)`), the view's dtype "
+              "must be that `t`: the pointer says what the address holds."),
     "E0300": ("unknown name",
               "The name is not a parameter, a local binding, a module constant or an imported name. "
               "Names must be defined before they are used; the help line suggests a close match when "
@@ -657,12 +669,16 @@ CODES: dict[str, tuple[str, str]] = {
               "A `@T.jit` kernel becomes a kernel only where it is specialized at module level "
               "(`add_256 = add.specialize(N=256)`), named by the name it is assigned to; one that "
               "never is emits nothing."),
-    "W0006": ("kernel without `T.device_entry()`",
+    "W0006": ("a function without `T.device_entry()`",
               "TIRx's parser accepts a `@T.prim_func` whose body declares its thread hierarchy "
               "(`bx = T.cta_id([1])` ...) right after the parameter bindings, with no "
               "`T.device_entry()` (TVM's own tests write functions that way). tirxc compiles it as the "
               "kernel it would be with `T.device_entry()` before that first scope id, and says so. A "
-              "body whose device code starts with anything else needs the entry (E0400)."),
+              "function with no device code at all (parameter bindings, constants, `T.call_packed` "
+              "launches of kernels by name: a host `main` as TIRx prints it) is one TIRx compiles for "
+              "the host; tirxc emits nothing for it, since the generated launcher is the host side of "
+              "each kernel, and says so. A body whose device code starts with anything else needs the "
+              "entry (E0400)."),
     "W0508": ("constant index out of bounds in a run-time branch",
               "A constant index outside its buffer's extent (E0507) inside an `if` whose condition is "
               "known only at run time: TIRx compiles the access, and the kernel is correct as long as "

@@ -214,6 +214,7 @@ class Storage:
     base: "Storage | None" = None  # for view_pointer: the storage it points into
     readonly: bool = False
     byte_offset: int = 0  # for view_pointer: where in `base` it points
+    address: "Expr | None" = None  # for a view_pointer without a base: the generic address it points at
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,8 @@ class KernelLowerer(ExpressionLowerer):
                 return None
             if storage.kind == "view_pointer" and id(storage) not in self.declared_pointers:
                 self.declared_pointers.add(id(storage))
-                return ir.PointerDecl(storage, ir.IntImm(INT32, 0), s.span)
+                address = s.buffer.storage.address  # (a view of an integer-made address: that address)
+                return ir.PointerDecl(storage, ir.IntImm(INT32, 0) if address is None else self.expr(address), s.span)
             return None
         if cls is ir.BufferStore:
             return ir.Store(self.own(s.buffer.storage), self.index(s.buffer, s.indices), self.expr(s.value), s.span)

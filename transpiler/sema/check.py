@@ -28,7 +28,7 @@ from transpiler.target.cnames import source_code_names
 # every family of T.* calls, imported so that its `@handler`s register in registry.HANDLERS
 from transpiler.sema.memory import access, buffers, pools, views  # noqa: F401
 from transpiler.sema.calls import cuda_helpers, tcgen05_desc, intrinsics, ptx as ptx_calls, tile_calls  # noqa: F401
-from transpiler.sema.kernel import device_functions, jit, module_branches, statements, threads  # noqa: F401
+from transpiler.sema.kernel import device_functions, factories, jit, module_branches, statements, threads  # noqa: F401
 from transpiler.sema.library import classes, macros, prelude, scoping  # noqa: F401
 from transpiler.sema import dispatch  # noqa: F401  (the rules across the checker's rooms join the dispatch tables)
 from transpiler.sema.library.class_values import CLASS_VALUES
@@ -150,7 +150,13 @@ def constant(ms, stmt: ast.Assign) -> None:
         if kernel is not None:
             ms.specialized.append(kernel)
         return
-    bind_constant(ms, stmt.target, const_value(ms, stmt.value))
+    value = const_value(ms, stmt.value)
+    if isinstance(value, factories.FactoryKernel):  # `k = make_kernel(64)`: a kernel named `k` (factories.py)
+        kernel = factories.define(ms, value, stmt.target, lambda fdef: register_kernel(ms, fdef))
+        if kernel is not None:
+            ms.specialized.append(kernel)
+        return
+    bind_constant(ms, stmt.target, value)
 
 
 def bind_constant(ms, target: ast.Name, value) -> None:
@@ -278,7 +284,8 @@ def const_value(ms: ModuleState, node: ast.Expr):
     for a kernel."""
     value = elab(at_module_level(ms), node)
     if isinstance(value, (PyConst, Poison, ir.IntImm, ir.FloatImm, LayoutVal, LayoutPart, DTypeVal, DynamicExtent,
-                          tuple, PyDict, SliceVal, Helper, Namespace, Builtin, KernelName) + CLASS_VALUES):
+                          tuple, PyDict, SliceVal, Helper, Namespace, Builtin, KernelName,
+                          factories.FactoryKernel) + CLASS_VALUES):
         return value
     ms.diags.error("E0202", "module-level values must be compile-time constants", node.span)
     return POISON

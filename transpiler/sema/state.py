@@ -72,6 +72,7 @@ class KernelState:
         self.matched: dict[str, Span] = {}  # handle parameter -> its `T.match_buffer`
         self.pending: list[ir.Stmt] = []
         self.device = False
+        self.host_function = False  # no device code at all: TIRx compiles it for the host (implicit_entry.py)
         self.depth = 0
         self.loops: list[str] = []  # kinds of the enclosing loops: serial, unroll, while
         self.unrolled = 1  # copies the enclosing `T.unroll` loops make of the current statement

@@ -107,6 +107,10 @@ SCALARS: dict[str, Scalar] = {
     "float6_e2m3fn": Scalar("float", 6, "__nv_fp6_e2m3", "cuda_fp6.h", float_format=(4, 0, 7.5, True, False)),
     "float6_e3m2fn": Scalar("float", 6, "__nv_fp6_e3m2", "cuda_fp6.h", float_format=(3, -2, 28.0, True, False)),
     "float4_e2m1fn": Scalar("float", 4, "__nv_fp4_e2m1", "cuda_fp4.h", float_format=(2, 0, 6.0, True, False)),
+    # TIRx's 128-bit scalars (a PTX .b128 value, bound with the "q" constraint): nvcc has
+    # `__int128` in device code on the 64-bit hosts it supports
+    "int128": Scalar("int", 128, "__int128"),
+    "uint128": Scalar("uint", 128, "unsigned __int128"),
     "handle": Scalar("handle", 64, "void*"),
 }
 
@@ -173,7 +177,7 @@ def parse_dtype(name: str) -> DType | None:
     if match and match.group(1) in SCALARS and int(match.group(2)) in VECTOR_LANES:
         base = match.group(1)
         kind, bits = SCALARS[base].kind, SCALARS[base].bits
-        if kind in ("handle",):
+        if kind in ("handle",) or bits == 128:  # (no vector of 128-bit lanes: a vector register is 128 bits)
             return None
         return DType(name, kind, bits, int(match.group(2)))
     return None

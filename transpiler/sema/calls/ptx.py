@@ -201,6 +201,8 @@ def _fits(st, op: ptx.Operand, index: int, arg, cache: dict) -> bool:
         return is_addr
     if is_addr:
         return False
+    if isinstance(val, ir.Buffer) and val.scalar and val.scope == "local":  # `v = T.local_scalar(...)`
+        return op.role in ("out", "inout", "in") and val.dtype.nbytes == parse_dtype(op.dtype).nbytes
     if op.role in ("out", "inout") and not isinstance(val, ir.BufferLoad):
         return False
     dtype = getattr(val, "dtype", None)

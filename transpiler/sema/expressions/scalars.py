@@ -214,9 +214,6 @@ def unknown_dtype(st, name: str, span: Span) -> None:
     if alias is not None:  # another tool's spelling, or stray case or blanks: name the TIRx dtype
         shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)  # `float32\n`
         st.diags.error("E0302", f"unknown dtype `{shown}`", span, help=f"did you mean `{alias}`?")
-    elif name in ("uint128", "int128"):  # TIRx's 128-bit scalars (PTX .b128 values)
-        st.diags.error("E0302", f"`{name}` scalars are not supported yet", span,
-                       help="a `.b128` PTX operand is its (low, high) 64-bit halves: pass two uint64 values")
     elif name in UNLOWERABLE:
         lowerable = [n for n in known_dtype_names() if n.startswith(name.split("_")[0])]
         st.diags.error("E0302", f"dtype `{name}` has no CUDA type", span,

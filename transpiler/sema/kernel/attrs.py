@@ -86,10 +86,8 @@ COOPERATIVE = "tirx.use_cooperative_launch"
 @handler("cuda.grid_sync")
 def _grid_sync(st, node, a):
     """A barrier of every thread of the grid (TIRx's form: cooperative groups' `this_grid().sync()`);
-    the kernel is launched cooperatively, which the host checks the grid fits for."""
-    if getattr(st, "function_returns", None) is not None:
-        return registry.unsupported(st, node, "`T.cuda.grid_sync` in a device function", help=(
-            "call it in the kernel: the kernel that synchronizes its grid is launched cooperatively"))
+    the kernel is launched cooperatively, which the host checks the grid fits for. In a device
+    function, every kernel that calls it (directly or through other device functions) is."""
     if not st.device:
         st.diags.error("E0401", "`T.cuda.grid_sync` belongs after `T.device_entry()`", node.span)
         return POISON

@@ -27,7 +27,7 @@ from transpiler.evaluator.values import Binding, DTypeVal, POISON, Poison, PyCon
 from transpiler.sema import registry, state
 from transpiler.sema.expressions import expr, stores
 from transpiler.sema.expressions.expr import kind_of
-from transpiler.sema.kernel import statements
+from transpiler.sema.kernel import attrs, statements
 from transpiler.sema.memory import buffers
 from transpiler.sema.state import KernelState
 from transpiler.sema.values import Handle, Pointer
@@ -44,6 +44,7 @@ class DeviceFunc:
     params: tuple[tuple[str, DType | ir.Buffer], ...]  # a scalar's dtype, a buffer parameter's buffer
     returns: DType
     span: Span  # its name on the `def` line
+    grid_sync: Span | None = None  # where it, or a device function it calls, first synchronizes the grid
 
 
 def returns_value(fdef: ast.FunctionDef) -> bool:
@@ -90,6 +91,8 @@ def define(ms, fdef: ast.FunctionDef, prim: list) -> DeviceFunction | None:
     if returns is not None and None not in params and not always_returns(stmts):
         st.diags.error("E0203", f"device function `{fdef.name}` can reach its end without returning a value",
                        fdef.name_span, help=f"end every path with `return <{returns} value>`")
+    if value is not POISON and attrs.COOPERATIVE in st.kernel_attrs:  # its callers are launched cooperatively
+        value = replace(value, grid_sync=st.kernel_attrs[attrs.COOPERATIVE][0])
     ms.globals[fdef.name] = Binding(value, "const", fdef.name_span)
     if value is POISON or len([d for d in ms.diags.items if d.severity == "error"]) > errors:
         return None
@@ -319,5 +322,7 @@ def call(st, func: DeviceFunc, node: ast.Call):
         args.append(value)
     if not ok:
         return POISON
+    if func.grid_sync is not None:  # the grid synchronizes inside: the calling kernel is launched cooperatively
+        st.kernel_attrs.setdefault(attrs.COOPERATIVE, (func.grid_sync, node.span))
     return ir.Call(func.returns, func.c_name, tuple(args), node.span)
 

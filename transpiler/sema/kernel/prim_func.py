@@ -10,7 +10,7 @@ from transpiler.diag.diagnostics import Note
 from transpiler.syntax import ast
 from transpiler.target.arch import STATIC_SHARED_LIMIT
 from transpiler.ir.program import Kernel
-from transpiler.target.dtypes import INT32, UINT32, UINT64, parse_dtype
+from transpiler.target.dtypes import INT32, UINT32, UINT64
 from transpiler.sema import state, registry
 from transpiler.sema.expressions import expr, effects
 from transpiler.sema.kernel import threads, statements, attrs, legacy_launch, implicit_entry
@@ -21,10 +21,6 @@ from transpiler.sema.state import KernelState, ModuleState, _SymbolicPending
 from transpiler.sema.registry import is_default
 from transpiler.sema.expressions.expr import kind_of
 from transpiler.sema.kernel.statements import existing_binding
-
-
-def _contains_call(node) -> bool:
-    return isinstance(node, ast.Call) or any(_contains_call(child) for child in ast.iter_children(node))
 
 
 # -- the kernel ------------------------------------------------------------------------------------
@@ -43,7 +39,10 @@ def run(st: KernelState) -> Kernel:
         body = body[1:]
     host, device = split_at_device_entry(st, body)
     for stmt in host:
-        host_stmt(st, stmt)
+        if not (st.host_function and implicit_entry.launches_by_name(st, stmt)):
+            host_stmt(st, stmt)
+    if st.host_function:
+        return None  # (its handles may stay unbound: TIRx's host code passes them on as pointers)
     for name, handle in st.handles.items():
         st.diags.error("E0511", f"handle parameter `{name}` is never bound with `T.match_buffer`", handle.span,
                          help=f"bind it before `T.device_entry()`: `X = T.match_buffer({name}, shape, dtype)`")
@@ -96,7 +95,9 @@ def split_at_device_entry(st, body: list) -> tuple[list, list]:
     legacy = next((i for i, stmt in enumerate(body) if legacy_launch.starts_device_code(st, stmt)), None)
     if not entries and legacy is not None:  # `T.launch_thread(...)` (legacy_launch.py): the device code
         return body[:legacy], body[legacy:]
-    split = next((i for i, stmt in enumerate(body) if not looks_like_host(stmt)), len(body))
+    if not entries and legacy is None and implicit_entry.is_host_function(st, body):
+        return body, []
+    split = next((i for i, stmt in enumerate(body) if not implicit_entry.looks_like_host(stmt)), len(body))
     if not entries:
         implicit_entry.no_device_entry(st, body[split:])
     return body[:split], body[split:]
@@ -176,24 +177,6 @@ def device_entries(st, stmts, block: str | None, found: list | None = None) -> l
     return found
 
 
-def looks_like_host(stmt) -> bool:
-    """Whether a statement can belong before `T.device_entry()` (judged by its form only)."""
-    if isinstance(stmt, (ast.Pass, ast.Assert)):
-        return True
-    if isinstance(stmt, ast.ExprStmt):
-        value = stmt.value
-        return isinstance(value, ast.Constant) or (isinstance(value, ast.Call) and isinstance(
-            value.func, ast.Attribute) and value.func.attr in ("func_attr", "match_buffer"))
-    if isinstance(stmt, ast.Assign) and isinstance(stmt.target, ast.Name):
-        value = stmt.value
-        if isinstance(value, ast.Call):
-            return isinstance(value.func, ast.Attribute) and (
-                value.func.attr == "match_buffer" or (not value.args and not value.keywords
-                                                      and parse_dtype(value.func.attr) is not None))
-        return not _contains_call(value)
-    return False
-
-
 # -- parameters ------------------------------------------------------------------------------------
 def parameter(st, param: ast.Param) -> None:
     if param.star:  # (a helper takes them: macros.py)
@@ -262,6 +245,12 @@ def finish_params(st) -> None:
         elif p.kind in (ParamKind.SCALAR, ParamKind.TENSOR_MAP):
             args.append(p)
     st.args = args
+    for p in args:
+        if p.dtype.bits == 128 or (p.buffer is not None and p.buffer.dtype.bits == 128):
+            st.diags.error("E0212", f"a 128-bit parameter (`{p.buffer.name if p.buffer else p.name}` of {p.buffer.dtype if p.buffer else p.dtype}) "
+                                    "is not supported yet", p.span,
+                           help="the launcher's NumPy has no 128-bit integer: pass uint64 pairs and pack them with "
+                                "`T.ptx.mov.b128(q, lo, hi)`")
     pointers = [p for p in args if p.kind is ParamKind.BUFFER]
     scalars = [p for p in args if p.kind is ParamKind.SCALAR]
     passed = {p.name for p in scalars}
@@ -283,6 +272,9 @@ def shape_mentions(buf, var) -> bool:
 # -- host region -------------------------------------------------------------------------------------
 def host_stmt(st, stmt) -> None:
     move = "move it after `T.device_entry()`"
+    if isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Constant) and stmt.value.value is Ellipsis:
+        implicit_entry.ellipsis(st, stmt)
+        return
     if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Constant)):
         return
     if isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Call):

@@ -10,7 +10,7 @@ from transpiler.syntax.source import Span
 from transpiler.target.dtypes import BOOL, DType, FLOAT32, INT32
 from transpiler.sema import state
 from transpiler.sema.expressions import scalars, expr, effects, indexing, stores
-from transpiler.sema.kernel import threads, loops, unrolled, legacy_launch
+from transpiler.sema.kernel import threads, loops, unrolled, legacy_launch, implicit_entry
 from transpiler.sema.memory import views
 from transpiler.sema.memory.typed_pointers import PointerTypeVal, TypedPointer, VarType, check_let_pointer, is_address
 from transpiler.evaluator import builtins as pyeval_builtins, core as pyeval, lists as pyeval_lists
@@ -95,9 +95,8 @@ def _stmt_Pass(st, stmt):
 def _stmt_ExprStmt(st, stmt):
     if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
         return None
-    if isinstance(stmt.value, ast.Constant) and stmt.value.value is Ellipsis:  # (TVMScript rejects it too)
-        st.diags.error("E0201", "`...` is not a statement of a kernel body", stmt.span, help="write `pass`")
-        return None
+    if isinstance(stmt.value, ast.Constant) and stmt.value.value is Ellipsis:
+        return implicit_entry.ellipsis(st, stmt)
     if expr.is_dialect_call(st, stmt.value, ("device_entry",), module_level=True):
         return None  # reported once by run()
     val = expr.elab(st, stmt.value)

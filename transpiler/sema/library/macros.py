@@ -19,7 +19,7 @@ from transpiler.syntax import ast
 from transpiler.sema.expressions import effects, expr
 from transpiler.evaluator import core as pyeval, lists as pyeval_lists
 from transpiler.sema import state
-from transpiler.sema.kernel import statements
+from transpiler.sema.kernel import factories, statements
 from transpiler.sema.library import instance_attrs
 from transpiler.sema.library.scoping import bound_names, declared_names
 from transpiler.evaluator.box import new_dict
@@ -565,6 +565,9 @@ def _run_Assert(st, stmt: ast.Assert) -> None:
 
 def _run_FunctionDef(st, stmt: ast.FunctionDef) -> None:
     kind = decorator_kind(st, stmt)
+    if kind is None and st.fdef is None and factories.is_prim_func(st, stmt):  # a kernel factory's kernel
+        _local(st, stmt.name, factories.make(st, stmt), stmt.name_span)
+        return
     if kind is None:
         st.diags.error("E0203", "a nested function takes no decorator but `@T.inline` or `@T.macro`",
                        stmt.decorators[0].span)

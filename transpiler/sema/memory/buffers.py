@@ -276,10 +276,8 @@ def _decl_buffer(st, node, a):
         if view_base is None:
             return POISON
         base, a = view_base[0], {**a, "byte_offset": view_base[1]}
-    if typed_pointers.is_address(base):
-        return registry.unsupported(st, a["data"], "`T.decl_buffer` over a pointer made from an integer",
-                                    help="index the bytes through PTX loads and stores on the pointer "
-                                         "(`T.ptx.ld.global_.b32(v, ptr)`), or declare the buffer over a buffer's address")
+    if typed_pointers.is_address(base):  # `data=T.reinterpret("handle", u64)`: a typed view of the address
+        return typed_pointers.address_view(st, node, a, base, scope)
     if isinstance(base, ir.Buffer):
         st.diags.error("E0516", "`data=` takes a pointer, not a buffer", a["data"].span,
                          help=f"write `data={base.name}.data`")

@@ -6,8 +6,9 @@ its shared-memory views); `T.ptr_byte_offset(ptr, bytes, dtype)`, the same point
 count; a 64-bit integer made a pointer (`T.reinterpret("handle", u64)`, or to a `PointerType`, or
 `T.cast(u64, PointerType(...))`): a generic address, as DeepEP builds its peer and global
 pointers, which PTX operands and `T.cuda.*` pointer arguments take; and `T.Var(name, type)` as
-the type of a `T.let[...]` binding. A buffer declared over an integer-made pointer is refused by
-name as not supported yet."""
+the type of a `T.let[...]` binding. `T.decl_buffer(shape, dtype, data=ptr)` over an integer-made
+pointer is a typed view of that address, `float* v_ptr = (float*)(ptr);`, as TIRx's C code
+generator declares a buffer over a handle variable."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -17,7 +18,7 @@ from transpiler.ir import analysis as ir_analysis
 from transpiler.syntax import ast
 from transpiler.syntax.source import Span
 from transpiler.target.dtypes import DType, HANDLE, INT32, UINT64
-from transpiler.evaluator.values import POISON, PyConst
+from transpiler.evaluator.values import POISON, PyConst, article
 from transpiler.sema import registry
 from transpiler.sema.expressions import expr, scalars
 from transpiler.sema.values import LetType
@@ -186,6 +187,50 @@ def as_view_base(st, typed: TypedPointer, dtype: DType, a: dict):
 def is_address(value) -> bool:
     """A pointer made from an integer: a `void*` expression (`T.reinterpret("handle", u64)`)."""
     return isinstance(value, ir.Expr) and value.dtype == HANDLE and not isinstance(value, ir.BufferAddress)
+
+
+def address_view(st, node: ast.Call, a: dict, address: ir.Expr, scope: str | None):
+    """`T.decl_buffer(shape, dtype, data=ptr)` over a pointer made from an integer: its elements are
+    read and written through a pointer of the dtype declared from the address, generic: a peer's
+    global buffer, or a peer CTA's shared memory (`mapa` of a shared address, as the library's
+    all-gather GEMM declares its `scope="shared"` views). tirxc knows nothing of the storage behind
+    it, so no bounds are checked; the dynamic arena's views are the arena's own."""
+    from transpiler.sema.memory import views
+    if scope not in (None, "global", "shared"):
+        return registry.unsupported(st, a["scope"], f"a \"{scope}\" `T.decl_buffer` over a pointer made from an "
+                                                   "integer", help="declare the view over the buffer's own address")
+    for name in ("strides", "elem_offset", "byte_offset", "layout", "allocated_addr"):
+        if name in a and not registry.is_default(a[name]) and not (
+                isinstance(a[name], ast.Constant) and a[name].value is None):
+            return registry.unsupported(st, a[name], f"`{name}=` of a `T.decl_buffer` over a pointer made from an "
+                                                     "integer", help="move the pointer instead: `T.ptr_byte_offset(ptr, "
+                                                                     "bytes, dtype)`")
+    shape = views.shape_arg(st, a["shape"], symbolic=True, per_copy=True)
+    dtype = expr.dtype_or_default(st, a["dtype"])
+    if shape is None or dtype is None:
+        return POISON
+    pointee = _pointee(st, a["data"])
+    if pointee is not None and pointee != dtype:
+        st.diags.error("E0213", f"{article(dtype)} view over a pointer to {pointee}", a["data"].span,
+                       help=f"declare the view as \"{pointee}\", or make the pointer a `PointerType(PrimType"
+                            f"(\"{dtype}\"))`")
+        return POISON
+    align = dtype.nbytes
+    scope = scope or "global"
+    storage = ir.Storage("\0", dtype, scope, "view_pointer", None, align, address=address)
+    buf = ir.Buffer("", tuple(shape), dtype, scope, storage, None, ir.IntImm(INT32, 0), align, node.span)
+    st.pending.append(ir.DeclView(buf, node.span))
+    return buf
+
+
+def _pointee(st, node) -> DType | None:
+    """The element type a `data=` argument written as `T.reinterpret(PointerType(PrimType(dtype)), v)` or
+    `T.cast(v, PointerType(...))` names (None for any other spelling)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and len(node.args) == 2):
+        return None
+    typed = {"reinterpret": node.args[0], "cast": node.args[1]}.get(node.func.attr)
+    value = None if typed is None else expr.elab(st, typed)
+    return value.dtype if isinstance(value, PointerTypeVal) else None
 
 
 def from_integer(st, node: ast.Call, source, span):

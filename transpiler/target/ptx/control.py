@@ -1,8 +1,8 @@
 """Tensor-map copies and cluster launch control (PTX ISA 9.7.9.28, 9.7.14.18 / 19):
 tensormap.cp_fenceproxy (sm_90) and clusterlaunchcontrol's try_cancel / query_cancel (sm_100;
-`.multicast::cluster::all` sm_100a). The 16-byte try_cancel response is a `.b128` value: tirxc
-has no 128-bit register, so query_cancel takes it as its (low, high) 64-bit halves, as ld / st
-`.b128` give them."""
+`.multicast::cluster::all` sm_100a). The 16-byte try_cancel response is a `.b128` value:
+query_cancel takes it as its (low, high) 64-bit halves, as ld / st `.b128` give them, or (a later
+form) as one 128-bit scalar, TIRx's uint128, as its own helpers pass it."""
 from __future__ import annotations
 
 from transpiler.target.ptx.model import Family, Form, Operand, regs, vec
@@ -22,22 +22,26 @@ def _query(m):
     """clusterlaunchcontrol.query_cancel: is_canceled into a predicate (an integer, 0 / 1), one
     coordinate of the first CTA of the canceled cluster, or all of them (.v4: x, y, z, unspecified)."""
     halves = regs("in", "b64", 2, "response")
+    whole = (Operand("in", "b128", name="response"),)
     query = m["query"]
     if query == "is_canceled":
         if m["rest"] != ".pred.b128":
             return "is_canceled is spelled `.is_canceled.pred.b128`"
-        return Form((Operand("out", "pred", name="canceled"),) + halves,
-                    _RESPONSE + ".reg .pred tirx_p;\nmov.b128 tirx_q, {$1, $2};\n"
-                    f"{m[0]} tirx_p, tirx_q;\nselp.u32 $0, 1, 0, tirx_p;\n}}")
+        canceled = (Operand("out", "pred", name="canceled"),)
+        return [Form(canceled + halves, _RESPONSE + ".reg .pred tirx_p;\nmov.b128 tirx_q, {$1, $2};\n"
+                     f"{m[0]} tirx_p, tirx_q;\nselp.u32 $0, 1, 0, tirx_p;\n}}"),
+                Form(canceled + whole, "{\n.reg .pred tirx_p;\n" f"{m[0]} tirx_p, $1;\nselp.u32 $0, 1, 0, tirx_p;\n}}")]
     if query == "get_first_ctaid":
         if m["rest"] != ".v4.b32.b128":
             return "get_first_ctaid without a dimension is spelled `.get_first_ctaid.v4.b32.b128`"
-        return Form(regs("out", "b32", 4) + halves,
-                    _RESPONSE + f"mov.b128 tirx_q, {{$4, $5}};\n{m[0]} {vec(0, 4)}, tirx_q;\n}}", sinkable=(0, 1, 2, 3))
+        return [Form(regs("out", "b32", 4) + halves,
+                     _RESPONSE + f"mov.b128 tirx_q, {{$4, $5}};\n{m[0]} {vec(0, 4)}, tirx_q;\n}}", sinkable=(0, 1, 2, 3)),
+                Form(regs("out", "b32", 4) + whole, f"{m[0]} {vec(0, 4)}, $4;", sinkable=(0, 1, 2, 3))]
     if m["rest"] != ".b32.b128":
         return f"`{query}` is spelled `.{query}.b32.b128`"
-    return Form((Operand("out", "b32", name="ctaid"),) + halves,
-                _RESPONSE + f"mov.b128 tirx_q, {{$1, $2}};\n{m[0]} $0, tirx_q;\n}}")
+    ctaid = (Operand("out", "b32", name="ctaid"),)
+    return [Form(ctaid + halves, _RESPONSE + f"mov.b128 tirx_q, {{$1, $2}};\n{m[0]} $0, tirx_q;\n}}"),
+            Form(ctaid + whole, f"{m[0]} $0, $1;")]
 
 
 FAMILIES = [
@@ -61,6 +65,7 @@ FAMILIES = [
            ("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128",
             "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128",
             "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128"),
-           "decode a try_cancel response (its low and high 64-bit halves): whether a cluster was canceled, "
+           "decode a try_cancel response (its low and high 64-bit halves, or one uint128): whether a cluster "
+           "was canceled, "
            "and the coordinates of its first CTA", clobbers_memory=False),
 ]

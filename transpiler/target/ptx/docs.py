@@ -130,9 +130,10 @@ commit, fences, waits); and the families listed under the next heading.
 - And the rest of upstream's table: cvt to bf16x2 from fp8 / fp6 / fp4 / s2f6 pairs
   (`.scaled::n2::ue8m0` with its scale pair), `.rs` to the x4 types, s2f6x2, `.rz` f16x2 /
   bf16x2 and the `.rn` / `.rz` tf32 lines; `mov.b128` packs (a `.b128` value is its (low,
-  high) 64-bit halves, as for ld / st / atom `.b128`; tirxc has no 128-bit register) and
+  high) 64-bit halves, as for ld / st / atom `.b128`, or one `uint128` scalar, CUDA's
+  `unsigned __int128` bound with the "q" constraint, as TIRx passes it) and
   mov.b64's 16-bit quarters; `tensormap.cp_fenceproxy`; `clusterlaunchcontrol` (the response
-  as its halves); lop3's `.or` / `.and` predicate form and `.pred` logic; createpolicy's range
+  as its halves or one uint128); lop3's `.or` / `.and` predicate form and `.pred` logic; createpolicy's range
   / cvt lines; `mma.sp` (`::ordered_metadata`) and mma.sync's fp8 m16n8k16 / f16-accumulating
   and single-bit lines; the b8 ldmatrix / stmatrix forms (sm_100a); the 256-bit ld / st vectors
   (sm_100, `T.ptx.SINK` for unused lanes); TMA `.multicast::cluster` (arch-specific: ptxas

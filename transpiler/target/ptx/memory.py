@@ -228,6 +228,18 @@ def _b128(opcode: str, mnemonic: str, addr: Operand) -> Form:
     return Form(ops, text)
 
 
+def _b128_scalar(opcode: str, mnemonic: str, addr: Operand) -> Form:
+    """A .b128 load, store or atomic whose 128-bit values are 128-bit scalars (TIRx's uint128)."""
+    one = lambda role, name: Operand(role, "b128", name=name)  # noqa: E731
+    if opcode == "ld":
+        return Form((one("out", "d"), addr), f"{mnemonic} $0, [$1];")
+    if opcode == "st":
+        return Form((addr, one("in", "b")), f"{mnemonic} [$0], $1;")
+    cas = ".cas." in mnemonic
+    ops = (one("out", "d"), addr, one("in", "b")) + ((one("in", "c"),) if cas else ())
+    return Form(ops, f"{mnemonic} $0, [$1], $2{', $3' if cas else ''};")
+
+
 def _memory(m):
     opcode, *tokens = m[0].split(".")
     tokens = _merge(tokens)
@@ -235,14 +247,20 @@ def _memory(m):
     if isinstance(found, str):
         return found
     addr = _address(found)
-    if found["type"] == "b128":
+    if found["type"] == "b128":  # the values as 64-bit halves, or (later forms) as 128-bit scalars
         form = _b128(opcode, m[0], addr)
+        scalar = _b128_scalar(opcode, m[0], addr)
         if "hint" in found:  # the cache policy after the values
             n = len(form.operands)
             form = Form(form.operands + (Operand("in", "u64", name="cache_policy"),),
                         form.asm.replace(";\nmov.b128 {$0", f", ${n};\nmov.b128 {{$0", 1) if opcode != "st"
                         else form.asm.replace("tirx_q1;\n}", f"tirx_q1, ${n};\n}}"))
-        return _integer_addresses(Form(form.operands, form.asm, feature=_feature(found)), found)
+            scalar = Form(scalar.operands + (Operand("in", "u64", name="cache_policy"),),
+                          scalar.asm[:-1] + f", ${len(scalar.operands)};")
+        halves = _integer_addresses(Form(form.operands, form.asm, feature=_feature(found)), found)
+        scalars = _integer_addresses(Form(scalar.operands, scalar.asm, feature=_feature(found)), found)
+        return (halves if isinstance(halves, list) else [halves]) + \
+            (scalars if isinstance(scalars, list) else [scalars])
     kind = _REG[found["type"]]
     lanes = int(found.get("vec", "v1")[1:])
     hint = (Operand("in", "u64", name="cache_policy"),) if "hint" in found else ()
@@ -313,16 +331,24 @@ def _mov(m):
 
 
 def _mov128(mnemonic: str) -> list[Form]:
-    """mov.b128 packs and unpacks. tirxc has no 128-bit register: a .b128 value is its (low, high)
-    64-bit halves, as for ld / st / atom .b128, so packing two .b64 and unpacking into two .b64 are
-    one form (the halves through a .b128 register); four .b32 pack into, or unpack from, the halves."""
+    """mov.b128 packs and unpacks. A .b128 value is its (low, high) 64-bit halves, as for ld / st /
+    atom .b128, so packing two .b64 and unpacking into two .b64 are one form (the halves through a
+    .b128 register); four .b32 pack into, or unpack from, the halves. The later forms take the value
+    as one 128-bit scalar (TIRx's uint128): copied, packed from two .b64 or four .b32, unpacked."""
     q = "{\n.reg .b128 tirx_q;\n"
     return [Form(regs("out", "b64", 2) + regs("in", "b64", 2),
                  q + f"{mnemonic} tirx_q, {{$2, $3}};\n{mnemonic} {{$0, $1}}, tirx_q;\n}}", sinkable=(0, 1)),
             Form(regs("out", "b64", 2) + regs("in", "b32", 4),
                  q + f"{mnemonic} tirx_q, {vec(2, 4)};\n{mnemonic} {{$0, $1}}, tirx_q;\n}}"),
             Form(regs("out", "b32", 4) + regs("in", "b64", 2),
-                 q + f"{mnemonic} tirx_q, {{$4, $5}};\n{mnemonic} {vec(0, 4)}, tirx_q;\n}}", sinkable=(0, 1, 2, 3))]
+                 q + f"{mnemonic} tirx_q, {{$4, $5}};\n{mnemonic} {vec(0, 4)}, tirx_q;\n}}", sinkable=(0, 1, 2, 3)),
+            # a 128-bit scalar (TIRx's uint128) moved, packed from and unpacked into its parts
+            Form((Operand("out", "b128"), Operand("in", "b128")), f"{mnemonic} $0, $1;"),
+            Form((Operand("out", "b128"),) + regs("in", "b64", 2), f"{mnemonic} $0, {{$1, $2}};"),
+            Form(regs("out", "b64", 2) + (Operand("in", "b128"),), f"{mnemonic} {{$0, $1}}, $2;", sinkable=(0, 1)),
+            Form((Operand("out", "b128"),) + regs("in", "b32", 4), f"{mnemonic} $0, {vec(1, 4)};"),
+            Form(regs("out", "b32", 4) + (Operand("in", "b128"),), f"{mnemonic} {vec(0, 4)}, $4;",
+                 sinkable=(0, 1, 2, 3))]
 
 
 def _bar(m):
@@ -405,13 +431,13 @@ FAMILIES = [
             "ld.relaxed.gpu.v8.u32", "st.global.v8.b32", "st.global.L1::no_allocate.L2::evict_first.v4.f64", "ld.mmio.relaxed.sys.global.u32",
             "st.mmio.relaxed.sys.b64"),
            "loads, stores, reductions and atomics with their qualifiers; `.b128` values as (low, high) "
-           "64-bit halves; the 256-bit vectors (.v8 of 32-bit, .v4 of 64-bit values; sm_100) take `_` "
+           "64-bit halves or as one uint128 scalar; the 256-bit vectors (.v8 of 32-bit, .v4 of 64-bit values; sm_100) take `_` "
            "(T.ptx.SINK) for lanes not read / written; `.local` takes a local-buffer pointer, `.const` / `.param` a 64-bit address "
            "in that space"),
     Family(r"mov\.(?P<t>b16|b32|b64|b128|u16|u32|u64|s16|s32|s64|f32|f64|pred)", _mov, "memory",
            ("mov.b64", "mov.b32", "mov.u32", "mov.f32", "mov.b128", "mov.u16", "mov.s64", "mov.pred"),
            "move; .b64 / .b32 also pack and unpack halves (.b64: or four 16-bit quarters); .b128 packs two "
-           ".b64 or four .b32 into its (low, high) halves and unpacks them",
+           ".b64 or four .b32 into its (low, high) halves or into one uint128 scalar, and unpacks them",
            clobbers_memory=False),
     Family(r"prefetch(?:\.(?:global|local))?\.(?:L1|L2|L2::evict_last|L2::evict_normal)",
            lambda m: "the eviction priorities work on global memory" if ".local." in m[0] and "evict" in m[0] else Form((Operand("addr", space="global" if ".global" in m[0] else "generic"),), f"{m[0]} [$0];",

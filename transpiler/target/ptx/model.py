@@ -27,6 +27,8 @@ KINDS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "s64": ("long long", "int64", "l", ("int64",)),
     "b64": ("unsigned long long", "uint64", "l", ("uint64", "int64", "float64")),
     "f64": ("double", "float64", "d", ("float64",)),
+    # a .b128 value held in one 128-bit scalar (TIRx's uint128; the "q" constraint, nvcc 12.4 on)
+    "b128": ("unsigned __int128", "uint128", "q", ("uint128", "int128")),
     # a predicate: given as any integer or bool value (non-zero is true), set from a
     # destination into any integer or bool register
     "pred": ("unsigned int", "uint32", "r", ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32",

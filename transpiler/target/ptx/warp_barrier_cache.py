@@ -49,12 +49,13 @@ def _getctarank(m):
 
 def _ldu(m):
     t, vec = m["type"], m["vec"]
-    if t == "b128":  # the value as its (low, high) 64-bit halves
+    if t == "b128":  # the value as its (low, high) 64-bit halves, or as one 128-bit scalar (uint128)
         if vec:
             return ".b128 has no vector forms"
         addr = Operand("addr", space="global" if m["g"] else "generic")
-        return Form((Operand("out", "b64"), Operand("out", "b64"), addr),
-                    "{\n.reg .b128 tirx_q;\n" + f"{m[0]} tirx_q, [$2];\nmov.b128 {{$0, $1}}, tirx_q;\n}}")
+        return [Form((Operand("out", "b64"), Operand("out", "b64"), addr),
+                     "{\n.reg .b128 tirx_q;\n" + f"{m[0]} tirx_q, [$2];\nmov.b128 {{$0, $1}}, tirx_q;\n}}"),
+                Form((Operand("out", "b128"), addr), f"{m[0]} $0, [$1];")]
     if vec == "v4" and t[1:] == "64":
         return ".v4 takes 16- and 32-bit types"
     n = {"": 1, "v2": 2, "v4": 4}[vec or ""]
