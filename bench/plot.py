@@ -9,7 +9,8 @@ memory against kernel size). Given bench/results/gemm_hopper.json (bench/gemm_ho
 it writes docs/img/gemm_hopper.png instead. Given bench/results/attention.json
 (bench/attention.py; any <name>.json of its rows) or bench/results/gemm_fp8.json (bench/gemm_fp8.py),
 it writes docs/img/<name>_d64.svg and <name>_d128.svg, or docs/img/gemm_fp8.svg; given
-bench/results/gemm_bf16_persistent.json, docs/img/gemm_bf16_persistent.svg; given
+bench/results/gemm_bf16_persistent.json, docs/img/gemm_bf16_persistent.svg (gemm_bf16_tma_epilogue.json:
+docs/img/gemm_bf16_tma_epilogue.svg); given
 bench/results/gemm_bf16_decode.json (bench/gemm_hopper.py --decode), docs/img/gemm_bf16_decode.svg
 and gemm_bf16_decode_ratio.svg: those are drawn
 as plain SVG text (bench/svg_plot.py), so any Python draws them, matplotlib or not.
@@ -143,6 +144,19 @@ def main() -> None:
         from bench.svg_plot import plot_bf16_decode
         out_dir.mkdir(parents=True, exist_ok=True)
         print(f"[bench] wrote {', '.join(str(w) for w in plot_bf16_decode(results, out_dir))}")
+        return
+    if "pers_tma" in results:  # bench/results/gemm_bf16_tma_epilogue.json: both epilogues and cuBLAS
+        from bench.svg_plot import line_chart
+        tma, regs = results["pers_tma"], results["pers_g8"]
+        series = [("TMA-store epilogue", [r["tirxc_tflops"] for r in tma], ""),
+                  ("register epilogue", [r["tirxc_tflops"] for r in regs], "5,3"),
+                  ("cuBLAS BF16", [r["cublas_tflops"] for r in tma], ""),
+                  ("90 % of cuBLAS", [0.9 * r["cublas_tflops"] for r in tma], "2,3")]
+        path = out_dir / "gemm_bf16_tma_epilogue.svg"
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(line_chart(f"gemm_bf16_hopper_persistent.tx, BF16 ({results['gpu']})",
+                                   [f"{r['size']}³" for r in tma], series, note="M = N = K"))
+        print(f"[bench] wrote {path}")
         return
     if "persistent_tflops" in rows[0]:  # bench/results/gemm_bf16_persistent.json
         from bench.svg_plot import plot_bf16_persistent

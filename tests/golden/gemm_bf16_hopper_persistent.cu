@@ -148,17 +148,43 @@ __device__ __forceinline__ void tirx_ptx_mbarrier_arrive_shared__cluster_b64_v2(
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" : : "r"(cluster_addr) : "memory");
 }
 
+template <int groups>
+__device__ __forceinline__ void tirx_ptx_cp_async_bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" : : "n"(groups) : "memory");
+}
+
+__device__ __forceinline__ void tirx_ptx_bar_sync_v1(unsigned int barrier, unsigned int threads) {
+  asm volatile("bar.sync %0, %1;" : : "r"(barrier), "r"(threads) : "memory");
+}
+
 template <typename R0>
 __device__ __forceinline__ void tirx_ptx_cvt_rn_bf16x2_f32(R0& out0, float in0, float in1) {
   asm volatile("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(*reinterpret_cast<unsigned int*>(&out0)) : "f"(in0), "f"(in1));
 }
 
-__device__ __forceinline__ void tirx_ptx_st_global_b32(const void* ptr0, unsigned int in0) {
-  asm volatile("st.global.b32 [%0], %1;" : : "l"(ptr0), "r"(in0) : "memory");
+__device__ __forceinline__ void tirx_ptx_st_shared_b32(const void* ptr0, unsigned int in0) {
+  asm volatile("st.shared.b32 [%0], %1;" : : "r"((unsigned int)__cvta_generic_to_shared(ptr0)), "r"(in0) : "memory");
+}
+
+__device__ __forceinline__ void tirx_ptx_fence_proxy_async_shared__cta() {
+  asm volatile("fence.proxy.async.shared::cta;" : : : "memory");
+}
+
+__device__ __forceinline__ void tirx_ptx_cp_async_bulk_tensor_2d_global_shared__cta_tile_bulk_group(unsigned long long tensor_map, int c0, int c1, const void* src) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" : : "l"(tensor_map), "r"(c0), "r"(c1), "r"((unsigned int)__cvta_generic_to_shared(src)) : "memory");
+}
+
+__device__ __forceinline__ void tirx_ptx_cp_async_bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;" : : : "memory");
+}
+
+template <int groups>
+__device__ __forceinline__ void tirx_ptx_cp_async_bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;" : : "n"(groups) : "memory");
 }
 
 extern "C" __global__ void __launch_bounds__(384, 1) __cluster_dims__(2, 1, 1)
-gemm_bf16_persistent_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bfloat16* __restrict__ B_ptr, nv_bfloat16* __restrict__ C_ptr, int M, int N, int K, const __grid_constant__ tirx_tensor_map A_map, const __grid_constant__ tirx_tensor_map B_map) {
+gemm_bf16_persistent_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bfloat16* __restrict__ B_ptr, nv_bfloat16* __restrict__ C_ptr, int M, int N, int K, const __grid_constant__ tirx_tensor_map A_map, const __grid_constant__ tirx_tensor_map B_map, const __grid_constant__ tirx_tensor_map C_map) {
   extern __shared__ __align__(1024) nv_bfloat16 arena_ptr[];
   int bx = ((int)blockIdx.x);
   int rank = (int)tirx_cuda_sreg_cluster_ctaid_x();
@@ -289,138 +315,353 @@ gemm_bf16_persistent_kernel(const nv_bfloat16* __restrict__ A_ptr, const nv_bflo
         tirx_ptx_mapa_shared__cluster_u32(pair_ptr[0], &empty_ptr[((done_ptr[0] + 3) & 3)], (unsigned int)(1 - rank));
         tirx_ptx_mbarrier_arrive_shared__cluster_b64_v2(pair_ptr[0]);
       }
-      int row_ptr[1];
-      row_ptr[0] = (((bm_ptr[0] * 128) + (half_ptr[0] * 64)) + ((tid / 32) * 16)) + ((tid % 32) / 4);
-      int col_ptr[1];
-      col_ptr[0] = (bn_ptr[0] * 256) + ((tid % 4) * 2);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[1], acc_ptr[0]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[3], acc_ptr[2]);
-      tirx_ptx_st_global_b32(&C_ptr[((row_ptr[0] * N) + col_ptr[0])], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] + 8) * N) + col_ptr[0])], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[5], acc_ptr[4]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[7], acc_ptr[6]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 8)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 8)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[9], acc_ptr[8]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[11], acc_ptr[10]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 16)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 16)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[13], acc_ptr[12]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[15], acc_ptr[14]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 24)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 24)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[17], acc_ptr[16]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[19], acc_ptr[18]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 32)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 32)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[21], acc_ptr[20]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[23], acc_ptr[22]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 40)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 40)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[25], acc_ptr[24]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[27], acc_ptr[26]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 48)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 48)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[29], acc_ptr[28]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[31], acc_ptr[30]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 56)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 56)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[33], acc_ptr[32]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[35], acc_ptr[34]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 64)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 64)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[37], acc_ptr[36]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[39], acc_ptr[38]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 72)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 72)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[41], acc_ptr[40]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[43], acc_ptr[42]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 80)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 80)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[45], acc_ptr[44]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[47], acc_ptr[46]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 88)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 88)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[49], acc_ptr[48]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[51], acc_ptr[50]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 96)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 96)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[53], acc_ptr[52]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[55], acc_ptr[54]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 104)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 104)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[57], acc_ptr[56]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[59], acc_ptr[58]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 112)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 112)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[61], acc_ptr[60]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[63], acc_ptr[62]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 120)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 120)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[65], acc_ptr[64]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[67], acc_ptr[66]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 128)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 128)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[69], acc_ptr[68]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[71], acc_ptr[70]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 136)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 136)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[73], acc_ptr[72]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[75], acc_ptr[74]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 144)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 144)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[77], acc_ptr[76]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[79], acc_ptr[78]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 152)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 152)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[81], acc_ptr[80]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[83], acc_ptr[82]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 160)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 160)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[85], acc_ptr[84]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[87], acc_ptr[86]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 168)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 168)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[89], acc_ptr[88]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[91], acc_ptr[90]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 176)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 176)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[93], acc_ptr[92]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[95], acc_ptr[94]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 184)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 184)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[97], acc_ptr[96]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[99], acc_ptr[98]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 192)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 192)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[101], acc_ptr[100]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[103], acc_ptr[102]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 200)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 200)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[105], acc_ptr[104]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[107], acc_ptr[106]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 208)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 208)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[109], acc_ptr[108]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[111], acc_ptr[110]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 216)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 216)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[113], acc_ptr[112]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[115], acc_ptr[114]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 224)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 224)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[117], acc_ptr[116]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[119], acc_ptr[118]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 232)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 232)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[121], acc_ptr[120]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[123], acc_ptr[122]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 240)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 240)], two_ptr[1]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[125], acc_ptr[124]);
-      tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[127], acc_ptr[126]);
-      tirx_ptx_st_global_b32(&C_ptr[(((row_ptr[0] * N) + col_ptr[0]) + 248)], two_ptr[0]);
-      tirx_ptx_st_global_b32(&C_ptr[((((row_ptr[0] + 8) * N) + col_ptr[0]) + 248)], two_ptr[1]);
+      int r_ptr[1];
+      r_ptr[0] = ((tid / 32) * 16) + ((tid % 32) / 4);
+      if (tid == 0) {
+        tirx_ptx_cp_async_bulk_wait_group_read<0>();
+      }
+      tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 128u);
+      {
+        int j_ptr[1];
+        j_ptr[0] = 0;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 0 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 1;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 1 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 2;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 2 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 3;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 3 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 4;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 4 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 5;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 5 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 6;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 6 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 7;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 7 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 8;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 0 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 9;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 1 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 10;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 2 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 11;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 3 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 12;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 4 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 13;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 5 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 14;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 6 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 15;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 7 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      tirx_ptx_fence_proxy_async_shared__cta();
+      tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 128u);
+      if (tid == 0) {
+        tirx_ptx_cp_async_bulk_tensor_2d_global_shared__cta_tile_bulk_group((unsigned long long)&C_map, bn_ptr[0] * 256, (bm_ptr[0] * 128) + (half_ptr[0] * 64), &arena_ptr[((half_ptr[0] * 8192) + 98304)]);
+        tirx_ptx_cp_async_bulk_tensor_2d_global_shared__cta_tile_bulk_group((unsigned long long)&C_map, (bn_ptr[0] * 256) + 64, (bm_ptr[0] * 128) + (half_ptr[0] * 64), &arena_ptr[((half_ptr[0] * 8192) + 102400)]);
+        tirx_ptx_cp_async_bulk_commit_group();
+      }
+      if (tid == 0) {
+        tirx_ptx_cp_async_bulk_wait_group_read<0>();
+      }
+      tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 128u);
+      {
+        int j_ptr[1];
+        j_ptr[0] = 16;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 0 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 17;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 1 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 18;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 2 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 19;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 3 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 20;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 4 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 21;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 5 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 22;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 6 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 23;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 7 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98304)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 98816)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 24;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 0 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 25;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 1 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 26;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 2 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 27;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 3 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 28;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 4 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 29;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 5 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 30;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 6 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      {
+        int j_ptr[1];
+        j_ptr[0] = 31;
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[0], acc_ptr[((j_ptr[0] * 4) + 1)], acc_ptr[(j_ptr[0] * 4)]);
+        tirx_ptx_cvt_rn_bf16x2_f32(two_ptr[1], acc_ptr[((j_ptr[0] * 4) + 3)], acc_ptr[((j_ptr[0] * 4) + 2)]);
+        int chunk_ptr[1];
+        chunk_ptr[0] = 7 ^ (r_ptr[0] & 7);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102400)], two_ptr[0]);
+        tirx_ptx_st_shared_b32(&arena_ptr[((((half_ptr[0] * 8192) + (r_ptr[0] * 64)) + ((chunk_ptr[0] * 8) + ((tid % 4) * 2))) + 102912)], two_ptr[1]);
+      }
+      tirx_ptx_fence_proxy_async_shared__cta();
+      tirx_ptx_bar_sync_v1((unsigned int)(1 + half_ptr[0]), 128u);
+      if (tid == 0) {
+        tirx_ptx_cp_async_bulk_tensor_2d_global_shared__cta_tile_bulk_group((unsigned long long)&C_map, (bn_ptr[0] * 256) + 128, (bm_ptr[0] * 128) + (half_ptr[0] * 64), &arena_ptr[((half_ptr[0] * 8192) + 98304)]);
+        tirx_ptx_cp_async_bulk_tensor_2d_global_shared__cta_tile_bulk_group((unsigned long long)&C_map, (bn_ptr[0] * 256) + 192, (bm_ptr[0] * 128) + (half_ptr[0] * 64), &arena_ptr[((half_ptr[0] * 8192) + 102400)]);
+        tirx_ptx_cp_async_bulk_commit_group();
+      }
+    }
+    if (tid == 0) {
+      tirx_ptx_cp_async_bulk_wait_group<0>();
     }
   }
   tirx_cuda_cluster_sync();

@@ -1,5 +1,5 @@
 """samples/gemm_bf16_hopper_persistent.tx: the persistent, clustered BF16 GEMM transpiles for
-sm_90a with its TMA multicast and builds with nvcc (no GPU needed); on a GPU, C = A @ B^T matches
+sm_90a with its TMA multicast and its TMA-store epilogue and builds with nvcc (no GPU needed); on a GPU, C = A @ B^T matches
 a float32 product of the same bfloat16 inputs, with one 256-row block, several, and more blocks
 than the persistent grid has CTA pairs."""
 from __future__ import annotations
@@ -27,6 +27,8 @@ def test_transpiles_to_a_clustered_multicast_gemm():
     assert "__cluster_dims__(2, 1, 1)" in cuda
     assert "bytes.multicast::cluster [%0]" in cuda and "mapa.shared::cluster.u32" in cuda
     assert "m64n256k16_f32_bf16_bf16<1, 1, 0, 0>" in cuda
+    # C leaves through a TMA store from the staging buffer, never by stores from registers
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" in cuda and "st.global" not in cuda
 
 
 @pytest.mark.nvcc

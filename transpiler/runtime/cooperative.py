@@ -23,12 +23,16 @@ class CooperativeFunction:
             raise refusal(self.name, "cooperative.resident", where=self.spec["cooperative"], blocks=blocks,
                           device=self.device, most=per_sm * sms, per_sm=per_sm, sms=sms, threads=self.threads,
                           shared=self.spec["static_shared"] + shared_mem)
-        self.function(grid, block, args, shared_mem=shared_mem, enable_cooperative_groups=True)
+        # a RawKernel passes its own `enable_cooperative_groups` (False) to its CUfunction: call that
+        getattr(self.function, "kernel", self.function)(grid, block, args, shared_mem=shared_mem,
+                                                         enable_cooperative_groups=True)
 
     def _occupancy(self, shared_mem: int):
         from cupy.cuda import runtime
         from cupy_backends.cuda.api import driver
         sms = runtime.deviceGetAttribute(runtime.cudaDevAttrMultiProcessorCount, self.device)
-        per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(self.function.ptr, self.threads, shared_mem)
+        # a RawKernel holds its CUfunction in `kernel` (compiled for the current device on first use)
+        kernel = getattr(self.function, "kernel", self.function)
+        per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, self.threads, shared_mem)
         self.resident[shared_mem] = (per_sm, sms)
         return per_sm, sms
