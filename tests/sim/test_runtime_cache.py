@@ -7,18 +7,24 @@ import os
 import stat
 import threading
 
+import pytest
+
 from transpiler.sim import build
 
 
 def _stand_in_compiler(tmp_path):
     script = tmp_path / "fake-cxx"
-    script.write_text('#!/bin/sh\nwhile [ "$#" -gt 0 ]; do [ "$1" = -o ] && touch "$2"; shift; done\nsleep 0.2\n')
+    script.write_text(f'#!/bin/sh\necho run >> "{tmp_path}/runs"\n'
+                      'while [ "$#" -gt 0 ]; do [ "$1" = -o ] && touch "$2"; shift; done\nsleep 0.2\n')
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     return str(script)
 
 
-def test_two_builders_of_one_key_both_get_every_object(tmp_path, monkeypatch):
+@pytest.mark.parametrize("lock", [True, False], ids=["locked", "renamed-only"])
+def test_two_builders_of_one_key_both_get_every_object(tmp_path, monkeypatch, lock):
     monkeypatch.setenv("TIRXC_CACHE", str(tmp_path / "cache"))
+    if not lock:  # (as where flock is missing: both build, the rename keeps one)
+        monkeypatch.setattr(build, "fcntl", None)
     cxx = _stand_in_compiler(tmp_path)
     results, errors = [], []
 
@@ -36,8 +42,13 @@ def test_two_builders_of_one_key_both_get_every_object(tmp_path, monkeypatch):
     assert not errors
     assert results[0] == results[1] and len(results[0]) == len(list(build.INCLUDE.glob("*.cpp")))
     assert all(p.is_file() for p in results[0])
+    units = len(results[0])
+    runs = len((tmp_path / "runs").read_text().split())
+    # locked: the second builder waited and found it built; unlocked, both may build
+    assert runs == units if lock else units <= runs <= 2 * units
     # one folder for the key, no scratch folder left behind
-    assert os.listdir(tmp_path / "cache" / "sim") == [results[0][0].parent.name]
+    left = [name for name in os.listdir(tmp_path / "cache" / "sim") if not name.endswith(".lock")]
+    assert left == [results[0][0].parent.name]
 
 
 def test_the_key_follows_the_compiler(tmp_path, monkeypatch):

@@ -6,12 +6,18 @@ those objects into an executable cached by the hash of everything that goes into
 "The interfaces")."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # (not on Windows)
+    fcntl = None
 
 INCLUDE = Path(__file__).with_name("include")
 # -fwrapv: signed integers wrap, as the GPU's adders do; -ffp-contract=off: no fused a * b + c
@@ -46,8 +52,9 @@ def _runtime_key(cxx: str) -> str:
 
 
 def runtime_objects(cxx: str | None = None) -> list[Path]:
-    """The runtime's objects, built once per content key under the cache root; parallel builders
-    of one key each build into their own folder and rename it into place (the first one stays)."""
+    """The runtime's objects, built once per content key under the cache root: a builder holds a
+    lock for the key, and builds into a folder of its own renamed into place (a reader finds every
+    object or none; without the lock, parallel builders of one key both succeed, the first stays)."""
     cxx = cxx or compiler()
     folder = cache_root() / f"runtime-{_runtime_key(cxx)}"
     units = sorted(INCLUDE.glob("*.cpp"))
@@ -55,6 +62,28 @@ def runtime_objects(cxx: str | None = None) -> list[Path]:
     if folder.is_dir():
         return objects
     folder.parent.mkdir(parents=True, exist_ok=True)
+    with _held(folder.parent / f"{folder.name}.lock"):  # (a second builder waits, then finds it built)
+        if not folder.is_dir():
+            _build_runtime(cxx, units, folder)
+    return objects
+
+
+@contextlib.contextmanager
+def _held(lock: Path):
+    """An exclusive lock on `lock` where the platform has flock; elsewhere nothing (the rename
+    below keeps parallel builders correct, only not frugal)."""
+    if fcntl is None:
+        yield
+        return
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _build_runtime(cxx: str, units: list[Path], folder: Path) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="runtime-build-", dir=folder.parent))
     try:
         running = [(unit, subprocess.Popen([cxx, *RUNTIME_FLAGS, "-I", str(INCLUDE), "-c", str(unit), "-o",
@@ -73,7 +102,6 @@ def runtime_objects(cxx: str | None = None) -> list[Path]:
                 raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return objects
 
 
 def build(source: str, name: str = "kernel") -> Path:
