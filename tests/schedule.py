@@ -10,7 +10,10 @@ finish within seconds of each other.
 The seconds come from tests/file_seconds.txt: one `seconds path` line per file, measured on the
 2-core machine from a run with `--durations=0` and written by
 
-    python -m tests.schedule DURATIONS_LOG > tests/file_seconds.txt
+    python -m tests.schedule DURATIONS_LOG [MORE_LOGS...] > tests/file_seconds.txt
+
+(with several logs, a file's figure comes from the last log that ran it: a rerun of the
+directories that changed updates their figures and keeps the others')
 
 A file not in it (a new one) counts as short and keeps its place among the short ones; a stale
 figure only costs time, never a result."""
@@ -63,9 +66,11 @@ def measured(log: str) -> dict[str, float]:
 
 
 def main(argv: list[str]) -> int:
-    total = measured(Path(argv[0]).read_text(encoding="utf-8"))
+    total: dict[str, float] = {}
+    for log in argv:
+        total.update(measured(Path(log).read_text(encoding="utf-8")))
     print("# seconds per test file on the 2-core machine (tests/schedule.py; regenerate with")
-    print("# `python -m tests.schedule LOG` from a `pytest -n 2 --dist loadfile --durations=0` run)")
+    print("# `python -m tests.schedule LOG...` from `pytest -n 2 --dist loadfile --durations=0` runs)")
     for path, seconds in sorted(total.items(), key=lambda kv: (-kv[1], kv[0])):
         if seconds >= SHORTEST_LISTED:
             print(f"{seconds:.1f} {path}")

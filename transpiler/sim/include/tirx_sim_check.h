@@ -1,7 +1,9 @@
 // tirxc sim: the state of the checkers (--racecheck, --synccheck; docs/sim.md "Race checking" and
 // "Barrier protocols"), declared before the scheduler so that its barriers, collectives and the
 // PTX operations can report to them. `checker` is null unless a check is on: then every hook is
-// one test of a pointer. The hooks themselves are in tirx_sim_race.h and tirx_sim_sync.h.
+// one test of a pointer. The hooks themselves are in tirx_sim_race.h, tirx_sim_sync.h and the
+// other *_check.h headers, which only tirx_sim_check.cpp includes (compiled once into the runtime's
+// objects); tirx_sim_hooks.h has the inline hooks the checked flavour's code calls.
 //
 // Findings go to a file, one line each, which transpiler/sim/findings.py turns into diagnostics:
 //   R CODE SITE SITE0 BX BY BZ THREAD BLOCK0 THREAD0 SPACE OFFSET ELEMENT KIND KIND0  (two accesses)
@@ -140,28 +142,41 @@ struct Checker {
   int records = 0;
 };
 
-static Checker* checker = nullptr;
+extern Checker* checker;  // (tirx_sim_check.cpp)
 static const int MAX_FINDINGS = 200;
 
-// -- hooks, defined in tirx_sim_race.h / tirx_sim_sync.h --------------------------------------
-static void check_block_start(Block* b);
-static void check_barrier_release(Block* b, bool named, int id);
-static void check_named_arrive(Block* b, Fiber* f, int id);
-static void check_collective(Block* b, int warp, unsigned int mask);
-static bool check_deadlock(Block* b, const std::string& text);
-static void check_sync_participants(Block* b);
-[[noreturn]] static void protocol_error(int code, const std::string& message);
-static void atomic_sync(const void* p, size_t bytes, bool load = false);
-static void check_thread_fence();
-static void check_matrix_rows(void** lanes, int matrices, bool store);
-static void check_mbarrier_init(const void* address);
-static void check_mbarrier_arrive(const void* address);
-static void check_mbarrier_phase(const void* address);
-static void check_mbarrier_waited(const void* address);
-static void check_wgmma_issue(int first_thread, void** const* accumulators, int count);
-static void check_wgmma_read(const void* p, size_t bytes);
-static void check_wgmma_issued();
-static void check_proxy_read(const void* p, size_t bytes);
-static void check_proxy_barrier(const void* address);
+// -- hooks, defined in tirx_sim_race.h / tirx_sim_sync.h (compiled in tirx_sim_check.cpp) ------
+void check_block_start(Block* b);
+void check_barrier_release(Block* b, bool named, int id);
+void check_named_arrive(Block* b, Fiber* f, int id);
+void check_collective(Block* b, int warp, unsigned int mask);
+bool check_deadlock(Block* b, const std::string& text);
+void check_sync_participants(Block* b);
+[[noreturn]] void protocol_error(int code, const std::string& message);
+void atomic_sync(const void* p, size_t bytes, bool load = false);
+void check_thread_fence();
+void check_matrix_rows(void** lanes, int matrices, bool store);
+void check_mbarrier_init(const void* address);
+void check_mbarrier_arrive(const void* address);
+void check_mbarrier_phase(const void* address);
+void check_mbarrier_waited(const void* address);
+void check_wgmma_issue(int first_thread, void** const* accumulators, int count);
+void check_wgmma_read(const void* p, size_t bytes);
+void check_wgmma_issued();
+void check_proxy_read(const void* p, size_t bytes);
+void check_proxy_barrier(const void* address);
+
+void access_as(int thread, int site, const void* p, size_t bytes, int kind, const void* base = nullptr,
+               size_t element_bytes = 1);
+void async_issue(const void* p, size_t bytes, bool write, const void* barrier = nullptr, int family = CP_ASYNC);
+void check_cp_async(const void* dst, const void* src, size_t read, size_t bytes);
+void check_async_commit(int family = CP_ASYNC);
+void check_cp_async_commit();
+void check_async_wait(int newest, int family = CP_ASYNC);
+void check_cp_async_wait(int newest);
+void check_warpgroup(Block* b, int warpgroup);
+void check_proxy_fence(bool async);
+void check_wgmma_fence();
+void register_access(const void* p, int site);
 
 }  // namespace tirx_sim

@@ -1,6 +1,7 @@
 // tirxc sim: CUDA's device functions on the CPU -- barriers and warp collectives (as
 // scheduling points, tirx_sim_sched.h), atomics (real atomics: blocks run on several OS
 // threads), integer intrinsics, math, min / max with CUDA's overloads, printf and __trap.
+// The collectives' machinery is in tirx_sim_sched.cpp; the one-line wrappers stay here, inline.
 #pragma once
 
 namespace tirx_sim {
@@ -20,108 +21,7 @@ static const char* const COLLECTIVE_NAMES[] = {
 // others wait, so it can read every lane's operands and write every lane's results.
 typedef void (*WarpFn)(void** lanes, unsigned int mask);
 
-static inline const char* name_of_collective(int kind) { return COLLECTIVE_NAMES[kind]; }
-static const bool collective_names_set = (collective_name = name_of_collective, true);
-
-// Each lane of the mask's result, computed by the last lane to arrive from every lane's operand;
-// "" or why the collective is wrong.
-static inline std::string finish_collective(Block* b, int warp, unsigned int mask) {
-  Fiber* lanes = b->fibers.data() + warp * 32;
-  int kind = lanes[__builtin_ctz(mask)].kind;
-  if (kind == WARP_OP) {
-    void* args[32] = {nullptr};
-    for (int l = 0; l < 32; ++l)
-      if (mask >> l & 1) args[l] = (void*)lanes[l].operand;
-    ((WarpFn)lanes[__builtin_ctz(mask)].fn)(args, mask);
-    if (checker != nullptr) check_collective(b, warp, mask);
-    for (int l = 0; l < 32; ++l)
-      if (mask >> l & 1) lanes[l].wait = Wait::RUN;
-    return std::string();
-  }
-  unsigned long long fold = 0;
-  bool first = true;
-  for (int l = 0; l < 32; ++l) {
-    if (!(mask >> l & 1)) continue;
-    unsigned long long v = lanes[l].operand;
-    switch (kind) {
-      case BALLOT: case ANY: case ALL: fold |= (unsigned long long)(v != 0) << l; break;
-      case REDUCE_ADD: fold = first ? v : (unsigned int)(fold + v); break;
-      case REDUCE_MIN: fold = first || (int)v < (int)fold ? v : fold; break;
-      case REDUCE_MAX: fold = first || (int)v > (int)fold ? v : fold; break;
-      case REDUCE_UMIN: fold = first || (unsigned int)v < (unsigned int)fold ? v : fold; break;
-      case REDUCE_UMAX: fold = first || (unsigned int)v > (unsigned int)fold ? v : fold; break;
-      case REDUCE_AND: fold = first ? v : fold & v; break;
-      case REDUCE_OR: fold = first ? v : fold | v; break;
-      case REDUCE_XOR: fold = first ? v : fold ^ v; break;
-      default: break;
-    }
-    first = false;
-  }
-  for (int l = 0; l < 32; ++l) {
-    if (!(mask >> l & 1)) continue;
-    Fiber& f = lanes[l];
-    int w = f.width, base = l & ~(w - 1), src = l;
-    switch (kind) {
-      case SHFL_IDX: src = base + (f.operand_b & (w - 1)); break;
-      case SHFL_UP: src = (l - base) < f.operand_b ? l : l - f.operand_b; break;
-      case SHFL_DOWN: src = (l - base) + f.operand_b >= w ? l : l + f.operand_b; break;
-      case SHFL_XOR: src = l ^ f.operand_b; src = src >= base + w ? l : src; break;
-      default: break;
-    }
-    if (kind <= SHFL_XOR) {
-      if (!(mask >> src & 1))
-        return "lane " + std::to_string(l) + "'s " + COLLECTIVE_NAMES[kind] + " reads lane " + std::to_string(src) +
-               ", which is not in its mask";
-      f.result = lanes[src].operand;
-    } else if (kind == ANY) {
-      f.result = fold != 0;
-    } else if (kind == ALL) {
-      f.result = fold == mask;
-    } else if (kind == MATCH_ANY || kind == MATCH_ALL) {
-      unsigned int same = 0;
-      for (int j = 0; j < 32; ++j)
-        if ((mask >> j & 1) && lanes[j].operand == f.operand) same |= 1u << j;
-      f.result = kind == MATCH_ANY ? same : (same == mask ? mask : 0);
-      f.operand_b = same == mask;  // match_all's predicate
-    } else {
-      f.result = fold;
-    }
-    f.wait = Wait::RUN;
-  }
-  if (checker != nullptr) check_collective(b, warp, mask);
-  return std::string();
-}
-
-static inline unsigned long long collective(int kind, unsigned int mask, unsigned long long v, int b = 0,
-                                            int width = 32, void* fn = nullptr) {
-  Block* blk = current_block;
-  Fiber* f = current_fiber;
-  int warp = f->linear / 32, lane = f->linear % 32;
-  if (!(mask >> lane & 1)) fail(std::string(COLLECTIVE_NAMES[kind]) + " with a mask that leaves out its own lane");
-  if (width < 1 || width > 32 || (width & (width - 1))) fail(std::string(COLLECTIVE_NAMES[kind]) + " with a width that is not a power of two up to 32");
-  int n = (int)blk->fibers.size();
-  if (warp * 32 + 32 - __builtin_clz(mask) > n) fail(std::string(COLLECTIVE_NAMES[kind]) + " with a mask that names a lane past the block's last thread");
-  f->wait = Wait::COLLECTIVE;
-  f->kind = kind;
-  f->mask = mask;
-  f->operand = v;
-  f->operand_b = b;
-  f->width = width;
-  f->fn = fn;
-  Fiber* lanes = blk->fibers.data() + warp * 32;
-  bool complete = true;
-  for (int l = 0; l < 32 && complete; ++l)
-    if (mask >> l & 1)
-      complete = lanes[l].wait == Wait::COLLECTIVE && lanes[l].mask == mask && lanes[l].kind == kind &&
-                 lanes[l].fn == fn;
-  if (complete) {
-    std::string wrong = finish_collective(blk, warp, mask);
-    if (!wrong.empty()) fail(wrong);
-  } else {
-    yield_to_scheduler();
-  }
-  return f->result;
-}
+unsigned long long collective(int kind, unsigned int mask, unsigned long long v, int b = 0, int width = 32, void* fn = nullptr);
 
 static inline void warp_op(WarpFn fn, void* args, unsigned int mask = 0xffffffffu) {
   collective(WARP_OP, mask, (unsigned long long)(uintptr_t)args, 0, 32, (void*)fn);
@@ -139,8 +39,8 @@ template <typename T> static inline T from_bits(unsigned long long u) {
   return v;
 }
 
-[[noreturn]] static inline void trap() { fail("__trap()"); }
-[[noreturn]] static inline void trap_at(const char* what) { fail(std::string("__trap(): ") + what); }
+[[noreturn]] void trap();
+[[noreturn]] void trap_at(const char* what);
 
 }  // namespace tirx_sim
 

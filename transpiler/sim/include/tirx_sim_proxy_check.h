@@ -10,7 +10,7 @@
 namespace tirx_sim {
 
 // fence.proxy.async (`async`) or fence.mbarrier_init by the running thread
-static void check_proxy_fence(bool async) {
+void check_proxy_fence(bool async) {
   if (checker == nullptr) return;
   int t = current_fiber->linear;
   checker->fences[t].push_back(ProxyFence{++checker->fence_time, clock_of(t, t), async});
@@ -28,7 +28,7 @@ static bool fenced_for(int thread, unsigned int after, int reader, bool any) {
 }
 
 // the async proxy is about to read [p, p + bytes) for the running thread's operation
-static void check_proxy_read(const void* p, size_t bytes) {
+void check_proxy_read(const void* p, size_t bytes) {
   if (checker == nullptr || !checker->races || bytes == 0) return;
   char space;
   size_t offset;
@@ -48,7 +48,7 @@ static void check_proxy_read(const void* p, size_t bytes) {
 }
 
 // the async proxy uses the mbarrier at `address` (a TMA completes bytes on it)
-static void check_proxy_barrier(const void* address) {
+void check_proxy_barrier(const void* address) {
   if (checker == nullptr || !checker->protocols) return;
   auto it = checker->mbarriers.find(address);
   if (it == checker->mbarriers.end()) return;

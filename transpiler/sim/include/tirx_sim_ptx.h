@@ -3,6 +3,7 @@
 // (tirx_sim_ops.h warp_op) that reads every lane's operands at once, with the fragment layouts
 // of the PTX ISA (9.7.14.5); the mbarrier; and, in the headers included below, the narrow float
 // formats, mma.sync and the asynchronous copies.
+// (The bodies of the functions declared here are in tirx_sim_ptx.cpp.)
 #pragma once
 #include "tirx_sim_formats.h"
 #include "tirx_sim_mma.h"
@@ -76,77 +77,22 @@ struct Mbarrier {
   int phase, tx, pending, expected;
 };
 
-static inline Mbarrier mbarrier_read(const void* address, const char* what) {
-  unsigned long long w;
-  memcpy(&w, address, 8);
-  if (!(w >> 62 & 1)) protocol_error(833, std::string(what) + " on an mbarrier that was not initialised (mbarrier.init)");
-  Mbarrier m{(unsigned long long*)address, (int)(w & 1), 0, (int)(w >> 22 & 0xfffff), (int)(w >> 42 & 0xfffff)};
-  int tx = (int)(w >> 1 & 0x1fffff);
-  m.tx = tx & 0x100000 ? tx - 0x200000 : tx;
-  return m;
-}
+Mbarrier mbarrier_read(const void* address, const char* what);
 
-static inline void mbarrier_write(const Mbarrier& m) {
-  unsigned long long w = (unsigned long long)(m.phase & 1) | ((unsigned long long)(m.tx & 0x1fffff) << 1) |
-                         ((unsigned long long)m.pending << 22) | ((unsigned long long)m.expected << 42) | (1ull << 62);
-  memcpy(m.word, &w, 8);
-}
-
-// the phase completes when every expected arrival came and every expected byte arrived
-static inline void mbarrier_settle(Mbarrier& m) {
-  if (m.pending == 0 && m.tx < 0)
-    protocol_error(835, "mbarrier: " + std::to_string(-m.tx) + " transaction bytes more than expect_tx announced");
-  if (m.pending == 0 && m.tx == 0) {
-    m.phase ^= 1;
-    m.pending = m.expected;
-    if (checker != nullptr) check_mbarrier_phase(m.word);
-  }
-  mbarrier_write(m);
-}
-
-static inline void mbarrier_init(const void* address, unsigned int count) {
-  if (count < 1 || count > 0xfffff) fail("mbarrier.init with the arrival count " + std::to_string(count));
-  Mbarrier m{(unsigned long long*)address, 0, 0, (int)count, (int)count};
-  mbarrier_write(m);
-  if (checker != nullptr) check_mbarrier_init(address);
-}
+void mbarrier_init(const void* address, unsigned int count);
 
 // arrive (drop: also one fewer expected from the next phase on), after adding `tx` expected
 // bytes; the state returned is the phase arrived on
-static inline unsigned long long mbarrier_arrive(const void* address, unsigned int count, long long tx, bool drop) {
-  Mbarrier m = mbarrier_read(address, "mbarrier.arrive");
-  m.tx += (int)tx;
-  if ((int)count > m.pending) protocol_error(834, "mbarrier.arrive: more arrivals than the phase expects (" +
-                                   std::to_string(m.pending) + " pending)");
-  unsigned long long state = (unsigned long long)m.phase;
-  if (checker != nullptr) check_mbarrier_arrive(address);
-  m.pending -= (int)count;
-  if (drop) m.expected -= (int)count;
-  mbarrier_settle(m);
-  return state;
-}
+unsigned long long mbarrier_arrive(const void* address, unsigned int count, long long tx, bool drop);
 
-static inline void mbarrier_tx(const void* address, long long tx) {  // expect_tx (+) / complete_tx (-)
-  Mbarrier m = mbarrier_read(address, "mbarrier.expect_tx / complete_tx");
-  m.tx += (int)tx;
-  mbarrier_settle(m);
-}
+void mbarrier_tx(const void* address, long long tx);
 
 // try_wait.parity: whether the phase of this parity has completed; a scheduling point, so a
 // loop of try_waits lets the arriving threads run (--step-limit bounds one that never ends)
-static inline unsigned int mbarrier_try_wait_parity(const void* address, unsigned int parity, bool yield) {
-  if (yield) spin_point();
-  Mbarrier m = mbarrier_read(address, "mbarrier.try_wait");
-  bool done = (m.phase & 1) != (int)(parity & 1);
-  if (done && checker != nullptr) check_mbarrier_waited(address);
-  return (unsigned int)done;
-}
+unsigned int mbarrier_try_wait_parity(const void* address, unsigned int parity, bool yield);
 
 // elect.sync: the lowest lane of the mask is the leader
-static inline unsigned int elect_one_of(unsigned int mask) {
-  unsigned int arrived = __ballot_sync(mask, 1);
-  return (unsigned int)(current_fiber->linear % 32 == __builtin_ctz(arrived));
-}
+unsigned int elect_one_of(unsigned int mask);
 }  // namespace tirx_sim
 
 #define __cvta_generic_to_shared(p) tirx_sim::shared_offset(p)

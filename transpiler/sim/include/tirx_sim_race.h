@@ -136,8 +136,8 @@ static inline Cell* cells_of(const void* p, size_t bytes, char* space, size_t* o
 
 // One access of `thread` (of the running block) from `site`: `base` and `element_bytes` name the
 // buffer it goes through (for the element a finding names; null: unknown).
-static void access_as(int thread, int site, const void* p, size_t bytes, int kind, const void* base = nullptr,
-                      size_t element_bytes = 1) {
+void access_as(int thread, int site, const void* p, size_t bytes, int kind, const void* base,
+               size_t element_bytes) {
   if (checker == nullptr || !checker->races || bytes == 0) return;
   char space;
   size_t offset;
@@ -203,39 +203,9 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
   }
 }
 
-static inline void access(const void* p, size_t bytes, int kind) {
-  if (checker != nullptr) access_as(current_fiber->linear, current_fiber->site, p, bytes, kind);
-}
-
-// The printer's hooks (codegen/cuda_sim.py, racecheck on): `*rd(B, &B[i], site)` reads B[i].
-template <typename B, typename T> static inline T* rd(B* base, T* p, int site) {
-  access_as(current_fiber->linear, site, (const void*)p, sizeof(T), READ, (const void*)base, sizeof(B));
-  return p;
-}
-// `wr(B, &B[i], site) = v` stores v, then reports the write (the value is computed first, as
-// C++17 sequences an assignment's right operand before its left). A store of the value the
-// bytes already hold is no access: it cannot change what any read sees (compute-sanitizer calls
-// such a hazard benign), and a thread-scope copy that every thread makes alike is one.
-template <typename B, typename T> struct Store {
-  B* base;
-  T* p;
-  int site;
-  template <typename V> T& operator=(const V& value) {
-    unsigned char before[sizeof(T)];
-    memcpy(before, (const void*)p, sizeof(T));
-    *p = value;
-    if (memcmp(before, (const void*)p, sizeof(T)) != 0)
-      access_as(current_fiber->linear, site, (const void*)p, sizeof(T), WRITE, (const void*)base, sizeof(B));
-    return *p;
-  }
-};
-template <typename B, typename T> static inline Store<B, T> wr(B* base, T* p, int site) { return Store<B, T>{base, p, site}; }
-// A call from a site: the runtime's barriers, atomics and PTX operations name it in findings.
-static inline void at(int site) { current_fiber->site = site; }
-
 // A fence of GPU scope (__threadfence, fence.sc / fence.acq_rel.gpu, membar.gl; a release
 // atomic's own): the block's accesses so far are what its next atomics release to other blocks.
-static void check_thread_fence() {
+void check_thread_fence() {
   if (checker != nullptr) checker->fenced_epoch = checker->epoch++;
 }
 
@@ -244,7 +214,7 @@ static void check_thread_fence() {
 // what other blocks released there and releases what this block did before its last GPU-scope
 // fence (a relaxed atomic alone publishes nothing: the partial a block writes before drawing a
 // ticket is ordered for the last block only by the fence between them).
-static void atomic_sync(const void* p, size_t bytes, bool load) {
+void atomic_sync(const void* p, size_t bytes, bool load) {
   if (checker == nullptr) return;
   int t = current_fiber->linear;
   access_as(t, current_fiber->site, p, bytes, load ? ATOMIC_LOAD : ATOMIC);
@@ -274,8 +244,7 @@ static void atomic_sync(const void* p, size_t bytes, bool load) {
 // then a read of bytes it writes is E0822 and a write of bytes it reads or writes is E0823; at
 // completion its write is an access of the issuing thread from the issuing site, ordered
 // before the waits that observe the phase.
-static void async_issue(const void* p, size_t bytes, bool write, const void* barrier = nullptr,
-                        int family = CP_ASYNC) {
+void async_issue(const void* p, size_t bytes, bool write, const void* barrier, int family) {
   if (checker == nullptr || bytes == 0) return;
   if (barrier != nullptr) check_proxy_barrier(barrier);  // (--synccheck's: E0838)
   if (!checker->races) return;
@@ -317,7 +286,7 @@ static void async_complete(int index) {
 }
 
 // cp.async's copy: the source is read now, the destination written at the wait
-static void check_cp_async(const void* dst, const void* src, size_t read, size_t bytes) {
+void check_cp_async(const void* dst, const void* src, size_t read, size_t bytes) {
   if (checker == nullptr) return;
   access_as(current_fiber->linear, current_fiber->site, src, read, READ);
   async_issue(dst, bytes, true);
@@ -327,7 +296,7 @@ static void check_cp_async(const void* dst, const void* src, size_t read, size_t
 // operation, each of whose threads commits and waits alike) its warpgroup's first thread's
 static inline int async_owner(int thread, int family) { return family == WGMMA ? thread - thread % 128 : thread; }
 
-static void check_async_commit(int family = CP_ASYNC) {
+void check_async_commit(int family) {
   if (checker == nullptr || !checker->races) return;
   int t = current_fiber->linear, owner = async_owner(t, family);
   long long group = checker->groups[t * ASYNC_FAMILIES + family]++;
@@ -337,10 +306,10 @@ static void check_async_commit(int family = CP_ASYNC) {
     for (PendingRegisters& r : checker->registers[t].pending)
       if (r.group == -1) r.group = group;
 }
-static void check_cp_async_commit() { check_async_commit(CP_ASYNC); }
+void check_cp_async_commit() { check_async_commit(CP_ASYNC); }
 
 // wait_group N (N < 0: wait_all): every group of the thread's family but the newest N has completed
-static void check_async_wait(int newest, int family = CP_ASYNC) {
+void check_async_wait(int newest, int family) {
   if (checker == nullptr || !checker->races) return;
   int t = current_fiber->linear, owner = async_owner(t, family);
   long long limit = checker->groups[t * ASYNC_FAMILIES + family] - (newest < 0 ? 0 : newest);
@@ -359,7 +328,7 @@ static void check_async_wait(int newest, int family = CP_ASYNC) {
     pending.resize(keep);
   }
 }
-static void check_cp_async_wait(int newest) { check_async_wait(newest, CP_ASYNC); }
+void check_cp_async_wait(int newest) { check_async_wait(newest, CP_ASYNC); }
 
 // the async effects that complete with an mbarrier's phase: their writes are ordered before
 // the waits that observe the phase (the issuing thread's clock joins the phase's `arrivals`)
@@ -374,7 +343,7 @@ static inline void async_complete_barrier(const void* barrier, Clock& arrivals) 
 }
 
 // ldmatrix / stmatrix: each lane's row address, 16 bytes (matrix j's row r is lane 8j + r's)
-static void check_matrix_rows(void** lanes, int matrices, bool store) {
+void check_matrix_rows(void** lanes, int matrices, bool store) {
   if (checker == nullptr) return;
   int warp = current_fiber->linear / 32;
   for (int l = 0; l < 8 * matrices; ++l) {
@@ -385,7 +354,7 @@ static void check_matrix_rows(void** lanes, int matrices, bool store) {
 }
 
 // -- joins at the scheduler's synchronisation points ----------------------------------------------
-static void check_block_start(Block* b) {
+void check_block_start(Block* b) {
   int n = (int)b->fibers.size();
   const Launch* L = b->launch;
   checker->block =
@@ -433,7 +402,7 @@ static void join_all(Block* b, std::vector<int>& threads, const Clock* extra) {
 }
 
 // the threads a barrier releases: __syncthreads' waiters, or named barrier `id`'s and the last arriver
-static void check_barrier_release(Block* b, bool named, int id) {
+void check_barrier_release(Block* b, bool named, int id) {
   std::vector<int> threads;
   for (Fiber& f : b->fibers)
     if (f.wait == Wait::BARRIER && (named ? f.kind == 3 && f.operand_b == id : f.kind != 3))
@@ -447,20 +416,20 @@ static void check_barrier_release(Block* b, bool named, int id) {
   }
 }
 
-static void check_named_arrive(Block* b, Fiber* f, int id) {
+void check_named_arrive(Block* b, Fiber* f, int id) {
   if (checker->named[id].empty()) checker->named[id].assign(b->fibers.size(), 0);
   join_thread_into(checker->named[id], f->linear);
   tick(f->linear);
 }
 
 // the 128 threads of a warpgroup operation (wgmma), joined after the operation is done
-static void check_warpgroup(Block* b, int warpgroup) {
+void check_warpgroup(Block* b, int warpgroup) {
   std::vector<int> threads;
   for (int t = warpgroup * 128; t < warpgroup * 128 + 128; ++t) threads.push_back(t);
   join_all(b, threads, nullptr);
 }
 
-static void check_collective(Block* b, int warp, unsigned int mask) {
+void check_collective(Block* b, int warp, unsigned int mask) {
   std::vector<int> threads;
   for (int l = 0; l < 32; ++l)
     if (mask >> l & 1) threads.push_back(warp * 32 + l);

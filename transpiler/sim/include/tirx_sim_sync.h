@@ -12,7 +12,7 @@ static inline void protocol_found(int code, int thread, int site, const std::str
 }
 
 // A located error of the run that --synccheck also reports as a finding (then the block stops).
-[[noreturn]] static void protocol_error(int code, const std::string& message) {
+[[noreturn]] void protocol_error(int code, const std::string& message) {
   if (checker != nullptr && checker->protocols)
     protocol_found(code, current_fiber->linear, current_fiber->site, message);
   fail(message);
@@ -32,7 +32,7 @@ static std::string thread_list(const std::vector<int>& threads) {
 
 // __syncthreads about to release: its waiters should all be at one call site, and no thread
 // should have ended before it (sm_70 counts it as arrived; the barrier then waits for fewer).
-static void check_sync_participants(Block* b) {
+void check_sync_participants(Block* b) {
   if (!checker->protocols) return;
   std::map<int, std::vector<int>> by_site;
   std::vector<int> ended;
@@ -56,7 +56,7 @@ static void check_sync_participants(Block* b) {
 }
 
 // A deadlock or a block stuck polling: the scheduler's message names the waiting threads.
-static bool check_deadlock(Block* b, const std::string& text) {
+bool check_deadlock(Block* b, const std::string& text) {
   if (!checker->protocols) return false;
   for (Fiber& f : b->fibers)
     if (f.wait != Wait::DONE) {
@@ -68,7 +68,7 @@ static bool check_deadlock(Block* b, const std::string& text) {
 }
 
 // -- mbarriers ---------------------------------------------------------------------------------
-static void check_mbarrier_init(const void* address) {
+void check_mbarrier_init(const void* address) {
   if (checker == nullptr) return;
   MbarrierCheck& m = checker->mbarriers[address];
   m = MbarrierCheck();
@@ -92,7 +92,7 @@ static inline MbarrierCheck* mbarrier_check(const void* address, const char* wha
   return &m;
 }
 
-static void check_mbarrier_arrive(const void* address) {
+void check_mbarrier_arrive(const void* address) {
   MbarrierCheck* m = mbarrier_check(address, "mbarrier.arrive");
   if (m == nullptr) return;
   if (m->arrivals.empty()) m->arrivals.assign(current_block->fibers.size(), 0);
@@ -101,7 +101,7 @@ static void check_mbarrier_arrive(const void* address) {
 }
 
 // the current phase completed: its arrivals' clocks are what a wait on it acquires
-static void check_mbarrier_phase(const void* address) {
+void check_mbarrier_phase(const void* address) {
   if (checker == nullptr) return;
   auto it = checker->mbarriers.find(address);
   if (it == checker->mbarriers.end()) return;
@@ -113,7 +113,7 @@ static void check_mbarrier_phase(const void* address) {
 }
 
 // a parity wait that succeeded: it observed phase `completed - 1`
-static void check_mbarrier_waited(const void* address) {
+void check_mbarrier_waited(const void* address) {
   MbarrierCheck* m = mbarrier_check(address, "mbarrier.try_wait");
   if (m == nullptr) return;
   int t = current_fiber->linear;

@@ -29,7 +29,7 @@ static Cell* tmem_cells_of(const unsigned char* p, size_t bytes, size_t* offset)
   return tmem_shadow.data();
 }
 
-static void check_tmem_block_start(Block* b) {
+void check_tmem_block_start(Block* b) {
   tmem_shadow.clear();
   tmem_unwaited.assign(b->fibers.size(), -2);
 }
@@ -38,7 +38,7 @@ static const char tmem_store_wait = 0;  // (the completion event of a tcgen05.st
 
 // a cell of tensor memory that lane `lane` of the running warp reads (ld) or writes (st). A store
 // is asynchronous: pending, as that lane's write, until the lane's tcgen05.wait::st
-static void check_tmem_lane_access(int lane, const unsigned int* cell, bool store) {
+void check_tmem_lane_access(int lane, const unsigned int* cell, bool store) {
   if (!checker->races) return;
   int thread = current_fiber->linear / 32 * 32 + lane, site = current_block->fibers[thread].site;
   if (!store) {
@@ -52,11 +52,11 @@ static void check_tmem_lane_access(int lane, const unsigned int* cell, bool stor
   cells[offset / 4].pending = (int)checker->async.size() - 1;
 }
 
-static void check_tmem_wait_ld() {
+void check_tmem_wait_ld() {
   if (!tmem_unwaited.empty()) tmem_unwaited[current_fiber->linear] = -2;
 }
 
-static void check_tmem_wait_st(int t) {
+void check_tmem_wait_st(int t) {
   if (!checker->races) return;
   for (size_t i = 0; i < checker->async.size(); ++i) {
     const AsyncOp& op = checker->async[i];
@@ -67,7 +67,7 @@ static void check_tmem_wait_st(int t) {
 // an MMA writes `n` cells of D's row from `cell`: pending in the thread's tcgen05 group. The
 // thread's MMAs run in issue order, so an earlier one's pending write of the same cells is
 // superseded by this one (it would complete before it, unobserved by any wait in between).
-static void check_tmem_mma_row(const unsigned int* cell, int n) {
+void check_tmem_mma_row(const unsigned int* cell, int n) {
   if (!checker->races) return;
   size_t offset;
   Cell* cells = tmem_cells_of((const unsigned char*)cell, 4 * (size_t)n, &offset);
@@ -82,7 +82,7 @@ static void check_tmem_mma_row(const unsigned int* cell, int n) {
 }
 
 // tcgen05.commit: the thread's MMAs not yet committed complete with `mbar`'s phase
-static void check_tcgen05_commit(const void* mbar) {
+void check_tcgen05_commit(const void* mbar) {
   if (!checker->races) return;
   int t = current_fiber->linear;
   for (AsyncOp& op : checker->async)
@@ -92,7 +92,7 @@ static void check_tcgen05_commit(const void* mbar) {
     }
 }
 
-static void check_tmem_block_end(Block*) {
+void check_tmem_block_end(Block*) {
   if (!checker->races) return;
   for (size_t t = 0; t < tmem_unwaited.size(); ++t)
     if (tmem_unwaited[t] != -2) {  // (one finding for the block: the same line in every thread)
@@ -105,12 +105,12 @@ static void check_tmem_block_end(Block*) {
 
 // tcgen05.dealloc: the freed cells are written (by the deallocating thread), so a load or store of
 // them that the dealloc is not ordered after (another warp still reading) is a race (E0820)
-static void check_tmem_dealloc(TensorMemory* t, unsigned int column, unsigned int n) {
+void check_tmem_dealloc(TensorMemory* t, unsigned int column, unsigned int n) {
   if (!checker->races) return;
   for (int lane = 0; lane < 128; ++lane) access(&t->cells[lane][column], 4 * (size_t)n, WRITE);
 }
 
-static void check_tmem_leak(int site, const std::string& text) {  // (at the alloc's site)
+void check_tmem_leak(int site, const std::string& text) {  // (at the alloc's site)
   if (checker->protocols) write_record('S', 848, site, -1, "0 " + text);
 }
 

@@ -7,42 +7,17 @@
 // wait_group change no value (the race checker follows them: tirx_sim_wgmma_check.h).
 // Accumulation as mma.sync's (tirx_sim_mma.h): exact products, added in k order in fp32 (s32
 // exactly).
+// (The bodies of the functions declared here are in tirx_sim_ptx.cpp.)
 #pragma once
 
 namespace tirx_sim {
 
 typedef void (*GroupFn)(void** members);
-static void check_warpgroup(Block* b, int warpgroup);  // tirx_sim_race.h
 
 // Runs fn once, in the last of the warpgroup's 128 threads to arrive, with every thread's args.
 // The others wait as polls (a thread of the warpgroup that never arrives is reported by the
 // deadlock check as a poll that never succeeds).
-static inline void warpgroup_op(GroupFn fn, void* args, const char* what) {
-  struct Rendezvous {
-    int arrived = 0;
-    unsigned int generation = 0;
-    void* args[128];
-  };
-  // (a block has at most 1024 threads, a cluster at most 16 blocks; one cluster per OS thread)
-  static thread_local Rendezvous groups[16 * 8];
-  Fiber* f = current_fiber;
-  if (current_block->fibers.size() % 128)
-    fail(std::string(what) + " in a block whose threads are not whole warpgroups (128 threads)");
-  Rendezvous& r = groups[current_block->rank * 8 + f->linear / 128];
-  r.args[f->linear % 128] = args;
-  unsigned int generation = r.generation;
-  if (++r.arrived == 128) {
-    r.arrived = 0;
-    fn(r.args);
-    // the race checker: the operation is the warpgroup's, so what the last thread did for it
-    // (wgmma's shared-memory reads) is ordered before each thread's next step, as an aligned
-    // warpgroup instruction is (the releases of a stage that follow its wait_group)
-    if (checker != nullptr) check_warpgroup(current_block, f->linear / 128);
-    ++r.generation;
-    return;
-  }
-  while (r.generation == generation) spin_point();
-}
+void warpgroup_op(GroupFn fn, void* args, const char* what);
 
 struct WgmmaArgs {
   void** d;                 // this thread's accumulator registers (N / 2 of them)

@@ -17,7 +17,7 @@ static inline void register_finding(int code, int thread, int site, int other, c
 
 // wgmma_op begins (in the warpgroup's last thread to arrive): `accumulators[t]` are thread
 // first_thread + t's `count` accumulator registers
-static void check_wgmma_issue(int first_thread, void** const* accumulators, int count) {
+void check_wgmma_issue(int first_thread, void** const* accumulators, int count) {
   if (checker == nullptr || !checker->races) return;
   int site = current_fiber->site;
   bool reported = false;
@@ -44,7 +44,7 @@ static void check_wgmma_issue(int first_thread, void** const* accumulators, int 
 
 // one shared-memory operand read of the wgmma being issued: the issuing thread's read now, and
 // pending (the wgmma's AsyncOp, spanning every byte it reads) until its group's wait
-static void check_wgmma_read(const void* p, size_t bytes) {
+void check_wgmma_read(const void* p, size_t bytes) {
   check_proxy_read(p, bytes);
   access(p, bytes, READ);
   if (checker == nullptr || !checker->races || checker->open_wgmma < 0) return;
@@ -64,11 +64,11 @@ static void check_wgmma_read(const void* p, size_t bytes) {
   for (size_t w = offset / 4; w <= (offset + bytes - 1) / 4; ++w) cells[w].pending = checker->open_wgmma;
 }
 
-static void check_wgmma_issued() {
+void check_wgmma_issued() {
   if (checker != nullptr) checker->open_wgmma = -1;
 }
 
-static void check_wgmma_fence() {
+void check_wgmma_fence() {
   if (checker == nullptr || !checker->races) return;
   RegisterChecks& r = checker->registers[current_fiber->linear];
   r.fenced = true;
@@ -76,7 +76,7 @@ static void check_wgmma_fence() {
 }
 
 // generic code's access of a register a wgmma of the kernel uses (codegen/cuda_sim.py hooks them)
-static void register_access(const void* p, int site) {
+void register_access(const void* p, int site) {
   int thread = current_fiber->linear;
   RegisterChecks& r = checker->registers[thread];
   for (const PendingRegisters& g : r.pending)
@@ -88,12 +88,6 @@ static void register_access(const void* p, int site) {
         return;
       }
   r.touched[p] = site;
-}
-
-// `*rg(&acc[i], site)`: a generic read or write of acc[i], a register some wgmma uses
-template <typename T> static inline T* rg(T* p, int site) {
-  if (checker != nullptr && checker->races) register_access((const void*)p, site);
-  return p;
 }
 
 }  // namespace tirx_sim
