@@ -40,3 +40,4 @@ static const int warpSize = 32;
 #include "tirx_sim_wgmma_check.h"
 #include "tirx_sim_proxy_check.h"
 #include "tirx_sim_tcgen05_check.h"
+#include "tirx_sim_cluster_check.h"

@@ -135,7 +135,18 @@ struct Checker {
   std::vector<std::vector<ProxyFence>> fences;  // per thread of the running block
   unsigned int fence_time = 0;                   // proxy fences so far (orders writes and fences in time)
   bool async_writing = false;                    // the access being recorded is an async proxy's write
-  Clock named[16];
+  std::vector<Clock> named;  // per CTA of the cluster and barrier id (rank * 16 + id)
+  // a cluster of several CTAs runs under one checker: thread t of CTA rank r is `r * block_threads
+  // + t` (block_threads a multiple of 128 there, so warps and warpgroups keep their index), and
+  // cta_blocks[r] is that CTA's linear block (tirx_sim_cluster_check.h)
+  int block_threads = 0, threads = 0;
+  std::vector<int> cta_blocks;
+  size_t shared_cells_per_cta = 0;
+  Clock cluster_arrivals;                 // barrier.cluster: the releasing arrivals of the current phase
+  Clock cluster_released;                 // what the last completed phase releases to its waiters
+  std::vector<Clock> cluster_fenced;      // per thread: its clock at its last fence of cluster scope
+  std::vector<std::vector<std::pair<unsigned int, int>>> remote;  // per CTA, per thread: its last access
+                                                                  // of that CTA's shared memory (clock, site)
   std::set<std::tuple<int, int, int>> reported;  // (code, site, site0): each finding once
   int records = 0;
 };
@@ -163,5 +174,13 @@ static void check_wgmma_read(const void* p, size_t bytes);
 static void check_wgmma_issued();
 static void check_proxy_read(const void* p, size_t bytes);
 static void check_proxy_barrier(const void* address);
+static void check_cluster_arrive(bool release);
+static void check_cluster_phase();
+static void check_cluster_waited();
+static void check_cta_exit(Block* b);
+static void check_cluster_fence();
+static void check_remote_access(int thread, int site, size_t offset);
+static void check_remote_arrive(const void* address);
+static void check_remote_init(const MbarrierCheck& m, const void* address, const char* what);
 
 }  // namespace tirx_sim

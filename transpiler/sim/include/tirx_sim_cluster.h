@@ -42,12 +42,13 @@ static inline int cluster_live() {
 }
 
 // barrier.cluster.arrive: this thread's arrival on the current phase
-static inline void cluster_arrive() {
+static inline void cluster_arrive(bool release = true) {
   Cluster* c = current_block->cluster;
   unsigned int& mine = c->arrived_in[(size_t)current_block->rank * current_block->fibers.size() + current_fiber->linear];
   if (mine == c->barrier_phase + 1) fail("barrier.cluster.arrive twice in one phase (no wait between)");
   mine = c->barrier_phase + 1;
   ++c->barrier_arrived;
+  if (checker != nullptr) check_cluster_arrive(release);  // (tirx_sim_cluster_check.h)
 }
 
 // barrier.cluster.wait: until the phase this thread arrived in completes (a poll: the others run)
@@ -58,6 +59,7 @@ static inline void cluster_wait() {
   unsigned int phase = mine - 1;
   while (c->barrier_phase == phase) {
     if (c->barrier_arrived >= cluster_live()) {  // (threads that ended count as arrived)
+      if (checker != nullptr) check_cluster_phase();
       c->barrier_arrived = 0;
       ++c->barrier_phase;
       break;
@@ -65,6 +67,7 @@ static inline void cluster_wait() {
     spin_point();
   }
   mine = 0;
+  if (checker != nullptr) check_cluster_waited();
 }
 
 // %clusterid, %nclusterid, %cluster_ctaid, %cluster_nctaid (axis 0-2), %cluster_ctarank,

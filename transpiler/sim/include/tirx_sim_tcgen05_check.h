@@ -24,14 +24,15 @@ static Cell* tmem_cells_of(const unsigned char* p, size_t bytes, size_t* offset)
   if (!t) return nullptr;
   const unsigned char* base = (const unsigned char*)t->cells;
   if (p < base || p + bytes > base + sizeof t->cells) return nullptr;
-  if (tmem_shadow.empty()) tmem_shadow.assign(128 * 512, Cell());
-  *offset = (size_t)(p - base);
+  if (tmem_shadow.empty()) tmem_shadow.assign((size_t)128 * 512 * current_block->cluster->blocks.size(), Cell());
+  *offset = (size_t)(p - base) + sizeof t->cells * current_block->rank;  // (each CTA's cells after the lower ranks')
   return tmem_shadow.data();
 }
 
 static void check_tmem_block_start(Block* b) {
+  if (b->rank > 0) return;  // (a cluster's CTAs share the state made at rank 0)
   tmem_shadow.clear();
-  tmem_unwaited.assign(b->fibers.size(), -2);
+  tmem_unwaited.assign(checker->threads, -2);
 }
 
 static const char tmem_store_wait = 0;  // (the completion event of a tcgen05.st: its thread's wait::st)
@@ -40,7 +41,8 @@ static const char tmem_store_wait = 0;  // (the completion event of a tcgen05.st
 // is asynchronous: pending, as that lane's write, until the lane's tcgen05.wait::st
 static void check_tmem_lane_access(int lane, const unsigned int* cell, bool store) {
   if (!checker->races) return;
-  int thread = current_fiber->linear / 32 * 32 + lane, site = current_block->fibers[thread].site;
+  int local = current_fiber->linear / 32 * 32 + lane, site = current_block->fibers[local].site;
+  int thread = check_thread(current_block, local);
   if (!store) {
     access_as(thread, site, cell, 4, READ);
     tmem_unwaited[thread] = site;
@@ -53,11 +55,12 @@ static void check_tmem_lane_access(int lane, const unsigned int* cell, bool stor
 }
 
 static void check_tmem_wait_ld() {
-  if (!tmem_unwaited.empty()) tmem_unwaited[current_fiber->linear] = -2;
+  if (!tmem_unwaited.empty()) tmem_unwaited[me()] = -2;
 }
 
 static void check_tmem_wait_st(int t) {
   if (!checker->races) return;
+  t = check_thread(current_block, t);
   for (size_t i = 0; i < checker->async.size(); ++i) {
     const AsyncOp& op = checker->async[i];
     if (op.thread == t && op.barrier == &tmem_store_wait && !op.done) async_complete((int)i);
@@ -74,7 +77,7 @@ static void check_tmem_mma_row(const unsigned int* cell, int n) {
   int earlier = cells != nullptr ? cells[offset / 4].pending : -1;
   if (earlier >= 0) {
     AsyncOp& op = checker->async[earlier];
-    if (op.thread == current_fiber->linear && op.family == TCGEN05 && op.address == (char*)cell &&
+    if (op.thread == me() && op.family == TCGEN05 && op.address == (char*)cell &&
         op.bytes == 4 * (size_t)n)
       op.done = true;
   }
@@ -84,7 +87,7 @@ static void check_tmem_mma_row(const unsigned int* cell, int n) {
 // tcgen05.commit: the thread's MMAs not yet committed complete with `mbar`'s phase
 static void check_tcgen05_commit(const void* mbar) {
   if (!checker->races) return;
-  int t = current_fiber->linear;
+  int t = me();
   for (AsyncOp& op : checker->async)
     if (op.thread == t && op.family == TCGEN05 && op.group == -1 && !op.done) {
       op.group = -2;
@@ -92,13 +95,12 @@ static void check_tcgen05_commit(const void* mbar) {
     }
 }
 
-static void check_tmem_block_end(Block*) {
+static void check_tmem_block_end(Block* b) {
   if (!checker->races) return;
-  for (size_t t = 0; t < tmem_unwaited.size(); ++t)
+  for (int t = check_thread(b, 0); t < check_thread(b, (int)b->fibers.size()); ++t)
     if (tmem_unwaited[t] != -2) {  // (one finding for the block: the same line in every thread)
-      write_record('S', 846, tmem_unwaited[t], -1,
-                   std::to_string(t) + " tcgen05.ld not followed by tcgen05.wait::ld: its registers are not usable "
-                   "until the wait (the thread ended without one)");
+      thread_record(846, t, tmem_unwaited[t], -1, "tcgen05.ld not followed by tcgen05.wait::ld: its registers are "
+                    "not usable until the wait (the thread ended without one)");
       return;
     }
 }
