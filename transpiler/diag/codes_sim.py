@@ -30,6 +30,12 @@ SIM_CHECK_CODES: dict[str, tuple[str, str]] = {
               "nothing orders them: a cluster barrier (barrier.cluster.arrive.release / wait.acquire, "
               "T.cuda.cluster_sync), a remote mbarrier arrive and its wait. A .relaxed arrive orders no memory "
               "unless a fence of cluster scope comes before it. Add the cluster barrier between the two places."),
+    "E0828": ("tcgen05 operations ordered without the tcgen05 fences", "A thread sync (__syncthreads, a named "
+              "barrier, an mbarrier phase) orders a tcgen05 operation (alloc, ld, st, mma, cp, dealloc) of one thread "
+              "before one of another thread only with tcgen05.fence::before_thread_sync after the first, in its "
+              "thread, and tcgen05.fence::after_thread_sync before the second, in its thread (an MMA's commit stands "
+              "for the first; a dealloc needs no second). Add T.ptx.tcgen05.fence__before_thread_sync() before the "
+              "sync and T.ptx.tcgen05.fence__after_thread_sync() after it."),
     "E0830": ("__syncthreads not reached by every thread", "A thread ended, or took a branch without the barrier, "
               "while others wait at it: the barrier then counts fewer threads than the kernel means."),
     "E0831": ("one barrier reached from different places", "Threads meet at __syncthreads called from different "

@@ -23,6 +23,9 @@ _RACE_MESSAGES = {
              "ordered only through atomics)",
     "E0827": "data race on {space} memory between the CTAs of a cluster: this {kind} and a {kind0} by a thread of "
              "another CTA are not ordered (no cluster barrier or mbarrier between them)",
+    "E0828": "this tcgen05 operation's {kind} of {space} memory and a {kind0} by another thread's tcgen05 operation "
+             "(or the write it reads) are ordered by a thread sync without tcgen05.fence::before_thread_sync after "
+             "the first and tcgen05.fence::after_thread_sync before the second",
     "E0822": "this read of {space} memory comes before the wait of the async copy that writes it",
     "E0823": "this {kind} of {space} memory comes while an async operation still {kind0}s it",
 }

@@ -47,6 +47,7 @@ struct Access {
   unsigned int epoch = 0;  // the block's release epoch at the access (ordering across blocks)
   unsigned char bytes = 0;  // which of the cell's 4 bytes it touched (bit i: byte i)
   bool atomic = false;      // a read: an atomic load (ld.acquire / .relaxed / .volatile)
+  unsigned char tcgen05 = 0;  // made by a tcgen05 operation: Checker::tcgen05_op then
 };
 
 // The shadow of 4 bytes of shared or global memory.
@@ -147,6 +148,13 @@ struct Checker {
   std::vector<Clock> cluster_fenced;      // per thread: its clock at its last fence of cluster scope
   std::vector<std::vector<std::pair<unsigned int, int>>> remote;  // per CTA, per thread: its last access
                                                                   // of that CTA's shared memory (clock, site)
+  // tcgen05 operations (tirx_sim_tcgen05_check.h): the kind of the one making accesses now (0 none,
+  // 1 an operation, 2 one whose completion event stands for its before_thread_sync fence, 3 a
+  // dealloc, which needs no after_thread_sync fence); per thread, its own clock at each
+  // tcgen05.fence::before_thread_sync and its clock at its last ::after_thread_sync
+  int tcgen05_op = 0;
+  std::vector<std::vector<unsigned int>> tcgen05_before;
+  std::vector<Clock> tcgen05_after;
   std::set<std::tuple<int, int, int>> reported;  // (code, site, site0): each finding once
   int records = 0;
 };
@@ -181,6 +189,12 @@ static void check_cta_exit(Block* b);
 static void check_cluster_fence();
 static void check_remote_access(int thread, int site, size_t offset);
 static void check_remote_arrive(const void* address);
+static bool tcgen05_ordered(const Access& earlier, int thread);
+static int tcgen05_completion_kind(const AsyncOp& op);
+struct Tcgen05Scope {  // the accesses a tcgen05 operation makes while it lives are its own
+  explicit Tcgen05Scope(int kind) { if (checker != nullptr) checker->tcgen05_op = kind; }
+  ~Tcgen05Scope() { if (checker != nullptr) checker->tcgen05_op = 0; }
+};
 static void check_remote_init(const MbarrierCheck& m, const void* address, const char* what);
 
 }  // namespace tirx_sim

@@ -80,6 +80,7 @@ static inline Access access_now(int thread, int site) {
   a.site = site;
   a.block = checker->cta_blocks.size() > 1 ? linear_block_of(thread) : checker->block;
   a.epoch = checker->epoch;
+  a.tcgen05 = (unsigned char)checker->tcgen05_op;
   return a;
 }
 
@@ -198,6 +199,8 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
     bool both_atomic = (kind == ATOMIC || kind == ATOMIC_LOAD) && c.write_atomic;
     if (w0.thread >= 0 && (w0.bytes & mine) && !both_atomic && !ordered_before(w0, thread)) {
       race_found(race_code(w0.block, thread), thread, site, w0, space, w * 4, element, kind, c.write_atomic ? 'a' : 'w');
+    } else if (w0.thread >= 0 && (w0.bytes & mine) && checker->tcgen05_op && !tcgen05_ordered(w0, thread)) {
+      race_found(828, thread, site, w0, space, w * 4, element, kind, 'w');
     }
     if (kind == READ || kind == ATOMIC_LOAD) {
       // reads ordered before this one are covered by it; of the other blocks' reads one is kept
@@ -229,6 +232,9 @@ static void access_as(int thread, int site, const void* p, size_t bytes, int kin
     for (const Access& r : c.reads)
       if ((r.bytes & mine) && !(kind == ATOMIC && r.atomic) && !ordered_before(r, thread)) {
         race_found(race_code(r.block, thread), thread, site, r, space, w * 4, element, kind, 'r');
+        break;
+      } else if ((r.bytes & mine) && checker->tcgen05_op && !tcgen05_ordered(r, thread)) {
+        race_found(828, thread, site, r, space, w * 4, element, kind, 'r');
         break;
       }
     // the reads of the bytes written are settled; the cell keeps one write (of these bytes)
@@ -355,7 +361,10 @@ static void async_complete(int index) {
     if (cells[w].pending == index) cells[w].pending = -1;
   if (!op.write) return;
   checker->async_writing = op.family != CP_ASYNC;  // (cp.async writes through the generic proxy)
+  int outer = checker->tcgen05_op;
+  if (op.family == TCGEN05) checker->tcgen05_op = tcgen05_completion_kind(op);
   access_as(op.thread, op.site, op.address, op.bytes, WRITE);
+  checker->tcgen05_op = outer;
   checker->async_writing = false;
 }
 
@@ -464,6 +473,8 @@ static void check_block_start(Block* b) {
   checker->cluster_released.clear();
   checker->cluster_fenced.assign(ctas > 1 ? n : 0, Clock());
   checker->remote.assign(ctas > 1 ? ctas : 0, std::vector<std::pair<unsigned int, int>>(n, {0u, -1}));
+  checker->tcgen05_before.assign(n, std::vector<unsigned int>());
+  checker->tcgen05_after.assign(n, Clock());
 }
 
 static void join_all(Block*, std::vector<int>& threads, const Clock* extra) {

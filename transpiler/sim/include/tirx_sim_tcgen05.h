@@ -33,6 +33,7 @@ static void check_tmem_wait_st(int thread);
 static void check_tmem_mma_row(const unsigned int* cell, int n);  // (tcgen05.cp's rows too)
 static void check_tcgen05_commit(const void* mbar);
 static void check_tmem_dealloc(TensorMemory* t, unsigned int column, unsigned int n);
+static void check_tmem_alloc(TensorMemory* t, unsigned int column, unsigned int n);
 static void check_tmem_leak(int site, const std::string& text);
 
 // (one cluster at a time per OS thread, at most 16 blocks in it: the block's rank picks its area)
@@ -115,6 +116,7 @@ static void tmem_alloc_op(void** lanes, unsigned int) {
     }
     memcpy(a->slot, &start, 4);
     access(a->slot, 4, WRITE);
+    if (checker != nullptr) check_tmem_alloc(&t, start, n);
     return;
   }
   // no other CTA of the simulation holds tensor memory of this SM, so none would ever free it
@@ -136,6 +138,7 @@ static void tmem_dealloc_op(void** lanes, unsigned int) {
       protocol_error(848, "tcgen05.dealloc of " + columns_text((int)column, (int)n) + ": column " + std::to_string(c) +
            " is not allocated (a double free, or columns never allocated)");
   for (unsigned int c = column; c < column + n; ++c) t.allocated[c] = false;
+  Tcgen05Scope scope(3);
   if (checker != nullptr) check_tmem_dealloc(&t, column, n);
 }
 
@@ -291,6 +294,7 @@ static inline int tcgen05_d_lane(int m, int row) { return m == 128 ? row : 32 * 
 static inline void tcgen05_mma(int kind, unsigned int d_tmem, unsigned long long a_desc, unsigned long long b_desc,
                                unsigned int idesc, unsigned int enable_input_d, int scale_input_d,
                                const unsigned int* disabled_lanes) {
+  Tcgen05Scope scope(1);  // (the checkers: its shared-memory reads are a tcgen05 operation's)
   if (idesc & 4) fail("tcgen05.mma: the sparse instruction descriptor (bit 2) is not supported yet by tirxc sim");
   int d_format = (int)(idesc >> 4 & 3);
   bool integer = kind == KIND_I8;
@@ -344,6 +348,7 @@ static inline void tcgen05_mma(int kind, unsigned int d_tmem, unsigned long long
 enum Tcgen05CpShape { CP_128X256B, CP_4X256B, CP_128X128B, CP_64X128B_02_13, CP_64X128B_01_23, CP_32X128B_WARPX4 };
 
 static inline void tcgen05_cp(int shape, unsigned int taddr, unsigned long long s_desc) {
+  Tcgen05Scope scope(1);
   static const int rows_of[] = {128, 4, 128, 64, 64, 32}, bytes_of[] = {32, 32, 16, 16, 16, 16};
   static const int copies_of[] = {1, 1, 1, 2, 2, 4}, stride_of[] = {0, 0, 0, 64, 32, 32};
   unsigned long long desc = tcgen05_as_wgmma_desc(s_desc);

@@ -44,6 +44,7 @@ static void check_tmem_lane_access(int lane, const unsigned int* cell, bool stor
   int local = current_fiber->linear / 32 * 32 + lane, site = current_block->fibers[local].site;
   int thread = check_thread(current_block, local);
   if (!store) {
+    Tcgen05Scope scope(1);
     access_as(thread, site, cell, 4, READ);
     tmem_unwaited[thread] = site;
     return;
@@ -110,6 +111,54 @@ static void check_tmem_block_end(Block* b) {
 static void check_tmem_dealloc(TensorMemory* t, unsigned int column, unsigned int n) {
   if (!checker->races) return;
   for (int lane = 0; lane < 128; ++lane) access(&t->cells[lane][column], 4 * (size_t)n, WRITE);
+}
+
+// tcgen05.alloc: the allocated cells are written (poisoned) by the allocating thread, so a tcgen05
+// operation of another thread must be ordered after it by a thread sync and the after_thread_sync
+// fence (the before_thread_sync fence after an alloc is not asked for: the samples' manual form
+// publishes the address with the barrier and the after fence alone)
+static void check_tmem_alloc(TensorMemory* t, unsigned int column, unsigned int n) {
+  if (!checker->races) return;
+  Tcgen05Scope scope(2);
+  for (int lane = 0; lane < 128; ++lane) access(&t->cells[lane][column], 4 * (size_t)n, WRITE);
+}
+
+// -- tcgen05.fence::before_thread_sync / ::after_thread_sync --------------------------------------
+// A thread sync (a barrier, an mbarrier phase) orders a tcgen05 operation of one thread before one
+// of another thread only with tcgen05.fence::before_thread_sync after the first (in its thread) and
+// tcgen05.fence::after_thread_sync before the second (in its thread), both on the right side of the
+// sync. An MMA's (or cp's) write completes at its tcgen05.commit's mbarrier phase, which stands for
+// its before fence; a dealloc needs no after fence. Without them the two are unordered: E0828.
+static void check_tcgen05_fence(bool before) {
+  if (checker == nullptr || !checker->races) return;
+  int t = me();
+  if (before) {
+    checker->tcgen05_before[t].push_back(clock_of(t, t));
+    tick(t);  // (an access after the fence is not covered by it)
+    return;
+  }
+  Clock& seen = checker->tcgen05_after[t];
+  seen.assign(checker->threads, 0);
+  join_thread_into(seen, t);
+}
+
+static int tcgen05_completion_kind(const AsyncOp& op) { return op.barrier == &tmem_store_wait ? 1 : 2; }
+
+// whether `earlier` (ordered before `thread`'s access by the clocks) is ordered before it as tcgen05
+// operations must be: the fences on both sides of the sync
+static bool tcgen05_ordered(const Access& earlier, int thread) {
+  // (one warp's tcgen05 operations are the warp's, in its order: alloc, ld and st are warp-wide)
+  if (earlier.thread / 32 == thread / 32 || !in_cluster(earlier.block)) return true;
+  unsigned int fenced = earlier.clock;
+  if (earlier.tcgen05 == 1) {  // its thread's first before_thread_sync fence after it
+    const std::vector<unsigned int>& fences = checker->tcgen05_before[earlier.thread];
+    auto it = std::lower_bound(fences.begin(), fences.end(), earlier.clock);
+    if (it == fences.end()) return false;
+    fenced = *it;
+  }
+  if (checker->tcgen05_op == 3) return clock_of(thread, earlier.thread) >= fenced;
+  const Clock& after = checker->tcgen05_after[thread];
+  return (size_t)earlier.thread < after.size() && after[earlier.thread] >= fenced;
 }
 
 static void check_tmem_leak(int site, const std::string& text) {  // (at the alloc's site)
