@@ -31,6 +31,9 @@ EQUIVALENT: dict[str, str] = {
     "tests/sim/gpu/test_remote_barrier.py::remote_barrier.tx:23:9:mbarrier_wait":
         "CTA 0's wait on its barrier orders no access: what follows it (O[bx] = rank + 1) reads nothing the remote "
         "arrival publishes, and the cluster barrier after it orders the remote arrive before CTA 0 exits",
+    "tests/cuda_helpers/kernels/clusters.tx:16:5:barrier":
+        "the first cluster barrier orders no access: the kernel uses no shared memory, and each thread writes only "
+        "its own element of A (from the cluster registers, which no thread writes)",
     "tests/conformance/tile_primitives-reduction-shared__2.tx:15:5:barrier":
         "Tx.cta.sum on shared memory ends with its own __syncthreads(): the deleted barrier follows it with no "
         "access between, so it orders nothing that barrier does not",
