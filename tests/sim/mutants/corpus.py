@@ -38,6 +38,7 @@ SIZE_FOR = {
     "samples/gemm_bf16_blackwell.tx": (1024,),
     # K = 1024 likewise (and a refill overtakes a stage only once the ring wraps)
     "samples/gemm_bf16_hopper_persistent.tx": (1024,),
+    "samples/gemm_fp8_hopper.tx": (1024,),
 }
 # the GPU tests whose kernels launch clusters (`score --clusters` records only these), and the small
 # cluster kernels the CI slice of test_mutants.py draws from (each launched with sim's own arguments)
