@@ -72,9 +72,6 @@ def launcher_for():
             try:
                 options = checked_options()
                 cache[stem] = sim.load_source(source, options=options)
-                if options is not None and any(k.cluster_size > 1 for k in cache[stem].kernels.values()):
-                    # the checkers follow one block at a time (docs/sim.md): cluster kernels run unchecked
-                    cache[stem] = sim.load_source(source)
             except sim.SimLoadError as err:
                 cache[stem] = err
         module = cache[stem]

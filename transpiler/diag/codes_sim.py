@@ -25,6 +25,17 @@ SIM_CHECK_CODES: dict[str, tuple[str, str]] = {
               "only across a fence.proxy.async: by the writing thread after its writes and before the barrier that "
               "orders them before the operation, or by the issuing thread. Add T.ptx.fence.proxy.async_.shared__cta() "
               "after the writes."),
+    "E0827": ("data race between the CTAs of a cluster", "Threads of two CTAs of one cluster access overlapping "
+              "bytes (distributed shared memory through mapa, a multicast copy, global memory), one a write, and "
+              "nothing orders them: a cluster barrier (barrier.cluster.arrive.release / wait.acquire, "
+              "T.cuda.cluster_sync), a remote mbarrier arrive and its wait. A .relaxed arrive orders no memory "
+              "unless a fence of cluster scope comes before it. Add the cluster barrier between the two places."),
+    "E0828": ("tcgen05 operations ordered without the tcgen05 fences", "A thread sync (__syncthreads, a named "
+              "barrier, an mbarrier phase) orders a tcgen05 operation (alloc, ld, st, mma, cp, dealloc) of one thread "
+              "before one of another thread only with tcgen05.fence::before_thread_sync after the first, in its "
+              "thread, and tcgen05.fence::after_thread_sync before the second, in its thread (an MMA's commit stands "
+              "for the first; a dealloc needs no second). Add T.ptx.tcgen05.fence__before_thread_sync() before the "
+              "sync and T.ptx.tcgen05.fence__after_thread_sync() after it."),
     "E0830": ("__syncthreads not reached by every thread", "A thread ended, or took a branch without the barrier, "
               "while others wait at it: the barrier then counts fewer threads than the kernel means."),
     "E0831": ("one barrier reached from different places", "Threads meet at __syncthreads called from different "
@@ -45,6 +56,23 @@ SIM_CHECK_CODES: dict[str, tuple[str, str]] = {
               "the async proxy, which sees the barrier's init only across fence.mbarrier_init (or fence.proxy.async) "
               "by the initialising thread, ordered before the copy's issue: T.ptx.fence.mbarrier_init.release.cluster() "
               "after the inits, then the barrier that publishes them."),
+    "E0839": ("cluster barrier not reached by every thread of the cluster", "A barrier.cluster phase completed "
+              "while threads of the cluster had ended without arriving (they count as arrived, so the barrier waits "
+              "for fewer threads than the kernel means): a CTA that exits while the others wait takes its shared "
+              "memory away from them. Reach the cluster barrier on every path, before any thread ends."),
+    "E0840": ("CTA exits while the cluster may still access its shared memory", "A CTA's shared memory ends with "
+              "the CTA. An access of it by another CTA of the cluster (a DSMEM load or store through mapa, a remote "
+              "mbarrier arrive, a multicast copy) that is not ordered before the CTA's exit may find it gone: end "
+              "the kernel with a cluster barrier (T.cuda.cluster_sync) that every CTA reaches after its last "
+              "remote access."),
+    "E0841": ("remote mbarrier used without fence.mbarrier_init", "Another CTA of the cluster arrives on this "
+              "mbarrier, and the cluster sees its init only across fence.mbarrier_init.release.cluster (or "
+              "fence.proxy.async) by the initialising thread, ordered before the use: "
+              "T.ptx.fence.mbarrier_init.release.cluster() after the inits, then the cluster barrier."),
+    "E0842": ("shared memory of a CTA accessed before it is known to run", "The CTAs of a cluster start in no "
+              "order: another CTA's shared memory may be accessed (mapa and ld / st.shared::cluster, a remote "
+              "arrive, a multicast copy) only after a cluster barrier that CTA also passed since its start "
+              "(T.cuda.cluster_sync before the first remote access)."),
     "E0846": ("tcgen05.ld without tcgen05.wait::ld", "tcgen05.ld is asynchronous: its destination registers hold "
               "the tensor-memory values only after the thread's tcgen05.wait::ld. A thread ended with a load no wait "
               "followed, so its uses of the registers may read them early: add the wait before the first use."),

@@ -21,6 +21,11 @@ _RACE_MESSAGES = {
              "ordered (no barrier or synchronisation between them)",
     "E0821": "data race on global memory between blocks: this {kind} and a {kind0} by another block (blocks are "
              "ordered only through atomics)",
+    "E0827": "data race on {space} memory between the CTAs of a cluster: this {kind} and a {kind0} by a thread of "
+             "another CTA are not ordered (no cluster barrier or mbarrier between them)",
+    "E0828": "this tcgen05 operation's {kind} of {space} memory and a {kind0} by another thread's tcgen05 operation "
+             "(or the write it reads) are ordered by a thread sync without tcgen05.fence::before_thread_sync after "
+             "the first and tcgen05.fence::after_thread_sync before the second",
     "E0822": "this read of {space} memory comes before the wait of the async copy that writes it",
     "E0823": "this {kind} of {space} memory comes while an async operation still {kind0}s it",
 }
@@ -102,7 +107,7 @@ def diagnostics(records: list[list[str]], sites: list, layout: Layout) -> list[D
         thread, block0, thread0, space, offset, element = int(r[7]), int(r[8]), int(r[9]), r[10], int(r[11]), int(r[12])
         kind, kind0 = _KINDS[r[13]], _KINDS[r[14]]
         message = _RACE_MESSAGES[code].format(kind=kind, kind0=kind0, space={"s": "shared", "t": "tensor"}.get(space, "global"))
-        other_block = f"block {block0}, " if code == "E0821" else ""
+        other_block = f"block {block0}, " if code in ("E0821", "E0827") else ""
         first = "the async operation, issued by" if code in ("E0822", "E0823") else f"the {kind0}, by"
         notes = (Note(f"{first} {other_block}{_thread(thread0, layout.block)}", span_of(site0)),
                  Note(f"this {kind}: {block}, {_thread(thread, layout.block)}"),

@@ -142,11 +142,6 @@ class SimKernel:
         maps = {p["name"]: self.kernel._tensor_map(p, values, arrays)[1] for p in self.kernel.spec["params"]
                 if p["kind"] == "tensormap" and "buffer" in p}  # the fields the launcher would encode
         size, argv, copies, buffers = _image(self.kernel.spec["params"], values, arrays, scalars, workspaces, maps)
-        if options.checks and self.cluster_size > 1:
-            # the checkers' clocks and shadow memory are a block's; a cluster's blocks run together
-            raise SimError(f"not supported yet by tirxc sim --racecheck / --synccheck: {self.name} runs in "
-                           f"clusters of {self.cluster_size} blocks (the checkers follow one "
-                           f"block at a time); run it without the checkers")
         executable = self._module.executable(checked=bool(options.checks))
         # with several schedules the others run first, each on the arguments as given, and
         # thread order last, whose results the arrays get

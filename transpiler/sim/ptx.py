@@ -406,7 +406,8 @@ def _cluster(mnemonic: str, names: list[str]) -> str | None:
     """Cluster barriers and mapa (include/tirx_sim_cluster.h)."""
     barrier = re.fullmatch(r"barrier\.cluster\.(arrive|wait)(\.relaxed|\.release|\.acquire)?(\.aligned)?", mnemonic)
     if barrier and not names:
-        return f"  tirx_sim::cluster_{barrier.group(1)}();"
+        release = "false" if barrier.group(1) == "arrive" and barrier.group(2) == ".relaxed" else ""  # (orders no memory)
+        return f"  tirx_sim::cluster_{barrier.group(1)}({release});"
     if mnemonic == "mapa.shared::cluster.u32" and names == ["out0", "ptr0", "cta_rank"]:
         return "  out0 = tirx_sim::cluster_address(ptr0, cta_rank);"
     if mnemonic == "mapa.u64" and names == ["out0", "ptr0", "cta_rank"]:

@@ -29,6 +29,9 @@ def checked_body(mnemonic: str, names: list[str], body: str) -> str:
 
 
 def _hooks(mnemonic: str, names: list[str]) -> list[str]:
+    if mnemonic in ("tcgen05.fence::before_thread_sync", "tcgen05.fence::after_thread_sync") and not names:
+        before = "true" if "before" in mnemonic else "false"  # (tirx_sim_tcgen05_check.h)
+        return [f"tirx_sim::check_tcgen05_fence({before});"]
     if mnemonic.startswith("cp.async.c") and names[:2] == ["ptr0", "ptr1"]:
         read = "(src_size < (unsigned)bytes ? src_size : (unsigned)bytes)" if "src_size" in names else "bytes"
         return [f"tirx_sim::check_cp_async(ptr0, ptr1, {read}, bytes);"]

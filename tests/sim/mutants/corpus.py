@@ -34,7 +34,27 @@ SIZE_FOR = {
     "samples/global_workspace.tx": (512,),
     # K = 1024: 16 k-tiles through 4 (8) stages, so the producer waits on the "empty" barriers
     "samples/gemm_bf16_hopper.tx": (1024,),
+    # K = 1024: 16 k-tiles through 4 stages, so the producer waits on the "empty" barriers
+    "samples/gemm_bf16_blackwell.tx": (1024,),
+    # K = 1024 likewise (and a refill overtakes a stage only once the ring wraps)
+    "samples/gemm_bf16_hopper_persistent.tx": (1024,),
+    "samples/gemm_fp8_hopper.tx": (1024,),
 }
+# the GPU tests whose kernels launch clusters (`score --clusters` records only these), and the small
+# cluster kernels the CI slice of test_mutants.py draws from (each launched with sim's own arguments)
+CLUSTER_TESTS = ["tests/sim/gpu/test_clusters.py", "tests/sim/gpu/test_remote_barrier.py",
+                 "tests/sim/gpu/test_tile_tma_multicast.py", "tests/sim/gpu/test_gemm_fp8_hopper.py",
+                 "tests/sim/gpu/test_gemm_bf16_decode.py"]
+SMALL_CLUSTER_KERNELS = ["tests/cuda_helpers/kernels/dsmem.tx",
+                         "tests/tile/cases/copy_async/tma_multicast_to_the_ctas_of_a_mask.tx"]
+
+
+def launches_clusters(text: str) -> bool:
+    """Whether a kernel file launches clusters of several CTAs (every one in the repository says
+    so with `T.cta_id_in_cluster`)."""
+    return "cta_id_in_cluster" in text
+
+
 # of those, the ones whose recorded launches (the GPU tests') do not exercise it either once each
 # launch is cut to its first blocks (global_workspace's test launches 4,096 blocks)
 ALSO_WITH_RECORDED = {"samples/global_workspace.tx"}

@@ -23,6 +23,17 @@ EQUIVALENT: dict[str, str] = {
         _OWN.format("both copies give thread t the 16 bytes at the same swizzled offset of Sm"),
     "tests/tile/cases/copy_forced/vec_64b_32b_16b_through_registers.tx:33:5:barrier":
         _OWN.format("Sh[tid, 0:4], written by thread tid's two stores and read by its own load"),
+    "samples/gemm_bf16_blackwell.tx:64:5:fence":
+        "the tcgen05.fence::after_thread_sync after the barrier that publishes the alloc: every thread whose "
+        "tcgen05 operations follow executes another after_thread_sync after that barrier and before its first "
+        "tcgen05 operation (the MMA thread at line 86, after the \"full\" wait; the epilogue at line 97, after "
+        "the \"done\" wait), which orders the alloc as well",
+    "tests/sim/gpu/test_remote_barrier.py::remote_barrier.tx:23:9:mbarrier_wait":
+        "CTA 0's wait on its barrier orders no access: what follows it (O[bx] = rank + 1) reads nothing the remote "
+        "arrival publishes, and the cluster barrier after it orders the remote arrive before CTA 0 exits",
+    "tests/cuda_helpers/kernels/clusters.tx:16:5:barrier":
+        "the first cluster barrier orders no access: the kernel uses no shared memory, and each thread writes only "
+        "its own element of A (from the cluster registers, which no thread writes)",
     "tests/conformance/tile_primitives-reduction-shared__2.tx:15:5:barrier":
         "Tx.cta.sum on shared memory ends with its own __syncthreads(): the deleted barrier follows it with no "
         "access between, so it orders nothing that barrier does not",

@@ -3,6 +3,7 @@ mutation score").
 
     python -m tests.sim.mutants.score            # the samples' mutants
     python -m tests.sim.mutants.score --all      # and every kernel the GPU tests run under sim
+    python -m tests.sim.mutants.score --clusters # the kernels that launch clusters (samples, GPU tests)
     python -m tests.sim.mutants.score --json F   # the table and every mutant's outcome, as JSON
     python -m tests.sim.mutants.score --list     # the mutants, named, without running them
 
@@ -245,6 +246,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.sim.mutants.score", description=__doc__.split("\n")[0])
     parser.add_argument("--all", action="store_true", help="also every kernel the GPU tests run under sim")
     parser.add_argument("--json", metavar="F", help="write the table and every outcome as JSON")
+    parser.add_argument("--clusters", action="store_true",
+                        help="only the kernels that launch clusters: samples and the cluster GPU tests'")
     parser.add_argument("--source", action="append", help="only sources whose name contains this")
     parser.add_argument("--verbose", "-v", action="store_true", help="print every mutant's outcome")
     parser.add_argument("--list", action="store_true", help="only list the mutants (nothing is run)")
@@ -252,8 +255,12 @@ def main(argv=None) -> int:
     options = parser.parse_args(argv)
     corpus.quiet_env()
     sources = corpus.sample_sources()
-    if options.all:
-        recorded, _ = corpus.record()
+    if options.clusters:
+        sources = [s for s in sources if corpus.launches_clusters(s.text)]
+    if options.all or options.clusters:
+        recorded, _ = corpus.record(corpus.CLUSTER_TESTS if options.clusters else None)
+        if options.clusters:
+            recorded = [s for s in recorded if corpus.launches_clusters(s.text)]
         names = {s.name for s in sources}
         for s in recorded:  # a sample the tests launch keeps the tests' launches
             if s.name in names:

@@ -218,3 +218,24 @@ def test_a_seeded_slice_of_the_mutants_is_reported(tmp_path):
                 outcomes.append(got)
     wrong = [o for o in outcomes if o.status in ("MISS", "survived", "original reported")]
     assert not wrong, "\n".join(f"{o.status}: {o.ident} ({o.what}): {o.detail}" for o in wrong)
+
+
+def test_a_seeded_slice_of_the_cluster_kernels_mutants_is_reported():
+    """The kernels that launch clusters: TIRXC_CLUSTER_MUTANTS mutants (default 1) of the small
+    cluster kernels (corpus.SMALL_CLUSTER_KERNELS, launched with sim's own arguments, one cluster);
+    `score --clusters` scores them all with the cluster samples and GPU tests (docs/sim.md)."""
+    count = int(os.environ.get("TIRXC_CLUSTER_MUTANTS", "1"))
+    _real_checkers()
+    pool = []
+    for name in corpus.SMALL_CLUSTER_KERNELS:
+        source = corpus.Source(name, (corpus.ROOT / name).read_text(encoding="utf-8"))
+        assert corpus.launches_clusters(source.text), name
+        pool += [(source, m.ident) for m in mutants(source.name, source.text)]
+    random.Random(27).shuffle(pool)
+    outcomes = []
+    for source, ident in pool[:count]:
+        [got] = score.score_source(source, score.checkers(SLICE_BLOCKS), seeds=(0,),
+                                   select=lambda m, ident=ident: m.ident == ident)
+        outcomes.append(got)
+    wrong = [o for o in outcomes if o.status not in ("killed", "equivalent")]
+    assert not wrong, "\n".join(f"{o.status}: {o.ident} ({o.what}): {o.detail}" for o in wrong)

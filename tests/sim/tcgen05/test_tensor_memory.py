@@ -53,6 +53,7 @@ def {name}(A_ptr: T.handle, B_ptr: T.handle):
     if warp == 0:
         T.ptx.tcgen05.alloc(T.address_of(slot), n_cols=32, cta_group=1)
     T.cuda.cta_sync()
+    T.ptx.tcgen05.fence__after_thread_sync()
     for i in T.unroll(8):
         r[i] = A[tx, i]
 """
@@ -68,7 +69,7 @@ _STORE_16X256B = """    base = slot[0] + T.uint32((warp * 32) << 16)
 _DEALLOC = """    if warp == 0:
         T.ptx.tcgen05.dealloc(slot[0], n_cols=32, cta_group=1)
 """
-_FREE = "    T.cuda.cta_sync()\n" + _DEALLOC
+_FREE = "    T.ptx.tcgen05.fence__before_thread_sync()\n    T.cuda.cta_sync()\n" + _DEALLOC
 
 
 _BODIES = {

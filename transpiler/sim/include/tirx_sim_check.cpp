@@ -13,3 +13,4 @@ Checker* checker = nullptr;
 #include "tirx_sim_wgmma_check.h"
 #include "tirx_sim_proxy_check.h"
 #include "tirx_sim_tcgen05_check.h"
+#include "tirx_sim_cluster_check.h"

@@ -49,6 +49,7 @@ struct Access {
   unsigned int epoch = 0;  // the block's release epoch at the access (ordering across blocks)
   unsigned char bytes = 0;  // which of the cell's 4 bytes it touched (bit i: byte i)
   bool atomic = false;      // a read: an atomic load (ld.acquire / .relaxed / .volatile)
+  unsigned char tcgen05 = 0;  // made by a tcgen05 operation: Checker::tcgen05_op then
 };
 
 // The shadow of 4 bytes of shared or global memory.
@@ -137,7 +138,25 @@ struct Checker {
   std::vector<std::vector<ProxyFence>> fences;  // per thread of the running block
   unsigned int fence_time = 0;                   // proxy fences so far (orders writes and fences in time)
   bool async_writing = false;                    // the access being recorded is an async proxy's write
-  Clock named[16];
+  std::vector<Clock> named;  // per CTA of the cluster and barrier id (rank * 16 + id)
+  // a cluster of several CTAs runs under one checker: thread t of CTA rank r is `r * block_threads
+  // + t` (block_threads a multiple of 128 there, so warps and warpgroups keep their index), and
+  // cta_blocks[r] is that CTA's linear block (tirx_sim_cluster_check.h)
+  int block_threads = 0, threads = 0;
+  std::vector<int> cta_blocks;
+  size_t shared_cells_per_cta = 0;
+  Clock cluster_arrivals;                 // barrier.cluster: the releasing arrivals of the current phase
+  Clock cluster_released;                 // what the last completed phase releases to its waiters
+  std::vector<Clock> cluster_fenced;      // per thread: its clock at its last fence of cluster scope
+  std::vector<std::vector<std::pair<unsigned int, int>>> remote;  // per CTA, per thread: its last access
+                                                                  // of that CTA's shared memory (clock, site)
+  // tcgen05 operations (tirx_sim_tcgen05_check.h): the kind of the one making accesses now (0 none,
+  // 1 an operation, 2 one whose completion event stands for its before_thread_sync fence, 3 a
+  // dealloc, which needs no after_thread_sync fence); per thread, its own clock at each
+  // tcgen05.fence::before_thread_sync and its clock at its last ::after_thread_sync
+  int tcgen05_op = 0;
+  std::vector<std::vector<unsigned int>> tcgen05_before;
+  std::vector<Clock> tcgen05_after;
   std::set<std::tuple<int, int, int>> reported;  // (code, site, site0): each finding once
   int records = 0;
 };
@@ -178,5 +197,20 @@ void check_warpgroup(Block* b, int warpgroup);
 void check_proxy_fence(bool async);
 void check_wgmma_fence();
 void register_access(const void* p, int site);
+void check_cluster_arrive(bool release);
+void check_cluster_phase();
+void check_cluster_waited();
+void check_cta_exit(Block* b);
+void check_cluster_fence();
+void check_tcgen05_fence(bool before);
+void check_remote_access(int thread, int site, size_t offset);
+void check_remote_arrive(const void* address);
+bool tcgen05_ordered(const Access& earlier, int thread);
+int tcgen05_completion_kind(const AsyncOp& op);
+struct Tcgen05Scope {  // the accesses a tcgen05 operation makes while it lives are its own
+  explicit Tcgen05Scope(int kind) { if (checker != nullptr) checker->tcgen05_op = kind; }
+  ~Tcgen05Scope() { if (checker != nullptr) checker->tcgen05_op = 0; }
+};
+void check_remote_init(const MbarrierCheck& m, const void* address, const char* what);
 
 }  // namespace tirx_sim

@@ -21,8 +21,8 @@ void* cluster_pointer(const void* p, unsigned int rank);
 // a shared::cluster address as a pointer
 void* cluster_shared_at(unsigned int address);
 
-// barrier.cluster.arrive: this thread's arrival on the current phase
-void cluster_arrive();
+// barrier.cluster.arrive: this thread's arrival on the current phase (a `.relaxed` one: release false)
+void cluster_arrive(bool release = true);
 
 // barrier.cluster.wait: until the phase this thread arrived in completes (a poll: the others run)
 void cluster_wait();

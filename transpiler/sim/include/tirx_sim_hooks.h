@@ -4,13 +4,17 @@
 
 namespace tirx_sim {
 
+// the checker's index of a thread: (CTA rank in the cluster, linear thread) as one index
+static inline int check_thread(const Block* b, int linear) { return b->rank * checker->block_threads + linear; }
+static inline int me() { return check_thread(current_block, current_fiber->linear); }
+
 static inline void access(const void* p, size_t bytes, int kind) {
-  if (checker != nullptr) access_as(current_fiber->linear, current_fiber->site, p, bytes, kind);
+  if (checker != nullptr) access_as(me(), current_fiber->site, p, bytes, kind);
 }
 
 // The printer's hooks (codegen/cuda_sim.py, racecheck on): `*rd(B, &B[i], site)` reads B[i].
 template <typename B, typename T> static inline T* rd(B* base, T* p, int site) {
-  access_as(current_fiber->linear, site, (const void*)p, sizeof(T), READ, (const void*)base, sizeof(B));
+  access_as(me(), site, (const void*)p, sizeof(T), READ, (const void*)base, sizeof(B));
   return p;
 }
 // `wr(B, &B[i], site) = v` stores v, then reports the write (the value is computed first, as
@@ -26,7 +30,7 @@ template <typename B, typename T> struct Store {
     memcpy(before, (const void*)p, sizeof(T));
     *p = value;
     if (memcmp(before, (const void*)p, sizeof(T)) != 0)
-      access_as(current_fiber->linear, site, (const void*)p, sizeof(T), WRITE, (const void*)base, sizeof(B));
+      access_as(me(), site, (const void*)p, sizeof(T), WRITE, (const void*)base, sizeof(B));
     return *p;
   }
 };

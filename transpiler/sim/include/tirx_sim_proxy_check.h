@@ -12,9 +12,10 @@ namespace tirx_sim {
 // fence.proxy.async (`async`) or fence.mbarrier_init by the running thread
 void check_proxy_fence(bool async) {
   if (checker == nullptr) return;
-  int t = current_fiber->linear;
+  int t = me();
   checker->fences[t].push_back(ProxyFence{++checker->fence_time, clock_of(t, t), async});
   tick(t);
+  if (!async) check_cluster_fence();  // (fence.mbarrier_init.release.cluster: see tirx_sim_cluster_check.h)
 }
 
 // whether `thread` fenced (an async fence, or any with `any`) after fence time `after`, ordered
@@ -34,15 +35,15 @@ void check_proxy_read(const void* p, size_t bytes) {
   size_t offset;
   Cell* cells = cells_of(p, bytes, &space, &offset);
   if (cells == nullptr || space != 's') return;
-  int t = current_fiber->linear;
+  int t = me();
   for (size_t w = offset / 4; w <= (offset + bytes - 1) / 4; ++w) {
     const Cell& c = cells[w];
     if (c.write.thread < 0 || c.write_async) continue;
     if (fenced_for(c.write.thread, c.written_at, t, false) || fenced_for(t, c.written_at, t, false)) continue;
     char text[200];
     snprintf(text, sizeof text, "the async proxy reads shared memory that thread %d wrote (site %d) with no "
-             "fence.proxy.async between the write and this operation", c.write.thread, c.write.site);
-    write_record('S', 826, current_fiber->site, c.write.site, std::to_string(t) + " " + text);
+             "fence.proxy.async between the write and this operation", local_of(c.write.thread), c.write.site);
+    thread_record(826, t, current_fiber->site, c.write.site, text);
     return;
   }
 }
@@ -53,11 +54,11 @@ void check_proxy_barrier(const void* address) {
   auto it = checker->mbarriers.find(address);
   if (it == checker->mbarriers.end()) return;
   const MbarrierCheck& m = it->second;
-  if (m.init.thread < 0 || fenced_for(m.init.thread, m.init_time, current_fiber->linear, true)) return;
+  if (m.init.thread < 0 || fenced_for(m.init.thread, m.init_time, me(), true)) return;
   char text[200];
   snprintf(text, sizeof text, "a TMA completes bytes on an mbarrier whose init (thread %d, site %d) no "
-           "fence.mbarrier_init made visible to the async proxy", m.init.thread, m.init.site);
-  write_record('S', 838, current_fiber->site, m.init.site, std::to_string(current_fiber->linear) + " " + text);
+           "fence.mbarrier_init made visible to the async proxy", local_of(m.init.thread), m.init.site);
+  thread_record(838, me(), current_fiber->site, m.init.site, text);
 }
 
 }  // namespace tirx_sim

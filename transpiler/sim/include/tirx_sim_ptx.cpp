@@ -104,12 +104,13 @@ static int cluster_live() {
   return live;
 }
 
-void cluster_arrive() {
+void cluster_arrive(bool release) {
   Cluster* c = current_block->cluster;
   unsigned int& mine = c->arrived_in[(size_t)current_block->rank * current_block->fibers.size() + current_fiber->linear];
   if (mine == c->barrier_phase + 1) fail("barrier.cluster.arrive twice in one phase (no wait between)");
   mine = c->barrier_phase + 1;
   ++c->barrier_arrived;
+  if (checker != nullptr) check_cluster_arrive(release);  // (tirx_sim_cluster_check.h)
 }
 
 void cluster_wait() {
@@ -119,6 +120,7 @@ void cluster_wait() {
   unsigned int phase = mine - 1;
   while (c->barrier_phase == phase) {
     if (c->barrier_arrived >= cluster_live()) {  // (threads that ended count as arrived)
+      if (checker != nullptr) check_cluster_phase();
       c->barrier_arrived = 0;
       ++c->barrier_phase;
       break;
@@ -126,6 +128,7 @@ void cluster_wait() {
     spin_point();
   }
   mine = 0;
+  if (checker != nullptr) check_cluster_waited();
 }
 
 unsigned int cluster_register(const char* name, int axis) {
@@ -349,6 +352,7 @@ static void tmem_alloc_op(void** lanes, unsigned int) {
     }
     memcpy(a->slot, &start, 4);
     access(a->slot, 4, WRITE);
+    if (checker != nullptr) check_tmem_alloc(&t, start, n);
     return;
   }
   // no other CTA of the simulation holds tensor memory of this SM, so none would ever free it
@@ -370,6 +374,7 @@ static void tmem_dealloc_op(void** lanes, unsigned int) {
       protocol_error(848, "tcgen05.dealloc of " + columns_text((int)column, (int)n) + ": column " + std::to_string(c) +
            " is not allocated (a double free, or columns never allocated)");
   for (unsigned int c = column; c < column + n; ++c) t.allocated[c] = false;
+  Tcgen05Scope scope(3);
   if (checker != nullptr) check_tmem_dealloc(&t, column, n);
 }
 
@@ -465,6 +470,7 @@ int tcgen05_type(int kind, int format, const char* operand) {
 }
 
 void tcgen05_mma(int kind, unsigned int d_tmem, unsigned long long a_desc, unsigned long long b_desc, unsigned int idesc, unsigned int enable_input_d, int scale_input_d, const unsigned int* disabled_lanes) {
+  Tcgen05Scope scope(1);  // (the checkers: its shared-memory reads are a tcgen05 operation's)
   if (idesc & 4) fail("tcgen05.mma: the sparse instruction descriptor (bit 2) is not supported yet by tirxc sim");
   int d_format = (int)(idesc >> 4 & 3);
   bool integer = kind == KIND_I8;
@@ -513,6 +519,7 @@ void tcgen05_mma(int kind, unsigned int d_tmem, unsigned long long a_desc, unsig
 }
 
 void tcgen05_cp(int shape, unsigned int taddr, unsigned long long s_desc) {
+  Tcgen05Scope scope(1);
   static const int rows_of[] = {128, 4, 128, 64, 64, 32}, bytes_of[] = {32, 32, 16, 16, 16, 16};
   static const int copies_of[] = {1, 1, 1, 2, 2, 4}, stride_of[] = {0, 0, 0, 64, 32, 32};
   unsigned long long desc = tcgen05_as_wgmma_desc(s_desc);

@@ -8,6 +8,27 @@
 
 namespace tirx_sim {
 
+// -- the checker's thread identity: (CTA rank in the cluster, linear thread) as one index --------
+// (check_thread and me are tirx_sim_hooks.h's: the kernel's hooks name threads so too)
+static inline int local_of(int thread) { return thread % checker->block_threads; }
+static inline int linear_block_of(int thread) { return checker->cta_blocks[thread / checker->block_threads]; }
+static inline Block* cta_of(int thread) { return current_block->cluster->blocks[thread / checker->block_threads]; }
+// whether linear block `block` runs in the running cluster (its clocks order it)
+static inline bool in_cluster(int block) {
+  if (block == checker->block) return true;
+  for (int b : checker->cta_blocks)
+    if (b == block) return true;
+  return false;
+}
+// the cluster of linear block `block`, by its first block (the unit of the release epochs)
+static inline int cluster_of(int block) {
+  const Launch* L = current_block->launch;
+  const dim3 c = L->cluster;
+  if (c.x * c.y * c.z == 1) return block;
+  long long x = block % L->grid.x, y = block / L->grid.x % L->grid.y, z = block / ((long long)L->grid.x * L->grid.y);
+  return (int)(x - x % c.x + (long long)L->grid.x * (y - y % c.y + (long long)L->grid.y * (z - z % c.z)));
+}
+
 static inline void join_into(Clock& into, const Clock& from) {
   if (into.size() < from.size()) into.resize(from.size(), 0);
   for (size_t i = 0; i < from.size(); ++i)
@@ -56,38 +77,54 @@ static inline Access access_now(int thread, int site) {
   a.thread = thread;
   a.clock = clock_of(thread, thread);
   a.site = site;
-  a.block = checker->block;
+  a.block = checker->cta_blocks.size() > 1 ? linear_block_of(thread) : checker->block;
   a.epoch = checker->epoch;
+  a.tcgen05 = (unsigned char)checker->tcgen05_op;
   return a;
 }
 
 // whether `a` happened before what `thread` of the running block does now
 static inline bool ordered_before(const Access& a, int thread) {
   if (a.thread < 0) return true;
-  if (a.block != checker->block) {
-    auto it = checker->imported.find(a.block);
+  if (!in_cluster(a.block)) {
+    auto it = checker->imported.find(cluster_of(a.block));
     return it != checker->imported.end() && it->second >= a.epoch;
   }
   return clock_of(thread, a.thread) >= a.clock;
 }
 
-// One finding line (tirx_sim_check.h gives the format), each (code, site, site0) once.
-static inline void write_record(char kind, int code, int site, int site0, const std::string& rest) {
+// One finding line (tirx_sim_check.h gives the format), each (code, site, site0) once; `b`: the
+// block of the thread it names.
+static inline void write_record(char kind, int code, int site, int site0, const std::string& rest,
+                                const Block* b = current_block) {
   if (checker->out == nullptr || checker->records >= MAX_FINDINGS) return;
   if (!checker->reported.insert(std::make_tuple(code, std::min(site, site0), std::max(site, site0))).second) return;
   ++checker->records;
-  const Block* b = current_block;
   fprintf(checker->out, "%c E%04d %d %d %u %u %u %s\n", kind, code, site, site0, b->block_idx.x, b->block_idx.y,
           b->block_idx.z, rest.c_str());
   fflush(checker->out);
 }
 
+// A finding line of `thread` (the checker's index: its block and its thread in it are printed).
+static inline void thread_record(int code, int thread, int site, int site0, const std::string& text) {
+  write_record('S', code, site, site0, std::to_string(local_of(thread)) + " " + text, cta_of(thread));
+}
+
+// the code of a race with an access of linear block `earlier`: another thread of the block (E0820),
+// another CTA of the cluster (E0827), another block (E0821)
+static inline int race_code(int earlier, int thread) {
+  if (!in_cluster(earlier)) return 821;
+  return checker->cta_blocks.size() > 1 && earlier != linear_block_of(thread) ? 827 : 820;
+}
+
 static inline void race_found(int code, int thread, int site, const Access& earlier, char space, size_t offset,
                               long long element, int kind, char earlier_kind) {
   char text[160];
-  snprintf(text, sizeof text, "%d %d %d %c %zu %lld %c %c", thread, earlier.block, earlier.thread, space, offset,
-           element, "rwaa"[kind], earlier_kind);
-  write_record('R', code, site, earlier.site, text);
+  if (space == 's') offset %= 4 * checker->shared_cells_per_cta;  // (the offset in its CTA's area)
+  if (space == 't') offset %= 4 * 128 * 512;
+  snprintf(text, sizeof text, "%d %d %d %c %zu %lld %c %c", local_of(thread), earlier.block, local_of(earlier.thread),
+           space, offset, element, "rwaa"[kind], earlier_kind);
+  write_record('R', code, site, earlier.site, text, cta_of(thread));
 }
 
 // An access of bytes an unfinished async operation (cells' `pending`) writes, or writes bytes it
@@ -105,7 +142,7 @@ static inline void pending_conflict(const Cell& c, const void* p, size_t bytes, 
   Access issued;
   issued.thread = op.thread;
   issued.site = op.site;
-  issued.block = checker->block;
+  issued.block = checker->cta_blocks.size() > 1 ? linear_block_of(op.thread) : checker->block;
   race_found(op.write && reads ? 822 : 823, thread, site, issued, space, offset, element, kind,
              op.write ? 'w' : 'r');
 }
@@ -119,9 +156,15 @@ static inline Cell* cells_of(const void* p, size_t bytes, char* space, size_t* o
   const Block* b = current_block;
   if (c >= (const unsigned char*)b->shared && c + bytes <= (const unsigned char*)b->shared + b->launch->shared_bytes) {
     *space = 's';
-    *offset = (size_t)(c - (const unsigned char*)b->shared);
+    *offset = (size_t)(c - (const unsigned char*)b->shared) + 4 * checker->shared_cells_per_cta * b->rank;
     return checker->shared_cells.data();
   }
+  for (const Block* o : b->cluster->blocks)  // (distributed shared memory: another CTA's, by its rank)
+    if (o != b && c >= (const unsigned char*)o->shared && c + bytes <= (const unsigned char*)o->shared + o->launch->shared_bytes) {
+      *space = 's';
+      *offset = (size_t)(c - (const unsigned char*)o->shared) + 4 * checker->shared_cells_per_cta * o->rank;
+      return checker->shared_cells.data();
+    }
   if (c >= checker->global_base && c + bytes <= checker->global_base + checker->global_bytes) {
     *space = 'g';
     *offset = (size_t)(c - checker->global_base);
@@ -144,7 +187,7 @@ void access_as(int thread, int site, const void* p, size_t bytes, int kind, cons
   Cell* cells = cells_of(p, bytes, &space, &offset);
   if (cells == nullptr) return;
   long long element = base != nullptr ? ((const char*)p - (const char*)base) / (long long)element_bytes : -1;
-  bool cross = false;
+  if (space == 's' && checker->cta_blocks.size() > 1) check_remote_access(thread, site, offset);
   for (size_t w = offset / 4; w <= (offset + bytes - 1) / 4; ++w) {
     Cell& c = cells[w];
     // the bytes of this cell the access touches: accesses of other bytes of it do not conflict
@@ -154,8 +197,9 @@ void access_as(int thread, int site, const void* p, size_t bytes, int kind, cons
     const Access& w0 = c.write;
     bool both_atomic = (kind == ATOMIC || kind == ATOMIC_LOAD) && c.write_atomic;
     if (w0.thread >= 0 && (w0.bytes & mine) && !both_atomic && !ordered_before(w0, thread)) {
-      cross = w0.block != checker->block;
-      race_found(cross ? 821 : 820, thread, site, w0, space, w * 4, element, kind, c.write_atomic ? 'a' : 'w');
+      race_found(race_code(w0.block, thread), thread, site, w0, space, w * 4, element, kind, c.write_atomic ? 'a' : 'w');
+    } else if (w0.thread >= 0 && (w0.bytes & mine) && checker->tcgen05_op && !tcgen05_ordered(w0, thread)) {
+      race_found(828, thread, site, w0, space, w * 4, element, kind, 'w');
     }
     if (kind == READ || kind == ATOMIC_LOAD) {
       // reads ordered before this one are covered by it; of the other blocks' reads one is kept
@@ -173,7 +217,7 @@ void access_as(int thread, int site, const void* p, size_t bytes, int kind, cons
       int other = -1;
       for (size_t i = 0; i < reads.size(); ++i) {
         if (ordered_before(reads[i], thread)) continue;
-        if (reads[i].block != checker->block) {
+        if (!in_cluster(reads[i].block)) {
           if (other >= 0) continue;
           other = (int)keep;
         }
@@ -186,8 +230,10 @@ void access_as(int thread, int site, const void* p, size_t bytes, int kind, cons
     }
     for (const Access& r : c.reads)
       if ((r.bytes & mine) && !(kind == ATOMIC && r.atomic) && !ordered_before(r, thread)) {
-        cross = r.block != checker->block;
-        race_found(cross ? 821 : 820, thread, site, r, space, w * 4, element, kind, 'r');
+        race_found(race_code(r.block, thread), thread, site, r, space, w * 4, element, kind, 'r');
+        break;
+      } else if ((r.bytes & mine) && checker->tcgen05_op && !tcgen05_ordered(r, thread)) {
+        race_found(828, thread, site, r, space, w * 4, element, kind, 'r');
         break;
       }
     // the reads of the bytes written are settled; the cell keeps one write (of these bytes)
@@ -206,7 +252,9 @@ void access_as(int thread, int site, const void* p, size_t bytes, int kind, cons
 // A fence of GPU scope (__threadfence, fence.sc / fence.acq_rel.gpu, membar.gl; a release
 // atomic's own): the block's accesses so far are what its next atomics release to other blocks.
 void check_thread_fence() {
-  if (checker != nullptr) checker->fenced_epoch = checker->epoch++;
+  if (checker == nullptr) return;
+  checker->fenced_epoch = checker->epoch++;
+  check_cluster_fence();  // (a release a later barrier.cluster.arrive.relaxed carries)
 }
 
 // An atomic operation on `p` (and the acquire / release semantics of ld.acquire, st.release ...):
@@ -216,7 +264,7 @@ void check_thread_fence() {
 // ticket is ordered for the last block only by the fence between them).
 void atomic_sync(const void* p, size_t bytes, bool load) {
   if (checker == nullptr) return;
-  int t = current_fiber->linear;
+  int t = me();
   access_as(t, current_fiber->site, p, bytes, load ? ATOMIC_LOAD : ATOMIC);
   Clock& location = checker->location_clocks[p];
   if (!location.empty()) acquire_into_thread(t, location);
@@ -248,7 +296,7 @@ void async_issue(const void* p, size_t bytes, bool write, const void* barrier, i
   if (checker == nullptr || bytes == 0) return;
   if (barrier != nullptr) check_proxy_barrier(barrier);  // (--synccheck's: E0838)
   if (!checker->races) return;
-  int t = current_fiber->linear;
+  int t = me();
   if (!write) {
     if (family == BULK) check_proxy_read(p, bytes);  // (a TMA store's or bulk copy's source)
     access_as(t, current_fiber->site, p, bytes, READ);
@@ -281,14 +329,17 @@ static void async_complete(int index) {
     if (cells[w].pending == index) cells[w].pending = -1;
   if (!op.write) return;
   checker->async_writing = op.family != CP_ASYNC;  // (cp.async writes through the generic proxy)
+  int outer = checker->tcgen05_op;
+  if (op.family == TCGEN05) checker->tcgen05_op = tcgen05_completion_kind(op);
   access_as(op.thread, op.site, op.address, op.bytes, WRITE);
+  checker->tcgen05_op = outer;
   checker->async_writing = false;
 }
 
 // cp.async's copy: the source is read now, the destination written at the wait
 void check_cp_async(const void* dst, const void* src, size_t read, size_t bytes) {
   if (checker == nullptr) return;
-  access_as(current_fiber->linear, current_fiber->site, src, read, READ);
+  access_as(me(), current_fiber->site, src, read, READ);
   async_issue(dst, bytes, true);
 }
 
@@ -298,7 +349,7 @@ static inline int async_owner(int thread, int family) { return family == WGMMA ?
 
 void check_async_commit(int family) {
   if (checker == nullptr || !checker->races) return;
-  int t = current_fiber->linear, owner = async_owner(t, family);
+  int t = me(), owner = async_owner(t, family);
   long long group = checker->groups[t * ASYNC_FAMILIES + family]++;
   for (AsyncOp& op : checker->async)
     if (op.thread == owner && op.family == family && op.group == -1 && !op.done) op.group = group;
@@ -311,7 +362,7 @@ void check_cp_async_commit() { check_async_commit(CP_ASYNC); }
 // wait_group N (N < 0: wait_all): every group of the thread's family but the newest N has completed
 void check_async_wait(int newest, int family) {
   if (checker == nullptr || !checker->races) return;
-  int t = current_fiber->linear, owner = async_owner(t, family);
+  int t = me(), owner = async_owner(t, family);
   long long limit = checker->groups[t * ASYNC_FAMILIES + family] - (newest < 0 ? 0 : newest);
   for (size_t i = 0; i < checker->async.size(); ++i) {
     const AsyncOp& op = checker->async[i];
@@ -337,7 +388,7 @@ static inline void async_complete_barrier(const void* barrier, Clock& arrivals) 
     const AsyncOp& op = checker->async[i];
     if (op.group != -2 || op.barrier != barrier || op.done) continue;
     async_complete((int)i);
-    if (arrivals.empty()) arrivals.assign(current_block->fibers.size(), 0);
+    if (arrivals.empty()) arrivals.assign(checker->threads, 0);
     join_thread_into(arrivals, op.thread);
   }
 }
@@ -349,23 +400,35 @@ void check_matrix_rows(void** lanes, int matrices, bool store) {
   for (int l = 0; l < 8 * matrices; ++l) {
     const void* row = *(const void* const*)lanes[l];
     int thread = warp * 32 + l;
-    access_as(thread, current_block->fibers[thread].site, row, 16, store ? WRITE : READ);
+    access_as(check_thread(current_block, thread), current_block->fibers[thread].site, row, 16, store ? WRITE : READ);
   }
 }
 
 // -- joins at the scheduler's synchronisation points ----------------------------------------------
+// A block starts. The CTAs of a cluster start in rank order and share one state, made at rank 0:
+// their threads are one clock space, their shared memory one shadow (a CTA's cells after the
+// lower ranks'), their mbarriers one table.
 void check_block_start(Block* b) {
-  int n = (int)b->fibers.size();
   const Launch* L = b->launch;
-  checker->block =
-      (int)(b->block_idx.x + (long long)L->grid.x * (b->block_idx.y + (long long)L->grid.y * b->block_idx.z));
+  int linear = (int)(b->block_idx.x + (long long)L->grid.x * (b->block_idx.y + (long long)L->grid.y * b->block_idx.z));
+  for (Fiber& f : b->fibers) f.site = -1;
+  if (b->rank > 0) {
+    checker->cta_blocks[b->rank] = linear;
+    return;
+  }
+  int ctas = (int)b->cluster->blocks.size();
+  checker->block_threads = ctas > 1 ? ((int)b->fibers.size() + 127) / 128 * 128 : (int)b->fibers.size();
+  checker->cta_blocks.assign(ctas, linear);
+  int n = checker->threads = checker->block_threads * ctas;
+  checker->block = linear;
   checker->epoch = 1;
   checker->fenced_epoch = 0;
   checker->imported.clear();
   std::shared_ptr<const Clock> zero = std::make_shared<const Clock>(n, 0);
   checker->clocks.assign(n, ThreadClock());
   for (ThreadClock& c : checker->clocks) c.shared = zero;
-  checker->shared_cells.assign((L->shared_bytes + 3) / 4 + 1, Cell());
+  checker->shared_cells_per_cta = (L->shared_bytes + 3) / 4 + 1;
+  checker->shared_cells.assign(checker->shared_cells_per_cta * ctas, Cell());
   checker->location_clocks.clear();
   checker->async.clear();
   checker->groups.assign((size_t)n * ASYNC_FAMILIES, 0);
@@ -373,12 +436,17 @@ void check_block_start(Block* b) {
   checker->registers.assign(n, RegisterChecks());
   checker->fences.assign(n, std::vector<ProxyFence>());
   checker->open_wgmma = -1;
-  for (Clock& c : checker->named) c.clear();
-  for (Fiber& f : b->fibers) f.site = -1;
+  checker->named.assign((size_t)16 * ctas, Clock());
+  checker->cluster_arrivals.clear();
+  checker->cluster_released.clear();
+  checker->cluster_fenced.assign(ctas > 1 ? n : 0, Clock());
+  checker->remote.assign(ctas > 1 ? ctas : 0, std::vector<std::pair<unsigned int, int>>(n, {0u, -1}));
+  checker->tcgen05_before.assign(n, std::vector<unsigned int>());
+  checker->tcgen05_after.assign(n, Clock());
 }
 
-static void join_all(Block* b, std::vector<int>& threads, const Clock* extra) {
-  Clock joined(b->fibers.size(), 0);
+static void join_all(Block*, std::vector<int>& threads, const Clock* extra) {
+  Clock joined(checker->threads, 0);
   if (extra != nullptr) join_into(joined, *extra);
   const Clock* last_shared = nullptr;  // threads that share a clock join it once
   for (int t : threads) {
@@ -406,33 +474,35 @@ void check_barrier_release(Block* b, bool named, int id) {
   std::vector<int> threads;
   for (Fiber& f : b->fibers)
     if (f.wait == Wait::BARRIER && (named ? f.kind == 3 && f.operand_b == id : f.kind != 3))
-      threads.push_back(f.linear);
+      threads.push_back(check_thread(b, f.linear));
   if (named) {
-    threads.push_back(current_fiber->linear);
-    join_all(b, threads, &checker->named[id]);
-    checker->named[id].clear();
+    threads.push_back(me());
+    Clock& arrived = checker->named[b->rank * 16 + id];
+    join_all(b, threads, &arrived);
+    arrived.clear();
   } else {
     join_all(b, threads, nullptr);
   }
 }
 
 void check_named_arrive(Block* b, Fiber* f, int id) {
-  if (checker->named[id].empty()) checker->named[id].assign(b->fibers.size(), 0);
-  join_thread_into(checker->named[id], f->linear);
-  tick(f->linear);
+  Clock& arrived = checker->named[b->rank * 16 + id];
+  if (arrived.empty()) arrived.assign(checker->threads, 0);
+  join_thread_into(arrived, check_thread(b, f->linear));
+  tick(check_thread(b, f->linear));
 }
 
 // the 128 threads of a warpgroup operation (wgmma), joined after the operation is done
 void check_warpgroup(Block* b, int warpgroup) {
   std::vector<int> threads;
-  for (int t = warpgroup * 128; t < warpgroup * 128 + 128; ++t) threads.push_back(t);
+  for (int t = warpgroup * 128; t < warpgroup * 128 + 128; ++t) threads.push_back(check_thread(b, t));
   join_all(b, threads, nullptr);
 }
 
 void check_collective(Block* b, int warp, unsigned int mask) {
   std::vector<int> threads;
   for (int l = 0; l < 32; ++l)
-    if (mask >> l & 1) threads.push_back(warp * 32 + l);
+    if (mask >> l & 1) threads.push_back(check_thread(b, warp * 32 + l));
   join_all(b, threads, nullptr);
 }
 

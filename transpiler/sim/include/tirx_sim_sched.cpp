@@ -292,6 +292,7 @@ static bool run_blocks(Block* const* blocks, int count) {
           if (f.wait == Wait::DONE) {
             --b->live;
             complete_barrier(b);
+            if (checker != nullptr && b->live == 0) check_cta_exit(b);
           }
           ++b->steps;  // (clock64() reads it: counted with or without a limit)
           if (L->step_limit && b->steps > L->step_limit) {

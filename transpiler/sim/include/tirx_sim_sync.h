@@ -8,13 +8,13 @@
 namespace tirx_sim {
 
 static inline void protocol_found(int code, int thread, int site, const std::string& text) {
-  write_record('S', code, site, -1, std::to_string(thread) + " " + text);
+  thread_record(code, thread, site, -1, text);
 }
 
 // A located error of the run that --synccheck also reports as a finding (then the block stops).
 [[noreturn]] void protocol_error(int code, const std::string& message) {
   if (checker != nullptr && checker->protocols)
-    protocol_found(code, current_fiber->linear, current_fiber->site, message);
+    protocol_found(code, me(), current_fiber->site, message);
   fail(message);
 }
 
@@ -44,13 +44,13 @@ void check_sync_participants(Block* b) {
   auto first = by_site.begin();
   if (by_site.size() > 1) {
     auto other = std::next(first);
-    protocol_found(831, other->second[0], other->first,
+    protocol_found(831, check_thread(b, other->second[0]), other->first,
                    "threads " + thread_list(other->second) + " wait at this __syncthreads while threads " +
                        thread_list(first->second) + " wait at another one (site " + std::to_string(first->first) +
                        "): one barrier, reached from different places");
   }
   if (!ended.empty())
-    protocol_found(830, first->second[0], first->first,
+    protocol_found(830, check_thread(b, first->second[0]), first->first,
                    "threads " + thread_list(ended) + " ended without reaching this __syncthreads, which threads " +
                        thread_list(first->second) + " wait at");
 }
@@ -61,7 +61,7 @@ bool check_deadlock(Block* b, const std::string& text) {
   for (Fiber& f : b->fibers)
     if (f.wait != Wait::DONE) {
       std::string message = text.substr(text.find("deadlock"));
-      protocol_found(837, f.linear, f.site, message);
+      protocol_found(837, check_thread(b, f.linear), f.site, message);
       return true;
     }
   return false;
@@ -72,10 +72,10 @@ void check_mbarrier_init(const void* address) {
   if (checker == nullptr) return;
   MbarrierCheck& m = checker->mbarriers[address];
   m = MbarrierCheck();
-  m.init = access_now(current_fiber->linear, current_fiber->site);
-  m.seen.assign(current_block->fibers.size(), -2);
+  m.init = access_now(me(), current_fiber->site);
+  m.seen.assign(checker->threads, -2);
   m.init_time = checker->fence_time;
-  tick(current_fiber->linear);
+  tick(me());
 }
 
 static inline MbarrierCheck* mbarrier_check(const void* address, const char* what) {
@@ -83,11 +83,13 @@ static inline MbarrierCheck* mbarrier_check(const void* address, const char* wha
   auto it = checker->mbarriers.find(address);
   if (it == checker->mbarriers.end()) return nullptr;
   MbarrierCheck& m = it->second;
-  if (checker->protocols && !ordered_before(m.init, current_fiber->linear)) {
+  if (checker->protocols && !ordered_before(m.init, me())) {
     char text[200];
     snprintf(text, sizeof text, "%s on an mbarrier whose init (thread %d, site %d) is not ordered before it "
              "(a barrier or a fence between them is missing)", what, m.init.thread, m.init.site);
-    protocol_found(833, current_fiber->linear, current_fiber->site, text);
+    protocol_found(833, me(), current_fiber->site, text);
+  } else if (checker->protocols && checker->cta_blocks.size() > 1) {
+    check_remote_init(m, address, what);  // (another CTA's barrier: its init fenced for the cluster)
   }
   return &m;
 }
@@ -95,9 +97,10 @@ static inline MbarrierCheck* mbarrier_check(const void* address, const char* wha
 void check_mbarrier_arrive(const void* address) {
   MbarrierCheck* m = mbarrier_check(address, "mbarrier.arrive");
   if (m == nullptr) return;
-  if (m->arrivals.empty()) m->arrivals.assign(current_block->fibers.size(), 0);
-  join_thread_into(m->arrivals, current_fiber->linear);
-  tick(current_fiber->linear);
+  if (checker->cta_blocks.size() > 1 && checker->races) check_remote_arrive(address);
+  if (m->arrivals.empty()) m->arrivals.assign(checker->threads, 0);
+  join_thread_into(m->arrivals, me());
+  tick(me());
 }
 
 // the current phase completed: its arrivals' clocks are what a wait on it acquires
@@ -116,7 +119,7 @@ void check_mbarrier_phase(const void* address) {
 void check_mbarrier_waited(const void* address) {
   MbarrierCheck* m = mbarrier_check(address, "mbarrier.try_wait");
   if (m == nullptr) return;
-  int t = current_fiber->linear;
+  int t = me();
   long long observed = m->completed - 1;
   if (observed >= 0 && !m->phase_clock[observed & 1].empty()) acquire_into_thread(t, m->phase_clock[observed & 1]);
   long long seen = m->seen[t];

@@ -34,6 +34,7 @@ void check_tmem_wait_st(int thread);
 void check_tmem_mma_row(const unsigned int* cell, int n);  // (tcgen05.cp's rows too)
 void check_tcgen05_commit(const void* mbar);
 void check_tmem_dealloc(TensorMemory* t, unsigned int column, unsigned int n);
+void check_tmem_alloc(TensorMemory* t, unsigned int column, unsigned int n);
 void check_tmem_leak(int site, const std::string& text);
 
 // (one cluster at a time per OS thread, at most 16 blocks in it: the block's rank picks its area)

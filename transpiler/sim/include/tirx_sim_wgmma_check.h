@@ -12,7 +12,7 @@
 namespace tirx_sim {
 
 static inline void register_finding(int code, int thread, int site, int other, const std::string& text) {
-  write_record('S', code, site, other, std::to_string(thread) + " " + text);
+  thread_record(code, thread, site, other, text);
 }
 
 // wgmma_op begins (in the warpgroup's last thread to arrive): `accumulators[t]` are thread
@@ -20,6 +20,7 @@ static inline void register_finding(int code, int thread, int site, int other, c
 void check_wgmma_issue(int first_thread, void** const* accumulators, int count) {
   if (checker == nullptr || !checker->races) return;
   int site = current_fiber->site;
+  first_thread = check_thread(current_block, first_thread);
   bool reported = false;
   for (int t = 0; t < 128; ++t) {
     int thread = first_thread + t;
@@ -70,14 +71,14 @@ void check_wgmma_issued() {
 
 void check_wgmma_fence() {
   if (checker == nullptr || !checker->races) return;
-  RegisterChecks& r = checker->registers[current_fiber->linear];
+  RegisterChecks& r = checker->registers[me()];
   r.fenced = true;
   r.touched.clear();
 }
 
 // generic code's access of a register a wgmma of the kernel uses (codegen/cuda_sim.py hooks them)
 void register_access(const void* p, int site) {
-  int thread = current_fiber->linear;
+  int thread = me();
   RegisterChecks& r = checker->registers[thread];
   for (const PendingRegisters& g : r.pending)
     for (const void* q : g.registers)
