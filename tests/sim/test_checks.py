@@ -46,6 +46,15 @@ def _arguments():
     return rng.standard_normal((2, 128)).astype(np.float32), np.zeros((2, 128), np.float32)
 
 
+def places(diagnostics) -> set:
+    """(code, line) of each finding and of each place its notes name."""
+    out = set()
+    for d in diagnostics:
+        out.add((d.code, d.span.line))
+        out |= {(d.code, n.span.line) for n in d.notes if n.span is not None and n.span.line > 0}
+    return out
+
+
 def _findings(kernel, options=None) -> list:
     try:
         kernel(*_arguments(), options=options)
@@ -57,11 +66,7 @@ def _findings(kernel, options=None) -> list:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_kernel_reports_exactly_the_findings_its_comments_name(module, name):
     found = _findings(module.kernels[name])
-    places = set()
-    for d in found:
-        places.add((d.code, d.span.line))
-        places |= {(d.code, n.span.line) for n in d.notes if n.span is not None and n.span.line > 0}
-    assert places == EXPECTED[name], "\n".join(f"{d.code} {d.span.line}: {d.message}" for d in found)
+    assert places(found) == EXPECTED[name], "\n".join(f"{d.code} {d.span.line}: {d.message}" for d in found)
 
 
 def test_a_race_names_both_places_the_threads_and_the_element(module):

@@ -10,20 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.sim.test_checks import expected_findings
+from tests.sim.test_checks import expected_findings, places
 from transpiler import sim
 
 FILE = Path(__file__).resolve().parent / "kernels" / "async_checks.tx"
 CHECKED = sim.Options(racecheck=True, synccheck=True, jobs=1)
 
-
-def places(diagnostics) -> set:
-    """(code, line) of each finding and of each place its notes name."""
-    out = set()
-    for d in diagnostics:
-        out.add((d.code, d.span.line))
-        out |= {(d.code, n.span.line) for n in d.notes if n.span is not None and n.span.line > 0}
-    return out
 
 
 FOUND = expected_findings(FILE.read_text())

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.sim.test_checks import expected_findings
+from tests.sim.test_checks import expected_findings, places
 from transpiler import sim
 
 FILE = Path(__file__).resolve().parent / "kernels" / "cluster_checks.tx"
@@ -42,11 +42,7 @@ def _findings(kernel, options=None) -> list:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_cluster_kernel_reports_exactly_the_findings_its_comments_name(module, name):
     found = _findings(module.kernels[name])
-    places = set()
-    for d in found:
-        places.add((d.code, d.span.line))
-        places |= {(d.code, n.span.line) for n in d.notes if n.span is not None and n.span.line > 0}
-    assert places == EXPECTED[name], "\n".join(f"{d.code} {d.span.line}: {d.message}" for d in found)
+    assert places(found) == EXPECTED[name], "\n".join(f"{d.code} {d.span.line}: {d.message}" for d in found)
 
 
 def test_a_race_between_ctas_names_both_blocks():
