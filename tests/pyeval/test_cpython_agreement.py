@@ -110,7 +110,7 @@ PROGRAMS = {
     "operator functions are the operators": ["s0_a = functools.reduce(operator.add, [[1], [2]], [])",
                                              "s0_b = (operator.mul('ab', 2), operator.lt((1,), (1, 0)))"],
     "round, divmod, pow and int with a base": [
-        "s0_a = (round(2.5), round(-0.5), round(0.125, 2), round(1234.5, -2), round(7, ndigits=-1))",
+        "s0_a = (round(2.5), round(-0.5), round(0.125, 2), round(1234.5, -2), round(7, ndigits=-1), round(2.5, None))",
         "s0_b = (divmod(-7, 2), divmod(7.5, -2))", "s0_c = (pow(2, 100), pow(2, -1), pow(-8.0, 1 / 3) if False else 0)",
         "s0_d = (int('ff', 16), int('0x1F', 0), int('-0b101', base=0), int(' 12 '), int('1_000'))",
         "s0_e = ((1,) * True, 'ab' * False)"],

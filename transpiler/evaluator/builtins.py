@@ -203,7 +203,10 @@ def _convert(name):
 def _number_builtin(name: str, fn):
     """`round(x[, ndigits])` and `divmod(a, b)` of compile-time numbers: CPython's own."""
     def run(st, node, args, kwargs):
-        values = _consts(st, node, args + [kwargs["ndigits"]] if "ndigits" in kwargs else args, name)
+        args = args + [kwargs["ndigits"]] if "ndigits" in kwargs else args
+        if name == "round" and len(args) == 2 and args[1].__class__ is PyConst and args[1].value is None:
+            args = args[:1]  # (`round(x, None)` is `round(x)`)
+        values = _consts(st, node, args, name)
         return POISON if values is None else _py(st, node, fn, *values)
     return run
 
