@@ -55,12 +55,17 @@ def places(diagnostics) -> set:
     return out
 
 
-def _findings(kernel, options=None) -> list:
+def findings_of(kernel, arguments, options=None) -> list:
+    """The checkers' findings of one checked run of kernel (none when it passes)."""
     try:
-        kernel(*_arguments(), options=options)
+        kernel(*arguments, options=options)
     except sim.SimFindings as found:
         return found.diagnostics
     return []
+
+
+def _findings(kernel, options=None) -> list:
+    return findings_of(kernel, _arguments(), options)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.sim.test_checks import expected_findings, places
+from tests.sim.test_checks import expected_findings, findings_of, places
 from transpiler import sim
 
 FILE = Path(__file__).resolve().parent / "kernels" / "cluster_checks.tx"
@@ -32,11 +32,7 @@ def _arguments():
 
 
 def _findings(kernel, options=None) -> list:
-    try:
-        kernel(*_arguments(), options=options)
-    except sim.SimFindings as found:
-        return found.diagnostics
-    return []
+    return findings_of(kernel, _arguments(), options)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
